@@ -1,0 +1,28 @@
+# The two commands: `make run` and `make test`. Everything is installed into .venv.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/tablebase build tictactoe --force
+	$(VENV)/bin/tablebase info tictactoe
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) tests/bench.py
+
+clean:
+	rm -rf $(VENV) tablebase.db tablebase.db-wal tablebase.db-shm *.egg-info

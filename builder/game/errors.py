@@ -1,0 +1,14 @@
+"""Errors of the rules kernel: every one names the input it refuses."""
+from __future__ import annotations
+
+
+class GameError(Exception):
+    """Root of the errors the rules kernel raises on bad input."""
+
+
+class InvalidSpecError(GameError, ValueError):
+    """A spec string that names no game we can build."""
+
+
+class InvalidPositionError(GameError, ValueError):
+    """A board, code or move that is not a legal position of the game."""

@@ -1,0 +1,142 @@
+"""The rules: who moves, which moves are legal, when the game ends and how it scores.
+
+X moves first, so the side to move follows from the stone counts. The game ends
+when the last move made k in a row (normal rules: the side to move has lost;
+misere: has won) or when the board is full (a draw). Scalar functions serve
+queries and tests; the `*_many` functions work on whole tiers as digit arrays.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from builder.game.codec import EMPTY, O, X
+from builder.game.errors import InvalidPositionError
+from builder.game.geometry import line_masks, lines
+from builder.game.spec import Spec
+from builder.game.values import WIN_SCORE, Value
+
+PLAYER_NAMES = {X: "x", O: "o"}
+
+
+def mover_at(ply: int) -> int:
+    """The player (X or O) to move after `ply` stones."""
+    return X if ply % 2 == 0 else O
+
+
+def side_to_move(board: Sequence[int]) -> int:
+    """The player to move, from the stone counts (X moves first)."""
+    return mover_at(sum(1 for v in board if v != EMPTY))
+
+
+def has_line(spec: Spec, board: Sequence[int], player: int) -> bool:
+    """Whether `player` has k in a row."""
+    return any(all(board[int(c)] == player for c in line) for line in lines(spec))
+
+
+def check_position(spec: Spec, board: Sequence[int]) -> None:
+    """Raise InvalidPositionError unless the board can arise in play from the empty board."""
+    if len(board) != spec.cells:
+        raise InvalidPositionError(
+            f"board has {len(board)} cells, expected {spec.cells} for {spec.name}")
+    bad = [v for v in board if v not in (EMPTY, X, O)]
+    if bad:
+        raise InvalidPositionError(f"cell value {bad[0]!r} is not 0 (empty), 1 (x) or 2 (o)")
+    xs = sum(1 for v in board if v == X)
+    os_ = sum(1 for v in board if v == O)
+    if not (xs == os_ or xs == os_ + 1):
+        raise InvalidPositionError(
+            f"impossible stone counts: {xs} x and {os_} o; x moves first, so x must have"
+            " as many stones as o or one more")
+    x_line, o_line = has_line(spec, board, X), has_line(spec, board, O)
+    if x_line and o_line:
+        raise InvalidPositionError("both x and o have a line; the game ends at the first one")
+    last = X if xs > os_ else O
+    if (x_line and last != X) or (o_line and last != O):
+        winner = "x" if x_line else "o"
+        raise InvalidPositionError(
+            f"{winner} has a line but {PLAYER_NAMES[last]} moved last; the game would have"
+            f" ended when {winner} completed it")
+    if spec.gravity:
+        w = spec.width
+        for cell in range(spec.cells - w):
+            if board[cell] != EMPTY and board[cell + w] == EMPTY:
+                col = "abcdefghijklmnopqrstuvwxyz"[cell % w]
+                raise InvalidPositionError(
+                    f"floating stone in column {col}: with gravity a stone rests on the bottom"
+                    " or on another stone")
+
+
+def outcome(spec: Spec, board: Sequence[int]) -> Value | None:
+    """The value for the side to move if the game is over, else None."""
+    plies = sum(1 for v in board if v != EMPTY)
+    if plies and has_line(spec, board, O if plies % 2 == 0 else X):
+        return Value.WIN if spec.misere else Value.LOSS
+    if plies == spec.cells:
+        return Value.DRAW
+    return None
+
+
+def legal_moves(spec: Spec, board: Sequence[int]) -> list[int]:
+    """The cells the side to move may play, in cell order; empty once the game is over."""
+    if outcome(spec, board) is not None:
+        return []
+    if not spec.gravity:
+        return [cell for cell, v in enumerate(board) if v == EMPTY]
+    w = spec.width
+    moves = []
+    for cell, v in enumerate(board):
+        if v == EMPTY and (cell + w >= spec.cells or board[cell + w] != EMPTY):
+            moves.append(cell)
+    return moves
+
+
+def play(spec: Spec, board: Sequence[int], cell: int) -> tuple[int, ...]:
+    """The board after the side to move plays `cell`; raise InvalidPositionError if illegal."""
+    if cell not in legal_moves(spec, board):
+        raise InvalidPositionError(f"cell {cell} is not a legal move here")
+    out = list(board)
+    out[cell] = side_to_move(board)
+    return tuple(out)
+
+
+# --- whole tiers -------------------------------------------------------------
+
+def stone_bits(boards: np.ndarray, player: int) -> np.ndarray:
+    """Bitmask (bit i = cell i) of `player`'s stones for each row of an (N, cells) digit array."""
+    weights = np.left_shift(np.uint64(1), np.arange(boards.shape[1], dtype=np.uint64))
+    # Exact: at most 39 bits, well inside float64's 53-bit mantissa.
+    return ((boards == player).astype(np.float64) @ weights.astype(np.float64)).astype(np.uint64)
+
+
+def has_line_many(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
+    """Whether `player` has k in a row, for each row of an (N, cells) digit array."""
+    bits = stone_bits(boards, player)
+    found = np.zeros(boards.shape[0], dtype=bool)
+    for mask in line_masks(spec):
+        found |= (bits & mask) == mask
+    return found
+
+
+def terminal_scores_many(spec: Spec, boards: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
+    """(is terminal, score for the side to move) for every board of one tier."""
+    n = boards.shape[0]
+    if ply == 0:
+        return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8)
+    last = X if ply % 2 == 1 else O
+    won = has_line_many(spec, boards, last)
+    terminal = won | (ply == spec.cells)
+    scores = np.zeros(n, dtype=np.int8)
+    scores[won] = WIN_SCORE if spec.misere else -WIN_SCORE
+    return terminal, scores
+
+
+def legal_mask_many(spec: Spec, boards: np.ndarray) -> np.ndarray:
+    """(N, cells) bool: which cells the side to move may play (ignores whether the game is over)."""
+    empty = boards == EMPTY
+    if not spec.gravity:
+        return empty
+    supported = np.ones_like(empty)
+    supported[:, : spec.cells - spec.width] = boards[:, spec.width :] != EMPTY
+    return empty & supported

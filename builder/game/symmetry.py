@@ -1,0 +1,102 @@
+"""The board's symmetry group and canonical codes (the smallest code over an orbit).
+
+A map sends the stone on cell i to cell perm[i]. On a square board the group
+has 8 maps, on other rectangles 4, and with gravity only the left-right mirror
+keeps "down" down, so 2. For a 3x3 board:
+
+    identity   mirror LR   mirror UD   rotate 180   transpose  anti-transp. rotate 90cw  rotate 270cw
+    0 1 2      2 1 0       6 7 8       8 7 6        0 3 6      8 5 2        6 3 0       2 5 8
+    3 4 5      5 4 3       3 4 5       5 4 3        1 4 7      7 4 1        7 4 1       1 4 7
+    6 7 8      8 7 6       0 1 2       2 1 0        2 5 8      6 3 0        8 5 2       0 3 6
+
+(each picture shows which original cell lands on each square).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from builder.game.codec import decode, digits, powers, weighted_sum
+from builder.game.spec import Spec
+
+MAP_NAMES = ("identity", "mirror-lr", "mirror-ud", "rotate-180",
+             "transpose", "anti-transpose", "rotate-90", "rotate-270")
+
+
+@lru_cache(maxsize=None)
+def permutations(spec: Spec) -> np.ndarray:
+    """The symmetry maps as an (S, cells) array: map s sends cell i to cell perms[s, i]."""
+    w, h = spec.width, spec.height
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (r, w - 1 - c),
+        lambda r, c: (h - 1 - r, c),
+        lambda r, c: (h - 1 - r, w - 1 - c),
+        lambda r, c: (c, r),
+        lambda r, c: (w - 1 - c, h - 1 - r),
+        lambda r, c: (c, w - 1 - r),
+        lambda r, c: (w - 1 - c, r),
+    ]
+    count = 2 if spec.gravity else (8 if w == h else 4)
+    perms = np.empty((count, spec.cells), dtype=np.int64)
+    for s in range(count):
+        for cell in range(spec.cells):
+            r, c = maps[s](cell // w, cell % w)
+            perms[s, cell] = r * w + c
+    perms.setflags(write=False)
+    return perms
+
+
+def map_names(spec: Spec) -> tuple[str, ...]:
+    """The names of the symmetry maps, in the order of `permutations`."""
+    return MAP_NAMES[: len(permutations(spec))]
+
+
+@lru_cache(maxsize=None)
+def image_weights(spec: Spec) -> np.ndarray:
+    """A (cells, S) int64 matrix W with W[i, s] = 3**perms[s, i], so images = digits @ W."""
+    weights = np.ascontiguousarray(powers(spec.cells)[permutations(spec)].T)
+    weights.setflags(write=False)
+    return weights
+
+
+def transform(spec: Spec, board: Sequence[int], s: int) -> tuple[int, ...]:
+    """The board under symmetry map s."""
+    perm = permutations(spec)[s]
+    out = [0] * spec.cells
+    for cell, value in enumerate(board):
+        out[int(perm[cell])] = int(value)
+    return tuple(out)
+
+
+def transform_cell(spec: Spec, cell: int, s: int) -> int:
+    """Where symmetry map s sends cell `cell`."""
+    return int(permutations(spec)[s, cell])
+
+
+def images_of_digits(spec: Spec, boards: np.ndarray) -> np.ndarray:
+    """Codes of every symmetric image of many boards: an (N, S) int64 array."""
+    return weighted_sum(boards, image_weights(spec))
+
+
+def images(spec: Spec, codes: np.ndarray) -> np.ndarray:
+    """Codes of every symmetric image of many codes: an (N, S) int64 array."""
+    return images_of_digits(spec, digits(codes, spec.cells))
+
+
+def canonical_many(spec: Spec, codes: np.ndarray) -> np.ndarray:
+    """The canonical code (smallest over the orbit) of each code."""
+    return images(spec, codes).min(axis=1)
+
+
+def canonical(spec: Spec, code: int) -> int:
+    """The canonical code (smallest over the orbit) of one code."""
+    return int(images_of_digits(spec, np.array([decode(code, spec.cells)], dtype=np.int8)).min())
+
+
+def orbit_sizes(image_codes: np.ndarray) -> np.ndarray:
+    """How many distinct positions each row of an (N, S) image array stands for."""
+    ordered = np.sort(image_codes, axis=1)
+    return 1 + np.count_nonzero(np.diff(ordered, axis=1), axis=1)

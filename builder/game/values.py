@@ -1,0 +1,71 @@
+"""Values, depths and the one place that fixes the order of outcomes.
+
+A value is always for the side to move. Depth is plies to the end under perfect
+play: the winner takes the shortest win, the loser the longest loss, and a draw
+always runs to a full board. Value and depth fold into one small signed score:
+
+    win in d   ->  WIN_SCORE - d     (shorter wins score higher)
+    draw       ->  0
+    loss in d  ->  d - WIN_SCORE     (longer losses score higher)
+
+so "better for the side to move" is simply "larger score", and a parent's
+score is the maximum over its children of `backup(child score)`.
+"""
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+# Larger than any depth (at most 39 plies), small enough for int8.
+WIN_SCORE = 64
+
+
+class Value(IntEnum):
+    """The game-theoretic value for the side to move."""
+
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+    @property
+    def word(self) -> str:
+        """'win', 'draw' or 'loss'."""
+        return self.name.lower()
+
+    @classmethod
+    def from_word(cls, word: str) -> Value:
+        """Parse 'win', 'draw' or 'loss'."""
+        return cls[word.upper()]
+
+
+def score(value: Value | int, depth: int) -> int:
+    """The score of a value reached in `depth` plies, for the side to move."""
+    if value == Value.WIN:
+        return WIN_SCORE - depth
+    if value == Value.LOSS:
+        return depth - WIN_SCORE
+    return 0
+
+
+def backup(child_scores: np.ndarray) -> np.ndarray:
+    """Scores of moves for the mover, from the scores of the children they lead to."""
+    flipped = -np.asarray(child_scores)
+    # One more ply to the end: a win moves down by one, a loss up by one, a draw stays.
+    return flipped - np.sign(flipped)
+
+
+def value_of(scores: np.ndarray) -> np.ndarray:
+    """The value (-1, 0, 1) of each score."""
+    return np.sign(scores).astype(np.int8)
+
+
+def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
+    """The depth of each score; a draw's depth is the number of empty cells."""
+    scores = np.asarray(scores).astype(np.int16)
+    return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
+
+
+def outcome_key(value: Value | int, depth: int) -> int:
+    """A sort key: larger is better for the side it is reported for."""
+    return score(value, depth)

@@ -1,0 +1,36 @@
+"""The progress interface the builder reports through; the command line plugs tqdm in."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+
+class ProgressBar(Protocol):
+    """The part of tqdm's interface the builder uses."""
+
+    def update(self, n: int = 1) -> Any: ...
+
+    def set_postfix(self, **kwargs: Any) -> Any: ...
+
+
+ProgressFactory = Callable[..., AbstractContextManager[ProgressBar]]
+
+
+class _Silent:
+    def __enter__(self) -> _Silent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        return None
+
+    def set_postfix(self, **kwargs: Any) -> None:
+        return None
+
+
+def NO_PROGRESS(**kwargs: Any) -> _Silent:  # noqa: N802 - a constant-like default
+    """A progress factory that shows nothing."""
+    return _Silent()

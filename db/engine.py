@@ -1,0 +1,160 @@
+"""Opening a database: a file path or any SQLAlchemy URL, read-write for builds, read-only for queries."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, create_engine, event, inspect, select
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.pool import NullPool
+
+from db.errors import DatabaseError, NotATablebaseError
+from db.schema import SCHEMA_VERSION, meta, metadata
+
+DEFAULT_DATABASE = "tablebase.db"
+
+
+def database_url(target: str) -> str:
+    """A SQLAlchemy URL for `target`: a URL is kept as it is, anything else is a SQLite file path."""
+    if "://" in target:
+        return target
+    return "sqlite:///" + os.path.abspath(target)
+
+
+def describe(target: str) -> str:
+    """How to name the database in messages: the path for files, the URL without password otherwise."""
+    if "://" not in target:
+        return target
+    try:
+        return make_url(target).render_as_string(hide_password=True)
+    except ArgumentError:
+        return target
+
+
+def _sqlite_path(url: str) -> str | None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    return parsed.database or ":memory:"
+
+
+def _install_sqlite_pragmas(engine: Engine, writable: bool) -> None:
+    # pysqlite opens transactions lazily and not before DDL; take control so that
+    # "create table + update game row + drop old table" commits as one unit.
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA busy_timeout = 30000")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if writable:
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute("PRAGMA temp_store = MEMORY")
+            cursor.execute("PRAGMA cache_size = -262144")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writable else "BEGIN")
+
+
+def open_engine(target: str, *, writable: bool) -> Engine:
+    """An engine on `target`; a writable one creates the schema, a read-only one checks it."""
+    url = database_url(target)
+    name = describe(target)
+    path = None
+    try:
+        path = _sqlite_path(url)
+    except ArgumentError as e:
+        raise DatabaseError(f"{name}: not a database URL ({e})") from e
+    if path is not None and path != ":memory:":
+        if not writable and not os.path.exists(path):
+            raise DatabaseError(f"{name}: no such database file")
+        if os.path.isdir(path):
+            raise DatabaseError(f"{name}: is a directory, not a database file")
+        if writable and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise DatabaseError(f"{name}: its folder does not exist")
+        if not writable:
+            url = f"sqlite:///file:{path}?mode=ro&uri=true"
+    try:
+        engine = create_engine(url, poolclass=NullPool) if path else create_engine(url)
+    except (ArgumentError, SQLAlchemyError, ImportError) as e:
+        raise DatabaseError(f"{name}: cannot open ({error_reason(e)})") from e
+    if path is not None:
+        _install_sqlite_pragmas(engine, writable)
+    try:
+        if writable:
+            _create_schema(engine, name)
+        else:
+            check_schema(engine, name)
+    except SQLAlchemyError as e:
+        engine.dispose()
+        raise DatabaseError(f"{name}: {error_reason(e)}") from e
+    except DatabaseError:
+        engine.dispose()
+        raise
+    return engine
+
+
+@contextmanager
+def open_database(target: str, *, writable: bool = False) -> Iterator[Engine]:
+    """Context manager around `open_engine` that disposes of the engine afterwards."""
+    engine = open_engine(target, writable=writable)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _create_schema(engine: Engine, name: str) -> None:
+    with engine.begin() as conn:
+        tables = set(inspect(conn).get_table_names())
+        if tables and "games" not in tables:
+            raise NotATablebaseError(f"{name}: holds other tables and is not a tablebase database")
+        if "games" in tables:
+            _check_version(conn, name)
+        else:
+            metadata.create_all(conn)
+            conn.execute(meta.insert().values(key="schema_version", value=str(SCHEMA_VERSION)))
+    if engine.dialect.name == "sqlite":
+        # Readers keep reading while a build writes. WAL is a property of the file, so it is
+        # set once here, after the file is known to be ours (it rewrites the file header).
+        raw = engine.raw_connection()  # outside any transaction, as the pragma requires
+        try:
+            raw.cursor().execute("PRAGMA journal_mode = WAL")
+        finally:
+            raw.close()
+
+
+def check_schema(engine: Engine, name: str) -> None:
+    """Raise NotATablebaseError unless the database holds our schema in a version we read."""
+    with engine.connect() as conn:
+        tables = set(inspect(conn).get_table_names())
+        if "games" not in tables or "tablebase_meta" not in tables:
+            raise NotATablebaseError(f"{name}: not a tablebase database (no games table)")
+        _check_version(conn, name)
+
+
+def _check_version(conn, name: str) -> None:  # type: ignore[no-untyped-def]
+    found = conn.execute(select(meta.c.value).where(meta.c.key == "schema_version")).scalar()
+    try:
+        version = int(found)
+    except (TypeError, ValueError):
+        raise NotATablebaseError(f"{name}: no readable schema version ({found!r})") from None
+    if version > SCHEMA_VERSION:
+        raise NotATablebaseError(
+            f"{name}: written with schema version {version}, newer than this tool's"
+            f" {SCHEMA_VERSION}; upgrade tablebase")
+    if version < SCHEMA_VERSION:
+        raise NotATablebaseError(
+            f"{name}: schema version {version} is older than {SCHEMA_VERSION}; rebuild the games")
+
+
+def error_reason(error: BaseException) -> str:
+    """The driver's own message, on one line, without SQLAlchemy's boilerplate."""
+    original = getattr(error, "orig", None) or error
+    return " ".join(str(original).split())[:200]
+
+

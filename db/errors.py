@@ -1,0 +1,22 @@
+"""Errors of the storage layer; SQLAlchemy's own errors are wrapped here and nowhere else."""
+from __future__ import annotations
+
+
+class StorageError(Exception):
+    """Root of the errors db/ raises."""
+
+
+class DatabaseError(StorageError):
+    """The database cannot be opened, read or written (names the database and the reason)."""
+
+
+class NotATablebaseError(DatabaseError):
+    """The file or URL holds a database, but not one of ours (or one from a newer schema)."""
+
+
+class GameNotBuiltError(StorageError, LookupError):
+    """The database holds no complete table for the requested game."""
+
+
+class GameExistsError(StorageError):
+    """A complete table for the game exists and the build was not forced."""

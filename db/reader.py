@@ -1,0 +1,143 @@
+"""Reading stored games and positions back, as plain ints and numpy arrays."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import Connection, Engine, bindparam, func, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from db.engine import error_reason
+from db.errors import DatabaseError, GameNotBuiltError
+from db.schema import STATUS_COMPLETE, game_plies, games, positions_table
+from db.writer import PlyCounts
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game row: its parameters, status, counts and build facts."""
+
+    id: int
+    spec: str
+    width: int
+    height: int
+    k: int
+    gravity: bool
+    misere: bool
+    status: str
+    positions_table: str | None
+    reachable: int | None
+    canonical: int | None
+    terminal: int | None
+    terminal_canonical: int | None
+    wins: int | None
+    draws: int | None
+    losses: int | None
+    root_value: int | None
+    root_depth: int | None
+    schema_version: int
+    tool_version: str
+    built_at: str | None
+    build_seconds: float | None
+    stages: str | None
+    checksum: str | None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the game's table is complete and readable."""
+        return self.status == STATUS_COMPLETE and self.positions_table is not None
+
+    @property
+    def stage_figures(self) -> dict[str, dict[str, float]]:
+        """Seconds and peak bytes per build stage, as recorded at build time."""
+        return json.loads(self.stages) if self.stages else {}
+
+
+def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
+    return DatabaseError(f"cannot read {what}: {error_reason(e)}")
+
+
+def list_games(engine: Engine) -> list[GameRecord]:
+    """Every game the database knows, complete or not, by spec."""
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(select(games).order_by(games.c.spec)).all()
+    except SQLAlchemyError as e:
+        raise _wrap("the games", e) from e
+    return [GameRecord(**row._asdict()) for row in rows]
+
+
+def get_game(engine: Engine, spec: str) -> GameRecord | None:
+    """The game row for `spec` (complete or not), or None."""
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(select(games).where(games.c.spec == spec)).first()
+    except SQLAlchemyError as e:
+        raise _wrap(f"game {spec}", e) from e
+    return None if row is None else GameRecord(**row._asdict())
+
+
+def probe_game(engine: Engine, spec: str) -> GameRecord:
+    """The complete game row for `spec`; raise GameNotBuiltError if there is none."""
+    game = get_game(engine, spec)
+    if game is None:
+        raise GameNotBuiltError(f"{spec} has not been built in this database")
+    if not game.complete:
+        raise GameNotBuiltError(f"{spec} has no complete table here (its last build did not finish)")
+    return game
+
+
+def read_plies(engine: Engine, game: GameRecord) -> list[PlyCounts]:
+    """The per-ply counts of a complete game."""
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(select(game_plies).where(game_plies.c.game_id == game.id)
+                                .order_by(game_plies.c.ply)).all()
+    except SQLAlchemyError as e:
+        raise _wrap(f"the ply counts of {game.spec}", e) from e
+    return [PlyCounts(r.ply, r.reachable, r.canonical, r.terminal, r.wins, r.draws, r.losses)
+            for r in rows]
+
+
+def fetch_position(conn: Connection, game: GameRecord, code: int) -> tuple[int, int, int] | None:
+    """(ply, value, depth) of one canonical code, or None if the table lacks it."""
+    table = positions_table(str(game.positions_table))
+    try:
+        row = conn.execute(select(table.c.ply, table.c.value, table.c.depth)
+                           .where(table.c.code == int(code))).first()
+    except SQLAlchemyError as e:
+        raise _wrap(f"positions of {game.spec}", e) from e
+    return None if row is None else (row.ply, row.value, row.depth)
+
+
+def iter_positions(engine: Engine, game: GameRecord, batch: int = 1 << 16
+                   ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Every stored position in code order, in chunks of arrays (codes, ply, value, depth)."""
+    table = positions_table(str(game.positions_table))
+    query = (select(table.c.code, table.c.ply, table.c.value, table.c.depth)
+             .where(table.c.code > bindparam("after")).order_by(table.c.code).limit(batch))
+    after = -1
+    try:
+        with engine.connect() as conn:
+            while True:
+                rows = conn.execute(query, {"after": after}).all()
+                if not rows:
+                    return
+                data = np.array(rows, dtype=np.int64).reshape(len(rows), 4)
+                after = int(data[-1, 0])
+                yield (data[:, 0], data[:, 1].astype(np.int8), data[:, 2].astype(np.int8),
+                       data[:, 3].astype(np.int8))
+    except SQLAlchemyError as e:
+        raise _wrap(f"positions of {game.spec}", e) from e
+
+
+def count_positions(engine: Engine, game: GameRecord) -> int:
+    """How many rows the game's positions table holds."""
+    try:
+        with engine.connect() as conn:
+            table = positions_table(str(game.positions_table))
+            return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
+    except SQLAlchemyError as e:
+        raise _wrap(f"positions of {game.spec}", e) from e

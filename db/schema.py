@@ -1,0 +1,86 @@
+"""The tables: one row per game, its counts per ply, and one positions table per build.
+
+Each build writes a fresh positions table; the game row points at it only once it
+is complete, so a reader sees either the previous complete table or none at all.
+"""
+from __future__ import annotations
+
+from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
+                        SmallInteger, String, Table, Text)
+
+SCHEMA_VERSION = 1
+
+STATUS_BUILDING = "building"
+STATUS_COMPLETE = "complete"
+
+metadata = MetaData()
+
+meta = Table(
+    "tablebase_meta", metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+games = Table(
+    "games", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("spec", String(64), nullable=False, unique=True),
+    Column("width", Integer, nullable=False),
+    Column("height", Integer, nullable=False),
+    Column("k", Integer, nullable=False),
+    Column("gravity", Boolean, nullable=False),
+    Column("misere", Boolean, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("positions_table", String(64)),
+    # Positions counted with all their symmetric images, then one per orbit.
+    Column("reachable", BigInteger),
+    Column("canonical", BigInteger),
+    Column("terminal", BigInteger),
+    Column("terminal_canonical", BigInteger),
+    # Canonical positions by value for the side to move.
+    Column("wins", BigInteger),
+    Column("draws", BigInteger),
+    Column("losses", BigInteger),
+    Column("root_value", SmallInteger),
+    Column("root_depth", SmallInteger),
+    Column("schema_version", Integer, nullable=False),
+    Column("tool_version", String(32), nullable=False),
+    Column("built_at", String(32)),
+    Column("build_seconds", Float),
+    Column("stages", Text),  # JSON: seconds and peak bytes per stage
+    Column("checksum", String(32)),
+)
+
+game_plies = Table(
+    "game_plies", metadata,
+    Column("game_id", Integer, ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    Column("ply", Integer, primary_key=True, autoincrement=False),
+    Column("reachable", BigInteger, nullable=False),
+    Column("canonical", BigInteger, nullable=False),
+    Column("terminal", BigInteger, nullable=False),
+    Column("wins", BigInteger, nullable=False),
+    Column("draws", BigInteger, nullable=False),
+    Column("losses", BigInteger, nullable=False),
+)
+
+# In SQLite only a column declared exactly INTEGER PRIMARY KEY becomes the rowid,
+# which makes the code the B-tree key itself: no second index, smallest rows.
+_CODE_TYPE = BigInteger().with_variant(Integer(), "sqlite")
+
+POSITIONS_PREFIX = "positions_"
+
+
+def positions_table_name(game_id: int, build_id: str) -> str:
+    """The name of one build's positions table."""
+    return f"{POSITIONS_PREFIX}{game_id}_{build_id}"
+
+
+def positions_table(name: str) -> Table:
+    """The positions table `name`: canonical code, ply, value (-1/0/1 for the side to move), depth."""
+    return Table(
+        name, MetaData(),
+        Column("code", _CODE_TYPE, primary_key=True, autoincrement=False),
+        Column("ply", SmallInteger, nullable=False),
+        Column("value", SmallInteger, nullable=False),
+        Column("depth", SmallInteger, nullable=False),
+    )

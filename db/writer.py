@@ -1,0 +1,163 @@
+"""Writing one game's table: begin a build, stream positions into a fresh table, then
+swap it in atomically. An unfinished build never leaves a game that reads as complete."""
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+from sqlalchemy import Engine, delete, insert, inspect, select, update
+from sqlalchemy.exc import SQLAlchemyError
+
+from db.checksum import TableChecksum
+from db.engine import error_reason
+from db.errors import DatabaseError, GameExistsError
+from db.schema import (POSITIONS_PREFIX, SCHEMA_VERSION, STATUS_BUILDING, STATUS_COMPLETE,
+                       game_plies, games, positions_table, positions_table_name)
+
+
+@dataclass(frozen=True)
+class GameParams:
+    """What names a game: its spec string and the parameters it stands for."""
+
+    spec: str
+    width: int
+    height: int
+    k: int
+    gravity: bool
+    misere: bool
+
+
+@dataclass(frozen=True)
+class PlyCounts:
+    """Counts for one ply: positions with all images, canonical ones, terminal, and by value."""
+
+    ply: int
+    reachable: int
+    canonical: int
+    terminal: int
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What a finished build records about its game."""
+
+    reachable: int
+    canonical: int
+    terminal: int
+    terminal_canonical: int
+    wins: int
+    draws: int
+    losses: int
+    root_value: int
+    root_depth: int
+    tool_version: str
+    build_seconds: float
+    stages: dict[str, dict[str, float]]
+
+
+@dataclass
+class BuildHandle:
+    """A build under way: the game row it belongs to and the table it writes."""
+
+    game_id: int
+    table_name: str
+    params: GameParams
+    checksum: TableChecksum = field(default_factory=TableChecksum)
+    rows: int = 0
+
+
+def begin_build(engine: Engine, params: GameParams, *, force: bool) -> BuildHandle:
+    """Create an empty positions table for a new build of `params.spec`."""
+    try:
+        with engine.begin() as conn:
+            row = conn.execute(select(games.c.id, games.c.status, games.c.positions_table)
+                               .where(games.c.spec == params.spec)).first()
+            if row is not None and row.status == STATUS_COMPLETE and not force:
+                raise GameExistsError(
+                    f"{params.spec} is already built; add --force to rebuild it")
+            if row is None:
+                game_id = conn.execute(insert(games).values(
+                    spec=params.spec, width=params.width, height=params.height, k=params.k,
+                    gravity=params.gravity, misere=params.misere, status=STATUS_BUILDING,
+                    schema_version=SCHEMA_VERSION, tool_version="")).inserted_primary_key[0]
+                keep = None
+            else:
+                game_id, keep = row.id, row.positions_table
+            # Tables of builds that died (killed, crashed) are nobody's: remove them.
+            for name in inspect(conn).get_table_names():
+                if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name != keep:
+                    positions_table(name).drop(conn)
+            name = positions_table_name(game_id, secrets.token_hex(4))
+            positions_table(name).create(conn)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot start the build of {params.spec}: {error_reason(e)}") from e
+    return BuildHandle(game_id, name, params)
+
+
+def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply: np.ndarray,
+                    value: np.ndarray, depth: np.ndarray) -> None:
+    """Append a chunk of positions (equal-length arrays) to the build's table, in one transaction."""
+    # sqlite3 stores a numpy integer as a BLOB that never matches an INTEGER again: convert here.
+    rows = list(zip(np.asarray(codes, np.int64).tolist(), np.asarray(ply).tolist(),
+                    np.asarray(value).tolist(), np.asarray(depth).tolist()))
+    table = positions_table(handle.table_name)
+    try:
+        with engine.begin() as conn:
+            if conn.dialect.name == "sqlite":
+                # The driver's executemany with tuples is several times faster than Core's dicts.
+                conn.exec_driver_sql(
+                    f'INSERT INTO "{handle.table_name}" (code, ply, value, depth) VALUES (?, ?, ?, ?)',
+                    rows)
+            else:
+                conn.execute(insert(table), [dict(zip(("code", "ply", "value", "depth"), r))
+                                             for r in rows])
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot write positions of {handle.params.spec}: {error_reason(e)}") from e
+    handle.checksum.add(codes, ply, value, depth)
+    handle.rows += len(rows)
+
+
+def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
+                 plies: list[PlyCounts]) -> None:
+    """Point the game at the new table and mark it complete, dropping the old table, atomically."""
+    if handle.rows != summary.canonical:
+        raise DatabaseError(
+            f"{handle.params.spec}: wrote {handle.rows} positions, expected {summary.canonical}")
+    try:
+        with engine.begin() as conn:
+            old = conn.execute(select(games.c.positions_table)
+                               .where(games.c.id == handle.game_id)).scalar()
+            conn.execute(update(games).where(games.c.id == handle.game_id).values(
+                status=STATUS_COMPLETE, positions_table=handle.table_name,
+                reachable=summary.reachable, canonical=summary.canonical,
+                terminal=summary.terminal, terminal_canonical=summary.terminal_canonical,
+                wins=summary.wins, draws=summary.draws, losses=summary.losses,
+                root_value=summary.root_value, root_depth=summary.root_depth,
+                schema_version=SCHEMA_VERSION, tool_version=summary.tool_version,
+                built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                build_seconds=summary.build_seconds, stages=json.dumps(summary.stages),
+                checksum=handle.checksum.hexdigest()))
+            conn.execute(delete(game_plies).where(game_plies.c.game_id == handle.game_id))
+            conn.execute(insert(game_plies), [
+                {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,
+                 "canonical": p.canonical, "terminal": p.terminal, "wins": p.wins,
+                 "draws": p.draws, "losses": p.losses} for p in plies])
+            if old and old != handle.table_name:
+                positions_table(old).drop(conn, checkfirst=True)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot finish the build of {handle.params.spec}: {error_reason(e)}") from e
+
+
+def abandon_build(engine: Engine, handle: BuildHandle) -> None:
+    """Drop the unfinished table of a failed build (best effort: a later build also cleans up)."""
+    try:
+        with engine.begin() as conn:
+            positions_table(handle.table_name).drop(conn, checkfirst=True)
+    except SQLAlchemyError:
+        pass

@@ -1,0 +1,8 @@
+"""`python -m query` runs the `tablebase` command."""
+from __future__ import annotations
+
+import sys
+
+from query.cli import main
+
+sys.exit(main())

@@ -1,0 +1,138 @@
+"""Deliberately simple, independent game code for the tests: its own board handling,
+win check, symmetry and a plain recursive negamax. It shares no code with builder/."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+WIN, DRAW, LOSS = 1, 0, -1
+
+
+class Game:
+    """A W x H board, k in a row, optional gravity and misere; cells row-major, row 0 on top."""
+
+    def __init__(self, spec: str) -> None:
+        m = re.fullmatch(r"(\d+)x(\d+)k(\d+)((?:\+\w+)*)", spec)
+        assert m, spec
+        self.w, self.h, self.k = int(m[1]), int(m[2]), int(m[3])
+        flags = set(m[4].split("+")[1:])
+        self.gravity, self.misere = "gravity" in flags, "misere" in flags
+        self.n = self.w * self.h
+        self.lines = []
+        for r in range(self.h):
+            for c in range(self.w):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    cells = [(r + dr * i, c + dc * i) for i in range(self.k)]
+                    if all(0 <= rr < self.h and 0 <= cc < self.w for rr, cc in cells):
+                        line = tuple(rr * self.w + cc for rr, cc in cells)
+                        if line not in self.lines:
+                            self.lines.append(line)
+        self.solve = lru_cache(maxsize=None)(self._solve)
+
+    # -- codes: cell i is the digit of 3**i ------------------------------------
+    def code(self, board: tuple[int, ...]) -> int:
+        return sum(v * 3 ** i for i, v in enumerate(board))
+
+    def board(self, code: int) -> tuple[int, ...]:
+        out = []
+        for _ in range(self.n):
+            out.append(code % 3)
+            code //= 3
+        return tuple(out)
+
+    # -- rules ------------------------------------------------------------------
+    def wins(self, board: tuple[int, ...], player: int) -> bool:
+        return any(all(board[c] == player for c in line) for line in self.lines)
+
+    def stones(self, board: tuple[int, ...]) -> int:
+        return sum(1 for v in board if v)
+
+    def terminal_value(self, board: tuple[int, ...]) -> int | None:
+        """Value for the side to move if the game is over."""
+        n = self.stones(board)
+        last = 1 if n % 2 == 1 else 2
+        if n and self.wins(board, last):
+            return WIN if self.misere else LOSS
+        if n == self.n:
+            return DRAW
+        return None
+
+    def moves(self, board: tuple[int, ...]) -> list[int]:
+        if self.terminal_value(board) is not None:
+            return []
+        out = []
+        for i, v in enumerate(board):
+            if v == 0:
+                below = i + self.w
+                if not self.gravity or below >= self.n or board[below] != 0:
+                    out.append(i)
+        return out
+
+    def child(self, board: tuple[int, ...], cell: int) -> tuple[int, ...]:
+        mover = 1 if self.stones(board) % 2 == 0 else 2
+        b = list(board)
+        b[cell] = mover
+        return tuple(b)
+
+    # -- symmetry ---------------------------------------------------------------
+    def images(self, board: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """All images under the board's symmetries (listed naively, duplicates allowed)."""
+        grid = [list(board[r * self.w:(r + 1) * self.w]) for r in range(self.h)]
+
+        def flat(g: list[list[int]]) -> tuple[int, ...]:
+            return tuple(v for row in g for v in row)
+
+        lr = [row[::-1] for row in grid]
+        out = [flat(grid), flat(lr)]
+        if not self.gravity:
+            ud = grid[::-1]
+            out += [flat(ud), flat([row[::-1] for row in ud])]
+            if self.w == self.h:
+                t = [list(col) for col in zip(*grid)]
+                out += [flat(t), flat([row[::-1] for row in t]), flat(t[::-1]),
+                        flat([row[::-1] for row in t[::-1]])]
+        return out
+
+    def canonical(self, board: tuple[int, ...]) -> int:
+        return min(self.code(b) for b in self.images(board))
+
+    # -- plain recursive negamax --------------------------------------------------
+    def _solve(self, board: tuple[int, ...]) -> tuple[int, int]:
+        """(value, depth) for the side to move: shortest win, longest loss."""
+        done = self.terminal_value(board)
+        if done is not None:
+            return done, 0
+        best: tuple[int, int] | None = None
+        for cell in self.moves(board):
+            v, d = self.solve(self.child(board, cell))
+            mine = (-v, d + 1)
+            if best is None or better(mine, best):
+                best = mine
+        assert best is not None
+        return best
+
+    # -- reachable positions ------------------------------------------------------
+    def reachable(self) -> set[tuple[int, ...]]:
+        seen = {tuple([0] * self.n)}
+        frontier = list(seen)
+        while frontier:
+            nxt = []
+            for b in frontier:
+                for cell in self.moves(b):
+                    c = self.child(b, cell)
+                    if c not in seen:
+                        seen.add(c)
+                        nxt.append(c)
+            frontier = nxt
+        return seen
+
+
+def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether outcome a is better than b for the side choosing."""
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    if a[0] == WIN:
+        return a[1] < b[1]
+    if a[0] == LOSS:
+        return a[1] > b[1]
+    return False

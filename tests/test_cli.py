@@ -1,0 +1,110 @@
+"""The command line: called through main([...]), output read back."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from query.cli import main, make_parser
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_build_then_info(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    status, out, err = run(capsys, "build", "tictactoe", "--db", db, "--quiet")
+    assert status == 0, err
+    assert "5,478 reachable, 765 canonical, 958 terminal" in out
+    assert "draw in 9 plies" in out
+    for stage in ("enumerate", "solve", "write"):
+        assert stage in out
+    assert err == ""  # quiet, and stderr is not a terminal anyway
+
+    status, out, _ = run(capsys, "info", "--db", db)
+    assert status == 0 and "3x3k3" in out and "complete" in out
+
+    status, out, _ = run(capsys, "info", "3x3k3", "--db", db)
+    assert status == 0 and "958 terminal" in out and "390 win, 151 draw, 224 loss" in out
+
+
+def test_info_json_has_exactly_the_documented_keys(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    assert run(capsys, "build", "4x3k3", "--db", db, "--quiet")[0] == 0
+    status, out, _ = run(capsys, "info", "4x3k3", "--db", db, "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert set(data) == {"spec", "reachable", "canonical", "terminal", "root_value",
+                         "root_depth", "per_ply"}
+    assert (data["spec"], data["reachable"], data["canonical"]) == ("4x3k3", 111973, 28275)
+    assert (data["root_value"], data["root_depth"]) == ("win", 7)
+    assert [set(p) for p in data["per_ply"]] == [{"ply", "canonical", "win", "draw", "loss"}] * 13
+    assert sum(p["canonical"] for p in data["per_ply"]) == 28275
+    assert all(p["canonical"] == p["win"] + p["draw"] + p["loss"] for p in data["per_ply"])
+    status, out, _ = run(capsys, "info", "--db", db, "--json")
+    assert status == 0 and [g["spec"] for g in json.loads(out)] == ["4x3k3"]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["build", "3x3k4"], "larger than both sides"),
+    (["build", "banana"], "cannot read spec 'banana'"),
+    (["build", "9x9k5"], "81 cells"),
+    (["info", "4x4k4"], "build it with: tablebase build 4x4k4"),
+    (["nonsense"], "invalid choice"),
+    (["build"], "required: SPEC"),
+    (["build", "3x3k3", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_errors_are_one_line_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           argv: list[str], fragment: str) -> None:
+    db = str(tmp_path / "t.db")
+    main(["build", "3x3k3", "--db", db, "--quiet"])
+    capsys.readouterr()
+    status, out, err = run(capsys, *argv, "--db", db)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("tablebase: error: ")
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_rebuild_without_force_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "t.db")
+    assert run(capsys, "build", "3x3k3", "--db", db, "--quiet")[0] == 0
+    status, _, err = run(capsys, "build", "3x3k3", "--db", db, "--quiet")
+    assert status == 2 and "--force" in err
+    assert run(capsys, "build", "3x3k3", "--db", db, "--quiet", "--force")[0] == 0
+
+
+def test_missing_database_is_named_and_not_created(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "nope.db"
+    status, _, err = run(capsys, "info", "--db", str(db))
+    assert status == 2 and str(db) in err and "no such database file" in err
+    assert not db.exists()
+
+
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = make_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    for name, sub in subparsers.choices.items():  # type: ignore[attr-defined]
+        assert sub.description, name
+        with pytest.raises(SystemExit) as exit_info:
+            main([name, "--help"])
+        assert exit_info.value.code == 0
+        assert f"usage: tablebase {name}" in capsys.readouterr().out
+
+
+def test_python_dash_m_query_runs_the_command(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "query", "build", "3x3k3", "--db",
+                           str(tmp_path / "t.db")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "765 canonical" in proc.stdout
