@@ -1,0 +1,94 @@
+"""`make bench`: build figures per game (seconds and peak memory per stage, positions per second,
+database bytes per position) and a same-process ratio against a plain memoised Python solver.
+
+Each game is built in a fresh child process so that its peak memory is its own.
+Run: python tests/bench.py [--specs 3x3k3 4x3k3 ...] [--section build]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
+# The plain solver needs minutes beyond these; it is the same-process baseline.
+BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
+
+
+def _one_build(name: str, baseline: bool) -> dict[str, object]:
+    """Build `name` into a fresh database in this process; time the baseline here too."""
+    from builder.game import parse_spec
+    from builder.pipeline import build
+    from tests.reference import Game
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.db")
+        report = build(parse_spec(name), path)
+        size = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
+    result: dict[str, object] = {
+        "spec": name, "reachable": report.reachable, "canonical": report.canonical,
+        "stages": {k: [v.seconds, v.peak_bytes] for k, v in report.stages.items()},
+        "seconds": report.seconds, "db_bytes": size,
+        "root": f"{report.root_value.word} in {report.root_depth}",
+    }
+    if baseline:
+        game = Game(name)
+        start = time.perf_counter()
+        empty = tuple([0] * game.n)
+        game.solve(empty)
+        result["baseline_seconds"] = time.perf_counter() - start
+        result["baseline_positions"] = game.solve.cache_info().currsize
+    return result
+
+
+def bench_build(specs: list[str]) -> None:
+    """Print the build table."""
+    print("build: each game into a fresh SQLite file (seconds; peak resident memory per stage)")
+    head = (f"{'spec':<15}{'reachable':>12}{'canonical':>11}{'enum s':>8}{'solve s':>8}"
+            f"{'write s':>8}{'total s':>8}{'pos/s':>11}{'peak MiB':>9}{'B/pos':>7}"
+            f"{'plain solver s':>15}{'ratio':>8}")
+    print(head)
+    for name in specs:
+        proc = subprocess.run([sys.executable, __file__, "--one", name,
+                               *(["--baseline"] if name in BASELINE_SPECS else [])],
+                              capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode != 0:
+            print(f"{name:<15} failed: {proc.stderr.strip().splitlines()[-1:]}")
+            continue
+        r = json.loads(proc.stdout)
+        st = r["stages"]
+        peak = max(v[1] for v in st.values()) / (1 << 20)
+        base = r.get("baseline_seconds")
+        base_text = f"{base:>15.2f}{base / r['seconds']:>7.0f}x" if base else f"{'-':>15}{'-':>8}"
+        print(f"{name:<15}{r['reachable']:>12,}{r['canonical']:>11,}{st['enumerate'][0]:>8.2f}"
+              f"{st['solve'][0]:>8.2f}{st['write'][0]:>8.2f}{r['seconds']:>8.2f}"
+              f"{r['canonical'] / r['seconds']:>11,.0f}{peak:>9,.0f}"
+              f"{r['db_bytes'] / r['canonical']:>7.1f}{base_text}", flush=True)
+
+
+def main() -> None:
+    """Run the benchmark sections."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--specs", nargs="*", default=None)
+    parser.add_argument("--section", choices=["build", "all"], default="all")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(_one_build(args.one, args.baseline)))
+        return
+    print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
+    if args.section in ("build", "all"):
+        bench_build(args.specs or BUILD_SPECS)
+
+
+if __name__ == "__main__":
+    main()
