@@ -1,73 +1,80 @@
-"""Sets and maps keyed by code for one tier: a direct array indexed by code where
-3**cells bytes fit the memory budget, sorted arrays with binary search otherwise."""
+"""Sets and maps keyed by code for one tier at a time: a direct array indexed by code where
+3**cells bytes fit the memory plan, sorted arrays with binary search otherwise."""
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 
 # Scores live in [-64, 64]; a direct slot holds score + _OFFSET so that 0 means "absent"
-# and a fresh np.zeros table (lazily allocated by the OS) starts empty.
-_OFFSET = 65
-
-
-def sorted_unique(codes: np.ndarray) -> np.ndarray:
-    """The distinct values of `codes`, sorted (sorts `codes` in place)."""
-    # np.unique hashes in numpy 2.x, which is several times slower than sorting int64 here.
-    codes.sort()
-    keep = np.empty(len(codes), dtype=bool)
-    keep[:1] = True
-    np.not_equal(codes[1:], codes[:-1], out=keep[1:])
-    return codes[keep]
+# and a fresh np.zeros table (lazily allocated by the OS) starts empty. Marked codes hold 1.
+_OFFSET = 66
+_MARK = 1
 
 
 class CodeTable:
-    """Deduplicate codes and look up one int8 score per code, for one tier at a time."""
+    """Deduplicate codes by marking, and look up one int8 score per code of the loaded tier."""
 
-    def __init__(self, cells: int, direct_bytes_limit: int) -> None:
+    def __init__(self, cells: int, direct: bool) -> None:
         self.size = 3 ** cells
-        self.direct = self.size <= direct_bytes_limit
-        self._slots = np.zeros(self.size, dtype=np.uint8) if self.direct else None
-        self._codes = np.empty(0, dtype=np.int64)
-        self._scores = np.empty(0, dtype=np.int8)
+        self.direct = direct
+        self._slots = np.zeros(self.size, dtype=np.uint8) if direct else None
+        self._codes: np.ndarray = np.empty(0, dtype=np.int64)
+        self._scores: np.ndarray = np.empty(0, dtype=np.int8)
 
-    def unique(self, chunks: list[np.ndarray]) -> np.ndarray:
-        """The sorted distinct codes among `chunks`."""
-        total = sum(len(c) for c in chunks)
-        if total == 0:
-            return np.empty(0, dtype=np.int64)
-        # Scanning the direct table costs its size; sorting costs the candidates.
-        if self._slots is not None and self.size <= 64 * total:
-            for chunk in chunks:
-                self._slots[chunk] = 1
-            found = np.flatnonzero(self._slots).astype(np.int64)
-            self._slots[found] = 0
-            return found
-        return sorted_unique(np.concatenate(chunks))
+    # --- deduplication by marking (direct tables only) -------------------------
+
+    def mark(self, codes: np.ndarray) -> None:
+        """Remember `codes` (duplicates welcome); read them back with `marked`."""
+        assert self._slots is not None
+        self._slots[codes] = _MARK
+
+    def marked(self, chunk: int) -> Iterator[np.ndarray]:
+        """Every marked code, ascending, in chunks; the marks are cleared as they are read."""
+        assert self._slots is not None
+        step = max(chunk, 1 << 24)
+        for start in range(0, self.size, step):
+            window = self._slots[start : start + step]
+            found = np.flatnonzero(window)
+            if found.size:
+                window[found] = 0
+                for i in range(0, found.size, chunk):
+                    yield found[i : i + chunk].astype(np.int64) + start
+
+    # --- lookup ------------------------------------------------------------------
 
     def load(self, codes: np.ndarray, scores: np.ndarray) -> None:
-        """Make `codes` (sorted) with their `scores` the tier that `lookup` answers from."""
+        """Make sorted `codes` with their `scores` the tier that `lookup` answers from."""
         self.clear()
         self._codes, self._scores = codes, scores
         if self._slots is not None:
-            self._slots[codes] = (scores.astype(np.int16) + _OFFSET).astype(np.uint8)
+            step = 1 << 22
+            for start in range(0, len(codes), step):
+                part = np.asarray(codes[start : start + step])
+                self._slots[part] = (np.asarray(scores[start : start + step]).astype(np.int16)
+                                     + _OFFSET).astype(np.uint8)
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         """The scores of `codes`, every one of which must be in the loaded tier."""
         if self._slots is not None:
             raw = self._slots[codes]
-            if not raw.all():
-                missing = int(codes[np.flatnonzero(raw == 0)[0]])
+            if (raw < _OFFSET - 64).any():
+                missing = int(codes[np.flatnonzero(raw < _OFFSET - 64)[0]])
                 raise LookupError(f"code {missing} is not in the loaded tier")
             return (raw.astype(np.int16) - _OFFSET).astype(np.int8)
-        at = np.searchsorted(self._codes, codes)
-        at_clipped = np.minimum(at, len(self._codes) - 1)
-        if len(self._codes) == 0 or not np.array_equal(self._codes[at_clipped], codes):
-            bad = codes if len(self._codes) == 0 else codes[self._codes[at_clipped] != codes]
-            raise LookupError(f"code {int(bad[0])} is not in the loaded tier")
-        return self._scores[at_clipped]
+        if len(self._codes) == 0:
+            raise LookupError(f"code {int(codes[0])} is not in the loaded tier")
+        at = np.minimum(np.searchsorted(self._codes, codes), len(self._codes) - 1)
+        found = np.asarray(self._codes[at])
+        if not np.array_equal(found, codes):
+            raise LookupError(f"code {int(codes[found != codes][0])} is not in the loaded tier")
+        return np.asarray(self._scores[at])
 
     def clear(self) -> None:
         """Forget the loaded tier."""
         if self._slots is not None and len(self._codes):
-            self._slots[self._codes] = 0
+            step = 1 << 22
+            for start in range(0, len(self._codes), step):
+                self._slots[np.asarray(self._codes[start : start + step])] = 0
         self._codes = np.empty(0, dtype=np.int64)
         self._scores = np.empty(0, dtype=np.int8)

@@ -1,13 +1,14 @@
 """Enumerate every position reachable from the empty board, as sorted canonical codes, tier by tier.
 
-A tier is the set of positions with the same number of stones (ply). Terminal
-positions are kept but not expanded. Children are generated on whole tiers with
-numpy: a child's symmetric images are its parent's images plus one stone.
+A tier is the set of positions with the same number of stones (ply). Terminal positions are
+kept but not expanded. Children are generated on whole chunks of a tier with numpy (a child's
+symmetric images are its parent's images plus one stone), deduplicated within the memory
+plan, and each finished tier is written to the work directory.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -15,29 +16,29 @@ from builder.codetable import CodeTable
 from builder.game.codec import digits
 from builder.game.rules import legal_mask_many, mover_at, terminal_scores_many
 from builder.game.spec import Spec
-from builder.game.symmetry import image_weights, images_of_digits, orbit_sizes
+from builder.game.symmetry import image_weights, images_of_digits, orbit_sizes, permutations
+from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
+from builder.sortedruns import UniqueCollector
+from builder.workdir import WorkDir
+
+# In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
+OPEN = np.iinfo(np.int8).min
 
 
-@dataclass
-class Tier:
-    """All canonical positions with `ply` stones."""
+@dataclass(frozen=True)
+class TierCounts:
+    """Counts of one tier: canonical positions, and positions counted with all their images."""
 
     ply: int
-    codes: np.ndarray          # sorted canonical codes, int64
-    terminal: np.ndarray       # bool, per code
-    terminal_scores: np.ndarray  # int8 score of terminal positions (0 elsewhere)
-    orbits: np.ndarray         # how many reachable positions each canonical one stands for
+    canonical: int
+    reachable: int
+    terminal: int
+    terminal_canonical: int
 
-    @property
-    def reachable(self) -> int:
-        """Positions in this tier counted with all their symmetric images."""
-        return int(self.orbits.sum())
-
-    @property
-    def terminal_reachable(self) -> int:
-        """Terminal positions in this tier counted with all their symmetric images."""
-        return int(self.orbits[self.terminal].sum())
+    def to_dict(self) -> dict[str, int]:
+        """A JSON-ready dict."""
+        return asdict(self)
 
 
 def children(spec: Spec, codes: np.ndarray, ply: int,
@@ -46,40 +47,79 @@ def children(spec: Spec, codes: np.ndarray, ply: int,
     weights = image_weights(spec)
     stone = mover_at(ply)
     for start in range(0, len(codes), chunk_rows):
-        boards = digits(codes[start : start + chunk_rows], spec.cells)
+        boards = digits(np.asarray(codes[start : start + chunk_rows]), spec.cells)
         # (S, N) layout so that the minimum over the orbit reduces whole rows.
         imgs = np.ascontiguousarray(images_of_digits(spec, boards).T)
-        legal = legal_mask_many(spec, boards)
+        legal = np.ascontiguousarray(legal_mask_many(spec, boards).T)  # one row per cell
         for cell in range(spec.cells):
-            rows = np.flatnonzero(legal[:, cell])
+            rows = np.flatnonzero(legal[cell])
             if rows.size:
                 kids = (imgs[:, rows] + (stone * weights[cell])[:, None]).min(axis=0)
                 yield rows + start, kids
 
 
-def make_tier(spec: Spec, ply: int, codes: np.ndarray) -> Tier:
-    """A tier from its sorted canonical codes: terminal flags, terminal scores, orbit sizes."""
+def classify(spec: Spec, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
     boards = digits(codes, spec.cells)
     terminal, scores = terminal_scores_many(spec, boards, ply)
-    orbits = orbit_sizes(images_of_digits(spec, boards))
-    return Tier(ply, codes, terminal, scores, orbits)
+    return np.where(terminal, scores, OPEN).astype(np.int8), orbit_sizes(images_of_digits(spec, boards))
 
 
-def enumerate_tiers(spec: Spec, table: CodeTable,
-                    progress: ProgressFactory = NO_PROGRESS,
-                    on_tier: Callable[[Tier], None] | None = None) -> list[Tier]:
-    """Every reachable canonical position, one Tier per ply from the empty board up."""
-    tiers = [make_tier(spec, 0, np.zeros(1, dtype=np.int64))]
-    with progress(desc=f"enumerate {spec.name}", total=spec.cells, unit="tier") as bar:
-        for ply in range(spec.cells):
-            tier = tiers[-1]
-            parents = tier.codes[~tier.terminal]
-            if parents.size == 0:
-                break
-            found = table.unique([kids for _, kids in children(spec, parents, ply)])
-            tiers.append(make_tier(spec, ply + 1, found))
+def _store_tier(spec: Spec, work: WorkDir, ply: int, chunks: Iterator[np.ndarray]) -> TierCounts:
+    """Write a tier's codes and term arrays from ascending chunks of its codes; return its counts."""
+    codes_out, term_out = work.writer("codes", ply), work.writer("term", ply)
+    canonical = reachable = terminal = terminal_canonical = 0
+    for chunk in chunks:
+        term, orbits = classify(spec, ply, chunk)
+        codes_out.append(chunk)
+        term_out.append(term)
+        closed = term != OPEN
+        canonical += len(chunk)
+        reachable += int(orbits.sum())
+        terminal += int(orbits[closed].sum())
+        terminal_canonical += int(closed.sum())
+    codes_out.close()
+    term_out.close()
+    return TierCounts(ply, canonical, reachable, terminal, terminal_canonical)
+
+
+def enumerate_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+                    done: list[TierCounts], progress: ProgressFactory = NO_PROGRESS,
+                    on_tier: Callable[[list[TierCounts]], None] | None = None) -> list[TierCounts]:
+    """Enumerate the tiers after those in `done` (which are already in `work`); return all counts."""
+    counts = list(done)
+    if not counts:
+        counts.append(_store_tier(spec, work, 0, iter([np.zeros(1, dtype=np.int64)])))
+        if on_tier is not None:
+            on_tier(counts)
+    chunk_rows = plan.chunk_rows(spec.cells, len(permutations(spec)))
+    with progress(desc=f"enumerate {spec.name}", total=spec.cells, initial=counts[-1].ply,
+                  unit="tier") as bar:
+        while counts[-1].ply < spec.cells and counts[-1].canonical > counts[-1].terminal_canonical:
+            ply = counts[-1].ply
+            codes = work.get("codes", ply, in_memory=plan.fits(work.nbytes("codes", ply)))
+            term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
+            opened = counts[-1].canonical - counts[-1].terminal_canonical
+            # Marking a direct table costs a scan of the whole table; worth it for large tiers only.
+            use_marks = table.direct and table.size <= 64 * opened * (spec.cells - ply)
+            collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
+            with progress(desc=f"  ply {ply} -> {ply + 1}", total=len(codes), unit="pos",
+                          unit_scale=True) as inner:
+                for start in range(0, len(codes), chunk_rows):
+                    block = np.asarray(codes[start : start + chunk_rows])
+                    block = block[np.asarray(term[start : start + chunk_rows]) == OPEN]
+                    for _, kids in children(spec, block, ply, chunk_rows):
+                        if use_marks:
+                            table.mark(kids)
+                        else:
+                            collector.add(kids)
+                    inner.update(min(chunk_rows, len(codes) - start))
+            source = table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)
+            counts.append(_store_tier(spec, work, ply + 1, source))
+            work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + collector.spilled
+            del codes, term
             if on_tier is not None:
-                on_tier(tiers[-1])
+                on_tier(counts)
             bar.update(1)
-            bar.set_postfix(ply=ply + 1, positions=len(found))
-    return tiers
+            bar.set_postfix(ply=ply + 1, positions=counts[-1].canonical)
+    return counts

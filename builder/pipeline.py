@@ -1,25 +1,34 @@
-"""The build pipeline: enumerate, solve, write, with progress, timings and peak memory per stage."""
+"""The build pipeline: enumerate, solve, write, with progress, timings and peak memory per stage.
+
+Tiers go to a work directory next to the database as they are finished; its manifest lets an
+interrupted build resume from the last finished tier. The write stage merges all tiers in code
+order, so the database only ever appends to the end of its table.
+"""
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
+from typing import Any
 
 import numpy as np
 
 from builder.codetable import CodeTable
-from builder.enumerator import Tier, enumerate_tiers
+from builder.enumerator import TierCounts, enumerate_tiers
 from builder.game.spec import Spec
 from builder.game.values import Value, depth_of, value_of
-from builder.memory import peak_bytes, reset_peak
+from builder.memory import MemoryPlan, peak_bytes, reset_peak
 from builder.progress import NO_PROGRESS, ProgressFactory
-from builder.retrograde import solve
+from builder.retrograde import solve_tiers
+from builder.sortedruns import merge_cuts
+from builder.workdir import WorkDir, work_path
+from db.checksum import TableChecksum
 from db.engine import open_database
-from db.writer import (GameParams, GameSummary, PlyCounts, abandon_build, begin_build,
-                       finish_build, write_positions)
+from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
+                       begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
+MANIFEST_VERSION = 1
 
 
 def tool_version() -> str:
@@ -28,14 +37,6 @@ def tool_version() -> str:
         return importlib_metadata.version("tablebase")
     except importlib_metadata.PackageNotFoundError:
         return "0+unknown"
-
-
-def default_memory_budget() -> int:
-    """Half of the machine's physical memory, in bytes."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-    except (ValueError, OSError, AttributeError):
-        return 4 << 30
 
 
 @dataclass
@@ -48,7 +49,7 @@ class StageFigures:
 
 @dataclass
 class BuildReport:
-    """What a finished build found and how long each stage took."""
+    """What a finished build found, how long each stage took, and how it used memory."""
 
     spec: Spec
     reachable: int
@@ -58,6 +59,10 @@ class BuildReport:
     root_depth: int
     plies: list[PlyCounts]
     stages: dict[str, StageFigures] = field(default_factory=dict)
+    memory_budget: int = 0
+    direct_table: bool = False
+    spilled_runs: int = 0
+    resumed_stage: str | None = None
 
     @property
     def seconds(self) -> float:
@@ -66,84 +71,156 @@ class BuildReport:
 
 
 class _Stage:
-    """Times a stage and records its peak memory into `figures`."""
+    """Times a stage and records its peak memory, in the report and the manifest."""
 
-    def __init__(self, figures: StageFigures) -> None:
-        self.figures = figures
+    def __init__(self, work: WorkDir, name: str) -> None:
+        self.work, self.name = work, name
 
     def __enter__(self) -> _Stage:
-        self._reset = reset_peak()
+        reset_peak()
         self._start = time.perf_counter()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.figures.seconds = time.perf_counter() - self._start
-        self.figures.peak_bytes = peak_bytes()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.work.manifest.setdefault("stages", {})[self.name] = {
+                "seconds": time.perf_counter() - self._start, "peak_bytes": peak_bytes()}
+            self.work.save_manifest()
 
 
-def ply_counts(tiers: list[Tier], scores: list[np.ndarray]) -> list[PlyCounts]:
-    """Per-ply counts of positions (with images, canonical, terminal) and canonical ones by value."""
-    out = []
-    for tier, tier_scores in zip(tiers, scores):
-        out.append(PlyCounts(
-            ply=tier.ply, reachable=tier.reachable, canonical=len(tier.codes),
-            terminal=tier.terminal_reachable,
-            wins=int(np.count_nonzero(tier_scores > 0)),
-            draws=int(np.count_nonzero(tier_scores == 0)),
-            losses=int(np.count_nonzero(tier_scores < 0))))
-    return out
-
-
-def build(spec: Spec, database: str, *, force: bool = False,
+def build(spec: Spec, database: str, *, force: bool = False, resume: bool = False,
           progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
           write_chunk: int = 1 << 17) -> BuildReport:
     """Strongly solve `spec` and store it in `database` (a path or SQLAlchemy URL).
 
-    Raises GameExistsError if the game is complete there and `force` is false. On any
-    failure or interruption the database keeps no complete-looking table of the new build.
+    `memory_budget` is in bytes (default: half the machine's memory). With `resume`, an
+    interrupted build of the same spec continues from its last finished tier; without it,
+    any unfinished build starts over. Raises GameExistsError if the game is complete and
+    `force` is false. A failure removes the work directory and the unfinished table; an
+    interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
+    complete until the last, atomic step.
     """
-    budget = memory_budget if memory_budget is not None else default_memory_budget()
-    figures = {stage: StageFigures() for stage in STAGES}
+    plan = MemoryPlan.for_budget(memory_budget)
     params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere)
+    work = WorkDir(work_path(database, spec.name))
+    manifest = _resumable(work, spec) if resume else None
     with open_database(database, writable=True) as engine:
-        handle = begin_build(engine, params, force=force)
+        handle = begin_build(engine, params, force=force,
+                             resume_table=manifest["table"] if manifest else None)
+        resumed_stage = None
+        if manifest is not None and manifest["table"] == handle.table_name:
+            resumed_stage = _stage_of(manifest)
+        else:
+            work.start({"version": MANIFEST_VERSION, "spec": spec.name,
+                        "tool_version": tool_version(), "table": handle.table_name,
+                        "tiers": [], "enumerated": False, "solved_from": None, "values": {}})
         try:
-            # The direct table costs one byte per possible code; keep it within a third of the budget.
-            table = CodeTable(spec.cells, direct_bytes_limit=budget // 3)
-            with _Stage(figures["enumerate"]):
-                tiers = enumerate_tiers(spec, table, progress)
-            with _Stage(figures["solve"]):
-                scores = solve(spec, tiers, table, progress)
-            del table
-            plies = ply_counts(tiers, scores)
-            total = sum(len(t.codes) for t in tiers)
-            with _Stage(figures["write"]), progress(desc=f"write {spec.name}", total=total,
-                                                     unit="pos", unit_scale=True) as bar:
-                for tier, tier_scores in zip(tiers, scores):
-                    empties = spec.cells - tier.ply
-                    for start in range(0, len(tier.codes), write_chunk):
-                        chunk = tier_scores[start : start + write_chunk]
-                        write_positions(engine, handle, tier.codes[start : start + write_chunk],
-                                        np.full(len(chunk), tier.ply, np.int8),
-                                        value_of(chunk), depth_of(chunk, empties))
-                        bar.update(len(chunk))
-            root_score = int(scores[0][0])
-            root_value = Value(int(value_of(np.array([root_score]))[0]))
-            root_depth = int(depth_of(np.array([root_score]), spec.cells)[0])
-            report = BuildReport(
-                spec=spec, reachable=sum(p.reachable for p in plies), canonical=total,
-                terminal=sum(p.terminal for p in plies), root_value=root_value,
-                root_depth=root_depth, plies=plies, stages=figures)
-            finish_build(engine, handle, GameSummary(
-                reachable=report.reachable, canonical=total, terminal=report.terminal,
-                terminal_canonical=sum(int(t.terminal.sum()) for t in tiers),
-                wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
-                losses=sum(p.losses for p in plies), root_value=int(root_value),
-                root_depth=root_depth, tool_version=tool_version(),
-                build_seconds=report.seconds,
-                stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
-                        for name, f in figures.items()}), plies)
+            report = _run(spec, work, plan, engine, handle, progress, write_chunk)
+        except KeyboardInterrupt:
+            raise
         except BaseException:
             abandon_build(engine, handle)
+            work.remove()
             raise
+    work.remove()
+    report.resumed_stage = resumed_stage
     return report
+
+
+def _resumable(work: WorkDir, spec: Spec) -> dict[str, Any] | None:
+    """The manifest of an interrupted build of `spec` by this tool, or None."""
+    if not work.exists():
+        return None
+    try:
+        manifest = work.load_manifest()
+    except (OSError, ValueError):
+        return None
+    same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == spec.name
+            and manifest.get("tool_version") == tool_version())
+    return manifest if same else None
+
+
+def _stage_of(manifest: dict[str, Any]) -> str:
+    """Where a resumed build picks up, in words."""
+    if not manifest["enumerated"]:
+        return f"enumerate, continuing after ply {max(len(manifest['tiers']) - 1, 0)}"
+    if manifest["solved_from"] != 0:
+        top = manifest["solved_from"] if manifest["solved_from"] is not None else len(manifest["tiers"])
+        return f"solve, continuing at ply {top - 1}"
+    return "write, continuing after the rows already written"
+
+
+def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
+         progress: ProgressFactory, write_chunk: int) -> BuildReport:
+    m = work.manifest
+    table = CodeTable(spec.cells, direct=plan.direct_fits(3 ** spec.cells))
+    counts = [TierCounts(**t) for t in m["tiers"]]
+    if not m["enumerated"]:
+        with _Stage(work, "enumerate"):
+            def tier_done(done: list[TierCounts]) -> None:
+                m["tiers"] = [t.to_dict() for t in done]
+                work.save_manifest()
+            counts = enumerate_tiers(spec, work, plan, table, counts, progress, tier_done)
+            m["enumerated"] = True
+    if m["solved_from"] != 0:
+        with _Stage(work, "solve"):
+            def solved(ply: int, scores: np.ndarray) -> None:
+                m["values"][str(ply)] = [int(np.count_nonzero(scores > 0)),
+                                         int(np.count_nonzero(scores == 0)),
+                                         int(np.count_nonzero(scores < 0))]
+                m["solved_from"] = ply
+                work.save_manifest()
+            solve_tiers(spec, work, plan, table, counts, m["solved_from"], progress, solved)
+    del table
+    plies = [PlyCounts(t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
+             for t in counts]
+    total = sum(t.canonical for t in counts)
+    with _Stage(work, "write"):
+        checksum = _write(spec, work, counts, engine, handle, write_chunk, progress)
+    root_score = int(work.get("scores", 0)[0])
+    root_value = Value(int(np.sign(root_score)))
+    root_depth = int(depth_of(np.array([root_score]), spec.cells)[0])
+    stages = {name: StageFigures(**m["stages"][name]) for name in STAGES}
+    report = BuildReport(
+        spec=spec, reachable=sum(p.reachable for p in plies), canonical=total,
+        terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
+        plies=plies, stages=stages, memory_budget=plan.budget,
+        direct_table=plan.direct_fits(3 ** spec.cells), spilled_runs=m.get("spilled_runs", 0))
+    finish_build(engine, handle, GameSummary(
+        reachable=report.reachable, canonical=total, terminal=report.terminal,
+        terminal_canonical=sum(t.terminal_canonical for t in counts),
+        wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
+        losses=sum(p.losses for p in plies), root_value=int(root_value), root_depth=root_depth,
+        tool_version=tool_version(), build_seconds=report.seconds,
+        stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
+                for name, f in stages.items()}, checksum=checksum), plies)
+    return report
+
+
+def _write(spec: Spec, work: WorkDir, counts: list[TierCounts], engine: Any, handle: BuildHandle,
+           write_chunk: int, progress: ProgressFactory) -> str:
+    """Append every position to the build's table in code order; return the table's checksum."""
+    codes = [work.get("codes", t.ply, in_memory=False) for t in counts]
+    scores = [work.get("scores", t.ply, in_memory=False) for t in counts]
+    checksum = TableChecksum()
+    # Rows up to this code were committed by the interrupted run this one resumes.
+    after = handle.last_code
+    with progress(desc=f"write {spec.name}", total=sum(t.canonical for t in counts),
+                  unit="pos", unit_scale=True) as bar:
+        for slices in merge_cuts(codes, write_chunk):
+            chunk = np.concatenate([np.asarray(c[s]) for c, s in zip(codes, slices)])
+            chunk_scores = np.concatenate([np.asarray(c[s]) for c, s in zip(scores, slices)])
+            plies = np.concatenate([np.full(s.stop - s.start, t.ply, dtype=np.int8)
+                                    for t, s in zip(counts, slices)])
+            order = np.argsort(chunk, kind="stable")
+            chunk, chunk_scores, plies = chunk[order], chunk_scores[order], plies[order]
+            value = value_of(chunk_scores)
+            depth = depth_of(chunk_scores, spec.cells - plies.astype(np.int16))
+            checksum.add(chunk, plies, value, depth)
+            if after is not None:
+                new = chunk > after
+                chunk, plies, value, depth = chunk[new], plies[new], value[new], depth[new]
+            if len(chunk):
+                write_positions(engine, handle, chunk, plies, value, depth)
+            bar.update(int(sum(s.stop - s.start for s in slices)))
+    return checksum.hexdigest()

@@ -1,47 +1,70 @@
 """Retrograde analysis: values and depths of every canonical position, deepest tier first.
 
-Every move goes to the next tier, so solving tier p needs only tier p+1. A
-position's score is the best `backup` of its children's scores (see values.py
-for the one place the order of outcomes is fixed).
+Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
+work directory. A position's score is the best `backup` of its children's scores (values.py
+is the one place that fixes the order of outcomes).
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from builder.codetable import CodeTable
-from builder.enumerator import Tier, children
+from builder.enumerator import OPEN, TierCounts, children
 from builder.game.spec import Spec
+from builder.game.symmetry import permutations
 from builder.game.values import backup
-from builder.progress import NO_PROGRESS, ProgressFactory
+from builder.memory import MemoryPlan
+from builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
+from builder.workdir import WorkDir
 
 _UNSET = np.iinfo(np.int8).min  # below every real score (-64)
 
 
-def solve_tier(spec: Spec, tier: Tier, table: CodeTable) -> np.ndarray:
+def solve_tier(spec: Spec, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
+               chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
-    scores = tier.terminal_scores.copy()
-    open_rows = np.flatnonzero(~tier.terminal)
-    if open_rows.size == 0:
-        return scores
-    best = np.full(open_rows.size, _UNSET, dtype=np.int8)
-    for rows, kids in children(spec, tier.codes[open_rows], tier.ply):
-        best[rows] = np.maximum(best[rows], backup(table.lookup(kids)))
-    if (best == _UNSET).any():
-        raise RuntimeError(f"a non-terminal position at ply {tier.ply} of {spec.name} has no move")
-    scores[open_rows] = best
+    scores = np.asarray(term).copy()
+    open_rows = np.flatnonzero(scores == OPEN)
+    for start in range(0, len(open_rows), chunk_rows):
+        rows = open_rows[start : start + chunk_rows]
+        best = np.full(len(rows), _UNSET, dtype=np.int8)
+        for at, kids in children(spec, np.asarray(codes[rows]), ply, chunk_rows):
+            best[at] = np.maximum(best[at], backup(table.lookup(kids)))
+        if (best == _UNSET).any():
+            raise RuntimeError(f"a non-terminal position at ply {ply} of {spec.name} has no move")
+        scores[rows] = best
+        if bar is not None:
+            bar.update(len(rows))
     return scores
 
 
-def solve(spec: Spec, tiers: list[Tier], table: CodeTable,
-          progress: ProgressFactory = NO_PROGRESS) -> list[np.ndarray]:
-    """Scores (see values.py) of every tier, indexed by ply, for the side to move."""
-    scores: list[np.ndarray] = [np.empty(0, dtype=np.int8)] * len(tiers)
-    with progress(desc=f"solve {spec.name}", total=len(tiers), unit="tier") as bar:
-        for tier in reversed(tiers):
-            if tier.ply + 1 < len(tiers):
-                table.load(tiers[tier.ply + 1].codes, scores[tier.ply + 1])
-            scores[tier.ply] = solve_tier(spec, tier, table)
+def solve_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+                counts: list[TierCounts], solved_from: int | None,
+                progress: ProgressFactory = NO_PROGRESS,
+                on_tier: Callable[[int, np.ndarray], None] | None = None) -> None:
+    """Solve every tier below `solved_from` (tiers from it up are already solved in `work`)."""
+    top = len(counts) if solved_from is None else solved_from
+    chunk_rows = plan.chunk_rows(spec.cells, len(permutations(spec)))
+    with progress(desc=f"solve {spec.name}", total=len(counts), initial=len(counts) - top,
+                  unit="tier") as bar:
+        for ply in reversed(range(top)):
+            if ply + 1 < len(counts):
+                table.load(_get(work, plan, "codes", ply + 1), _get(work, plan, "scores", ply + 1))
+            codes, term = _get(work, plan, "codes", ply), _get(work, plan, "term", ply)
+            open_count = counts[ply].canonical - counts[ply].terminal_canonical
+            with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
+                          unit_scale=True) as inner:
+                scores = solve_tier(spec, ply, codes, term, table, chunk_rows, inner)
+            table.clear()
+            work.put("scores", ply, scores)
+            if on_tier is not None:
+                on_tier(ply, scores)
+            del codes, term, scores
             bar.update(1)
-            bar.set_postfix(ply=tier.ply)
-    table.clear()
-    return scores
+            bar.set_postfix(ply=ply)
+
+
+def _get(work: WorkDir, plan: MemoryPlan, kind: str, ply: int) -> np.ndarray:
+    return work.get(kind, ply, in_memory=plan.fits(work.nbytes(kind, ply)))

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
-from sqlalchemy import Engine, delete, insert, inspect, select, update
+from sqlalchemy import Engine, delete, func, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from db.checksum import TableChecksum
 from db.engine import error_reason
 from db.errors import DatabaseError, GameExistsError
 from db.schema import (POSITIONS_PREFIX, SCHEMA_VERSION, STATUS_BUILDING, STATUS_COMPLETE,
@@ -59,21 +58,24 @@ class GameSummary:
     tool_version: str
     build_seconds: float
     stages: dict[str, dict[str, float]]
+    checksum: str
 
 
 @dataclass
 class BuildHandle:
-    """A build under way: the game row it belongs to and the table it writes."""
+    """A build under way: the game row it belongs to, the table it writes and the rows written."""
 
     game_id: int
     table_name: str
     params: GameParams
-    checksum: TableChecksum = field(default_factory=TableChecksum)
     rows: int = 0
+    last_code: int | None = None
 
 
-def begin_build(engine: Engine, params: GameParams, *, force: bool) -> BuildHandle:
-    """Create an empty positions table for a new build of `params.spec`."""
+def begin_build(engine: Engine, params: GameParams, *, force: bool,
+                resume_table: str | None = None) -> BuildHandle:
+    """Create an empty positions table for a new build of `params.spec`, or reopen
+    `resume_table` (the table of an interrupted build) if it is still there."""
     try:
         with engine.begin() as conn:
             row = conn.execute(select(games.c.id, games.c.status, games.c.positions_table)
@@ -89,20 +91,26 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool) -> BuildHand
                 keep = None
             else:
                 game_id, keep = row.id, row.positions_table
+            existing = inspect(conn).get_table_names()
+            resumed = resume_table if resume_table in existing and resume_table != keep else None
             # Tables of builds that died (killed, crashed) are nobody's: remove them.
-            for name in inspect(conn).get_table_names():
-                if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name != keep:
+            for name in existing:
+                if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name not in (keep, resumed):
                     positions_table(name).drop(conn)
-            name = positions_table_name(game_id, secrets.token_hex(4))
-            positions_table(name).create(conn)
+            if resumed is None:
+                name = positions_table_name(game_id, secrets.token_hex(4))
+                positions_table(name).create(conn)
+                return BuildHandle(game_id, name, params)
+            table = positions_table(resumed)
+            rows, last = conn.execute(select(func.count(), func.max(table.c.code))).one()
+            return BuildHandle(game_id, resumed, params, int(rows), None if last is None else int(last))
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot start the build of {params.spec}: {error_reason(e)}") from e
-    return BuildHandle(game_id, name, params)
 
 
 def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply: np.ndarray,
                     value: np.ndarray, depth: np.ndarray) -> None:
-    """Append a chunk of positions (equal-length arrays) to the build's table, in one transaction."""
+    """Append a chunk of positions (equal-length arrays, ascending codes) in one transaction."""
     # sqlite3 stores a numpy integer as a BLOB that never matches an INTEGER again: convert here.
     rows = list(zip(np.asarray(codes, np.int64).tolist(), np.asarray(ply).tolist(),
                     np.asarray(value).tolist(), np.asarray(depth).tolist()))
@@ -119,8 +127,9 @@ def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply:
                                              for r in rows])
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot write positions of {handle.params.spec}: {error_reason(e)}") from e
-    handle.checksum.add(codes, ply, value, depth)
     handle.rows += len(rows)
+    if rows:
+        handle.last_code = rows[-1][0]
 
 
 def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
@@ -142,7 +151,7 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
                 schema_version=SCHEMA_VERSION, tool_version=summary.tool_version,
                 built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 build_seconds=summary.build_seconds, stages=json.dumps(summary.stages),
-                checksum=handle.checksum.hexdigest()))
+                checksum=summary.checksum))
             conn.execute(delete(game_plies).where(game_plies.c.game_id == handle.game_id))
             conn.execute(insert(game_plies), [
                 {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,

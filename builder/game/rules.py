@@ -92,6 +92,18 @@ def legal_moves(spec: Spec, board: Sequence[int]) -> list[int]:
     return moves
 
 
+def open_cells(spec: Spec, board: Sequence[int]) -> list[int]:
+    """The cells a stone may go to, in cell order, ignoring whether the game is over.
+
+    The scalar twin of `legal_mask_many`; `legal_moves` is this once it has checked the outcome.
+    """
+    if not spec.gravity:
+        return [cell for cell, v in enumerate(board) if v == EMPTY]
+    w, n = spec.width, spec.cells
+    return [cell for cell, v in enumerate(board)
+            if v == EMPTY and (cell + w >= n or board[cell + w] != EMPTY)]
+
+
 def play(spec: Spec, board: Sequence[int], cell: int) -> tuple[int, ...]:
     """The board after the side to move plays `cell`; raise InvalidPositionError if illegal."""
     if cell not in legal_moves(spec, board):

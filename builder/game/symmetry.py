@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from operator import itemgetter
 
 import numpy as np
 
@@ -94,6 +95,33 @@ def canonical_many(spec: Spec, codes: np.ndarray) -> np.ndarray:
 def canonical(spec: Spec, code: int) -> int:
     """The canonical code (smallest over the orbit) of one code."""
     return int(images_of_digits(spec, np.array([decode(code, spec.cells)], dtype=np.int8)).min())
+
+
+@lru_cache(maxsize=None)
+def _image_digit_getters(spec: Spec) -> tuple[itemgetter, ...]:
+    """Getter s reads a board's image under map s as digits, most significant (last cell) first."""
+    getters = []
+    for perm in permutations(spec).tolist():
+        source = [0] * spec.cells  # image cell perm[i] holds the stone of cell i
+        for cell, target in enumerate(perm):
+            source[target] = cell
+        getters.append(itemgetter(*reversed(source)))
+    return tuple(getters)
+
+
+def canonical_board(spec: Spec, board: Sequence[int]) -> int:
+    """The canonical code of one board given as cell values, in pure Python.
+
+    Equal to `canonical(spec, encode(board))` and several times faster for one board: codes
+    of equal length compare as their digit strings from the most significant digit, so the
+    smallest image is the smallest such tuple and only that one is turned into a code.
+    """
+    if spec.cells == 1:
+        return int(board[0])
+    code = 0
+    for digit in min([getter(board) for getter in _image_digit_getters(spec)]):
+        code = code * 3 + digit
+    return code
 
 
 def orbit_sizes(image_codes: np.ndarray) -> np.ndarray:

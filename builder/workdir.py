@@ -1,0 +1,119 @@
+"""The work directory of one build: tier arrays spilled to disk and the manifest that lets an
+interrupted build resume from its last finished tier. It lives next to the database and is
+removed when the build ends, whether it succeeded or failed (an interrupted one is kept)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+# Every array kind has one dtype; files are raw little-endian arrays named KIND_PLY.bin.
+DTYPES = {"codes": np.dtype("<i8"), "term": np.dtype("i1"), "scores": np.dtype("i1")}
+
+
+def work_path(database: str, spec_name: str) -> Path:
+    """Where the work directory of building `spec_name` into `database` goes."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]", "_", spec_name)
+    if "://" not in database:
+        db = Path(database).resolve()
+        return db.parent / f".{db.name}.{slug}.work"
+    if database.startswith("sqlite:///") and not database.startswith("sqlite:///:memory:"):
+        db = Path(database[len("sqlite:///"):].split("?")[0]).resolve()
+        return db.parent / f".{db.name}.{slug}.work"
+    return Path.cwd() / f".tablebase.{slug}.work"
+
+
+class WorkDir:
+    """Tier arrays and the resume manifest of one build."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.manifest: dict[str, Any] = {}
+
+    def exists(self) -> bool:
+        """Whether a previous build left this directory behind."""
+        return (self.path / "manifest.json").exists()
+
+    def start(self, manifest: dict[str, Any]) -> None:
+        """Start afresh: remove whatever is there and write a new manifest."""
+        self.remove()
+        self.path.mkdir(parents=True)
+        self.manifest = dict(manifest)
+        self.save_manifest()
+
+    def load_manifest(self) -> dict[str, Any]:
+        """Read the manifest a previous build left."""
+        with open(self.path / "manifest.json", encoding="utf-8") as f:
+            self.manifest = json.load(f)
+        return self.manifest
+
+    def save_manifest(self) -> None:
+        """Write the manifest atomically: a reader sees the old one or the new one, never half."""
+        tmp = self.path / "manifest.json.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(self.manifest, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path / "manifest.json")
+
+    def remove(self) -> None:
+        """Delete the directory and everything in it."""
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    # --- arrays --------------------------------------------------------------
+
+    def _file(self, kind: str, ply: int) -> Path:
+        return self.path / f"{kind}_{ply}.bin"
+
+    def put(self, kind: str, ply: int, array: np.ndarray) -> None:
+        """Store one tier's array of `kind`, atomically."""
+        tmp = self.path / f"{kind}_{ply}.tmp"
+        np.ascontiguousarray(array, dtype=DTYPES[kind]).tofile(tmp)
+        os.replace(tmp, self._file(kind, ply))
+
+    def writer(self, kind: str, ply: int) -> ArrayWriter:
+        """A writer that appends chunks of one tier's array, made visible on close."""
+        return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind])
+
+    def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray:
+        """One tier's array of `kind`: read into memory, or mapped from disk."""
+        path, dtype = self._file(kind, ply), DTYPES[kind]
+        if in_memory or path.stat().st_size == 0:
+            return np.fromfile(path, dtype=dtype)
+        return np.memmap(path, dtype=dtype, mode="r")
+
+    def nbytes(self, kind: str, ply: int) -> int:
+        """The size of one stored array, in bytes."""
+        return self._file(kind, ply).stat().st_size
+
+    def delete(self, kind: str, ply: int) -> None:
+        """Remove one stored array (it is no longer needed)."""
+        self._file(kind, ply).unlink(missing_ok=True)
+
+    def scratch(self, name: str) -> Path:
+        """A path for a temporary file inside the work directory."""
+        return self.path / name
+
+
+class ArrayWriter:
+    """Appends chunks to a raw array file; the file takes its final name only on `close`."""
+
+    def __init__(self, tmp: Path, final: Path, dtype: np.dtype) -> None:
+        self._tmp, self._final, self._dtype = tmp, final, dtype
+        self._file = open(tmp, "wb")
+        self.count = 0
+
+    def append(self, chunk: np.ndarray) -> None:
+        """Append a chunk of values."""
+        np.ascontiguousarray(chunk, dtype=self._dtype).tofile(self._file)
+        self.count += len(chunk)
+
+    def close(self) -> None:
+        """Finish the file and give it its final name."""
+        self._file.close()
+        os.replace(self._tmp, self._final)

@@ -1,0 +1,138 @@
+"""Builds within a memory budget, interrupted and resumed builds, and the work directory."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from builder.game import parse_spec
+from builder.pipeline import build
+from builder.workdir import work_path
+from tests.conftest import game_row, stored_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = 1 << 20  # one MiB: far below the interpreter itself, so everything runs in tiny chunks
+
+
+def _same_table(db: str | Path, reference: str, spec: str) -> None:
+    assert stored_rows(db, spec) == stored_rows(reference, spec)
+    row, ref = game_row(db, spec), game_row(reference, spec)
+    assert row is not None and ref is not None and row["status"] == "complete"
+    for key in ("reachable", "canonical", "terminal", "terminal_canonical", "wins", "draws",
+                "losses", "root_value", "root_depth", "checksum"):
+        assert row[key] == ref[key], key
+
+
+@pytest.mark.parametrize("spec", ["4x3k3", pytest.param("4x4k4+gravity", marks=pytest.mark.slow)])
+def test_tiny_budget_gives_the_same_table(tmp_path: Path, table_db: Callable[[str], str],
+                                          spec: str) -> None:
+    path = tmp_path / "tiny.db"
+    report = build(parse_spec(spec), str(path), memory_budget=TINY, write_chunk=997)
+    assert report.spilled_runs > 0  # sorted runs really went to disk
+    assert not report.direct_table
+    _same_table(path, table_db(spec), spec)
+    assert not work_path(str(path), spec).exists()
+
+
+def _interrupt_on_call(monkeypatch: pytest.MonkeyPatch, target: str, n: int) -> None:
+    module, name = target.rsplit(".", 1)
+    real = getattr(sys.modules[module], name)
+    calls = []
+
+    def wrapper(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+    monkeypatch.setattr(target, wrapper)
+
+
+@pytest.mark.parametrize("target, n, stage", [
+    ("builder.enumerator.classify", 6, "enumerate"),
+    ("builder.retrograde.solve_tier", 4, "solve"),
+    ("builder.pipeline.write_positions", 5, "write"),
+])
+def test_interrupted_build_resumes_to_the_same_table(
+        tmp_path: Path, table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch,
+        target: str, n: int, stage: str) -> None:
+    path = tmp_path / "t.db"
+    build(parse_spec("3x3k3"), str(path))
+    with monkeypatch.context() as patch:
+        _interrupt_on_call(patch, target, n)
+        with pytest.raises(KeyboardInterrupt):
+            build(parse_spec("4x3k3"), str(path), write_chunk=1000)
+    assert game_row(path, "4x3k3")["status"] == "building"  # type: ignore[index]
+    assert work_path(str(path), "4x3k3").exists()  # kept for --resume
+    report = build(parse_spec("4x3k3"), str(path), resume=True, write_chunk=1000)
+    assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
+    _same_table(path, table_db("4x3k3"), "4x3k3")
+    assert not work_path(str(path), "4x3k3").exists()
+    assert len(stored_rows(path, "3x3k3")) == 765
+
+
+def test_without_resume_an_unfinished_build_starts_over(tmp_path: Path, table_db: Callable[[str], str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.db"
+    with monkeypatch.context() as patch:
+        _interrupt_on_call(patch, "builder.retrograde.solve_tier", 3)
+        with pytest.raises(KeyboardInterrupt):
+            build(parse_spec("4x3k3"), str(path))
+    report = build(parse_spec("4x3k3"), str(path))
+    assert report.resumed_stage is None
+    _same_table(path, table_db("4x3k3"), "4x3k3")
+
+
+KILLER = textwrap.dedent("""
+    import os, signal, sys
+    import builder.pipeline as pipeline
+    import builder.retrograde as retrograde
+    from builder.game import parse_spec
+    real, calls = retrograde.solve_tier, []
+    def dying(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    retrograde.solve_tier = dying
+    pipeline.build(parse_spec("4x3k3"), sys.argv[1])
+""")
+
+
+def test_killed_build_resumes(tmp_path: Path, table_db: Callable[[str], str]) -> None:
+    path = tmp_path / "t.db"
+    proc = subprocess.run([sys.executable, "-c", KILLER, str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    report = build(parse_spec("4x3k3"), str(path), resume=True)
+    assert report.resumed_stage == "solve, continuing at ply 8"
+    _same_table(path, table_db("4x3k3"), "4x3k3")
+
+
+def test_work_directory_is_removed_after_a_failure(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.db"
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("no space left on device")
+    monkeypatch.setattr("builder.pipeline.write_positions", broken)
+    with pytest.raises(OSError, match="no space"):
+        build(parse_spec("3x3k3"), str(path))
+    assert not work_path(str(path), "3x3k3").exists()
+    assert game_row(path, "3x3k3")["status"] == "building"  # type: ignore[index]
+    assert list(tmp_path.iterdir()) == [path] or all(
+        p.name.startswith("t.db") for p in tmp_path.iterdir())
+
+
+def test_resume_of_a_complete_game_still_needs_force(tmp_path: Path) -> None:
+    from db.errors import GameExistsError
+
+    path = tmp_path / "t.db"
+    build(parse_spec("3x3k3"), str(path))
+    with pytest.raises(GameExistsError):
+        build(parse_spec("3x3k3"), str(path), resume=True)
+    assert not work_path(str(path), "3x3k3").exists()
