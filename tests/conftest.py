@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def table_db(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
 
 def stored_rows(db: str | Path, spec: str) -> dict[int, tuple[int, int, int]]:
     """code -> (ply, value, depth) of a game, read with plain sqlite3 (not through db/)."""
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         (table,) = conn.execute(
             "SELECT positions_table FROM games WHERE spec = ? AND status = 'complete'",
             (spec,)).fetchone()
@@ -38,7 +39,7 @@ def stored_rows(db: str | Path, spec: str) -> dict[int, tuple[int, int, int]]:
 
 def game_row(db: str | Path, spec: str) -> dict[str, object] | None:
     """The games row of `spec` as a dict, read with plain sqlite3."""
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         conn.row_factory = sqlite3.Row
         row = conn.execute("SELECT * FROM games WHERE spec = ?", (spec,)).fetchone()
         return None if row is None else dict(row)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from collections.abc import Callable
 
 import pytest
@@ -81,7 +82,7 @@ def test_counts_by_value_match_rows(table_db: Callable[[str], str]) -> None:
 
 def test_codes_are_stored_as_integers(table_db: Callable[[str], str]) -> None:
     db = table_db("4x3k3")
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
         kinds = conn.execute(f'SELECT DISTINCT typeof(code), typeof(ply), typeof(value),'
                              f' typeof(depth) FROM "{table}"').fetchall()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+from contextlib import closing
 import subprocess
 import sys
 import textwrap
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _tables(path: Path) -> list[str]:
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         return [r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'positions_%'")]
 
@@ -133,7 +134,7 @@ def test_read_only_open_creates_nothing(tmp_path: Path) -> None:
 
 def test_foreign_sqlite_file_is_refused_and_untouched(tmp_path: Path) -> None:
     path = tmp_path / "other.db"
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn:
         conn.execute("CREATE TABLE recipes (name TEXT)")
     data = path.read_bytes()
     with pytest.raises(NotATablebaseError):

@@ -1,0 +1,152 @@
+"""Crash safety: a build killed with SIGKILL at many moments, in every stage and inside the
+final atomic commit, never leaves a complete-looking copy of its game, never disturbs the
+other games in the file, and the next build (fresh or resumed) completes."""
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from builder.game import parse_spec
+from builder.pipeline import build
+from tests.conftest import game_row, stored_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = textwrap.dedent("""
+    import os, signal, sys
+    import builder.enumerator, builder.retrograde, builder.pipeline, builder.workdir, db.writer
+    from builder.game import parse_spec
+    target, n = sys.argv[2], int(sys.argv[3])
+
+    def die():
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if target == "final-commit":
+        # Die inside the transaction that swaps the new table in, just before it commits.
+        from sqlalchemy import event
+        real_finish = builder.pipeline.finish_build
+        def finish(engine, *args, **kwargs):
+            event.listen(engine, "commit", lambda conn: die())
+            return real_finish(engine, *args, **kwargs)
+        builder.pipeline.finish_build = finish
+    elif target != "timer":
+        module, name = target.rsplit(".", 1)
+        if module in sys.modules:
+            owner = sys.modules[module]
+        else:  # module.Class.method
+            module, cls_name = module.rsplit(".", 1)
+            owner = getattr(sys.modules[module], cls_name)
+        real, calls = getattr(owner, name), []
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == n:
+                die()
+            return real(*args, **kwargs)
+        setattr(owner, name, wrapper)
+    builder.pipeline.build(parse_spec("4x3k3"), sys.argv[1], write_chunk=2000,
+                           force="--force" in sys.argv)
+""")
+
+# (where, nth call): spread over enumerate, solve, write and the final swap.
+KILL_POINTS = [
+    ("builder.enumerator.classify", 2),
+    ("builder.enumerator.classify", 9),
+    ("builder.workdir.WorkDir.save_manifest", 6),
+    ("builder.retrograde.solve_tier", 1),
+    ("builder.retrograde.solve_tier", 8),
+    ("builder.workdir.WorkDir.put", 3),
+    ("builder.pipeline.write_positions", 1),
+    ("builder.pipeline.write_positions", 6),
+    ("builder.pipeline.write_positions", 14),
+    ("builder.pipeline.finish_build", 1),
+    ("final-commit", 1),
+]
+
+
+def _kill_build(path: Path, target: str, n: int, *extra: str, delay: float | None = None) -> int:
+    args = [sys.executable, "-c", CHILD, str(path), target, str(n), *extra]
+    if delay is None:
+        return subprocess.run(args, cwd=ROOT, capture_output=True, timeout=120).returncode
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    return proc.wait(timeout=60)
+
+
+@pytest.fixture
+def two_games(tmp_path: Path) -> Path:
+    path = tmp_path / "t.db"
+    build(parse_spec("3x3k3"), str(path))
+    build(parse_spec("3x3k3+misere"), str(path))
+    return path
+
+
+def _others_unchanged(path: Path, before: dict[str, object]) -> None:
+    for spec in ("3x3k3", "3x3k3+misere"):
+        assert stored_rows(path, spec) == before[spec]
+        assert game_row(path, spec) == before[spec + "/row"]
+
+
+def _snapshot(path: Path) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for spec in ("3x3k3", "3x3k3+misere"):
+        out[spec] = stored_rows(path, spec)
+        out[spec + "/row"] = game_row(path, spec)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target, n", KILL_POINTS)
+def test_killed_first_build(two_games: Path, table_db: Callable[[str], str],
+                            target: str, n: int) -> None:
+    before = _snapshot(two_games)
+    assert _kill_build(two_games, target, n) == -signal.SIGKILL
+    row = game_row(two_games, "4x3k3")
+    assert row is not None and row["status"] != "complete"
+    _others_unchanged(two_games, before)
+    resume = n % 2 == 0  # half the reruns resume, half start over
+    build(parse_spec("4x3k3"), str(two_games), resume=resume)
+    assert stored_rows(two_games, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3")
+    _others_unchanged(two_games, before)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target, n", KILL_POINTS[::2] + [("final-commit", 1)])
+def test_killed_forced_rebuild_keeps_the_old_table(two_games: Path, target: str, n: int) -> None:
+    build(parse_spec("4x3k3"), str(two_games))
+    old_rows, old_row = stored_rows(two_games, "4x3k3"), game_row(two_games, "4x3k3")
+    before = _snapshot(two_games)
+    assert _kill_build(two_games, target, n, "--force") == -signal.SIGKILL
+    assert game_row(two_games, "4x3k3") == old_row
+    assert stored_rows(two_games, "4x3k3") == old_rows
+    _others_unchanged(two_games, before)
+    build(parse_spec("4x3k3"), str(two_games), force=True)
+    assert stored_rows(two_games, "4x3k3") == old_rows
+
+
+@pytest.mark.slow
+def test_killed_at_random_moments(two_games: Path, table_db: Callable[[str], str],
+                                  tmp_path: Path) -> None:
+    rng = random.Random(20261122)
+    before = _snapshot(two_games)
+    for attempt in range(6):
+        path = tmp_path / f"attempt{attempt}.db"
+        shutil.copy(two_games, path)
+        status = _kill_build(path, "timer", 0, delay=rng.uniform(0.3, 2.5))
+        row = game_row(path, "4x3k3")
+        if status == -signal.SIGKILL:
+            assert row is None or row["status"] != "complete" or (
+                stored_rows(path, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3"))
+        _others_unchanged(path, before)
+        if row is None or row["status"] != "complete":
+            build(parse_spec("4x3k3"), str(path), resume=rng.random() < 0.5)
+        assert stored_rows(path, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3")
