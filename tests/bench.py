@@ -2,7 +2,8 @@
 database bytes per position) and a same-process ratio against a plain memoised Python solver.
 
 Each game is built in a fresh child process so that its peak memory is its own.
-Run: python tests/bench.py [--specs 3x3k3 4x3k3 ...] [--section build]
+The probe section times answering from the 4x4k4 table (probe, moves, probe_many, one process).
+Run: python tests/bench.py [--specs 3x3k3 4x3k3 ...] [--section build|probe]
 """
 from __future__ import annotations
 
@@ -74,11 +75,100 @@ def bench_build(specs: list[str]) -> None:
               f"{r['db_bytes'] / r['canonical']:>7.1f}{base_text}", flush=True)
 
 
+PROBE_SPEC = "4x4k4"
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
+    """Print answering latency on the 4x4k4 table, against the targets of issue 3."""
+    import random
+    import statistics
+
+    import numpy as np
+
+    from builder.game import parse_spec
+    from builder.game.codec import digits, encode_many
+    from builder.game.symmetry import permutations
+    from builder.pipeline import build
+    from query import open_tablebase
+    from query.notation import board_text
+
+    spec = parse_spec(PROBE_SPEC)
+    rng = random.Random(1)
+    perms = permutations(spec)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.db")
+        build(spec, path)
+        with open_tablebase(path) as tb:
+            stored = tb.table(spec).codes
+        # Stored positions, each shown in a random one of its symmetric orientations.
+        chosen = np.array([stored[rng.randrange(len(stored))] for _ in range(samples)])
+        boards = digits(chosen, spec.cells)
+        texts = []
+        for board in boards:
+            image = np.empty_like(board)
+            image[perms[rng.randrange(len(perms))]] = board
+            texts.append(board_text(spec, image.tolist()))
+
+        with open_tablebase(path) as tb:
+            tb.probe(spec, texts[0])  # open the game's table once, as any session does
+            probe_us, moves_us = [], []
+            for text in texts:
+                start = time.perf_counter_ns()
+                tb.probe(PROBE_SPEC, text)
+                probe_us.append((time.perf_counter_ns() - start) / 1000)
+            for text in texts:
+                start = time.perf_counter_ns()
+                tb.moves(PROBE_SPEC, text)
+                moves_us.append((time.perf_counter_ns() - start) / 1000)
+
+            start = time.perf_counter()
+            tb.table(spec)
+            load_s = time.perf_counter() - start
+            np_rng = np.random.default_rng(1)
+            picks = digits(stored[np_rng.integers(0, len(stored), many)], spec.cells)
+            maps = np_rng.integers(0, len(perms), many)
+            images = np.empty_like(picks)
+            images[np.arange(many)[:, None], perms[maps]] = picks
+            codes = encode_many(images)
+            start = time.perf_counter()
+            answers = tb.probe_many(spec, codes)
+            many_s = time.perf_counter() - start
+            assert answers.found.all()
+
+        script = ROOT / ".venv" / "bin" / "tablebase"
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "query"]
+        walls = []
+        for text in texts[:5]:
+            start = time.perf_counter()
+            subprocess.run([*command, "probe", PROBE_SPEC, text, "--db", path], cwd=ROOT,
+                           check=True, capture_output=True)
+            walls.append(time.perf_counter() - start)
+
+    def row(name: str, figure: str, target: str) -> None:
+        print(f"  {name:<42}{figure:>16}" + (f"   target {target}" if target else ""))
+
+    print(f"probe: answering from the {PROBE_SPEC} table ({len(stored):,} canonical positions);"
+          f" {samples:,} random stored positions as board text, in random orientations")
+    row("probe p50 (Python API)", f"{_percentile(probe_us, 0.50):.1f} us", "< 100 us")
+    row("probe p99 (Python API)", f"{_percentile(probe_us, 0.99):.1f} us", "")
+    row("moves p50 (Python API)", f"{_percentile(moves_us, 0.50):.1f} us", "< 1000 us")
+    row("moves p99 (Python API)", f"{_percentile(moves_us, 0.99):.1f} us", "")
+    row(f"probe_many, {many:,} codes", f"{many / many_s:,.0f} pos/s", "> 1,000,000 pos/s")
+    row("probe_many table load (once per game)", f"{load_s:.2f} s", "")
+    row("one `tablebase probe` process, median of 5", f"{statistics.median(walls):.3f} s",
+        "< 0.5 s")
+
+
 def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -88,6 +178,8 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
     if args.section in ("build", "all"):
         bench_build(args.specs or BUILD_SPECS)
+    if args.section in ("probe", "all"):
+        bench_probe()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from builder.game.codec import decode, digits, powers, weighted_sum
+from builder.game.codec import _BLOCK, _block_table, decode, digits, powers, weighted_sum
 from builder.game.spec import Spec
 
 MAP_NAMES = ("identity", "mirror-lr", "mirror-ud", "rotate-180",
@@ -95,6 +95,52 @@ def canonical_many(spec: Spec, codes: np.ndarray) -> np.ndarray:
 def canonical(spec: Spec, code: int) -> int:
     """The canonical code (smallest over the orbit) of one code."""
     return int(images_of_digits(spec, np.array([decode(code, spec.cells)], dtype=np.int8)).min())
+
+
+@lru_cache(maxsize=None)
+def block_image_tables(spec: Spec) -> np.ndarray:
+    """An (S, B, 3**8) int64 array: entry [s, b, v] is what block b of a code (cells 8b to
+    8b + 7, the code's base-3**8 digit b) adds to the image's code under map s when it holds v.
+
+        code  = v0 + v1 * 3**8 + v2 * 3**16 + ...      (v_b < 3**8: the digits of cells 8b..)
+        image = table[s, 0, v0] + table[s, 1, v1] + ...
+    """
+    perms = permutations(spec)
+    blocks = -(-spec.cells // _BLOCK)
+    table = np.zeros((len(perms), blocks, 3 ** _BLOCK), dtype=np.int64)
+    block_digits = _block_table().astype(np.int64)
+    for b in range(blocks):
+        cells = np.arange(b * _BLOCK, min(spec.cells, (b + 1) * _BLOCK))
+        for s in range(len(perms)):
+            table[s, b] = block_digits[:, : len(cells)] @ (3 ** perms[s, cells])
+    table.setflags(write=False)
+    return table
+
+
+def canonical_many_lookup(spec: Spec, codes: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """The canonical code of each code, equal to `canonical_many`, by table lookups.
+
+    Each image code is a sum of one `block_image_tables` entry per 8-cell block, so no code is
+    decoded into digits; in chunks that keep the work in cache, this is about ten times faster
+    than `canonical_many` on a million codes.
+    """
+    codes = np.asarray(codes, dtype=np.int64)
+    table = block_image_tables(spec)
+    out = np.empty(len(codes), dtype=np.int64)
+    for start in range(0, len(codes), chunk):
+        rest = codes[start : start + chunk]
+        blocks = []
+        for _ in range(table.shape[1]):
+            rest, low = np.divmod(rest, 3 ** _BLOCK)
+            blocks.append(low)
+        best = None
+        for per_map in table:
+            image = per_map[0][blocks[0]]
+            for b in range(1, len(blocks)):
+                image += per_map[b][blocks[b]]
+            best = image if best is None else np.minimum(best, image, out=best)
+        out[start : start + chunk] = best
+    return out
 
 
 @lru_cache(maxsize=None)

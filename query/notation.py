@@ -1,0 +1,220 @@
+"""Positions and moves as people write them: board text, move names and move lists, and a
+board drawn for the terminal.
+
+Board text lists the rows from top to bottom separated by '/', one character per cell:
+`x`, `o` (either case) or `.` for empty. Cells are numbered as in builder.game.geometry,
+row-major from the top-left, so the text visits cells 0, 1, 2, ... in order:
+
+    x.o/.x./...      3 | x . o |      cells  0 1 2      moves  a3 b3 c3
+                     2 | . x . |             3 4 5             a2 b2 c2
+                     1 | . . . |             6 7 8             a1 b1 c1
+                         a b c
+
+A flat string of exactly width x height characters is read the same way. A move is a
+column letter (a = leftmost; past z come aa, ab, ...) and a row number (1 = bottom), as in
+GTP; with +gravity the column letter alone is enough.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from builder.game import EMPTY, O, X, Spec, Value, digits, open_cells, outcome
+from query.errors import IllegalMoveError, NotationError
+
+PLAYER_NAMES = {X: "x", O: "o"}
+_CELL_CHARS = {".": EMPTY, "x": X, "o": O}
+_CHARS = ".xo"
+_MOVE_RE = re.compile(r"([a-z]+)([0-9]*)")
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def column_name(col: int) -> str:
+    """The letters of column `col` (0 = leftmost): a, b, ..., z, aa, ab, ..."""
+    name = ""
+    col += 1
+    while col:
+        col, rest = divmod(col - 1, 26)
+        name = chr(ord("a") + rest) + name
+    return name
+
+
+def _column_index(letters: str) -> int:
+    col = 0
+    for ch in letters:
+        col = col * 26 + ord(ch) - ord("a") + 1
+    return col - 1
+
+
+def move_name(spec: Spec, cell: int) -> str:
+    """The name of a cell: column letter and row number, row 1 being the bottom row."""
+    row, col = divmod(cell, spec.width)
+    return f"{column_name(col)}{spec.height - row}"
+
+
+def player_name(player: int) -> str:
+    """'x' or 'o'."""
+    return PLAYER_NAMES[player]
+
+
+def to_move_name(ply: int) -> str:
+    """The side to move after `ply` stones, 'x' or 'o' (x moves first)."""
+    return "x" if ply % 2 == 0 else "o"
+
+
+# --- boards ------------------------------------------------------------------
+
+def empty_board(spec: Spec) -> tuple[int, ...]:
+    """The empty board's cell values."""
+    return (EMPTY,) * spec.cells
+
+
+def board_text(spec: Spec, board: Sequence[int]) -> str:
+    """Board text of a board given as cell values, e.g. `x.o/.x./...`."""
+    chars = "".join(_CHARS[v] for v in board)
+    w = spec.width
+    return "/".join(chars[i : i + w] for i in range(0, spec.cells, w))
+
+
+def board_texts(spec: Spec, codes: np.ndarray) -> list[str]:
+    """Board text of many codes at once (the vectorised twin of `board_text`)."""
+    w, h = spec.width, spec.height
+    chars = np.frombuffer(_CHARS.encode(), dtype=np.uint8)[digits(codes, spec.cells)]
+    width = spec.cells + h - 1
+    out = np.full((len(chars), width), ord("/"), dtype=np.uint8)
+    for row in range(h):
+        out[:, row * (w + 1) : row * (w + 1) + w] = chars[:, row * w : (row + 1) * w]
+    return np.ascontiguousarray(out).view(f"S{width}").ravel().astype(str).tolist()
+
+
+def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
+    """Cell values of board text; raise NotationError naming what is wrong with it.
+
+    Only reads: whether the board can arise in play is `check_position`'s question.
+    """
+    raw = text.strip()
+    w, h = spec.width, spec.height
+    example = board_text(spec, empty_board(spec))
+    if "/" in raw:
+        rows = raw.split("/")
+        if len(rows) != h:
+            raise NotationError(
+                f"board {_shown(text)} has {len(rows)} rows, expected {h} for {spec.name}"
+                f" ({h} rows of {w} cells separated by '/', e.g. {example})")
+        for number, row in enumerate(rows, 1):
+            if len(row) != w:
+                raise NotationError(
+                    f"board {_shown(text)}: row {number} from the top ({row!r}) has {len(row)}"
+                    f" cells, expected {w} for {spec.name}")
+        flat = "".join(rows)
+    else:
+        flat = raw
+        if len(flat) != spec.cells:
+            raise NotationError(
+                f"board {_shown(text)} has {len(flat)} cells, expected {spec.cells} for"
+                f" {spec.name}: {h} rows of {w} separated by '/', e.g. {example},"
+                f" or all {spec.cells} cells in one string")
+    board = []
+    for cell, ch in enumerate(flat):
+        value = _CELL_CHARS.get(ch.lower())
+        if value is None:
+            raise NotationError(
+                f"board {_shown(text)}: unknown character {ch!r} at {move_name(spec, cell)};"
+                " use x, o and . (empty)")
+        board.append(value)
+    return tuple(board)
+
+
+def draw_board(spec: Spec, board: Sequence[int], highlight: int | None = None) -> str:
+    """A picture of the board with coordinates; the `highlight` cell's stone is upper case."""
+    label = len(str(spec.height))
+    cols = [column_name(c) for c in range(spec.width)]
+    cell_width = max(len(c) for c in cols)
+    lines = []
+    for row in range(spec.height):
+        cells = []
+        for col in range(spec.width):
+            cell = row * spec.width + col
+            ch = _CHARS[board[cell]]
+            cells.append((ch.upper() if cell == highlight else ch).ljust(cell_width))
+        lines.append(f"{spec.height - row:>{label}} | {' '.join(cells).rstrip()}")
+    lines.append(" " * (label + 3) + " ".join(c.ljust(cell_width) for c in cols).rstrip())
+    return "\n".join(lines)
+
+
+# --- moves -------------------------------------------------------------------
+
+def _over_reason(spec: Spec, board: Sequence[int]) -> str | None:
+    done = outcome(spec, board)
+    if done is None:
+        return None
+    if done == Value.DRAW:
+        return "the board is full"
+    last = player_name(X if sum(1 for v in board if v) % 2 == 1 else O)
+    return f"{last} completed {spec.k} in a row"
+
+
+def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
+    """The cell a move name plays on `board`; raise NotationError if it cannot be read or is off
+    the board, IllegalMoveError if the cell may not be played now."""
+    m = _MOVE_RE.fullmatch(text.strip().lower())
+    alone = " (or a column letter alone, with +gravity)" if spec.gravity else ""
+    if m is None:
+        raise NotationError(
+            f"cannot read move {text!r}: expected a column letter and a row number such as b2{alone}")
+    letters, number = m.group(1), m.group(2)
+    col = _column_index(letters)
+    last_col = column_name(spec.width - 1)
+    if col >= spec.width or (number and not 1 <= int(number) <= spec.height):
+        raise NotationError(
+            f"move {text!r} is off the {spec.width}x{spec.height} board: columns run a-{last_col},"
+            f" rows 1-{spec.height}")
+    reason = _over_reason(spec, board)
+    if reason is not None:
+        raise IllegalMoveError(f"move {text!r} comes after the end of the game ({reason})")
+    landing = None
+    if spec.gravity:
+        free = [c for c in open_cells(spec, board) if c % spec.width == col]
+        if not free:
+            raise IllegalMoveError(f"move {text!r}: column {letters} is full")
+        landing = free[0]
+    if not number:
+        if landing is None:
+            raise NotationError(
+                f"move {text!r} names a column but no row: write a column letter and a row number"
+                f" such as {letters}1 (a column alone is enough only with +gravity)")
+        return landing
+    cell = (spec.height - int(number)) * spec.width + col
+    if board[cell] != EMPTY:
+        raise IllegalMoveError(
+            f"move {text!r}: {move_name(spec, cell)} is occupied (by {player_name(board[cell])})")
+    if landing is not None and cell != landing:
+        raise IllegalMoveError(
+            f"move {text!r}: with +gravity a stone in column {letters} lands on"
+            f" {move_name(spec, landing)}, not {move_name(spec, cell)}")
+    return cell
+
+
+def place(board: Sequence[int], cell: int) -> tuple[int, ...]:
+    """The board after the side to move puts a stone on `cell` (no legality check)."""
+    out = list(board)
+    out[cell] = X if sum(1 for v in board if v) % 2 == 0 else O
+    return tuple(out)
+
+
+def play_moves(spec: Spec, text: str, board: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The board after a move list such as "b2 a1 c3" (spaces or commas), played from `board`
+    (the empty board by default); raise naming the first move that fails and why."""
+    current = tuple(board) if board is not None else empty_board(spec)
+    for number, token in enumerate(text.replace(",", " ").split(), 1):
+        try:
+            cell = parse_move(spec, current, token)
+        except (NotationError, IllegalMoveError) as e:
+            raise type(e)(f"move {number} of {text.strip()!r}: {e}") from None
+        current = place(current, cell)
+    return current

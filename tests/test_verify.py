@@ -1,0 +1,129 @@
+"""`verify` re-derives a table from scratch: clean tables pass, every kind of tampering is caught."""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from contextlib import closing
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from builder.game import parse_spec
+from db.engine import open_database
+from query.verify import VerifyReport, verify_table
+from tests.reference import Game
+
+
+def _verify(path: Path | str, spec: str) -> VerifyReport:
+    with open_database(str(path)) as engine:
+        return verify_table(engine, parse_spec(spec))
+
+
+@pytest.mark.parametrize("spec", ["3x3k3", "3x3k3+misere", "3x3k3+gravity", "4x3k3"])
+def test_clean_tables_pass(table_db: Callable[[str], str], spec: str) -> None:
+    report = _verify(table_db(spec), spec)
+    assert report.ok, report.first
+    assert report.positions == {"3x3k3": 765, "3x3k3+misere": 765, "3x3k3+gravity": 359,
+                                "4x3k3": 28275}[spec]
+
+
+@pytest.fixture
+def tampered(tmp_path: Path, table_db: Callable[[str], str]) -> tuple[Path, str]:
+    """A private copy of the 4x3k3 table, and the name of its positions table."""
+    path = tmp_path / "copy.db"
+    shutil.copy(table_db("4x3k3"), path)
+    with closing(sqlite3.connect(path)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
+    return path, table
+
+
+def _sql(path: Path, statement: str, *params: object) -> None:
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute(statement, params)
+        conn.commit()
+
+
+def _a_position(path: Path, table: str, where: str) -> tuple[int, int, int, int]:
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute(f'SELECT code, ply, value, depth FROM "{table}" WHERE {where}'
+                            " ORDER BY code LIMIT 1 OFFSET 7").fetchone()
+
+
+def test_flipped_value_is_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    code, ply, value, _ = _a_position(path, table, "ply = 6 AND value = 1")
+    _sql(path, f'UPDATE "{table}" SET value = -1 WHERE code = ?', code)
+    report = _verify(path, "4x3k3")
+    assert not report.ok
+    assert {"value", "checksum", "count"} <= set(report.by_kind)
+    assert any(p.code == code and p.kind == "value" for p in report.first)
+
+
+def test_changed_depth_is_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    code, _, _, depth = _a_position(path, table, "ply = 5 AND value = 1")
+    _sql(path, f'UPDATE "{table}" SET depth = ? WHERE code = ?', depth + 2, code)
+    report = _verify(path, "4x3k3")
+    assert any(p.code == code and p.kind == "depth" for p in report.first)
+
+
+def test_wrong_terminal_score_is_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    code, *_ = _a_position(path, table, "ply = 12")
+    _sql(path, f'UPDATE "{table}" SET value = 1, depth = 0 WHERE code = ?', code)
+    assert "terminal" in _verify(path, "4x3k3").by_kind
+
+
+def test_deleted_row_is_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    code, *_ = _a_position(path, table, "ply = 7")
+    _sql(path, f'DELETE FROM "{table}" WHERE code = ?', code)
+    report = _verify(path, "4x3k3")
+    assert {"missing-child", "count", "checksum"} <= set(report.by_kind)
+
+
+def test_deleted_root_is_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    _sql(path, f'DELETE FROM "{table}" WHERE code = 0')
+    assert "root" in _verify(path, "4x3k3").by_kind
+
+
+def test_bogus_rows_are_caught(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    game = Game("4x3k3")
+    # An unreachable but well-formed canonical position: x has two separate lines.
+    #   x x x .
+    #   o o . .
+    #   x x x o   <- with o to move after x's last stone, and the counts right
+    board = (1, 1, 1, 0, 2, 2, 0, 0, 1, 1, 1, 2)
+    assert sum(1 for v in board if v == 1) == 6 and sum(1 for v in board if v == 2) == 3
+    bogus = game.canonical(board)
+    _sql(path, f'INSERT INTO "{table}" (code, ply, value, depth) VALUES (?, 9, -1, 0)', bogus)
+    report = _verify(path, "4x3k3")
+    assert {"count", "checksum"} <= set(report.by_kind)
+    assert "unreachable" in report.by_kind or "bad-row" in report.by_kind
+    # A row that is not even a canonical code
+    _sql(path, f'DELETE FROM "{table}" WHERE code = ?', bogus)
+    _sql(path, f'INSERT INTO "{table}" (code, ply, value, depth) VALUES (?, 1, 0, 11)', 3 ** 11)
+    assert "bad-row" in _verify(path, "4x3k3").by_kind
+
+
+def test_changed_count_is_caught(tampered: tuple[Path, str]) -> None:
+    path, _ = tampered
+    _sql(path, "UPDATE games SET wins = wins + 1 WHERE spec = '4x3k3'")
+    report = _verify(path, "4x3k3")
+    assert report.by_kind == {"count": 1}
+    _sql(path, "UPDATE games SET wins = wins - 1 WHERE spec = '4x3k3'")
+    _sql(path, "UPDATE game_plies SET draws = draws + 1 WHERE ply = 4 AND game_id ="
+               " (SELECT id FROM games WHERE spec = '4x3k3')")
+    assert _verify(path, "4x3k3").by_kind == {"count": 1}
+
+
+def test_report_orders_problems_by_stones(tampered: tuple[Path, str]) -> None:
+    path, table = tampered
+    for ply in (9, 3, 6):
+        code, *_ = _a_position(path, table, f"ply = {ply} AND value = 0")
+        _sql(path, f'UPDATE "{table}" SET value = 1 WHERE code = ?', code)
+    plies = [p.ply for p in _verify(path, "4x3k3").first if p.ply is not None]
+    assert plies == sorted(plies) and plies[0] <= 3
