@@ -105,7 +105,26 @@ def open_database(target: str, *, writable: bool = False) -> Iterator[Engine]:
     try:
         yield engine
     finally:
+        if writable and engine.dialect.name == "sqlite":
+            _leave_wal(engine)
         engine.dispose()
+
+
+def _leave_wal(engine: Engine) -> None:
+    """Return a SQLite file to rollback-journal mode once its writer is done.
+
+    WAL lets readers read while a build writes, but a read-only reader of a WAL file leaves
+    -wal and -shm files behind; a finished database should be one file that reads touch
+    not at all. If another connection is busy with the file, it stays in WAL mode.
+    """
+    raw = engine.raw_connection()
+    try:
+        raw.cursor().execute("PRAGMA busy_timeout = 0")
+        raw.cursor().execute("PRAGMA journal_mode = DELETE")
+    except Exception:  # noqa: BLE001 - busy or locked: staying in WAL mode is harmless
+        pass
+    finally:
+        raw.close()
 
 
 def _create_schema(engine: Engine, name: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from itertools import chain
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,6 +168,7 @@ class PositionReader:
         self._engine = engine
         self._game = game
         self.spec = game.spec
+        self.table = str(game.positions_table)
         self.canonical = int(game.canonical or 0)
         table = positions_table(str(game.positions_table))
         self._table = table
@@ -176,6 +178,21 @@ class PositionReader:
             self._conn = engine.connect()
         except SQLAlchemyError as e:
             raise _wrap(f"positions of {game.spec}", e) from e
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction, so that every read sees the same moment."""
+        if self._conn.in_transaction():
+            yield
+            return
+        try:
+            transaction = self._conn.begin()
+        except SQLAlchemyError as e:
+            raise _wrap(f"positions of {self.spec}", e) from e
+        try:
+            yield
+        finally:
+            transaction.rollback()
 
     def fetch(self, code: int) -> tuple[int, int, int] | None:
         """(ply, value, depth) of one canonical code, or None if the table lacks it."""

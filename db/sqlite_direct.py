@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import NamedTuple
 from urllib.parse import quote
 
@@ -50,6 +51,7 @@ class SqlitePositions:
     def __init__(self, conn: sqlite3.Connection, spec: str, table: str, canonical: int) -> None:
         self._conn = conn
         self.spec = spec
+        self.table = table
         self.canonical = canonical  # rows in the table, one per orbit
         quoted = '"' + table.replace('"', '""') + '"'
         self._table = quoted
@@ -57,6 +59,22 @@ class SqlitePositions:
 
     def _fail(self, e: sqlite3.Error) -> DatabaseError:
         return DatabaseError(f"cannot read positions of {self.spec}: {e}")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction: every read sees the database at the same moment,
+        even while a build commits (WAL keeps the old pages for this reader)."""
+        if self._conn.in_transaction:
+            yield
+            return
+        try:
+            self._conn.execute("BEGIN")
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+        try:
+            yield
+        finally:
+            self._conn.rollback()
 
     def fetch(self, code: int) -> tuple[int, int, int] | None:
         """(ply, value, depth) of one canonical code, or None if the table lacks it."""

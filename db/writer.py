@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
-from sqlalchemy import Engine, delete, func, insert, inspect, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from db.engine import error_reason
@@ -108,28 +108,48 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
         raise DatabaseError(f"cannot start the build of {params.spec}: {error_reason(e)}") from e
 
 
+# Rows per INSERT statement on SQLite: 4 bound values a row, within the 999 variables the
+# oldest SQLite versions allow. Binding many rows per statement is 2-3x faster than one row
+# per executemany step, the write stage's whole cost.
+_ROWS_PER_INSERT = 249
+
+
 def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply: np.ndarray,
                     value: np.ndarray, depth: np.ndarray) -> None:
     """Append a chunk of positions (equal-length arrays, ascending codes) in one transaction."""
-    # sqlite3 stores a numpy integer as a BLOB that never matches an INTEGER again: convert here.
-    rows = list(zip(np.asarray(codes, np.int64).tolist(), np.asarray(ply).tolist(),
-                    np.asarray(value).tolist(), np.asarray(depth).tolist()))
-    table = positions_table(handle.table_name)
+    n = len(codes)
+    # tolist() makes Python ints: sqlite3 stores a numpy integer as a BLOB that never matches
+    # an INTEGER again.
+    flat = np.column_stack([np.asarray(codes, np.int64), np.asarray(ply, np.int64),
+                            np.asarray(value, np.int64), np.asarray(depth, np.int64)]
+                           ).ravel().tolist()
     try:
         with engine.begin() as conn:
             if conn.dialect.name == "sqlite":
-                # The driver's executemany with tuples is several times faster than Core's dicts.
-                conn.exec_driver_sql(
-                    f'INSERT INTO "{handle.table_name}" (code, ply, value, depth) VALUES (?, ?, ?, ?)',
-                    rows)
+                _insert_sqlite(conn, handle.table_name, flat)
             else:
-                conn.execute(insert(table), [dict(zip(("code", "ply", "value", "depth"), r))
-                                             for r in rows])
+                conn.execute(insert(positions_table(handle.table_name)),
+                             [dict(zip(("code", "ply", "value", "depth"), flat[i : i + 4]))
+                              for i in range(0, len(flat), 4)])
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot write positions of {handle.params.spec}: {error_reason(e)}") from e
-    handle.rows += len(rows)
-    if rows:
-        handle.last_code = rows[-1][0]
+    handle.rows += n
+    if n:
+        handle.last_code = int(codes[-1])
+
+
+def _insert_sqlite(conn: Connection, table: str, flat: list[int]) -> None:
+    """Insert rows given as one flat list (code, ply, value, depth, code, ...) in big statements."""
+    def statement(rows: int) -> str:
+        return f'INSERT INTO "{table}" (code, ply, value, depth) VALUES ' + ",".join(
+            ["(?, ?, ?, ?)"] * rows)
+    step = 4 * _ROWS_PER_INSERT
+    whole = len(flat) - len(flat) % step
+    if whole:
+        conn.exec_driver_sql(statement(_ROWS_PER_INSERT),
+                             [tuple(flat[i : i + step]) for i in range(0, whole, step)])
+    if whole < len(flat):
+        conn.exec_driver_sql(statement((len(flat) - whole) // 4), tuple(flat[whole:]))
 
 
 def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,

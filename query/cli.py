@@ -340,7 +340,7 @@ def _digits_of(code: int, cells: int) -> list[int]:
 
 def _cmd_audit(args: argparse.Namespace) -> int:
     from query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names, open_candidate,
-                             open_engine, parse_selection)
+                             open_engine, parse_selection, report_dict)
 
     spec = parse_spec(args.spec)
     options: dict[str, Any] = dict(
@@ -366,7 +366,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         with opened as candidate:
             report = audit(tb, spec, candidate, **options)
     if args.json:
-        from query.audit import report_dict
         print(json.dumps(report_dict(report), indent=2))
     else:
         _print_audit(spec, report)
@@ -386,7 +385,7 @@ def _count(n: int, word: str) -> str:
 def _print_audit(spec: Spec, report: Any) -> None:
     from query.audit import KINDS
 
-    seen = ("in every distinct image of its orbit" if report.every_orientation
+    seen = ("each in every distinct image of its orbit" if report.every_orientation
             else f"each in a random image of its orbit (seed {report.seed})")
     print(f"audit of {report.solver} on {spec.name}: {_count(report.positions, 'position')}"
           f" ({report.selection}), {seen}")
@@ -419,8 +418,8 @@ def _print_audit(spec: Spec, report: Any) -> None:
     if report.examples:
         print()
         print(f"smallest counterexamples ({len(report.examples)} of"
-              f" {report.mismatched_positions:,} positions, fewest stones first; boards as shown"
-              " to the solver):")
+              f" {_count(report.mismatched_positions, 'position')}, fewest stones first; boards"
+              " as shown to the solver):")
     for number, e in enumerate(report.examples, 1):
         print()
         print(f"{number}. {e.kind}: {e.to_move} to move, {_count(e.ply, 'stone')}"
@@ -450,7 +449,7 @@ def _line_text(e: Any) -> str:
 
 def _print_builtins(spec: Spec, audits: Sequence[Any]) -> None:
     first = audits[0].report
-    seen = ("in every distinct image" if first.every_orientation
+    seen = ("each in every distinct image of its orbit" if first.every_orientation
             else f"each in a random image of its orbit (seed {first.seed})")
     print(f"textbook solvers on {spec.name}: {_count(first.positions, 'position')}"
           f" ({first.selection}), {seen}")
@@ -628,6 +627,12 @@ def _hint(error: Exception, args: argparse.Namespace | None) -> str:
     return ""
 
 
+def _one_line(message: str) -> str:
+    """The message with control characters (newlines included) escaped: errors echo what
+    the user typed, and an error is always exactly one line."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `tablebase` command; return its exit status."""
     args = None
@@ -635,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = make_parser().parse_args(argv)
         return int(args.run(args))
     except (UsageError, GameError, StorageError, QueryError) as e:
-        print(f"tablebase: error: {e}{_hint(e, args)}", file=sys.stderr)
+        print(f"tablebase: error: {_one_line(f'{e}{_hint(e, args)}')}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if getattr(args, "command", None) == "build":

@@ -27,7 +27,9 @@ from query.errors import IllegalMoveError, NotationError
 PLAYER_NAMES = {X: "x", O: "o"}
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
 _CHARS = ".xo"
-_MOVE_RE = re.compile(r"([a-z]+)([0-9]*)")
+# At most 39 columns (two letters) and 39 rows: a longer name is garbage, refused before any
+# arithmetic on it (a long run of letters or digits would cost quadratic time as a number).
+_MOVE_RE = re.compile(r"([a-z]{1,3})([0-9]{0,3})")
 
 
 def _shown(text: str) -> str:
@@ -162,11 +164,12 @@ def _over_reason(spec: Spec, board: Sequence[int]) -> str | None:
 def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
     """The cell a move name plays on `board`; raise NotationError if it cannot be read or is off
     the board, IllegalMoveError if the cell may not be played now."""
-    m = _MOVE_RE.fullmatch(text.strip().lower())
+    m = _MOVE_RE.fullmatch(text.strip().lower()) if len(text) <= 40 else None
     alone = " (or a column letter alone, with +gravity)" if spec.gravity else ""
     if m is None:
         raise NotationError(
-            f"cannot read move {text!r}: expected a column letter and a row number such as b2{alone}")
+            f"cannot read move {_shown(text)}: expected a column letter and a row number such as"
+            f" b2{alone}")
     letters, number = m.group(1), m.group(2)
     col = _column_index(letters)
     last_col = column_name(spec.width - 1)
@@ -215,6 +218,6 @@ def play_moves(spec: Spec, text: str, board: Sequence[int] | None = None) -> tup
         try:
             cell = parse_move(spec, current, token)
         except (NotationError, IllegalMoveError) as e:
-            raise type(e)(f"move {number} of {text.strip()!r}: {e}") from None
+            raise type(e)(f"move {number} of {_shown(text.strip())}: {e}") from None
         current = place(current, cell)
     return current

@@ -12,17 +12,18 @@ player making the move (lichess reports the value of the position after it inste
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value, canonical_board,
                           check_position, decode, open_cells, parse_spec, score)
 from builder.game.symmetry import canonical_many_lookup
+from db.errors import DatabaseError
 from db.sqlite_direct import DEFAULT_DATABASE, PositionArrays, SqliteFile
 from query.errors import ImpossiblePositionError, MissingPositionError, NotationError
 from query.notation import board_text, move_name, parse_board, to_move_name
@@ -96,10 +97,16 @@ class ManyProbes:
     found: np.ndarray
 
 
+T = TypeVar("T")
+
+
 class _Positions(Protocol):
     """One game's stored table: db.sqlite_direct.SqlitePositions or db.reader.PositionReader."""
 
     canonical: int
+    table: str
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
 
     def fetch(self, code: int) -> tuple[int, int, int] | None: ...
 
@@ -173,6 +180,30 @@ class Tablebase:
                 positions = PositionReader(self._engine, probe_game(self._engine, spec.name))
             self._games[spec] = positions
         return positions
+
+    def _read(self, spec: Spec, read: Callable[[], T]) -> T:
+        """Run `read` in one snapshot of the game's table. If a concurrent `build --force`
+        swapped in a new table since this Tablebase looked, look again and retry once: a
+        reader sees the old complete table or the new one, never a mixture."""
+        positions = self._positions(spec)
+        try:
+            with positions.snapshot():
+                return read()
+        except DatabaseError:
+            if not self._swapped(spec, positions):
+                raise
+        with self._positions(spec).snapshot():
+            return read()
+
+    def _swapped(self, spec: Spec, positions: _Positions) -> bool:
+        """Forget the cached table of `spec`; whether the game now has a different one."""
+        self._games.pop(spec, None)
+        self._arrays.pop(spec, None)
+        close = getattr(positions, "close", None)
+        if close is not None:
+            close()
+        # Raises GameNotBuiltError if the game lost its complete table meanwhile.
+        return self._positions(spec).table != positions.table
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked)."""
@@ -252,7 +283,8 @@ class Tablebase:
         InvalidPositionError (a ValueError) for a board that cannot be read or cannot arise.
         """
         spec = self.spec(spec)
-        return self._probe_board(spec, self.read_board(spec, position))
+        board = self.read_board(spec, position)
+        return self._read(spec, lambda: self._probe_board(spec, board))
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
             ) -> Probe | None:
@@ -272,7 +304,8 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        return self._moves_board(spec, board, self._probe_board(spec, board))
+        return self._read(spec, lambda: self._moves_board(spec, board,
+                                                          self._probe_board(spec, board)))
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
         """The moves that keep the position's perfect value and depth (see `moves`)."""
@@ -284,17 +317,22 @@ class Tablebase:
         At each step the first of the best moves (in cell order) is played.
         """
         spec = self.spec(spec)
-        board = self.read_board(spec, position)
-        probe = self._probe_board(spec, board)
-        steps: list[Step] = []
-        while not probe.terminal:
-            best = self._moves_board(spec, board, probe)[0]
-            child = list(board)
-            child[best.cell] = X if probe.ply % 2 == 0 else O
-            board = tuple(child)
-            steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth, board))
+        start = self.read_board(spec, position)
+
+        def walk() -> list[Step]:
+            board = start
             probe = self._probe_board(spec, board)
-        return steps
+            steps: list[Step] = []
+            while not probe.terminal:
+                best = self._moves_board(spec, board, probe)[0]
+                child = list(board)
+                child[best.cell] = X if probe.ply % 2 == 0 else O
+                board = tuple(child)
+                steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth,
+                                  board))
+                probe = self._probe_board(spec, board)
+            return steps
+        return self._read(spec, walk)
 
     # --- many positions -------------------------------------------------------------
 
@@ -303,7 +341,8 @@ class Tablebase:
         spec = self.spec(spec)
         arrays = self._arrays.get(spec)
         if arrays is None:
-            arrays = self._arrays[spec] = self._positions(spec).load()
+            arrays = self._read(spec, lambda: self._positions(spec).load())
+            self._arrays[spec] = arrays
         return arrays
 
     def get_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int]) -> ManyProbes:
@@ -357,7 +396,11 @@ class Tablebase:
 
     def positions(self, spec: str | Spec, batch: int = 1 << 16) -> Iterator[PositionArrays]:
         """Every stored (canonical) position in code order, `batch` at a time, as arrays."""
-        return self._positions(self.spec(spec)).chunks(batch)
+        spec = self.spec(spec)
+        self._read(spec, lambda: None)  # follow a swapped table before streaming from it
+        positions = self._positions(spec)
+        with positions.snapshot():
+            yield from positions.chunks(batch)
 
     def count(self, spec: str | Spec) -> int:
         """How many positions the game's table holds (one per symmetry orbit)."""

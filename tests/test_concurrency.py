@@ -1,0 +1,128 @@
+"""Queries next to builds: read-only opening, answers while another game is written to the same
+file, and a game swapped by a rebuild seen whole (old or new table), never a mixture."""
+from __future__ import annotations
+
+import hashlib
+import random
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from builder.game import parse_spec
+from builder.pipeline import build
+from query import open_tablebase
+from query.notation import board_text
+from tests.conftest import stored_rows
+from tests.reference import Game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_queries_leave_the_file_untouched(tmp_path: Path, table_db: Callable[[str], str]) -> None:
+    path = tmp_path / "t.db"
+    shutil.copy(table_db("4x3k3"), path)
+    before = _digest(path)
+    with open_tablebase(str(path)) as tb:
+        tb.probe("4x3k3", "..../..../....")
+        tb.moves("4x3k3", "x.../..../....")
+        tb.line("4x3k3", "..../..../....")
+        tb.probe_many("4x3k3", [0, 1, 3])
+    assert _digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
+
+
+@pytest.mark.slow
+def test_answers_stay_right_while_another_game_is_built(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    build(parse_spec("4x3k3"), str(path))
+    truth = stored_rows(path, "4x3k3")
+    game = Game("4x3k3")
+    codes = random.Random(1).sample(sorted(truth), 400)
+    writer = subprocess.Popen([sys.executable, "-m", "query", "build", "4x4k4", "--db", str(path),
+                               "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    answered = 0
+    with open_tablebase(str(path)) as tb:
+        while writer.poll() is None or answered < len(codes):
+            code = codes[answered % len(codes)]
+            probe = tb.probe("4x3k3", board_text(parse_spec("4x3k3"), game.board(code)))
+            assert (int(probe.value), probe.depth) == truth[code][1:]
+            answered += 1
+    assert writer.wait() == 0, writer.stderr.read() if writer.stderr else ""
+    assert answered > len(codes)
+    assert len(stored_rows(path, "4x4k4")) == 1217977
+
+
+# The rival swaps the 4x3k3 table back and forth, through the real writer, between the true
+# table and one whose non-terminal depths are all 40 higher (which keeps every move's order),
+# so any answer mixing the two shows.
+SWAPPER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from db.engine import open_database
+    from db.reader import iter_positions, probe_game
+    from db.writer import GameParams, GameSummary, begin_build, finish_build, write_positions
+    from db.reader import read_plies
+    path, rounds = sys.argv[1], int(sys.argv[2])
+    with open_database(path, writable=True) as engine:
+        game = probe_game(engine, "4x3k3")
+        rows = [np.concatenate(p) for p in zip(*iter_positions(engine, game))]
+        plies = read_plies(engine, game)
+        params = GameParams("4x3k3", 4, 3, 3, False, False)
+        for i in range(rounds):
+            shift = 40 if i % 2 == 0 else 0
+            handle = begin_build(engine, params, force=True)
+            for start in range(0, len(rows[0]), 5000):
+                part = slice(start, start + 5000)
+                write_positions(engine, handle, rows[0][part], rows[1][part], rows[2][part],
+                                np.where(rows[3][part] > 0, rows[3][part] + shift, 0))
+            finish_build(engine, handle, GameSummary(
+                game.reachable, game.canonical, game.terminal, game.terminal_canonical,
+                game.wins, game.draws, game.losses, game.root_value, game.root_depth,
+                "test", 0.0, {}, game.checksum), plies)
+""")
+
+
+@pytest.mark.slow
+def test_a_rebuilt_game_is_seen_whole(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    build(parse_spec("4x3k3"), str(path))
+    truth = stored_rows(path, "4x3k3")
+    spec, game = parse_spec("4x3k3"), Game("4x3k3")
+    codes = [c for c in random.Random(2).sample(sorted(truth), 300) if truth[c][2] > 2]
+    rival = subprocess.Popen([sys.executable, "-c", SWAPPER, str(path), "12"], cwd=ROOT,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    shifted = plain = 0
+    with open_tablebase(str(path)) as tb:
+        deadline = time.monotonic() + 120
+        i = 0
+        while rival.poll() is None and time.monotonic() < deadline:
+            code = codes[i % len(codes)]
+            i += 1
+            text = board_text(spec, game.board(code))
+            line = tb.line(spec, text)
+            # One snapshot: the line is the true table's line, and the depths along it count
+            # down by one (all shifted by 40, or none).
+            base = truth[code][2]
+            offset = len(line) - base
+            assert offset == 0, "a line is played out in the true table's moves"
+            depths = [step.depth for step in line]
+            assert depths in ([base - 1 - j for j in range(base)],
+                              [base - 1 - j + 40 for j in range(base - 1)] + [0]), depths
+            moves = tb.moves(spec, text)
+            kinds = {m.depth >= 40 for m in moves if m.depth != 0}
+            assert len(kinds) <= 1, [(m.move, m.depth) for m in moves]
+            shifted += kinds == {True}
+            plain += kinds == {False}
+    assert rival.wait(timeout=60) == 0, rival.stderr.read() if rival.stderr else ""
+    assert shifted and plain  # both tables were really seen
