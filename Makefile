@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench clean
+.PHONY: install run test bench bench-peers clean
 
 install: $(STAMP)
 
@@ -23,6 +23,14 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tests/bench.py
+
+# OpenSpiel comes only with the optional bench extra, installed on first use.
+$(VENV)/.installed-bench: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench,test]'
+	touch $(VENV)/.installed-bench
+
+bench-peers: $(VENV)/.installed-bench
+	$(PY) tests/bench_peers.py
 
 clean:
 	rm -rf $(VENV) tablebase.db tablebase.db-wal tablebase.db-shm *.egg-info
