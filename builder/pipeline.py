@@ -28,7 +28,7 @@ from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_
                        begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 2
 
 
 def tool_version() -> str:
@@ -137,7 +137,8 @@ def _resumable(work: WorkDir, spec: Spec) -> dict[str, Any] | None:
         return None
     same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == spec.name
             and manifest.get("tool_version") == tool_version())
-    return manifest if same else None
+    # A power loss can leave the manifest and the files out of step: then start over.
+    return manifest if same and work.intact() else None
 
 
 def _stage_of(manifest: dict[str, Any]) -> str:

@@ -7,6 +7,8 @@ import json
 import os
 import re
 import shutil
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,13 +55,35 @@ class WorkDir:
         return self.manifest
 
     def save_manifest(self) -> None:
-        """Write the manifest atomically: a reader sees the old one or the new one, never half."""
+        """Write the manifest atomically: a reader sees the old one or the new one, never half.
+
+        Nothing is fsynced: after a power loss the manifest may be older than the files or the
+        files older than the manifest, and `intact` (checked before resuming) tells.
+        """
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump(self.manifest, f, indent=1)
-            f.flush()
-            os.fsync(f.fileno())
         os.replace(tmp, self.path / "manifest.json")
+
+    def _record(self, name: str, crc: int, size: int) -> None:
+        self.manifest.setdefault("files", {})[name] = [crc, size]
+
+    def intact(self) -> bool:
+        """Whether every array the manifest lists is on disk with the size and CRC-32 recorded."""
+        for name, (crc, size) in self.manifest.get("files", {}).items():
+            path = self.path / name
+            try:
+                if path.stat().st_size != size:
+                    return False
+                found = 0
+                with open(path, "rb") as f:
+                    while block := f.read(1 << 24):
+                        found = zlib.crc32(block, found)
+            except OSError:
+                return False
+            if found != crc:
+                return False
+        return True
 
     def remove(self) -> None:
         """Delete the directory and everything in it."""
@@ -73,12 +97,15 @@ class WorkDir:
     def put(self, kind: str, ply: int, array: np.ndarray) -> None:
         """Store one tier's array of `kind`, atomically."""
         tmp = self.path / f"{kind}_{ply}.tmp"
-        np.ascontiguousarray(array, dtype=DTYPES[kind]).tofile(tmp)
+        data = np.ascontiguousarray(array, dtype=DTYPES[kind])
+        data.tofile(tmp)
         os.replace(tmp, self._file(kind, ply))
+        self._record(self._file(kind, ply).name, zlib.crc32(data), data.nbytes)
 
     def writer(self, kind: str, ply: int) -> ArrayWriter:
         """A writer that appends chunks of one tier's array, made visible on close."""
-        return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind])
+        return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind],
+                           self._record)
 
     def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray:
         """One tier's array of `kind`: read into memory, or mapped from disk."""
@@ -103,17 +130,22 @@ class WorkDir:
 class ArrayWriter:
     """Appends chunks to a raw array file; the file takes its final name only on `close`."""
 
-    def __init__(self, tmp: Path, final: Path, dtype: np.dtype) -> None:
-        self._tmp, self._final, self._dtype = tmp, final, dtype
+    def __init__(self, tmp: Path, final: Path, dtype: np.dtype,
+                 record: Callable[[str, int, int], None]) -> None:
+        self._tmp, self._final, self._dtype, self._record = tmp, final, dtype, record
         self._file = open(tmp, "wb")
+        self._crc = 0
         self.count = 0
 
     def append(self, chunk: np.ndarray) -> None:
         """Append a chunk of values."""
-        np.ascontiguousarray(chunk, dtype=self._dtype).tofile(self._file)
-        self.count += len(chunk)
+        data = np.ascontiguousarray(chunk, dtype=self._dtype)
+        data.tofile(self._file)
+        self._crc = zlib.crc32(data, self._crc)
+        self.count += len(data)
 
     def close(self) -> None:
-        """Finish the file and give it its final name."""
+        """Finish the file, give it its final name and record its CRC-32 for `intact`."""
         self._file.close()
         os.replace(self._tmp, self._final)
+        self._record(self._final.name, self._crc, self.count * self._dtype.itemsize)

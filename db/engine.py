@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-from sqlalchemy.pool import NullPool
 
 from db.errors import DatabaseError, NotATablebaseError
 from db.schema import SCHEMA_VERSION, meta, metadata
@@ -79,7 +78,7 @@ def open_engine(target: str, *, writable: bool) -> Engine:
         if not writable:
             url = f"sqlite:///file:{path}?mode=ro&uri=true"
     try:
-        engine = create_engine(url, poolclass=NullPool) if path else create_engine(url)
+        engine = create_engine(url)
     except (ArgumentError, SQLAlchemyError, ImportError) as e:
         raise DatabaseError(f"{name}: cannot open ({error_reason(e)})") from e
     if path is not None:

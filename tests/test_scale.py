@@ -136,3 +136,19 @@ def test_resume_of_a_complete_game_still_needs_force(tmp_path: Path) -> None:
     with pytest.raises(GameExistsError):
         build(parse_spec("3x3k3"), str(path), resume=True)
     assert not work_path(str(path), "3x3k3").exists()
+
+
+def test_resume_starts_over_when_the_work_directory_is_damaged(
+        tmp_path: Path, table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "t.db"
+    with monkeypatch.context() as patch:
+        _interrupt_on_call(patch, "builder.retrograde.solve_tier", 5)
+        with pytest.raises(KeyboardInterrupt):
+            build(parse_spec("4x3k3"), str(path))
+    work = work_path(str(path), "4x3k3")
+    # As after a power loss: a finished tier's file lost its last bytes.
+    scores = sorted(work.glob("scores_*.bin"))[0]
+    scores.write_bytes(scores.read_bytes()[:-1])
+    report = build(parse_spec("4x3k3"), str(path), resume=True)
+    assert report.resumed_stage is None  # nothing was trusted
+    _same_table(path, table_db("4x3k3"), "4x3k3")
