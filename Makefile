@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/tablebase build tictactoe --force
 	$(VENV)/bin/tablebase info tictactoe
+	$(VENV)/bin/tablebase moves tictactoe
 
 test: $(STAMP)
 	$(PY) -m pytest -q
