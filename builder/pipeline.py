@@ -177,7 +177,7 @@ def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
              for t in counts]
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
-        checksum = _write(spec, work, counts, engine, handle, write_chunk, progress)
+        checksum = _write(spec, work, plan, counts, engine, handle, write_chunk, progress)
     root_score = int(work.get("scores", 0)[0])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), spec.cells)[0])
@@ -198,8 +198,8 @@ def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     return report
 
 
-def _write(spec: Spec, work: WorkDir, counts: list[TierCounts], engine: Any, handle: BuildHandle,
-           write_chunk: int, progress: ProgressFactory) -> str:
+def _write(spec: Spec, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
+           handle: BuildHandle, write_chunk: int, progress: ProgressFactory) -> str:
     """Append every position to the build's table in code order; return the table's checksum."""
     codes = [work.get("codes", t.ply, in_memory=False) for t in counts]
     scores = [work.get("scores", t.ply, in_memory=False) for t in counts]
@@ -208,7 +208,10 @@ def _write(spec: Spec, work: WorkDir, counts: list[TierCounts], engine: Any, han
     after = handle.last_code
     with progress(desc=f"write {spec.name}", total=sum(t.canonical for t in counts),
                   unit="pos", unit_scale=True) as bar:
-        for slices in merge_cuts(codes, write_chunk):
+        # A merge step takes up to `per_tier` codes from every tier; each row then costs about
+        # 150 bytes as the Python ints the driver binds.
+        per_tier = max(256, min(write_chunk, plan.working // 4 // 150) // max(1, len(counts)))
+        for slices in merge_cuts(codes, per_tier):
             chunk = np.concatenate([np.asarray(c[s]) for c, s in zip(codes, slices)])
             chunk_scores = np.concatenate([np.asarray(c[s]) for c, s in zip(scores, slices)])
             plies = np.concatenate([np.full(s.stop - s.start, t.ply, dtype=np.int8)
