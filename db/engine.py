@@ -10,9 +10,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from db.errors import DatabaseError, NotATablebaseError
+from db.facts import DEFAULT_DATABASE  # noqa: F401  (re-exported)
 from db.schema import SCHEMA_VERSION, meta, metadata
 
-DEFAULT_DATABASE = "tablebase.db"
 
 
 def database_url(target: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
                         SmallInteger, String, Table, Text)
 
-SCHEMA_VERSION = 1
+from db.facts import SCHEMA_VERSION
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"

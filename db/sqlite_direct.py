@@ -20,11 +20,7 @@ from urllib.parse import quote
 import numpy as np
 
 from db.errors import DatabaseError
-
-# Both must equal their twins, db.schema.SCHEMA_VERSION and db.engine.DEFAULT_DATABASE; they are
-# repeated here so that the probe path never imports SQLAlchemy.
-SCHEMA_VERSION = 1
-DEFAULT_DATABASE = "tablebase.db"
+from db.facts import DEFAULT_DATABASE, SCHEMA_VERSION  # noqa: F401  (re-exported)
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int8), ("value", np.int8), ("depth", np.int8)])

@@ -293,6 +293,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     from db.engine import describe, open_database
     from query.notation import board_text
+    from builder.game import decode
     from query.verify import verify_table
 
     spec = parse_spec(args.spec)
@@ -307,7 +308,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             "problems": report.problems, "by_kind": report.by_kind, "seconds": round(seconds, 3),
             "first": [{"kind": p.kind, "message": p.message, "code": p.code, "ply": p.ply,
                        "board": None if p.code is None or not p.picture else
-                       board_text(spec, [int(c) for c in _digits_of(p.code, spec.cells)])}
+                       board_text(spec, decode(p.code, spec.cells))}
                       for p in report.first]}, indent=2))
         return EXIT_OK if report.ok else EXIT_MISMATCH
     rate = report.positions / seconds * 60 if seconds > 0 else 0.0
@@ -326,14 +327,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         if p.picture:
             print("\n".join("    " + line for line in p.picture.splitlines()))
     return EXIT_MISMATCH
-
-
-def _digits_of(code: int, cells: int) -> list[int]:
-    out = []
-    for _ in range(cells):
-        code, digit = divmod(code, 3)
-        out.append(digit)
-    return out
 
 
 # --- audit ---------------------------------------------------------------------

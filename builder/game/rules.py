@@ -82,14 +82,7 @@ def legal_moves(spec: Spec, board: Sequence[int]) -> list[int]:
     """The cells the side to move may play, in cell order; empty once the game is over."""
     if outcome(spec, board) is not None:
         return []
-    if not spec.gravity:
-        return [cell for cell, v in enumerate(board) if v == EMPTY]
-    w = spec.width
-    moves = []
-    for cell, v in enumerate(board):
-        if v == EMPTY and (cell + w >= spec.cells or board[cell + w] != EMPTY):
-            moves.append(cell)
-    return moves
+    return open_cells(spec, board)
 
 
 def open_cells(spec: Spec, board: Sequence[int]) -> list[int]:

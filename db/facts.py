@@ -1,0 +1,6 @@
+"""Facts about our databases shared by db.schema/db.engine (SQLAlchemy) and db.sqlite_direct
+(plain sqlite3, which must not import SQLAlchemy: it costs a third of a second)."""
+from __future__ import annotations
+
+SCHEMA_VERSION = 1
+DEFAULT_DATABASE = "tablebase.db"
