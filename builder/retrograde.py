@@ -51,7 +51,8 @@ def solve_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   unit="tier") as bar:
         for ply in reversed(range(top)):
             if ply + 1 < len(counts):
-                table.load(_get(work, plan, "codes", ply + 1), _get(work, plan, "scores", ply + 1))
+                # Binary search reads the next tier at random: it must be in memory.
+                table.load(work.get("codes", ply + 1), work.get("scores", ply + 1))
             codes, term = _get(work, plan, "codes", ply), _get(work, plan, "term", ply)
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
             with progress(desc=f"  ply {ply}", total=open_count, unit="pos",

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from builder.workdir import DiskArray
 
 
 def sorted_unique(codes: np.ndarray) -> np.ndarray:
@@ -18,7 +21,7 @@ def sorted_unique(codes: np.ndarray) -> np.ndarray:
     return codes[keep]
 
 
-def merge_cuts(runs: Sequence[np.ndarray], chunk: int) -> Iterator[list[slice]]:
+def merge_cuts(runs: Sequence[Any], chunk: int) -> Iterator[list[slice]]:
     """Split sorted runs into consecutive value ranges, one slice per run, at most `chunk`
     elements from each run per range; every value of a range is below every value of the next."""
     pos = [0] * len(runs)
@@ -38,7 +41,7 @@ def merge_cuts(runs: Sequence[np.ndarray], chunk: int) -> Iterator[list[slice]]:
         yield slices
 
 
-def merge_unique(runs: Sequence[np.ndarray], chunk: int) -> Iterator[np.ndarray]:
+def merge_unique(runs: Sequence[Any], chunk: int) -> Iterator[np.ndarray]:
     """The sorted distinct values of sorted runs, in ascending chunks."""
     for slices in merge_cuts(runs, chunk):
         parts = [np.asarray(run[s]) for run, s in zip(runs, slices)]
@@ -94,8 +97,7 @@ class UniqueCollector:
     def chunks(self, chunk: int) -> Iterator[np.ndarray]:
         """The sorted distinct codes of everything added, in ascending chunks."""
         self._flush()
-        runs = list(self._runs) + [np.memmap(p, dtype=np.int64, mode="r") if p.stat().st_size
-                                   else np.empty(0, np.int64) for p in self._files]
+        runs = list(self._runs) + [DiskArray(p, np.dtype(np.int64)) for p in self._files]
         try:
             if len(runs) == 1:
                 for start in range(0, len(runs[0]), chunk):

@@ -107,12 +107,12 @@ class WorkDir:
         return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind],
                            self._record)
 
-    def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray:
-        """One tier's array of `kind`: read into memory, or mapped from disk."""
+    def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray | DiskArray:
+        """One tier's array of `kind`: read into memory, or read piece by piece from disk."""
         path, dtype = self._file(kind, ply), DTYPES[kind]
         if in_memory or path.stat().st_size == 0:
             return np.fromfile(path, dtype=dtype)
-        return np.memmap(path, dtype=dtype, mode="r")
+        return DiskArray(path, dtype)
 
     def nbytes(self, kind: str, ply: int) -> int:
         """The size of one stored array, in bytes."""
@@ -149,3 +149,55 @@ class ArrayWriter:
         self._file.close()
         os.replace(self._tmp, self._final)
         self._record(self._final.name, self._crc, self.count * self._dtype.itemsize)
+
+
+class DiskArray:
+    """A read-only array in a raw file, read piece by piece with pread.
+
+    Unlike a memory map, the pages it has read do not stay in the process's resident set,
+    so streaming through tiers larger than the memory budget stays within it.
+    """
+
+    def __init__(self, path: Path, dtype: np.dtype) -> None:
+        self.dtype = np.dtype(dtype)
+        self._fd = os.open(path, os.O_RDONLY)
+        self._len = os.fstat(self._fd).st_size // self.dtype.itemsize
+
+    def __len__(self) -> int:
+        return self._len
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        count = max(0, stop - start)
+        data = os.pread(self._fd, count * self.dtype.itemsize, start * self.dtype.itemsize)
+        return np.frombuffer(data, dtype=self.dtype)
+
+    def __getitem__(self, key: int | slice | np.ndarray) -> np.ndarray | np.generic:
+        if isinstance(key, slice):
+            start, stop, step = key.indices(self._len)
+            if step != 1:
+                raise IndexError("a DiskArray reads contiguous slices only")
+            return self._read(start, stop)
+        if isinstance(key, (int, np.integer)):
+            i = int(key) + (self._len if int(key) < 0 else 0)
+            if not 0 <= i < self._len:
+                raise IndexError(f"index {int(key)} out of range for length {self._len}")
+            return self._read(i, i + 1)[0]
+        index = np.asarray(key)
+        if index.size == 0:
+            return np.empty(0, dtype=self.dtype)
+        low = int(index.min())
+        # Indexes come in ascending chunks: read the span they cover, then pick.
+        return self._read(low, int(index.max()) + 1)[index - low]
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        whole = self._read(0, self._len)
+        return whole if dtype is None else whole.astype(dtype)
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __del__(self) -> None:
+        self.close()
