@@ -164,22 +164,63 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
         "< 0.5 s")
 
 
+BUDGET_RUNS = [("5x4k4+gravity", 0.25), ("4x4k4", 0.25)]
+
+
+def _budget_build(name: str, gib: float) -> dict[str, object]:
+    """Build `name` under a memory budget of `gib` GiB in this process."""
+    from builder.game import parse_spec
+    from builder.pipeline import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        report = build(parse_spec(name), os.path.join(tmp, "bench.db"),
+                       memory_budget=int(gib * (1 << 30)))
+    return {"stages": {k: [v.seconds, v.peak_bytes] for k, v in report.stages.items()},
+            "direct": report.direct_table, "spilled": report.spilled_runs}
+
+
+def bench_budget() -> None:
+    """Print peak memory per stage of builds under a small --memory budget."""
+    print("budget: builds under --memory, each in a fresh process; peak resident memory per stage")
+    print(f"{'spec':<15}{'budget':>10}{'lookup':>15}{'enum MiB':>10}{'solve MiB':>10}{'write MiB':>10}"
+          f"{'total s':>9}  within budget")
+    for name, gib in BUDGET_RUNS:
+        proc = subprocess.run([sys.executable, __file__, "--budget-one", name, str(gib)],
+                              capture_output=True, text=True, cwd=ROOT)
+        if proc.returncode != 0:
+            print(f"{name:<15} failed: {proc.stderr.strip().splitlines()[-1:]}")
+            continue
+        r = json.loads(proc.stdout)
+        st = r["stages"]
+        peaks = [st[k][1] / (1 << 20) for k in ("enumerate", "solve", "write")]
+        ok = max(peaks) <= gib * 1024
+        print(f"{name:<15}{gib * 1024:>7.0f} MiB{'direct' if r['direct'] else 'sorted arrays':>15}"
+              f"{peaks[0]:>10.0f}{peaks[1]:>10.0f}{peaks[2]:>10.0f}"
+              f"{sum(v[0] for v in st.values()):>9.2f}  {'yes' if ok else 'NO'}", flush=True)
+
+
 def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "probe", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "budget", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(_one_build(args.one, args.baseline)))
+        return
+    if args.budget_one:
+        print(json.dumps(_budget_build(args.budget_one[0], float(args.budget_one[1]))))
         return
     print(f"machine: {os.cpu_count()} cores, python {sys.version.split()[0]}")
     if args.section in ("build", "all"):
         bench_build(args.specs or BUILD_SPECS)
     if args.section in ("probe", "all"):
         bench_probe()
+    if args.section in ("budget", "all"):
+        bench_budget()
 
 
 if __name__ == "__main__":
