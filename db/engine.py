@@ -39,7 +39,11 @@ def _sqlite_path(url: str) -> str | None:
     return parsed.database or ":memory:"
 
 
-def _install_sqlite_pragmas(engine: Engine, writable: bool) -> None:
+# SQLite's page cache for a writer, unless the caller sizes it (a build sizes it by its budget).
+DEFAULT_CACHE_BYTES = 256 << 20
+
+
+def _install_sqlite_pragmas(engine: Engine, writable: bool, cache_bytes: int) -> None:
     # pysqlite opens transactions lazily and not before DDL; take control so that
     # "create table + update game row + drop old table" commits as one unit.
     @event.listens_for(engine, "connect")
@@ -50,8 +54,9 @@ def _install_sqlite_pragmas(engine: Engine, writable: bool) -> None:
         cursor.execute("PRAGMA foreign_keys = ON")
         if writable:
             cursor.execute("PRAGMA synchronous = NORMAL")
-            cursor.execute("PRAGMA temp_store = MEMORY")
-            cursor.execute("PRAGMA cache_size = -262144")
+            # Negative: KiB. The cache also holds the pages a forced rebuild frees, so it is
+            # the writer's share of the memory budget, not a fixed size.
+            cursor.execute(f"PRAGMA cache_size = -{max(cache_bytes >> 10, 2048)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -59,7 +64,7 @@ def _install_sqlite_pragmas(engine: Engine, writable: bool) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writable else "BEGIN")
 
 
-def open_engine(target: str, *, writable: bool) -> Engine:
+def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE_BYTES) -> Engine:
     """An engine on `target`; a writable one creates the schema, a read-only one checks it."""
     url = database_url(target)
     name = describe(target)
@@ -82,7 +87,7 @@ def open_engine(target: str, *, writable: bool) -> Engine:
     except (ArgumentError, SQLAlchemyError, ImportError) as e:
         raise DatabaseError(f"{name}: cannot open ({error_reason(e)})") from e
     if path is not None:
-        _install_sqlite_pragmas(engine, writable)
+        _install_sqlite_pragmas(engine, writable, cache_bytes)
     try:
         if writable:
             _create_schema(engine, name)
@@ -98,9 +103,10 @@ def open_engine(target: str, *, writable: bool) -> Engine:
 
 
 @contextmanager
-def open_database(target: str, *, writable: bool = False) -> Iterator[Engine]:
+def open_database(target: str, *, writable: bool = False,
+                  cache_bytes: int = DEFAULT_CACHE_BYTES) -> Iterator[Engine]:
     """Context manager around `open_engine` that disposes of the engine afterwards."""
-    engine = open_engine(target, writable=writable)
+    engine = open_engine(target, writable=writable, cache_bytes=cache_bytes)
     try:
         yield engine
     finally:
