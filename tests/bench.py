@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -50,6 +51,17 @@ def _one_build(name: str, baseline: bool) -> dict[str, object]:
     return result
 
 
+def _in_child(name: str, *args: str) -> dict[str, Any] | None:
+    """Run this script with `args` in a fresh process (so its peak memory is its own) and
+    return the JSON it prints, or say that it failed and return None."""
+    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                          cwd=ROOT)
+    if proc.returncode != 0:
+        print(f"{name:<15} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        return None
+    return json.loads(proc.stdout)
+
+
 def bench_build(specs: list[str]) -> None:
     """Print the build table."""
     print("build: each game into a fresh SQLite file (seconds; peak resident memory per stage)")
@@ -58,13 +70,9 @@ def bench_build(specs: list[str]) -> None:
             f"{'plain solver s':>15}{'ratio':>8}")
     print(head)
     for name in specs:
-        proc = subprocess.run([sys.executable, __file__, "--one", name,
-                               *(["--baseline"] if name in BASELINE_SPECS else [])],
-                              capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode != 0:
-            print(f"{name:<15} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        r = _in_child(name, "--one", name, *(["--baseline"] if name in BASELINE_SPECS else []))
+        if r is None:
             continue
-        r = json.loads(proc.stdout)
         st = r["stages"]
         peak = max(v[1] for v in st.values()) / (1 << 20)
         base = r.get("baseline_seconds")
@@ -185,12 +193,9 @@ def bench_budget() -> None:
     print(f"{'spec':<15}{'budget':>10}{'lookup':>15}{'enum MiB':>10}{'solve MiB':>10}{'write MiB':>10}"
           f"{'total s':>9}  within budget")
     for name, gib in BUDGET_RUNS:
-        proc = subprocess.run([sys.executable, __file__, "--budget-one", name, str(gib)],
-                              capture_output=True, text=True, cwd=ROOT)
-        if proc.returncode != 0:
-            print(f"{name:<15} failed: {proc.stderr.strip().splitlines()[-1:]}")
+        r = _in_child(name, "--budget-one", name, str(gib))
+        if r is None:
             continue
-        r = json.loads(proc.stdout)
         st = r["stages"]
         peaks = [st[k][1] / (1 << 20) for k in ("enumerate", "solve", "write")]
         ok = max(peaks) <= gib * 1024
