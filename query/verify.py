@@ -116,9 +116,10 @@ def _load(engine: Any, game: GameRecord, found: _Collector
     parts = list(iter_positions(engine, game))
     if not parts:
         return (np.empty(0, np.int64),) + tuple(np.empty(0, np.int8) for _ in range(3))  # type: ignore[return-value]
-    codes, ply, value, depth = (np.concatenate([p[i] for p in parts]) for i in range(4))
     checksum = TableChecksum()
-    checksum.add(codes, ply, value, depth)
+    for part in parts:  # chunk by chunk: the hash's temporaries cost 8 bytes a row each
+        checksum.add(*part)
+    codes, ply, value, depth = (np.concatenate([p[i] for p in parts]) for i in range(4))
     if checksum.hexdigest() != game.checksum:
         found.add("checksum", f"the table's checksum is {checksum.hexdigest()}, but the build"
                   f" recorded {game.checksum}")
