@@ -9,9 +9,9 @@ from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from db.errors import DatabaseError, NotATablebaseError
-from db.facts import DEFAULT_DATABASE  # noqa: F401  (re-exported)
-from db.schema import SCHEMA_VERSION, meta, metadata
+from db.errors import DatabaseError, MissingDatabaseError, NotATablebaseError
+from db.facts import SCHEMA_VERSION
+from db.schema import meta, metadata
 
 
 
@@ -75,7 +75,7 @@ def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE
         raise DatabaseError(f"{name}: not a database URL ({e})") from e
     if path is not None and path != ":memory:":
         if not writable and not os.path.exists(path):
-            raise DatabaseError(f"{name}: no such database file")
+            raise MissingDatabaseError(f"{name}: no such database file")
         if os.path.isdir(path):
             raise DatabaseError(f"{name}: is a directory, not a database file")
         if writable and not os.path.isdir(os.path.dirname(os.path.abspath(path))):

@@ -10,6 +10,10 @@ class DatabaseError(StorageError):
     """The database cannot be opened, read or written (names the database and the reason)."""
 
 
+class MissingDatabaseError(DatabaseError):
+    """No database file where one was named (a query never creates one)."""
+
+
 class NotATablebaseError(DatabaseError):
     """The file or URL holds a database, but not one of ours (or one from a newer schema)."""
 

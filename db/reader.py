@@ -1,14 +1,13 @@
 """Reading stored games and positions back, as plain ints and numpy arrays."""
 from __future__ import annotations
 
-import json
 from itertools import chain
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from sqlalchemy import Connection, Engine, bindparam, func, select
+from sqlalchemy import Engine, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from db.engine import error_reason
@@ -52,10 +51,6 @@ class GameRecord:
         """Whether the game's table is complete and readable."""
         return self.status == STATUS_COMPLETE and self.positions_table is not None
 
-    @property
-    def stage_figures(self) -> dict[str, dict[str, float]]:
-        """Seconds and peak bytes per build stage, as recorded at build time."""
-        return json.loads(self.stages) if self.stages else {}
 
 
 def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
@@ -104,17 +99,6 @@ def read_plies(engine: Engine, game: GameRecord) -> list[PlyCounts]:
             for r in rows]
 
 
-def fetch_position(conn: Connection, game: GameRecord, code: int) -> tuple[int, int, int] | None:
-    """(ply, value, depth) of one canonical code, or None if the table lacks it."""
-    table = positions_table(str(game.positions_table))
-    try:
-        row = conn.execute(select(table.c.ply, table.c.value, table.c.depth)
-                           .where(table.c.code == int(code))).first()
-    except SQLAlchemyError as e:
-        raise _wrap(f"positions of {game.spec}", e) from e
-    return None if row is None else (row.ply, row.value, row.depth)
-
-
 def iter_positions(engine: Engine, game: GameRecord, batch: int = 1 << 16
                    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Every stored position in code order, in chunks of arrays (codes, ply, value, depth)."""
@@ -135,16 +119,6 @@ def iter_positions(engine: Engine, game: GameRecord, batch: int = 1 << 16
                 after = int(data[-1, 0])
                 yield (data[:, 0], data[:, 1].astype(np.int8), data[:, 2].astype(np.int8),
                        data[:, 3].astype(np.int8))
-    except SQLAlchemyError as e:
-        raise _wrap(f"positions of {game.spec}", e) from e
-
-
-def count_positions(engine: Engine, game: GameRecord) -> int:
-    """How many rows the game's positions table holds."""
-    try:
-        with engine.connect() as conn:
-            table = positions_table(str(game.positions_table))
-            return int(conn.execute(select(func.count()).select_from(table)).scalar_one())
     except SQLAlchemyError as e:
         raise _wrap(f"positions of {game.spec}", e) from e
 

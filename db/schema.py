@@ -8,8 +8,6 @@ from __future__ import annotations
 from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
                         SmallInteger, String, Table, Text)
 
-from db.facts import SCHEMA_VERSION
-
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
 

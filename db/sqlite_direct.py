@@ -20,7 +20,7 @@ from urllib.parse import quote
 import numpy as np
 
 from db.errors import DatabaseError
-from db.facts import DEFAULT_DATABASE, SCHEMA_VERSION  # noqa: F401  (re-exported)
+from db.facts import SCHEMA_VERSION
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int8), ("value", np.int8), ("depth", np.int8)])

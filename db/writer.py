@@ -13,7 +13,8 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from db.engine import error_reason
 from db.errors import DatabaseError, GameExistsError
-from db.schema import (POSITIONS_PREFIX, SCHEMA_VERSION, STATUS_BUILDING, STATUS_COMPLETE,
+from db.facts import SCHEMA_VERSION
+from db.schema import (POSITIONS_PREFIX, STATUS_BUILDING, STATUS_COMPLETE,
                        game_plies, games, positions_table, positions_table_name)
 
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from builder.game import GameError, Spec, Value, parse_spec
-from db.errors import DatabaseError, GameNotBuiltError, StorageError
-from db.sqlite_direct import DEFAULT_DATABASE
+from db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
+from db.facts import DEFAULT_DATABASE
 from query.errors import QueryError
 from query.export import FORMATS, export_file, export_positions
 from query.notation import board_text, draw_board, empty_board, parse_board, play_moves
@@ -615,7 +615,7 @@ def _hint(error: Exception, args: argparse.Namespace | None) -> str:
         except GameError:
             name = spec
         return f"; build it with: tablebase build {name}{db_flag}"
-    if isinstance(error, DatabaseError) and str(error).endswith("no such database file"):
+    if isinstance(error, MissingDatabaseError):
         return f"; build a game first, e.g.: tablebase build tictactoe{db_flag}"
     return ""
 

@@ -24,7 +24,8 @@ from builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value, canoni
                           check_position, decode, open_cells, parse_spec, score)
 from builder.game.symmetry import canonical_many_lookup
 from db.errors import DatabaseError
-from db.sqlite_direct import DEFAULT_DATABASE, PositionArrays, SqliteFile
+from db.facts import DEFAULT_DATABASE
+from db.sqlite_direct import PositionArrays, SqliteFile
 from query.errors import ImpossiblePositionError, MissingPositionError, NotationError
 from query.notation import board_text, move_name, parse_board, to_move_name
 

@@ -19,7 +19,7 @@ from builder.game import (Value, canonical_board, decode, parse_spec, permutatio
                           transform)
 from query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate, Selection,
                          audit, audit_builtins, builtin_names, moves_to, open_candidate,
-                         open_engine, orientations, parse_selection, read_return, report_dict,
+                         open_engine, orientations, parse_selection, read_return,
                          select_positions)
 from query.cli import main
 from query.engine import EngineStartError, GameRefusedError, SolverImportError, split_target

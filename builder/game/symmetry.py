@@ -22,9 +22,6 @@ import numpy as np
 from builder.game.codec import _BLOCK, _block_table, decode, digits, powers, weighted_sum
 from builder.game.spec import Spec
 
-MAP_NAMES = ("identity", "mirror-lr", "mirror-ud", "rotate-180",
-             "transpose", "anti-transpose", "rotate-90", "rotate-270")
-
 
 @lru_cache(maxsize=None)
 def permutations(spec: Spec) -> np.ndarray:
@@ -48,11 +45,6 @@ def permutations(spec: Spec) -> np.ndarray:
             perms[s, cell] = r * w + c
     perms.setflags(write=False)
     return perms
-
-
-def map_names(spec: Spec) -> tuple[str, ...]:
-    """The names of the symmetry maps, in the order of `permutations`."""
-    return MAP_NAMES[: len(permutations(spec))]
 
 
 @lru_cache(maxsize=None)

@@ -65,7 +65,3 @@ def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
     scores = np.asarray(scores).astype(np.int16)
     return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
 
-
-def outcome_key(value: Value | int, depth: int) -> int:
-    """A sort key: larger is better for the side it is reported for."""
-    return score(value, depth)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from builder.game import Spec, canonical, encode
+from builder.game import Spec, canonical_board
 from query.solvers.alphabeta_tt import search
 from query.solvers.common import SolverResult, prepare
 
@@ -24,6 +24,6 @@ def solve(spec: Spec, board: Sequence[int]) -> SolverResult:
     cells = prepare(spec, board, MAX_EMPTY, "alphabeta-sym")
 
     def canonical_code(position: tuple[int, ...]) -> int:
-        return canonical(spec, encode(position))
+        return canonical_board(spec, position)
 
     return search(spec, cells, canonical_code)
