@@ -428,8 +428,8 @@ def test_exit_statuses(db: str, capsys: pytest.CaptureFixture[str],
         assert status == 2 and out == "" and message in err and err.count("\n") == 1, argv
     status, _, err = run(capsys, "audit", "3x3k4", "--solver", "broken_solvers:correct", "--db", db)
     assert status == 2 and "k=4 is larger than both sides" in err
-    status, _, err = run(capsys, "audit", "4x3k3", "--solver", "broken_solvers:correct", "--db", db)
-    assert status == 2 and "4x3k3 has not been built" in err
+    status, _, err = run(capsys, "audit", "3x2k3", "--solver", "broken_solvers:correct", "--db", db)
+    assert status == 2 and "3x2k3 has not been built" in err
 
 
 def test_json_report(db: str, capsys: pytest.CaptureFixture[str],

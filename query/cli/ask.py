@@ -1,0 +1,141 @@
+"""Asking the table: `probe`, `moves`, `line`, `play` and `export`."""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from builder.game import parse_spec
+from query.cli.common import (EXIT_OK, board_from_args, db_option, outcome_text, position_args,
+                              progress)
+from query.export import FORMATS, export_file, export_positions
+from query.notation import board_text, draw_board
+from query.play import play_game
+from query.shapes import line_json, moves_json, probe_json
+from query.tablebase import Probe, open_tablebase
+
+
+def _probe_text(probe: Probe) -> str:
+    return f"{probe}{' (the game is over)' if probe.terminal else ''}"
+
+
+def _cmd_probe(args: argparse.Namespace) -> int:
+    spec = parse_spec(args.spec)
+    board = board_from_args(spec, args)
+    with open_tablebase(args.db) as tb:
+        probe = tb.probe(spec, board)
+    print(json.dumps(probe_json(spec, board, probe), indent=2) if args.json else _probe_text(probe))
+    return EXIT_OK
+
+
+def _cmd_moves(args: argparse.Namespace) -> int:
+    spec = parse_spec(args.spec)
+    board = board_from_args(spec, args)
+    with open_tablebase(args.db) as tb:
+        probe = tb.probe(spec, board)
+        moves = tb.moves(spec, board)
+    if args.json:
+        print(json.dumps(moves_json(spec, board, probe, moves), indent=2))
+        return EXIT_OK
+    print(draw_board(spec, board))
+    print(_probe_text(probe))
+    if not moves:
+        print("no legal moves")
+        return EXIT_OK
+    width = max(4, *(len(m.move) for m in moves))
+    print(f"  {'move':<{width}}  {'value':<5}  depth after")
+    for m in moves:
+        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {m.value.word:<5}  {m.depth:>11}")
+    print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
+          " after it; * marks the best moves")
+    return EXIT_OK
+
+
+def _cmd_line(args: argparse.Namespace) -> int:
+    spec = parse_spec(args.spec)
+    board = board_from_args(spec, args)
+    with open_tablebase(args.db) as tb:
+        probe = tb.probe(spec, board)
+        steps = tb.line(spec, board)
+    if args.json:
+        print(json.dumps(line_json(spec, board, probe, steps), indent=2))
+        return EXIT_OK
+    print(f"{board_text(spec, board)}  {_probe_text(probe)}")
+    if not steps:
+        return EXIT_OK
+    print(f"perfect line, {outcome_text(probe.value, probe.depth)} for {probe.to_move}:"
+          f" {' '.join(s.move for s in steps)}")
+    number = len(str(len(steps)))
+    for i, s in enumerate(steps, 1):
+        print(f"  {i:>{number}}. {s.player} {s.move:<4} {board_text(spec, s.board)}")
+    print(draw_board(spec, steps[-1].board, highlight=steps[-1].cell))
+    return EXIT_OK
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    spec = parse_spec(args.spec)
+    with open_tablebase(args.db) as tb:
+        # input and print are looked up now, not bound at import, so tests can replace them.
+        play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed))
+    return EXIT_OK
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    spec = parse_spec(args.spec)
+    with open_tablebase(args.db) as tb:
+        if args.output is None:
+            export_positions(tb, spec, sys.stdout, args.format)
+            return EXIT_OK
+        with progress(args.quiet)(total=tb.count(spec), unit="pos",
+                                  desc=f"export {spec.name}") as bar:
+            written = export_file(tb, spec, args.output, args.format, progress=bar.update)
+    print(f"exported {written:,} positions of {spec.name} to {args.output} ({args.format})")
+    return EXIT_OK
+
+
+def register(commands: Any) -> None:
+    """Add probe, moves, line, play and export to the subcommands."""
+    p = commands.add_parser("probe", help="value and depth of a position",
+                            description="The value (win/draw/loss for the side to move) and"
+                                        " depth (plies to the end under perfect play) of a"
+                                        " position.")
+    position_args(p)
+    p.set_defaults(run=_cmd_probe)
+
+    p = commands.add_parser("moves", help="every legal move with its value, best first",
+                            description="Every legal move with its value for the player making"
+                                        " it and the depth after it, best first; * marks the"
+                                        " moves that keep the perfect value and depth.")
+    position_args(p)
+    p.set_defaults(run=_cmd_moves)
+
+    p = commands.add_parser("line", help="a perfect line to the end of the game",
+                            description="A perfect line from the position to the end of the"
+                                        " game, as moves and boards; its length is the depth.")
+    position_args(p)
+    p.set_defaults(run=_cmd_line)
+
+    p = commands.add_parser("play", help="play against perfect play in the terminal",
+                            description="Play SPEC against perfect play. Type moves such as b2;"
+                                        " also hint, undo and quit.")
+    p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
+    p.add_argument("--as", dest="side", choices=("x", "o"), default="x",
+                   help="your side (x moves first; default: x)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for the computer's choice among equally good moves")
+    db_option(p)
+    p.set_defaults(run=_cmd_play)
+
+    p = commands.add_parser("export", help="write every stored position as CSV or JSON Lines",
+                            description="Stream every stored (canonical) position of SPEC with"
+                                        " the columns board, to_move, ply, value (for the side"
+                                        " to move) and depth.")
+    p.add_argument("spec", metavar="SPEC", help="the game, e.g. 4x3k3")
+    p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (default: standard output)")
+    db_option(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=_cmd_export)

@@ -1,0 +1,98 @@
+"""What every command family of the `tablebase` command shares: exit statuses, the parser
+class that turns argparse's complaints into one line, progress bars, the common options and
+the position named on a command line."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from builder.game import Spec, Value
+from db.facts import DEFAULT_DATABASE
+from query.notation import empty_board, parse_board, play_moves
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from builder.progress import ProgressFactory
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """Bad command-line arguments (argparse's complaints, turned into one line)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are raised as UsageError, for `main` to print once."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def progress(quiet: bool) -> ProgressFactory:
+    """A tqdm factory on stderr, silent with --quiet or when stderr is not a terminal."""
+    from tqdm import tqdm
+
+    disable = quiet or not sys.stderr.isatty()
+
+    def factory(**kwargs: Any) -> tqdm:
+        return tqdm(file=sys.stderr, disable=disable, leave=False, dynamic_ncols=True,
+                    mininterval=0.2, **kwargs)
+    return factory
+
+
+def outcome_text(value: int | Value, depth: int) -> str:
+    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
+    return f"{Value(value).word} in {depth} pl{'y' if depth == 1 else 'ies'}"
+
+
+def count(n: int, word: str) -> str:
+    """'1 position', '2,000 positions'."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
+def mib(n: int) -> str:
+    """Bytes as whole MiB."""
+    return f"{n / (1 << 20):,.0f} MiB"
+
+
+def size(n: int) -> str:
+    """Bytes as GiB from one GiB up, else MiB, one decimal."""
+    return f"{n / (1 << 30):,.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):,.1f} MiB"
+
+
+def gib(text: str) -> float:
+    """argparse type for --memory: a positive number of GiB."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of GiB, found {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of GiB, found {text!r}")
+    return value
+
+
+def db_option(p: argparse.ArgumentParser) -> None:
+    """--db PATH|URL."""
+    p.add_argument("--db", default=DEFAULT_DATABASE, metavar="PATH|URL",
+                   help=f"SQLite file or SQLAlchemy URL (default: {DEFAULT_DATABASE})")
+
+
+def position_args(p: argparse.ArgumentParser) -> None:
+    """SPEC [POSITION] [--moves MOVES] --db --json: how a command names one position."""
+    p.add_argument("spec", metavar="SPEC", help="the game, e.g. 3x3k3")
+    p.add_argument("position", metavar="POSITION", nargs="?",
+                   help="board text, rows top to bottom separated by '/', e.g. x.o/.x./...;"
+                        " default: the empty board")
+    p.add_argument("--moves", metavar="MOVES",
+                   help="moves played from POSITION (or the empty board), e.g. \"b2 a1 c3\":"
+                        " column letter and row number, 1 = bottom")
+    db_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
+    """The position named on the command line: POSITION (default: the empty board), then --moves."""
+    board = empty_board(spec) if args.position is None else parse_board(spec, args.position)
+    return play_moves(spec, args.moves, board) if args.moves else board

@@ -1,0 +1,36 @@
+"""The JSON shapes of answers, written once: the command line's `--json` output and the HTTP
+API return exactly these dicts. Values are words ('win', 'draw', 'loss'): a position's for the
+side to move, a move's for the player making it."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from builder.game import Spec
+from query.notation import board_text
+from query.tablebase import MoveInfo, Probe, Step
+
+
+def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]:
+    """The `probe --json` object: spec, board text, to_move, ply, value, depth, terminal."""
+    return {"spec": spec.name, "board": board_text(spec, board), "to_move": probe.to_move,
+            "ply": probe.ply, "value": probe.value.word, "depth": probe.depth,
+            "terminal": probe.terminal}
+
+
+def moves_json(spec: Spec, board: Sequence[int], probe: Probe,
+               moves: Sequence[MoveInfo]) -> dict[str, Any]:
+    """The `moves --json` object: the probe object plus every move, best first."""
+    data = probe_json(spec, board, probe)
+    data["moves"] = [{"move": m.move, "value": m.value.word, "depth": m.depth, "best": m.best}
+                     for m in moves]
+    return data
+
+
+def line_json(spec: Spec, board: Sequence[int], probe: Probe,
+              steps: Sequence[Step]) -> dict[str, Any]:
+    """The `line --json` object: the probe object plus the perfect line, move by move."""
+    data = probe_json(spec, board, probe)
+    data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
+                     "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
+    return data
