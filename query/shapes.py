@@ -4,11 +4,14 @@ side to move, a move's for the player making it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from builder.game import Spec
+from builder.game import Spec, Value
 from query.notation import board_text
 from query.tablebase import MoveInfo, Probe, Step
+
+if TYPE_CHECKING:
+    from db.reader import GameRecord
 
 
 def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]:
@@ -34,3 +37,20 @@ def line_json(spec: Spec, board: Sequence[int], probe: Probe,
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
     return data
+
+
+def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
+    """The `info --json` object of one stored table (`engine` from db.engine.open_database)."""
+    from db.reader import read_plies
+
+    plies = read_plies(engine, game)
+    return {
+        "spec": game.spec,
+        "reachable": game.reachable,
+        "canonical": game.canonical,
+        "terminal": game.terminal,
+        "root_value": Value(game.root_value).word,
+        "root_depth": game.root_depth,
+        "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
+                     "loss": p.losses} for p in plies],
+    }

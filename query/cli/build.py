@@ -14,6 +14,7 @@ from db.errors import GameNotBuiltError
 from query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, gib, mib, outcome_text,
                               progress, size)
 from query.notation import board_text
+from query.shapes import game_json
 
 if TYPE_CHECKING:
     from builder.pipeline import BuildReport
@@ -51,22 +52,6 @@ def _print_build(report: BuildReport, db: str) -> None:
 
 # --- info --------------------------------------------------------------------
 
-def _game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
-    from db.reader import read_plies
-
-    plies = read_plies(engine, game)
-    return {
-        "spec": game.spec,
-        "reachable": game.reachable,
-        "canonical": game.canonical,
-        "terminal": game.terminal,
-        "root_value": Value(game.root_value).word,
-        "root_depth": game.root_depth,
-        "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
-                     "loss": p.losses} for p in plies],
-    }
-
-
 def _cmd_info(args: argparse.Namespace) -> int:
     from db.engine import open_database
     from db.reader import get_game, list_games, probe_game
@@ -75,7 +60,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
         if args.spec is None:
             games = list_games(engine)
             if args.json:
-                print(json.dumps([_game_json(engine, g) for g in games if g.complete], indent=2))
+                print(json.dumps([game_json(engine, g) for g in games if g.complete], indent=2))
             else:
                 _print_games(args.db, games)
             return EXIT_OK
@@ -86,7 +71,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
                                     " finish)")
         game = probe_game(engine, spec.name)
         if args.json:
-            print(json.dumps(_game_json(engine, game), indent=2))
+            print(json.dumps(game_json(engine, game), indent=2))
         else:
             _print_game(engine, spec, game)
     return EXIT_OK
