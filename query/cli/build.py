@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from builder.game import Spec, Value, parse_spec
+from builder.game import Spec, parse_spec
 from db.errors import GameNotBuiltError
 from query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, gib, mib, outcome_text,
                               progress, size)
