@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from builder.game import Spec, Value
+from builder.game import Spec, Value, parse_spec
+from builder.game.root import Root
 from query.notation import board_text
 from query.tablebase import MoveInfo, Probe, Step
 
@@ -40,17 +41,24 @@ def line_json(spec: Spec, board: Sequence[int], probe: Probe,
 
 
 def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
-    """The `info --json` object of one stored table (`engine` from db.engine.open_database)."""
+    """The `info --json` object of one stored table (`engine` from db.engine.open_database):
+    `root` is the endgame table's root as board text, None for the whole-board table."""
     from db.reader import read_plies
 
     plies = read_plies(engine, game)
+    root = None
+    if game.root:
+        spec = parse_spec(game.spec)
+        root = board_text(spec, Root.from_key(spec, game.root).board)
     return {
         "spec": game.spec,
+        "root": root,
         "reachable": game.reachable,
         "canonical": game.canonical,
         "terminal": game.terminal,
         "root_value": Value(game.root_value).word,
         "root_depth": game.root_depth,
+        "checksum": game.checksum,
         "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
                      "loss": p.losses} for p in plies],
     }
