@@ -54,3 +54,17 @@ def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
         "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
                      "loss": p.losses} for p in plies],
     }
+
+
+def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
+               depths: dict[str, Sequence[int]]) -> dict[str, Any]:
+    """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
+    move: `per_ply` rows (loss, draw, win) indexed by ply, `depths` word -> counts by depth."""
+    return {
+        "spec": spec.name,
+        "counted": "canonical positions (one per symmetry orbit); values for the side to move",
+        "positions": int(sum(sum(row) for row in per_ply)),
+        "per_ply": [{"ply": ply, "win": int(row[2]), "draw": int(row[1]), "loss": int(row[0])}
+                    for ply, row in enumerate(per_ply)],
+        "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
+    }
