@@ -67,6 +67,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         else:
             from uvicorn.supervisors import Multiprocess
             Multiprocess(config, target=server.run, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass  # uvicorn has shut down cleanly and re-raised Ctrl-C: stopping is the request
     finally:
         sock.close()
     print("stopped", file=sys.stderr)

@@ -192,11 +192,17 @@ function drawCounts(stats) {
 
 // --- playing ----------------------------------------------------------------------------
 
-async function show() {
-  const token = ++state.token, board = state.history[state.at];
-  const link = `/?spec=${enc(state.spec)}&board=${enc(board)}`;
+function shareLink() {
+  const link = `/?spec=${enc(state.spec)}&board=${enc(state.history[state.at])}`;
   $("share").href = link;
   history.replaceState(null, "", link);
+}
+
+// body[data-busy] is "no" once the position is drawn and no computer move is pending.
+async function show() {
+  const token = ++state.token, board = state.history[state.at];
+  document.body.dataset.busy = "yes";
+  shareLink();
   $("line").replaceChildren();
   const data = await position(board);
   if (token !== state.token) return;
@@ -208,15 +214,27 @@ async function show() {
   drawHistory(answers);
   if (!data.terminal && state.side !== "both" && data.to_move !== state.side) {
     setTimeout(() => { if (token === state.token) computerMove(data); }, COMPUTER_DELAY_MS);
+  } else {
+    document.body.dataset.busy = "no";
   }
 }
 
-function play(move, data) {
+async function play(move, data) {
   const board = played(data.board, cellOf(move.move, state.geo), data.to_move, state.geo);
+  const before = { history: state.history, at: state.at };
   state.history = state.history.slice(0, state.at + 1);
   state.history.push(board);
   state.at += 1;
-  return show();
+  try {
+    await show();
+  } catch (e) {
+    // The server did not answer: stay on the position still drawn, so the move can be tried
+    // again (the computer's by choosing a side again); the error stays on screen.
+    Object.assign(state, before);
+    state.token += 1;
+    shareLink();
+    document.body.dataset.busy = "no";
+  }
 }
 
 function computerMove(data) {
