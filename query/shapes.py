@@ -21,6 +21,16 @@ def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]
             "terminal": probe.terminal}
 
 
+def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
+                    depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
+    """`probe_json` objects of many positions at once, from their board texts and the
+    arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
+    name, words = spec.name, {int(v): v.word for v in Value}
+    return [{"spec": name, "board": text, "to_move": "x" if p % 2 == 0 else "o", "ply": p,
+             "value": words[v], "depth": d, "terminal": d == 0}
+            for text, v, d, p in zip(texts, value, depth, ply)]
+
+
 def moves_json(spec: Spec, board: Sequence[int], probe: Probe,
                moves: Sequence[MoveInfo]) -> dict[str, Any]:
     """The `moves --json` object: the probe object plus every move, best first."""

@@ -19,9 +19,9 @@ from builder.game import Spec, Value
 from builder.game.codec import encode_many
 from db.errors import GameNotBuiltError
 from query.errors import QueryError
-from query.notation import empty_board, parse_board, play_moves, to_move_name
-from query.shapes import game_json, line_json, moves_json, probe_json, stats_json
-from query.tablebase import Probe, Tablebase
+from query.notation import board_texts, empty_board, parse_board, play_moves
+from query.shapes import game_json, line_json, moves_json, probe_json_many, stats_json
+from query.tablebase import Tablebase
 
 # Bounds on one request: a batch of boards, the request body, the text of a query.
 MAX_BATCH = 10_000
@@ -160,9 +160,8 @@ class Answers:
                 tb.probe(spec, tuple(int(v) for v in boards[first]))
             except (QueryError, ValueError, KeyError) as e:
                 raise _at(e, first, len(texts)) from None
-        return [probe_json(spec, board, Probe(Value(v), d, to_move_name(p), d == 0, p))
-                for board, v, d, p in zip(boards.tolist(), found.value.tolist(),
-                                          found.depth.tolist(), found.ply.tolist())]
+        return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
+                               found.depth.tolist(), found.ply.tolist())
 
 
 class _BadBatch(QueryError, ValueError):
