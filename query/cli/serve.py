@@ -52,21 +52,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
-    if args.workers == 1:
-        config = uvicorn.Config(make_app(args.db), **options)
-    else:
-        os.environ[DB_VARIABLE] = args.db
-        config = uvicorn.Config("query.server.app:app_from_environment", factory=True,
-                                workers=args.workers, **options)
-    server = uvicorn.Server(config)
     print(f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
           f"{'s' if args.workers != 1 else ''}; Ctrl-C stops)", flush=True)
     try:
         if args.workers == 1:
-            server.run(sockets=[sock])
+            uvicorn.Server(uvicorn.Config(make_app(args.db), **options)).run(sockets=[sock])
         else:
-            from uvicorn.supervisors import Multiprocess
-            Multiprocess(config, target=server.run, sockets=[sock]).run()
+            # Worker processes build their own app, by name, on the database named here.
+            os.environ[DB_VARIABLE] = args.db
+            uvicorn.run("query.server.app:app_from_environment", factory=True,
+                        workers=args.workers, fd=sock.fileno(), **options)
     except KeyboardInterrupt:
         pass  # uvicorn has shut down cleanly and re-raised Ctrl-C: stopping is the request
     finally:
