@@ -66,6 +66,7 @@ class Server:
 
 @pytest.fixture(scope="module")
 def db(table_db: Callable[[str], str]) -> str:
+    table_db("4x3k3+gravity")
     return table_db("3x3k3")
 
 
@@ -229,3 +230,35 @@ def test_a_stopped_server_shows_an_error(tab: tuple[Any, list[str]], db: str) ->
         assert page.inner_text("#error").startswith("cannot reach the server")
     finally:
         own.stop()
+
+
+def test_a_gravity_game_plays_by_column(tab: tuple[Any, list[str]], server: Server,
+                                        db: str) -> None:
+    page, errors = tab
+    page.goto(server.url)
+    page.wait_for_selector("#board rect.open")
+    page.select_option("#side", "both")
+    page.select_option("#game", "4x3k3+gravity")
+    page.wait_for_selector("#board rect[data-cell='11']")  # a 4-by-3 board is drawn
+    _settled(page)
+    with open_tablebase(db) as tb:
+        # Only the bottom row is open; a click on the top of column b drops to b1.
+        opened = page.eval_on_selector_all("#board rect.open", "els => els.map(e => e.dataset.move)")
+        assert sorted(opened) == sorted(m.move for m in tb.moves("4x3k3+gravity", "..../..../...."))
+        page.click("#board rect[data-cell='1']")
+        _settled(page)
+        assert _shown_board(page) == "..../..../.x.."
+        page.click("#board rect[data-cell='1']")
+        _settled(page)
+        assert _shown_board(page) == "..../.o../.x.."
+        probe = tb.probe("4x3k3+gravity", "..../.o../.x..")
+        assert page.inner_text("#status") == (
+            f"x to move: {probe.value.word} in {probe.depth} plies with perfect play")
+        counts = page.eval_on_selector_all("#counts rect", "els => els.length")
+        assert counts == 3 * (max(r["ply"] for r in _per_ply(tb, "4x3k3+gravity")) + 1)
+    assert errors == []
+
+
+def _per_ply(tb: Any, spec: str) -> list[dict[str, int]]:
+    """Plies that hold stored positions, read from the table itself."""
+    return [{"ply": int(p)} for p in set(tb.table(spec).ply.tolist())]
