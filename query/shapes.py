@@ -22,6 +22,16 @@ def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]
             "terminal": probe.terminal}
 
 
+def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
+                    depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
+    """`probe_json` objects of many positions at once, from their board texts and the
+    arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
+    name, words = spec.name, {int(v): v.word for v in Value}
+    return [{"spec": name, "board": text, "to_move": "x" if p % 2 == 0 else "o", "ply": p,
+             "value": words[v], "depth": d, "terminal": d == 0}
+            for text, v, d, p in zip(texts, value, depth, ply)]
+
+
 def moves_json(spec: Spec, board: Sequence[int], probe: Probe,
                moves: Sequence[MoveInfo]) -> dict[str, Any]:
     """The `moves --json` object: the probe object plus every move, best first."""
@@ -61,4 +71,18 @@ def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
         "checksum": game.checksum,
         "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
                      "loss": p.losses} for p in plies],
+    }
+
+
+def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
+               depths: dict[str, Sequence[int]]) -> dict[str, Any]:
+    """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
+    move: `per_ply` rows (loss, draw, win) indexed by ply, `depths` word -> counts by depth."""
+    return {
+        "spec": spec.name,
+        "counted": "canonical positions (one per symmetry orbit); values for the side to move",
+        "positions": int(sum(sum(row) for row in per_ply)),
+        "per_ply": [{"ply": ply, "win": int(row[2]), "draw": int(row[1]), "loss": int(row[0])}
+                    for ply, row in enumerate(per_ply)],
+        "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
     }
