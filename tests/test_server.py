@@ -281,3 +281,33 @@ def test_the_page_and_its_files_are_served(client: TestClient) -> None:
     # Nothing fetched from elsewhere: no CDN, no internet at run time.
     for path in ("/", "/static/app.js", "/static/style.css"):
         assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", client.get(path).text)
+
+
+def test_endgame_tables_are_served_the_same_way(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A 7x6 Connect Four endgame (42 cells: no whole-board table can exist) over HTTP."""
+    from tests.reference import play
+    db = str(tmp_path / "end.db")
+    spec = "7x6k4+gravity"
+    moves = "c1 c2 d1 c3 c4 d2 f1 e1 e2 d3 e3 d4 d5 c5 d6 c6 e4 e5 e6 g1 g2 b1 b2 b3 b4 g3"
+    assert main(["build", spec, "--moves", moves, "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    game = Game(spec)
+    board = play(game, moves + " a1")
+    text = "/".join("".join(".xo"[v] for v in board[r * 7:(r + 1) * 7]) for r in range(6))
+    with TestClient(make_app(db)) as c:
+        games = c.get("/api/games").json()
+        assert len(games) == 1
+        assert games[0]["root"] is not None and len(games[0]["checksum"]) == 16
+        answer = c.get(f"/api/{spec}", params={"board": text})
+        assert answer.status_code == 200
+        value, depth = game.solve(board)
+        data = answer.json()
+        assert (data["value"], data["depth"]) == ({1: "win", 0: "draw", -1: "loss"}[value], depth)
+        assert answer.headers["etag"] == f'"{games[0]["checksum"]}"'
+        assert c.get(f"/api/{spec}/line", params={"board": text}).status_code == 200
+        batch = c.post(f"/api/{spec}/probe", json=[text, games[0]["root"]])
+        assert batch.status_code == 200 and batch.json()[0]["depth"] == depth
+        stats = c.get(f"/api/{spec}/stats", params={"root": games[0]["root"]})
+        assert stats.status_code == 200
+        _error(c.get(f"/api/{spec}/stats"), 404, "no whole-board table")
+        _error(c.get(f"/api/{spec}"), 404, "build an endgame table from it: tablebase build")

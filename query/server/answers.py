@@ -8,6 +8,8 @@ Tablebase (uvicorn answers on its one event-loop thread).
 """
 from __future__ import annotations
 
+import hashlib
+
 import threading
 import time
 from collections.abc import Sequence
@@ -20,7 +22,8 @@ from builder.game.codec import encode_many
 from db.errors import GameNotBuiltError
 from query.errors import QueryError
 from query.notation import board_texts, empty_board, parse_board, play_moves
-from query.shapes import game_json, line_json, moves_json, probe_json_many, stats_json
+from query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
+                          stats_json)
 from query.tablebase import Tablebase
 
 # Bounds on one request: a batch of boards, the request body, the text of a query.
@@ -96,14 +99,17 @@ class Answers:
         return "-".join(f"{g.spec}:{g.checksum}" for g in self._records())
 
     def checksum(self, spec: Spec) -> str:
-        """The build-time checksum of `spec`'s table (the ETag of its answers).
+        """The ETag of `spec`'s answers: its table's build-time checksum, or with endgame
+        tables beside it (any of which may answer), a digest of all their checksums.
 
         Raises GameNotBuiltError if the database holds no complete table of the game.
         """
         for fresh in (False, True):
-            for g in self._records(fresh):
-                if g.spec == spec.name:
-                    return str(g.checksum)
+            sums = sorted(str(g.checksum) for g in self._records(fresh) if g.spec == spec.name)
+            if len(sums) == 1:
+                return sums[0]
+            if sums:
+                return hashlib.sha1("-".join(sums).encode()).hexdigest()[:16]
         raise GameNotBuiltError(f"{spec.name} has not been built in this database")
 
     # --- positions -------------------------------------------------------------------
@@ -131,12 +137,13 @@ class Answers:
         tb = self.tablebase()
         return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
 
-    def stats(self, spec: Spec) -> dict[str, Any]:
-        """Counts of stored positions per ply by value, and per value by depth (cached)."""
-        key = (spec.name, self.checksum(spec))
+    def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
+        """Counts of stored positions per ply by value, and per value by depth (cached), of the
+        whole-board table or of the endgame table rooted at `root` (board text)."""
+        key = (spec.name, root, self.checksum(spec))
         found = self._stats.get(key)
         if found is None:
-            found = self._stats[key] = _stats(spec, self.tablebase())
+            found = self._stats[key] = _stats(spec, self.tablebase(), root)
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
@@ -152,6 +159,16 @@ class Answers:
                                 " are accepted")
         tb = self.tablebase()
         boards = _parse_boards(spec, texts)
+        if not any(t.root is None for t in tb.tables(spec)):
+            # Only endgame tables: each board may sit in a different one, so ask one by one.
+            answers = []
+            for i, board in enumerate(boards):
+                cells = tuple(int(v) for v in board)
+                try:
+                    answers.append(probe_json(spec, cells, tb.probe(spec, cells)))
+                except (QueryError, ValueError, KeyError) as e:
+                    raise _at(e, i, len(texts)) from None
+            return answers
         codes = encode_many(boards) if len(texts) else np.empty(0, dtype=np.int64)
         found = tb.get_many(spec, codes)
         if not found.found.all():
@@ -209,9 +226,9 @@ def _parse_boards(spec: Spec, texts: Sequence[Any]) -> np.ndarray:
     return out
 
 
-def _stats(spec: Spec, tb: Tablebase) -> dict[str, Any]:
+def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]:
     """Per-ply counts by value and per-value depth histograms of a whole table."""
-    table = tb.table(spec)
+    table = tb.table(spec, root)
     ply = table.ply.astype(np.int64)
     value = table.value.astype(np.int64) + 1  # 0 loss, 1 draw, 2 win
     depth = table.depth.astype(np.int64)

@@ -23,7 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from builder.game import GameError
 from db.errors import GameNotBuiltError, StorageError
 from db.facts import DEFAULT_DATABASE
-from query.errors import MissingPositionError, QueryError
+from query.errors import MissingPositionError, MissingTableError, QueryError
 from query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -51,7 +51,7 @@ def _status(error: Exception) -> int:
     """The status code of an error raised while answering."""
     if isinstance(error, TooLargeError):
         return 413
-    if isinstance(error, (GameNotBuiltError, MissingPositionError)):
+    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError)):
         return 404
     if isinstance(error, (GameError, QueryError, ValueError)):
         return 400
@@ -79,13 +79,21 @@ def make_app(db: str) -> ASGIApp:
                 return await handler(request)
             except (GameError, StorageError, QueryError, ValueError, KeyError) as e:
                 message = str(e)
+                name = request.path_params.get("spec", "")
+                try:
+                    spec = answers.spec(name)
+                    name = spec.name
+                except GameError:
+                    spec = None
                 if isinstance(e, GameNotBuiltError):
-                    name = request.path_params.get("spec", "")
-                    try:
-                        name = answers.spec(name).name
-                    except GameError:
-                        pass
-                    message += f"; build it with: tablebase build {name}{build_hint}"
+                    if spec is not None and not spec.whole_board_fits:
+                        message += (f"; build an endgame table: tablebase build {name} --from"
+                                    f" POSITION{build_hint}")
+                    else:
+                        message += f"; build it with: tablebase build {name}{build_hint}"
+                elif isinstance(e, MissingPositionError) and e.build_from is not None:
+                    message += (f"; build an endgame table from it: tablebase build {name}"
+                                f" --from '{e.build_from}'{build_hint}")
                 return error_response(_status(e), message)
         return run
 
@@ -123,8 +131,12 @@ def make_app(db: str) -> ASGIApp:
 
     @answering
     async def stats(request: Request) -> Response:
+        unknown = sorted(set(request.query_params) - {"root"})
+        if unknown:
+            raise _BadRequest(f"unknown parameter {unknown[0]!r}; expected root (or none)")
         spec = answers.spec(request.path_params["spec"])
-        return _tagged(answers.stats(spec), answers.checksum(spec), request)
+        return _tagged(answers.stats(spec, request.query_params.get("root")),
+                       answers.checksum(spec), request)
 
     @answering
     async def probe(request: Request) -> Response:

@@ -276,28 +276,37 @@ async function showLine() {
   }));
 }
 
-async function startGame(spec, board) {
+// A table is a spec and a root (board text; null for the whole board): an endgame table
+// starts from its root, and its counts come from that table.
+async function startGame(spec, board, root) {
   state.spec = spec;
+  state.root = root || null;
   state.geo = geometry(spec);
   state.cache = new Map();
-  state.history = [board || emptyBoard(state.geo)];
+  state.history = [board || state.root || emptyBoard(state.geo)];
   state.at = 0;
-  $("game").value = spec;
+  const index = state.games.findIndex((g) => g.spec === spec && g.root === state.root);
+  if (index >= 0) $("game").value = String(index);
   await show();
-  drawCounts(await api(`/api/${enc(spec)}/stats`));
+  const query = state.root ? `?root=${enc(state.root)}` : "";
+  drawCounts(await api(`/api/${enc(spec)}/stats${query}`));
 }
 
 async function main() {
   const params = new URLSearchParams(location.search);
-  const games = await api("/api/games");
-  for (const g of games) {
+  const games = state.games = await api("/api/games");
+  games.forEach((g, i) => {
     const option = document.createElement("option");
-    option.value = option.textContent = g.spec;
+    option.value = String(i);
+    option.textContent = g.root ? `${g.spec} from ${g.root}` : g.spec;
     $("game").appendChild(option);
-  }
-  $("game").addEventListener("change", () => startGame($("game").value));
+  });
+  $("game").addEventListener("change", () => {
+    const g = games[Number($("game").value)];
+    startGame(g.spec, null, g.root);
+  });
   $("side").addEventListener("change", () => { state.side = $("side").value; show(); });
-  $("new").addEventListener("click", () => startGame(state.spec));
+  $("new").addEventListener("click", () => startGame(state.spec, null, state.root));
   $("undo").addEventListener("click", () => step(-1));
   $("redo").addEventListener("click", () => step(1));
   $("line-button").addEventListener("click", showLine);
@@ -313,7 +322,8 @@ async function main() {
   }
   // An alias such as "tictactoe" is answered under its full name: ask the server for it.
   const name = games.some((g) => g.spec === spec) ? spec : (await api(`/api/${enc(spec)}`)).spec;
-  await startGame(name, params.get("board"));
+  const table = games.find((g) => g.spec === name && !g.root) || games.find((g) => g.spec === name);
+  await startGame(name, params.get("board"), table ? table.root : null);
 }
 
 main().catch(() => {});
