@@ -30,3 +30,8 @@ class MissingPositionError(QueryError, KeyError):
     def __str__(self) -> str:
         # KeyError's own __str__ shows the repr of its argument, quotes and all.
         return str(self.args[0]) if self.args else ""
+
+
+class AuditInputError(QueryError, ValueError):
+    """An audit asked for with options that cannot work: a bad --positions, an unknown solver, a
+    check the answers cannot support."""
