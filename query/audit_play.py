@@ -171,7 +171,7 @@ def play_audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, games: int
         lost_by_ply=dict(sorted(lost_by_ply.items())), results=results, examples=tuple(examples),
         forfeits=tuple(forfeits[:max_examples]), seconds=time.perf_counter() - started,
         restarts=candidate.restarts,
-        asked=engine.describe() if engine is not None else None, kinds=kinds)
+        asked=engine.describe(play=True) if engine is not None else None, kinds=kinds)
 
 
 def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], side: str,

@@ -201,13 +201,18 @@ class GtpEngine:
             f"engine {self.command!r} knows neither 'solve' nor 'genmove' (its list_commands:"
             f" {' '.join(sorted(known)) or 'nothing'})")
 
-    def describe(self) -> str:
-        """What this client sends, in one line (for the report)."""
+    def describe(self, play: bool = False) -> str:
+        """What this client sends, in one line (for the report): per position, or with `play`
+        per game."""
         d = self.dialect
         game = " then ".join(c for c, _ in d.handshake(self.spec, self.timeout))
-        ask = "solve" if self.asks == "solve" else f"genmove {d.colours[0]}"
-        return (f"{d.name} dialect ({'/'.join(d.colours)}): {game}; per position clear_board,"
-                f" play {d.colours[0]} {d.move_out('b2')}, ..., {ask}")
+        x, o = d.colours
+        if play:
+            return (f"{d.name} dialect ({x}/{o}): {game}; per game clear_board, then in turn"
+                    f" play {x} {d.move_out('b2')} (the table's moves) and genmove {o}")
+        ask = "solve" if self.asks == "solve" else f"genmove {x}"
+        return (f"{d.name} dialect ({x}/{o}): {game}; per position clear_board,"
+                f" play {x} {d.move_out('b2')}, ..., {ask}")
 
     def _stop(self) -> int | None:
         process, self._process = self._process, None

@@ -293,3 +293,27 @@ def test_easyai_negamax_4_is_caught_and_the_reference_confirms(tb: Tablebase) ->
             assert said.value is not None and int(said.value) != value
         else:
             assert said.move is not None and ref_move_outcome(e.board, said.move)[0] < value
+
+
+# --- the textbook solvers: a note before a long run ----------------------------------------------
+
+def test_builtin_all_estimates_before_it_starts(db: str, tb: Tablebase,
+                                                capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from query.cli import audit_estimate
+    from query.estimate import estimate_builtins
+
+    spec = parse_spec("3x3k3")
+    estimates = {e.name: e for e in estimate_builtins(tb, spec, ["negamax", "alphabeta-sym"],
+                                                      Selection("ply", 6))}
+    # Measured on samples: the full-width search visits far more nodes than the pruned one.
+    assert estimates["negamax"].nodes > estimates["alphabeta-sym"].nodes > 0
+    assert main(["audit", "3x3k3", "--db", db, "--builtin", "alphabeta", "--quiet",
+                 "--positions", "ply:6"]) == 0
+    assert "note" not in capsys.readouterr().err  # seconds, not minutes: no note
+    monkeypatch.setattr(audit_estimate, "SLOW", 0.0)
+    assert main(["audit", "3x3k3", "--db", db, "--builtin", "alphabeta", "--quiet",
+                 "--positions", "ply:6"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("tablebase: note: the textbook solvers may take about")
+    assert "estimated from node counts" in err and err.count("\n") == 1

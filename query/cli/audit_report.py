@@ -112,7 +112,7 @@ def print_play(spec: Spec, report: Any) -> None:
     print(f"audit by play of {report.player} on {spec.name}: {count(report.games, 'game')}"
           f"{start}, the player as {side}, the table as {report.opponent} (seed {report.seed})")
     if report.asked:
-        print(f"  sends: {report.asked} (then, per game: clear_board, play, genmove)")
+        print(f"  sends: {report.asked}")
     r = report.results
     print(f"  results for the player: {r['win']:,} won, {r['draw']:,} drawn, {r['loss']:,} lost"
           + (f", {r['forfeit']:,} forfeited (no legal move)" if r["forfeit"] else ""))
