@@ -193,7 +193,7 @@ def test_a_genmove_engine_is_audited_by_its_moves(tb: Tablebase) -> None:
     assert report.ok and report.every_orientation and report.shapes == {"move": report.boards}
     assert report.asked is not None and "genmove x" in report.asked
     with open_engine(f"{PLAYER} --blunder", tb, spec) as engine:
-        report = audit(tb, spec, engine, every_orientation=True, max_examples=20)
+        report = audit(tb, spec, engine, max_examples=20)
     assert set(report.mismatches) == {"non-optimal-move"}
     for e in report.examples:
         assert e.after is not None
