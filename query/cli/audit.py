@@ -68,16 +68,19 @@ def register(commands: Any) -> None:
     p = commands.add_parser(
         "audit", help="check a solver's answers against the table",
         description="Check a solver against the table of SPEC on every stored non-terminal"
-                    " position (or those --positions names), each shown in a random image of"
-                    " its symmetry orbit: a Python function MODULE:FUNCTION called as"
-                    " f(board, to_move), an external program speaking the GTP-style protocol"
-                    " (--engine), or the textbook solvers (--builtin). Exit status 1 when any"
-                    " answer disagrees with the table.")
+                    " position (or those --positions names), each shown in every image of its"
+                    " symmetry orbit (or a random one, on large games): a Python function"
+                    " MODULE:FUNCTION called as f(board, to_move), an external program speaking"
+                    " GTP (--engine), or the textbook solvers (--builtin). A player may answer a"
+                    " move alone. With --play N, the function or engine plays N whole games"
+                    " against the table instead, and each of its moves is judged. Exit status 1"
+                    " when any answer disagrees with the table.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--solver", metavar="MODULE:FUNCTION",
-                     help="a Python function f(board, to_move) returning a value, (value, move)"
-                          " or (value, move, depth); the current directory is on the import path;"
+                     help="a Python function f(board, to_move) returning a value, (value, move),"
+                          " (value, move, depth) or a move alone; the current directory is on the"
+                          " import path;"
                           " builtin:NAME names a textbook solver")
     who.add_argument("--engine", metavar="COMMAND",
                      help="an external program speaking GTP (see the README): asked 'solve', or"
