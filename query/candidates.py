@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
@@ -125,12 +126,14 @@ def _whole(raw: object) -> int | None:
     """An int, or an integral float as an int (OpenSpiel returns floats); None for anything else."""
     if isinstance(raw, bool):
         return None  # True == 1, but a solver that says True has not said "win"
-    if isinstance(raw, float):
-        return int(raw) if raw.is_integer() else None
     try:
         return index(raw)
     except TypeError:
-        return None
+        pass
+    if isinstance(raw, Real):  # float, numpy's float32 and float64
+        number = float(raw)
+        return int(number) if number.is_integer() else None
+    return None
 
 
 def _read_value(raw: object) -> Value | None:

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from builder.game import Value, parse_spec
@@ -87,10 +88,12 @@ def test_move_only_answers_and_integral_floats_are_read() -> None:
     assert read_return((None, "c1")).shape == "move" and read_return((None, "c1")).value is None
     assert read_return(None).move_only and read_return(None).move is None
     assert read_return((None, "a1", 4)).shape == "move, depth"
-    for number, value in ((1.0, Value.WIN), (0.0, Value.DRAW), (-1.0, Value.LOSS)):
+    for number, value in ((1.0, Value.WIN), (0.0, Value.DRAW), (-1.0, Value.LOSS),
+                          (np.float32(-1.0), Value.LOSS), (np.float64(1.0), Value.WIN)):
         assert read_return(number).value == value
         assert read_return((number, "b2", 3.0)).depth == 3
-    bad = [read_return(x) for x in (0.5, -0.999, float("nan"), (1.5, "b2"), "b2 please")]
+    bad = [read_return(x) for x in (0.5, -0.999, float("nan"), float("inf"), np.float32(0.5),
+                                    (1.5, "b2"), "b2 please")]
     assert {r.failure.kind for r in bad if r.failure} == {"bad-answer"} and all(r.failure for r in bad)
     # Floats that are not whole get the same message as any other unreadable value.
     assert "1, 0, -1 (1.0, 0.0, -1.0 too)" in bad[0].failure.message  # type: ignore[union-attr]
