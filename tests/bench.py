@@ -19,6 +19,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.bench_audit import bench_audit  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
 # The plain solver needs minutes beyond these; it is the same-process baseline.
@@ -208,7 +209,8 @@ def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "probe", "budget", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "budget", "audit", "all"],
+                        default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -226,6 +228,8 @@ def main() -> None:
         bench_probe()
     if args.section in ("budget", "all"):
         bench_budget()
+    if args.section in ("audit", "all"):
+        bench_audit()
 
 
 if __name__ == "__main__":
