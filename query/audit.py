@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import (EMPTY, InvalidPositionError, Spec, Value, decode, parse_spec, score,
+from builder.game import (EMPTY, InvalidPositionError, Spec, Value, parse_spec, score,
                           transform)
 from builder.game.symmetry import images as image_codes
 from builder.game.symmetry import orbit_sizes
@@ -206,7 +206,8 @@ class _Smallest:
 def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
           selection: Selection = Selection(), seed: int = 0, every_orientation: bool | None = False,
           check: str | None = None, max_examples: int = DEFAULT_EXAMPLES,
-          progress: ProgressFactory = NO_PROGRESS) -> AuditReport:
+          progress: ProgressFactory = NO_PROGRESS,
+          root: Sequence[int] | str | None = None) -> AuditReport:
     """Audit `candidate` against the table of `spec` on the positions `selection` names.
 
     Each position is shown in a random image of its orbit (chosen by `seed`), or in every distinct
@@ -214,18 +215,21 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     boards, else a random one). `check` ('value', 'move' or 'depth') caps the checks; None
     applies the strongest each answer's shape allows. The report keeps the `max_examples` smallest
     counterexamples (fewest stones first; the smallest of each kind always among them).
+    With `root` (a position, any orientation) the positions are those of that endgame table.
     """
     spec = tb.spec(spec)
     if check is not None and check not in CHECKS:
         raise AuditInputError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
     started = time.perf_counter()
-    rows = select_positions(tb, spec, selection, seed)
+    rows = select_positions(tb, spec, selection, seed, root)
+    boards = tb.boards(spec, rows.codes, root)
     maps = orientations(spec, rows.codes, seed).tolist()
     auto = every_orientation is None
     total = len(rows.codes)
     # Each position has at least one image: past the limit, no need to count them.
     if every_orientation or (auto and total <= EVERY_IMAGE_LIMIT):
-        every_images = int(orbit_sizes(image_codes(spec, rows.codes)).sum())
+        every_images = (int(orbit_sizes(image_codes(spec, rows.codes)).sum()) if root is None
+                        else sum(len(images(spec, tuple(b))) for b in boards.tolist()))
         every_orientation = every_images <= EVERY_IMAGE_LIMIT if auto else True
         total = every_images if every_orientation else total
     every_orientation = bool(every_orientation)
@@ -237,7 +241,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     smallest = _Smallest(max(max_examples, 0))
     with progress(total=total, desc=f"audit {candidate.label}", unit="pos") as bar:
         for i, code in enumerate(rows.codes.tolist()):
-            board = decode(code, spec.cells)
+            board = tuple(boards[i].tolist())
             shown = images(spec, board) if every_orientation else [transform(spec, board, maps[i])]
             value, depth = Value(int(rows.value[i])), int(rows.depth[i])
             first: _Found | None = None
@@ -324,14 +328,16 @@ def builtin_names(which: str) -> list[str]:
 def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
                    **options: Any) -> list[BuiltinAudit]:
     """Audit each named textbook solver (see `audit` for the options) and count its nodes from
-    the empty board."""
+    the empty board (from the endgame table's root, with `root=`)."""
     spec = tb.spec(spec)
+    root = options.get("root")
+    start = (EMPTY,) * spec.cells if root is None else tb.read_board(spec, root)
     out = []
     for name in names:
         candidate = BuiltinCandidate(name)
         report = audit(tb, spec, candidate, **options)
         try:
-            nodes: int | None = candidate.solve(spec, (EMPTY,) * spec.cells).nodes
+            nodes: int | None = candidate.solve(spec, start).nodes
         except SearchTooLargeError:
             nodes = None
         out.append(BuiltinAudit(name, report, nodes))

@@ -19,7 +19,8 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value
+from builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value, outcome
+from builder.game.root import stone_order
 from query.engine import EngineAnswer, Failure, describe_exception
 from query.errors import AuditInputError
 from query.gtp_client import GtpEngine
@@ -284,8 +285,10 @@ def read_engine_answer(answer: EngineAnswer, to_move: str) -> Reply:
 
 
 def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
-    """Cells to play from the empty board, x first, that reach `board` through unfinished stored
-    positions (so every move is legal): found backwards, one stone of the last mover at a time.
+    """Cells to play from the empty board, x first, that reach `board` through unfinished
+    positions (so every move is legal): found backwards, one stone of the last mover at a time,
+    through stored positions; below an endgame table's root (whose predecessors no table
+    holds), the root's own stones in any order the rules allow.
 
     Any stored, unfinished predecessor will do: it is reachable, and the last stone is legal on
     it. With gravity only the top stone of a column can have been the last one played.
@@ -309,8 +312,13 @@ def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
                 break
             current[cell] = last
         else:
-            raise AuditInputError(
-                f"no move order reaches {board_text(spec, board)!r} in the {spec.name} table")
+            # No stored predecessor: an endgame table's root (in some orientation), which
+            # has no line, so its stones go down in any order gravity allows.
+            rest = None if outcome(spec, current) is not None else stone_order(spec, current)
+            if rest is None:
+                raise AuditInputError(
+                    f"no move order reaches {board_text(spec, board)!r} in the {spec.name} table")
+            return rest + order[::-1]
     return order[::-1]
 
 

@@ -3,6 +3,8 @@ selection, and the image of each position's symmetry orbit it is shown in (rando
 the seed and the code, or every distinct image)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,10 +60,11 @@ def parse_selection(text: str | None) -> Selection:
         " (the positions with P stones)")
 
 
-def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0
-                     ) -> PositionArrays:
-    """The stored positions a selection names, in code order (canonical codes and their rows)."""
-    table = tb.table(spec)
+def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
+                     root: Sequence[int] | str | None = None) -> PositionArrays:
+    """The stored positions a selection names, in code order (canonical codes and their rows),
+    of the whole-board table or of the endgame table rooted at `root`."""
+    table = tb.table(spec, root)
     keep = np.ones(len(table.codes), dtype=bool) if selection.kind == "all" else table.depth > 0
     if selection.kind == "ply":
         keep &= table.ply == selection.number

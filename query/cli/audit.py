@@ -23,7 +23,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     every = {"auto": None, "all": True, "random": False}[args.orientations]
     options: dict[str, Any] = dict(
         selection=parse_selection(args.positions), seed=args.seed, every_orientation=every,
-        check=args.check, max_examples=args.max_examples, progress=progress(args.quiet))
+        check=args.check, max_examples=args.max_examples, progress=progress(args.quiet),
+        root=args.root)
     builtin = args.builtin
     if args.solver is not None and args.solver.startswith(BUILTIN_PREFIX):
         builtin = args.solver[len(BUILTIN_PREFIX):]
@@ -31,10 +32,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         raise AuditInputError("--play needs a player: --engine or --solver MODULE:FUNCTION")
     opponent = parse_opponent(args.opponent)
     with open_tablebase(args.db) as tb:
-        tb.count(spec)  # a game that is not built fails here, before any solver starts
+        tb.count(spec, args.root)  # a table the database lacks fails here, before any solver
         if builtin is not None:
             names = builtin_names(builtin)
-            warn_slow(tb, spec, names, options)
+            if args.root is None:
+                warn_slow(tb, spec, names, options)
             audits = audit_builtins(tb, spec, names, **options)
             if args.json:
                 print(json.dumps(builtins_json(audits), indent=2))
@@ -47,8 +49,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
         with opened as candidate:
             if args.play is not None:
+                start = None if args.root is None else tb.read_board(spec, args.root)
                 played = play_audit(tb, spec, candidate, args.play, opponent=opponent,
-                                    plays=args.side, seed=args.seed,
+                                    plays=args.side, seed=args.seed, start=start,
                                     max_examples=args.max_examples, progress=options["progress"])
                 if args.json:
                     print(json.dumps(play_report_dict(played), indent=2))
@@ -76,6 +79,9 @@ def register(commands: Any) -> None:
                     " against the table instead, and each of its moves is judged. Exit status 1"
                     " when any answer disagrees with the table.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
+    p.add_argument("--root", metavar="POSITION",
+                   help="audit on the endgame table rooted at POSITION (its positions, or with"
+                        " --play, games from it); default: the whole-board table")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--solver", metavar="MODULE:FUNCTION",
                      help="a Python function f(board, to_move) returning a value, (value, move),"
