@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from builder.game import GameError, parse_spec
 from db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from db.facts import DEFAULT_DATABASE
-from query.cli import ask, audit, build
+from query.cli import ask, audit, build, strategy
 from query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from query.errors import QueryError
 
-FAMILIES = (build, ask, audit)
+FAMILIES = (build, ask, audit, strategy)
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,231 @@
+"""Smallest strategies: the fewest-node proof tree that guarantees one side a win or a draw,
+found by dynamic programming over the values stored in a table (no search).
+
+A strategy for side S with goal G (win, or at least a draw) is a tree rooted at the position:
+at S's turns a node has exactly one child, a move that keeps G; at the opponent's turns it has
+a child for every legal move; its leaves are finished games. Its size is its number of nodes
+(a position reached along two paths counts twice; the root and the leaves count):
+
+    size(P) = 1                                    P finished
+    size(P) = 1 + min over S's moves m keeping G   size(P after m)
+    size(P) = 1 + sum over every opponent move m   size(P after m)
+
+Every node of any strategy for G has a value of at least G for S (else the opponent could
+steer below G from there), so restricting S's moves to those that keep G loses nothing; at
+the opponent's turns every child of such a node keeps G too. Sizes are exact Python ints:
+they pass 2**63 on bigger boards. Sizes are memoised by canonical code, since a symmetry
+maps strategies onto strategies of the same size.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from builder.game import O, X, Spec, Value, canonical_board, legal_moves
+from query.errors import QueryError
+from query.notation import board_text, move_name, place, to_move_name
+from query.tablebase import Position, Tablebase
+
+SIDES = ("x", "o")
+DEFAULT_MAX_NODES = 100_000
+
+
+class NoStrategyError(QueryError, ValueError):
+    """The side asked for has no strategy: the position is a loss for it."""
+
+
+@dataclass
+class _Memo:
+    """What the dynamic programme learns, keyed by canonical code: each position's value for
+    its side to move, and the size of the smallest strategy from it."""
+
+    value: dict[int, Value] = field(default_factory=dict)
+    size: dict[int, int] = field(default_factory=dict)
+
+
+class Strategy:
+    """The smallest strategy for `side` ('x' or 'o') from `board`, with goal `goal`
+    (Value.WIN or Value.DRAW, for `side`). Use `find_strategy`.
+
+    `nodes` is its size, `positions` the distinct boards in it, `depth` its longest path in
+    plies, `first_move` the side's first move when it is to move at the root (else None).
+    Among equally small choices the first move in cell order is taken, so the tree is fixed.
+    """
+
+    def __init__(self, tb: Tablebase, spec: Spec, board: tuple[int, ...], side: str,
+                 goal: Value, memo: _Memo, progress: Callable[[int], None] | None) -> None:
+        self.tb, self.spec, self.board, self.side, self.goal = tb, spec, board, side, goal
+        self._player = X if side == "x" else O
+        self._memo = memo
+        self._progress = progress
+        self.nodes = self._size(board)
+        self.positions, self.depth = self._shape()
+        first = self.choice(board) if self._mover(board) == self._player else None
+        self.first_move = None if first is None else move_name(spec, first)
+
+    # --- the dynamic programme ----------------------------------------------------------
+
+    def _mover(self, board: tuple[int, ...]) -> int:
+        return X if sum(1 for v in board if v) % 2 == 0 else O
+
+    def _keeps(self, value_for_side: Value) -> bool:
+        return value_for_side >= self.goal
+
+    def _size(self, board: tuple[int, ...]) -> int:
+        code = canonical_board(self.spec, board)
+        known = self._memo.size.get(code)
+        if known is not None:
+            return known
+        moves = self.tb.moves(self.spec, board)
+        for m in moves:
+            # A move's value is for its maker; the child's value is for the side to move there.
+            self._memo.value[canonical_board(self.spec, place(board, m.cell))] = Value(-m.value)
+        if not moves:
+            size = 1
+        elif self._mover(board) == self._player:
+            # m.value is for the side: keep only moves whose child still gives it the goal.
+            size = 1 + min(self._size(place(board, m.cell)) for m in moves
+                           if self._keeps(m.value))
+        else:
+            size = 1 + sum(self._size(place(board, m.cell)) for m in moves)
+        self._memo.size[code] = size
+        if self._progress is not None:
+            self._progress(1)
+        return size
+
+    def choice(self, board: tuple[int, ...]) -> int:
+        """The side's move (a cell) at one of its turns in this strategy: the smallest subtree
+        among the moves that keep the goal, the first in cell order among equals."""
+        best: tuple[int, int] | None = None
+        for cell in legal_moves(self.spec, board):
+            child = place(board, cell)
+            code = canonical_board(self.spec, child)
+            if not self._keeps(Value(-self._memo.value[code])):
+                continue
+            key = (self._size(child), cell)
+            if best is None or key < best:
+                best = key
+        assert best is not None, "a node of a strategy always has a move keeping the goal"
+        return best[1]
+
+    def children(self, board: tuple[int, ...]) -> list[int]:
+        """The moves (cells) a node of this strategy has: one at the side's turns, all at the
+        opponent's, none when the game is over."""
+        moves = legal_moves(self.spec, board)
+        if not moves or self._mover(board) != self._player:
+            return moves
+        return [self.choice(board)]
+
+    def _shape(self) -> tuple[int, int]:
+        """(distinct boards, longest path in plies), walking the strategy's graph once."""
+        longest: dict[tuple[int, ...], int] = {}
+        # An explicit stack: (board, whether its children are done).
+        stack: list[tuple[tuple[int, ...], bool]] = [(self.board, False)]
+        while stack:
+            board, done = stack.pop()
+            if done:
+                longest[board] = max((1 + longest[place(board, c)] for c in self.children(board)),
+                                     default=0)
+                continue
+            if board in longest:
+                continue
+            longest[board] = -1  # on the stack: its children are being done
+            stack.append((board, True))
+            for cell in self.children(board):
+                child = place(board, cell)
+                if child not in longest:
+                    stack.append((child, False))
+        return len(longest), longest[self.board]
+
+    # --- exports -------------------------------------------------------------------------
+
+    def tree(self) -> dict[str, Any]:
+        """The strategy as nested `{"board", "to_move", "children": {MOVE: node}}`; leaves
+        have empty `children`. It has `nodes` nodes: mind the size before asking."""
+        def node(board: tuple[int, ...]) -> dict[str, Any]:
+            return {"board": board_text(self.spec, board),
+                    "to_move": to_move_name(sum(1 for v in board if v)),
+                    "children": {move_name(self.spec, c): node(place(board, c))
+                                 for c in self.children(board)}}
+        return node(self.board)
+
+    def edges(self) -> Iterator[tuple[tuple[int, ...], int, tuple[int, ...]]]:
+        """Every (board, move cell, child board) of the strategy's graph, each position once."""
+        seen = {self.board}
+        stack = [self.board]
+        while stack:
+            board = stack.pop()
+            for cell in self.children(board):
+                child = place(board, cell)
+                yield board, cell, child
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+
+    def dot(self) -> str:
+        """The strategy as a Graphviz digraph, each position once; the side's moves are bold."""
+        ids: dict[tuple[int, ...], str] = {}
+        lines = [f'digraph "{self.side} {self.goal.word} strategy {self.spec.name}" {{',
+                 '  node [shape=box, fontname="monospace"];']
+
+        def name(board: tuple[int, ...]) -> str:
+            if board not in ids:
+                ids[board] = f"p{len(ids)}"
+                label = board_text(self.spec, board).replace("/", "\\n")
+                finished = not legal_moves(self.spec, board)
+                lines.append(f'  {ids[board]} [label="{label}"'
+                             f'{", peripheries=2" if finished else ""}];')
+            return ids[board]
+        name(self.board)
+        for board, cell, child in self.edges():
+            a, b = name(board), name(child)
+            bold = ", style=bold" if self._mover(board) == self._player else ""
+            lines.append(f'  {a} -> {b} [label="{move_name(self.spec, cell)}"{bold}];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str | None = None,
+                  *, progress: Callable[[int], None] | None = None) -> list[Strategy]:
+    """The smallest strategies from `position`: for `side` ('x' or 'o') if given, else for
+    the winner, or for both sides (x first) when the position is a draw.
+
+    The goal is a win when the side wins from the position, at least a draw when it is a
+    draw; raises NoStrategyError when it is a loss for `side`. `progress(n)` is called as
+    positions are solved.
+    """
+    spec = tb.spec(spec)
+    board = tb.read_board(spec, position)
+    probe = tb.probe(spec, board)
+    if side is not None and side not in SIDES:
+        raise NoStrategyError(f"a side is x or o, found {side!r}")
+    # The position's value for x: x wins it when positive, o when negative.
+    for_x = probe.value if probe.to_move == "x" else Value(-probe.value)
+    if side is None:
+        sides = list(SIDES) if for_x == Value.DRAW else ["x" if for_x == Value.WIN else "o"]
+    else:
+        sides = [side]
+    memo: dict[str, _Memo] = {}
+    found = []
+    for s in sides:
+        value = for_x if s == "x" else Value(-for_x)
+        if value == Value.LOSS:
+            raise NoStrategyError(
+                f"{s} has no strategy from {board_text(spec, board)!r} ({spec.name}): the"
+                f" position is a loss for {s} ({probe})")
+        found.append(Strategy(tb, spec, board, s, value, memo.setdefault(s, _Memo()), progress))
+    return found
+
+
+def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
+    """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
+    s = strategy
+    data: dict[str, Any] = {
+        "spec": s.spec.name, "board": board_text(s.spec, s.board),
+        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
+        "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
+        "first_move": s.first_move}
+    if s.nodes <= max_nodes:
+        data["tree"] = s.tree()
+    return data
