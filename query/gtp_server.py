@@ -173,7 +173,12 @@ class GtpSession:
         return f"{winner} {self._move_name(best.cell)}"
 
     def _showboard(self, args: list[str]) -> str:
-        return "\n" + draw_board(self.spec, self.board)
+        lines = draw_board(self.spec, self.board).splitlines()
+        if self.black_white:
+            # The column letters of the dialect in use: GTP's skip I.
+            lines[-1] = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())] + " ".join(
+                GTP_COLUMNS[: self.spec.width])
+        return "\n" + "\n".join(lines)
 
     def _quit(self, args: list[str]) -> str:
         self.done = True
