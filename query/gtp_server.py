@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec
+from db.errors import StorageError
 from query.errors import IllegalMoveError, MissingPositionError, NotationError
 from query.levels import MAX_LEVEL, check_level, choose_move
 from query.notation import column_name, draw_board, empty_board, move_name, parse_move, place
@@ -212,7 +213,8 @@ class GtpSession:
             text, sign = self._answer(words[0].lower(), words[1:]), "="
         except GtpError as e:
             text, sign = str(e), "?"
-        except (GameError, NotationError, IllegalMoveError, MissingPositionError) as e:
+        except (GameError, NotationError, IllegalMoveError, MissingPositionError,
+                StorageError) as e:
             text, sign = str(e), "?"
         except Exception as e:  # noqa: BLE001 - the protocol's promise: an answer, never a crash
             text, sign = f"internal error: {type(e).__name__}: {e}", "?"

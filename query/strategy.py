@@ -18,11 +18,12 @@ maps strategies onto strategies of the same size.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import O, X, Spec, Value, canonical_board, legal_moves
+from builder.game import O, X, Spec, Value, canonical_board, decode, legal_moves
 from query.errors import QueryError
 from query.notation import board_text, move_name, place, to_move_name
 from query.tablebase import Position, Tablebase
@@ -35,13 +36,21 @@ class NoStrategyError(QueryError, ValueError):
     """The side asked for has no strategy: the position is a loss for it."""
 
 
+# A child as the programme keeps it: canonical code, canonical board, value for the side to
+# move there, depth.
+_Child = tuple[int, tuple[int, ...], Value, int]
+
+
 @dataclass
 class _Memo:
     """What the dynamic programme learns, keyed by canonical code: each position's value for
-    its side to move, and the size of the smallest strategy from it."""
+    its side to move, its children, the exact size of the smallest strategy from it where
+    known, and otherwise the best lower bound on that size found so far."""
 
     value: dict[int, Value] = field(default_factory=dict)
-    size: dict[int, int] = field(default_factory=dict)
+    children: dict[int, list[_Child]] = field(default_factory=dict)
+    exact: dict[int, int] = field(default_factory=dict)
+    lower: dict[int, int] = field(default_factory=dict)
 
 
 class Strategy:
@@ -59,7 +68,8 @@ class Strategy:
         self._player = X if side == "x" else O
         self._memo = memo
         self._progress = progress
-        self.nodes = self._size(board)
+        code = canonical_board(spec, board)
+        self.nodes = self._size(code, decode(code, spec.cells), math.inf)
         self.positions, self.depth = self._shape()
         first = self.choice(board) if self._mover(board) == self._player else None
         self.first_move = None if first is None else move_name(spec, first)
@@ -72,42 +82,85 @@ class Strategy:
     def _keeps(self, value_for_side: Value) -> bool:
         return value_for_side >= self.goal
 
-    def _size(self, board: tuple[int, ...]) -> int:
-        code = canonical_board(self.spec, board)
-        known = self._memo.size.get(code)
+    def _children(self, code: int, board: tuple[int, ...]) -> list[_Child]:
+        """The children of a canonical board, read from the table once."""
+        found = self._memo.children.get(code)
+        if found is None:
+            found = []
+            for m in self.tb.moves(self.spec, board):
+                child = canonical_board(self.spec, place(board, m.cell))
+                # A move's value is for its maker; the child's is for the side to move there.
+                self._memo.value[child] = Value(-m.value)
+                found.append((child, decode(child, self.spec.cells), Value(-m.value), m.depth))
+            self._memo.children[code] = found
+            if self._progress is not None:
+                self._progress(1)
+        return found
+
+    def _size(self, code: int, board: tuple[int, ...], limit: float) -> int:
+        """The size of the smallest strategy from the canonical `board` if it is at most
+        `limit`; otherwise some lower bound on it, which exceeds `limit`.
+
+        The bound prunes: at the side's turns a move whose subtree cannot beat the best so far
+        is abandoned as soon as its partial sum passes it, and what was learnt is kept as a
+        lower bound. Results within the limit are exact, so the sizes are those of the plain
+        recursion in the module docstring.
+        """
+        known = self._memo.exact.get(code)
         if known is not None:
             return known
-        moves = self.tb.moves(self.spec, board)
-        for m in moves:
-            # A move's value is for its maker; the child's value is for the side to move there.
-            self._memo.value[canonical_board(self.spec, place(board, m.cell))] = Value(-m.value)
-        if not moves:
-            size = 1
-        elif self._mover(board) == self._player:
-            # m.value is for the side: keep only moves whose child still gives it the goal.
-            size = 1 + min(self._size(place(board, m.cell)) for m in moves
-                           if self._keeps(m.value))
-        else:
-            size = 1 + sum(self._size(place(board, m.cell)) for m in moves)
-        self._memo.size[code] = size
-        if self._progress is not None:
-            self._progress(1)
-        return size
+        low = self._memo.lower.get(code, 1)
+        if low > limit:
+            return low
+        children = self._children(code, board)
+        if not children:
+            self._memo.exact[code] = 1
+            return 1
+        if self._mover(board) == self._player:
+            # The side's value at a child is the negation of the child's value; keep the goal.
+            keeping = [c for c in children if self._keeps(Value(-c[2]))]
+            # Likely small subtrees first (the side winning, then the shortest), to prune early.
+            keeping.sort(key=lambda c: (c[2], c[3]))
+            best: int | None = None
+            bound = math.inf
+            for child, child_board, _, _ in keeping:
+                budget = (limit if best is None else best - 1) - 1
+                size = self._size(child, child_board, budget)
+                if size <= budget:
+                    best = 1 + size
+                else:
+                    bound = min(bound, 1 + size)
+            if best is not None:
+                self._memo.exact[code] = best
+                return best
+            # Every move's subtree passed the limit: the smallest of their bounds bounds this.
+            self._memo.lower[code] = int(bound)
+            return int(bound)
+        total = 1
+        for child, child_board, _, _ in children:
+            budget = limit - total
+            size = self._size(child, child_board, budget)
+            total += size
+            if size > budget:
+                self._memo.lower[code] = total
+                return total
+        self._memo.exact[code] = total
+        return total
+
+    def _exact(self, board: tuple[int, ...]) -> int:
+        code = canonical_board(self.spec, board)
+        return self._size(code, decode(code, self.spec.cells), math.inf)
 
     def choice(self, board: tuple[int, ...]) -> int:
         """The side's move (a cell) at one of its turns in this strategy: the smallest subtree
         among the moves that keep the goal, the first in cell order among equals."""
-        best: tuple[int, int] | None = None
+        target = self._exact(board) - 1
         for cell in legal_moves(self.spec, board):
-            child = place(board, cell)
-            code = canonical_board(self.spec, child)
-            if not self._keeps(Value(-self._memo.value[code])):
-                continue
-            key = (self._size(child), cell)
-            if best is None or key < best:
-                best = key
-        assert best is not None, "a node of a strategy always has a move keeping the goal"
-        return best[1]
+            code = canonical_board(self.spec, place(board, cell))
+            if (self._keeps(Value(-self._memo.value[code]))
+                    and self._size(code, decode(code, self.spec.cells), target) == target):
+                return cell
+        raise AssertionError("a node of a strategy always has a move keeping the goal")
 
     def children(self, board: tuple[int, ...]) -> list[int]:
         """The moves (cells) a node of this strategy has: one at the side's turns, all at the
