@@ -14,7 +14,9 @@ Every node of any strategy for G has a value of at least G for S (else the oppon
 steer below G from there), so restricting S's moves to those that keep G loses nothing; at
 the opponent's turns every child of such a node keeps G too. Sizes are exact Python ints:
 they pass 2**63 on bigger boards. Sizes are memoised by canonical code, since a symmetry
-maps strategies onto strategies of the same size.
+maps strategies onto strategies of the same size. A bound prunes the recursion without
+changing what it computes: a size is worked out exactly only up to a limit (the best
+alternative found so far), and beyond it a lower bound is kept for later visits.
 """
 from __future__ import annotations
 
@@ -259,7 +261,6 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
         sides = list(SIDES) if for_x == Value.DRAW else ["x" if for_x == Value.WIN else "o"]
     else:
         sides = [side]
-    memo: dict[str, _Memo] = {}
     found = []
     for s in sides:
         value = for_x if s == "x" else Value(-for_x)
@@ -267,7 +268,7 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
             raise NoStrategyError(
                 f"{s} has no strategy from {board_text(spec, board)!r} ({spec.name}): the"
                 f" position is a loss for {s} ({probe})")
-        found.append(Strategy(tb, spec, board, s, value, memo.setdefault(s, _Memo()), progress))
+        found.append(Strategy(tb, spec, board, s, value, _Memo(), progress))
     return found
 
 
