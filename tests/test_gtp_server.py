@@ -48,6 +48,7 @@ class Pipe:
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "query", "gtp", *args], cwd=ROOT, text=True,
+            encoding="utf-8", errors="surrogateescape",  # so a test can send invalid bytes
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
     def send(self, command: str) -> str:
@@ -87,6 +88,7 @@ def test_a_whole_game_through_a_pipe(table_db: Callable[[str], str]) -> None:
     shown = gtp.send("showboard")
     assert shown.startswith("=\n") and shown.count("|") == 3 and shown.endswith("A B C")
     assert gtp.send("undo") == "="
+    assert gtp.send("\udcff\x00 name").startswith("? unknown command")  # garbage: an answer
     assert gtp.send("quit") == "="
     assert gtp.process.wait(10) == 0
 

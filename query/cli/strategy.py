@@ -100,6 +100,8 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     with open_tablebase(args.db) as tb:
         tb.count(spec)  # a game that is not built fails here, as one line, before any command
+        # A controller's stray bytes become '?' answers, not a UnicodeDecodeError.
+        sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
 
         def write(text: str) -> None:
             sys.stdout.write(text)
