@@ -1,6 +1,7 @@
-"""Enumerate every position reachable from the empty board, as sorted canonical codes, tier by tier.
+"""Enumerate every position reachable from a table's root, as sorted canonical codes, tier by tier.
 
-A tier is the set of positions with the same number of stones (ply). Terminal positions are
+A tier is the set of positions with the same number of stones on the root's free cells (its
+ply, counted from the root: the board's own ply is the root's plus this). Terminal positions are
 kept but not expanded. Children are generated on whole chunks of a tier with numpy (a child's
 symmetric images are its parent's images plus one stone), deduplicated within the memory
 plan, and each finished tier is written to the work directory.
@@ -14,9 +15,9 @@ import numpy as np
 
 from builder.codetable import CodeTable
 from builder.game.codec import digits
-from builder.game.rules import legal_mask_many, mover_at, terminal_scores_many
-from builder.game.spec import Spec
-from builder.game.symmetry import image_weights, images_of_digits, orbit_sizes, permutations
+from builder.game.codec import weighted_sum
+from builder.game.root import Root
+from builder.game.symmetry import orbit_sizes
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
 from builder.sortedruns import UniqueCollector
@@ -41,36 +42,37 @@ class TierCounts:
         return asdict(self)
 
 
-def children(spec: Spec, codes: np.ndarray, ply: int,
+def children(root: Root, codes: np.ndarray, ply: int,
              chunk_rows: int = 1 << 18) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """For non-terminal parents `codes` at `ply`: pairs (parent row indices, canonical child codes)."""
-    weights = image_weights(spec)
-    stone = mover_at(ply)
+    weights = root.image_weights
+    stone = root.mover(ply)
     for start in range(0, len(codes), chunk_rows):
-        boards = digits(np.asarray(codes[start : start + chunk_rows]), spec.cells)
+        boards = digits(np.asarray(codes[start : start + chunk_rows]), root.cells)
         # (S, N) layout so that the minimum over the orbit reduces whole rows.
-        imgs = np.ascontiguousarray(images_of_digits(spec, boards).T)
-        legal = np.ascontiguousarray(legal_mask_many(spec, boards).T)  # one row per cell
-        for cell in range(spec.cells):
+        imgs = np.ascontiguousarray(weighted_sum(boards, weights).T)
+        legal = np.ascontiguousarray(root.legal_mask_many(boards).T)  # one row per cell
+        for cell in range(root.cells):
             rows = np.flatnonzero(legal[cell])
             if rows.size:
                 kids = (imgs[:, rows] + (stone * weights[cell])[:, None]).min(axis=0)
                 yield rows + start, kids
 
 
-def classify(spec: Spec, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
-    boards = digits(codes, spec.cells)
-    terminal, scores = terminal_scores_many(spec, boards, ply)
-    return np.where(terminal, scores, OPEN).astype(np.int8), orbit_sizes(images_of_digits(spec, boards))
+    boards = digits(codes, root.cells)
+    terminal, scores = root.terminal_scores_many(boards, ply)
+    orbits = orbit_sizes(weighted_sum(boards, root.image_weights))
+    return np.where(terminal, scores, OPEN).astype(np.int8), orbits
 
 
-def _store_tier(spec: Spec, work: WorkDir, ply: int, chunks: Iterator[np.ndarray]) -> TierCounts:
+def _store_tier(root: Root, work: WorkDir, ply: int, chunks: Iterator[np.ndarray]) -> TierCounts:
     """Write a tier's codes and term arrays from ascending chunks of its codes; return its counts."""
     codes_out, term_out = work.writer("codes", ply), work.writer("term", ply)
     canonical = reachable = terminal = terminal_canonical = 0
     for chunk in chunks:
-        term, orbits = classify(spec, ply, chunk)
+        term, orbits = classify(root, ply, chunk)
         codes_out.append(chunk)
         term_out.append(term)
         closed = term != OPEN
@@ -83,39 +85,39 @@ def _store_tier(spec: Spec, work: WorkDir, ply: int, chunks: Iterator[np.ndarray
     return TierCounts(ply, canonical, reachable, terminal, terminal_canonical)
 
 
-def enumerate_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                     done: list[TierCounts], progress: ProgressFactory = NO_PROGRESS,
                     on_tier: Callable[[list[TierCounts]], None] | None = None) -> list[TierCounts]:
     """Enumerate the tiers after those in `done` (which are already in `work`); return all counts."""
     counts = list(done)
     if not counts:
-        counts.append(_store_tier(spec, work, 0, iter([np.zeros(1, dtype=np.int64)])))
+        counts.append(_store_tier(root, work, 0, iter([np.zeros(1, dtype=np.int64)])))
         if on_tier is not None:
             on_tier(counts)
-    chunk_rows = plan.chunk_rows(spec.cells, len(permutations(spec)))
-    with progress(desc=f"enumerate {spec.name}", total=spec.cells, initial=counts[-1].ply,
+    chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
+    with progress(desc=f"enumerate {root.name}", total=root.cells, initial=counts[-1].ply,
                   unit="tier") as bar:
-        while counts[-1].ply < spec.cells and counts[-1].canonical > counts[-1].terminal_canonical:
+        while counts[-1].ply < root.cells and counts[-1].canonical > counts[-1].terminal_canonical:
             ply = counts[-1].ply
             codes = work.get("codes", ply, in_memory=plan.fits(work.nbytes("codes", ply)))
             term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
             opened = counts[-1].canonical - counts[-1].terminal_canonical
             # Marking a direct table costs a scan of the whole table; worth it for large tiers only.
-            use_marks = table.direct and table.size <= 64 * opened * (spec.cells - ply)
+            use_marks = table.direct and table.size <= 64 * opened * (root.cells - ply)
             collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
             with progress(desc=f"  ply {ply} -> {ply + 1}", total=len(codes), unit="pos",
                           unit_scale=True) as inner:
                 for start in range(0, len(codes), chunk_rows):
                     block = np.asarray(codes[start : start + chunk_rows])
                     block = block[np.asarray(term[start : start + chunk_rows]) == OPEN]
-                    for _, kids in children(spec, block, ply, chunk_rows):
+                    for _, kids in children(root, block, ply, chunk_rows):
                         if use_marks:
                             table.mark(kids)
                         else:
                             collector.add(kids)
                     inner.update(min(chunk_rows, len(codes) - start))
             source = table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)
-            counts.append(_store_tier(spec, work, ply + 1, source))
+            counts.append(_store_tier(root, work, ply + 1, source))
             work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + collector.spilled
             del codes, term
             if on_tier is not None:

@@ -1,12 +1,17 @@
 """The build pipeline: enumerate, solve, write, with progress, timings and peak memory per stage.
 
+One pipeline for every table: a whole-board table is the endgame table whose root is the empty
+board (builder/game/root.py), so the enumerator and the solver never ask which kind they build.
+
 Tiers go to a work directory next to the database as they are finished; its manifest lets an
 interrupted build resume from the last finished tier. The write stage merges all tiers in code
 order, so the database only ever appends to the end of its table.
 """
 from __future__ import annotations
 
+import hashlib
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from typing import Any
@@ -15,7 +20,9 @@ import numpy as np
 
 from builder.codetable import CodeTable
 from builder.enumerator import TierCounts, enumerate_tiers
-from builder.game.spec import Spec
+from builder.game.errors import WholeBoardTooLargeError
+from builder.game.root import Root, check_root
+from builder.game.spec import MAX_CELLS, Spec
 from builder.game.values import Value, depth_of, value_of
 from builder.memory import MemoryPlan, peak_bytes, reset_peak
 from builder.progress import NO_PROGRESS, ProgressFactory
@@ -28,7 +35,7 @@ from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_
                        begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
-MANIFEST_VERSION = 2
+MANIFEST_VERSION = 3
 
 
 def tool_version() -> str:
@@ -52,6 +59,7 @@ class BuildReport:
     """What a finished build found, how long each stage took, and how it used memory."""
 
     spec: Spec
+    root: Root
     reachable: int
     canonical: int
     terminal: int
@@ -88,22 +96,46 @@ class _Stage:
             self.work.save_manifest()
 
 
-def build(spec: Spec, database: str, *, force: bool = False, resume: bool = False,
-          progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
-          write_chunk: int = 1 << 17) -> BuildReport:
-    """Strongly solve `spec` and store it in `database` (a path or SQLAlchemy URL).
+def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
+    """The Root of the table to build: the empty board when `root` is None or empty, else the
+    checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
+    for a whole board with more than 39 cells)."""
+    if root is None or not any(root):
+        if not spec.whole_board_fits:
+            raise WholeBoardTooLargeError(
+                f"{spec.name} has {spec.cells} cells; a whole-board build needs at most"
+                f" {MAX_CELLS}")
+        return Root.whole(spec)
+    return check_root(spec, root)
 
-    `memory_budget` is in bytes (default: half the machine's memory). With `resume`, an
+
+def work_slug(root: Root) -> str:
+    """The name of a table's work directory: the spec, and a digest of an endgame root."""
+    if root.is_whole:
+        return root.spec.name
+    return f"{root.spec.name}@{hashlib.sha1(root.key.encode()).hexdigest()[:12]}"
+
+
+def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force: bool = False,
+          resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
+          memory_budget: int | None = None, write_chunk: int = 1 << 17) -> BuildReport:
+    """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
+    table) and store the table in `database` (a path or SQLAlchemy URL).
+
+    An endgame table holds every position reachable from its root, one per orbit of the
+    root's stabiliser. `memory_budget` is in bytes (default: half the machine's memory). With `resume`, an
     interrupted build of the same spec continues from its last finished tier; without it,
     any unfinished build starts over. Raises GameExistsError if the game is complete and
     `force` is false. A failure removes the work directory and the unfinished table; an
     interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
     complete until the last, atomic step.
     """
+    table = table_root(spec, root)
     plan = MemoryPlan.for_budget(memory_budget)
-    params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere)
-    work = WorkDir(work_path(database, spec.name))
-    manifest = _resumable(work, spec) if resume else None
+    params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
+                        table.key)
+    work = WorkDir(work_path(database, work_slug(table)))
+    manifest = _resumable(work, table) if resume else None
     # SQLite's page cache gets a sixteenth of the working memory, at most its usual 256 MiB.
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
     with open_database(database, writable=True, cache_bytes=cache) as engine:
@@ -113,11 +145,11 @@ def build(spec: Spec, database: str, *, force: bool = False, resume: bool = Fals
         if manifest is not None and manifest["table"] == handle.table_name:
             resumed_stage = _stage_of(manifest)
         else:
-            work.start({"version": MANIFEST_VERSION, "spec": spec.name,
+            work.start({"version": MANIFEST_VERSION, "spec": spec.name, "root": table.key,
                         "tool_version": tool_version(), "table": handle.table_name,
                         "tiers": [], "enumerated": False, "solved_from": None, "values": {}})
         try:
-            report = _run(spec, work, plan, engine, handle, progress, write_chunk)
+            report = _run(table, work, plan, engine, handle, progress, write_chunk)
         except KeyboardInterrupt:
             raise
         except BaseException:
@@ -129,15 +161,16 @@ def build(spec: Spec, database: str, *, force: bool = False, resume: bool = Fals
     return report
 
 
-def _resumable(work: WorkDir, spec: Spec) -> dict[str, Any] | None:
-    """The manifest of an interrupted build of `spec` by this tool, or None."""
+def _resumable(work: WorkDir, root: Root) -> dict[str, Any] | None:
+    """The manifest of an interrupted build of this table by this tool, or None."""
     if not work.exists():
         return None
     try:
         manifest = work.load_manifest()
     except (OSError, ValueError):
         return None
-    same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == spec.name
+    same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == root.spec.name
+            and manifest.get("root") == root.key
             and manifest.get("tool_version") == tool_version())
     # A power loss can leave the manifest and the files out of step: then start over.
     return manifest if same and work.intact() else None
@@ -153,17 +186,17 @@ def _stage_of(manifest: dict[str, Any]) -> str:
     return "write, continuing after the rows already written"
 
 
-def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
+def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
          progress: ProgressFactory, write_chunk: int) -> BuildReport:
     m = work.manifest
-    table = CodeTable(spec.cells, direct=plan.direct_fits(3 ** spec.cells))
+    table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells))
     counts = [TierCounts(**t) for t in m["tiers"]]
     if not m["enumerated"]:
         with _Stage(work, "enumerate"):
             def tier_done(done: list[TierCounts]) -> None:
                 m["tiers"] = [t.to_dict() for t in done]
                 work.save_manifest()
-            counts = enumerate_tiers(spec, work, plan, table, counts, progress, tier_done)
+            counts = enumerate_tiers(root, work, plan, table, counts, progress, tier_done)
             m["enumerated"] = True
     if m["solved_from"] != 0:
         with _Stage(work, "solve"):
@@ -173,22 +206,23 @@ def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                                          int(np.count_nonzero(scores < 0))]
                 m["solved_from"] = ply
                 work.save_manifest()
-            solve_tiers(spec, work, plan, table, counts, m["solved_from"], progress, solved)
+            solve_tiers(root, work, plan, table, counts, m["solved_from"], progress, solved)
     del table
-    plies = [PlyCounts(t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
+    # Stored plies count every stone on the board, the root's included.
+    plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
              for t in counts]
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
-        checksum = _write(spec, work, plan, counts, engine, handle, write_chunk, progress)
+        checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
     root_score = int(work.get("scores", 0)[0])
     root_value = Value(int(np.sign(root_score)))
-    root_depth = int(depth_of(np.array([root_score]), spec.cells)[0])
+    root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
     stages = {name: StageFigures(**m["stages"][name]) for name in STAGES}
     report = BuildReport(
-        spec=spec, reachable=sum(p.reachable for p in plies), canonical=total,
+        spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
-        direct_table=plan.direct_fits(3 ** spec.cells), spilled_runs=m.get("spilled_runs", 0))
+        direct_table=plan.direct_fits(3 ** root.cells), spilled_runs=m.get("spilled_runs", 0))
     start = time.perf_counter()
     finish_build(engine, handle, GameSummary(
         reachable=report.reachable, canonical=total, terminal=report.terminal,
@@ -206,7 +240,7 @@ def _run(spec: Spec, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     return report
 
 
-def _write(spec: Spec, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
+def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
            handle: BuildHandle, write_chunk: int, progress: ProgressFactory) -> str:
     """Append every position to the build's table in code order; return the table's checksum."""
     codes = [work.get("codes", t.ply, in_memory=False) for t in counts]
@@ -214,7 +248,7 @@ def _write(spec: Spec, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts]
     checksum = TableChecksum()
     # Rows up to this code were committed by the interrupted run this one resumes.
     after = handle.last_code
-    with progress(desc=f"write {spec.name}", total=sum(t.canonical for t in counts),
+    with progress(desc=f"write {root.name}", total=sum(t.canonical for t in counts),
                   unit="pos", unit_scale=True) as bar:
         # A merge step takes up to `per_tier` codes from every tier; each row then costs about
         # 150 bytes as the Python ints the driver binds.
@@ -222,12 +256,12 @@ def _write(spec: Spec, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts]
         for slices in merge_cuts(codes, per_tier):
             chunk = np.concatenate([np.asarray(c[s]) for c, s in zip(codes, slices)])
             chunk_scores = np.concatenate([np.asarray(c[s]) for c, s in zip(scores, slices)])
-            plies = np.concatenate([np.full(s.stop - s.start, t.ply, dtype=np.int8)
+            plies = np.concatenate([np.full(s.stop - s.start, root.ply + t.ply, dtype=np.int16)
                                     for t, s in zip(counts, slices)])
             order = np.argsort(chunk, kind="stable")
             chunk, chunk_scores, plies = chunk[order], chunk_scores[order], plies[order]
             value = value_of(chunk_scores)
-            depth = depth_of(chunk_scores, spec.cells - plies.astype(np.int16))
+            depth = depth_of(chunk_scores, root.spec.cells - plies.astype(np.int16))
             checksum.add(chunk, plies, value, depth)
             if after is not None:
                 new = chunk > after

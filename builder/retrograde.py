@@ -12,8 +12,7 @@ import numpy as np
 
 from builder.codetable import CodeTable
 from builder.enumerator import OPEN, TierCounts, children
-from builder.game.spec import Spec
-from builder.game.symmetry import permutations
+from builder.game.root import Root
 from builder.game.values import backup
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
@@ -22,7 +21,7 @@ from builder.workdir import WorkDir
 _UNSET = np.iinfo(np.int8).min  # below every real score (-64)
 
 
-def solve_tier(spec: Spec, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
+def solve_tier(root: Root, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
     scores = np.asarray(term).copy()
@@ -30,24 +29,24 @@ def solve_tier(spec: Spec, ply: int, codes: np.ndarray, term: np.ndarray, table:
     for start in range(0, len(open_rows), chunk_rows):
         rows = open_rows[start : start + chunk_rows]
         best = np.full(len(rows), _UNSET, dtype=np.int8)
-        for at, kids in children(spec, np.asarray(codes[rows]), ply, chunk_rows):
+        for at, kids in children(root, np.asarray(codes[rows]), ply, chunk_rows):
             best[at] = np.maximum(best[at], backup(table.lookup(kids)))
         if (best == _UNSET).any():
-            raise RuntimeError(f"a non-terminal position at ply {ply} of {spec.name} has no move")
+            raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
         scores[rows] = best
         if bar is not None:
             bar.update(len(rows))
     return scores
 
 
-def solve_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                 counts: list[TierCounts], solved_from: int | None,
                 progress: ProgressFactory = NO_PROGRESS,
                 on_tier: Callable[[int, np.ndarray], None] | None = None) -> None:
     """Solve every tier below `solved_from` (tiers from it up are already solved in `work`)."""
     top = len(counts) if solved_from is None else solved_from
-    chunk_rows = plan.chunk_rows(spec.cells, len(permutations(spec)))
-    with progress(desc=f"solve {spec.name}", total=len(counts), initial=len(counts) - top,
+    chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
+    with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                   unit="tier") as bar:
         for ply in reversed(range(top)):
             if ply + 1 < len(counts):
@@ -57,7 +56,7 @@ def solve_tiers(spec: Spec, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
             with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
                           unit_scale=True) as inner:
-                scores = solve_tier(spec, ply, codes, term, table, chunk_rows, inner)
+                scores = solve_tier(root, ply, codes, term, table, chunk_rows, inner)
             table.clear()
             work.put("scores", ply, scores)
             if on_tier is not None:

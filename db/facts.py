@@ -2,5 +2,5 @@
 (plain sqlite3, which must not import SQLAlchemy: it costs a third of a second)."""
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: games gained `root` (endgame tables)
 DEFAULT_DATABASE = "tablebase.db"

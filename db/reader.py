@@ -23,6 +23,7 @@ class GameRecord:
 
     id: int
     spec: str
+    root: str
     width: int
     height: int
     k: int
@@ -51,39 +52,51 @@ class GameRecord:
         """Whether the game's table is complete and readable."""
         return self.status == STATUS_COMPLETE and self.positions_table is not None
 
+    @property
+    def label(self) -> str:
+        """The table in messages: the spec, and 'endgame' with the root's stones if any."""
+        if not self.root:
+            return self.spec
+        return f"{self.spec} endgame ({sum(ch != '0' for ch in self.root)} stones)"
 
 
 def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
     return DatabaseError(f"cannot read {what}: {error_reason(e)}")
 
 
-def list_games(engine: Engine) -> list[GameRecord]:
-    """Every game the database knows, complete or not, by spec."""
+def list_games(engine: Engine, spec: str | None = None) -> list[GameRecord]:
+    """Every table the database knows (or those of `spec`), complete or not, by spec, the
+    whole-board table before the endgame tables, those by root."""
+    query = select(games).order_by(games.c.spec, games.c.root)
+    if spec is not None:
+        query = query.where(games.c.spec == spec)
     try:
         with engine.connect() as conn:
-            rows = conn.execute(select(games).order_by(games.c.spec)).all()
+            rows = conn.execute(query).all()
     except SQLAlchemyError as e:
         raise _wrap("the games", e) from e
     return [GameRecord(**row._asdict()) for row in rows]
 
 
-def get_game(engine: Engine, spec: str) -> GameRecord | None:
-    """The game row for `spec` (complete or not), or None."""
+def get_game(engine: Engine, spec: str, root: str = "") -> GameRecord | None:
+    """The row of the table of `spec` rooted at `root` ('' for the whole board), or None."""
     try:
         with engine.connect() as conn:
-            row = conn.execute(select(games).where(games.c.spec == spec)).first()
+            row = conn.execute(select(games).where(games.c.spec == spec,
+                                                   games.c.root == root)).first()
     except SQLAlchemyError as e:
         raise _wrap(f"game {spec}", e) from e
     return None if row is None else GameRecord(**row._asdict())
 
 
-def probe_game(engine: Engine, spec: str) -> GameRecord:
-    """The complete game row for `spec`; raise GameNotBuiltError if there is none."""
-    game = get_game(engine, spec)
+def probe_game(engine: Engine, spec: str, root: str = "") -> GameRecord:
+    """The complete row of a table; raise GameNotBuiltError if there is none."""
+    game = get_game(engine, spec, root)
+    what = spec if not root else f"that endgame table of {spec}"
     if game is None:
-        raise GameNotBuiltError(f"{spec} has not been built in this database")
+        raise GameNotBuiltError(f"{what} has not been built in this database")
     if not game.complete:
-        raise GameNotBuiltError(f"{spec} has no complete table here (its last build did not finish)")
+        raise GameNotBuiltError(f"{what} has no complete table here (its last build did not finish)")
     return game
 
 
@@ -117,7 +130,7 @@ def iter_positions(engine: Engine, game: GameRecord, batch: int = 1 << 16
                 data = np.fromiter(chain.from_iterable(rows), dtype=np.int64,
                                    count=4 * len(rows)).reshape(len(rows), 4)
                 after = int(data[-1, 0])
-                yield (data[:, 0], data[:, 1].astype(np.int8), data[:, 2].astype(np.int8),
+                yield (data[:, 0], data[:, 1].astype(np.int16), data[:, 2].astype(np.int8),
                        data[:, 3].astype(np.int8))
     except SQLAlchemyError as e:
         raise _wrap(f"positions of {game.spec}", e) from e
@@ -128,7 +141,8 @@ def load_positions(engine: Engine, game: GameRecord) -> PositionArrays:
     chunks = list(iter_positions(engine, game))
     if not chunks:
         empty = np.empty(0, dtype=np.int8)
-        return PositionArrays(np.empty(0, dtype=np.int64), empty, empty.copy(), empty.copy())
+        return PositionArrays(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int16), empty,
+                              empty.copy())
     return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
 
 

@@ -1,4 +1,5 @@
-"""The tables: one row per game, its counts per ply, and one positions table per build.
+"""The tables: one row per table of a game (the whole board, and any number of endgame tables,
+each named by its root), its counts per ply, and one positions table per build.
 
 Each build writes a fresh positions table; the game row points at it only once it
 is complete, so a reader sees either the previous complete table or none at all.
@@ -6,7 +7,7 @@ is complete, so a reader sees either the previous complete table or none at all.
 from __future__ import annotations
 
 from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
-                        SmallInteger, String, Table, Text)
+                        SmallInteger, String, Table, Text, UniqueConstraint)
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -22,7 +23,10 @@ meta = Table(
 games = Table(
     "games", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("spec", String(64), nullable=False, unique=True),
+    Column("spec", String(64), nullable=False),
+    # The root position, one digit per cell (0 empty, 1 x, 2 o, row-major); '' for the empty
+    # board, i.e. the whole-board table. Rules live in builder/: here it is just a string.
+    Column("root", Text, nullable=False, server_default=""),
     Column("width", Integer, nullable=False),
     Column("height", Integer, nullable=False),
     Column("k", Integer, nullable=False),
@@ -47,6 +51,7 @@ games = Table(
     Column("build_seconds", Float),
     Column("stages", Text),  # JSON: seconds and peak bytes per stage
     Column("checksum", String(32)),
+    UniqueConstraint("spec", "root", name="games_spec_root"),
 )
 
 game_plies = Table(

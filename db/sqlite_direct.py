@@ -23,7 +23,7 @@ from db.errors import DatabaseError
 from db.facts import SCHEMA_VERSION
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
-_ROW = np.dtype([("code", np.int64), ("ply", np.int8), ("value", np.int8), ("depth", np.int8)])
+_ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
 
 
 class PositionArrays(NamedTuple):
@@ -144,13 +144,24 @@ class SqliteFile:
             return None
         return cls(conn)
 
-    def positions(self, spec: str) -> SqlitePositions | None:
-        """The complete table of game `spec`, or None if there is none (the caller explains)."""
+    def roots(self, spec: str) -> list[str]:
+        """The roots of the complete tables of `spec` ('' is the whole board, listed first)."""
+        try:
+            rows = self._conn.execute(
+                "SELECT root FROM games WHERE spec = ? AND status = 'complete'"
+                " AND positions_table IS NOT NULL ORDER BY root", (spec,)).fetchall()
+        except sqlite3.Error:
+            return []
+        return [str(r[0]) for r in rows]
+
+    def positions(self, spec: str, root: str = "") -> SqlitePositions | None:
+        """The complete table of game `spec` rooted at `root` ('' for the whole board), or None
+        if there is none (the caller explains)."""
         try:
             row = self._conn.execute(
-                "SELECT positions_table, canonical FROM games"
-                " WHERE spec = ? AND status = 'complete' AND positions_table IS NOT NULL",
-                (spec,)).fetchone()
+                "SELECT positions_table, canonical FROM games WHERE spec = ? AND root = ?"
+                " AND status = 'complete' AND positions_table IS NOT NULL",
+                (spec, root)).fetchone()
         except sqlite3.Error:
             return None
         if row is None:

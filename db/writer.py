@@ -20,7 +20,8 @@ from db.schema import (POSITIONS_PREFIX, STATUS_BUILDING, STATUS_COMPLETE,
 
 @dataclass(frozen=True)
 class GameParams:
-    """What names a game: its spec string and the parameters it stands for."""
+    """What names a table: its spec string, the parameters it stands for, and its root ('' for
+    the whole board, else one digit per cell)."""
 
     spec: str
     width: int
@@ -28,6 +29,14 @@ class GameParams:
     k: int
     gravity: bool
     misere: bool
+    root: str = ""
+
+    @property
+    def label(self) -> str:
+        """The table in messages: the spec, and 'endgame' with the root's stones if any."""
+        if not self.root:
+            return self.spec
+        return f"{self.spec} endgame ({sum(ch != '0' for ch in self.root)} stones)"
 
 
 @dataclass(frozen=True)
@@ -80,13 +89,15 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
     try:
         with engine.begin() as conn:
             row = conn.execute(select(games.c.id, games.c.status, games.c.positions_table)
-                               .where(games.c.spec == params.spec)).first()
+                               .where(games.c.spec == params.spec, games.c.root == params.root)
+                               ).first()
             if row is not None and row.status == STATUS_COMPLETE and not force:
                 raise GameExistsError(
-                    f"{params.spec} is already built; add --force to rebuild it")
+                    f"{params.label} is already built; add --force to rebuild it")
             if row is None:
                 game_id = conn.execute(insert(games).values(
-                    spec=params.spec, width=params.width, height=params.height, k=params.k,
+                    spec=params.spec, root=params.root, width=params.width,
+                    height=params.height, k=params.k,
                     gravity=params.gravity, misere=params.misere, status=STATUS_BUILDING,
                     schema_version=SCHEMA_VERSION, tool_version="")).inserted_primary_key[0]
                 keep = None
@@ -106,7 +117,7 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
             rows, last = conn.execute(select(func.count(), func.max(table.c.code))).one()
             return BuildHandle(game_id, resumed, params, int(rows), None if last is None else int(last))
     except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot start the build of {params.spec}: {error_reason(e)}") from e
+        raise DatabaseError(f"cannot start the build of {params.label}: {error_reason(e)}") from e
 
 
 # Rows per INSERT statement on SQLite: 4 bound values a row, within the 999 variables the
@@ -133,7 +144,7 @@ def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply:
                              [dict(zip(("code", "ply", "value", "depth"), flat[i : i + 4]))
                               for i in range(0, len(flat), 4)])
     except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot write positions of {handle.params.spec}: {error_reason(e)}") from e
+        raise DatabaseError(f"cannot write positions of {handle.params.label}: {error_reason(e)}") from e
     handle.rows += n
     if n:
         handle.last_code = int(codes[-1])
@@ -158,7 +169,7 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
     """Point the game at the new table and mark it complete, dropping the old table, atomically."""
     if handle.rows != summary.canonical:
         raise DatabaseError(
-            f"{handle.params.spec}: wrote {handle.rows} positions, expected {summary.canonical}")
+            f"{handle.params.label}: wrote {handle.rows} positions, expected {summary.canonical}")
     try:
         with engine.begin() as conn:
             old = conn.execute(select(games.c.positions_table)
@@ -181,7 +192,7 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
             if old and old != handle.table_name:
                 positions_table(old).drop(conn, checkfirst=True)
     except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot finish the build of {handle.params.spec}: {error_reason(e)}") from e
+        raise DatabaseError(f"cannot finish the build of {handle.params.label}: {error_reason(e)}") from e
 
 
 def abandon_build(engine: Engine, handle: BuildHandle) -> None:

@@ -25,8 +25,25 @@ class ImpossiblePositionError(QueryError, InvalidPositionError):
 
 
 class MissingPositionError(QueryError, KeyError):
-    """The table does not hold the position: it cannot be reached from the empty board."""
+    """No table holds the position: it cannot be reached from the empty board, or from the
+    root of any endgame table the database has. `build_from` is the board text to build an
+    endgame table from, when that is the way to an answer."""
+
+    def __init__(self, message: str, build_from: str | None = None) -> None:
+        super().__init__(message)
+        self.build_from = build_from
 
     def __str__(self) -> str:
         # KeyError's own __str__ shows the repr of its argument, quotes and all.
+        return str(self.args[0]) if self.args else ""
+
+
+class MissingTableError(QueryError, KeyError):
+    """The game has no table with the root asked for (or no whole-board table)."""
+
+    def __init__(self, message: str, board: tuple[int, ...] | None = None) -> None:
+        super().__init__(message)
+        self.board = board
+
+    def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""

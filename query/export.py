@@ -10,8 +10,8 @@ import numpy as np
 
 from builder.game import Spec
 from query.errors import QueryError
-from query.notation import board_texts
-from query.tablebase import Tablebase
+from query.notation import digit_board_texts
+from query.tablebase import Position, Tablebase
 
 FORMATS = ("csv", "jsonl")
 COLUMNS = ("board", "to_move", "ply", "value", "depth")
@@ -29,8 +29,10 @@ class ExportFileError(QueryError, OSError):
 
 
 def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "csv",
-                     progress: Callable[[int], None] | None = None) -> int:
-    """Write every stored position of `spec` to `out`; return how many rows were written.
+                     progress: Callable[[int], None] | None = None,
+                     root: Position | None = None) -> int:
+    """Write every stored position of a table of `spec` (the whole board, or the endgame table
+    rooted at `root`) to `out`; return how many rows were written.
 
     Columns: `board` (board text), `to_move` ('x' or 'o'), `ply` (stones on the board),
     `value` ('win', 'draw' or 'loss' for the side to move) and `depth` (plies to the end under
@@ -47,8 +49,8 @@ def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "c
         # Board text holds only '.', 'x', 'o' and '/', so the JSON needs no escaping.
         line = '{{"board": "{}", "to_move": "{}", "ply": {}, "value": "{}", "depth": {}}}\n'
     written = 0
-    for chunk in tb.positions(spec):
-        rows = zip(board_texts(spec, chunk.codes), _TO_MOVE[chunk.ply % 2].tolist(),
+    for chunk in tb.positions(spec, root=root):
+        rows = zip(digit_board_texts(spec, tb.boards(spec, chunk.codes, root)), _TO_MOVE[chunk.ply % 2].tolist(),
                    chunk.ply.tolist(), _VALUE_WORDS[chunk.value + 1].tolist(),
                    chunk.depth.tolist())
         out.write("".join([line.format(*row) for row in rows]))
@@ -59,7 +61,8 @@ def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "c
 
 
 def export_file(tb: Tablebase, spec: str | Spec, path: str, fmt: str = "csv",
-                progress: Callable[[int], None] | None = None) -> int:
+                progress: Callable[[int], None] | None = None,
+                root: Position | None = None) -> int:
     """Like `export_positions`, into the file `path`, which appears only once it is complete.
 
     The rows go to `path` + ".part" first and are renamed at the end, so an interrupted export
@@ -67,11 +70,11 @@ def export_file(tb: Tablebase, spec: str | Spec, path: str, fmt: str = "csv",
     """
     if fmt not in FORMATS:
         raise UnknownFormatError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
-    tb.count(spec)  # a game the database has not built fails here, before any file is made
+    tb.count(spec, root)  # a table the database lacks fails here, before any file is made
     partial = path + ".part"
     try:
         with open(partial, "w", encoding="utf-8", newline="") as out:
-            written = export_positions(tb, spec, out, fmt, progress)
+            written = export_positions(tb, spec, out, fmt, progress, root)
         os.replace(partial, path)
     except OSError as e:
         raise ExportFileError(f"cannot write {path}: {e.strerror or e}") from e

@@ -84,9 +84,14 @@ def board_text(spec: Spec, board: Sequence[int]) -> str:
 
 
 def board_texts(spec: Spec, codes: np.ndarray) -> list[str]:
-    """Board text of many codes at once (the vectorised twin of `board_text`)."""
+    """Board text of many whole-board codes at once (the vectorised twin of `board_text`)."""
+    return digit_board_texts(spec, digits(codes, spec.cells))
+
+
+def digit_board_texts(spec: Spec, boards: np.ndarray) -> list[str]:
+    """Board text of many boards given as an (N, cells) digit array."""
     w, h = spec.width, spec.height
-    chars = np.frombuffer(_CHARS.encode(), dtype=np.uint8)[digits(codes, spec.cells)]
+    chars = np.frombuffer(_CHARS.encode(), dtype=np.uint8)[boards]
     width = spec.cells + h - 1
     out = np.full((len(chars), width), ord("/"), dtype=np.uint8)
     for row in range(h):

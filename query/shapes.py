@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from builder.game import Spec, Value
+from builder.game import Spec, Value, parse_spec
+from builder.game.root import Root
 from query.notation import board_text
 from query.tablebase import MoveInfo, Probe, Step
 
@@ -19,6 +20,16 @@ def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]
     return {"spec": spec.name, "board": board_text(spec, board), "to_move": probe.to_move,
             "ply": probe.ply, "value": probe.value.word, "depth": probe.depth,
             "terminal": probe.terminal}
+
+
+def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
+                    depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
+    """`probe_json` objects of many positions at once, from their board texts and the
+    arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
+    name, words = spec.name, {int(v): v.word for v in Value}
+    return [{"spec": name, "board": text, "to_move": "x" if p % 2 == 0 else "o", "ply": p,
+             "value": words[v], "depth": d, "terminal": d == 0}
+            for text, v, d, p in zip(texts, value, depth, ply)]
 
 
 def moves_json(spec: Spec, board: Sequence[int], probe: Probe,
@@ -40,17 +51,38 @@ def line_json(spec: Spec, board: Sequence[int], probe: Probe,
 
 
 def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
-    """The `info --json` object of one stored table (`engine` from db.engine.open_database)."""
+    """The `info --json` object of one stored table (`engine` from db.engine.open_database):
+    `root` is the endgame table's root as board text, None for the whole-board table."""
     from db.reader import read_plies
 
     plies = read_plies(engine, game)
+    root = None
+    if game.root:
+        spec = parse_spec(game.spec)
+        root = board_text(spec, Root.from_key(spec, game.root).board)
     return {
         "spec": game.spec,
+        "root": root,
         "reachable": game.reachable,
         "canonical": game.canonical,
         "terminal": game.terminal,
         "root_value": Value(game.root_value).word,
         "root_depth": game.root_depth,
+        "checksum": game.checksum,
         "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
                      "loss": p.losses} for p in plies],
+    }
+
+
+def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
+               depths: dict[str, Sequence[int]]) -> dict[str, Any]:
+    """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
+    move: `per_ply` rows (loss, draw, win) indexed by ply, `depths` word -> counts by depth."""
+    return {
+        "spec": spec.name,
+        "counted": "canonical positions (one per symmetry orbit); values for the side to move",
+        "positions": int(sum(sum(row) for row in per_ply)),
+        "per_ply": [{"ply": ply, "win": int(row[2]), "draw": int(row[1]), "loss": int(row[0])}
+                    for ply, row in enumerate(per_ply)],
+        "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
     }

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import O, X, Spec, Value, canonical_board, decode, legal_moves
+from builder.game import O, X, Spec, Value, canonical_board, legal_moves
 from query.errors import QueryError
 from query.notation import board_text, move_name, place, to_move_name
 from query.tablebase import Position, Tablebase
@@ -38,8 +38,10 @@ class NoStrategyError(QueryError, ValueError):
     """The side asked for has no strategy: the position is a loss for it."""
 
 
-# A child as the programme keeps it: canonical code, canonical board, value for the side to
-# move there, depth.
+# A child as the programme keeps it: canonical code, board, value for the side to move there,
+# depth. Boards are kept as reached from the starting position, never as their canonical
+# images: a reached board is always in the table, which for an endgame table need not hold
+# every image of it.
 _Child = tuple[int, tuple[int, ...], Value, int]
 
 
@@ -70,11 +72,10 @@ class Strategy:
         self._player = X if side == "x" else O
         self._memo = memo
         self._progress = progress
-        code = canonical_board(spec, board)
-        self.nodes = self._size(code, decode(code, spec.cells), math.inf)
+        self.nodes = self._exact(board)
         self.positions, self.depth = self._shape()
-        first = self.choice(board) if self._mover(board) == self._player else None
-        self.first_move = None if first is None else move_name(spec, first)
+        first = self.children(board) if self._mover(board) == self._player else []
+        self.first_move = move_name(spec, first[0]) if first else None
 
     # --- the dynamic programme ----------------------------------------------------------
 
@@ -85,7 +86,7 @@ class Strategy:
         return value_for_side >= self.goal
 
     def _children(self, code: int, board: tuple[int, ...]) -> list[_Child]:
-        """The children of a canonical board, read from the table once."""
+        """The children of a board (whose canonical code is `code`), read from the table once."""
         found = self._memo.children.get(code)
         if found is None:
             found = []
@@ -93,14 +94,14 @@ class Strategy:
                 child = canonical_board(self.spec, place(board, m.cell))
                 # A move's value is for its maker; the child's is for the side to move there.
                 self._memo.value[child] = Value(-m.value)
-                found.append((child, decode(child, self.spec.cells), Value(-m.value), m.depth))
+                found.append((child, place(board, m.cell), Value(-m.value), m.depth))
             self._memo.children[code] = found
             if self._progress is not None:
                 self._progress(1)
         return found
 
     def _size(self, code: int, board: tuple[int, ...], limit: float) -> int:
-        """The size of the smallest strategy from the canonical `board` if it is at most
+        """The size of the smallest strategy from `board` (canonical code `code`) if it is at most
         `limit`; otherwise some lower bound on it, which exceeds `limit`.
 
         The bound prunes: at the side's turns a move whose subtree cannot beat the best so far
@@ -150,17 +151,17 @@ class Strategy:
         return total
 
     def _exact(self, board: tuple[int, ...]) -> int:
-        code = canonical_board(self.spec, board)
-        return self._size(code, decode(code, self.spec.cells), math.inf)
+        return self._size(canonical_board(self.spec, board), board, math.inf)
 
     def choice(self, board: tuple[int, ...]) -> int:
         """The side's move (a cell) at one of its turns in this strategy: the smallest subtree
         among the moves that keep the goal, the first in cell order among equals."""
         target = self._exact(board) - 1
         for cell in legal_moves(self.spec, board):
-            code = canonical_board(self.spec, place(board, cell))
+            child = place(board, cell)
+            code = canonical_board(self.spec, child)
             if (self._keeps(Value(-self._memo.value[code]))
-                    and self._size(code, decode(code, self.spec.cells), target) == target):
+                    and self._size(code, child, target) == target):
                 return cell
         raise AssertionError("a node of a strategy always has a move keeping the goal")
 

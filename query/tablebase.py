@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from numbers import Integral
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value, canonical_board,
+from builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value,
                           check_position, decode, open_cells, parse_spec, score)
-from builder.game.symmetry import canonical_many_lookup
+from builder.game.root import Root
 from db.errors import DatabaseError
 from db.facts import DEFAULT_DATABASE
 from db.sqlite_direct import PositionArrays, SqliteFile
-from query.errors import ImpossiblePositionError, MissingPositionError, NotationError
+from query.errors import (ImpossiblePositionError, MissingPositionError, MissingTableError,
+                          NotationError)
 from query.notation import board_text, move_name, parse_board, to_move_name
+from query.tables import StoredTable, same_root
 
 # A position as callers give it: board text, cell values, or a code.
 Position = str | Sequence[int] | int
@@ -84,6 +86,17 @@ class Step:
 
 
 @dataclass(frozen=True)
+class TableInfo:
+    """One stored table of a game: its root (cell values; None for the whole board), how many
+    positions it stores, how many cells its codes cover, and the size of its symmetry group."""
+
+    root: tuple[int, ...] | None
+    positions: int
+    cells: int
+    symmetries: int
+
+
+@dataclass(frozen=True)
 class ManyProbes:
     """Answers for many codes at once, as equal-length arrays in the order asked.
 
@@ -99,23 +112,6 @@ class ManyProbes:
 
 
 T = TypeVar("T")
-
-
-class _Positions(Protocol):
-    """One game's stored table: db.sqlite_direct.SqlitePositions or db.reader.PositionReader."""
-
-    canonical: int
-    table: str
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def fetch(self, code: int) -> tuple[int, int, int] | None: ...
-
-    def fetch_many(self, codes: Sequence[int]) -> dict[int, tuple[int, int, int]]: ...
-
-    def chunks(self, batch: int = ...) -> Iterator[PositionArrays]: ...
-
-    def load(self) -> PositionArrays: ...
 
 
 class Tablebase:
@@ -137,8 +133,8 @@ class Tablebase:
         self._engine: Any = None  # a db.engine engine, opened only when needed
         if self._file is None:
             self._engine = self._open_engine()
-        self._games: dict[Spec, _Positions] = {}
-        self._arrays: dict[Spec, PositionArrays] = {}
+        self._games: dict[Spec, list[StoredTable]] = {}
+        self._arrays: dict[tuple[Spec, str], PositionArrays] = {}
         self._specs: dict[str, Spec] = {}
 
     def _open_engine(self) -> Any:
@@ -147,10 +143,8 @@ class Tablebase:
 
     def close(self) -> None:
         """Close the database."""
-        for positions in self._games.values():
-            close = getattr(positions, "close", None)
-            if close is not None:
-                close()
+        for tables in self._games.values():
+            _close(tables)
         self._games.clear()
         self._arrays.clear()
         if self._file is not None:
@@ -169,42 +163,85 @@ class Tablebase:
             found = self._specs[spec] = parse_spec(spec)
         return found
 
-    def _positions(self, spec: Spec) -> _Positions:
-        positions = self._games.get(spec)
-        if positions is None:
-            positions = self._file.positions(spec.name) if self._file is not None else None
-            if positions is None:
-                from db.reader import PositionReader, probe_game
-                if self._engine is None:
-                    self._engine = self._open_engine()
-                # Raises GameNotBuiltError with the reason when the game has no complete table.
-                positions = PositionReader(self._engine, probe_game(self._engine, spec.name))
-            self._games[spec] = positions
-        return positions
+    def _tables(self, spec: Spec) -> list[StoredTable]:
+        """The complete tables of `spec`, the whole-board one first; GameNotBuiltError if none."""
+        tables = self._games.get(spec)
+        if tables is not None:
+            return tables
+        tables = []
+        if self._file is not None:
+            for key in self._file.roots(spec.name):
+                positions = self._file.positions(spec.name, key)
+                if positions is not None:
+                    tables.append(StoredTable(Root.from_key(spec, key), positions))
+        if not tables:
+            from db.reader import PositionReader, list_games, probe_game
+            if self._engine is None:
+                self._engine = self._open_engine()
+            games = [g for g in list_games(self._engine, spec.name) if g.complete]
+            if not games:
+                # Raises GameNotBuiltError with the reason (never built, or unfinished).
+                games = [probe_game(self._engine, spec.name)]
+            tables = [StoredTable(Root.from_key(spec, g.root), PositionReader(self._engine, g))
+                      for g in games]
+        self._games[spec] = tables
+        return tables
 
     def _read(self, spec: Spec, read: Callable[[], T]) -> T:
-        """Run `read` in one snapshot of the game's table. If a concurrent `build --force`
+        """Run `read` in one snapshot of the game's tables. If a concurrent `build --force`
         swapped in a new table since this Tablebase looked, look again and retry once: a
         reader sees the old complete table or the new one, never a mixture."""
-        positions = self._positions(spec)
+        tables = self._tables(spec)
         try:
-            with positions.snapshot():
+            with ExitStack() as stack:
+                for table in tables:
+                    stack.enter_context(table.positions.snapshot())
                 return read()
         except DatabaseError:
-            if not self._swapped(spec, positions):
+            if not self._swapped(spec, tables):
                 raise
-        with self._positions(spec).snapshot():
+        with ExitStack() as stack:
+            for table in self._tables(spec):
+                stack.enter_context(table.positions.snapshot())
             return read()
 
-    def _swapped(self, spec: Spec, positions: _Positions) -> bool:
-        """Forget the cached table of `spec`; whether the game now has a different one."""
+    def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
+        """Forget the cached tables of `spec`; whether the game now has different ones."""
         self._games.pop(spec, None)
-        self._arrays.pop(spec, None)
-        close = getattr(positions, "close", None)
-        if close is not None:
-            close()
-        # Raises GameNotBuiltError if the game lost its complete table meanwhile.
-        return self._positions(spec).table != positions.table
+        for key in [k for k in self._arrays if k[0] == spec]:
+            del self._arrays[key]
+        _close(tables)
+        # Raises GameNotBuiltError if the game lost its complete tables meanwhile.
+        now = self._tables(spec)
+        return [t.positions.table for t in now] != [t.positions.table for t in tables]
+
+    def _table(self, spec: Spec, root: Position | None) -> StoredTable:
+        """The table named by its root (any orientation; None: the whole-board table)."""
+        tables = self._tables(spec)
+        if root is None:
+            for table in tables:
+                if table.whole:
+                    return table
+            raise MissingTableError(
+                f"{spec.name} has no whole-board table here, only"
+                f" {len(tables)} endgame table{'s' if len(tables) != 1 else ''}: pick one by its"
+                " root (--root POSITION; `tablebase info` lists them)")
+        board = self.read_board(spec, root)
+        for table in tables:
+            if same_root(spec, table.root, board):
+                return table
+        if not any(board):
+            raise MissingTableError(f"{spec.name} has no whole-board table here")
+        raise MissingTableError(
+            f"no endgame table of {spec.name} is rooted at {board_text(spec, board)!r}"
+            " (`tablebase info` lists the tables)", board=board)
+
+    def tables(self, spec: str | Spec) -> list[TableInfo]:
+        """The complete tables of a game: the whole board (root None) first, then each endgame
+        table by root, with its count of stored positions."""
+        spec = self.spec(spec)
+        return [TableInfo(None if t.whole else t.root.board, t.positions.canonical,
+                          t.root.cells, len(t.root.symmetries)) for t in self._tables(spec)]
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked)."""
@@ -229,50 +266,62 @@ class Tablebase:
         return board
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
-        """The error for a board the table lacks: impossible, or possible but unreachable."""
+        """The error for a board no table holds: impossible, or possible but unreachable."""
         text = board_text(spec, board)
         try:
             check_position(spec, board)
         except InvalidPositionError as e:
             return ImpossiblePositionError(f"position {text!r} ({spec.name}): {e}")
+        if any(t.whole for t in self._tables(spec)):
+            return MissingPositionError(
+                f"position {text!r} ({spec.name}) cannot be reached from the empty board, so the"
+                " table does not hold it")
         return MissingPositionError(
-            f"position {text!r} ({spec.name}) cannot be reached from the empty board, so the"
-            " table does not hold it")
+            f"no table of {spec.name} holds position {text!r}: it descends from none of the"
+            " endgame tables' roots", build_from=text)
+
+    def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
+        """The probe of `board`, the table that holds it, and the board map to read it with."""
+        # Only reachable positions are stored, and symmetry keeps stone counts, lines and
+        # floating stones, so a board found in a table is a legal one: checking it is
+        # needed only to explain a miss.
+        for table in self._tables(spec):
+            for image in table.orientations(board):
+                row = table.positions.fetch(table.code_of(board, image))
+                if row is not None:
+                    ply, value, depth = row
+                    return (Probe(_VALUES[value], depth, to_move_name(ply), depth == 0, ply),
+                            table, image)
+        raise self._missing(spec, board)
 
     def _probe_board(self, spec: Spec, board: tuple[int, ...]) -> Probe:
-        # Only reachable positions are stored, and symmetry keeps stone counts, lines and
-        # floating stones, so a board found in the table is a legal one: checking it is
-        # needed only to explain a miss.
-        row = self._positions(spec).fetch(canonical_board(spec, board))
-        if row is None:
-            raise self._missing(spec, board)
-        ply, value, depth = row
-        return Probe(_VALUES[value], depth, to_move_name(ply), depth == 0, ply)
+        return self._find(spec, board)[0]
 
-    def _moves_board(self, spec: Spec, board: tuple[int, ...], probe: Probe) -> list[MoveInfo]:
+    def _moves_board(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, list[MoveInfo]]:
+        probe, table, image = self._find(spec, board)
         if probe.terminal:
-            return []
+            return probe, []
         mover = X if probe.ply % 2 == 0 else O
         children = []
         for cell in open_cells(spec, board):
             child = list(board)
             child[cell] = mover
-            children.append((cell, canonical_board(spec, child)))
-        rows = self._positions(spec).fetch_many([code for _, code in children])
+            children.append((cell, table.code_of(child, image)))
+        rows = table.positions.fetch_many([code for _, code in children])
         scored = []
         for cell, code in children:
             row = rows.get(code)
             if row is None:
                 raise MissingPositionError(
-                    f"the {spec.name} table lacks the position after {move_name(spec, cell)} from"
-                    f" {board_text(spec, board)!r}, a stored position: the table is incomplete;"
-                    f" rebuild it with: tablebase build {spec.name} --force")
+                    f"the {table.root.name} table lacks the position after"
+                    f" {move_name(spec, cell)} from {board_text(spec, board)!r}, a stored"
+                    " position: the table is incomplete; rebuild it with --force")
             value, depth = _VALUES[-row[1]], row[2]
             scored.append((score(value, depth + 1), cell, value, depth))
         scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order
         top = scored[0][0]
-        return [MoveInfo(move_name(spec, cell), cell, value, depth, key == top)
-                for key, cell, value, depth in scored]
+        return probe, [MoveInfo(move_name(spec, cell), cell, value, depth, key == top)
+                       for key, cell, value, depth in scored]
 
     # --- one position ------------------------------------------------------------
 
@@ -305,8 +354,7 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        return self._read(spec, lambda: self._moves_board(spec, board,
-                                                          self._probe_board(spec, board)))
+        return self._read(spec, lambda: self._moves_board(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
         """The moves that keep the position's perfect value and depth (see `moves`)."""
@@ -322,55 +370,67 @@ class Tablebase:
 
         def walk() -> list[Step]:
             board = start
-            probe = self._probe_board(spec, board)
+            probe, moves = self._moves_board(spec, board)
             steps: list[Step] = []
-            while not probe.terminal:
-                best = self._moves_board(spec, board, probe)[0]
+            while moves:
+                best = moves[0]
                 child = list(board)
                 child[best.cell] = X if probe.ply % 2 == 0 else O
                 board = tuple(child)
                 steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth,
                                   board))
-                probe = self._probe_board(spec, board)
+                probe, moves = self._moves_board(spec, board)
             return steps
         return self._read(spec, walk)
 
     # --- many positions -------------------------------------------------------------
 
-    def table(self, spec: str | Spec) -> PositionArrays:
-        """The game's whole table in code order, loaded once and kept (canonical codes only)."""
+    def table(self, spec: str | Spec, root: Position | None = None) -> PositionArrays:
+        """A table whole, in code order, loaded once and kept (canonical codes only): the
+        whole-board table, or with `root` the endgame table rooted there (codes over its
+        root's empty cells, see builder/game/root.py)."""
         spec = self.spec(spec)
-        arrays = self._arrays.get(spec)
+        chosen = self._table(spec, root)
+        key = (spec, chosen.root.key)
+        arrays = self._arrays.get(key)
         if arrays is None:
-            arrays = self._read(spec, lambda: self._positions(spec).load())
-            self._arrays[spec] = arrays
+            arrays = self._read(spec, lambda: self._table(spec, root).positions.load())
+            self._arrays[key] = arrays
         return arrays
 
-    def get_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int]) -> ManyProbes:
-        """Answers for many codes (any orientation) at once; `found` marks those the table holds.
+    def boards(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
+               root: Position | None = None) -> np.ndarray:
+        """The full boards of a table's codes (see `table`), as an (N, cells) int8 array."""
+        spec = self.spec(spec)
+        return self._table(spec, root).boards(np.asarray(codes, dtype=np.int64))
 
-        The first call loads the game's whole table into memory (see `table`).
+    def get_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
+                 root: Position | None = None) -> ManyProbes:
+        """Answers for many codes (any orientation) of one table at once (see `table`);
+        `found` marks those the table holds. The first call loads the whole table into memory.
         """
         spec = self.spec(spec)
+        chosen = self._table(spec, root)
         asked = np.asarray(codes)
         if asked.ndim != 1 or not (asked.size == 0 or np.issubdtype(asked.dtype, np.integer)):
             raise NotationError(
                 f"codes must be a one-dimensional array of integers, found shape {asked.shape}"
                 f" and dtype {asked.dtype}")
         asked = asked.astype(np.int64, copy=False)
-        if asked.size and (asked.min() < 0 or asked.max() >= 3 ** spec.cells):
-            bad = int(asked[(asked < 0) | (asked >= 3 ** spec.cells)][0])
+        limit = chosen.code_limit
+        if asked.size and (asked.min() < 0 or asked.max() >= limit):
+            bad = int(asked[(asked < 0) | (asked >= limit)][0])
             raise NotationError(
-                f"code {bad} is out of range for {spec.name}: codes run from 0 to"
-                f" {3 ** spec.cells - 1}")
-        table = self.table(spec)
+                f"code {bad} is out of range for the {chosen.root.name} table: codes run from 0"
+                f" to {limit - 1}")
+        table = self.table(spec, root)
         n = len(asked)
         value = np.zeros(n, dtype=np.int8)
         depth = np.full(n, -1, dtype=np.int8)
-        ply = np.full(n, -1, dtype=np.int8)
+        ply = np.full(n, -1, dtype=np.int16)
         if n == 0 or len(table.codes) == 0:
             return ManyProbes(value, depth, ply, np.zeros(n, dtype=bool))
-        wanted = canonical_many_lookup(spec, asked)
+        wanted = chosen.canonical_many(asked)
         # Binary search for the queries in sorted order: random order misses the cache on
         # every step and costs several times the sort.
         order = np.argsort(wanted, kind="stable")
@@ -382,30 +442,43 @@ class Tablebase:
         value[found], depth[found], ply[found] = table.value[hit], table.depth[hit], table.ply[hit]
         return ManyProbes(value, depth, ply, found)
 
-    def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int]) -> ManyProbes:
+    def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
+                   root: Position | None = None) -> ManyProbes:
         """Like `get_many`, but raises MissingPositionError if the table lacks any of the codes."""
         spec = self.spec(spec)
-        answers = self.get_many(spec, codes)
+        answers = self.get_many(spec, codes, root)
         if not answers.found.all():
             missing = np.flatnonzero(~answers.found)
             first = int(np.asarray(codes)[missing[0]])
+            board = tuple(int(v) for v in self.boards(spec, [first], root)[0])
+            where = ("they cannot be reached from the empty board" if root is None
+                     else "they cannot be reached from its root")
             raise MissingPositionError(
-                f"{len(missing):,} of {len(answers.found):,} codes are not in the {spec.name}"
-                f" table (they cannot be reached from the empty board); the first is code"
-                f" {first}, {board_text(spec, decode(first, spec.cells))!r}")
+                f"{len(missing):,} of {len(answers.found):,} codes are not in the"
+                f" {self._table(spec, root).root.name} table ({where}); the first is code"
+                f" {first}, {board_text(spec, board)!r}")
         return answers
 
-    def positions(self, spec: str | Spec, batch: int = 1 << 16) -> Iterator[PositionArrays]:
-        """Every stored (canonical) position in code order, `batch` at a time, as arrays."""
+    def positions(self, spec: str | Spec, batch: int = 1 << 16,
+                  root: Position | None = None) -> Iterator[PositionArrays]:
+        """Every stored (canonical) position of a table (see `table`) in code order, `batch`
+        at a time, as arrays."""
         spec = self.spec(spec)
-        self._read(spec, lambda: None)  # follow a swapped table before streaming from it
-        positions = self._positions(spec)
+        self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
+        positions = self._table(spec, root).positions
         with positions.snapshot():
             yield from positions.chunks(batch)
 
-    def count(self, spec: str | Spec) -> int:
-        """How many positions the game's table holds (one per symmetry orbit)."""
-        return self._positions(self.spec(spec)).canonical
+    def count(self, spec: str | Spec, root: Position | None = None) -> int:
+        """How many positions a table (see `table`) holds (one per symmetry orbit)."""
+        return self._table(self.spec(spec), root).positions.canonical
+
+
+def _close(tables: list[StoredTable]) -> None:
+    for table in tables:
+        close = getattr(table.positions, "close", None)
+        if close is not None:
+            close()
 
 
 @contextmanager

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from builder.game.codec import digits, encode_many
+from builder.game.codec import digits, encode_many, weighted_sum
 from builder.game.geometry import lines
+from builder.game.root import Root
 from builder.game.spec import Spec
-from builder.game.symmetry import canonical_many, images, orbit_sizes
+from builder.game.symmetry import orbit_sizes
 from builder.progress import NO_PROGRESS, ProgressFactory
 from db.checksum import TableChecksum
 from db.reader import GameRecord, iter_positions, probe_game, read_plies
@@ -53,17 +54,17 @@ class VerifyReport:
 
 
 class _Collector:
-    def __init__(self, report: VerifyReport, spec: Spec, limit: int) -> None:
-        self.report, self.spec, self.limit = report, spec, limit
+    def __init__(self, report: VerifyReport, root: Root, limit: int) -> None:
+        self.report, self.root, self.spec, self.limit = report, root, root.spec, limit
 
     def add(self, kind: str, message: str, code: int | None = None, ply: int | None = None) -> None:
         self.report.problems += 1
         self.report.by_kind[kind] = self.report.by_kind.get(kind, 0) + 1
         if len(self.report.first) < self.limit * 4:
             picture = ""
-            if code is not None and 0 <= code < 3 ** self.spec.cells:
-                picture = draw_board(self.spec, [int(d) for d in digits(np.array([code]),
-                                                                        self.spec.cells)[0]])
+            if code is not None and 0 <= code < 3 ** self.root.cells:
+                board = self.root.boards_of(np.array([code]))[0]
+                picture = draw_board(self.spec, [int(d) for d in board])
             self.report.first.append(Inconsistency(kind, message, code, ply, picture))
 
 
@@ -80,34 +81,38 @@ def _has_line(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
 
 
 def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRESS,
-                 limit: int = 10, chunk: int = 1 << 16) -> VerifyReport:
-    """Check every stored position of `spec`; the report lists the first problems, fewest stones first."""
-    game = probe_game(engine, spec.name)
+                 limit: int = 10, chunk: int = 1 << 16, root: str = "") -> VerifyReport:
+    """Check every stored position of a table of `spec` (`root` as stored: '' for the whole
+    board); the report lists the first problems, fewest stones first."""
+    game = probe_game(engine, spec.name, root)
+    table = Root.from_key(spec, root)
     report = VerifyReport(spec.name)
-    found = _Collector(report, spec, limit)
+    found = _Collector(report, table, limit)
     codes, ply, value, depth = _load(engine, game, found)
     report.positions = len(codes)
-    _check_counts(engine, game, spec, codes, ply, value, found)
+    _check_counts(engine, game, table, codes, ply, value, found)
+    # The root has no stone on its free cells: code 0, whatever the root.
     if len(codes) == 0 or codes[0] != 0:
-        found.add("root", "the empty board is not stored", 0, 0)
-    cells = spec.cells
+        what = "the empty board" if table.is_whole else "the endgame's root"
+        found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
     has_parent = np.zeros(len(codes), dtype=bool)
-    with progress(desc=f"verify {spec.name}", total=len(codes), unit="pos", unit_scale=True) as bar:
+    with progress(desc=f"verify {table.name}", total=len(codes), unit="pos",
+                  unit_scale=True) as bar:
         for start in range(0, len(codes), chunk):
             part = slice(start, start + chunk)
-            _check_chunk(spec, codes, ply, value, depth, start, codes[part], found, has_parent)
+            _check_chunk(table, codes, ply, value, depth, start, codes[part], found, has_parent)
             bar.update(len(codes[part]))
     has_parent[codes == 0] = True
+    origin = "the empty board" if table.is_whole else "the root"
     for i in np.flatnonzero(~has_parent)[: limit * 4]:
         found.add("unreachable", "no stored position leads here, so it cannot be reached from"
-                  " the empty board", int(codes[i]), int(ply[i]))
+                  f" {origin}", int(codes[i]), int(ply[i]))
     extra = int(np.count_nonzero(~has_parent)) - min(int(np.count_nonzero(~has_parent)), limit * 4)
     if extra:
         report.problems += extra
         report.by_kind["unreachable"] = report.by_kind.get("unreachable", 0) + extra
     report.first.sort(key=lambda p: (p.ply if p.ply is not None else -1, p.code or 0))
     report.first = report.first[:limit]
-    del cells
     return report
 
 
@@ -115,7 +120,8 @@ def _load(engine: Any, game: GameRecord, found: _Collector
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     parts = list(iter_positions(engine, game))
     if not parts:
-        return (np.empty(0, np.int64),) + tuple(np.empty(0, np.int8) for _ in range(3))  # type: ignore[return-value]
+        return (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, np.int8),
+                np.empty(0, np.int8))
     checksum = TableChecksum()
     for part in parts:  # chunk by chunk: the hash's temporaries cost 8 bytes a row each
         checksum.add(*part)
@@ -126,7 +132,7 @@ def _load(engine: Any, game: GameRecord, found: _Collector
     return codes, ply, value, depth
 
 
-def _check_counts(engine: Any, game: GameRecord, spec: Spec, codes: np.ndarray,
+def _check_counts(engine: Any, game: GameRecord, root: Root, codes: np.ndarray,
                   ply: np.ndarray, value: np.ndarray, found: _Collector) -> None:
     def compare(what: str, recorded: int | None, actual: int) -> None:
         if recorded != actual:
@@ -135,8 +141,10 @@ def _check_counts(engine: Any, game: GameRecord, spec: Spec, codes: np.ndarray,
     reachable = 0
     for start in range(0, len(codes), 1 << 18):  # chunks: images cost 8 bytes per map and cell
         part = codes[start : start + (1 << 18)]
-        part = part[(part >= 0) & (part < 3 ** spec.cells)]
-        reachable += int(orbit_sizes(images(spec, part)).sum()) if len(part) else 0
+        part = part[(part >= 0) & (part < 3 ** root.cells)]
+        if len(part):
+            image_codes = weighted_sum(digits(part, root.cells), root.image_weights)
+            reachable += int(orbit_sizes(image_codes).sum())
     compare("canonical positions", game.canonical, len(codes))
     compare("reachable positions", game.reachable, reachable)
     compare("wins", game.wins, int(np.count_nonzero(value == WIN)))
@@ -150,22 +158,23 @@ def _check_counts(engine: Any, game: GameRecord, spec: Spec, codes: np.ndarray,
         compare(f"losses at ply {p.ply}", p.losses, int(np.count_nonzero(at & (value == LOSS))))
 
 
-def _check_chunk(spec: Spec, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
+def _check_chunk(root: Root, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
                  depth: np.ndarray, start: int, part: np.ndarray, found: _Collector,
                  has_parent: np.ndarray) -> None:
+    spec = root.spec
     n, cells = len(part), spec.cells
     rows = np.arange(start, start + n)
-    sane = (part >= 0) & (part < 3 ** cells)
+    sane = (part >= 0) & (part < 3 ** root.cells)
     for i in rows[~sane]:
         found.add("bad-row", f"code {int(codes[i])} is not a code of a {spec.name} board",
                   None, int(ply[i]))
-    boards = digits(np.where(sane, part, 0), cells)
+    boards = root.boards_of(np.where(sane, part, 0))  # whole boards, the root's stones too
     stones = np.count_nonzero(boards, axis=1)
     xs, os_ = np.count_nonzero(boards == 1, axis=1), np.count_nonzero(boards == 2, axis=1)
     bad = sane & ((stones != ply[rows]) | ~((xs == os_) | (xs == os_ + 1))
                   | ~np.isin(value[rows], (WIN, DRAW, LOSS)) | (depth[rows] < 0)
                   | (depth[rows] > cells - stones))
-    bad |= sane & (canonical_many(spec, np.where(sane, part, 0)) != part)
+    bad |= sane & (root.canonical_many(np.where(sane, part, 0)) != part)
     for i in np.flatnonzero(bad):
         found.add("bad-row", f"row (ply {int(ply[start + i])}, {_words(value[start + i])},"
                   f" depth {int(depth[start + i])}) is not a canonical position with that many"
@@ -191,7 +200,7 @@ def _check_chunk(spec: Spec, codes: np.ndarray, ply: np.ndarray, value: np.ndarr
     any_draw = np.zeros(len(open_rows), dtype=bool)
     fastest = np.full(len(open_rows), 1 << 30)
     slowest = np.full(len(open_rows), -1)
-    for cell in range(cells):
+    for cell in root.free.tolist():  # the root's stones never move: only its free cells play
         legal = b[:, cell] == 0
         if spec.gravity and cell + spec.width < cells:
             legal &= b[:, cell + spec.width] != 0
@@ -200,7 +209,7 @@ def _check_chunk(spec: Spec, codes: np.ndarray, ply: np.ndarray, value: np.ndarr
             continue
         kid_boards = b[at].copy()
         kid_boards[:, cell] = mover[open_rows[at]]
-        kids = canonical_many(spec, encode_many(kid_boards))
+        kids = root.canonical_many(encode_many(kid_boards[:, root.free]))
         where = np.minimum(np.searchsorted(codes, kids), len(codes) - 1)
         present = codes[where] == kids
         for j in np.flatnonzero(~present)[:3]:

@@ -136,3 +136,38 @@ def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
     if a[0] == LOSS:
         return a[1] > b[1]
     return False
+
+
+def reachable_from(game: Game, root: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """Every board reachable from `root` (itself included), by plain breadth-first search."""
+    seen = {root}
+    frontier = [root]
+    while frontier:
+        nxt = []
+        for b in frontier:
+            for cell in game.moves(b):
+                c = game.child(b, cell)
+                if c not in seen:
+                    seen.add(c)
+                    nxt.append(c)
+        frontier = nxt
+    return seen
+
+
+def parse(game: Game, text: str) -> tuple[int, ...]:
+    """Board text ('x.o/.x./...', rows top to bottom) as cell values, read independently."""
+    flat = text.replace("/", "")
+    assert len(flat) == game.n, text
+    return tuple(".xo".index(ch) for ch in flat)
+
+
+def play(game: Game, moves: str) -> tuple[int, ...]:
+    """The board after moves like 'd1 d2 c1' (column letter, row number from the bottom)."""
+    board = tuple([0] * game.n)
+    for move in moves.split():
+        col = ord(move[0]) - ord("a")
+        row = game.h - int(move[1:])
+        cell = row * game.w + col
+        assert cell in game.moves(board), (moves, move)
+        board = game.child(board, cell)
+    return board

@@ -205,3 +205,37 @@ def data_positions(db: str, side: str) -> int:
     with open_tablebase(db) as tb:
         (s,) = find_strategy(tb, "3x3k3", (0,) * 9, side)
         return s.positions
+
+
+def test_an_endgame_table(tmp_path) -> None:
+    # An endgame table of 4x4k4 rooted after eight stones, with no symmetry left: the
+    # strategies from its root and from positions along a random game in it (down to the
+    # finished game, a single node) equal the plain recursion.
+    #   4 | . . o .
+    #   3 | . x o .
+    #   2 | . o x x
+    #   1 | x . . o
+    from builder.game import parse_spec
+    from builder.pipeline import build
+
+    game = _game("4x4k4")
+    root = _board("..o./.xo./.oxx/x..o")
+    db = str(tmp_path / "endgame.db")
+    build(parse_spec("4x4k4"), db, root=root)
+    rng = random.Random(1)
+    with open_tablebase(db) as tb:
+        boards = [root]
+        board = root
+        while game.moves(board):
+            board = game.child(board, rng.choice(game.moves(board)))
+            boards.append(board)
+        sizes = []
+        for board in boards:
+            for s in find_strategy(tb, "4x4k4", board):
+                side = 1 if s.side == "x" else 2
+                goal = WIN if s.goal.word == "win" else DRAW
+                assert _value_for(game, board, side) == goal
+                assert s.nodes == reference_size(game, side, goal)(board)
+                check_tree(game, strategy_json(s))
+                sizes.append(s.nodes)
+    assert sizes[-1] == 1 and max(sizes) > 50

@@ -12,3 +12,7 @@ class InvalidSpecError(GameError, ValueError):
 
 class InvalidPositionError(GameError, ValueError):
     """A board, code or move that is not a legal position of the game."""
+
+
+class WholeBoardTooLargeError(InvalidSpecError):
+    """A whole-board table asked of a board with more cells than a code holds (39)."""

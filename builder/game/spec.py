@@ -9,8 +9,11 @@ from dataclasses import dataclass
 
 from builder.game.errors import InvalidSpecError
 
-# A code is a base-3 number with one digit per cell; 3**39 < 2**63 <= 3**40.
+# A code is a base-3 number with one digit per cell; 3**39 < 2**63 <= 3**40. A whole-board
+# table codes every cell; an endgame table codes only its root's empty cells, so bigger boards
+# are fine there, up to the notation's limits: columns a-z, rows numbered 1-99.
 MAX_CELLS = 39
+MAX_WIDTH, MAX_HEIGHT = 26, 99
 
 ALIASES = {"tictactoe": "3x3k3", "tic-tac-toe": "3x3k3"}
 FLAGS = ("gravity", "misere")
@@ -38,15 +41,21 @@ class Spec:
             raise InvalidSpecError(
                 f"k={self.k} is larger than both sides of the {self.width}x{self.height} board,"
                 " so nobody could ever win")
-        if self.cells > MAX_CELLS:
+        # Narrow boards that a whole-board table could hold may be wider than a-z (aa, ab, ...).
+        if (self.width > MAX_WIDTH or self.height > MAX_HEIGHT) and self.cells > MAX_CELLS:
             raise InvalidSpecError(
-                f"board {self.width}x{self.height} has {self.cells} cells; at most {MAX_CELLS}"
-                " fit in a 64-bit code")
+                f"board {self.width}x{self.height} is too large: at most {MAX_WIDTH} columns"
+                f" (letters a-z) and {MAX_HEIGHT} rows, or at most {MAX_CELLS} cells")
 
     @property
     def cells(self) -> int:
         """Number of cells on the board."""
         return self.width * self.height
+
+    @property
+    def whole_board_fits(self) -> bool:
+        """Whether a whole-board table (a code digit for every cell) can be built."""
+        return self.cells <= MAX_CELLS
 
     @property
     def name(self) -> str:

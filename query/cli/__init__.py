@@ -6,17 +6,19 @@ subcommands through `register`; this module only assembles them and handles erro
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 
 from builder.game import GameError, parse_spec
+from builder.game.errors import WholeBoardTooLargeError
 from db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from db.facts import DEFAULT_DATABASE
-from query.cli import ask, audit, build, strategy
+from query.cli import ask, audit, build, info, serve, strategy
 from query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
-from query.errors import QueryError
+from query.errors import MissingPositionError, MissingTableError, QueryError
 
-FAMILIES = (build, ask, audit, strategy)
+FAMILIES = (build, info, ask, audit, serve, strategy)
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -36,15 +38,31 @@ def _hint(error: Exception, args: argparse.Namespace | None) -> str:
     spec = getattr(args, "spec", None)
     db = getattr(args, "db", DEFAULT_DATABASE)
     db_flag = "" if db == DEFAULT_DATABASE else f" --db {db}"
+    if isinstance(error, GameNotBuiltError) and spec and _too_big(spec):
+        return f"; build an endgame table: tablebase build {spec} --from POSITION{db_flag}"
     if isinstance(error, GameNotBuiltError) and spec:
         try:
             name = parse_spec(spec).name
         except GameError:
             name = spec
         return f"; build it with: tablebase build {name}{db_flag}"
+    if isinstance(error, MissingPositionError) and error.build_from is not None:
+        return (f"; build an endgame table from it: tablebase build {spec}"
+                f" --from '{error.build_from}'{db_flag}")
+    if isinstance(error, MissingTableError) and error.board is not None:
+        return "; build it with --from"
+    if isinstance(error, WholeBoardTooLargeError) and spec:
+        return f". Build an endgame table: tablebase build {spec} --from POSITION{db_flag}"
     if isinstance(error, MissingDatabaseError):
         return f"; build a game first, e.g.: tablebase build tictactoe{db_flag}"
     return ""
+
+
+def _too_big(spec: str) -> bool:
+    try:
+        return not parse_spec(spec).whole_board_fits
+    except GameError:
+        return False
 
 
 def _one_line(message: str) -> str:
@@ -64,11 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         if getattr(args, "command", None) == "build":
-            db = getattr(args, "db", DEFAULT_DATABASE)
-            db_flag = "" if db == DEFAULT_DATABASE else f" --db {db}"
-            print(f"tablebase: interrupted; the game is not complete. Continue with: tablebase"
-                  f" build {args.spec}{db_flag} --resume (or start over without --resume)",  # type: ignore[union-attr]
-                  file=sys.stderr)
+            again = " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
+                             if a != "--resume")
+            print(f"tablebase: interrupted; the table is not complete. Continue with: tablebase"
+                  f" {again} --resume (or start over without --resume)", file=sys.stderr)
         else:
             print("tablebase: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -9,7 +9,7 @@ from typing import Any
 
 from builder.game import parse_spec
 from query.cli.common import (EXIT_OK, board_from_args, db_option, outcome_text, position_args,
-                              progress)
+                              progress, root_option)
 from query.cli.strategy import level_option
 from query.export import FORMATS, export_file, export_positions
 from query.notation import board_text, draw_board
@@ -86,14 +86,17 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
+    root = args.root
     with open_tablebase(args.db) as tb:
         if args.output is None:
-            export_positions(tb, spec, sys.stdout, args.format)
+            export_positions(tb, spec, sys.stdout, args.format, root=root)
             return EXIT_OK
-        with progress(args.quiet)(total=tb.count(spec), unit="pos",
+        with progress(args.quiet)(total=tb.count(spec, root), unit="pos",
                                   desc=f"export {spec.name}") as bar:
-            written = export_file(tb, spec, args.output, args.format, progress=bar.update)
-    print(f"exported {written:,} positions of {spec.name} to {args.output} ({args.format})")
+            written = export_file(tb, spec, args.output, args.format, progress=bar.update,
+                                  root=root)
+    table = spec.name if root is None else f"the {spec.name} endgame table from {root}"
+    print(f"exported {written:,} positions of {table} to {args.output} ({args.format})")
     return EXIT_OK
 
 
@@ -137,6 +140,7 @@ def register(commands: Any) -> None:
                                         " the columns board, to_move, ply, value (for the side"
                                         " to move) and depth.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 4x3k3")
+    root_option(p)
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (default: standard output)")

@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from builder.game import Spec, Value
+from builder.game.root import Root
 from db.facts import DEFAULT_DATABASE
 from query.notation import empty_board, parse_board, play_moves
 
@@ -96,3 +97,35 @@ def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
     """The position named on the command line: POSITION (default: the empty board), then --moves."""
     board = empty_board(spec) if args.position is None else parse_board(spec, args.position)
     return play_moves(spec, args.moves, board) if args.moves else board
+
+
+def root_option(p: argparse.ArgumentParser) -> None:
+    """--root POSITION: pick an endgame table by its root."""
+    p.add_argument("--root", metavar="POSITION",
+                   help="the endgame table rooted at POSITION (board text, any orientation;"
+                        " default: the whole-board table)")
+
+
+def stored_root(engine: Any, spec: Spec, text: str | None) -> str:
+    """The stored root key of the table `--root text` names ('' for the whole board), or
+    MissingTableError naming what the database holds."""
+    from db.reader import list_games
+    from query.errors import MissingTableError
+    from query.tables import same_root
+
+    games = [g for g in list_games(engine, spec.name) if g.complete]
+    if text is None:
+        if games and not any(g.root == "" for g in games):
+            raise MissingTableError(
+                f"{spec.name} has no whole-board table here, only {count(len(games), 'endgame table')}:"
+                " pick one with --root POSITION (`tablebase info` lists them)")
+        return ""
+    board = parse_board(spec, text)
+    for game in games:
+        if same_root(spec, Root.from_key(spec, game.root), board):
+            return game.root
+    if not any(board):
+        return ""
+    raise MissingTableError(
+        f"no endgame table of {spec.name} is rooted at {text!r} (`tablebase info {spec.name}`"
+        " lists the tables)", board=board)

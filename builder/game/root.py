@@ -1,0 +1,288 @@
+"""The root of a table: the empty board for a whole-board table, any position for an endgame
+table. It fixes what a table's codes cover and the rules restricted to them.
+
+A table codes only the root's empty cells ("free cells"), numbered in cell order; the root's
+stones are implicit. On this 4x3 root, x to move:
+
+    x . o .      cells   0  1  2  3      free cells  .  0  .  1
+    . x . .              4  5  6  7                  2  .  3  4
+    o . . .              8  9 10 11                  .  5  6  7
+
+free cell 3 is board cell 6, and a code is base 3 over the 8 free cells (free cell i is the
+digit of weight 3**i). For the empty board the free cells are all the cells, so whole-board
+codes are exactly the codes of codec.py. A line still counts for a player when the root has
+none of the other player's stones on it; restricted to the free cells it is a bitmask, and the
+player has made it once all its free cells are theirs. The table's symmetry maps are the
+board's maps that fix the root (its stabiliser), acting on the free cells.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from builder.game.codec import EMPTY, O, X, digits, powers, weighted_sum
+from builder.game.errors import InvalidPositionError
+from builder.game.geometry import lines
+from builder.game.rules import check_position, has_line, mover_at
+from builder.game.spec import MAX_CELLS, Spec
+from builder.game.symmetry import permutations, transform
+from builder.game.values import WIN_SCORE
+
+# Gravity roots are checked for reachability by a search over column heights; past this many
+# states the check gives up and accepts the root (no real board gets near it).
+_REACH_STATES = 2_000_000
+
+
+@dataclass(frozen=True)
+class Root:
+    """A table's root position on `spec`'s board (`board`: cell values, row-major)."""
+
+    spec: Spec
+    board: tuple[int, ...]
+
+    @classmethod
+    def whole(cls, spec: Spec) -> Root:
+        """The root of a whole-board table: the empty board."""
+        return cls(spec, (EMPTY,) * spec.cells)
+
+    @property
+    def is_whole(self) -> bool:
+        """Whether this is the empty board (a whole-board table)."""
+        return not any(self.board)
+
+    @cached_property
+    def ply(self) -> int:
+        """Stones on the root board."""
+        return sum(1 for v in self.board if v != EMPTY)
+
+    @cached_property
+    def free(self) -> np.ndarray:
+        """Board cell of each free cell, ascending."""
+        free = np.array([c for c, v in enumerate(self.board) if v == EMPTY], dtype=np.int64)
+        free.setflags(write=False)
+        return free
+
+    @property
+    def cells(self) -> int:
+        """Number of free cells: the digits of a code."""
+        return len(self.free)
+
+    @property
+    def key(self) -> str:
+        """The root as stored in the database: '' for the empty board, else one digit per cell."""
+        return "" if self.is_whole else "".join(str(v) for v in self.board)
+
+    @classmethod
+    def from_key(cls, spec: Spec, key: str) -> Root:
+        """The inverse of `key`."""
+        if not key:
+            return cls.whole(spec)
+        return cls(spec, tuple(int(ch) for ch in key))
+
+    @property
+    def name(self) -> str:
+        """For messages and progress bars: the spec, and the root's stones if any."""
+        return self.spec.name if self.is_whole else f"{self.spec.name} endgame ({self.ply} stones)"
+
+    def mover(self, ply: int) -> int:
+        """The player to move after `ply` stones on the free cells."""
+        return mover_at(self.ply + ply)
+
+    # --- the rules on the free cells ------------------------------------------------
+
+    @cached_property
+    def symmetries(self) -> np.ndarray:
+        """The stabiliser acting on free cells: (S, cells) with map s sending free cell i to
+        free cell perms[s, i]. Map 0 is the identity."""
+        index = np.full(self.spec.cells, -1, dtype=np.int64)
+        index[self.free] = np.arange(self.cells)
+        kept = [perm for s, perm in enumerate(permutations(self.spec))
+                if self.is_whole or transform(self.spec, self.board, s) == self.board]
+        perms = np.array([index[perm[self.free]] for perm in kept], dtype=np.int64)
+        perms = perms.reshape(len(kept), self.cells)
+        perms.setflags(write=False)
+        return perms
+
+    @cached_property
+    def full_maps(self) -> tuple[int, ...]:
+        """Indices into permutations(spec) of the board maps that fix the root."""
+        return tuple(s for s in range(len(permutations(self.spec)))
+                     if self.is_whole or transform(self.spec, self.board, s) == self.board)
+
+    @cached_property
+    def image_weights(self) -> np.ndarray:
+        """(cells, S) int64 with W[i, s] = 3**perms[s, i], so image codes = digits @ W."""
+        weights = np.ascontiguousarray(powers(self.cells)[self.symmetries].T)
+        weights.setflags(write=False)
+        return weights
+
+    def line_masks(self, player: int) -> np.ndarray:
+        """The lines `player` can still make, as uint64 bitmasks over free cells."""
+        return self._masks[0 if player == X else 1]
+
+    @cached_property
+    def _masks(self) -> tuple[np.ndarray, np.ndarray]:
+        index = np.full(self.spec.cells, -1, dtype=np.int64)
+        index[self.free] = np.arange(self.cells)
+        found: tuple[list[int], list[int]] = ([], [])
+        for line in lines(self.spec):
+            stones = {self.board[int(c)] for c in line} - {EMPTY}
+            mask = sum(1 << int(index[c]) for c in line if index[c] >= 0)
+            for i, player in enumerate((X, O)):
+                if stones <= {player}:
+                    found[i].append(mask)
+        out = tuple(np.array(sorted(set(m)), dtype=np.uint64) for m in found)
+        for masks in out:
+            masks.setflags(write=False)
+        return out  # type: ignore[return-value]
+
+    @cached_property
+    def below(self) -> np.ndarray:
+        """With gravity: the free cell under each free cell, or -1 when it rests on a stone or
+        the bottom row (so it may always be played)."""
+        index = np.full(self.spec.cells, -1, dtype=np.int64)
+        index[self.free] = np.arange(self.cells)
+        w = self.spec.width
+        under = [int(index[c + w]) if c + w < self.spec.cells else -1 for c in self.free]
+        out = np.array(under, dtype=np.int64)
+        out.setflags(write=False)
+        return out
+
+    def full_board(self, free_values: Sequence[int]) -> tuple[int, ...]:
+        """The whole board of a position given by its free cells' values."""
+        board = list(self.board)
+        for cell, value in zip(self.free.tolist(), free_values):
+            board[cell] = int(value)
+        return tuple(board)
+
+    def holds(self, board: Sequence[int]) -> bool:
+        """Whether every stone of the root is on `board` (a full board, in the root's
+        orientation): the first condition for `board` to descend from the root."""
+        return all(v == EMPTY or board[c] == v for c, v in enumerate(self.board))
+
+    def code_of(self, board: Sequence[int]) -> int:
+        """The canonical code of a full board that `holds` the root: its free cells' digits,
+        smallest over the stabiliser (pure Python, for one position)."""
+        values = [int(board[c]) for c in self.free.tolist()]
+        best = None
+        for perm in self._perm_lists:
+            image = [0] * len(values)
+            for i, target in enumerate(perm):
+                image[target] = values[i]
+            code = 0
+            for digit in reversed(image):
+                code = code * 3 + digit
+            best = code if best is None or code < best else best
+        return 0 if best is None else best
+
+    @cached_property
+    def _perm_lists(self) -> list[list[int]]:
+        return self.symmetries.tolist()
+
+    def boards_of(self, codes: np.ndarray) -> np.ndarray:
+        """The full boards of many codes: an (N, board cells) int8 digit array."""
+        free = digits(np.asarray(codes, dtype=np.int64), self.cells)
+        out = np.broadcast_to(np.asarray(self.board, dtype=np.int8),
+                              (len(free), self.spec.cells)).copy()
+        out[:, self.free] = free
+        return out
+
+    def canonical_many(self, codes: np.ndarray) -> np.ndarray:
+        """The canonical code (smallest over the stabiliser) of each code over the free cells."""
+        codes = np.asarray(codes, dtype=np.int64)
+        if len(self.symmetries) == 1:
+            return codes.copy()
+        return weighted_sum(digits(codes, self.cells), self.image_weights).min(axis=1)
+
+    # --- whole tiers (digit arrays over the free cells) --------------------------------
+
+    def stone_bits(self, boards: np.ndarray, player: int) -> np.ndarray:
+        """Bitmask (bit i = free cell i) of `player`'s stones per row of an (N, cells) array."""
+        weights = np.left_shift(np.uint64(1), np.arange(boards.shape[1], dtype=np.uint64))
+        # Exact: at most 39 bits, well inside float64's 53-bit mantissa.
+        return ((boards == player).astype(np.float64) @ weights.astype(np.float64)
+                ).astype(np.uint64)
+
+    def has_line_many(self, boards: np.ndarray, player: int) -> np.ndarray:
+        """Whether `player` has k in a row, for each row of an (N, cells) digit array."""
+        bits = self.stone_bits(boards, player)
+        found = np.zeros(boards.shape[0], dtype=bool)
+        for mask in self.line_masks(player):
+            found |= (bits & mask) == mask
+        return found
+
+    def terminal_scores_many(self, boards: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
+        """(is terminal, score for the side to move) for every board of tier `ply` (stones on
+        the free cells); the root itself is never terminal (`check_root` refuses such roots)."""
+        n = boards.shape[0]
+        if ply == 0:
+            return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8)
+        won = self.has_line_many(boards, self.mover(ply - 1))
+        terminal = won | (ply == self.cells)
+        scores = np.zeros(n, dtype=np.int8)
+        scores[won] = WIN_SCORE if self.spec.misere else -WIN_SCORE
+        return terminal, scores
+
+    def legal_mask_many(self, boards: np.ndarray) -> np.ndarray:
+        """(N, cells) bool: which free cells the side to move may play (game over or not)."""
+        empty = boards == EMPTY
+        if not self.spec.gravity:
+            return empty
+        below = self.below
+        supported = np.ones_like(empty)
+        rests = np.flatnonzero(below >= 0)
+        supported[:, rests] = boards[:, below[rests]] != EMPTY
+        return empty & supported
+
+
+def check_root(spec: Spec, board: Sequence[int]) -> Root:
+    """The Root of a table built from `board`, or InvalidPositionError naming why it cannot be one:
+    illegal or unreachable, the game already over, or more free cells than a code holds."""
+    board = tuple(int(v) for v in board)
+    check_position(spec, board)
+    ply = sum(1 for v in board if v != EMPTY)
+    if ply and has_line(spec, board, mover_at(ply - 1)):
+        raise InvalidPositionError("the game is already over at this position (a line is made);"
+                                   " there is nothing to solve from it")
+    if ply == spec.cells:
+        raise InvalidPositionError("the board is full: the game is already over at this position")
+    free = spec.cells - ply
+    if free > MAX_CELLS:
+        raise InvalidPositionError(
+            f"the position has {free} empty cells; an endgame table codes at most {MAX_CELLS}"
+            f" (place at least {free - MAX_CELLS} more stones)")
+    if spec.gravity and not _gravity_reachable(spec, board):
+        raise InvalidPositionError(
+            "no order of alternating moves, x first, stacks the stones this way: the position"
+            " cannot be reached")
+    return Root(spec, board)
+
+
+def _gravity_reachable(spec: Spec, board: tuple[int, ...]) -> bool:
+    """Whether the columns can be filled in some alternating order, x first. The board has no
+    line (check_root made sure), so no game could have ended on the way: only the order of the
+    stones in each column matters. Search backwards, taking a top stone of the last mover."""
+    w, h = spec.width, spec.height
+    columns = [[board[(h - 1 - r) * w + c] for r in range(h) if board[(h - 1 - r) * w + c]]
+               for c in range(w)]  # each column bottom-up
+    start = tuple(len(col) for col in columns)
+    seen: set[tuple[int, ...]] = set()
+    stack = [start]
+    while stack:
+        heights = stack.pop()
+        ply = sum(heights)
+        if ply == 0:
+            return True
+        if len(seen) > _REACH_STATES:
+            return True
+        last = mover_at(ply - 1)
+        for c, height in enumerate(heights):
+            if height and columns[c][height - 1] == last:
+                lower = heights[:c] + (height - 1,) + heights[c + 1:]
+                if lower not in seen:
+                    seen.add(lower)
+                    stack.append(lower)
+    return False

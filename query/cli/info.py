@@ -1,0 +1,135 @@
+"""What a database holds: `info`, every table of every game (the whole board and each endgame
+table by its root), or one table in detail."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from builder.game import Spec, parse_spec
+from builder.game.root import Root
+from db.errors import GameNotBuiltError
+from query.cli.common import EXIT_OK, count, db_option, outcome_text, root_option, stored_root
+from query.notation import board_text, to_move_name
+from query.shapes import game_json
+
+if TYPE_CHECKING:
+    from db.reader import GameRecord
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from db.engine import open_database
+    from db.reader import get_game, list_games, probe_game
+
+    with open_database(args.db) as engine:
+        if args.spec is None:
+            games = list_games(engine)
+            if args.json:
+                print(json.dumps([game_json(engine, g) for g in games if g.complete], indent=2))
+            else:
+                _print_games(args.db, games)
+            return EXIT_OK
+        spec = parse_spec(args.spec)
+        tables = list_games(engine, spec.name)
+        if args.root is None and tables and not any(g.root == "" for g in tables):
+            root = tables[0].root if len(tables) == 1 else None
+        else:
+            root = stored_root(engine, spec, args.root)
+        if root is None:  # only endgame tables, several: list them
+            if args.json:
+                print(json.dumps([game_json(engine, g) for g in tables if g.complete], indent=2))
+            else:
+                _print_tables(spec, tables)
+            return EXIT_OK
+        game = get_game(engine, spec.name, root)
+        if game is not None and not game.complete:
+            raise GameNotBuiltError(f"{game.label} has no complete table (its last build did"
+                                    " not finish)")
+        game = probe_game(engine, spec.name, root)
+        if args.json:
+            print(json.dumps(game_json(engine, game), indent=2))
+        else:
+            _print_game(engine, spec, game)
+            others = [g for g in tables if g.root != root]
+            if others:
+                print()
+                _print_tables(spec, others)
+    return EXIT_OK
+
+
+def _root_text(spec: Spec, game: GameRecord) -> str:
+    return "(whole board)" if not game.root else board_text(spec, Root.from_key(spec, game.root).board)
+
+
+def _print_games(db: str, games: list[GameRecord]) -> None:
+    from db.engine import describe
+
+    if not games:
+        print(f"{describe(db)} holds no games yet; try: tablebase build tictactoe")
+        return
+    print(f"{describe(db)} holds {count(len(games), 'table')}:")
+    print(f"  {'spec':<22}{'status':<11}{'canonical':>13}{'reachable':>15}  {'root value':<18}root")
+    for g in games:
+        root = _root_text(parse_spec(g.spec), g)
+        if g.complete:
+            value = outcome_text(g.root_value or 0, g.root_depth or 0)
+            print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  {value:<18}"
+                  f"{root}")
+        else:
+            print(f"  {g.spec:<22}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<18}{root}"
+                  " (build did not finish; run the build again)")
+
+
+def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
+    print(f"{spec.name}: {count(len(tables), 'table')}"
+          f"{'' if len(tables) == 1 else ' (pick one with --root POSITION)'}:")
+    print(f"  {'stones':>6}{'canonical':>13}{'reachable':>15}  {'root value':<22}root")
+    for g in tables:
+        stones = Root.from_key(spec, g.root).ply
+        if g.complete:
+            mover = to_move_name(stones)
+            value = f"{mover}: {outcome_text(g.root_value or 0, g.root_depth or 0)}"
+            print(f"  {stones:>6}{g.canonical:>13,}{g.reachable:>15,}  {value:<22}"
+                  f"{_root_text(spec, g)}")
+        else:
+            print(f"  {stones:>6}{'-':>13}{'-':>15}  {'unfinished':<22}{_root_text(spec, g)}")
+
+
+def _print_game(engine: Any, spec: Spec, game: GameRecord) -> None:
+    from db.reader import read_plies
+
+    rules = "misère: k in a row loses" if spec.misere else "k in a row wins"
+    drop = ", stones drop (gravity)" if spec.gravity else ""
+    root = Root.from_key(spec, game.root)
+    print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k} ({rules}{drop})")
+    if game.root:
+        print(f"  endgame table from {board_text(spec, root.board)}: {root.ply} stones,"
+              f" {root.cells} empty cells, {count(len(root.symmetries), 'symmetry map')}"
+              " keep the root")
+    print(f"  positions: {game.reachable:,} reachable, {game.canonical:,} canonical,"
+          f" {game.terminal:,} terminal")
+    where = "empty board: x" if not game.root else f"root: {to_move_name(root.ply)}"
+    print(f"  {where} to move, {outcome_text(game.root_value or 0, game.root_depth or 0)}")
+    print(f"  canonical by value for the side to move: {game.wins:,} win, {game.draws:,} draw,"
+          f" {game.losses:,} loss")
+    print(f"  built {game.built_at} by tablebase {game.tool_version} (schema {game.schema_version})"
+          f" in {game.build_seconds or 0:.2f} s; checksum {game.checksum}")
+    print(f"  {'ply':>4}{'reachable':>14}{'canonical':>12}{'terminal':>12}{'win':>11}{'draw':>11}"
+          f"{'loss':>11}")
+    for p in read_plies(engine, game):
+        print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}{p.wins:>11,}"
+              f"{p.draws:>11,}{p.losses:>11,}")
+
+
+def register(commands: Any) -> None:
+    """Add info to the subcommands."""
+    p = commands.add_parser("info", help="list the tables in a database, or describe one",
+                            description="Without SPEC: every table the database holds (whole"
+                                        " boards and endgame tables). With SPEC: its whole-board"
+                                        " table's counts per ply and value, and its endgame"
+                                        " tables; --root picks an endgame table.")
+    p.add_argument("spec", metavar="SPEC", nargs="?", help="the game to describe")
+    root_option(p)
+    db_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=_cmd_info)

@@ -1,0 +1,88 @@
+"""Serving the tables over HTTP: `tablebase serve` runs the app of query/server under uvicorn.
+
+Starlette and uvicorn are imported inside the command, so other commands start as fast as
+before."""
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from typing import Any
+
+from query.cli.common import EXIT_OK, UsageError, db_option
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port, or UsageError saying why there cannot be one."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as e:
+        raise UsageError(f"cannot listen on {host!r}: {e}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as e:
+        sock.close()
+        raise UsageError(f"cannot listen on {host} port {port}: {e.strerror or e}") from None
+    sock.set_inheritable(True)
+    return sock
+
+
+def _url(sock: socket.socket, host: str) -> str:
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from db.engine import open_engine
+    from query.server.app import DB_VARIABLE, make_app
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, found {args.workers}")
+    # Open the database once here, so that a missing or foreign file is one line and exit 2
+    # before anything listens.
+    open_engine(args.db, writable=False).dispose()
+    sock = _listen(args.host, args.port)
+    options: dict[str, Any] = {"log_level": "warning", "access_log": False,
+                               "timeout_graceful_shutdown": 5}
+    print(f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
+          f"{'s' if args.workers != 1 else ''}; Ctrl-C stops)", flush=True)
+    try:
+        if args.workers == 1:
+            uvicorn.Server(uvicorn.Config(make_app(args.db), **options)).run(sockets=[sock])
+        else:
+            # Worker processes build their own app, by name, on the database named here.
+            os.environ[DB_VARIABLE] = args.db
+            uvicorn.run("query.server.app:app_from_environment", factory=True,
+                        workers=args.workers, fd=sock.fileno(), **options)
+    except KeyboardInterrupt:
+        pass  # uvicorn has shut down cleanly and re-raised Ctrl-C: stopping is the request
+    finally:
+        sock.close()
+    print("stopped", file=sys.stderr)
+    return EXIT_OK
+
+
+def register(commands: Any) -> None:
+    """Add serve to the subcommands."""
+    p = commands.add_parser("serve", help="answer over HTTP: a JSON API and a page to play on",
+                            description="Serve the database's tables over HTTP: a JSON API"
+                                        " (/api/games, /api/SPEC?board=..., /api/SPEC/line,"
+                                        " /api/SPEC/stats, POST /api/SPEC/probe, /health) and a"
+                                        " page at / to explore and play. The database is opened"
+                                        " read-only.")
+    db_option(p)
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default: 127.0.0.1, this machine only)")
+    p.add_argument("--port", type=int, default=8000,
+                   help="port to listen on; 0 picks a free one (default: 8000)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes sharing the port (default: 1)")
+    p.set_defaults(run=_cmd_serve)

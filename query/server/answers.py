@@ -1,0 +1,240 @@
+"""What the HTTP API answers, as JSON-ready dicts in the shapes of query/shapes.py: the games
+a database holds, one position with its moves, a perfect line, a game's statistics and many
+boards at once. Knows nothing of HTTP; raises the typed errors the app maps to status codes.
+
+One `Answers` serves one database, opened read-only. Its tables are read on sqlite3
+connections that belong to the thread that opened them, so each thread gets its own
+Tablebase (uvicorn answers on its one event-loop thread).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from builder.game import Spec, Value
+from builder.game.codec import encode_many
+from db.errors import GameNotBuiltError
+from query.errors import QueryError
+from query.notation import board_texts, empty_board, parse_board, play_moves
+from query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
+                          stats_json)
+from query.tablebase import Tablebase
+
+# Bounds on one request: a batch of boards, the request body, the text of a query.
+MAX_BATCH = 10_000
+MAX_BODY_BYTES = 2 << 20
+MAX_QUERY_CHARS = 4096
+
+# How long the list of games (and so each table's checksum, the ETag) is trusted before it is
+# read again: a table never changes once built, but a new game may be built beside it.
+GAMES_TTL_SECONDS = 2.0
+
+_CELL_BYTES = np.full(256, 255, dtype=np.uint8)
+for _ch, _v in ((".", 0), ("x", 1), ("X", 1), ("o", 2), ("O", 2)):
+    _CELL_BYTES[ord(_ch)] = _v
+
+
+class TooLargeError(QueryError, ValueError):
+    """A request beyond the server's bounds: too many boards, too long a query or body."""
+
+
+class Answers:
+    """The answers of the HTTP API from one database, opened read-only."""
+
+    def __init__(self, db: str) -> None:
+        self.db = db
+        self._local = threading.local()
+        self._engine: Any = None
+        self._games: list[Any] = []
+        self._games_read = -float("inf")
+        self._stats: dict[tuple[str, str], dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def tablebase(self) -> Tablebase:
+        """This thread's Tablebase on the database."""
+        tb = getattr(self._local, "tb", None)
+        if tb is None:
+            tb = self._local.tb = Tablebase(self.db)
+        return tb
+
+    def close(self) -> None:
+        """Close this thread's Tablebase and the catalogue's engine."""
+        tb = getattr(self._local, "tb", None)
+        if tb is not None:
+            tb.close()
+            self._local.tb = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    # --- the catalogue ---------------------------------------------------------------
+
+    def _records(self, fresh: bool = False) -> list[Any]:
+        """The complete games' records, read again when older than GAMES_TTL_SECONDS."""
+        from db.engine import open_engine
+        from db.reader import list_games
+
+        with self._lock:
+            now = time.monotonic()
+            if fresh or now - self._games_read > GAMES_TTL_SECONDS:
+                if self._engine is None:
+                    self._engine = open_engine(self.db, writable=False)
+                self._games = [g for g in list_games(self._engine) if g.complete]
+                self._games_read = now
+            return self._games
+
+    def games(self) -> list[dict[str, Any]]:
+        """The `info --json` objects of every complete game, by spec."""
+        records = self._records()
+        return [game_json(self._engine, g) for g in records]
+
+    def games_tag(self) -> str:
+        """A tag that changes whenever the list of complete games or any of their tables does."""
+        return "-".join(f"{g.spec}:{g.checksum}" for g in self._records())
+
+    def checksum(self, spec: Spec) -> str:
+        """The ETag of `spec`'s answers: its table's build-time checksum, or with endgame
+        tables beside it (any of which may answer), a digest of all their checksums.
+
+        Raises GameNotBuiltError if the database holds no complete table of the game.
+        """
+        for fresh in (False, True):
+            sums = sorted(str(g.checksum) for g in self._records(fresh) if g.spec == spec.name)
+            if len(sums) == 1:
+                return sums[0]
+            if sums:
+                return hashlib.sha1("-".join(sums).encode()).hexdigest()[:16]
+        raise GameNotBuiltError(f"{spec.name} has not been built in this database")
+
+    # --- positions -------------------------------------------------------------------
+
+    def spec(self, text: str) -> Spec:
+        """The game named `text` (raises InvalidSpecError, a ValueError, if it names none)."""
+        return self.tablebase().spec(text)
+
+    def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
+        """The position named by board text (default: the empty board), then a move list."""
+        for name, text in (("board", board), ("moves", moves)):
+            if text is not None and len(text) > MAX_QUERY_CHARS:
+                raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
+                                    f" {MAX_QUERY_CHARS:,} are accepted")
+        cells = empty_board(spec) if board is None else parse_board(spec, board)
+        return play_moves(spec, moves, cells) if moves else cells
+
+    def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
+        """The `moves --json` object of a position: its value and depth, every move best first."""
+        tb = self.tablebase()
+        return moves_json(spec, board, tb.probe(spec, board), tb.moves(spec, board))
+
+    def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
+        """The `line --json` object of a position: a perfect line to the end of the game."""
+        tb = self.tablebase()
+        return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
+
+    def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
+        """Counts of stored positions per ply by value, and per value by depth (cached), of the
+        whole-board table or of the endgame table rooted at `root` (board text)."""
+        key = (spec.name, root, self.checksum(spec))
+        found = self._stats.get(key)
+        if found is None:
+            found = self._stats[key] = _stats(spec, self.tablebase(), root)
+        return found
+
+    def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
+        """The `probe --json` objects of a list of board texts, through the bulk lookup.
+
+        Raises for the first board that cannot be read (ValueError), cannot arise (ValueError)
+        or is not in the table (KeyError), naming its place in the list.
+        """
+        if not isinstance(texts, list):
+            raise _BadBatch(f"expected a JSON list of board texts, found {_json_kind(texts)}")
+        if len(texts) > MAX_BATCH:
+            raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
+                                " are accepted")
+        tb = self.tablebase()
+        boards = _parse_boards(spec, texts)
+        if not any(t.root is None for t in tb.tables(spec)):
+            # Only endgame tables: each board may sit in a different one, so ask one by one.
+            answers = []
+            for i, board in enumerate(boards):
+                cells = tuple(int(v) for v in board)
+                try:
+                    answers.append(probe_json(spec, cells, tb.probe(spec, cells)))
+                except (QueryError, ValueError, KeyError) as e:
+                    raise _at(e, i, len(texts)) from None
+            return answers
+        codes = encode_many(boards) if len(texts) else np.empty(0, dtype=np.int64)
+        found = tb.get_many(spec, codes)
+        if not found.found.all():
+            first = int(np.flatnonzero(~found.found)[0])
+            try:
+                tb.probe(spec, tuple(int(v) for v in boards[first]))
+            except (QueryError, ValueError, KeyError) as e:
+                raise _at(e, first, len(texts)) from None
+        return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
+                               found.depth.tolist(), found.ply.tolist())
+
+
+class _BadBatch(QueryError, ValueError):
+    """A batch body that is not a list of board texts."""
+
+
+def _json_kind(value: Any) -> str:
+    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _at(error: Exception, index: int, total: int) -> Exception:
+    """The same error, its message prefixed with the board's place in the batch."""
+    return type(error)(f"board {index + 1} of {total}: {error}")
+
+
+def _parse_boards(spec: Spec, texts: Sequence[Any]) -> np.ndarray:
+    """Cell values (n, cells) of board texts: the usual form ('x.o/.x./...') read at once with
+    numpy, anything else (or anything wrong) through parse_board, which names the fault."""
+    n, w, h = len(texts), spec.width, spec.height
+    out = np.zeros((n, spec.cells), dtype=np.uint8)
+    length = spec.cells + h - 1
+    plain = np.array([isinstance(t, str) and len(t) == length and t.isascii() for t in texts],
+                     dtype=bool)
+    bad = ~plain
+    if plain.any():
+        chosen = np.flatnonzero(plain)
+        raw = np.frombuffer("".join(texts[i] for i in chosen).encode("ascii"),
+                            dtype=np.uint8).reshape(len(chosen), length)
+        slashes = np.array([r * (w + 1) + w for r in range(h - 1)], dtype=np.int64)
+        cells = np.delete(np.arange(length), slashes)
+        values = _CELL_BYTES[raw[:, cells]]
+        ok = (values != 255).all(axis=1) & (raw[:, slashes] == ord("/")).all(axis=1)
+        out[chosen[ok]] = values[ok]
+        bad[chosen[~ok]] = True
+    for i in np.flatnonzero(bad).tolist():
+        text = texts[i]
+        if not isinstance(text, str):
+            raise _BadBatch(f"board {i + 1} of {n}: expected board text, found"
+                            f" {_json_kind(text)}")
+        try:
+            out[i] = parse_board(spec, text)
+        except (QueryError, ValueError) as e:
+            raise _at(e, i, n) from None
+    return out
+
+
+def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]:
+    """Per-ply counts by value and per-value depth histograms of a whole table."""
+    table = tb.table(spec, root)
+    ply = table.ply.astype(np.int64)
+    value = table.value.astype(np.int64) + 1  # 0 loss, 1 draw, 2 win
+    depth = table.depth.astype(np.int64)
+    plies = int(ply.max()) + 1 if len(ply) else 0
+    per_ply = np.bincount(ply * 3 + value, minlength=plies * 3).reshape(plies, 3)
+    top = int(depth.max()) + 1 if len(depth) else 0
+    depths = {Value(v - 1).word: np.bincount(depth[value == v], minlength=top).tolist()
+              for v in (2, 1, 0)}
+    return stats_json(spec, per_ply.tolist(), depths)

@@ -1,0 +1,242 @@
+"""The HTTP face of the tablebase: a Starlette app with the JSON API and the page, a thin layer
+over query/server/answers.py. Maps errors to status codes with a JSON body `{"error": ...}`
+carrying the command line's one-line message; allows any origin; marks answers cacheable with
+the table's checksum as their ETag, since a built table never changes.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from builder.game import GameError
+from db.errors import GameNotBuiltError, StorageError
+from db.facts import DEFAULT_DATABASE
+from query.errors import MissingPositionError, MissingTableError, QueryError
+from query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
+
+STATIC = Path(__file__).resolve().parent / "static"
+# The environment variable that names the database for `app_from_environment` (--workers).
+DB_VARIABLE = "TABLEBASE_SERVE_DB"
+
+CACHE_ANSWERS = "public, max-age=86400"
+POSITION_PARAMS = {"board", "moves"}
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _one_line(message: str) -> str:
+    """Control characters escaped: an error message is one line, whatever the request held."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
+def error_response(status: int, message: str) -> JSONResponse:
+    """A JSON error: `{"error": message}` with `status`, never cached."""
+    return JSONResponse({"error": _one_line(message)}, status_code=status,
+                        headers={"Cache-Control": "no-store"})
+
+
+def _status(error: Exception) -> int:
+    """The status code of an error raised while answering."""
+    if isinstance(error, TooLargeError):
+        return 413
+    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError)):
+        return 404
+    if isinstance(error, (GameError, QueryError, ValueError)):
+        return 400
+    return 500
+
+
+def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -> Response:
+    """An answer with its ETag; 304 when the client already holds it."""
+    etag = f'"{tag}"'
+    headers = {"ETag": etag, "Cache-Control": cache}
+    if etag in (request.headers.get("if-none-match") or "").replace(" ", "").split(","):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(data, headers=headers)
+
+
+def make_app(db: str) -> ASGIApp:
+    """The ASGI app answering from the database `db` (a path or URL), opened read-only."""
+    answers = Answers(db)
+    build_hint = "" if db == DEFAULT_DATABASE else f" --db {db}"
+
+    def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
+        """Run `handler`, turning the errors of bad or unanswerable requests into JSON."""
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except (GameError, StorageError, QueryError, ValueError, KeyError) as e:
+                message = str(e)
+                name = request.path_params.get("spec", "")
+                try:
+                    spec = answers.spec(name)
+                    name = spec.name
+                except GameError:
+                    spec = None
+                if isinstance(e, GameNotBuiltError):
+                    if spec is not None and not spec.whole_board_fits:
+                        message += (f"; build an endgame table: tablebase build {name} --from"
+                                    f" POSITION{build_hint}")
+                    else:
+                        message += f"; build it with: tablebase build {name}{build_hint}"
+                elif isinstance(e, MissingPositionError) and e.build_from is not None:
+                    message += (f"; build an endgame table from it: tablebase build {name}"
+                                f" --from '{e.build_from}'{build_hint}")
+                return error_response(_status(e), message)
+        return run
+
+    def position_query(request: Request) -> tuple[Any, tuple[int, ...]]:
+        unknown = sorted(set(request.query_params) - POSITION_PARAMS)
+        if unknown:
+            raise _BadRequest(f"unknown parameter {unknown[0]!r}; expected board and/or moves")
+        spec = answers.spec(request.path_params["spec"])
+        board = answers.board(spec, request.query_params.get("board"),
+                              request.query_params.get("moves"))
+        return spec, board
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+
+    @answering
+    async def games(request: Request) -> Response:
+        # The list grows when a game is built, so clients revalidate it (no-cache) by its tag.
+        return _tagged(answers.games(), _short(answers.games_tag()), request, "no-cache")
+
+    @answering
+    async def position(request: Request) -> Response:
+        spec, board = position_query(request)
+        data = answers.moves(spec, board)
+        return _tagged(data, answers.checksum(spec), request)
+
+    @answering
+    async def line(request: Request) -> Response:
+        spec, board = position_query(request)
+        data = answers.line(spec, board)
+        return _tagged(data, answers.checksum(spec), request)
+
+    @answering
+    async def stats(request: Request) -> Response:
+        unknown = sorted(set(request.query_params) - {"root"})
+        if unknown:
+            raise _BadRequest(f"unknown parameter {unknown[0]!r}; expected root (or none)")
+        spec = answers.spec(request.path_params["spec"])
+        return _tagged(answers.stats(spec, request.query_params.get("root")),
+                       answers.checksum(spec), request)
+
+    @answering
+    async def probe(request: Request) -> Response:
+        spec = answers.spec(request.path_params["spec"])
+        body = await _read_body(request)
+        try:
+            texts = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise _BadRequest(f"the body is not JSON: {e}") from None
+        data = answers.probe_many(spec, texts)
+        return _tagged(data, answers.checksum(spec), request)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        message = {404: f"no such page: {request.url.path}",
+                   405: f"method {request.method} is not allowed on {request.url.path}"
+                   }.get(exc.status_code, str(exc.detail))
+        response = error_response(exc.status_code, message)
+        response.headers.update(exc.headers or {})
+        return response
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return error_response(500, f"internal error: {type(exc).__name__}")
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> Any:
+        yield
+        answers.close()
+
+    routes = [
+        Route("/", index),
+        Route("/health", health),
+        Route("/api/games", games),
+        Route("/api/{spec}", position),
+        Route("/api/{spec}/line", line),
+        Route("/api/{spec}/stats", stats),
+        Route("/api/{spec}/probe", probe, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={HTTPException: http_error, Exception: server_error})
+    app.state.answers = answers
+    return AnyOrigin(app)
+
+
+def app_from_environment() -> ASGIApp:
+    """The app on the database named by TABLEBASE_SERVE_DB (for uvicorn's worker processes)."""
+    return make_app(os.environ[DB_VARIABLE])
+
+
+class _BadRequest(QueryError, ValueError):
+    """A request the API cannot read: an unknown parameter, a body that is not JSON."""
+
+
+def _short(tag: str) -> str:
+    """A short stable digest of a long tag."""
+    import hashlib
+    return hashlib.sha256(tag.encode()).hexdigest()[:16]
+
+
+async def _read_body(request: Request) -> bytes:
+    """The request body, refused with TooLargeError past MAX_BODY_BYTES without reading it all."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise TooLargeError(f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,}"
+                            " are accepted")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise TooLargeError(f"the body is over {MAX_BODY_BYTES:,} bytes; at most"
+                                f" {MAX_BODY_BYTES:,} are accepted")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+class AnyOrigin:
+    """ASGI wrapper: `Access-Control-Allow-Origin: *` on every response, errors included, and
+    the answer to browsers' preflight requests (a POST of JSON from another origin)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] == "OPTIONS" and scope["path"].startswith("/api/"):
+            await send({"type": "http.response.start", "status": 204, "headers": [
+                (b"access-control-allow-origin", b"*"),
+                (b"access-control-allow-methods", b"GET, POST, OPTIONS"),
+                (b"access-control-allow-headers", b"Content-Type, If-None-Match"),
+                (b"access-control-max-age", b"86400")]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_allowed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [*message.get("headers", []), (b"access-control-allow-origin", b"*"),
+                           (b"access-control-expose-headers", b"ETag")]
+                message = {**message, "headers": headers}
+            await send(message)
+        await self.app(scope, receive, send_allowed)

@@ -1,0 +1,96 @@
+"""The stored tables of one game and which of them holds a position.
+
+A game may have a whole-board table and any number of endgame tables, each rooted at a
+position (builder/game/root.py). A board descends from a root when, in some orientation of
+the board's symmetry group, every stone of the root is on it (and then the table holds it
+exactly when it can be reached from the root). The whole-board table is asked first.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from builder.game import Spec, canonical_board, digits
+from builder.game.root import Root
+from builder.game.symmetry import canonical_many_lookup, permutations, transform
+from db.sqlite_direct import PositionArrays
+
+
+class Positions(Protocol):
+    """One table as stored: db.sqlite_direct.SqlitePositions or db.reader.PositionReader."""
+
+    canonical: int
+    table: str
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def fetch(self, code: int) -> tuple[int, int, int] | None: ...
+
+    def fetch_many(self, codes: Sequence[int]) -> dict[int, tuple[int, int, int]]: ...
+
+    def chunks(self, batch: int = ...) -> Iterator[PositionArrays]: ...
+
+    def load(self) -> PositionArrays: ...
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """One complete table: its root and its stored positions."""
+
+    root: Root
+    positions: Positions
+
+    @property
+    def whole(self) -> bool:
+        """Whether this is the whole-board table."""
+        return self.root.is_whole
+
+    def code_of(self, board: Sequence[int], image: int) -> int:
+        """The stored (canonical) code of `board`, seen through board map `image` (one that
+        `orientations` gave: the board's image under it holds the root)."""
+        if self.whole:
+            return canonical_board(self.root.spec, board)
+        if image:
+            board = transform(self.root.spec, board, image)
+        return self.root.code_of(board)
+
+    def orientations(self, board: Sequence[int]) -> Iterator[int]:
+        """The board maps under which `board` holds this table's root, one per distinct code."""
+        if self.whole:
+            yield 0
+            return
+        seen: set[int] = set()
+        for s in range(len(permutations(self.root.spec))):
+            image = transform(self.root.spec, board, s) if s else tuple(board)
+            if self.root.holds(image):
+                code = self.root.code_of(image)
+                if code not in seen:
+                    seen.add(code)
+                    yield s
+
+    def canonical_many(self, codes: np.ndarray) -> np.ndarray:
+        """Canonical codes of many codes of this table (any image under its symmetries)."""
+        if self.whole:
+            return canonical_many_lookup(self.root.spec, codes)
+        return self.root.canonical_many(codes)
+
+    def boards(self, codes: np.ndarray) -> np.ndarray:
+        """The full boards of this table's codes: an (N, cells) int8 digit array."""
+        if self.whole:
+            return digits(np.asarray(codes, dtype=np.int64), self.root.spec.cells)
+        return self.root.boards_of(codes)
+
+    @property
+    def code_limit(self) -> int:
+        """One more than the largest code: 3 ** (coded cells)."""
+        return 3 ** self.root.cells
+
+
+def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:
+    """Whether `board` is the root of `table` in some orientation."""
+    return any((transform(spec, board, s) if s else tuple(board)) == table.board
+               for s in range(len(permutations(spec))))

@@ -1,0 +1,160 @@
+"""`make bench`, section serve: `tablebase serve` answering the 4x4k4 table on loopback.
+
+The server runs as its own process (`python -m query serve`); the load comes from this one,
+over keep-alive connections of the standard library's http.client, one per client thread.
+Figures: one connection's p50 and p99; 8 concurrent clients for 10 s (requests per second,
+p50, p99, errors, server memory before and after); a batch of 10,000 boards in one POST.
+"""
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = "4x4k4"
+CLIENTS, SECONDS, SINGLE_REQUESTS, BATCH = 8, 10.0, 2000, 10_000
+
+
+def _rss_mib(pid: int) -> float:
+    """Resident memory of a process, in MiB (Linux)."""
+    text = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+)", text).group(1)) / 1024  # type: ignore[union-attr]
+
+
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _boards(path: str, n: int) -> list[str]:
+    """`n` stored positions of the table, as board text, chosen at random."""
+    import numpy as np
+
+    from builder.game import parse_spec
+    from query import open_tablebase
+    from query.notation import board_texts
+
+    with open_tablebase(path) as tb:
+        codes = tb.table(SPEC).codes
+    picks = codes[np.random.default_rng(1).integers(0, len(codes), n)]
+    return board_texts(parse_spec(SPEC), picks)
+
+
+def _get(conn: http.client.HTTPConnection, path: str) -> int:
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    return response.status
+
+
+def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "query", "serve", "--db", path, "--port", "0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline() if proc.stdout else ""
+    found = re.search(r"http://(127\.0\.0\.1):(\d+)/", line)
+    if found is None:
+        proc.kill()
+        raise RuntimeError(f"serve did not start: {line!r}")
+    return proc, found.group(1), int(found.group(2))
+
+
+def bench_serve() -> None:
+    """Print the serving figures against the targets of issue 11."""
+    from builder.game import parse_spec
+    from builder.pipeline import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "bench.db")
+        build(parse_spec(SPEC), path)
+        boards = _boards(path, 20_000)
+        paths = [f"/api/{SPEC}?board={quote(b)}" for b in boards]
+        proc, host, port = _start(path)
+        try:
+            conn = http.client.HTTPConnection(host, port)
+            for p in paths[:200]:  # warm up: the table opens, the code paths are hot
+                _get(conn, p)
+            single = []
+            for p in paths[:SINGLE_REQUESTS]:
+                start = time.perf_counter()
+                assert _get(conn, p) == 200
+                single.append((time.perf_counter() - start) * 1000)
+            conn.close()
+
+            rss_before = _rss_mib(proc.pid)
+            latencies: list[list[float]] = [[] for _ in range(CLIENTS)]
+            errors = [0] * CLIENTS
+            deadline = time.perf_counter() + SECONDS
+
+            def client(i: int) -> None:
+                conn = http.client.HTTPConnection(host, port, timeout=10)
+                j = i
+                while time.perf_counter() < deadline:
+                    start = time.perf_counter()
+                    try:
+                        ok = _get(conn, paths[j % len(paths)]) == 200
+                    except (OSError, http.client.HTTPException):
+                        ok = False
+                        conn.close()
+                        conn = http.client.HTTPConnection(host, port, timeout=10)
+                    latencies[i].append((time.perf_counter() - start) * 1000)
+                    errors[i] += not ok
+                    j += CLIENTS
+                conn.close()
+
+            threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
+            started = time.perf_counter()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            elapsed = time.perf_counter() - started
+            rss_after = _rss_mib(proc.pid)
+            loaded = [x for lat in latencies for x in lat]
+
+            body = json.dumps(boards[:BATCH]).encode()
+            conn = http.client.HTTPConnection(host, port, timeout=30)
+            batch_ms = []
+            for _ in range(6):  # the first loads the whole table into memory, once per game
+                start = time.perf_counter()
+                conn.request("POST", f"/api/{SPEC}/probe", body,
+                             {"Content-Type": "application/json"})
+                response = conn.getresponse()
+                answer = json.loads(response.read())
+                batch_ms.append((time.perf_counter() - start) * 1000)
+                assert response.status == 200 and len(answer) == BATCH
+            conn.close()
+        finally:
+            proc.terminate()
+            proc.wait()
+
+    def row(name: str, figure: str, target: str = "") -> None:
+        print(f"  {name:<44}{figure:>16}" + (f"   target {target}" if target else ""))
+
+    print(f"serve: `tablebase serve` on loopback, GET /api/{SPEC}?board=... (the moves object)"
+          " on random stored positions; load from a second process")
+    row("one connection p50", f"{_percentile(single, 0.5):.2f} ms", "<= 5 ms")
+    row("one connection p99", f"{_percentile(single, 0.99):.2f} ms", "<= 25 ms")
+    row(f"{CLIENTS} clients, {SECONDS:.0f} s: requests per second",
+        f"{len(loaded) / elapsed:,.0f} req/s", ">= 1,000 req/s")
+    row(f"{CLIENTS} clients: p50", f"{_percentile(loaded, 0.5):.2f} ms")
+    row(f"{CLIENTS} clients: p99", f"{_percentile(loaded, 0.99):.2f} ms")
+    row(f"{CLIENTS} clients: errors", f"{sum(errors)} of {len(loaded):,}", "0")
+    row("server memory before / after the load", f"{rss_before:.0f} / {rss_after:.0f} MiB",
+        "flat")
+    row(f"POST {BATCH:,} boards, first (loads the table)", f"{batch_ms[0]:.0f} ms")
+    row(f"POST {BATCH:,} boards, median of the next 5",
+        f"{sorted(batch_ms[1:])[2]:.0f} ms", "<= 100 ms")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    bench_serve()

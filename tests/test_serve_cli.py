@@ -1,0 +1,86 @@
+"""The `tablebase serve` command: refusals as one line and exit 2 before anything listens; a
+real uvicorn (one worker and two) answering on loopback and stopping cleanly on Ctrl-C."""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from query.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _refused(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tablebase: error: ") and fragment in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_refusals(tmp_path: Path, table_db: Callable[[str], str],
+                  capsys: pytest.CaptureFixture[str]) -> None:
+    db = table_db("3x3k3")
+    _refused(["serve", "--db", str(tmp_path / "none.db")], "no such database file", capsys)
+    (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
+    _refused(["serve", "--db", str(tmp_path / "junk.db")], "junk.db", capsys)
+    _refused(["serve", "--db", db, "--workers", "0"], "--workers must be at least 1", capsys)
+    _refused(["serve", "--db", db, "--port", "http"], "invalid int value", capsys)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        _refused(["serve", "--db", db, "--port", str(port)],
+                 f"cannot listen on 127.0.0.1 port {port}", capsys)
+
+
+def _get(url: str) -> tuple[int, dict[str, object]]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int,
+                                                table_db: Callable[[str], str]) -> None:
+    db = table_db("3x3k3")
+    proc = subprocess.Popen([sys.executable, "-m", "query", "serve", "--db", db, "--port", "0",
+                             "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        found = re.match(r"serving .* at (http://127\.0\.0\.1:\d+/) \(", line)
+        assert found, line
+        url = found.group(1)
+        for _ in range(100):  # worker processes start after the line is printed
+            try:
+                status, body = _get(url + "health")
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert (status, body) == (200, {"status": "ok"})
+        status, body = _get(url + "api/tictactoe?moves=b2")
+        assert status == 200 and body["to_move"] == "o" and body["value"] == "draw"
+        status, body = _get(url + "api/4x4k4")
+        assert status == 404 and "build it with: tablebase build 4x4k4" in str(body["error"])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            out, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
