@@ -31,7 +31,6 @@ from query.notation import board_text, move_name, place, to_move_name
 from query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")
-DEFAULT_MAX_NODES = 100_000
 
 
 class NoStrategyError(QueryError, ValueError):
@@ -271,16 +270,3 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
                 f" position is a loss for {s} ({probe})")
         found.append(Strategy(tb, spec, board, s, value, _Memo(), progress))
     return found
-
-
-def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
-    """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
-    s = strategy
-    data: dict[str, Any] = {
-        "spec": s.spec.name, "board": board_text(s.spec, s.board),
-        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
-        "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
-        "first_move": s.first_move}
-    if s.nodes <= max_nodes:
-        data["tree"] = s.tree()
-    return data

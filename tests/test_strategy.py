@@ -11,7 +11,8 @@ import pytest
 
 from query import open_tablebase
 from query.cli import main
-from query.strategy import NoStrategyError, find_strategy, strategy_json
+from query.shapes import strategy_json
+from query.strategy import NoStrategyError, find_strategy
 from tests.reference import DRAW, WIN, Game
 
 CHARS = {".": 0, "x": 1, "o": 2}

@@ -13,6 +13,7 @@ from query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option, p
                               progress)
 from query.levels import MAX_LEVEL, MIN_LEVEL
 from query.notation import board_text
+from query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 from query.tablebase import open_tablebase
 
 
@@ -48,7 +49,7 @@ def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) ->
 
 
 def _cmd_strategy(args: argparse.Namespace) -> int:
-    from query.strategy import find_strategy, strategy_json
+    from query.strategy import find_strategy
 
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
@@ -85,10 +86,7 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
         probe = tb.probe(spec, board)
         chosen = choose_move(tb, spec, board, args.level, random.Random(args.seed))
     if args.json:
-        print(json.dumps({"spec": spec.name, "board": board_text(spec, board),
-                          "to_move": probe.to_move, "level": args.level, "move": chosen.move,
-                          "value": chosen.value.word, "depth": chosen.depth,
-                          "best": chosen.best}, indent=2))
+        print(json.dumps(genmove_json(spec, board, probe, args.level, chosen), indent=2))
     else:
         print(chosen.move)
     return EXIT_OK
@@ -125,7 +123,7 @@ def register(commands: Any) -> None:
     p.add_argument("--dot", metavar="FILE",
                    help="write the strategy as a Graphviz graph, each position once (needs a"
                         " single side: give --side on a drawn position)")
-    p.add_argument("--max-nodes", type=_positive, default=100_000, metavar="N",
+    p.add_argument("--max-nodes", type=_positive, default=DEFAULT_MAX_NODES, metavar="N",
                    help="--json includes the whole tree only up to N nodes (default: 100000)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_strategy)
