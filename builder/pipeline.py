@@ -35,6 +35,7 @@ from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_
                        begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
+_PAGE = 4096
 MANIFEST_VERSION = 3
 
 
@@ -206,7 +207,13 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                                          int(np.count_nonzero(scores < 0))]
                 m["solved_from"] = ply
                 work.save_manifest()
+            # A direct table touches one page per stored code: when the positions are sparse
+            # among 3**cells codes (endgames from roots with many empty cells), each lookup
+            # table load would fault in a page per position, so search sorted arrays instead.
+            if table.direct and sum(t.canonical for t in counts) * _PAGE < table.size:
+                table = CodeTable(root.cells, direct=False)
             solve_tiers(root, work, plan, table, counts, m["solved_from"], progress, solved)
+    direct = table.direct
     del table
     # Stored plies count every stone on the board, the root's included.
     plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
@@ -222,7 +229,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
-        direct_table=plan.direct_fits(3 ** root.cells), spilled_runs=m.get("spilled_runs", 0))
+        direct_table=direct, spilled_runs=m.get("spilled_runs", 0))
     start = time.perf_counter()
     finish_build(engine, handle, GameSummary(
         reachable=report.reachable, canonical=total, terminal=report.terminal,

@@ -113,18 +113,7 @@ class Game:
 
     # -- reachable positions ------------------------------------------------------
     def reachable(self) -> set[tuple[int, ...]]:
-        seen = {tuple([0] * self.n)}
-        frontier = list(seen)
-        while frontier:
-            nxt = []
-            for b in frontier:
-                for cell in self.moves(b):
-                    c = self.child(b, cell)
-                    if c not in seen:
-                        seen.add(c)
-                        nxt.append(c)
-            frontier = nxt
-        return seen
+        return reachable_from(self, tuple([0] * self.n))
 
 
 def better(a: tuple[int, int], b: tuple[int, int]) -> bool:

@@ -249,3 +249,53 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list
     if db.exists():
         with sqlite3.connect(db) as conn:
             assert conn.execute("SELECT count(*) FROM games").fetchone() == (0,)
+
+
+# --- atomicity, --force and --resume, as for whole-board builds ---------------------------
+
+@pytest.mark.parametrize("target, n, stage", [
+    ("builder.enumerator.classify", 4, "enumerate"),
+    ("builder.retrograde.solve_tier", 3, "solve"),
+    ("builder.pipeline.write_positions", 3, "write"),
+])
+def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int,
+        stage: str) -> None:
+    from builder.pipeline import table_root, work_slug
+    from builder.workdir import work_path
+    spec = parse_spec("7x6k4+gravity")
+    game = Game("7x6k4+gravity")
+    root = play(game, CONNECT4_ROOTS[3])
+    fresh, path = str(tmp_path / "fresh.db"), str(tmp_path / "t.db")
+    build(spec, fresh, root=root)
+    build(parse_spec("3x3k3"), path)  # another table, which must stay untouched
+    module, name = target.rsplit(".", 1)
+    import sys
+    real = getattr(sys.modules[module], name)
+    calls: list[int] = []
+
+    def interrupt(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr(target, interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            build(spec, path, root=root, write_chunk=2000)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT status FROM games WHERE root != ''").fetchone() == ("building",)
+    text = "/".join("".join(".xo"[v] for v in root[r * 7:(r + 1) * 7]) for r in range(6))
+    with open_tablebase(path) as tb, pytest.raises(Exception, match="has not been built|no complete"):
+        tb.probe(spec, text)
+    work = work_path(path, work_slug(table_root(spec, root)))
+    assert work.exists()
+    report = build(spec, path, root=root, resume=True, write_chunk=2000)
+    assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
+    assert not work.exists()
+    assert stored(path, "7x6k4+gravity", text) == stored(fresh, "7x6k4+gravity", text)
+    with pytest.raises(Exception, match="already built; add --force"):
+        build(spec, path, root=root)
+    build(spec, path, root=root, force=True)
+    assert stored(path, "7x6k4+gravity", text) == stored(fresh, "7x6k4+gravity", text)
+    assert len(stored(path, "3x3k3", None)) == 765

@@ -23,7 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
-from builder.game.codec import EMPTY, O, X, digits, powers, weighted_sum
+from builder.game.codec import EMPTY, O, X, _BLOCK, _block_table, digits, powers
 from builder.game.errors import InvalidPositionError
 from builder.game.geometry import lines
 from builder.game.rules import check_position, has_line, mover_at
@@ -195,7 +195,43 @@ class Root:
         codes = np.asarray(codes, dtype=np.int64)
         if len(self.symmetries) == 1:
             return codes.copy()
-        return weighted_sum(digits(codes, self.cells), self.image_weights).min(axis=1)
+        return self.images_many(codes).min(axis=1)
+
+    def images_many(self, codes: np.ndarray) -> np.ndarray:
+        """(N, S) codes of every image of each code under the stabiliser, by table lookups:
+        an image is a sum of one `_block_tables` entry per 8-cell block of the code, so no
+        code is decoded into digits (several times faster than digits @ image_weights)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        table = self._block_tables
+        out = np.empty((len(codes), table.shape[0]), dtype=np.int64)
+        step = 1 << 16  # chunks that keep the lookups in cache
+        for start in range(0, len(codes), step):
+            rest = codes[start : start + step]
+            blocks = []
+            for _ in range(table.shape[1]):
+                rest, low = np.divmod(rest, 3 ** _BLOCK)
+                blocks.append(low)
+            for s, per_map in enumerate(table):
+                image = per_map[0][blocks[0]]
+                for b in range(1, len(blocks)):
+                    image += per_map[b][blocks[b]]
+                out[start : start + step, s] = image
+        return out
+
+    @cached_property
+    def _block_tables(self) -> np.ndarray:
+        """(S, B, 3**8) int64: entry [s, b, v] is what block b of a code (free cells 8b to
+        8b + 7, the code's base-3**8 digit b) adds to its image under map s when it holds v."""
+        perms = self.symmetries
+        blocks = max(1, -(-self.cells // _BLOCK))
+        table = np.zeros((len(perms), blocks, 3 ** _BLOCK), dtype=np.int64)
+        block_digits = _block_table().astype(np.int64)
+        for b in range(blocks):
+            cells = np.arange(b * _BLOCK, min(self.cells, (b + 1) * _BLOCK))
+            for s in range(len(perms)):
+                table[s, b] = block_digits[:, : len(cells)] @ (3 ** perms[s, cells])
+        table.setflags(write=False)
+        return table
 
     # --- whole tiers (digit arrays over the free cells) --------------------------------
 
