@@ -28,7 +28,7 @@ from query.tablebase import Tablebase
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "set_game", "clear_board", "play", "undo", "genmove", "solve",
-            "showboard", "quit")
+            "showboard", "timelimit", "quit")
 # GTP's column letters leave out I, which reads too much like J and 1.
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _COLOURS = {"x": X, "o": O, "b": X, "black": X, "w": O, "white": O}
@@ -172,6 +172,12 @@ class GtpSession:
             return winner
         best = self.tb.best_moves(self.spec, self.board)[0]
         return f"{winner} {self._move_name(best.cell)}"
+
+    def _timelimit(self, args: list[str]) -> str:
+        # Answers come from the table at once: any time limit is met, so it is only checked.
+        if len(args) != 1 or not args[0].isdigit():
+            raise GtpError("timelimit takes a whole number of seconds")
+        return ""
 
     def _showboard(self, args: list[str]) -> str:
         lines = draw_board(self.spec, self.board).splitlines()

@@ -42,6 +42,15 @@ def test_passes_the_audit_with_zero_mismatches(spec: str, positions: str,
     assert report["checks"]["move"] > report["boards"] // 2  # moves were given and checked
 
 
+def test_passes_the_audit_in_the_course_dialect(table_db: Callable[[str], str],
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    db = table_db("3x3k3")
+    code = main(["audit", "3x3k3", "--engine", _engine("3x3k3", db), "--db", db,
+                 "--dialect", "course", "--json", "--quiet"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["mismatched"] == 0 and report["agreed"] == report["boards"] >= 627
+
+
 class Pipe:
     """A `tablebase gtp` process, one command and one response at a time."""
 
