@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from tests.bench_audit import bench_audit  # noqa: E402
 
 from tests.bench_endgame import bench_endgame  # noqa: E402
+from tests.bench_levels import bench_levels  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
@@ -213,7 +214,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
-                                              "audit", "all"], default="all")
+                                              "audit", "levels", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -237,6 +238,8 @@ def main() -> None:
         bench_serve()
     if args.section in ("audit", "all"):
         bench_audit()
+    if args.section in ("levels", "all"):
+        bench_levels()
 
 
 if __name__ == "__main__":
