@@ -8,7 +8,7 @@ a loss"); `hint` shows the perfect moves, `undo` takes back your last move and t
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from builder.game import Spec, Value
@@ -69,8 +69,10 @@ def _winner(probe: Probe) -> str:
 
 def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-              rng: random.Random | None = None, level: int = MAX_LEVEL) -> PlayedGame:
-    """Play one game of `spec` as `human` ('x' or 'o') against the computer, from the empty board.
+              rng: random.Random | None = None, level: int = MAX_LEVEL,
+              start: Sequence[int] | None = None) -> PlayedGame:
+    """Play one game of `spec` as `human` ('x' or 'o') against the computer, from `start`
+    (cell values; default: the empty board; an endgame table's root or any position below it).
 
     `read(prompt)` returns one line of input (EOFError ends the game like `quit`); `write`
     shows one block of text. The computer plays as a player of `level` would (see
@@ -86,7 +88,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
     write(f"{spec.name}: you are {human}, the computer plays {how}. Moves are a column letter"
           f" and a row number, such as {move_name(spec, spec.cells - spec.width)}{alone}."
           f" Also: {', '.join(COMMANDS)}.")
-    history = [empty_board(spec)]
+    history = [tuple(start) if start is not None else empty_board(spec)]
     names: list[str] = []
     last: int | None = None
     while True:

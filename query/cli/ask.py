@@ -77,10 +77,11 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
+    start = board_from_args(spec, args) if args.position is not None or args.moves else None
     with open_tablebase(args.db) as tb:
         # input and print are looked up now, not bound at import, so tests can replace them.
         play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed),
-                  level=args.level)
+                  level=args.level, start=start)
     return EXIT_OK
 
 
@@ -127,6 +128,10 @@ def register(commands: Any) -> None:
                                         " Type moves such as b2;"
                                         " also hint, undo and quit.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
+    p.add_argument("position", metavar="POSITION", nargs="?",
+                   help="start from this position (board text; default: the empty board), e.g."
+                        " an endgame table's root")
+    p.add_argument("--moves", metavar="MOVES", help="moves played from POSITION to start from")
     p.add_argument("--as", dest="side", choices=("x", "o"), default="x",
                    help="your side (x moves first; default: x)")
     p.add_argument("--seed", type=int, default=None,

@@ -54,6 +54,8 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
+        if args.root is not None:
+            tb.count(spec, args.root)  # the endgame table must exist: its own error otherwise
         with progress(args.quiet)(unit="pos", desc=f"strategy {spec.name}") as bar:
             found = find_strategy(tb, spec, board, args.side, progress=bar.update)
         if args.dot:
@@ -118,6 +120,9 @@ def register(commands: Any) -> None:
                     " the position is a draw. Prints its size in nodes, its distinct"
                     " positions, its longest path and the side's first move.")
     position_args(p)
+    p.add_argument("--root", metavar="POSITION",
+                   help="start from this endgame table's root when no POSITION is given (the"
+                        " table holding the position is found either way)")
     p.add_argument("--side", choices=("x", "o"), default=None,
                    help="whose strategy (default: the winner's; both sides' for a draw)")
     p.add_argument("--dot", metavar="FILE",
