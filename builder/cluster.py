@@ -36,7 +36,7 @@ from builder.workdir import DTYPES, DiskArray, WorkDir
 
 EXTRA_HINT = "pip install 'tablebase[cluster]'"
 # Tiers smaller than this are one partition: a task costs milliseconds of scheduling.
-_SMALL_TIER = 4096
+_SMALL_TIER = 1 << 15
 # Codes each partition contributes to the sample that cuts a tier into owner ranges.
 _SAMPLE = 256
 _PAGE = 4096
@@ -252,7 +252,7 @@ class DaskExecutor:
         size = 3 ** root.cells
         # As in the pipeline: a direct table where it fits a worker and the tiers are dense.
         limit = self._memory_limit() or plan.working
-        direct = size <= limit // 4 and sum(t.canonical for t in counts) * _PAGE >= size
+        direct = size <= limit // 2 and sum(t.canonical for t in counts) * _PAGE >= size
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                       unit="tier") as bar:
             for ply in reversed(range(top)):
