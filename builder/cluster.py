@@ -180,12 +180,16 @@ class DaskExecutor:
         """Each worker's peak resident bytes since `reset_peaks` (or its start)."""
         return sorted(self.client.run(peak_bytes).values())
 
-    def _wait(self, futures: Sequence[Any], sizes: Sequence[int], bar: Any) -> None:
+    def _gather(self, futures: Sequence[Any], sizes: Sequence[int], bar: Any) -> list[Any]:
+        """The results of `futures`, in order, advancing `bar` by a future's size as it ends."""
         from distributed import as_completed
 
-        size_of = {f.key: n for f, n in zip(futures, sizes)}
-        for done in as_completed(futures):
-            bar.update(size_of[done.key])
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        for done, result in as_completed(futures, with_results=True):
+            results[index[done.key]] = result
+            bar.update(sizes[index[done.key]])
+        return results
 
     def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   done: list[TierCounts], progress: ProgressFactory,
@@ -206,15 +210,14 @@ class DaskExecutor:
                 spans = _spans(rows, chunk_rows, owners)
                 parts = [submit(expand_part, root, path, ply, a, b, chunk_rows, pure=False)
                          for a, b in spans]
+                edges: list[int | None] = [None, None]  # a small tier: one owner
                 with progress(desc=f"  ply {ply} -> {ply + 1}", total=rows, unit="pos",
                               unit_scale=True) as inner:
-                    self._wait(parts, [b - a for a, b in spans], inner)
-                if len(parts) == 1:
-                    edges: list[int | None] = [None, None]  # a small tier: one owner
-                else:
-                    samples = self.client.gather(
-                        [submit(sample_part, p, _SAMPLE, pure=False) for p in parts])
-                    edges = _cuts(np.concatenate(samples), owners)
+                    if len(parts) > 1:
+                        # Only the samples travel to the client, as each partition ends.
+                        samples = self._gather([submit(sample_part, p, _SAMPLE, pure=False)
+                                                for p in parts], [b - a for a, b in spans], inner)
+                        edges = _cuts(np.concatenate(samples), owners)
                 # Route: each owner takes its code range from every partition, on the worker
                 # that holds the partition; only the ranges travel.
                 owned = [submit(own_range, root, path, ply + 1, i, chunk_rows,
@@ -261,8 +264,8 @@ class DaskExecutor:
                                             pure=False) for a, b in spans]
                 with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
                               unit_scale=True) as inner:
-                    self._wait(parts, [b - a for a, b in spans], inner)
-                scores = np.concatenate(self.client.gather(parts))
+                    scores = np.concatenate(
+                        self._gather(parts, [b - a for a, b in spans], inner))
                 del parts
                 work.put("scores", ply, scores)
                 on_tier(ply, scores)
@@ -295,7 +298,7 @@ def open_cluster(workers: int | None = None, scheduler: str | None = None,
     if workers is None or workers < 1:
         raise ClusterError(f"a local cluster needs at least one worker, found {workers}")
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                           memory_limit=memory_limit, dashboard_address=None,
+                           memory_limit=memory_limit, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     try:
         client = Client(cluster)
