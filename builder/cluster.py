@@ -40,6 +40,7 @@ _SMALL_TIER = 1 << 15
 # Codes each partition contributes to the sample that cuts a tier into owner ranges.
 _SAMPLE = 256
 _PAGE = 4096
+_DIRECT_MAX = 1 << 26
 
 
 class ClusterError(RuntimeError):
@@ -253,9 +254,12 @@ class DaskExecutor:
         top = len(counts) if solved_from is None else solved_from
         chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
         size = 3 ** root.cells
-        # As in the pipeline: a direct table where it fits a worker and the tiers are dense.
-        limit = self._memory_limit() or plan.working
-        direct = size <= limit // 2 and sum(t.canonical for t in counts) * _PAGE >= size
+        # Every worker loads tier p+1 into its own table, so a direct table's load (a page
+        # fault per stored code) is paid once per worker: use one only while it is small
+        # (4x4k4: 43 MB), dense and well within a worker's memory; else sorted arrays, whose
+        # load is a read of the tier file (5x4k4+gravity solves 3x faster so).
+        direct = (size <= min(limit // 2, _DIRECT_MAX)
+                  and sum(t.canonical for t in counts) * _PAGE >= size)
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                       unit="tier") as bar:
             for ply in reversed(range(top)):

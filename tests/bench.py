@@ -20,6 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
@@ -211,7 +212,7 @@ def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve", "cluster", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -233,6 +234,8 @@ def main() -> None:
         bench_endgame()
     if args.section in ("serve", "all"):
         bench_serve()
+    if args.section in ("cluster", "all"):
+        bench_cluster()
 
 
 if __name__ == "__main__":
