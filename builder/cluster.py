@@ -258,6 +258,7 @@ class DaskExecutor:
         # fault per stored code) is paid once per worker: use one only while it is small
         # (4x4k4: 43 MB), dense and well within a worker's memory; else sorted arrays, whose
         # load is a read of the tier file (5x4k4+gravity solves 3x faster so).
+        limit = self._memory_limit() or plan.working
         direct = (size <= min(limit // 2, _DIRECT_MAX)
                   and sum(t.canonical for t in counts) * _PAGE >= size)
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
