@@ -41,6 +41,9 @@ _SMALL_TIER = 1 << 15
 _SAMPLE = 256
 _PAGE = 4096
 _DIRECT_MAX = 1 << 26
+# The share of a worker's memory that tier p+1 (9 bytes a position) may take to be broadcast
+# to every worker for solving; a larger tier is looked up by its owners instead.
+_BROADCAST_SHARE = 0.25
 
 
 class ClusterError(RuntimeError):
@@ -134,6 +137,26 @@ def solve_part(root: Root, path: str, ply: int, start: int, stop: int, chunk_row
                direct: bool) -> np.ndarray:
     """Scores (for the side to move) of rows [start, stop) of tier `ply`, tier ply+1 being solved."""
     table = _next_tier(root, path, ply + 1, direct)
+    return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
+                      _read(path, "term", ply, start, stop), table, chunk_rows)
+
+
+def lookup_range(path: str, ply: int, start: int, stop: int,
+                 *pieces: np.ndarray) -> list[np.ndarray]:
+    """The scores of each piece of codes, all within rows [start, stop) of tier `ply`: the
+    owner of that range answers the lookups routed to it."""
+    table = CodeTable(0, direct=False)
+    table.load(_read(path, "codes", ply, start, stop), _read(path, "scores", ply, start, stop))
+    return [table.lookup(piece) if len(piece) else np.empty(0, dtype=np.int8)
+            for piece in pieces]
+
+
+def solve_part_routed(root: Root, path: str, ply: int, start: int, stop: int, chunk_rows: int,
+                      kids: np.ndarray, *scored: np.ndarray) -> np.ndarray:
+    """Scores of rows [start, stop) of tier `ply`, given the scores of their sorted distinct
+    children `kids` (answered by the owners of tier ply+1, in code order)."""
+    table = CodeTable(root.cells, direct=False)
+    table.load(kids, np.concatenate(scored) if scored else np.empty(0, dtype=np.int8))
     return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
                       _read(path, "term", ply, start, stop), table, chunk_rows)
 
@@ -265,8 +288,12 @@ class DaskExecutor:
                       unit="tier") as bar:
             for ply in reversed(range(top)):
                 spans = _spans(counts[ply].canonical, chunk_rows, 2 * self.workers)
-                parts = [self.client.submit(solve_part, root, path, ply, a, b, chunk_rows, direct,
-                                            pure=False) for a, b in spans]
+                nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
+                if 9 * nxt <= limit * _BROADCAST_SHARE:
+                    parts = [self.client.submit(solve_part, root, path, ply, a, b, chunk_rows,
+                                                direct, pure=False) for a, b in spans]
+                else:
+                    parts = self._solve_routed(root, work, ply, spans, nxt, chunk_rows)
                 with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
                               unit_scale=True) as inner:
                     scores = np.concatenate(
@@ -276,6 +303,28 @@ class DaskExecutor:
                 on_tier(ply, scores)
                 bar.update(1)
                 bar.set_postfix(ply=ply)
+
+    def _solve_routed(self, root: Root, work: WorkDir, ply: int, spans: list[tuple[int, int]],
+                      nxt: int, chunk_rows: int) -> list[Any]:
+        """Futures of the scores of each span of tier `ply`, tier ply+1 being too large to
+        broadcast: each partition's distinct children go by code range to the owner of that
+        range of tier ply+1, which looks them up; the answers come back to the partition."""
+        from operator import getitem
+
+        submit, path = self.client.submit, str(work.path)
+        owners = _spans(nxt, max(1, -(-nxt // (2 * self.workers))), 2 * self.workers)
+        codes = work.get("codes", ply + 1, in_memory=False)
+        edges = [None, *(int(codes[a]) for a, _ in owners[1:]), None]
+        kids = [submit(expand_part, root, path, ply, a, b, chunk_rows, pure=False)
+                for a, b in spans]
+        answers = [submit(lookup_range, path, ply + 1, a, b,
+                          *[submit(range_piece, k, low, high, pure=False) for k in kids],
+                          pure=False)
+                   for (a, b), low, high in zip(owners, edges[:-1], edges[1:])]
+        return [submit(solve_part_routed, root, path, ply, a, b, chunk_rows, kids[j],
+                       *[submit(getitem, answer, j, pure=False) for answer in answers],
+                       pure=False)
+                for j, (a, b) in enumerate(spans)]
 
 
 @contextmanager

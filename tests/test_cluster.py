@@ -63,6 +63,19 @@ def test_cluster_build_equals_single_process(table_db: Callable[[str], str], tmp
     _same_table(table_db(name), db, name)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["4x3k3"])
+def test_solving_by_owners_equals_single_process(table_db: Callable[[str], str], tmp_path: Path,
+                                                 executor: DaskExecutor, small_tiers: None,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 name: str) -> None:
+    # No tier is broadcast: every lookup goes to the owner of the child's code range.
+    monkeypatch.setattr(cluster, "_BROADCAST_SHARE", 0)
+    db = str(tmp_path / "cluster.db")
+    build(parse_spec(name), db, executor=executor)
+    _same_table(table_db(name), db, name)
+
+
 def test_cluster_tictactoe_equals_plain_negamax(tmp_path: Path, executor: DaskExecutor) -> None:
     # Against facts and the independent recursion, with the default (unsplit) small tiers.
     db = str(tmp_path / "cluster.db")
