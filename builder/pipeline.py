@@ -19,14 +19,14 @@ from typing import Any
 import numpy as np
 
 from builder.codetable import CodeTable
-from builder.enumerator import TierCounts, enumerate_tiers
+from builder.enumerator import TierCounts
+from builder.executor import LOCAL, Executor
 from builder.game.errors import WholeBoardTooLargeError
 from builder.game.root import Root, check_root
 from builder.game.spec import MAX_CELLS, Spec
 from builder.game.values import Value, depth_of, value_of
 from builder.memory import MemoryPlan, peak_bytes, reset_peak
 from builder.progress import NO_PROGRESS, ProgressFactory
-from builder.retrograde import solve_tiers
 from builder.sortedruns import merge_cuts
 from builder.workdir import WorkDir, work_path
 from db.checksum import TableChecksum
@@ -119,7 +119,8 @@ def work_slug(root: Root) -> str:
 
 def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force: bool = False,
           resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
-          memory_budget: int | None = None, write_chunk: int = 1 << 17) -> BuildReport:
+          memory_budget: int | None = None, write_chunk: int = 1 << 17,
+          executor: Executor = LOCAL, work_dir: str | None = None) -> BuildReport:
     """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
@@ -129,13 +130,15 @@ def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force
     any unfinished build starts over. Raises GameExistsError if the game is complete and
     `force` is false. A failure removes the work directory and the unfinished table; an
     interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
-    complete until the last, atomic step.
+    complete until the last, atomic step. `executor` runs enumeration and solving (default:
+    this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
+    files go under (default: next to the database), one that every worker can read.
     """
     table = table_root(spec, root)
     plan = MemoryPlan.for_budget(memory_budget)
     params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
                         table.key)
-    work = WorkDir(work_path(database, work_slug(table)))
+    work = WorkDir(work_path(database, work_slug(table), work_dir))
     manifest = _resumable(work, table) if resume else None
     # SQLite's page cache gets a sixteenth of the working memory, at most its usual 256 MiB.
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
@@ -150,7 +153,7 @@ def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force
                         "tool_version": tool_version(), "table": handle.table_name,
                         "tiers": [], "enumerated": False, "solved_from": None, "values": {}})
         try:
-            report = _run(table, work, plan, engine, handle, progress, write_chunk)
+            report = _run(table, work, plan, engine, handle, progress, write_chunk, executor)
         except KeyboardInterrupt:
             raise
         except BaseException:
@@ -188,7 +191,7 @@ def _stage_of(manifest: dict[str, Any]) -> str:
 
 
 def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
-         progress: ProgressFactory, write_chunk: int) -> BuildReport:
+         progress: ProgressFactory, write_chunk: int, executor: Executor) -> BuildReport:
     m = work.manifest
     table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells))
     counts = [TierCounts(**t) for t in m["tiers"]]
@@ -197,7 +200,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             def tier_done(done: list[TierCounts]) -> None:
                 m["tiers"] = [t.to_dict() for t in done]
                 work.save_manifest()
-            counts = enumerate_tiers(root, work, plan, table, counts, progress, tier_done)
+            counts = executor.enumerate(root, work, plan, table, counts, progress, tier_done)
             m["enumerated"] = True
     if m["solved_from"] != 0:
         with _Stage(work, "solve"):
@@ -212,7 +215,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             # table load would fault in a page per position, so search sorted arrays instead.
             if table.direct and sum(t.canonical for t in counts) * _PAGE < table.size:
                 table = CodeTable(root.cells, direct=False)
-            solve_tiers(root, work, plan, table, counts, m["solved_from"], progress, solved)
+            executor.solve(root, work, plan, table, counts, m["solved_from"], progress, solved)
     direct = table.direct
     del table
     # Stored plies count every stone on the board, the root's included.

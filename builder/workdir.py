@@ -18,9 +18,12 @@ import numpy as np
 DTYPES = {"codes": np.dtype("<i8"), "term": np.dtype("i1"), "scores": np.dtype("i1")}
 
 
-def work_path(database: str, spec_name: str) -> Path:
-    """Where the work directory of building `spec_name` into `database` goes."""
+def work_path(database: str, spec_name: str, under: str | None = None) -> Path:
+    """Where the work directory of building `spec_name` into `database` goes: next to the
+    database, or inside `under` (a directory every worker of a cluster shares) when given."""
     slug = re.sub(r"[^A-Za-z0-9_.-]", "_", spec_name)
+    if under is not None:
+        return Path(under).resolve() / f"tablebase.{slug}.work"
     if "://" not in database:
         db = Path(database).resolve()
         return db.parent / f".{db.name}.{slug}.work"

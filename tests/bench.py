@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.bench_audit import bench_audit  # noqa: E402
 
+from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
@@ -214,7 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
-                                              "audit", "levels", "all"], default="all")
+                                              "audit", "levels", "cluster", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -240,6 +241,8 @@ def main() -> None:
         bench_audit()
     if args.section in ("levels", "all"):
         bench_levels()
+    if args.section in ("cluster", "all"):
+        bench_cluster()
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ import numpy as np
 
 from builder.game import parse_spec
 from builder.game.root import Root
-from query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, gib, mib, outcome_text,
-                              progress, root_option, size, stored_root)
+from query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, db_option, gib, mib,
+                              outcome_text, progress, root_option, size, stored_root)
 from query.notation import board_text, empty_board, parse_board, play_moves, to_move_name
 
 if TYPE_CHECKING:
@@ -31,10 +31,45 @@ def _cmd_build(args: argparse.Namespace) -> int:
         if args.moves:
             root = play_moves(spec, args.moves, root)
     budget = None if args.memory is None else int(args.memory * (1 << 30))
-    report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
-                   progress=progress(args.quiet), memory_budget=budget)
+    if args.workers is None and args.scheduler is None:
+        report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
+                       progress=progress(args.quiet), memory_budget=budget,
+                       work_dir=args.work_dir)
+        _print_build(report, args.db)
+        return EXIT_OK
+    # Dask is imported only on this path: see builder/cluster.py.
+    from builder.cluster import ClusterError, open_cluster
+
+    if args.workers is not None and args.scheduler is not None:
+        raise UsageError("--workers starts a local cluster and --scheduler uses an existing one:"
+                         " give one of them")
+    if args.scheduler is not None and args.work_dir is None:
+        raise UsageError("--scheduler needs --work-dir PATH, a directory every worker can read"
+                         " and write (the tier files go there)")
+    try:
+        with open_cluster(workers=args.workers, scheduler=args.scheduler) as executor:
+            executor.reset_peaks()
+            report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
+                           progress=progress(args.quiet), memory_budget=budget,
+                           executor=executor, work_dir=args.work_dir)
+            peaks = executor.worker_peaks()
+    except ClusterError as e:
+        raise UsageError(str(e)) from e
     _print_build(report, args.db)
+    print(f"  on a Dask cluster of {len(peaks)} worker{'s' if len(peaks) != 1 else ''}; peak"
+          f" memory per worker: {', '.join(mib(p).strip() for p in peaks)}")
     return EXIT_OK
+
+
+def _workers(text: str) -> int:
+    """A --workers count: a positive integer."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of workers, found {text!r}")
+    return n
 
 
 def _print_build(report: BuildReport, db: str) -> None:
@@ -130,6 +165,15 @@ def register(commands: Any) -> None:
                    help="continue an interrupted build from its last finished tier")
     p.add_argument("--memory", type=gib, metavar="GIB",
                    help="peak memory budget in GiB (default: half of this machine's memory)")
+    p.add_argument("--workers", type=_workers, metavar="N",
+                   help="build on a local Dask cluster of N worker processes (needs the"
+                        " [cluster] extra)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="build on the existing Dask cluster of this scheduler (its workers need"
+                        " this package; give --work-dir)")
+    p.add_argument("--work-dir", metavar="PATH",
+                   help="put the tier files under PATH (default: next to the database); with"
+                        " --scheduler, a directory every worker shares")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_cmd_build)
 

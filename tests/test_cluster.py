@@ -1,0 +1,193 @@
+"""Builds on a Dask cluster: the same table, byte for byte, as the single-process build; a
+worker killed in the middle of a tier; an interrupted client resumed; the CLI's --workers."""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed]) is not installed")
+
+from builder import cluster  # noqa: E402
+from builder.cluster import DaskExecutor, open_cluster  # noqa: E402
+from builder.game import parse_spec  # noqa: E402
+from builder.pipeline import build  # noqa: E402
+from builder.progress import NO_PROGRESS  # noqa: E402
+from builder.workdir import work_path  # noqa: E402
+from query.cli import main  # noqa: E402
+from query.notation import play_moves  # noqa: E402
+from tests.conftest import game_row, stored_rows  # noqa: E402
+from tests.reference import Game  # noqa: E402
+
+ENDGAME = ("7x6k4+gravity",
+           "c1 e1 d1 d2 c2 d3 e2 e3 d4 d5 b1 a1 e4 c3 d6 c4 e5 e6 f1 f2 f3 c5 c6 f4 f5 g1")
+
+
+@pytest.fixture(scope="module")
+def executor() -> Iterator[DaskExecutor]:
+    """One local cluster of two worker processes for the whole module."""
+    with open_cluster(workers=2, memory_limit="1GiB") as ex:
+        yield ex
+
+
+@pytest.fixture
+def small_tiers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split every tier of more than 256 positions, so that tiny games go through routing."""
+    monkeypatch.setattr(cluster, "_SMALL_TIER", 256)
+
+
+def _same_table(single: str, distributed: str, name: str) -> None:
+    """Same checksum, counts and rows in both databases."""
+    a, b = game_row(single, name), game_row(distributed, name)
+    assert a is not None and b is not None
+    for column in ("checksum", "reachable", "canonical", "terminal", "wins", "draws", "losses",
+                   "root_value", "root_depth"):
+        assert a[column] == b[column], column
+    assert stored_rows(single, name) == stored_rows(distributed, name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["3x3k3", "4x3k3", "4x4k4+gravity"])
+def test_cluster_build_equals_single_process(table_db: Callable[[str], str], tmp_path: Path,
+                                             executor: DaskExecutor, small_tiers: None,
+                                             name: str) -> None:
+    db = str(tmp_path / "cluster.db")
+    report = build(parse_spec(name), db, executor=executor)
+    assert report.canonical > 0
+    _same_table(table_db(name), db, name)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["4x3k3"])
+def test_solving_by_owners_equals_single_process(table_db: Callable[[str], str], tmp_path: Path,
+                                                 executor: DaskExecutor, small_tiers: None,
+                                                 monkeypatch: pytest.MonkeyPatch,
+                                                 name: str) -> None:
+    # No tier is broadcast: every lookup goes to the owner of the child's code range.
+    monkeypatch.setattr(cluster, "_BROADCAST_SHARE", 0)
+    db = str(tmp_path / "cluster.db")
+    build(parse_spec(name), db, executor=executor)
+    _same_table(table_db(name), db, name)
+
+
+def test_cluster_tictactoe_equals_plain_negamax(tmp_path: Path, executor: DaskExecutor) -> None:
+    # Against facts and the independent recursion, with the default (unsplit) small tiers.
+    db = str(tmp_path / "cluster.db")
+    report = build(parse_spec("3x3k3"), db, executor=executor)
+    assert (report.reachable, report.canonical, report.terminal) == (5478, 765, 958)
+    game = Game("3x3k3")
+    rows = stored_rows(db, "3x3k3")
+    assert set(rows) == {game.canonical(b) for b in game.reachable()}
+    for code, (ply, value, depth) in rows.items():
+        assert (ply, value, depth) == (game.stones(game.board(code)), *game.solve(game.board(code)))
+
+
+@pytest.mark.slow
+def test_cluster_endgame_equals_single_process(tmp_path: Path, executor: DaskExecutor,
+                                               small_tiers: None) -> None:
+    spec = parse_spec(ENDGAME[0])
+    root = play_moves(spec, ENDGAME[1])
+    single, distributed = str(tmp_path / "single.db"), str(tmp_path / "cluster.db")
+    a = build(spec, single, root=root)
+    b = build(spec, distributed, root=root, executor=executor)
+    assert a.canonical == b.canonical > 1000
+    _same_table(single, distributed, spec.name)
+
+
+def _worker_pids(executor: DaskExecutor) -> set[int]:
+    return set(executor.client.run(os.getpid).values())
+
+
+def _killing(executor: DaskExecutor, when: Callable[[str], bool]) -> Callable[..., Any]:
+    """A progress factory that kills one worker process when a bar `when` accepts opens: the
+    tier's tasks are submitted by then, and the killed worker held some of them."""
+    killed: list[int] = []
+
+    @contextmanager
+    def factory(**kwargs: Any) -> Iterator[Any]:
+        if not killed and when(kwargs.get("desc", "")):
+            pid = min(_worker_pids(executor))
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        with NO_PROGRESS(**kwargs) as bar:
+            yield bar
+
+    factory.killed = killed  # type: ignore[attr-defined]
+    return factory
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stage", ["enumerate", "solve"])
+def test_a_killed_worker_does_not_fail_the_build(table_db: Callable[[str], str], tmp_path: Path,
+                                                 executor: DaskExecutor, small_tiers: None,
+                                                 stage: str) -> None:
+    name = "4x3k3"
+    # "  ply 6 -> 7" opens while ply 6's expansions run; "  ply 6" while its solving runs.
+    bar = "  ply 6 -> 7" if stage == "enumerate" else "  ply 6"
+    progress = _killing(executor, lambda desc: desc == bar)
+    db = str(tmp_path / "cluster.db")
+    build(parse_spec(name), db, executor=executor, progress=progress)
+    assert len(progress.killed) == 1  # type: ignore[attr-defined]
+    assert progress.killed[0] not in _worker_pids(executor)  # type: ignore[attr-defined]
+    _same_table(table_db(name), db, name)
+
+
+@pytest.mark.slow
+def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path: Path,
+                                       executor: DaskExecutor) -> None:
+    name, db = "4x3k3", str(tmp_path / "cluster.db")
+    shared = tmp_path / "shared"
+
+    @contextmanager
+    def interrupt(**kwargs: Any) -> Iterator[Any]:
+        if kwargs.get("desc") == "  ply 5":  # in the middle of the solve stage
+            raise KeyboardInterrupt
+        with NO_PROGRESS(**kwargs) as bar:
+            yield bar
+
+    with pytest.raises(KeyboardInterrupt):
+        build(parse_spec(name), db, executor=executor, progress=interrupt, work_dir=str(shared))
+    # The tier files went to the directory asked for, and stay there for --resume.
+    assert (work_path(db, name, str(shared)) / "manifest.json").exists()
+    assert not work_path(db, name).exists()
+    report = build(parse_spec(name), db, executor=executor, resume=True, work_dir=str(shared))
+    assert report.resumed_stage is not None and report.resumed_stage.startswith("solve")
+    assert not work_path(db, name, str(shared)).exists()
+    _same_table(table_db(name), db, name)
+
+
+@pytest.mark.slow
+def test_cli_workers(table_db: Callable[[str], str], tmp_path: Path,
+                     capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "cli.db")
+    assert main(["build", "3x3k3", "--workers", "2", "--db", db, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "5,478 reachable" in out and "on a Dask cluster of 2 workers" in out
+    _same_table(table_db("3x3k3"), db, "3x3k3")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--workers", "0"], "expected a positive number of workers"),
+    (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler needs --work-dir"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9", "--work-dir", "."], "give one of"),
+])
+def test_cli_cluster_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  args: list[str], message: str) -> None:
+    assert main(["build", "3x3k3", "--db", str(tmp_path / "x.db"), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_missing_dask_names_the_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
+    assert main(["build", "3x3k3", "--workers", "2", "--db", str(tmp_path / "x.db")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "pip install 'tablebase[cluster]'" in err and len(err.splitlines()) == 1
