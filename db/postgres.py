@@ -30,6 +30,8 @@ _TUPLE = np.dtype([("fields", ">i2"),
                    ("ply_len", ">i4"), ("ply", ">i2"),
                    ("value_len", ">i4"), ("value", ">i2"),
                    ("depth_len", ">i4"), ("depth", ">i2")])
+# Sort memory for building the primary key (PostgreSQL's maintenance_work_mem, this build only).
+KEY_SORT_MEMORY = "512MB"
 # Rows per write to the COPY stream: bounds the bytes held twice (array and buffer) to 8 MiB.
 COPY_ROWS = 1 << 18
 
@@ -103,5 +105,8 @@ def add_primary_key(conn: Connection, table: str) -> None:
     table is published) and gather the planner's statistics, in the caller's transaction."""
     quoted = '"' + table.replace('"', '""') + '"'
     if not inspect(conn).get_pk_constraint(table).get("constrained_columns"):
+        # The index is built by one sort of the whole table: the default 64 MB of sort memory
+        # spills a large table to disk several times over. LOCAL: this transaction only.
+        conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{KEY_SORT_MEMORY}'")
         conn.exec_driver_sql(f"ALTER TABLE {quoted} ADD PRIMARY KEY (code)")
     conn.exec_driver_sql(f"ANALYZE {quoted}")

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.bench_endgame import bench_endgame  # noqa: E402
+from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
@@ -211,7 +212,7 @@ def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve", "postgres", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -233,6 +234,8 @@ def main() -> None:
         bench_endgame()
     if args.section in ("serve", "all"):
         bench_serve()
+    if args.section in ("postgres", "all"):
+        bench_postgres()
 
 
 if __name__ == "__main__":

@@ -277,3 +277,23 @@ def test_unreachable_server_is_one_line(pg: Server, capsys: pytest.CaptureFixtur
         assert main([*args, "--db", url]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "127.0.0.1" in err and "secret" not in err
+
+
+def test_open_reader_neither_blocks_a_rebuild_nor_reads_a_dropped_table(pg: Server) -> None:
+    """A Tablebase open on the URL holds no lock between reads, so `build --force` can drop the
+    table it read; its next answers come from the new table and equal the plain negamax's."""
+    from query import open_tablebase
+    url = pg.new_database()
+    build(parse_spec("3x3k3"), url)
+    game = Game("3x3k3")
+    board = game.child(game.child(tuple([0] * 9), 4), 0)
+    with open_tablebase(url) as tb:
+        before = tb.probe("3x3k3", board)
+        (old,) = pg_query(url, "SELECT positions_table FROM games")[0]
+        build(parse_spec("3x3k3"), url, force=True)  # would wait forever on a held lock
+        (new,) = pg_query(url, "SELECT positions_table FROM games")[0]
+        assert new != old and not pg_query(url, "SELECT 1 FROM pg_tables WHERE tablename = %s", old)
+        after = tb.probe("3x3k3", board)
+        assert after == before
+        assert (int(after.value), after.depth) == game.solve(board)
+        assert len(tb.moves("3x3k3", board)) == 7
