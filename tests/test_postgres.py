@@ -152,6 +152,7 @@ def test_export_verify_info_through_postgres(built: tuple[str, dict[str, str]], 
     """export writes the same file; verify re-derives every row and passes; info lists the
     three tables with their counts."""
     url, sqlite = built
+    capsys.readouterr()  # the module's builds, if this test runs first
     for spec in ("4x3k3", ENDGAME_SPEC):
         root = [] if spec == "4x3k3" else ["--root", _endgame_root(sqlite[spec])]
         for fmt in ("csv", "jsonl"):
@@ -297,3 +298,24 @@ def test_open_reader_neither_blocks_a_rebuild_nor_reads_a_dropped_table(pg: Serv
         assert after == before
         assert (int(after.value), after.depth) == game.solve(board)
         assert len(tb.moves("3x3k3", board)) == 7
+
+
+def test_audit_and_play_through_postgres(built: tuple[str, dict[str, str]],
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """audit checks a textbook solver against the table over the URL (all agree); play runs a
+    game against the table over the URL and shows the same first answer as from SQLite."""
+    import io
+    import json
+    url, sqlite = built
+    capsys.readouterr()  # the module's builds, if this test runs first
+    assert main(["audit", "3x3k3", "--builtin", "alphabeta", "--positions", "sample:40",
+                 "--db", url, "--json"]) == 0
+    (report,) = json.loads(capsys.readouterr().out)
+    assert (report["positions"], report["agreed"], report["mismatched"]) == (40, 40, 0)
+    shown = []
+    for db in (url, sqlite["3x3k3"]):
+        monkeypatch.setattr("sys.stdin", io.StringIO("b2\nq\n"))
+        assert main(["play", "3x3k3", "--as", "x", "--db", db]) == 0
+        shown.append(capsys.readouterr().out)
+    assert shown[0] == shown[1] and "draw" in shown[0]
