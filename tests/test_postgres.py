@@ -316,6 +316,6 @@ def test_audit_and_play_through_postgres(built: tuple[str, dict[str, str]],
     shown = []
     for db in (url, sqlite["3x3k3"]):
         monkeypatch.setattr("sys.stdin", io.StringIO("b2\nq\n"))
-        assert main(["play", "3x3k3", "--as", "x", "--db", db]) == 0
+        assert main(["play", "3x3k3", "--as", "x", "--seed", "3", "--db", db]) == 0
         shown.append(capsys.readouterr().out)
     assert shown[0] == shown[1] and "draw" in shown[0]
