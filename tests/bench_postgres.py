@@ -104,7 +104,7 @@ def bench_postgres(rows: int = LOAD_ROWS) -> None:
         server.stop()
 
     def row(name: str, figure: str, target: str = "") -> None:
-        print(f"  {name:<60}{figure:>16}" + (f"   target {target}" if target else ""))
+        print(f"  {name:<62}{figure:>16}" + (f"   target {target}" if target else ""))
 
     print("postgres: a local PostgreSQL server (default settings, fsync on) beside a SQLite file")
     for name, (load, publish) in loads.items():
