@@ -47,3 +47,8 @@ class MissingTableError(QueryError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+class AuditInputError(QueryError, ValueError):
+    """An audit asked for with options that cannot work: a bad --positions, an unknown solver, a
+    check the answers cannot support."""

@@ -7,17 +7,19 @@ binary search, and the outcome rule is spelt out on values and depths (not on sc
 """
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
-
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from builder.game.codec import digits, encode_many, weighted_sum
+from builder.game.codec import encode_many
 from builder.game.geometry import lines
 from builder.game.root import Root
 from builder.game.spec import Spec
 from builder.game.symmetry import orbit_sizes
+from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
 from db.checksum import TableChecksum
 from db.reader import GameRecord, iter_positions, probe_game, read_plies
@@ -81,105 +83,168 @@ def _has_line(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
 
 
 def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRESS,
-                 limit: int = 10, chunk: int = 1 << 16, root: str = "") -> VerifyReport:
+                 limit: int = 10, chunk: int = 1 << 16, root: str = "",
+                 memory_budget: int | None = None) -> VerifyReport:
     """Check every stored position of a table of `spec` (`root` as stored: '' for the whole
-    board); the report lists the first problems, fewest stones first."""
+    board); the report lists the first problems, fewest stones first.
+
+    Tier by tier, like the builder: one pass streams the table (in code order) into a file
+    per ply in a temporary directory, checking the checksum and the counts on the way; then
+    tier p is checked chunk by chunk against tier p+1, the only tier held in memory (about
+    11 bytes a position). `memory_budget` (bytes; default: half the machine's) sizes the
+    chunks; the largest tier must fit.
+    """
     game = probe_game(engine, spec.name, root)
     table = Root.from_key(spec, root)
+    plan = MemoryPlan.for_budget(memory_budget)
+    # Each parent row costs its digits, a child array per cell and their canonical images.
+    chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))
     report = VerifyReport(spec.name)
     found = _Collector(report, table, limit)
-    codes, ply, value, depth = _load(engine, game, found)
-    report.positions = len(codes)
-    _check_counts(engine, game, table, codes, ply, value, found)
-    # The root has no stone on its free cells: code 0, whatever the root.
-    if len(codes) == 0 or codes[0] != 0:
-        what = "the empty board" if table.is_whole else "the endgame's root"
-        found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
-    has_parent = np.zeros(len(codes), dtype=bool)
-    with progress(desc=f"verify {table.name}", total=len(codes), unit="pos",
-                  unit_scale=True) as bar:
-        for start in range(0, len(codes), chunk):
-            part = slice(start, start + chunk)
-            _check_chunk(table, codes, ply, value, depth, start, codes[part], found, has_parent)
-            bar.update(len(codes[part]))
-    has_parent[codes == 0] = True
-    origin = "the empty board" if table.is_whole else "the root"
-    for i in np.flatnonzero(~has_parent)[: limit * 4]:
-        found.add("unreachable", "no stored position leads here, so it cannot be reached from"
-                  f" {origin}", int(codes[i]), int(ply[i]))
-    extra = int(np.count_nonzero(~has_parent)) - min(int(np.count_nonzero(~has_parent)), limit * 4)
-    if extra:
-        report.problems += extra
-        report.by_kind["unreachable"] = report.by_kind.get("unreachable", 0) + extra
+    with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
+        tiers = _split(engine, game, table, Path(tmp), found, chunk, progress)
+        report.positions = sum(tiers.values())
+        if tiers.get(table.ply, 0) == 0 or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
+            what = "the empty board" if table.is_whole else "the endgame's root"
+            found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
+        origin = "the empty board" if table.is_whole else "the root"
+        with progress(desc=f"verify {table.name}", total=report.positions, unit="pos",
+                      unit_scale=True) as bar:
+            below = None  # tier p+1: codes, value, depth, has_parent
+            for ply in range(spec.cells, table.ply - 1, -1):
+                n = tiers.get(ply, 0)
+                codes, value, depth = (_read(Path(tmp), ply, kind, 0, n)
+                                       for kind in ("codes", "value", "depth"))
+                here = (codes, value, depth, np.zeros(n, dtype=bool))
+                empty = (np.empty(0, np.int64), np.empty(0, np.int8), np.empty(0, np.int8),
+                         np.zeros(0, dtype=bool))
+                for start in range(0, n, chunk):
+                    part = slice(start, start + chunk)
+                    _check_chunk(table, codes[part], value[part], depth[part],
+                                 below if below is not None else empty, found, ply)
+                    bar.update(len(codes[part]))
+                if below is not None:  # every parent of tier ply + 1 has now been seen
+                    _unreachable(found, below, ply + 1, origin, limit)
+                below = here
+            if below is not None:
+                has_parent = below[3]
+                if len(has_parent) and below[0][0] == 0:
+                    has_parent[0] = True  # the root needs no parent
+                _unreachable(found, below, table.ply, origin, limit)
     report.first.sort(key=lambda p: (p.ply if p.ply is not None else -1, p.code or 0))
     report.first = report.first[:limit]
     return report
 
 
-def _load(engine: Any, game: GameRecord, found: _Collector
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    parts = list(iter_positions(engine, game))
-    if not parts:
-        return (np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, np.int8),
-                np.empty(0, np.int8))
+def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, origin: str,
+                 limit: int) -> None:
+    """Report the rows of a finished tier that no stored parent leads to."""
+    codes, has_parent = tier[0], tier[3]
+    lonely = np.flatnonzero(~has_parent)
+    for i in lonely[: limit * 4]:
+        found.add("unreachable", "no stored position leads here, so it cannot be reached from"
+                  f" {origin}", int(codes[i]), ply)
+    extra = len(lonely) - min(len(lonely), limit * 4)
+    if extra:
+        found.report.problems += extra
+        found.report.by_kind["unreachable"] = found.report.by_kind.get("unreachable", 0) + extra
+
+
+def _split(engine: Any, game: GameRecord, root: Root, tmp: Path, found: _Collector,
+           batch: int, progress: ProgressFactory) -> dict[int, int]:
+    """Stream the table into one file per ply (codes, value, depth, each in code order),
+    checking the checksum and every recorded count on the way; return rows per ply."""
     checksum = TableChecksum()
-    for part in parts:  # chunk by chunk: the hash's temporaries cost 8 bytes a row each
-        checksum.add(*part)
-    codes, ply, value, depth = (np.concatenate([p[i] for p in parts]) for i in range(4))
+    tiers: dict[int, int] = {}
+    per_ply: dict[int, list[int]] = {}  # ply -> [canonical, wins, draws, losses]
+    reachable = 0
+    files: dict[tuple[int, str], Any] = {}
+    try:
+        with progress(desc=f"read {root.name}", total=game.canonical or 0, unit="pos",
+                      unit_scale=True) as bar:
+            for codes, ply, value, depth in iter_positions(engine, game, batch):
+                checksum.add(codes, ply, value, depth)
+                sane = (codes >= 0) & (codes < 3 ** root.cells)
+                if sane.any():
+                    reachable += int(orbit_sizes(root.images_many(codes[sane])).sum())
+                in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
+                for i in np.flatnonzero(~in_range)[:8]:
+                    found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"
+                              f" position of this table", None, int(ply[i]))
+                for p in np.unique(ply[in_range]).tolist():
+                    at = in_range & (ply == p)
+                    counts = per_ply.setdefault(p, [0, 0, 0, 0])
+                    counts[0] += int(np.count_nonzero(at))
+                    for k, v in enumerate((WIN, DRAW, LOSS), 1):
+                        counts[k] += int(np.count_nonzero(at & (value == v)))
+                    for kind, data in (("codes", codes), ("value", value), ("depth", depth)):
+                        handle = files.get((p, kind))
+                        if handle is None:
+                            handle = files[(p, kind)] = open(tmp / f"{kind}_{p}.bin", "wb")
+                        data[at].astype(_DTYPES[kind]).tofile(handle)
+                    tiers[p] = tiers.get(p, 0) + int(np.count_nonzero(at))
+                bar.update(len(codes))
+    finally:
+        for handle in files.values():
+            handle.close()
     if checksum.hexdigest() != game.checksum:
         found.add("checksum", f"the table's checksum is {checksum.hexdigest()}, but the build"
                   f" recorded {game.checksum}")
-    return codes, ply, value, depth
+    _check_counts(engine, game, per_ply, reachable, found)
+    return tiers
 
 
-def _check_counts(engine: Any, game: GameRecord, root: Root, codes: np.ndarray,
-                  ply: np.ndarray, value: np.ndarray, found: _Collector) -> None:
+_DTYPES = {"codes": np.int64, "value": np.int8, "depth": np.int8}
+
+
+def _read(tmp: Path, ply: int, kind: str, start: int, stop: int) -> np.ndarray:
+    """Rows start..stop of one ply's file (empty when the ply has none)."""
+    path = tmp / f"{kind}_{ply}.bin"
+    dtype = np.dtype(_DTYPES[kind])
+    if stop <= start or not path.exists():
+        return np.empty(0, dtype=dtype)
+    return np.fromfile(path, dtype=dtype, count=stop - start, offset=start * dtype.itemsize)
+
+
+def _check_counts(engine: Any, game: GameRecord, per_ply: dict[int, list[int]], reachable: int,
+                  found: _Collector) -> None:
     def compare(what: str, recorded: int | None, actual: int) -> None:
         if recorded != actual:
             found.add("count", f"{what}: the game record says {recorded}, the table has {actual}")
 
-    reachable = 0
-    for start in range(0, len(codes), 1 << 18):  # chunks: images cost 8 bytes per map and cell
-        part = codes[start : start + (1 << 18)]
-        part = part[(part >= 0) & (part < 3 ** root.cells)]
-        if len(part):
-            image_codes = weighted_sum(digits(part, root.cells), root.image_weights)
-            reachable += int(orbit_sizes(image_codes).sum())
-    compare("canonical positions", game.canonical, len(codes))
+    total = [sum(c[k] for c in per_ply.values()) for k in range(4)]
+    compare("canonical positions", game.canonical, total[0])
     compare("reachable positions", game.reachable, reachable)
-    compare("wins", game.wins, int(np.count_nonzero(value == WIN)))
-    compare("draws", game.draws, int(np.count_nonzero(value == DRAW)))
-    compare("losses", game.losses, int(np.count_nonzero(value == LOSS)))
+    compare("wins", game.wins, total[1])
+    compare("draws", game.draws, total[2])
+    compare("losses", game.losses, total[3])
     for p in read_plies(engine, game):
-        at = ply == p.ply
-        compare(f"canonical positions at ply {p.ply}", p.canonical, int(np.count_nonzero(at)))
-        compare(f"wins at ply {p.ply}", p.wins, int(np.count_nonzero(at & (value == WIN))))
-        compare(f"draws at ply {p.ply}", p.draws, int(np.count_nonzero(at & (value == DRAW))))
-        compare(f"losses at ply {p.ply}", p.losses, int(np.count_nonzero(at & (value == LOSS))))
+        got = per_ply.get(p.ply, [0, 0, 0, 0])
+        compare(f"canonical positions at ply {p.ply}", p.canonical, got[0])
+        compare(f"wins at ply {p.ply}", p.wins, got[1])
+        compare(f"draws at ply {p.ply}", p.draws, got[2])
+        compare(f"losses at ply {p.ply}", p.losses, got[3])
 
 
-def _check_chunk(root: Root, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
-                 depth: np.ndarray, start: int, part: np.ndarray, found: _Collector,
-                 has_parent: np.ndarray) -> None:
+def _check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarray,
+                 below: tuple[np.ndarray, ...], found: _Collector, ply: int | None = None) -> None:
+    """Check one chunk of a tier (its codes, values and depths) against `below`, the next
+    tier as (codes, values, depths, has_parent), marking the rows of `below` it leads to."""
     spec = root.spec
     n, cells = len(part), spec.cells
-    rows = np.arange(start, start + n)
-    sane = (part >= 0) & (part < 3 ** root.cells)
-    for i in rows[~sane]:
-        found.add("bad-row", f"code {int(codes[i])} is not a code of a {spec.name} board",
-                  None, int(ply[i]))
-    boards = root.boards_of(np.where(sane, part, 0))  # whole boards, the root's stones too
+    codes, kid_values, kid_depths, has_parent = below
+    boards = root.boards_of(part)  # whole boards, the root's stones too
     stones = np.count_nonzero(boards, axis=1)
+    declared = stones if ply is None else np.full(n, ply)
     xs, os_ = np.count_nonzero(boards == 1, axis=1), np.count_nonzero(boards == 2, axis=1)
-    bad = sane & ((stones != ply[rows]) | ~((xs == os_) | (xs == os_ + 1))
-                  | ~np.isin(value[rows], (WIN, DRAW, LOSS)) | (depth[rows] < 0)
-                  | (depth[rows] > cells - stones))
-    bad |= sane & (root.canonical_many(np.where(sane, part, 0)) != part)
+    bad = ((stones != declared) | ~((xs == os_) | (xs == os_ + 1))
+           | ~np.isin(value, (WIN, DRAW, LOSS)) | (depth < 0) | (depth > cells - stones))
+    bad |= root.canonical_many(part) != part
     for i in np.flatnonzero(bad):
-        found.add("bad-row", f"row (ply {int(ply[start + i])}, {_words(value[start + i])},"
-                  f" depth {int(depth[start + i])}) is not a canonical position with that many"
+        found.add("bad-row", f"row (ply {int(declared[i])}, {_words(value[i])},"
+                  f" depth {int(depth[i])}) is not a canonical position with that many"
                   " stones, or its value or depth is out of range", int(part[i]), int(stones[i]))
-    ok = sane & ~bad
+    ok = ~bad
     last = np.where(stones % 2 == 1, 1, 2)
     mover = 3 - last
     won = np.zeros(n, dtype=bool)
@@ -188,10 +253,10 @@ def _check_chunk(root: Root, codes: np.ndarray, ply: np.ndarray, value: np.ndarr
     full = stones == cells
     terminal = ok & (won | full)
     want_value = np.where(won, WIN if spec.misere else LOSS, DRAW)
-    for i in np.flatnonzero(terminal & ((value[rows] != want_value) | (depth[rows] != 0))):
+    for i in np.flatnonzero(terminal & ((value != want_value) | (depth != 0))):
         found.add("terminal", f"the game is over here ({_words(want_value[i])} for the side to"
-                  f" move, depth 0) but the table says {_words(value[start + i])} in"
-                  f" {int(depth[start + i])}", int(part[i]), int(stones[i]))
+                  f" move, depth 0) but the table says {_words(value[i])} in {int(depth[i])}",
+                  int(part[i]), int(stones[i]))
     open_rows = np.flatnonzero(ok & ~terminal)
     if open_rows.size == 0:
         return
@@ -210,15 +275,18 @@ def _check_chunk(root: Root, codes: np.ndarray, ply: np.ndarray, value: np.ndarr
         kid_boards = b[at].copy()
         kid_boards[:, cell] = mover[open_rows[at]]
         kids = root.canonical_many(encode_many(kid_boards[:, root.free]))
-        where = np.minimum(np.searchsorted(codes, kids), len(codes) - 1)
-        present = codes[where] == kids
+        if len(codes):
+            where = np.minimum(np.searchsorted(codes, kids), len(codes) - 1)
+            present = codes[where] == kids
+        else:
+            where, present = np.zeros(len(kids), dtype=np.int64), np.zeros(len(kids), dtype=bool)
         for j in np.flatnonzero(~present)[:3]:
             found.add("missing-child", f"the child after a stone on cell {cell} (canonical code"
                       f" {int(kids[j])}) is not stored", int(part[open_rows[at[j]]]),
                       int(stones[open_rows[at[j]]]))
         has_parent[where[present]] = True
         at, where = at[present], where[present]
-        kid_value, kid_depth = value[where], depth[where].astype(np.int64)
+        kid_value, kid_depth = kid_values[where], kid_depths[where].astype(np.int64)
         # The child's value is the opponent's: its loss is our win, and so on.
         any_loss[at] |= kid_value == LOSS
         any_draw[at] |= kid_value == DRAW
@@ -226,7 +294,7 @@ def _check_chunk(root: Root, codes: np.ndarray, ply: np.ndarray, value: np.ndarr
         slowest[at] = np.where(kid_value == WIN, np.maximum(slowest[at], kid_depth + 1), slowest[at])
     want_v = np.where(any_loss, WIN, np.where(any_draw, DRAW, LOSS))
     want_d = np.where(any_loss, fastest, np.where(any_draw, cells - stones[open_rows], slowest))
-    got_v, got_d = value[start + open_rows], depth[start + open_rows]
+    got_v, got_d = value[open_rows], depth[open_rows]
     for i in np.flatnonzero((got_v != want_v) | (got_d != want_d)):
         found.add("value" if got_v[i] != want_v[i] else "depth",
                   f"the table says {_words(got_v[i])} in {int(got_d[i])}, but its children give"

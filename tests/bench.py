@@ -19,6 +19,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.bench_audit import bench_audit  # noqa: E402
 
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
@@ -212,7 +213,8 @@ def main() -> None:
     """Run the benchmark sections."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve", "postgres", "all"], default="all")
+    parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
+                                              "audit", "postgres", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -234,6 +236,8 @@ def main() -> None:
         bench_endgame()
     if args.section in ("serve", "all"):
         bench_serve()
+    if args.section in ("audit", "all"):
+        bench_audit()
     if args.section in ("postgres", "all"):
         bench_postgres()
 

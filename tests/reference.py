@@ -60,6 +60,10 @@ class Game:
     def moves(self, board: tuple[int, ...]) -> list[int]:
         if self.terminal_value(board) is not None:
             return []
+        return self.open_cells(board)
+
+    def open_cells(self, board: tuple[int, ...]) -> list[int]:
+        """Where a stone may go, whether or not the game is over."""
         out = []
         for i, v in enumerate(board):
             if v == 0:
@@ -103,7 +107,7 @@ class Game:
         if done is not None:
             return done, 0
         best: tuple[int, int] | None = None
-        for cell in self.moves(board):
+        for cell in self.open_cells(board):  # the game is not over: done is None
             v, d = self.solve(self.child(board, cell))
             mine = (-v, d + 1)
             if best is None or better(mine, best):
@@ -113,18 +117,7 @@ class Game:
 
     # -- reachable positions ------------------------------------------------------
     def reachable(self) -> set[tuple[int, ...]]:
-        seen = {tuple([0] * self.n)}
-        frontier = list(seen)
-        while frontier:
-            nxt = []
-            for b in frontier:
-                for cell in self.moves(b):
-                    c = self.child(b, cell)
-                    if c not in seen:
-                        seen.add(c)
-                        nxt.append(c)
-            frontier = nxt
-        return seen
+        return reachable_from(self, tuple([0] * self.n))
 
 
 def better(a: tuple[int, int], b: tuple[int, int]) -> bool:

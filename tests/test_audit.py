@@ -72,10 +72,10 @@ def test_every_textbook_solver_agrees_on_every_canonical_position(tb: Tablebase,
         assert r.ok and r.declined == 0, (spec, a.name, r.mismatches, r.examples[:1])
         assert r.positions == r.boards == r.agreed == tb.count(spec)
         assert a.nodes is not None and a.nodes > 0
-        # Every answer was checked as far as its shape allows: moves on unfinished boards, and
-        # the depth-aware solver's depths everywhere.
-        non_terminal = int((tb.table(spec).depth > 0).sum())
-        assert r.checked["value"] == r.positions and r.checked["move"] == non_terminal
+        # Every answer was checked as far as its shape allows: moves everywhere (no move where
+        # the game is over is the right move, and is counted as checked), and the depth-aware
+        # solver's depths everywhere.
+        assert r.checked["value"] == r.positions and r.checked["move"] == r.positions
         assert r.checked.get("depth", 0) == (r.positions if a.name == "depth" else 0)
 
 
@@ -229,7 +229,7 @@ def test_answers_are_read_in_every_documented_shape() -> None:
     assert read_return((1, "a1", np.int64(3))).depth == 3
     assert read_return((-1, None)).shape == "value"
     assert read_return((1, None, 5)).shape == "value, depth"
-    for bad in (True, None, 2, "maybe", (1,), (1, "a1", 3, 4), (1, 4), (1, "a1", -2), (1, "a1", 2.5)):
+    for bad in (True, 2, "maybe so", (1,), (1, "a1", 3, 4), (1, 4), (1, "a1", -2), (1, "a1", 2.5)):
         reply = read_return(bad)
         assert reply.failure is not None and reply.failure.kind == "bad-answer", bad
 
@@ -238,9 +238,9 @@ def test_checks_follow_the_shape_and_the_option(tb: Tablebase, broken: ModuleTyp
     first = FunctionCandidate(broken.first_legal_move)
     assert audit(tb, "3x3k3", first, check="value").ok
     assert not audit(tb, "3x3k3", first, check="move").ok
-    # A (value, move) answer cannot be checked for depth: asking for it checks value and move.
-    report = audit(tb, "3x3k3", FunctionCandidate(broken.forgets_negation), check="depth")
-    assert set(report.checked) == {"value", "move"}
+    # A (value, move) answer cannot be checked for depth: asking for it is refused.
+    with pytest.raises(AuditInputError, match="--check depth needs answers that give a depth"):
+        audit(tb, "3x3k3", FunctionCandidate(broken.forgets_negation), check="depth")
     correct = audit(tb, "3x3k3", FunctionCandidate(broken.correct), check="depth")
     assert correct.ok and correct.checked == dict.fromkeys(CHECKS, NON_TERMINAL)
 
@@ -407,11 +407,13 @@ def test_exit_statuses(db: str, capsys: pytest.CaptureFixture[str],
     status, out, err = run(capsys, "audit", "tictactoe", "--solver", "broken_solvers:correct",
                            "--db", db)
     assert status == 0, err
+    # Every image of tic-tac-toe's 627 non-terminal positions is 4,520 boards: few enough to show
+    # them all without being asked.
     assert out.splitlines()[0] == ("audit of broken_solvers:correct on 3x3k3: 627 positions (the"
-                                   " stored non-terminal positions), each in a random image of its"
-                                   " orbit (seed 0)")
-    assert "  answers: 627 as (value, move, depth)" in out
-    assert out.endswith("all 627 answers agree with the table\n")
+                                   " stored non-terminal positions), each in every distinct image"
+                                   " of its orbit (chosen: at most 100,000 boards in all)")
+    assert "  answers: 4,520 as (value, move, depth)" in out
+    assert out.endswith("all 4,520 answers agree with the table\n")
     status, out, _ = run(capsys, "audit", "tictactoe", "--solver", "user_negamax:solve",
                          "--db", db, "--max-examples", "2")
     assert status == 1
@@ -436,13 +438,14 @@ def test_json_report(db: str, capsys: pytest.CaptureFixture[str],
                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(SAMPLES)
     status, out, _ = run(capsys, "audit", "3x3k3", "--solver", "broken_solvers:occupied_cell",
-                         "--db", db, "--positions", "ply:2", "--json", "--max-examples", "1")
+                         "--db", db, "--positions", "ply:2", "--json", "--max-examples", "1",
+                         "--orientations", "random")
     assert status == 1
     data = json.loads(out)
     assert set(data) == {"spec", "solver", "selection", "orientations", "seed", "check",
                          "positions", "boards", "agreed", "mismatched", "mismatched_positions",
                          "mismatches", "declined", "shapes", "checks", "seconds", "restarts",
-                         "examples"}
+                         "examples", "orientations_auto", "asked"}
     assert data["selection"] == "ply:2" and data["positions"] == 12
     assert data["mismatches"] == {"illegal-move": 12} and data["shapes"] == {"value, move": 12}
     (example,) = data["examples"]
@@ -452,7 +455,8 @@ def test_json_report(db: str, capsys: pytest.CaptureFixture[str],
 
 
 def test_builtin_table(db: str, capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = run(capsys, "audit", "3x3k3+gravity", "--builtin", "all", "--db", db)
+    status, out, _ = run(capsys, "audit", "3x3k3+gravity", "--builtin", "all", "--db", db,
+                         "--orientations", "random")
     assert status == 0
     lines = out.splitlines()
     assert lines[1].split() == ["solver", "checked", "mismatched", "nodes", "from", "empty",

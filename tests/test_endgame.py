@@ -3,6 +3,7 @@ against the whole-board tables and against the plain negamax of tests/reference.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -299,3 +300,58 @@ def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
     build(spec, path, root=root, force=True)
     assert stored(path, "7x6k4+gravity", text) == stored(fresh, "7x6k4+gravity", text)
     assert len(stored(path, "3x3k3", None)) == 765
+
+
+# --- audits on endgame tables, and the course's Gomoku engines ------------------------------
+
+COURSE = f"{sys.executable} {Path(__file__).resolve().parent / 'audit_samples' / 'course_engine.py'}"
+
+
+@pytest.mark.slow
+def test_course_gomoku_engines_are_audited_on_a_7x7_endgame(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The course's dialect, without a wrapper, on a five-in-a-row endgame: a right engine
+    agrees on every position of the table, a wrong one is caught on exactly its board."""
+    import json
+    db = str(tmp_path / "g.db")
+    spec, moves = "7x7k5", GOMOKU_ROOTS[0]
+    root = _root_text(spec, moves)
+    assert main(["build", spec, "--from", root, "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    # Each position costs a game's worth of GTP commands (the root's 39 stones, then the
+    # moves from it): a sample keeps this test short.
+    argv = ["audit", spec, "--root", root, "--db", db, "--orientations", "random", "--quiet",
+            "--timeout", "60", "--json"]
+    assert main([*argv, "--positions", "sample:60", "--engine", f"{COURSE} --k 5"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["positions"] == 60 and report["agreed"] == report["boards"] == 60
+    # The engine is wrong on the root itself, shown as it is stored (the root's own image).
+    assert main([*argv, "--positions", "ply:39", "--orientations", "all",
+                 "--engine", f"{COURSE} --k 5 --wrong-at {root}"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["mismatches"] == {"wrong-value": 1}
+    (example,) = report["examples"]
+    assert example["board"] == root
+    game = Game(spec)
+    truth = game.solve(parse(game, root))
+    assert {1: "win", 0: "draw", -1: "loss"}[truth[0]] == example["value"]
+
+
+def test_audit_root_takes_the_endgame_positions(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A solver audited on a Connect Four 7x6 endgame: the positions are the endgame table's,
+    and a plain negamax written in the tests passes on every one of them."""
+    import json
+    db = str(tmp_path / "a.db")
+    spec = "7x6k4+gravity"
+    root = _root_text(spec, CONNECT4_ROOTS[0])
+    assert main(["build", spec, "--from", root, "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["audit", spec, "--root", root, "--db", db, "--solver",
+                 "tests.audit_samples.reference_solver:solve_7x6", "--positions", "sample:300",
+                 "--orientations", "random", "--quiet", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["positions"] == 300 and report["agreed"] == report["boards"] == 300
+    assert main(["audit", spec, "--root", root, "--db", db, "--solver",
+                 "tests.audit_samples.reference_solver:solve_7x6", "--play", "2", "--quiet"]) == 0
+    assert "games" in capsys.readouterr().out

@@ -57,4 +57,4 @@ def test_no_module_needs_scrolling() -> None:
 
 
 # Files that were over the limit before the rule was written; each is split when next touched.
-_GRANDFATHERED = {"audit.py", "engine.py", "tablebase.py"}
+_GRANDFATHERED = {"tablebase.py"}

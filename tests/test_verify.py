@@ -127,3 +127,15 @@ def test_report_orders_problems_by_stones(tampered: tuple[Path, str]) -> None:
         _sql(path, f'UPDATE "{table}" SET value = 1 WHERE code = ?', code)
     plies = [p.ply for p in _verify(path, "4x3k3").first if p.ply is not None]
     assert plies == sorted(plies) and plies[0] <= 3
+
+
+def test_verify_within_a_small_memory_budget(table_db: Callable[[str], str],
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Tier by tier under --memory: the same clean verdict, in small chunks."""
+    from query.cli import main
+    db = table_db("4x3k3")
+    assert main(["verify", "4x3k3", "--db", db, "--memory", "0.0625", "--quiet"]) == 0
+    assert "all 28,275 positions verified" in capsys.readouterr().out
+    with open_database(db) as engine:
+        report = verify_table(engine, parse_spec("4x3k3"), chunk=300, memory_budget=1 << 26)
+    assert report.ok and report.positions == 28275

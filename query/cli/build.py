@@ -73,8 +73,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     with open_database(args.db) as engine:
         root = stored_root(engine, spec, args.root)
+        budget = None if args.memory is None else int(args.memory * (1 << 30))
         report = verify_table(engine, spec, progress=progress(args.quiet or args.json),
-                              limit=args.max_problems, root=root)
+                              limit=args.max_problems, root=root, memory_budget=budget)
     table = Root.from_key(spec, root)
     seconds = time.perf_counter() - start
     if args.json:
@@ -144,5 +145,8 @@ def register(commands: Any) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--max-problems", type=int, default=10, metavar="N",
                    help="show at most N inconsistencies, fewest stones first (default 10)")
+    p.add_argument("--memory", type=gib, metavar="GIB",
+                   help="peak memory budget in GiB, as for build (default: half of this"
+                        " machine's memory); the two largest adjacent tiers must fit")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_verify)

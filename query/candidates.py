@@ -1,0 +1,357 @@
+"""The solvers an audit can ask, and reading what they answer: a Python function (here, or in a
+worker process), a textbook solver, or an external program over GTP. Each answers one board at a
+time, in the board's own orientation, with a `Reply`.
+
+What a solver may answer for a board and the side to move (always for the side to move):
+
+    value                    1, 0, -1 or 'win', 'draw', 'loss'        allows the check: value
+    (value, move)            move: its name such as 'b2', or None     allows: value, move
+    (value, move, depth)     depth: plies to the end, perfect play    allows: value, move, depth
+    move, or (None, move)    a player's answer: a move and no value   allows: move
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from numbers import Real
+from operator import index
+from typing import Any, Protocol
+
+from builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value, outcome
+from builder.game.root import stone_order
+from query.engine import EngineAnswer, Failure, describe_exception
+from query.errors import AuditInputError
+from query.gtp_client import GtpEngine
+from query.notation import board_text, move_name, place, to_move_name
+from query.solvers import SOLVERS, SearchTooLargeError
+from query.tablebase import Tablebase
+from query.worker import FunctionWorker, takes_spec
+
+DEFAULT_TIMEOUT = 10.0
+BUILTIN_PREFIX = "builtin:"
+
+
+def _plies(n: int) -> str:
+    return f"{n} pl{'y' if n == 1 else 'ies'}"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A solver's answer for one board, read but not yet judged; values are for the side to move.
+
+    `said` is the answer in the solver's own words (a function's return value, an engine's
+    response line; empty when there was none). A move-only answer (a player's) has no `value`;
+    its `move` may be None, which is right only where the game is over. `failure` is set when
+    there is no readable answer, `declined` when a textbook solver refuses the board as too large
+    for it (the board is then skipped).
+    """
+
+    said: str
+    value: Value | None = None
+    move: str | None = None
+    depth: int | None = None
+    failure: Failure | None = None
+    declined: str | None = None
+
+    @property
+    def move_only(self) -> bool:
+        """Whether this is a player's answer: a move (or no move) and no value."""
+        return self.value is None and self.failure is None and self.declined is None
+
+    @property
+    def allows(self) -> tuple[str, ...]:
+        """The checks this answer's shape allows: value, move and depth, each when given (a
+        move-only answer always allows the move check: no move is a claim too)."""
+        return ((("value",) if self.value is not None else ())
+                + (("move",) if self.move is not None or self.move_only else ())
+                + (("depth",) if self.depth is not None else ()))
+
+    @property
+    def shape(self) -> str:
+        """'value', 'value, move', 'value, move, depth', 'value, depth', 'move' or 'move, depth'."""
+        return ", ".join(self.allows)
+
+
+def _short(raw: object) -> str:
+    text = repr(raw)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _bad(said: str, message: str) -> Reply:
+    return Reply(said, failure=Failure("bad-answer", message))
+
+
+_VALUE_NEEDED = "the value must be 1, 0, -1 (1.0, 0.0, -1.0 too) or 'win', 'draw', 'loss' (for" \
+                " the side to move); a player answers a move name alone, such as 'b2'"
+# A string that can be a move name (column letters, then a row number, or a column alone).
+_MOVE_LIKE = re.compile(r"[A-Za-z]{1,3}\d{0,4}")
+
+
+def read_return(raw: object) -> Reply:
+    """Read what a solver function returned: a value, (value, move), (value, move, depth), or a
+    player's move alone: a move name, None (no move), (None, move) or (None, move, depth).
+
+    A value is 1, 0, -1 (integral floats too) or 'win', 'draw', 'loss' for the side to move; a
+    move is its name such as 'b2' (or None); a depth is a whole number of plies. Anything else is
+    a 'bad-answer'.
+    """
+    said = _short(raw)
+    if raw is None:
+        return Reply(said)  # a player with no move: right only where the game is over
+    if isinstance(raw, str) and _MOVE_LIKE.fullmatch(raw.strip()) and raw.strip().lower() not in (
+            "win", "draw", "loss"):
+        return Reply(said, move=raw.strip())
+    parts = tuple(raw) if isinstance(raw, (tuple, list)) else (raw,)
+    if isinstance(raw, (tuple, list)) and len(parts) not in (2, 3):
+        return _bad(said, f"returned {said}: a tuple must be (value, move) or (value, move, depth)")
+    value = _read_value(parts[0])
+    if value is None and not (parts[0] is None and len(parts) > 1):
+        return _bad(said, f"returned {said}: {_VALUE_NEEDED}")
+    move = parts[1] if len(parts) > 1 else None
+    if move is not None and not isinstance(move, str):
+        return _bad(said, f"returned {said}: the move must be its name such as 'b2' (or None),"
+                          f" found {type(move).__name__} {move!r}")
+    if isinstance(move, str) and not move.strip():
+        move = None
+    depth = parts[2] if len(parts) > 2 else None
+    if depth is not None:
+        depth = _whole(depth)
+        if depth is None or depth < 0:
+            return _bad(said, f"returned {said}: the depth must be a whole number of plies (or None)")
+    return Reply(said, value, move.strip() if move else None, depth)
+
+
+def _whole(raw: object) -> int | None:
+    """An int, or an integral float as an int (OpenSpiel returns floats); None for anything else."""
+    if isinstance(raw, bool):
+        return None  # True == 1, but a solver that says True has not said "win"
+    try:
+        return index(raw)
+    except TypeError:
+        pass
+    if isinstance(raw, Real):  # float, numpy's float32 and float64
+        number = float(raw)
+        return int(number) if number.is_integer() else None
+    return None
+
+
+def _read_value(raw: object) -> Value | None:
+    if isinstance(raw, str):
+        word = raw.strip().lower()
+        return Value.from_word(word) if word in ("win", "draw", "loss") else None
+    number = _whole(raw)
+    return Value(number) if number in (-1, 0, 1) else None
+
+
+# --- solvers under audit ------------------------------------------------------------------------
+
+class Candidate(Protocol):
+    """A solver under audit: it answers one board at a time, in the board's own orientation;
+    `restarts` counts the times its process had to be started again."""
+
+    label: str
+
+    @property
+    def restarts(self) -> int: ...
+
+    def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply: ...
+
+
+class FunctionCandidate:
+    """A Python function `f(board, to_move)` called in this process (no timeout: for trusted code
+    and tests; `ProcessCandidate` runs a user's function safely). Exceptions are reported."""
+
+    def __init__(self, function: Callable[..., Any], label: str | None = None) -> None:
+        self.function = function
+        self.label = label or getattr(function, "__name__", repr(function))
+        self.restarts = 0
+        self._takes_spec = takes_spec(function)
+
+    def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
+        extra = {"spec": spec.name} if self._takes_spec else {}
+        try:
+            raw = self.function(board_text(spec, board), _to_move(board), **extra)
+        except Exception as e:
+            return Reply("", failure=Failure("exception", describe_exception(e)))
+        return read_return(raw)
+
+
+class ProcessCandidate:
+    """A user's `MODULE:FUNCTION` called in a worker process, with a timeout per call."""
+
+    def __init__(self, worker: FunctionWorker) -> None:
+        self.worker = worker
+        self.label = worker.target
+
+    @property
+    def restarts(self) -> int:
+        return self.worker.restarts
+
+    def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
+        answer = self.worker.call(board_text(spec, board), _to_move(board))
+        if isinstance(answer, Failure):
+            return Reply("", failure=answer)
+        return read_return(answer.value)
+
+
+class BuiltinCandidate:
+    """A textbook solver from query.solvers, called in this process on the board's cell values.
+    Boards it refuses as too large for it are declined (skipped), not mismatched."""
+
+    def __init__(self, name: str) -> None:
+        if name not in SOLVERS:
+            raise AuditInputError(
+                f"no textbook solver named {name!r}; known: {', '.join(SOLVERS)} (or all)")
+        self.name = name
+        self.solve = SOLVERS[name]
+        self.label = f"{BUILTIN_PREFIX}{name}"
+        self.restarts = 0
+
+    def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
+        try:
+            result = self.solve(spec, board)
+        except SearchTooLargeError as e:
+            return Reply("declined", declined=str(e))
+        move = None if result.move is None else move_name(spec, result.move)
+        said = ", ".join([result.value.word] + ([move] if move else []) + (
+            [_plies(result.depth)] if result.depth is not None else []))
+        return Reply(said, result.value, move, result.depth)
+
+
+class EngineCandidate:
+    """An external program over GTP; each board is set up by a move order that reaches it (found
+    in the table), then the engine is asked `solve`, or `genmove` if it cannot solve."""
+
+    def __init__(self, engine: GtpEngine, tb: Tablebase) -> None:
+        self.engine = engine
+        self.tb = tb
+        self.label = engine.command
+
+    @property
+    def restarts(self) -> int:
+        return self.engine.restarts
+
+    def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
+        order = moves_to(self.tb, spec, board)
+        played: list[tuple[str, str]] = []
+        current = (EMPTY,) * spec.cells
+        for cell in order:
+            played.append((_to_move(current), move_name(spec, cell)))
+            current = place(current, cell)
+        if self.engine.asks == "genmove":
+            answer = self.engine.genmove(played, _to_move(board))
+        else:
+            answer = self.engine.solve(played)
+        if isinstance(answer, Failure):
+            return Reply("", failure=answer)
+        return read_engine_answer(answer, _to_move(board))
+
+    # A whole game on the engine's own board, for audit by play: set up once, then the
+    # opponent's moves are told and the engine's are asked with `genmove`.
+
+    def begin_game(self, spec: Spec, board: tuple[int, ...]) -> Failure | None:
+        """Clear the engine's board and play the moves that reach `board` (the game's start)."""
+        current = (EMPTY,) * spec.cells
+        played = []
+        for cell in moves_to(self.tb, spec, board):
+            played.append((_to_move(current), move_name(spec, cell)))
+            current = place(current, cell)
+        return self.engine.new_game(played)
+
+    def tell(self, player: str, move: str) -> Failure | None:
+        """Play the opponent's move on the engine's board."""
+        return self.engine.tell(player, move)
+
+    def next_move(self, board: tuple[int, ...]) -> Reply:
+        """The engine's move on its own board (which must be `board`), asked with `genmove`."""
+        answer = self.engine.genmove(None, _to_move(board))
+        if isinstance(answer, Failure):
+            return Reply("", failure=answer)
+        return read_engine_answer(answer, _to_move(board))
+
+
+def read_engine_answer(answer: EngineAnswer, to_move: str) -> Reply:
+    """An engine's `= x b2` read as a value for the side to move `to_move`, and its move; a
+    `genmove` answer (no winner) as a move-only reply."""
+    if answer.winner is None:
+        return Reply(answer.text, move=answer.move)
+    if answer.winner == "unknown":
+        return Reply(answer.text, failure=Failure("unknown", "answered '= unknown'"))
+    value = (Value.DRAW if answer.winner == "draw"
+             else Value.WIN if answer.winner == to_move else Value.LOSS)
+    return Reply(answer.text, value, answer.move)
+
+
+def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
+    """Cells to play from the empty board, x first, that reach `board` through unfinished
+    positions (so every move is legal): found backwards, one stone of the last mover at a time,
+    through stored positions; below an endgame table's root (whose predecessors no table
+    holds), the root's own stones in any order the rules allow.
+
+    Any stored, unfinished predecessor will do: it is reachable, and the last stone is legal on
+    it. With gravity only the top stone of a column can have been the last one played.
+    """
+    current = list(board)
+    plies = sum(1 for v in board if v != EMPTY)
+    order: list[int] = []
+    for ply in range(plies, 0, -1):
+        last = X if ply % 2 == 1 else O
+        for cell, v in enumerate(current):
+            if v != last or (spec.gravity and cell >= spec.width
+                             and current[cell - spec.width] != EMPTY):
+                continue
+            current[cell] = EMPTY
+            try:
+                before = tb.get(spec, tuple(current))
+            except InvalidPositionError:
+                before = None  # e.g. a line left standing whose last stone was the other's
+            if before is not None and not before.terminal:
+                order.append(cell)
+                break
+            current[cell] = last
+        else:
+            # No stored predecessor: an endgame table's root (in some orientation), which
+            # has no line, so its stones go down in any order gravity allows.
+            rest = None if outcome(spec, current) is not None else stone_order(spec, current)
+            if rest is None:
+                raise AuditInputError(
+                    f"no move order reaches {board_text(spec, board)!r} in the {spec.name} table")
+            return rest + order[::-1]
+    return order[::-1]
+
+
+def _to_move(board: Sequence[int]) -> str:
+    return to_move_name(sum(1 for v in board if v != EMPTY))
+
+
+@contextmanager
+def open_candidate(target: str, spec: Spec, *, directory: str = ".",
+                   timeout: float = DEFAULT_TIMEOUT) -> Iterator[Candidate]:
+    """The solver named `MODULE:FUNCTION` (run in a worker process, `directory` first on its import
+    path) or `builtin:NAME` (a textbook solver), as a context manager.
+
+    Raises SolverImportError (a QueryError) when the module or function cannot be loaded.
+    """
+    if target.startswith(BUILTIN_PREFIX):
+        yield BuiltinCandidate(target[len(BUILTIN_PREFIX):])
+        return
+    with FunctionWorker(target, spec, directory, _positive(timeout)) as worker:
+        yield ProcessCandidate(worker)
+
+
+@contextmanager
+def open_engine(command: str, tb: Tablebase, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
+                directory: str | None = None, dialect: str = "auto") -> Iterator[EngineCandidate]:
+    """An external program speaking GTP in `dialect` ('plain', 'course' or 'auto'; see
+    query.gtp_client), as a context manager; raises EngineError when it cannot be started or does
+    not play `spec`."""
+    with GtpEngine(command, spec, _positive(timeout), directory, dialect) as engine:
+        yield EngineCandidate(engine, tb)
+
+
+def _positive(timeout: float) -> float:
+    if not timeout > 0:
+        raise AuditInputError(f"the timeout must be a positive number of seconds, found {timeout}")
+    return timeout

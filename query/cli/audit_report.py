@@ -1,0 +1,157 @@
+"""The audit reports as text (and the textbook solvers' JSON list): what `tablebase audit` prints."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from builder.game import Spec, Value
+from query.selection import EVERY_IMAGE_LIMIT
+from query.cli.common import count, outcome_text
+from query.notation import board_text, draw_board
+
+
+def builtins_json(audits: Sequence[Any]) -> list[dict[str, Any]]:
+    """The `--builtin --json` list: each solver's report object with `nodes` added."""
+    from query.audit import report_dict
+
+    return [{**report_dict(a.report), "nodes": a.nodes} for a in audits]
+
+
+def _seen(report: Any) -> str:
+    seen = ("each in every distinct image of its orbit" if report.every_orientation
+            else f"each in a random image of its orbit (seed {report.seed})")
+    if report.orientations_auto:
+        seen += (f" (chosen: at most {EVERY_IMAGE_LIMIT:,} boards in all)" if report.every_orientation
+                 else f" (chosen: every image would be over {EVERY_IMAGE_LIMIT:,} boards)")
+    return seen
+
+
+def print_audit(spec: Spec, report: Any) -> None:
+    """The audit report as text: counts, then the smallest counterexamples with their boards."""
+    from query.audit import KINDS, NO_CLAIM
+
+    print(f"audit of {report.solver} on {spec.name}: {count(report.positions, 'position')}"
+          f" ({report.selection}), {_seen(report)}")
+    if report.asked:
+        print(f"  sends: {report.asked}")
+    if report.every_orientation:
+        print(f"  boards shown: {report.boards:,}")
+    answered = sum(report.shapes.values())
+    if report.shapes:
+        shapes = ", ".join(f"{n:,} as ({shape})" for shape, n in report.shapes.items())
+        print(f"  answers: {shapes}")
+    applied = ", ".join(f"{c} on {n:,}" for c, n in report.checked.items()) or "none"
+    asked = f" (--check {report.check})" if report.check else " (the strongest each answer allows)"
+    print(f"  checks: {applied}{asked}")
+    if report.check and report.checked.get(report.check, 0) < answered:
+        print(f"  note: {answered - report.checked.get(report.check, 0):,} answers gave no"
+              f" {report.check}, so it could not be checked on them")
+    if report.declined:
+        print(f"  declined: {report.declined:,} ({report.declined_note})")
+    judged = report.boards - report.declined
+    print(f"  agreed: {report.agreed:,} of {judged:,}")
+    if report.mismatched:
+        where = (f" boards, on {count(report.mismatched_positions, 'position')}"
+                 if report.every_orientation else "")
+        print(f"  mismatched: {report.mismatched:,}{where}")
+        for kind in KINDS:
+            if kind in report.mismatches:
+                print(f"    {kind:<18}{report.mismatches[kind]:>8,}")
+    if report.restarts:
+        print(f"  the solver's process was restarted {count(report.restarts, 'time')}")
+    print(f"  seconds: {report.seconds:.2f}")
+    if report.examples:
+        print()
+        print(f"smallest counterexamples ({len(report.examples)} of"
+              f" {count(report.mismatched_positions, 'position')}, fewest stones first; boards"
+              " as shown to the solver):")
+    for number, e in enumerate(report.examples, 1):
+        print()
+        print(f"{number}. {e.kind}: {e.to_move} to move, {count(e.ply, 'stone')}"
+              f" ({board_text(spec, e.board)})")
+        for line in draw_board(spec, e.board).splitlines():
+            print(f"   {line}")
+        best = f"; best moves: {' '.join(e.best_moves)}" if e.best_moves else ""
+        print(f"   table:    {outcome_text(e.value, e.depth)}{best}")
+        if e.said:
+            print(f"   solver:   {e.said}")
+        print(f"   wrong:    {e.detail}")
+        if e.refutation and e.kind not in NO_CLAIM:
+            lead = f"after the solver's {e.after}: " if e.after is not None else "perfect play: "
+            print(f"   refuted:  {lead}{_moves_text(e.to_move, e.refutation, e.refutation_value)}")
+    if report.ok:
+        print(f"all {judged:,} answers agree with the table")
+
+
+def print_builtins(spec: Spec, audits: Sequence[Any]) -> None:
+    """The textbook solvers' table, then the full report of each that mismatched."""
+    first = audits[0].report
+    print(f"textbook solvers on {spec.name}: {count(first.positions, 'position')}"
+          f" ({first.selection}), {_seen(first)}")
+    print(f"  {'solver':<15}{'checked':>9}{'mismatched':>12}{'nodes from empty':>18}{'seconds':>9}")
+    for a in audits:
+        r = a.report
+        nodes = f"{a.nodes:,}" if a.nodes is not None else "refused"
+        print(f"  {a.name:<15}{r.boards - r.declined:>9,}{r.mismatched:>12,}{nodes:>18}"
+              f"{r.seconds:>9.2f}")
+    for a in audits:
+        if a.report.declined:
+            print(f"  {a.name} declined {count(a.report.declined, 'position')}:"
+                  f" {a.report.declined_note}")
+    for a in audits:
+        if not a.report.ok:
+            print()
+            print_audit(spec, a.report)
+
+
+def print_play(spec: Spec, report: Any) -> None:
+    """The audit-by-play report as text: games, moves judged, value-losing moves by ply, results,
+    then the first value-losing moves with the table's refuting line."""
+    side = {"x": "x", "o": "o", "both": "x and o in turn"}[report.plays]
+    start = "" if not any(report.start) else f" from {board_text(spec, report.start)}"
+    print(f"audit by play of {report.player} on {spec.name}: {count(report.games, 'game')}"
+          f"{start}, the player as {side}, the table as {report.opponent} (seed {report.seed})")
+    if report.asked:
+        print(f"  sends: {report.asked}")
+    r = report.results
+    print(f"  results for the player: {r['win']:,} won, {r['draw']:,} drawn, {r['loss']:,} lost"
+          + (f", {r['forfeit']:,} forfeited (no legal move)" if r["forfeit"] else ""))
+    print(f"  moves judged: {report.moves_judged:,}")
+    print(f"  value-losing moves: {report.lost:,}")
+    if report.lost_by_ply:
+        print("    by ply: " + ", ".join(f"{ply}: {n:,}" for ply, n in report.lost_by_ply.items()))
+    for kind, n in report.kinds.items():
+        print(f"    {kind:<18}{n:>8,}")
+    if report.restarts:
+        print(f"  the player's process was restarted {count(report.restarts, 'time')}")
+    print(f"  seconds: {report.seconds:.2f}")
+    if report.examples:
+        print()
+        print(f"first value-losing moves ({len(report.examples)} of {report.lost:,}):")
+    for number, e in enumerate(report.examples, 1):
+        print()
+        print(f"{number}. game {e.game}, {e.to_move} to move, {count(e.ply, 'stone')}"
+              f" ({board_text(spec, e.board)})")
+        for line in draw_board(spec, e.board).splitlines():
+            print(f"   {line}")
+        print(f"   table:    {outcome_text(e.value, e.depth)}; best moves: {' '.join(e.best_moves)}")
+        print(f"   played:   {e.move}, which gives {outcome_text(e.after_value, e.after_depth)}")
+        print(f"   refuted:  {_moves_text(e.to_move, e.refutation, e.after_value)}")
+    for number, f in enumerate(report.forfeits, 1):
+        print()
+        print(f"forfeit {number}. game {f.game}, {f.kind}: {f.to_move} to move"
+              f" ({board_text(spec, f.board)})")
+        if f.said:
+            print(f"   player:   {f.said}")
+        print(f"   wrong:    {f.detail}")
+    if report.ok:
+        print(f"every one of {report.moves_judged:,} moves kept its position's value")
+
+
+def _moves_text(first: str, moves: Sequence[str], ends: Value) -> str:
+    """'x b2, o c3, x b1: x wins' (`ends` is for `first`)."""
+    players = (first, "o" if first == "x" else "x")
+    text = ", ".join(f"{players[i % 2]} {m}" for i, m in enumerate(moves))
+    if ends == Value.DRAW:
+        return f"{text}: a draw"
+    return f"{text}: {players[0] if ends == Value.WIN else players[1]} wins"

@@ -1,0 +1,68 @@
+"""How long the textbook solvers will take on an audit, estimated before it starts from node
+counts: each solver searches one sample position per ply (the cheap, late plies first, within a
+small time budget), the nodes of the plies not sampled are extrapolated by the last growth ratio,
+and nodes become seconds at the rate the samples ran."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from builder.game import Spec, decode
+from builder.game.symmetry import images as image_codes
+from builder.game.symmetry import orbit_sizes
+from query.selection import EVERY_IMAGE_LIMIT, Selection, select_positions
+from query.solvers import SOLVERS, SearchTooLargeError
+from query.tablebase import Tablebase
+
+# Seconds of sample searches per solver: the estimate must cost little next to the audit.
+SAMPLE_BUDGET = 0.3
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A solver's expected cost on an audit: nodes searched and seconds, both rough."""
+
+    name: str
+    nodes: float
+    seconds: float
+
+
+def estimate_builtins(tb: Tablebase, spec: Spec, names: list[str], selection: Selection,
+                      seed: int = 0, every_orientation: bool | None = False) -> list[Estimate]:
+    """Estimate each named textbook solver's nodes and seconds on the audit these options name."""
+    rows = select_positions(tb, spec, selection, seed)
+    boards_per_position = 1.0
+    if every_orientation or (every_orientation is None and len(rows.codes) <= EVERY_IMAGE_LIMIT):
+        boards = int(orbit_sizes(image_codes(spec, rows.codes)).sum())
+        if every_orientation or boards <= EVERY_IMAGE_LIMIT:
+            boards_per_position = boards / max(len(rows.codes), 1)
+    plies: dict[int, tuple[int, int]] = {}  # ply -> (positions, a sample code)
+    for code, ply in zip(rows.codes.tolist(), rows.ply.tolist()):
+        n, sample = plies.get(ply, (0, code))
+        plies[ply] = (n + 1, sample)
+    out = []
+    for name in names:
+        solve = SOLVERS[name]
+        nodes_total = spent = 0.0
+        searched = 0
+        last: float | None = None
+        ratio = 1.0
+        for ply in sorted(plies, reverse=True):  # fewest empty cells, cheapest, first
+            n, code = plies[ply]
+            if spent < SAMPLE_BUDGET:
+                started = time.perf_counter()
+                try:
+                    nodes = float(solve(spec, decode(code, spec.cells)).nodes)
+                except SearchTooLargeError:
+                    break  # the solver declines these plies and every earlier one
+                spent += time.perf_counter() - started
+                searched += int(nodes)
+                if last:
+                    ratio = max(nodes / last, 1.0)
+            else:
+                nodes = (last or 1.0) * ratio  # grows as it grew from the ply after
+            last = nodes
+            nodes_total += nodes * n * boards_per_position
+        rate = searched / spent if spent > 0 else float("inf")
+        out.append(Estimate(name, nodes_total, nodes_total / rate if rate else 0.0))
+    return out

@@ -1,0 +1,394 @@
+"""An external program spoken to in GTP, line by line, in one of two dialects: the plain one
+(`x`/`o`, our move names, `set_game SPEC`) and the course one (`b`/`w`, GTP coordinates,
+`boardsize N`). `GtpEngine` starts it, finds out what it can answer (`solve`, or only
+`genmove`), and kills and restarts it when it crashes, hangs or answers nonsense.
+
+    plain dialect                           course dialect (black = x, moves first)
+    -> boardsize 3 3     width, height      -> boardsize 3        an N x N board
+    -> set_game 3x3k3    the whole spec     -> timelimit 9        seconds, one under --timeout
+    -> clear_board                          -> clear_board
+    -> play x b2                            -> play b B2          columns A.. skipping I,
+    -> solve                                -> solve              rows from 1 at the bottom
+    <- = x b2   (or = o, = draw, = unknown) <- = b B2   (or = w, = draw, = unknown)
+    -> genmove o                            -> genmove w
+    <- = a1                                 <- = A1
+
+Every response starts with '=' or '?' and ends with a blank line. `--dialect auto` sends
+`list_commands` first: a list naming `set_game` means plain, any other list means course, and an
+engine that does not know `list_commands` gets the plain dialect (what this client always spoke).
+"""
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from builder.game import Spec
+from query.engine import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer, EngineStartError, Failure,
+                          GameRefusedError)
+from query.notation import column_name
+
+DIALECTS = ("auto", "plain", "course")
+# GTP's column letters: I is skipped, so that it is not taken for J or 1.
+GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+_NAME_RE = re.compile(r"([a-z]+)(\d+)")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How moves, players and the game are written to an engine: 'plain' or 'course'."""
+
+    name: str
+
+    @property
+    def colours(self) -> tuple[str, str]:
+        """The words for x and o."""
+        return ("x", "o") if self.name == "plain" else ("b", "w")
+
+    def colour(self, player: str) -> str:
+        """The engine's word for player 'x' or 'o'."""
+        return self.colours["xo".index(player)]
+
+    def player(self, word: str) -> str | None:
+        """'x' or 'o' for the engine's word for a player (None if it is not one)."""
+        word = word.lower()
+        if self.name == "course":
+            word = {"black": "b", "white": "w"}.get(word, word)
+        return "xo"[self.colours.index(word)] if word in self.colours else None
+
+    def handshake(self, spec: Spec, timeout: float) -> list[tuple[str, bool]]:
+        """The commands that tell the engine the game, each with whether '?' refuses the game."""
+        if self.name == "plain":
+            return [(f"boardsize {spec.width} {spec.height}", True), (f"set_game {spec.name}", True)]
+        if spec.width != spec.height or spec.gravity or spec.misere:
+            raise GameRefusedError(
+                f"the course dialect plays N x N boards without gravity or misere; {spec.name}"
+                " needs the plain dialect (--dialect plain)")
+        return [(f"boardsize {spec.width}", True), (f"timelimit {max(1, int(timeout) - 1)}", False)]
+
+    def move_out(self, name: str) -> str:
+        """Our move name (b2) as the engine writes it (plain: b2; course: B2, columns skip I)."""
+        m = _NAME_RE.fullmatch(name)
+        if self.name == "plain" or m is None:
+            return name
+        col = 0
+        for ch in m.group(1):
+            col = col * 26 + ord(ch) - ord("a") + 1
+        return f"{GTP_COLUMNS[col - 1]}{m.group(2)}"
+
+    def move_in(self, text: str) -> str:
+        """The engine's move as our move name; unreadable text is passed on for the judge to refuse."""
+        if self.name == "plain":
+            return text.lower()
+        m = re.fullmatch(r"([A-Za-z])(\d+)", text)
+        if m is None or m.group(1).upper() not in GTP_COLUMNS:
+            return text.lower()
+        return f"{column_name(GTP_COLUMNS.index(m.group(1).upper()))}{m.group(2)}"
+
+
+class GtpEngine:
+    """An external program started from `command` (split as a shell would, run without one),
+    told the game in `dialect` ('plain', 'course' or 'auto'), and asked `solve` or `genmove`.
+
+    `asks` is 'solve' when the engine lists (or knows) `solve`, else 'genmove'. Each exchange waits
+    at most `timeout` seconds; an engine that exits, hangs or answers nonsense is killed and started
+    again, and the request comes back as a Failure. Raises EngineStartError when the program cannot
+    be started, breaks the handshake or answers neither question, and GameRefusedError when it
+    answers '?' to the commands that set the game.
+    """
+
+    def __init__(self, command: str, spec: Spec, timeout: float, directory: str | None = None,
+                 dialect: str = "auto") -> None:
+        if dialect not in DIALECTS:
+            raise EngineStartError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+        self.command = command
+        self.spec = spec
+        self.timeout = timeout
+        self.directory = directory
+        self.restarts = 0
+        self.requested = dialect
+        self.dialect = Dialect("plain" if dialect == "auto" else dialect)
+        self.commands: frozenset[str] | None = None
+        self.asks = "solve"
+        try:
+            self._argv = shlex.split(command)
+        except ValueError as e:
+            raise EngineStartError(f"cannot read engine command {command!r}: {e}") from None
+        if not self._argv:
+            raise EngineStartError("the engine command is empty")
+        self._process: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._errors: deque[str] = deque(maxlen=3)
+        self._stderr_reader = threading.Thread()
+        self._start(first=True)
+
+    # --- the process --------------------------------------------------------------
+
+    def _start(self, first: bool = False) -> None:
+        try:
+            process = subprocess.Popen(
+                self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=self.directory,
+                start_new_session=True)  # its own process group, so that a kill takes its children
+        except OSError as e:
+            raise EngineStartError(
+                f"cannot start engine {self.command!r}: {e.strerror or e}") from None
+        self._process = process
+        # Fresh queues per process: lines still arriving from a killed one are never read.
+        self._lines = lines = queue.Queue()
+        self._errors = errors = deque(maxlen=3)
+        threading.Thread(target=_pump, args=(process.stdout, lines.put), daemon=True).start()
+        self._stderr_reader = threading.Thread(
+            target=_pump, args=(process.stderr, _keep_nonblank(errors)), daemon=True)
+        self._stderr_reader.start()
+        limit = self.timeout + STARTUP_GRACE
+        deadline = time.monotonic() + limit
+        if first:
+            listed = self._handshake_step("list_commands", deadline, limit, multiline=True)
+            if listed is not None:
+                self.commands = frozenset(w.lower() for w in listed.split())
+            if self.requested == "auto" and self.commands is not None:
+                self.dialect = Dialect("plain" if "set_game" in self.commands else "course")
+        try:
+            steps = self.dialect.handshake(self.spec, self.timeout)
+        except GameRefusedError:
+            self._stop()
+            raise
+        for command, required in steps:
+            self._handshake_step(command, deadline, limit, refuses=required)
+        if first:
+            self.asks = self._find_question(deadline, limit)
+
+    def _handshake_step(self, command: str, deadline: float, limit: float, *,
+                        multiline: bool = False, refuses: bool = False) -> str | None:
+        """Send one start-up command; its text, or None after '?' (GameRefusedError if `refuses`)."""
+        answer = self._request(command, deadline, limit, multiline)
+        if isinstance(answer, Failure):
+            self._stop()
+            raise EngineStartError(
+                f"engine {self.command!r} did not complete the handshake: {answer.message}")
+        ok, text = answer
+        if not ok and refuses:
+            self._stop()
+            raise GameRefusedError(
+                f"engine {self.command!r} answered '? {text}' to '{command}': it does not"
+                f" play {self.spec.name}")
+        return text if ok else None
+
+    def _find_question(self, deadline: float, limit: float) -> str:
+        """'solve' or 'genmove': from list_commands, else from known_command, else 'solve'."""
+        known = self.commands
+        if known is None:
+            said = self._handshake_step("known_command solve", deadline, limit)
+            if said is not None and said.lower() != "true":
+                said = self._handshake_step("known_command genmove", deadline, limit) or ""
+                known = frozenset({"genmove"} if said.lower() == "true" else set())
+        if known is None or "solve" in known:
+            return "solve"  # an engine that cannot say what it knows is asked what it always was
+        if "genmove" in known:
+            return "genmove"
+        self._stop()
+        raise EngineStartError(
+            f"engine {self.command!r} knows neither 'solve' nor 'genmove' (its list_commands:"
+            f" {' '.join(sorted(known)) or 'nothing'})")
+
+    def describe(self, play: bool = False) -> str:
+        """What this client sends, in one line (for the report): per position, or with `play`
+        per game."""
+        d = self.dialect
+        game = " then ".join(c for c, _ in d.handshake(self.spec, self.timeout))
+        x, o = d.colours
+        if play:
+            return (f"{d.name} dialect ({x}/{o}): {game}; per game clear_board, then in turn"
+                    f" play {x} {d.move_out('b2')} (the table's moves) and genmove {o}")
+        ask = "solve" if self.asks == "solve" else f"genmove {x}"
+        return (f"{d.name} dialect ({x}/{o}): {game}; per position clear_board,"
+                f" play {x} {d.move_out('b2')}, ..., {ask}")
+
+    def _stop(self) -> int | None:
+        process, self._process = self._process, None
+        if process is None:
+            return None
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                process.kill()
+        code = process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        return code
+
+    def _restart(self) -> None:
+        self._stop()
+        self.restarts += 1
+        self._start()
+
+    def _exit_text(self, when: str) -> str:
+        """'the engine exited (status 1) <when>: <its last lines on stderr>'."""
+        code = None
+        if self._process is not None:
+            try:
+                code = self._process.wait(QUIT_GRACE)
+            except subprocess.TimeoutExpired:
+                pass  # it closed its output but lives on; it is killed on restart
+            self._stderr_reader.join(QUIT_GRACE)  # its last words on stderr
+        said = f": {' | '.join(self._errors)}" if self._errors else ""
+        return f"the engine exited (status {code}) {when}{said}"
+
+    # --- requests -----------------------------------------------------------------------
+
+    def _request(self, command: str, deadline: float, limit: float, multiline: bool = False
+                 ) -> tuple[bool, str] | Failure:
+        """Send one command and wait until `deadline` (`limit` seconds after the exchange began);
+        (success, the text after '=' or '?') or a Failure. Only a `multiline` response (such as
+        list_commands) is read up to its blank line; other responses end with their first line."""
+        process = self._process
+        assert process is not None and process.stdin is not None, "the engine is closed"
+        try:
+            process.stdin.write(command + "\n")
+            process.stdin.flush()
+        except OSError:
+            return Failure("crash", self._exit_text(f"before '{command}'"))
+        collected: list[str] | None = None
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                line = self._lines.get(timeout=max(remaining, 0))
+            except queue.Empty:
+                return Failure("timeout", f"no answer to '{command}' within {limit:g} s")
+            if line is None:
+                return Failure("crash", self._exit_text(f"after '{command}'"))
+            line = line.strip()
+            if collected is not None:
+                if not line:
+                    return True, "\n".join(collected)
+                collected.append(line)
+                continue
+            if not line:
+                continue  # the blank line that ends the previous response
+            if line[0] in "=?":
+                # GTP allows a command id after the sign; this client sends none, but accepts one.
+                text = re.sub(r"^\d+", "", line[1:]).strip()
+                if multiline and line[0] == "=":
+                    collected = [text] if text else []
+                    continue
+                return line[0] == "=", text
+            shown = line if len(line) <= 60 else line[:57] + "..."
+            return Failure("bad-answer", f"answered {shown!r} to '{command}': a response starts"
+                                         " with '=' or '?'")
+
+    def _exchange(self, commands: Sequence[str], deadline: float) -> str | Failure:
+        """Send commands in turn; the text of the last answer, or a Failure (and a restart)."""
+        text = ""
+        for command in commands:
+            answer = self._request(command, deadline, self.timeout)
+            if isinstance(answer, Failure):
+                self._restart()
+                return Failure(answer.kind, f"{answer.message}; the engine was restarted")
+            ok, text = answer
+            if not ok:
+                self._restart()
+                return Failure("bad-answer", f"answered '? {text}' to '{command}'; the engine was"
+                                             " restarted")
+        return text
+
+    def _setup(self, moves: Sequence[tuple[str, str]]) -> list[str]:
+        d = self.dialect
+        return ["clear_board", *(f"play {d.colour(p)} {d.move_out(m)}" for p, m in moves)]
+
+    def solve(self, moves: Sequence[tuple[str, str]]) -> EngineAnswer | Failure:
+        """Set up the position reached by `moves` ((player, move name) pairs from the empty board,
+        x first) and ask `solve`; the answer (winner 'x', 'o', 'draw' or 'unknown'), or a Failure."""
+        text = self._exchange([*self._setup(moves), "solve"], time.monotonic() + self.timeout)
+        if isinstance(text, Failure):
+            return text
+        words = text.split()
+        winner = "draw" if words and words[0].lower() in ("draw", "unknown") else (
+            self.dialect.player(words[0]) if words else None)
+        if words and words[0].lower() == "unknown":
+            winner = "unknown"
+        if winner is None or len(words) > 2 or (winner == "unknown" and len(words) > 1):
+            self._restart()
+            c = self.dialect.colours
+            return Failure("bad-answer", f"answered '= {text}' to 'solve', expected '= {c[0]}',"
+                                         f" '= {c[1]}', '= draw' (each optionally followed by a"
+                                         " move) or '= unknown'; the engine was restarted")
+        move = self.dialect.move_in(words[1]) if len(words) == 2 else None
+        return EngineAnswer(winner, move, f"= {text}".strip())
+
+    def genmove(self, moves: Sequence[tuple[str, str]] | None, player: str) -> EngineAnswer | Failure:
+        """Ask `genmove` for `player` ('x' or 'o'): after setting up `moves` from the empty board,
+        or (None) on the engine's board as it stands. The answer has winner None and the move in
+        our notation (None for pass or resign), or is a Failure."""
+        commands = [] if moves is None else self._setup(moves)
+        text = self._exchange([*commands, f"genmove {self.dialect.colour(player)}"],
+                              time.monotonic() + self.timeout)
+        if isinstance(text, Failure):
+            return text
+        words = text.split()
+        if len(words) != 1:
+            self._restart()
+            return Failure("bad-answer", f"answered '= {text}' to 'genmove', expected one move"
+                                         " (or pass, resign); the engine was restarted")
+        move = None if words[0].lower() in ("pass", "resign") else self.dialect.move_in(words[0])
+        return EngineAnswer(None, move, f"= {text}")
+
+    def new_game(self, moves: Sequence[tuple[str, str]]) -> Failure | None:
+        """Start a game on the engine's board: clear it and play `moves` (from the empty board)."""
+        text = self._exchange(self._setup(moves), time.monotonic() + self.timeout)
+        return text if isinstance(text, Failure) else None
+
+    def tell(self, player: str, move: str) -> Failure | None:
+        """Play the opponent's move on the engine's board."""
+        d = self.dialect
+        text = self._exchange([f"play {d.colour(player)} {d.move_out(move)}"],
+                              time.monotonic() + self.timeout)
+        return text if isinstance(text, Failure) else None
+
+    def close(self) -> None:
+        """Send `quit` and give the engine a moment to exit; kill it if it does not."""
+        process = self._process
+        if process is not None and process.poll() is None and process.stdin is not None:
+            try:
+                process.stdin.write("quit\n")
+                process.stdin.flush()
+                process.wait(QUIT_GRACE)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        self._stop()
+
+    def __enter__(self) -> GtpEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _pump(stream: Any, put: Any) -> None:
+    """Hand every line of `stream` to `put`, then None at the end (run in a reader thread)."""
+    try:
+        for line in stream:
+            put(line)
+    except (OSError, ValueError):
+        pass  # the stream was closed under us: the process is being stopped
+    put(None)
+
+
+def _keep_nonblank(lines: deque[str]) -> Any:
+    def put(line: str | None) -> None:
+        if line is not None and line.strip():
+            lines.append(line.strip())
+    return put

@@ -1,0 +1,108 @@
+"""Which stored positions an audit shows a solver, and in which orientation: the `--positions`
+selection, and the image of each position's symmetry orbit it is shown in (random but fixed by
+the seed and the code, or every distinct image)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from builder.game import Spec, permutations, transform
+from db.sqlite_direct import PositionArrays
+from query.errors import AuditInputError
+from query.tablebase import Tablebase
+
+# Without --orientations, every image of every position is shown when that is at most this many.
+EVERY_IMAGE_LIMIT = 100_000
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which stored positions to audit: 'non-terminal' (the default), 'all' (terminal ones too),
+    'sample' (`number` non-terminal positions drawn at random) or 'ply' (the non-terminal ones
+    with `number` stones)."""
+
+    kind: str = "non-terminal"
+    number: int | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "all":
+            return "every stored position, terminal ones included"
+        if self.kind == "sample":
+            return f"a random sample of {self.number:,} stored non-terminal positions"
+        if self.kind == "ply":
+            stones = "stone" if self.number == 1 else "stones"
+            return f"the stored non-terminal positions with {self.number} {stones}"
+        return "the stored non-terminal positions"
+
+    @property
+    def option(self) -> str:
+        """The --positions text that names this selection."""
+        return self.kind if self.number is None else f"{self.kind}:{self.number}"
+
+
+def parse_selection(text: str | None) -> Selection:
+    """The Selection named by `--positions` text: all, sample:N or ply:P (None: non-terminal)."""
+    if text is None or text.strip() == "non-terminal":
+        return Selection()
+    cleaned = text.strip().lower()
+    if cleaned == "all":
+        return Selection("all")
+    kind, _, number = cleaned.partition(":")
+    if kind in ("sample", "ply") and number.isdigit():
+        if kind == "sample" and int(number) == 0:
+            raise AuditInputError(f"--positions {text!r}: a sample needs at least one position")
+        return Selection(kind, int(number))
+    raise AuditInputError(
+        f"cannot read --positions {text!r}: expected all, sample:N (N random positions) or ply:P"
+        " (the positions with P stones)")
+
+
+def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
+                     root: Sequence[int] | str | None = None) -> PositionArrays:
+    """The stored positions a selection names, in code order (canonical codes and their rows),
+    of the whole-board table or of the endgame table rooted at `root`."""
+    table = tb.table(spec, root)
+    keep = np.ones(len(table.codes), dtype=bool) if selection.kind == "all" else table.depth > 0
+    if selection.kind == "ply":
+        keep &= table.ply == selection.number
+        if not keep.any():
+            plies = np.unique(table.ply[table.depth > 0])
+            raise AuditInputError(
+                f"--positions ply:{selection.number}: {spec.name} has no stored non-terminal"
+                f" position with {selection.number} stones (they have {plies.min()} to"
+                f" {plies.max()})")
+    chosen = np.flatnonzero(keep)
+    if selection.kind == "sample" and selection.number is not None and selection.number < len(chosen):
+        chosen = np.sort(np.random.default_rng(seed).choice(chosen, selection.number, replace=False))
+    return PositionArrays(table.codes[chosen], table.ply[chosen], table.value[chosen],
+                          table.depth[chosen])
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: a well-spread hash of unsigned 64-bit ints (wrapping on purpose)."""
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
+    """A random symmetry map (an index into `permutations(spec)`) for each code.
+
+    It depends only on the seed and the code, so a position is shown in the same image whichever
+    selection it comes in.
+    """
+    keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ _mix(
+        np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
+    return (_mix(keyed) % np.uint64(len(permutations(spec)))).astype(np.int64)
+
+
+def images(spec: Spec, board: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every distinct image of a board under the symmetry maps, in map order (identity first)."""
+    seen: dict[tuple[int, ...], None] = {}
+    for s in range(len(permutations(spec))):
+        seen.setdefault(transform(spec, board, s), None)
+    return list(seen)

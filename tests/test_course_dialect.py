@@ -1,0 +1,104 @@
+"""The course's GTP dialect (b/w colours, GTP coordinates skipping I, `boardsize N`, `solve`
+answered `= b C3`): found by `--dialect auto` from the engine's list_commands, or asked for, and
+spoken to tests/audit_samples/course_engine.py, an exact engine right everywhere or wrong on one
+board. The table it is judged by is checked against plain negamax in the other tests."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from builder.game import parse_spec
+from query.audit import Selection, audit, open_engine
+from query.audit_play import parse_opponent, play_audit
+from query.cli import main
+from query.gtp_client import GTP_COLUMNS, Dialect
+from query.notation import column_name
+from query.tablebase import Tablebase, open_tablebase
+from tests.reference import Game
+
+SAMPLES = Path(__file__).resolve().parent / "audit_samples"
+COURSE = f"{sys.executable} {SAMPLES / 'course_engine.py'}"
+
+
+@pytest.fixture(scope="module")
+def db(table_db: Callable[[str], str]) -> str:
+    table_db("3x3k3")
+    return table_db("4x4k3")
+
+
+@pytest.fixture(scope="module")
+def tb(db: str) -> Iterator[Tablebase]:
+    with open_tablebase(db) as t:
+        yield t
+
+
+def test_gtp_coordinates_skip_i() -> None:
+    course = Dialect("course")
+    assert course.move_out("a1") == "A1" and course.move_out("h3") == "H3"
+    assert course.move_out("i3") == "J3" and course.move_in("J3") == "i3"
+    assert course.move_in("j10") == "i10"
+    for col in range(25):
+        ours = f"{column_name(col)}7"
+        assert course.move_in(course.move_out(ours)) == ours
+        assert "I" not in course.move_out(ours)
+    assert GTP_COLUMNS.index("J") == 8
+    assert course.player("b") == "x" and course.player("W") == "o" and course.player("x") is None
+    assert Dialect("plain").move_out("b2") == "b2" and Dialect("plain").colour("o") == "o"
+
+
+def test_a_right_course_engine_is_found_and_agrees_everywhere(tb: Tablebase) -> None:
+    spec = parse_spec("3x3k3")
+    with open_engine(f"{COURSE} --k 3", tb, spec) as engine:
+        assert engine.engine.dialect.name == "course" and engine.engine.asks == "solve"
+        report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=True)
+    ref = Game("3x3k3")
+    reachable = ref.reachable()
+    assert report.ok and report.boards == report.agreed == len(reachable) == 5478
+    # The dialect gives a move when the side to play wins or draws (and none where it is over);
+    # `= w` alone on a lost position leaves nothing to check but the value.
+    lost = sum(1 for b in reachable if ref.terminal_value(b) is None and ref.solve(b)[0] == -1)
+    assert report.checked["value"] == report.boards == report.checked["move"] + lost
+    assert report.asked == ("course dialect (b/w): boardsize 3 then timelimit 9; per position"
+                            " clear_board, play b B2, ..., solve")
+
+
+def test_a_course_engine_wrong_on_one_board_is_caught_there(tb: Tablebase) -> None:
+    spec = parse_spec("3x3k3")
+    board = ".../.x./..."  # o to move: a draw; the engine claims b (x) wins
+    with open_engine(f"{COURSE} --k 3 --wrong-at {board}", tb, spec, dialect="course") as engine:
+        report = audit(tb, spec, engine, selection=Selection("ply", 1), every_orientation=True)
+    assert report.mismatches == {"wrong-value": 1} and report.agreed == report.boards - 1
+    (e,) = report.examples
+    assert e.said == "= b" and e.board == (0, 0, 0, 0, 1, 0, 0, 0, 0)
+    assert Game("3x3k3").solve(e.board)[0] == 0 == int(e.value)
+
+
+def test_a_course_engine_on_a_4x4_board(tb: Tablebase) -> None:
+    spec = parse_spec("4x4k3")
+    with open_engine(f"{COURSE} --k 3", tb, spec) as engine:
+        report = audit(tb, spec, engine, selection=Selection("sample", 300), every_orientation=False)
+        played = play_audit(tb, spec, engine, 4, opponent=parse_opponent("random"), seed=2)
+    assert report.ok and report.agreed == 300
+    assert played.ok and played.moves_judged > 0
+
+
+def test_the_command_line_says_what_it_sends(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["audit", "3x3k3", "--db", db, "--engine", f"{COURSE} --k 3", "--quiet",
+                   "--positions", "ply:2"])
+    out, _ = capsys.readouterr()
+    assert status == 0, out
+    assert "  sends: course dialect (b/w): boardsize 3 then timelimit 9; per position clear_board," \
+           " play b B2, ..., solve" in out
+    status = main(["audit", "3x3k3", "--db", db, "--engine", f"{COURSE} --k 3 --wrong-at x../.o./...",
+                   "--quiet", "--positions", "ply:2"])
+    assert status == 1 and "wrong-value" in capsys.readouterr().out
+    # The plain dialect's 'boardsize 3 3' is refused by a course engine; a course engine cannot
+    # play gravity or non-square games: one line, exit status 2.
+    for argv in (["3x3k3", "--dialect", "plain"], ["3x3k3+gravity"], ["4x3k3"]):
+        status = main(["audit", argv[0], "--db", db, "--engine", f"{COURSE} --k 3", "--quiet",
+                       *argv[1:]])
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1, (argv, err)
