@@ -8,11 +8,12 @@ a loss"); `hint` shows the perfect moves, `undo` takes back your last move and t
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from builder.game import Spec, Value
 from query.errors import IllegalMoveError, NotationError
+from query.levels import MAX_LEVEL, check_level, choose_move
 from query.notation import draw_board, empty_board, move_name, parse_move, place
 from query.tablebase import MoveInfo, Probe, Tablebase
 
@@ -68,21 +69,26 @@ def _winner(probe: Probe) -> str:
 
 def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
               read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-              rng: random.Random | None = None) -> PlayedGame:
-    """Play one game of `spec` as `human` ('x' or 'o') against perfect play, from the empty board.
+              rng: random.Random | None = None, level: int = MAX_LEVEL,
+              start: Sequence[int] | None = None) -> PlayedGame:
+    """Play one game of `spec` as `human` ('x' or 'o') against the computer, from `start`
+    (cell values; default: the empty board; an endgame table's root or any position below it).
 
     `read(prompt)` returns one line of input (EOFError ends the game like `quit`); `write`
-    shows one block of text. The computer plays a best move, chosen with `rng` among equals
-    (the first in cell order without one).
+    shows one block of text. The computer plays as a player of `level` would (see
+    query.levels; 10, the default, plays a best move, chosen with `rng` among equals, the first
+    in cell order without one).
     """
     spec = tb.spec(spec)
+    check_level(level)
     if human not in ("x", "o"):
         raise NotationError(f"you play x or o, found {human!r}")
     alone = "; with +gravity a column letter alone" if spec.gravity else ""
-    write(f"{spec.name}: you are {human}, the computer plays perfectly. Moves are a column letter"
+    how = "perfectly" if level == MAX_LEVEL else f"at level {level} of {MAX_LEVEL}"
+    write(f"{spec.name}: you are {human}, the computer plays {how}. Moves are a column letter"
           f" and a row number, such as {move_name(spec, spec.cells - spec.width)}{alone}."
           f" Also: {', '.join(COMMANDS)}.")
-    history = [empty_board(spec)]
+    history = [tuple(start) if start is not None else empty_board(spec)]
     names: list[str] = []
     last: int | None = None
     while True:
@@ -97,8 +103,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             return PlayedGame(result, tuple(names), board)
         write(str(probe))
         if probe.to_move != human:
-            best = tb.best_moves(spec, board)
-            pick = rng.choice(best) if rng is not None else best[0]
+            pick = choose_move(tb, spec, board, level, rng)
             write(f"computer ({probe.to_move}) plays {pick.move}")
             history.append(place(board, pick.cell))
             names.append(pick.move)

@@ -8,11 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from builder.game import Spec, Value, parse_spec
 from builder.game.root import Root
-from query.notation import board_text
+from query.notation import board_text, to_move_name
 from query.tablebase import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
     from db.reader import GameRecord
+    from query.strategy import Strategy
+
+# `strategy --json` includes the whole tree up to this many nodes.
+DEFAULT_MAX_NODES = 100_000
 
 
 def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]:
@@ -86,3 +90,25 @@ def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
                     for ply, row in enumerate(per_ply)],
         "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
     }
+
+
+def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
+    """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
+    s = strategy
+    data: dict[str, Any] = {
+        "spec": s.spec.name, "board": board_text(s.spec, s.board),
+        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
+        "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
+        "first_move": s.first_move}
+    if s.nodes <= max_nodes:
+        data["tree"] = s.tree()
+    return data
+
+
+def genmove_json(spec: Spec, board: Sequence[int], probe: Probe, level: int,
+                 chosen: MoveInfo) -> dict[str, Any]:
+    """The `genmove --json` object: the position, the level, and the move chosen with its value
+    (for the player making it), the depth after it and whether it is a best move."""
+    return {"spec": spec.name, "board": board_text(spec, board), "to_move": probe.to_move,
+            "level": level, "move": chosen.move, "value": chosen.value.word,
+            "depth": chosen.depth, "best": chosen.best}

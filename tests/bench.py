@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from tests.bench_audit import bench_audit  # noqa: E402
 
 from tests.bench_endgame import bench_endgame  # noqa: E402
+from tests.bench_levels import bench_levels  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
@@ -214,7 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
-                                              "audit", "postgres", "all"], default="all")
+                                              "audit", "levels", "postgres", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -238,6 +239,8 @@ def main() -> None:
         bench_serve()
     if args.section in ("audit", "all"):
         bench_audit()
+    if args.section in ("levels", "all"):
+        bench_levels()
     if args.section in ("postgres", "all"):
         bench_postgres()
 

@@ -355,3 +355,25 @@ def test_audit_root_takes_the_endgame_positions(tmp_path: Path,
     assert main(["audit", spec, "--root", root, "--db", db, "--solver",
                  "tests.audit_samples.reference_solver:solve_7x6", "--play", "2", "--quiet"]) == 0
     assert "games" in capsys.readouterr().out
+
+
+def test_play_and_strategy_start_from_an_endgame_root(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    db = str(tmp_path / "p.db")
+    spec = "7x6k4+gravity"
+    root = _root_text(spec, CONNECT4_ROOTS[0])
+    assert main(["build", spec, "--from", root, "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    game = Game(spec)
+    value, depth = game.solve(parse(game, root))
+    # The strategy from the root: the winner's, with the root as its tree's root.
+    assert main(["strategy", spec, "--root", root, "--db", db, "--json", "--quiet"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["board"] == root and found["goal"] in ("win", "draw")
+    assert found["depth"] >= depth
+    # Play from the root: the computer (x, to move at the root) plays perfectly; we resign.
+    monkeypatch.setattr("builtins.input", lambda prompt="": "quit")
+    assert main(["play", spec, root, "--as", "o", "--db", db, "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "computer (x) plays" in out and "game abandoned" in out

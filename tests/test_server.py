@@ -210,11 +210,11 @@ def test_bad_input_is_400(client: TestClient) -> None:
 
 
 def test_not_held_is_404_with_the_build_hint(client: TestClient, db: str) -> None:
-    _error(client.get("/api/4x4k4"), 404,
-           f"4x4k4 has not been built in this database; build it with: tablebase build 4x4k4"
+    _error(client.get("/api/5x3k4"), 404,
+           f"5x3k4 has not been built in this database; build it with: tablebase build 5x3k4"
            f" --db {db}")
-    _error(client.get("/api/4x4k4/stats"), 404, "build it with: tablebase build 4x4k4")
-    _error(client.post("/api/4x4k4/probe", json=["..../..../..../...."]), 404, "4x4k4")
+    _error(client.get("/api/5x3k4/stats"), 404, "build it with: tablebase build 5x3k4")
+    _error(client.post("/api/5x3k4/probe", json=["...../...../....."]), 404, "5x3k4")
     # Every rule holds, but no game reaches it (tests/test_tablebase.py shows why).
     _error(client.get("/api/4x3k3", params={"board": "xxxo/oxo./xxoo"}), 404,
            "cannot be reached from the empty board")

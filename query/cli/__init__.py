@@ -14,11 +14,11 @@ from builder.game import GameError, parse_spec
 from builder.game.errors import WholeBoardTooLargeError
 from db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from db.facts import DEFAULT_DATABASE
-from query.cli import ask, audit, build, info, serve
+from query.cli import ask, audit, build, info, serve, strategy
 from query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from query.errors import MissingPositionError, MissingTableError, QueryError
 
-FAMILIES = (build, info, ask, audit, serve)
+FAMILIES = (build, info, ask, audit, serve, strategy)
 
 
 def make_parser() -> argparse.ArgumentParser:

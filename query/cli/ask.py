@@ -10,6 +10,7 @@ from typing import Any
 from builder.game import parse_spec
 from query.cli.common import (EXIT_OK, board_from_args, db_option, outcome_text, position_args,
                               progress, root_option)
+from query.cli.strategy import level_option
 from query.export import FORMATS, export_file, export_positions
 from query.notation import board_text, draw_board
 from query.play import play_game
@@ -76,9 +77,11 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
+    start = board_from_args(spec, args) if args.position is not None or args.moves else None
     with open_tablebase(args.db) as tb:
         # input and print are looked up now, not bound at import, so tests can replace them.
-        play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed))
+        play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed),
+                  level=args.level, start=start)
     return EXIT_OK
 
 
@@ -120,14 +123,20 @@ def register(commands: Any) -> None:
     position_args(p)
     p.set_defaults(run=_cmd_line)
 
-    p = commands.add_parser("play", help="play against perfect play in the terminal",
-                            description="Play SPEC against perfect play. Type moves such as b2;"
+    p = commands.add_parser("play", help="play against the table in the terminal",
+                            description="Play SPEC against perfect play (or a weaker --level)."
+                                        " Type moves such as b2;"
                                         " also hint, undo and quit.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
+    p.add_argument("position", metavar="POSITION", nargs="?",
+                   help="start from this position (board text; default: the empty board), e.g."
+                        " an endgame table's root")
+    p.add_argument("--moves", metavar="MOVES", help="moves played from POSITION to start from")
     p.add_argument("--as", dest="side", choices=("x", "o"), default="x",
                    help="your side (x moves first; default: x)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed for the computer's choice among equally good moves")
+    level_option(p)
     db_option(p)
     p.set_defaults(run=_cmd_play)
 

@@ -94,8 +94,10 @@ def position_args(p: argparse.ArgumentParser) -> None:
 
 
 def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
-    """The position named on the command line: POSITION (default: the empty board), then --moves."""
-    board = empty_board(spec) if args.position is None else parse_board(spec, args.position)
+    """The position named on the command line: POSITION (default: --root where the command has
+    it, else the empty board), then --moves."""
+    start = args.position if args.position is not None else getattr(args, "root", None)
+    board = empty_board(spec) if start is None else parse_board(spec, start)
     return play_moves(spec, args.moves, board) if args.moves else board
 
 

@@ -169,7 +169,10 @@ function drawHistory(answers) {
 }
 
 function drawCounts(stats) {
-  const svg = $("counts"), w = 400, h = 200, rows = stats.per_ply;
+  // An endgame table starts at its root's ply: leave out the empty plies before it.
+  const first = stats.per_ply.findIndex((r) => r.win + r.draw + r.loss > 0);
+  const rows = stats.per_ply.slice(Math.max(first, 0)), from = rows.length ? rows[0].ply : 0;
+  const svg = $("counts"), w = 400, h = 200;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   const top = Math.max(1, ...rows.map((r) => r.win + r.draw + r.loss));
@@ -181,12 +184,13 @@ function drawCounts(stats) {
     for (const [word, fill] of [["loss", "rgb(150, 20, 35)"], ["draw", colour("draw", 0, 1)],
       ["win", "rgb(40, 160, 70)"]]) {
       const height = r[word] * scale;
-      node(svg, "rect", { x: left + r.ply * bar + 1, y: base - height, width: bar - 2, height,
+      node(svg, "rect", { x: left + (r.ply - from) * bar + 1, y: base - height, width: bar - 2, height,
         fill }).appendChild(document.createElementNS(SVG, "title")).textContent =
         `ply ${r.ply}: ${r[word].toLocaleString()} ${word}`;
       base -= height;
     }
-    node(svg, "text", { x: left + (r.ply + 0.5) * bar, y: h - 6, "text-anchor": "middle" }, r.ply);
+    node(svg, "text", { x: left + (r.ply - from + 0.5) * bar, y: h - 6, "text-anchor": "middle" },
+      r.ply);
   }
 }
 

@@ -1,0 +1,241 @@
+"""The table as a GTP engine: one game's table answering the text protocol that
+`audit --engine` speaks (see query.engine) and the course's black/white dialect, one command
+per line in, one response per command out. Bad commands get GTP '?' answers, never a crash.
+
+Two dialects, chosen by what the controller says last:
+
+    x/o (audit --engine)          b/w (the course, GoGui)
+    boardsize 4 3                 boardsize 3            (N x N)
+    play x b2                     play b B2              (columns A.. skipping I; row 1 bottom)
+    genmove o   -> = a1           genmove w   -> = A1
+    solve       -> = x b2         solve       -> = b C3, = w, = draw, = unknown
+
+Black is x and moves first. A `boardsize` with one number or a colour b/w/black/white switches
+to the b/w dialect; `boardsize W H` or a colour x/o switches back.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec
+from db.errors import StorageError
+from query.errors import IllegalMoveError, MissingPositionError, NotationError
+from query.levels import MAX_LEVEL, check_level, choose_move
+from query.notation import column_name, draw_board, empty_board, move_name, parse_move, place
+from query.tablebase import Tablebase
+
+COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
+            "boardsize", "set_game", "clear_board", "play", "undo", "genmove", "solve",
+            "showboard", "timelimit", "quit")
+# GTP's column letters leave out I, which reads too much like J and 1.
+GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+_COLOURS = {"x": X, "o": O, "b": X, "black": X, "w": O, "white": O}
+
+
+class GtpError(Exception):
+    """A command that gets a '?' answer; the message is the answer's text."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("tablebase")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass
+class GtpSession:
+    """One engine's state: the game, the moves played, the dialect and the level of `genmove`.
+
+    `tb` is an open Tablebase (query.tablebase); `handle(line)` answers one command line.
+    """
+
+    tb: Tablebase
+    spec: Spec
+    level: int = MAX_LEVEL
+    rng: random.Random = field(default_factory=random.Random)
+    history: list[tuple[int, ...]] = field(default_factory=list)
+    black_white: bool = False
+    done: bool = False
+
+    def __post_init__(self) -> None:
+        check_level(self.level)
+        self.history = [empty_board(self.spec)]
+
+    @property
+    def board(self) -> tuple[int, ...]:
+        """The current position."""
+        return self.history[-1]
+
+    # --- names in the current dialect -------------------------------------------------------
+
+    def _colour(self, player: int) -> str:
+        if self.black_white:
+            return "b" if player == X else "w"
+        return "x" if player == X else "o"
+
+    def _move_name(self, cell: int) -> str:
+        if not self.black_white:
+            return move_name(self.spec, cell)
+        row, col = divmod(cell, self.spec.width)
+        return f"{GTP_COLUMNS[col]}{self.spec.height - row}"
+
+    def _read_colour(self, word: str) -> int:
+        player = _COLOURS.get(word.lower())
+        if player is None:
+            raise GtpError(f"invalid color {word!r}: expected x, o, b, w, black or white")
+        self.black_white = word.lower() not in ("x", "o")
+        mover = X if sum(1 for v in self.board if v) % 2 == 0 else O
+        if player != mover and legal_moves(self.spec, self.board):
+            raise GtpError(f"it is {self._colour(mover)}'s turn, not {self._colour(player)}'s")
+        return player
+
+    def _read_move(self, text: str) -> int:
+        if self.black_white:
+            letters = "".join(ch for ch in text if ch.isalpha()).upper()
+            if len(letters) != 1 or letters not in GTP_COLUMNS[: self.spec.width]:
+                raise GtpError(f"invalid coordinate {text!r}: columns run A-"
+                               f"{GTP_COLUMNS[self.spec.width - 1]} (no I), rows 1-"
+                               f"{self.spec.height} from the bottom")
+            text = column_name(GTP_COLUMNS.index(letters)) + text.strip()[1:]
+        return parse_move(self.spec, self.board, text)
+
+    # --- the commands ----------------------------------------------------------------------------
+
+    def _boardsize(self, args: list[str]) -> str:
+        try:
+            sizes = [int(a) for a in args]
+        except ValueError:
+            raise GtpError(f"boardsize takes numbers, found {' '.join(args)!r}") from None
+        if len(sizes) == 1:
+            sizes *= 2
+            self.black_white = True
+        elif len(sizes) == 2:
+            self.black_white = False
+        else:
+            raise GtpError("boardsize takes N (N x N) or WIDTH HEIGHT")
+        if tuple(sizes) != (self.spec.width, self.spec.height):
+            raise GtpError(f"unacceptable size: this engine plays {self.spec.name},"
+                           f" {self.spec.width}x{self.spec.height}")
+        self.history = [empty_board(self.spec)]
+        return ""
+
+    def _set_game(self, args: list[str]) -> str:
+        try:
+            asked = parse_spec(" ".join(args)).name if args else None
+        except GameError as e:
+            raise GtpError(str(e)) from None
+        if asked != self.spec.name:
+            raise GtpError(f"this engine plays {self.spec.name}, not {' '.join(args)}")
+        return ""
+
+    def _play(self, args: list[str]) -> str:
+        if len(args) != 2:
+            raise GtpError("play takes a color and a move, e.g. play x b2")
+        self._read_colour(args[0])
+        cell = self._read_move(args[1])
+        self.history.append(place(self.board, cell))
+        return ""
+
+    def _clear_board(self, args: list[str]) -> str:
+        self.history = [empty_board(self.spec)]
+        return ""
+
+    def _undo(self, args: list[str]) -> str:
+        if len(self.history) == 1:
+            raise GtpError("cannot undo: no move has been played")
+        self.history.pop()
+        return ""
+
+    def _genmove(self, args: list[str]) -> str:
+        if len(args) != 1:
+            raise GtpError("genmove takes a color, e.g. genmove o")
+        self._read_colour(args[0])
+        chosen = choose_move(self.tb, self.spec, self.board, self.level, self.rng)
+        self.history.append(place(self.board, chosen.cell))
+        return self._move_name(chosen.cell)
+
+    def _solve(self, args: list[str]) -> str:
+        try:
+            probe = self.tb.probe(self.spec, self.board)
+        except MissingPositionError:
+            return "unknown"
+        mover = X if probe.to_move == "x" else O
+        if probe.value == Value.DRAW:
+            winner = "draw"
+        else:
+            winner = self._colour(mover if probe.value == Value.WIN else X + O - mover)
+        if probe.terminal or probe.value == Value.LOSS:
+            return winner
+        best = self.tb.best_moves(self.spec, self.board)[0]
+        return f"{winner} {self._move_name(best.cell)}"
+
+    def _timelimit(self, args: list[str]) -> str:
+        # Answers come from the table at once: any time limit is met, so it is only checked.
+        if len(args) != 1 or not args[0].isdigit():
+            raise GtpError("timelimit takes a whole number of seconds")
+        return ""
+
+    def _showboard(self, args: list[str]) -> str:
+        lines = draw_board(self.spec, self.board).splitlines()
+        if self.black_white:
+            # The column letters of the dialect in use: GTP's skip I.
+            lines[-1] = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())] + " ".join(
+                GTP_COLUMNS[: self.spec.width])
+        return "\n" + "\n".join(lines)
+
+    def _quit(self, args: list[str]) -> str:
+        self.done = True
+        return ""
+
+    def _answer(self, command: str, args: list[str]) -> str:
+        fixed: dict[str, Callable[[], str]] = {
+            "protocol_version": lambda: "2",
+            "name": lambda: "tablebase",
+            "version": _version,
+            "known_command": lambda: "true" if args[:1] and args[0] in COMMANDS else "false",
+            "list_commands": lambda: "\n".join(COMMANDS),
+        }
+        if command in fixed:
+            return fixed[command]()
+        handler = getattr(self, f"_{command}", None) if command in COMMANDS else None
+        if handler is None:
+            raise GtpError(f"unknown command {command!r}")
+        return str(handler(args))
+
+    def handle(self, line: str) -> str | None:
+        """The response to one command line, ending in the blank line GTP wants; None for a
+        line with no command (blank or a comment)."""
+        words = line.split("#", 1)[0].split()
+        ident = ""
+        if words and words[0].isdigit():
+            ident, words = words[0], words[1:]
+        if not words:
+            return None
+        try:
+            text, sign = self._answer(words[0].lower(), words[1:]), "="
+        except GtpError as e:
+            text, sign = str(e), "?"
+        except (GameError, NotationError, IllegalMoveError, MissingPositionError,
+                StorageError) as e:
+            text, sign = str(e), "?"
+        except Exception as e:  # noqa: BLE001 - the protocol's promise: an answer, never a crash
+            text, sign = f"internal error: {type(e).__name__}: {e}", "?"
+        if sign == "?":
+            text = " ".join(text.splitlines())
+        # A multi-line answer starts on the line after the sign, as GTP engines print boards.
+        gap = "" if text.startswith("\n") or not text else " "
+        return f"{sign}{ident}{gap}{text}\n\n"
+
+
+def serve(session: GtpSession, lines: Iterable[str], write: Callable[[str], None]) -> None:
+    """Answer each command of `lines` through `write` until `quit` or the end of input."""
+    for line in lines:
+        response = session.handle(line)
+        if response is not None:
+            write(response)
+        if session.done:
+            return
