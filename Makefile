@@ -11,7 +11,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,cluster]'
+	$(PY) -m pip install --quiet -e '.[test,cluster,postgres]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -27,7 +27,7 @@ bench: $(STAMP)
 
 # OpenSpiel comes only with the optional bench extra, installed on first use.
 $(VENV)/.installed-bench: $(STAMP)
-	$(PY) -m pip install --quiet -e '.[bench,test,cluster]'
+	$(PY) -m pip install --quiet -e '.[bench,test,cluster,postgres]'
 	touch $(VENV)/.installed-bench
 
 bench-peers: $(VENV)/.installed-bench

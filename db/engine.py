@@ -11,14 +11,16 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from db.errors import DatabaseError, MissingDatabaseError, NotATablebaseError
 from db.facts import SCHEMA_VERSION
+from db.postgres import missing_driver, normalise_url
 from db.schema import meta, metadata
 
 
 
 def database_url(target: str) -> str:
-    """A SQLAlchemy URL for `target`: a URL is kept as it is, anything else is a SQLite file path."""
+    """A SQLAlchemy URL for `target`: a URL is kept as it is (a PostgreSQL one naming no driver
+    gets psycopg 3, the driver of the postgres extra), anything else is a SQLite file path."""
     if "://" in target:
-        return target
+        return normalise_url(target)
     return "sqlite:///" + os.path.abspath(target)
 
 
@@ -84,7 +86,10 @@ def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE
             url = f"sqlite:///file:{path}?mode=ro&uri=true"
     try:
         engine = create_engine(url)
-    except (ArgumentError, SQLAlchemyError, ImportError) as e:
+    except ImportError as e:
+        raise DatabaseError(f"{name}: {missing_driver(url, e) or f'cannot open ({error_reason(e)})'}"
+                            ) from e
+    except (ArgumentError, SQLAlchemyError) as e:
         raise DatabaseError(f"{name}: cannot open ({error_reason(e)})") from e
     if path is not None:
         _install_sqlite_pragmas(engine, writable, cache_bytes)

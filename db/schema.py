@@ -78,11 +78,16 @@ def positions_table_name(game_id: int, build_id: str) -> str:
     return f"{POSITIONS_PREFIX}{game_id}_{build_id}"
 
 
-def positions_table(name: str) -> Table:
-    """The positions table `name`: canonical code, ply, value (-1/0/1 for the side to move), depth."""
+def positions_table(name: str, *, keyed: bool = True) -> Table:
+    """The positions table `name`: canonical code, ply, value (-1/0/1 for the side to move), depth.
+
+    `keyed=False` creates it without its primary key, for a bulk load that builds the key
+    once at the end (PostgreSQL, db/postgres.py)."""
+    code = (Column("code", _CODE_TYPE, primary_key=True, autoincrement=False) if keyed
+            else Column("code", _CODE_TYPE, nullable=False, autoincrement=False))
     return Table(
         name, MetaData(),
-        Column("code", _CODE_TYPE, primary_key=True, autoincrement=False),
+        code,
         Column("ply", SmallInteger, nullable=False),
         Column("value", SmallInteger, nullable=False),
         Column("depth", SmallInteger, nullable=False),

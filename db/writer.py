@@ -14,6 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from db.engine import error_reason
 from db.errors import DatabaseError, GameExistsError
 from db.facts import SCHEMA_VERSION
+from db.postgres import add_primary_key, copy_positions, uses_copy
 from db.schema import (POSITIONS_PREFIX, STATUS_BUILDING, STATUS_COMPLETE,
                        game_plies, games, positions_table, positions_table_name)
 
@@ -111,7 +112,8 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
                     positions_table(name).drop(conn)
             if resumed is None:
                 name = positions_table_name(game_id, secrets.token_hex(4))
-                positions_table(name).create(conn)
+                # A COPY load appends faster to a bare heap; finish_build adds the key.
+                positions_table(name, keyed=not uses_copy(conn)).create(conn)
                 return BuildHandle(game_id, name, params)
             table = positions_table(resumed)
             rows, last = conn.execute(select(func.count(), func.max(table.c.code))).one()
@@ -130,24 +132,35 @@ def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply:
                     value: np.ndarray, depth: np.ndarray) -> None:
     """Append a chunk of positions (equal-length arrays, ascending codes) in one transaction."""
     n = len(codes)
+    try:
+        with engine.begin() as conn:
+            if uses_copy(conn):
+                copy_positions(conn, handle.table_name, codes, ply, value, depth)
+            else:
+                _insert(conn, handle.table_name, codes, ply, value, depth)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot write positions of {handle.params.label}: {error_reason(e)}") from e
+    except DatabaseError as e:  # from COPY, which runs on the driver's own cursor
+        raise DatabaseError(f"cannot write positions of {handle.params.label}: {e}") from e
+    handle.rows += n
+    if n:
+        handle.last_code = int(codes[-1])
+
+
+def _insert(conn: Connection, table: str, codes: np.ndarray, ply: np.ndarray,
+            value: np.ndarray, depth: np.ndarray) -> None:
+    """Insert rows with INSERT statements (SQLite, and any database without COPY)."""
     # tolist() makes Python ints: sqlite3 stores a numpy integer as a BLOB that never matches
     # an INTEGER again.
     flat = np.column_stack([np.asarray(codes, np.int64), np.asarray(ply, np.int64),
                             np.asarray(value, np.int64), np.asarray(depth, np.int64)]
                            ).ravel().tolist()
-    try:
-        with engine.begin() as conn:
-            if conn.dialect.name == "sqlite":
-                _insert_sqlite(conn, handle.table_name, flat)
-            else:
-                conn.execute(insert(positions_table(handle.table_name)),
-                             [dict(zip(("code", "ply", "value", "depth"), flat[i : i + 4]))
-                              for i in range(0, len(flat), 4)])
-    except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot write positions of {handle.params.label}: {error_reason(e)}") from e
-    handle.rows += n
-    if n:
-        handle.last_code = int(codes[-1])
+    if conn.dialect.name == "sqlite":
+        _insert_sqlite(conn, table, flat)
+    else:
+        conn.execute(insert(positions_table(table)),
+                     [dict(zip(("code", "ply", "value", "depth"), flat[i : i + 4]))
+                      for i in range(0, len(flat), 4)])
 
 
 def _insert_sqlite(conn: Connection, table: str, flat: list[int]) -> None:
@@ -172,6 +185,9 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
             f"{handle.params.label}: wrote {handle.rows} positions, expected {summary.canonical}")
     try:
         with engine.begin() as conn:
+            if uses_copy(conn):
+                # In the publishing transaction: a failure leaves the table unpublished.
+                add_primary_key(conn, handle.table_name)
             old = conn.execute(select(games.c.positions_table)
                                .where(games.c.id == handle.game_id)).scalar()
             conn.execute(update(games).where(games.c.id == handle.game_id).values(

@@ -24,6 +24,7 @@ from tests.bench_audit import bench_audit  # noqa: E402
 from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402
+from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
@@ -215,7 +216,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
-                                              "audit", "levels", "cluster", "all"], default="all")
+                                              "audit", "levels", "cluster", "postgres", "all"], default="all")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -243,6 +244,8 @@ def main() -> None:
         bench_levels()
     if args.section in ("cluster", "all"):
         bench_cluster()
+    if args.section in ("postgres", "all"):
+        bench_postgres()
 
 
 if __name__ == "__main__":
