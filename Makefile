@@ -20,7 +20,7 @@ run: $(STAMP)
 	$(VENV)/bin/tablebase moves tictactoe
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
 	$(PY) tests/bench.py
