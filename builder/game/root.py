@@ -23,12 +23,12 @@ from functools import cached_property
 
 import numpy as np
 
-from builder.game.codec import EMPTY, O, X, _BLOCK, _block_table, digits, powers
+from builder.game.codec import _BLOCK, EMPTY, O, X, digits, powers
 from builder.game.errors import InvalidPositionError
 from builder.game.geometry import lines
 from builder.game.rules import check_position, has_line, mover_at
 from builder.game.spec import MAX_CELLS, Spec
-from builder.game.symmetry import permutations, transform
+from builder.game.symmetry import block_tables, permutations, transform
 from builder.game.values import WIN_SCORE
 
 # Gravity roots are checked for reachability by a search over column heights; past this many
@@ -220,18 +220,8 @@ class Root:
 
     @cached_property
     def _block_tables(self) -> np.ndarray:
-        """(S, B, 3**8) int64: entry [s, b, v] is what block b of a code (free cells 8b to
-        8b + 7, the code's base-3**8 digit b) adds to its image under map s when it holds v."""
-        perms = self.symmetries
-        blocks = max(1, -(-self.cells // _BLOCK))
-        table = np.zeros((len(perms), blocks, 3 ** _BLOCK), dtype=np.int64)
-        block_digits = _block_table().astype(np.int64)
-        for b in range(blocks):
-            cells = np.arange(b * _BLOCK, min(self.cells, (b + 1) * _BLOCK))
-            for s in range(len(perms)):
-                table[s, b] = block_digits[:, : len(cells)] @ (3 ** perms[s, cells])
-        table.setflags(write=False)
-        return table
+        """symmetry.block_tables of the stabiliser acting on the free cells."""
+        return block_tables(self.symmetries)
 
     # --- whole tiers (digit arrays over the free cells) --------------------------------
 

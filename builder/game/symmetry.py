@@ -97,14 +97,20 @@ def block_image_tables(spec: Spec) -> np.ndarray:
         code  = v0 + v1 * 3**8 + v2 * 3**16 + ...      (v_b < 3**8: the digits of cells 8b..)
         image = table[s, 0, v0] + table[s, 1, v1] + ...
     """
-    perms = permutations(spec)
-    blocks = -(-spec.cells // _BLOCK)
+    return block_tables(permutations(spec))
+
+
+def block_tables(perms: np.ndarray) -> np.ndarray:
+    """`block_image_tables` for any maps given as an (S, cells) permutation array (an endgame
+    root's stabiliser acting on its free cells, say)."""
+    cells = perms.shape[1]
+    blocks = max(1, -(-cells // _BLOCK))
     table = np.zeros((len(perms), blocks, 3 ** _BLOCK), dtype=np.int64)
     block_digits = _block_table().astype(np.int64)
     for b in range(blocks):
-        cells = np.arange(b * _BLOCK, min(spec.cells, (b + 1) * _BLOCK))
+        at = np.arange(b * _BLOCK, min(cells, (b + 1) * _BLOCK))
         for s in range(len(perms)):
-            table[s, b] = block_digits[:, : len(cells)] @ (3 ** perms[s, cells])
+            table[s, b] = block_digits[:, : len(at)] @ (3 ** perms[s, at])
     table.setflags(write=False)
     return table
 
