@@ -45,11 +45,3 @@ def lines(spec: Spec) -> np.ndarray:
     result = np.array(found, dtype=np.int64).reshape(len(found), spec.k)
     result.setflags(write=False)
     return result
-
-
-@lru_cache(maxsize=None)
-def line_masks(spec: Spec) -> np.ndarray:
-    """Every winning line as a uint64 bitmask over cells (bit i is cell i)."""
-    masks = np.array([sum(1 << int(c) for c in line) for line in lines(spec)], dtype=np.uint64)
-    masks.setflags(write=False)
-    return masks

@@ -3,19 +3,18 @@
 X moves first, so the side to move follows from the stone counts. The game ends
 when the last move made k in a row (normal rules: the side to move has lost;
 misere: has won) or when the board is full (a draw). Scalar functions serve
-queries and tests; the `*_many` functions work on whole tiers as digit arrays.
+queries and tests; whole tiers are worked on as digit arrays by builder/game/root.py, over a
+table root's free cells.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from builder.game.codec import EMPTY, O, X
 from builder.game.errors import InvalidPositionError
-from builder.game.geometry import line_masks, lines
+from builder.game.geometry import lines
 from builder.game.spec import Spec
-from builder.game.values import WIN_SCORE, Value
+from builder.game.values import Value
 
 PLAYER_NAMES = {X: "x", O: "o"}
 
@@ -88,7 +87,8 @@ def legal_moves(spec: Spec, board: Sequence[int]) -> list[int]:
 def open_cells(spec: Spec, board: Sequence[int]) -> list[int]:
     """The cells a stone may go to, in cell order, ignoring whether the game is over.
 
-    The scalar twin of `legal_mask_many`; `legal_moves` is this once it has checked the outcome.
+    The scalar twin of `Root.legal_mask_many`; `legal_moves` is this once it has checked the
+    outcome.
     """
     if not spec.gravity:
         return [cell for cell, v in enumerate(board) if v == EMPTY]
@@ -104,44 +104,3 @@ def play(spec: Spec, board: Sequence[int], cell: int) -> tuple[int, ...]:
     out = list(board)
     out[cell] = side_to_move(board)
     return tuple(out)
-
-
-# --- whole tiers -------------------------------------------------------------
-
-def stone_bits(boards: np.ndarray, player: int) -> np.ndarray:
-    """Bitmask (bit i = cell i) of `player`'s stones for each row of an (N, cells) digit array."""
-    weights = np.left_shift(np.uint64(1), np.arange(boards.shape[1], dtype=np.uint64))
-    # Exact: at most 39 bits, well inside float64's 53-bit mantissa.
-    return ((boards == player).astype(np.float64) @ weights.astype(np.float64)).astype(np.uint64)
-
-
-def has_line_many(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
-    """Whether `player` has k in a row, for each row of an (N, cells) digit array."""
-    bits = stone_bits(boards, player)
-    found = np.zeros(boards.shape[0], dtype=bool)
-    for mask in line_masks(spec):
-        found |= (bits & mask) == mask
-    return found
-
-
-def terminal_scores_many(spec: Spec, boards: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
-    """(is terminal, score for the side to move) for every board of one tier."""
-    n = boards.shape[0]
-    if ply == 0:
-        return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8)
-    last = X if ply % 2 == 1 else O
-    won = has_line_many(spec, boards, last)
-    terminal = won | (ply == spec.cells)
-    scores = np.zeros(n, dtype=np.int8)
-    scores[won] = WIN_SCORE if spec.misere else -WIN_SCORE
-    return terminal, scores
-
-
-def legal_mask_many(spec: Spec, boards: np.ndarray) -> np.ndarray:
-    """(N, cells) bool: which cells the side to move may play (ignores whether the game is over)."""
-    empty = boards == EMPTY
-    if not spec.gravity:
-        return empty
-    supported = np.ones_like(empty)
-    supported[:, : spec.cells - spec.width] = boards[:, spec.width :] != EMPTY
-    return empty & supported
