@@ -13,9 +13,9 @@ import numpy as np
 
 from builder.game import parse_spec
 from builder.game.root import Root
-from query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, db_option, gib, mib,
-                              outcome_text, progress, root_option, size, stored_root)
-from query.notation import board_text, empty_board, parse_board, play_moves, to_move_name
+from query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args, db_option,
+                              gib, mib, outcome_text, progress, root_option, size, stored_root)
+from query.notation import board_text, to_move_name
 
 if TYPE_CHECKING:
     from builder.pipeline import BuildReport
@@ -25,11 +25,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from builder.pipeline import build
 
     spec = parse_spec(args.spec)
-    root = None
-    if args.root is not None or args.moves is not None:
-        root = parse_board(spec, args.root) if args.root is not None else empty_board(spec)
-        if args.moves:
-            root = play_moves(spec, args.moves, root)
+    # --from and --moves name the root as POSITION and --moves name a position for the others.
+    root = board_from_args(spec, args) if args.root is not None or args.moves else None
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     if args.workers is None and args.scheduler is None:
         report = build(spec, args.db, root=root, force=args.force, resume=args.resume,

@@ -96,7 +96,9 @@ def position_args(p: argparse.ArgumentParser) -> None:
 def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
     """The position named on the command line: POSITION (default: --root where the command has
     it, else the empty board), then --moves."""
-    start = args.position if args.position is not None else getattr(args, "root", None)
+    start = getattr(args, "position", None)
+    if start is None:
+        start = getattr(args, "root", None)
     board = empty_board(spec) if start is None else parse_board(spec, start)
     return play_moves(spec, args.moves, board) if args.moves else board
 
