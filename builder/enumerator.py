@@ -13,11 +13,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from builder import kernels
 from builder.codetable import CodeTable
-from builder.game.codec import digits
-from builder.game.codec import weighted_sum
 from builder.game.root import Root
-from builder.game.symmetry import orbit_sizes
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
 from builder.sortedruns import UniqueCollector
@@ -25,6 +23,7 @@ from builder.workdir import WorkDir
 
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
 OPEN = np.iinfo(np.int8).min
+_NO_LINES = np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -45,26 +44,28 @@ class TierCounts:
 def children(root: Root, codes: np.ndarray, ply: int,
              chunk_rows: int = 1 << 18) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """For non-terminal parents `codes` at `ply`: pairs (parent row indices, canonical child codes)."""
-    weights = root.image_weights
-    stone = root.mover(ply)
     for start in range(0, len(codes), chunk_rows):
-        boards = digits(np.asarray(codes[start : start + chunk_rows]), root.cells)
-        # (S, N) layout so that the minimum over the orbit reduces whole rows.
-        imgs = np.ascontiguousarray(weighted_sum(boards, weights).T)
-        legal = np.ascontiguousarray(root.legal_mask_many(boards).T)  # one row per cell
-        for cell in range(root.cells):
-            rows = np.flatnonzero(legal[cell])
-            if rows.size:
-                kids = (imgs[:, rows] + (stone * weights[cell])[:, None]).min(axis=0)
-                yield rows + start, kids
+        rows, kids = kernels.expand(np.asarray(codes[start : start + chunk_rows]),
+                                    root.image_weights, root.below, root.spec.gravity,
+                                    root.mover(ply))
+        yield rows + start, kids
+
+
+def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
+    """Mark every canonical child of non-terminal parents `codes` at `ply` in a direct table."""
+    kernels.mark(codes, root.image_weights, root.below, root.spec.gravity, root.mover(ply),
+                 table.mark_targets())
 
 
 def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
-    boards = digits(codes, root.cells)
-    terminal, scores = root.terminal_scores_many(boards, ply)
-    orbits = orbit_sizes(weighted_sum(boards, root.image_weights))
-    return np.where(terminal, scores, OPEN).astype(np.int8), orbits
+    codes = np.asarray(codes)
+    if ply == 0:  # the root, never terminal (check_root refuses such roots)
+        return (np.full(len(codes), OPEN, dtype=np.int8),
+                kernels.classify(codes, root.image_weights, 0, _NO_LINES, False, False, OPEN)[1])
+    last = root.mover(ply - 1)
+    return kernels.classify(codes, root.image_weights, last, root.line_bits(last),
+                            ply == root.cells, root.spec.misere, OPEN)
 
 
 def _store_tier(root: Root, work: WorkDir, ply: int, chunks: Iterator[np.ndarray]) -> TierCounts:
@@ -103,17 +104,17 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
             term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
             opened = counts[-1].canonical - counts[-1].terminal_canonical
             # Marking a direct table costs a scan of the whole table; worth it for large tiers only.
-            use_marks = table.direct and table.size <= 64 * opened * (root.cells - ply)
+            use_marks = table.can_mark and table.mark_bytes <= 64 * opened * (root.cells - ply)
             collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
             with progress(desc=f"  ply {ply} -> {ply + 1}", total=len(codes), unit="pos",
                           unit_scale=True) as inner:
                 for start in range(0, len(codes), chunk_rows):
                     block = np.asarray(codes[start : start + chunk_rows])
                     block = block[np.asarray(term[start : start + chunk_rows]) == OPEN]
-                    for _, kids in children(root, block, ply, chunk_rows):
-                        if use_marks:
-                            table.mark(kids)
-                        else:
+                    if use_marks:
+                        mark_children(root, block, ply, table)
+                    else:
+                        for _, kids in children(root, block, ply, chunk_rows):
                             collector.add(kids)
                     inner.update(min(chunk_rows, len(codes) - start))
             source = table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from builder.codetable import CodeTable
+from builder.codetable import CodeTable, bitmap_bytes
 from builder.enumerator import TierCounts
 from builder.executor import LOCAL, Executor
 from builder.game.errors import WholeBoardTooLargeError
@@ -193,7 +193,8 @@ def _stage_of(manifest: dict[str, Any]) -> str:
 def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
          progress: ProgressFactory, write_chunk: int, executor: Executor) -> BuildReport:
     m = work.manifest
-    table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells))
+    table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells),
+                      bits=plan.direct_fits(bitmap_bytes(root.cells)))
     counts = [TierCounts(**t) for t in m["tiers"]]
     if not m["enumerated"]:
         with _Stage(work, "enumerate"):
@@ -217,7 +218,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             # direct against 2.2 s sorted, and endgames from roots with many empty cells (7x6
             # from 24 stones: one per 9,000) in 0.13 s sorted against 2.4 s direct.
             if table.direct and sum(t.canonical for t in counts) * _SPARSE < table.size:
-                table = CodeTable(root.cells, direct=False)
+                table = CodeTable(root.cells, direct=False, bits=table.bits)
             executor.solve(root, work, plan, table, counts, m["solved_from"], progress, solved)
     direct = table.direct
     del table

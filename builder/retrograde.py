@@ -10,28 +10,25 @@ from collections.abc import Callable
 
 import numpy as np
 
+from builder import kernels
 from builder.codetable import CodeTable
-from builder.enumerator import OPEN, TierCounts, children
+from builder.enumerator import OPEN, TierCounts
 from builder.game.root import Root
-from builder.game.values import backup
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
 from builder.workdir import WorkDir
-
-_UNSET = np.iinfo(np.int8).min  # below every real score (-64)
-
 
 def solve_tier(root: Root, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
     scores = np.asarray(term).copy()
     open_rows = np.flatnonzero(scores == OPEN)
+    lookup = table.arrays()
     for start in range(0, len(open_rows), chunk_rows):
         rows = open_rows[start : start + chunk_rows]
-        best = np.full(len(rows), _UNSET, dtype=np.int8)
-        for at, kids in children(root, np.asarray(codes[rows]), ply, chunk_rows):
-            best[at] = np.maximum(best[at], backup(table.lookup(kids)))
-        if (best == _UNSET).any():
+        best = kernels.solve(np.asarray(codes[rows]), root.image_weights, root.below,
+                             root.spec.gravity, root.mover(ply), lookup)
+        if (best == kernels.UNSET).any():
             raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
         scores[rows] = best
         if bar is not None:

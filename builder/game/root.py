@@ -123,6 +123,14 @@ class Root:
         """The lines `player` can still make, as uint64 bitmasks over free cells."""
         return self._masks[0 if player == X else 1]
 
+    def line_bits(self, player: int) -> np.ndarray:
+        """`line_masks` as int64 (every mask is below 2**39), for compiled kernels."""
+        return self._line_bits[0 if player == X else 1]
+
+    @cached_property
+    def _line_bits(self) -> tuple[np.ndarray, np.ndarray]:
+        return tuple(m.astype(np.int64) for m in self._masks)  # type: ignore[return-value]
+
     @cached_property
     def _masks(self) -> tuple[np.ndarray, np.ndarray]:
         index = np.full(self.spec.cells, -1, dtype=np.int64)

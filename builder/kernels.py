@@ -1,0 +1,383 @@
+"""Compiled inner loops of the builder: children, classification and solving, one position at a
+time in machine code (numba), over whole chunks of a tier.
+
+A code is decoded into its digits once; its images under the table's symmetry maps are sums
+of digit * weight (Root.image_weights), and a child's images are its parent's plus one stone's
+weight, so each child costs one addition and one comparison per map. Every kernel releases
+the GIL, so `split_rows` runs them on both cores with plain threads (no numba threading layer:
+a Dask worker may call them from several threads at once).
+
+The arrays a kernel sees:
+
+    weights  (cells, S) int64   weights[i, s] = 3**(where map s sends free cell i)
+    below    (cells,)   int64   gravity: the free cell under free cell i, or -1 (plays anywhere)
+    masks    (L,)       int64   the lines the last mover can still make, bits over free cells
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from builder.game.values import WIN_SCORE
+
+# Everything compiled lives in this one file: numba's cache notices a change to the file of a
+# cached function only, not to the functions it calls from other files.
+
+# How compiled lookups find a code's score (`solve`): its byte, its rank, or a binary search.
+DIRECT, RANKED, SORTED = 0, 1, 2
+# Scores live in [-64, 64]; a direct table slot holds score + OFFSET so that 0 means "absent"
+# and a fresh np.zeros table (lazily allocated by the OS) starts empty.
+OFFSET = 66
+UNSET = np.iinfo(np.int8).min  # below every real score (-64): a parent with no move yet
+MISSING = -1  # where a kernel found a child that is not in the loaded tier
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _decode(code: int, cells: int, out: np.ndarray) -> None:
+    for i in range(cells):
+        out[i] = code % 3
+        code //= 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _images(d: np.ndarray, weights: np.ndarray, out: np.ndarray) -> None:
+    cells, maps = weights.shape
+    for s in range(maps):
+        out[s] = 0
+    for i in range(cells):
+        if d[i]:
+            for s in range(maps):
+                out[s] += d[i] * weights[i, s]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _legal(d: np.ndarray, below: np.ndarray, gravity: bool, c: int) -> bool:
+    if d[c] != 0:
+        return False
+    return not gravity or below[c] < 0 or d[below[c]] != 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) -> int:
+    best = img[0] + stone * weights[c, 0]
+    for s in range(1, img.shape[0]):
+        kid = img[s] + stone * weights[c, s]
+        if kid < best:
+            best = kid
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
+            stone: int, rows: np.ndarray, kids: np.ndarray) -> int:
+    """Fill (rows, kids) with every (parent row, canonical child); return how many."""
+    cells, maps = weights.shape
+    d = np.empty(cells, dtype=np.int64)
+    img = np.empty(maps, dtype=np.int64)
+    n = 0
+    for r in range(codes.shape[0]):
+        _decode(codes[r], cells, d)
+        _images(d, weights, img)
+        for c in range(cells):
+            if _legal(d, below, gravity, c):
+                rows[n] = r
+                kids[n] = _child(img, weights, stone, c)
+                n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
+          stone: int, target: np.ndarray, bits: bool) -> None:
+    """Mark every canonical child of every code: a bit of `target` as a uint64 bitmap
+    (`bits`), or a byte of it as a direct table (set to 1)."""
+    cells, maps = weights.shape
+    d = np.empty(cells, dtype=np.int64)
+    img = np.empty(maps, dtype=np.int64)
+    for r in range(codes.shape[0]):
+        _decode(codes[r], cells, d)
+        _images(d, weights, img)
+        for c in range(cells):
+            if _legal(d, below, gravity, c):
+                kid = _child(img, weights, stone, c)
+                if bits:
+                    target[kid >> 6] |= np.uint64(1) << np.uint64(kid & 63)
+                else:
+                    target[kid] = 1
+
+
+@njit(cache=True, nogil=True)
+def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray, full: bool,
+              won_score: int, open_mark: int, term: np.ndarray, orbits: np.ndarray) -> None:
+    """term[r]: won_score when the last mover (digit `last`) has made a line, else 0 on a
+    full board, else open_mark; orbits[r]: how many distinct images code r has."""
+    cells, maps = weights.shape
+    d = np.empty(cells, dtype=np.int64)
+    img = np.empty(maps, dtype=np.int64)
+    for r in range(codes.shape[0]):
+        _decode(codes[r], cells, d)
+        _images(d, weights, img)
+        distinct = 0
+        for s in range(maps):
+            seen = False
+            for t in range(s):
+                if img[t] == img[s]:
+                    seen = True
+                    break
+            if not seen:
+                distinct += 1
+        orbits[r] = distinct
+        stones = 0
+        for i in range(cells):
+            if d[i] == last:
+                stones |= np.int64(1) << i
+        won = False
+        for m in masks:
+            if stones & m == m:
+                won = True
+                break
+        if won:
+            term[r] = won_score
+        elif full:
+            term[r] = 0
+        else:
+            term[r] = open_mark
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _backup(score: int) -> int:
+    # The mover's score of a move to a child of this score (values.backup, one at a time).
+    flipped = -score
+    if flipped > 0:
+        return flipped - 1
+    if flipped < 0:
+        return flipped + 1
+    return 0
+
+
+# --- sets of codes as bitmaps: one bit per code ----------------------------------------------
+#
+# Eight times smaller than a byte per code, a bitmap fits where a direct table does not (5x4:
+# 3**20 codes in 436 MB against 3.5 GB), and reading it back sorted costs one pass over its
+# words instead of a sort of every child. Rank is the number of set bits below a code; with
+# one running count per block of eight words, it is the code's index in its tier's sorted
+# arrays, so a tier's scores are read without a binary search:
+#
+#     word w = code >> 6, bit b = code & 63
+#     rank(code) = counts[w // 8] + popcount(words 8 * (w // 8) .. w - 1) + popcount(word w below b)
+
+BLOCK_WORDS = 8  # words per running count: one 64-byte cache line
+
+
+@njit(cache=True, nogil=True, inline="always")
+def popcount(x: np.uint64) -> int:
+    """Set bits of one word."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def set_bit(words: np.ndarray, code: int) -> None:
+    """Add `code` to the set."""
+    words[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
+
+
+@njit(cache=True, nogil=True)
+def set_bits(words: np.ndarray, codes: np.ndarray) -> None:
+    """Add every code of `codes` to the set."""
+    for code in codes:
+        set_bit(words, code)
+
+
+@njit(cache=True, nogil=True)
+def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray) -> tuple[int, int]:
+    """Move the codes of words | other from word `start` on into `out`, ascending, clearing
+    both as it goes, until `out` may not hold another word; return (codes written, next word)."""
+    n = 0
+    w = start
+    limit = out.shape[0] - 64
+    has_other = other.shape[0] > 0
+    while w < words.shape[0] and n <= limit:
+        word = words[w]
+        if has_other:
+            word |= other[w]
+            if other[w]:
+                other[w] = 0
+        if word:
+            words[w] = 0
+            base = w << 6
+            while word:
+                out[n] = base + trailing_zeros(word)
+                n += 1
+                word &= word - np.uint64(1)
+        w += 1
+    return n, w
+
+
+@njit(cache=True, nogil=True)
+def clear_bits(words: np.ndarray, codes: np.ndarray) -> None:
+    """Zero the words that hold `codes`, touching no other page."""
+    for code in codes:
+        words[code >> 6] = 0
+
+
+@njit(cache=True, nogil=True)
+def count_blocks(words: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> None:
+    """counts[k]: set bits before block k, for the blocks that hold `codes` (sorted), so that
+    only the loaded tier's pages are touched. Other entries are left as they are."""
+    done = -1  # the last block counted
+    for i in range(codes.shape[0]):
+        block = (codes[i] >> 6) // BLOCK_WORDS
+        if block != done:
+            counts[block] = i  # codes are sorted: i of them lie below this block
+            done = block
+
+
+@njit(cache=True, nogil=True, inline="always")
+def rank(words: np.ndarray, counts: np.ndarray, code: int) -> int:
+    """The index of `code` among the set's codes, or -1 when it is not in the set."""
+    w = code >> 6
+    bit = np.uint64(1) << np.uint64(code & 63)
+    word = words[w]
+    if not word & bit:
+        return -1
+    r = counts[w // BLOCK_WORDS]
+    for v in range(w - w % BLOCK_WORDS, w):
+        r += popcount(words[v])
+    return r + popcount(word & (bit - np.uint64(1)))
+
+
+@njit(cache=True, nogil=True)
+def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
+           stone: int, mode: int, slots: np.ndarray, words: np.ndarray, counts: np.ndarray,
+           tier_codes: np.ndarray, tier_scores: np.ndarray, best: np.ndarray) -> int:
+    """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
+    child's score found by `mode` (codetable.DIRECT: its byte in `slots`; RANKED: its rank in
+    the bitmap `words` indexes `tier_scores`; SORTED: binary search in `tier_codes`).
+    Returns the first child missing from the loaded tier, or MISSING."""
+    cells, maps = weights.shape
+    d = np.empty(cells, dtype=np.int64)
+    img = np.empty(maps, dtype=np.int64)
+    size = tier_codes.shape[0]
+    for r in range(codes.shape[0]):
+        _decode(codes[r], cells, d)
+        _images(d, weights, img)
+        top = -128
+        for c in range(cells):
+            if not _legal(d, below, gravity, c):
+                continue
+            kid = _child(img, weights, stone, c)
+            if mode == DIRECT:
+                raw = np.int64(slots[kid])
+                if raw < OFFSET - 64:
+                    return kid
+                score = raw - OFFSET
+            elif mode == RANKED:
+                at = rank(words, counts, kid)
+                if at < 0:
+                    return kid
+                score = np.int64(tier_scores[at])
+            else:
+                lo, hi = 0, size
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if tier_codes[mid] < kid:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo == size or tier_codes[lo] != kid:
+                    return kid
+                score = np.int64(tier_scores[lo])
+            value = _backup(score)
+            if value > top:
+                top = value
+        best[r] = top
+    return MISSING
+
+
+# --- the Python side: chunks of a tier, on both cores -------------------------------------
+
+_THREADS = max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                      else (os.cpu_count() or 1)))
+_PARALLEL_ROWS = 1 << 14  # below this, a second thread costs more than it saves
+_pool: ThreadPoolExecutor | None = None
+
+
+def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[object]:
+    """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
+    large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
+    global _pool
+    if _THREADS == 1 or rows < _PARALLEL_ROWS:
+        return [work(0, 0, rows)]
+    if _pool is None:
+        _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="tablebase-kernel")
+    edges = np.linspace(0, rows, _THREADS + 1).astype(np.int64)
+    futures = [_pool.submit(work, piece, int(a), int(b))
+               for piece, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
+    return [f.result() for f in futures]
+
+
+def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
+           stone: int) -> tuple[np.ndarray, np.ndarray]:
+    """(parent rows, canonical children) of every legal move from every code, rows ascending."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    cells = weights.shape[0]
+
+    def part(_: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        # A parent has at most as many moves as empty cells, all cells at worst.
+        rows = np.empty((b - a) * cells, dtype=np.int64)
+        kids = np.empty((b - a) * cells, dtype=np.int64)
+        n = _expand(codes[a:b], weights, below, gravity, stone, rows, kids)
+        return rows[:n] + a, kids[:n]
+
+    pieces = split_rows(len(codes), part)
+    if len(pieces) == 1:
+        return pieces[0]  # type: ignore[return-value]
+    return (np.concatenate([p[0] for p in pieces]),  # type: ignore[index]
+            np.concatenate([p[1] for p in pieces]))  # type: ignore[index]
+
+
+def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
+         targets: list[np.ndarray]) -> None:
+    """Mark every canonical child of every code: in a bitmap per thread (`targets`: one per
+    core at least), or in one direct byte table (`targets`: that table alone)."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    # Threads may store 1 in the same byte (the same value: no lock needed), but setting a bit
+    # rewrites its whole word, so each thread marks a bitmap of its own.
+    split_rows(len(codes), lambda piece, a, b: _mark(
+        codes[a:b], weights, below, gravity, stone, targets[piece % len(targets)],
+        targets[0].dtype == np.uint64))
+
+
+def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray, full: bool,
+             misere: bool, open_mark: int) -> tuple[np.ndarray, np.ndarray]:
+    """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    term = np.empty(len(codes), dtype=np.int8)
+    orbits = np.empty(len(codes), dtype=np.int64)
+    won_score = WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
+    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], weights, last, masks, full,
+                                                  won_score, open_mark, term[a:b], orbits[a:b]))
+    return term, orbits
+
+
+def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
+          lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+          ) -> np.ndarray:
+    """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
+    CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
+    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    best = np.empty(len(codes), dtype=np.int8)
+    missing = split_rows(len(codes), lambda _, a, b: _solve(
+        codes[a:b], weights, below, gravity, stone, *lookup, best[a:b]))
+    for kid in missing:
+        if kid != MISSING:
+            raise LookupError(f"code {kid} is not in the loaded tier")
+    return best

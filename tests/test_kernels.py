@@ -1,0 +1,101 @@
+"""The compiled kernels: bitmaps against Python sets, children against the independent game
+code, and whole tables built in every way of deduplicating and looking up codes (byte table,
+bitmap and rank, sorted arrays; one thread or two) against the plain negamax."""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from builder import kernels
+from builder import codetable as codetable_module
+from builder.game import parse_spec
+from builder.game.root import Root
+from builder.pipeline import build
+from tests.conftest import game_row, stored_rows
+from tests.reference import Game
+
+
+def test_bitmap_reads_back_sorted_distinct_codes_and_clears() -> None:
+    rng = np.random.default_rng(7)
+    size = 3 ** 12
+    codes = rng.integers(0, size, 20_000)
+    words = np.zeros(-(-size // 64), dtype=np.uint64)
+    other = np.zeros_like(words)
+    kernels.set_bits(words, codes[:12_000])
+    kernels.set_bits(other, codes[8_000:])  # overlapping halves, as two marking threads
+    out = np.empty(1_000 + 64, dtype=np.int64)
+    found, word = [], 0
+    while word < len(words):
+        n, word = kernels.take_bits(words, other, word, out)
+        found.extend(out[:n].tolist())
+    assert found == sorted(set(codes.tolist()))
+    assert not words.any() and not other.any()
+
+
+def test_rank_is_the_index_in_the_sorted_tier() -> None:
+    rng = np.random.default_rng(3)
+    size = 3 ** 11
+    tier = np.unique(rng.integers(0, size, 5_000))
+    words = np.zeros(-(-size // 64), dtype=np.uint64)
+    counts = np.zeros(len(words) // kernels.BLOCK_WORDS + 1, dtype=np.int64)
+    kernels.set_bits(words, tier)
+    kernels.count_blocks(words, tier, counts)
+    index = {int(c): i for i, c in enumerate(tier)}
+    for code in rng.integers(0, size, 3_000).tolist() + tier[::7].tolist():
+        assert kernels.rank(words, counts, code) == index.get(code, -1)
+
+
+@pytest.mark.parametrize("name", ["4x4k4", "4x3k3+gravity", "3x3k3+misere"])
+def test_children_are_the_canonical_boards_after_each_legal_move(name: str) -> None:
+    game, spec = Game(name), parse_spec(name)
+    root = Root.whole(spec)
+    rng = random.Random(11)
+    boards = []
+    for _ in range(300):  # random games, cut at a random ply before they end
+        board = tuple([0] * game.n)
+        for _ in range(rng.randrange(game.n)):
+            if not game.moves(board):
+                break
+            board = game.child(board, rng.choice(game.moves(board)))
+        if game.moves(board):
+            boards.append(board)
+    for ply in sorted({game.stones(b) for b in boards}):
+        here = [b for b in boards if game.stones(b) == ply]
+        codes = np.array([game.code(b) for b in here], dtype=np.int64)
+        rows, kids = kernels.expand(codes, root.image_weights, root.below, spec.gravity,
+                                    root.mover(ply))
+        for i, board in enumerate(here):
+            expected = sorted(game.canonical(game.child(board, c)) for c in game.moves(board))
+            assert sorted(kids[rows == i].tolist()) == expected
+
+
+MODES = {  # (direct byte table, bitmap): what the build may use
+    "bytes": (True, False),
+    "bits+bytes": (True, True),
+    "bits+rank": (False, True),
+    "sorted": (False, False),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("name", ["3x3k3+misere", "4x3k3+gravity", "3x3k3+gravity"])
+def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               mode: str, name: str) -> None:
+    direct, bits = MODES[mode]
+    real = codetable_module.CodeTable
+    monkeypatch.setattr("builder.pipeline.CodeTable",
+                        lambda cells, **_: real(cells, direct, bits))
+    monkeypatch.setattr(kernels, "_PARALLEL_ROWS", 8)  # two threads even on small tiers
+    path = tmp_path / "t.db"
+    build(parse_spec(name), str(path))
+    game = Game(name)
+    rows = stored_rows(path, name)
+    reachable = game.reachable()
+    assert set(rows) == {game.canonical(b) for b in reachable}
+    assert game_row(path, name)["reachable"] == len(reachable)  # type: ignore[index]
+    for code, (ply, value, depth) in rows.items():
+        board = game.board(code)
+        assert (ply, value, depth) == (game.stones(board), *game.solve(board)), board
