@@ -1,6 +1,10 @@
-"""Sets and maps keyed by code for one tier at a time: a direct array of one byte per code
-where 3**cells bytes fit the memory plan, a bitmap of one bit per code (marking children, and
-ranking a code in its tier) where 3**cells bits fit, sorted arrays with binary search otherwise."""
+"""Sets and maps keyed by code for one tier at a time.
+
+Deduplicating children: a direct array of one byte per code where 3**cells bytes fit the memory
+plan, else a bitmap of one bit per code where that fits, else (builder/sortedruns.py) sorting.
+Looking up the next tier's scores: the byte array where it fits and the tier is dense in it,
+else an open-addressing hash table of the tier, else binary search in its sorted arrays.
+"""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -8,38 +12,44 @@ from collections.abc import Iterator
 import numpy as np
 
 from builder import kernels
-from builder.kernels import DIRECT, OFFSET, RANKED, SORTED
+from builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
 
 _MARK = 1  # a marked code's byte in a direct table (a stored score's byte is score + OFFSET)
 _NO_SLOTS = np.empty(0, dtype=np.uint8)
-_NO_WORDS = np.empty(0, dtype=np.uint64)
-_NO_COUNTS = np.empty(0, dtype=np.int64)
+_NO_CODES = np.empty(0, dtype=np.int64)
+_NO_SCORES = np.empty(0, dtype=np.int8)
 
 
-def bitmap_bytes(cells: int, copies: int = 2) -> int:
-    """Bytes of `copies` bitmaps over every code of `cells` cells, with the rank counts."""
-    words = -(-3 ** cells // 64)
-    return copies * words * 8 + (words // kernels.BLOCK_WORDS + 1) * 8
+def bitmap_bytes(cells: int) -> int:
+    """Bytes of the two bitmaps (one per marking thread) over every code of `cells` cells."""
+    return 2 * 8 * -(-3 ** cells // 64)
+
+
+def hash_bytes(positions: int) -> int:
+    """Bytes of the hash table of a tier of `positions`: a code and a score per slot, at most
+    half the slots full."""
+    return 9 * (1 << max(4, (2 * positions - 1).bit_length()))
 
 
 class CodeTable:
     """Deduplicate codes by marking, and look up one int8 score per code of the loaded tier.
 
-    `direct`: a byte per code (marking and lookup); `bits`: two bitmaps (one per marking
-    thread, and the loaded tier's set for rank lookups) and a running count per block."""
+    `direct`: a byte per code, for marking and lookups; `bits`: two bitmaps for marking (one
+    per thread); `hashed`: lookups in a hash table of the tier where there is no byte array.
+    """
 
-    def __init__(self, cells: int, direct: bool, bits: bool = False) -> None:
+    def __init__(self, cells: int, direct: bool, bits: bool = False, hashed: bool = False) -> None:
         self.size = 3 ** cells
         self.direct = direct
         self.bits = bits
+        self.hashed = hashed and not direct
         self._slots = np.zeros(self.size, dtype=np.uint8) if direct else None
-        words = -(-self.size // 64)
         # np.zeros: the OS hands out zero pages lazily, so untouched words cost nothing.
-        self._words = [np.zeros(words, dtype=np.uint64) for _ in range(2)] if bits else []
-        self._counts = (np.zeros(words // kernels.BLOCK_WORDS + 1, dtype=np.int64)
-                        if bits else _NO_COUNTS)
-        self._codes: np.ndarray = np.empty(0, dtype=np.int64)
-        self._scores: np.ndarray = np.empty(0, dtype=np.int8)
+        self._words = [np.zeros(-(-self.size // 64), dtype=np.uint64) for _ in range(2)] \
+            if bits else []
+        self._codes: np.ndarray = _NO_CODES
+        self._scores: np.ndarray = _NO_SCORES
+        self._keys, self._values, self._shift = _NO_CODES, _NO_SCORES, 0
 
     @property
     def can_mark(self) -> bool:
@@ -94,28 +104,29 @@ class CodeTable:
         """Make sorted `codes` with their `scores` the tier that `lookup` answers from."""
         self.clear()
         self._codes, self._scores = codes, scores
-        step = 1 << 22
-        for start in range(0, len(codes), step):
-            part = np.asarray(codes[start : start + step], dtype=np.int64)
-            if self._slots is not None:
+        if self._slots is not None:
+            step = 1 << 22
+            for start in range(0, len(codes), step):
+                part = np.asarray(codes[start : start + step], dtype=np.int64)
                 self._slots[part] = (np.asarray(scores[start : start + step]).astype(np.int16)
                                      + OFFSET).astype(np.uint8)
-            elif self.bits:
-                kernels.set_bits(self._words[0], part)
-        if self._slots is None and self.bits and len(codes):
-            # Rank counts need the whole tier in memory: a tier is at most a few hundred MB.
-            self._codes = np.asarray(codes, dtype=np.int64)
-            kernels.count_blocks(self._words[0], self._codes, self._counts)
+        elif self.hashed:
+            slots = hash_bytes(len(codes)) // 9
+            self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
+            self._values = np.zeros(slots, dtype=np.int8)
+            self._shift = 64 - (slots.bit_length() - 1)
+            kernels.hash_fill(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
+                              self._keys, self._values, self._shift)
 
-    def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """What a compiled lookup needs: (DIRECT / RANKED / SORTED, byte slots, bitmap, rank
-        counts, sorted codes, scores), unused parts empty."""
-        scores = np.asarray(self._scores, dtype=np.int8)
+    def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, int]:
+        """What a compiled lookup needs (kernels.solve): (DIRECT / HASHED / SORTED, byte
+        slots, hash keys or sorted codes, their scores, hash shift), unused parts empty."""
         if self._slots is not None:
-            return DIRECT, self._slots, _NO_WORDS, _NO_COUNTS, _NO_COUNTS, scores
-        if self.bits:
-            return RANKED, _NO_SLOTS, self._words[0], self._counts, _NO_COUNTS, scores
-        return SORTED, _NO_SLOTS, _NO_WORDS, _NO_COUNTS, np.asarray(self._codes, np.int64), scores
+            return DIRECT, self._slots, _NO_CODES, _NO_SCORES, 0
+        if self.hashed:
+            return HASHED, _NO_SLOTS, self._keys, self._values, self._shift
+        return (SORTED, _NO_SLOTS, np.asarray(self._codes, np.int64),
+                np.asarray(self._scores, np.int8), 0)
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         """The scores of `codes`, every one of which must be in the loaded tier."""
@@ -135,13 +146,9 @@ class CodeTable:
 
     def clear(self) -> None:
         """Forget the loaded tier."""
-        if len(self._codes):
+        if self._slots is not None and len(self._codes):
             step = 1 << 22
             for start in range(0, len(self._codes), step):
-                part = np.asarray(self._codes[start : start + step], dtype=np.int64)
-                if self._slots is not None:
-                    self._slots[part] = 0
-                elif self.bits:
-                    kernels.clear_bits(self._words[0], part)
-        self._codes = np.empty(0, dtype=np.int64)
-        self._scores = np.empty(0, dtype=np.int8)
+                self._slots[np.asarray(self._codes[start : start + step], dtype=np.int64)] = 0
+        self._codes, self._scores = _NO_CODES, _NO_SCORES
+        self._keys, self._values = _NO_CODES, _NO_SCORES

@@ -29,7 +29,7 @@ from builder.game.values import WIN_SCORE
 # cached function only, not to the functions it calls from other files.
 
 # How compiled lookups find a code's score (`solve`): its byte, its rank, or a binary search.
-DIRECT, RANKED, SORTED = 0, 1, 2
+DIRECT, HASHED, SORTED = 0, 1, 2
 # Scores live in [-64, 64]; a direct table slot holds score + OFFSET so that 0 means "absent"
 # and a fresh np.zeros table (lazily allocated by the OS) starts empty.
 OFFSET = 66
@@ -164,24 +164,7 @@ def _backup(score: int) -> int:
 #
 # Eight times smaller than a byte per code, a bitmap fits where a direct table does not (5x4:
 # 3**20 codes in 436 MB against 3.5 GB), and reading it back sorted costs one pass over its
-# words instead of a sort of every child. Rank is the number of set bits below a code; with
-# one running count per block of eight words, it is the code's index in its tier's sorted
-# arrays, so a tier's scores are read without a binary search:
-#
-#     word w = code >> 6, bit b = code & 63
-#     rank(code) = counts[w // 8] + popcount(words 8 * (w // 8) .. w - 1) + popcount(word w below b)
-
-BLOCK_WORDS = 8  # words per running count: one 64-byte cache line
-
-
-@njit(cache=True, nogil=True, inline="always")
-def popcount(x: np.uint64) -> int:
-    """Set bits of one word."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
+# words instead of a sort of every child: code c is bit c & 63 of word c >> 6.
 
 @njit(cache=True, nogil=True, inline="always")
 def set_bit(words: np.ndarray, code: int) -> None:
@@ -221,55 +204,52 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
     return n, w
 
 
-@njit(cache=True, nogil=True)
-def clear_bits(words: np.ndarray, codes: np.ndarray) -> None:
-    """Zero the words that hold `codes`, touching no other page."""
-    for code in codes:
-        words[code >> 6] = 0
+# --- a tier as an open-addressing hash table: codes -> scores --------------------------------
+#
+# A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one
+# page per lookup; a hash table of twice the tier's size is small enough to stay in cache for
+# all but the largest tiers. Slot h holds a code (EMPTY_KEY when free) and its score; a code
+# lives at the first free slot from hash(code), wrapping around.
 
-
-@njit(cache=True, nogil=True)
-def count_blocks(words: np.ndarray, codes: np.ndarray, counts: np.ndarray) -> None:
-    """counts[k]: set bits before block k, for the blocks that hold `codes` (sorted), so that
-    only the loaded tier's pages are touched. Other entries are left as they are."""
-    done = -1  # the last block counted
-    for i in range(codes.shape[0]):
-        block = (codes[i] >> 6) // BLOCK_WORDS
-        if block != done:
-            counts[block] = i  # codes are sorted: i of them lie below this block
-            done = block
+EMPTY_KEY = -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def rank(words: np.ndarray, counts: np.ndarray, code: int) -> int:
-    """The index of `code` among the set's codes, or -1 when it is not in the set."""
-    w = code >> 6
-    bit = np.uint64(1) << np.uint64(code & 63)
-    word = words[w]
-    if not word & bit:
-        return -1
-    r = counts[w // BLOCK_WORDS]
-    for v in range(w - w % BLOCK_WORDS, w):
-        r += popcount(words[v])
-    return r + popcount(word & (bit - np.uint64(1)))
+def _probe(keys: np.ndarray, shift: int, code: int) -> int:
+    """The slot holding `code`, or the free slot where the search for it ends."""
+    mask = keys.shape[0] - 1
+    h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
+    while keys[h] != code and keys[h] != EMPTY_KEY:
+        h = (h + 1) & mask
+    return h
+
+
+@njit(cache=True, nogil=True)
+def hash_fill(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
+              shift: int) -> None:
+    """Insert distinct `codes` with their `scores` (keys: all EMPTY_KEY, 2**(64 - shift) slots)."""
+    for i in range(codes.shape[0]):
+        h = _probe(keys, shift, codes[i])
+        keys[h] = codes[i]
+        values[h] = scores[i]
 
 
 @njit(cache=True, nogil=True)
 def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int, mode: int, slots: np.ndarray, words: np.ndarray, counts: np.ndarray,
-           tier_codes: np.ndarray, tier_scores: np.ndarray, best: np.ndarray) -> int:
+           stone: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
+           shift: int, best: np.ndarray) -> int:
     """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
-    child's score found by `mode` (codetable.DIRECT: its byte in `slots`; RANKED: its rank in
-    the bitmap `words` indexes `tier_scores`; SORTED: binary search in `tier_codes`).
+    child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
+    table (`keys`, `values`, `shift`); SORTED, binary search in sorted `keys` with `values`.
     Returns the first child missing from the loaded tier, or MISSING."""
     cells, maps = weights.shape
     d = np.empty(cells, dtype=np.int64)
     img = np.empty(maps, dtype=np.int64)
-    size = tier_codes.shape[0]
+    size = keys.shape[0]
     for r in range(codes.shape[0]):
         _decode(codes[r], cells, d)
         _images(d, weights, img)
-        top = -128
+        top = UNSET
         for c in range(cells):
             if not _legal(d, below, gravity, c):
                 continue
@@ -279,22 +259,22 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
                 if raw < OFFSET - 64:
                     return kid
                 score = raw - OFFSET
-            elif mode == RANKED:
-                at = rank(words, counts, kid)
-                if at < 0:
+            elif mode == HASHED:
+                at = _probe(keys, shift, kid)
+                if keys[at] != kid:
                     return kid
-                score = np.int64(tier_scores[at])
+                score = np.int64(values[at])
             else:
                 lo, hi = 0, size
                 while lo < hi:
                     mid = (lo + hi) >> 1
-                    if tier_codes[mid] < kid:
+                    if keys[mid] < kid:
                         lo = mid + 1
                     else:
                         hi = mid
-                if lo == size or tier_codes[lo] != kid:
+                if lo == size or keys[lo] != kid:
                     return kid
-                score = np.int64(tier_scores[lo])
+                score = np.int64(values[lo])
             value = _backup(score)
             if value > top:
                 top = value
@@ -369,8 +349,7 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
 
 
 def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
-          lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-          ) -> np.ndarray:
+          lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
     CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
     codes = np.ascontiguousarray(codes, dtype=np.int64)

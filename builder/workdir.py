@@ -65,7 +65,7 @@ class WorkDir:
         """
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.manifest, f, indent=1)
+            json.dump(self.manifest, f)  # no indent: the C encoder, several times faster
         os.replace(tmp, self.path / "manifest.json")
 
     def _record(self, name: str, crc: int, size: int) -> None:

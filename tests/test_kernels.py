@@ -1,6 +1,6 @@
 """The compiled kernels: bitmaps against Python sets, children against the independent game
 code, and whole tables built in every way of deduplicating and looking up codes (byte table,
-bitmap and rank, sorted arrays; one thread or two) against the plain negamax."""
+bitmaps, hash table, sorted arrays; one thread or two) against the plain negamax."""
 from __future__ import annotations
 
 import random
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder import kernels
 from builder import codetable as codetable_module
+from builder import kernels
 from builder.game import parse_spec
 from builder.game.root import Root
 from builder.pipeline import build
@@ -33,19 +33,6 @@ def test_bitmap_reads_back_sorted_distinct_codes_and_clears() -> None:
         found.extend(out[:n].tolist())
     assert found == sorted(set(codes.tolist()))
     assert not words.any() and not other.any()
-
-
-def test_rank_is_the_index_in_the_sorted_tier() -> None:
-    rng = np.random.default_rng(3)
-    size = 3 ** 11
-    tier = np.unique(rng.integers(0, size, 5_000))
-    words = np.zeros(-(-size // 64), dtype=np.uint64)
-    counts = np.zeros(len(words) // kernels.BLOCK_WORDS + 1, dtype=np.int64)
-    kernels.set_bits(words, tier)
-    kernels.count_blocks(words, tier, counts)
-    index = {int(c): i for i, c in enumerate(tier)}
-    for code in rng.integers(0, size, 3_000).tolist() + tier[::7].tolist():
-        assert kernels.rank(words, counts, code) == index.get(code, -1)
 
 
 @pytest.mark.parametrize("name", ["4x4k4", "4x3k3+gravity", "3x3k3+misere"])
@@ -72,11 +59,12 @@ def test_children_are_the_canonical_boards_after_each_legal_move(name: str) -> N
             assert sorted(kids[rows == i].tolist()) == expected
 
 
-MODES = {  # (direct byte table, bitmap): what the build may use
-    "bytes": (True, False),
-    "bits+bytes": (True, True),
-    "bits+rank": (False, True),
-    "sorted": (False, False),
+MODES = {  # (byte table, bitmaps, hash table): how children are deduplicated and looked up
+    "mark bytes, look up bytes": (True, False, False),
+    "mark bits, look up bytes": (True, True, False),
+    "mark bits, look up hashed": (False, True, True),
+    "sort, look up hashed": (False, False, True),
+    "sort, binary search": (False, False, False),
 }
 
 
@@ -84,10 +72,10 @@ MODES = {  # (direct byte table, bitmap): what the build may use
 @pytest.mark.parametrize("name", ["3x3k3+misere", "4x3k3+gravity", "3x3k3+gravity"])
 def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                mode: str, name: str) -> None:
-    direct, bits = MODES[mode]
+    direct, bits, hashed = MODES[mode]
     real = codetable_module.CodeTable
     monkeypatch.setattr("builder.pipeline.CodeTable",
-                        lambda cells, **_: real(cells, direct, bits))
+                        lambda cells, **_: real(cells, direct, bits, hashed))
     monkeypatch.setattr(kernels, "_PARALLEL_ROWS", 8)  # two threads even on small tiers
     path = tmp_path / "t.db"
     build(parse_spec(name), str(path))
