@@ -155,6 +155,7 @@ def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force
         try:
             report = _run(table, work, plan, engine, handle, progress, write_chunk, executor)
         except KeyboardInterrupt:
+            work.save_manifest()  # every finished tier, for --resume
             raise
         except BaseException:
             abandon_build(engine, handle)
@@ -200,7 +201,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         with _Stage(work, "enumerate"):
             def tier_done(done: list[TierCounts]) -> None:
                 m["tiers"] = [t.to_dict() for t in done]
-                work.save_manifest()
+                work.save_manifest(now=False)
             counts = executor.enumerate(root, work, plan, table, counts, progress, tier_done)
             m["enumerated"] = True
     if m["solved_from"] != 0:
@@ -210,7 +211,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                                          int(np.count_nonzero(scores == 0)),
                                          int(np.count_nonzero(scores < 0))]
                 m["solved_from"] = ply
-                work.save_manifest()
+                work.save_manifest(now=False)
             # A direct table pays for every page it touches, loading each tier and clearing it.
             # Where positions are sparse among the 3**cells codes, a hash table of each tier
             # is faster: measured with the compiled solver, 5x4k4+gravity (one position per

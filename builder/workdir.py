@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -33,12 +34,22 @@ def work_path(database: str, spec_name: str, under: str | None = None) -> Path:
     return Path.cwd() / f".tablebase.{slug}.work"
 
 
+# Arrays up to this size are also kept in memory once written, so that reading them back
+# opens no file: a small build's cost is mostly opening files (about 0.3 ms each here).
+_KEEP_BYTES = 1 << 22
+# The manifest is a checkpoint: rewritten at most this often, and whenever `save_manifest`
+# is told to (stage ends, interruptions). A crash loses at most this much finished work.
+_CHECKPOINT_SECONDS = 1.0
+
+
 class WorkDir:
     """Tier arrays and the resume manifest of one build."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.manifest: dict[str, Any] = {}
+        self._kept: dict[str, np.ndarray] = {}
+        self._saved_at = 0.0
 
     def exists(self) -> bool:
         """Whether a previous build left this directory behind."""
@@ -57,15 +68,19 @@ class WorkDir:
             self.manifest = json.load(f)
         return self.manifest
 
-    def save_manifest(self) -> None:
+    def save_manifest(self, *, now: bool = True) -> None:
         """Write the manifest atomically: a reader sees the old one or the new one, never half.
+        With `now` false, only if the last write is over a second old (a checkpoint).
 
         Nothing is fsynced: after a power loss the manifest may be older than the files or the
         files older than the manifest, and `intact` (checked before resuming) tells.
         """
+        if not now and time.monotonic() - self._saved_at < _CHECKPOINT_SECONDS:
+            return
+        self._saved_at = time.monotonic()
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(self.manifest, f)  # no indent: the C encoder, several times faster
+            f.write(json.dumps(self.manifest))  # dumps with no indent: the C encoder, much faster
         os.replace(tmp, self.path / "manifest.json")
 
     def _record(self, name: str, crc: int, size: int) -> None:
@@ -90,7 +105,14 @@ class WorkDir:
 
     def remove(self) -> None:
         """Delete the directory and everything in it."""
+        self._kept.clear()
         shutil.rmtree(self.path, ignore_errors=True)
+
+    def _keep(self, name: str, data: np.ndarray) -> None:
+        if data.nbytes <= _KEEP_BYTES:
+            kept = data.copy()
+            kept.setflags(write=False)
+            self._kept[name] = kept
 
     # --- arrays --------------------------------------------------------------
 
@@ -104,25 +126,30 @@ class WorkDir:
         data.tofile(tmp)
         os.replace(tmp, self._file(kind, ply))
         self._record(self._file(kind, ply).name, zlib.crc32(data), data.nbytes)
+        self._keep(self._file(kind, ply).name, data)
 
     def writer(self, kind: str, ply: int) -> ArrayWriter:
         """A writer that appends chunks of one tier's array, made visible on close."""
         return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind],
-                           self._record)
+                           self._record, self._keep)
 
     def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray | DiskArray:
         """One tier's array of `kind`: read into memory, or read piece by piece from disk."""
         path, dtype = self._file(kind, ply), DTYPES[kind]
+        if path.name in self._kept:
+            return self._kept[path.name]
         if in_memory or path.stat().st_size == 0:
             return np.fromfile(path, dtype=dtype)
         return DiskArray(path, dtype)
 
     def nbytes(self, kind: str, ply: int) -> int:
         """The size of one stored array, in bytes."""
-        return self._file(kind, ply).stat().st_size
+        kept = self._kept.get(self._file(kind, ply).name)
+        return kept.nbytes if kept is not None else self._file(kind, ply).stat().st_size
 
     def delete(self, kind: str, ply: int) -> None:
         """Remove one stored array (it is no longer needed)."""
+        self._kept.pop(self._file(kind, ply).name, None)
         self._file(kind, ply).unlink(missing_ok=True)
 
     def scratch(self, name: str) -> Path:
@@ -134,8 +161,11 @@ class ArrayWriter:
     """Appends chunks to a raw array file; the file takes its final name only on `close`."""
 
     def __init__(self, tmp: Path, final: Path, dtype: np.dtype,
-                 record: Callable[[str, int, int], None]) -> None:
+                 record: Callable[[str, int, int], None],
+                 keep: Callable[[str, np.ndarray], None] | None = None) -> None:
         self._tmp, self._final, self._dtype, self._record = tmp, final, dtype, record
+        self._keep = keep
+        self._chunks: list[np.ndarray] | None = [] if keep is not None else None
         self._file = open(tmp, "wb")
         self._crc = 0
         self.count = 0
@@ -146,12 +176,20 @@ class ArrayWriter:
         data.tofile(self._file)
         self._crc = zlib.crc32(data, self._crc)
         self.count += len(data)
+        if self._chunks is not None:
+            if (self.count * self._dtype.itemsize) <= _KEEP_BYTES:
+                self._chunks.append(data.copy())
+            else:
+                self._chunks = None
 
     def close(self) -> None:
         """Finish the file, give it its final name and record its CRC-32 for `intact`."""
         self._file.close()
         os.replace(self._tmp, self._final)
         self._record(self._final.name, self._crc, self.count * self._dtype.itemsize)
+        if self._keep is not None and self._chunks is not None:
+            self._keep(self._final.name, np.concatenate(self._chunks) if self._chunks
+                       else np.empty(0, dtype=self._dtype))
 
 
 class DiskArray:

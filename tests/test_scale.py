@@ -91,7 +91,9 @@ KILLER = textwrap.dedent("""
     import os, signal, sys
     import builder.pipeline as pipeline
     import builder.retrograde as retrograde
+    import builder.workdir as workdir
     from builder.game import parse_spec
+    workdir._CHECKPOINT_SECONDS = float(sys.argv[2])
     real, calls = retrograde.solve_tier, []
     def dying(*args, **kwargs):
         calls.append(1)
@@ -103,13 +105,18 @@ KILLER = textwrap.dedent("""
 """)
 
 
-def test_killed_build_resumes(tmp_path: Path, table_db: Callable[[str], str]) -> None:
+@pytest.mark.parametrize("checkpoint, resumed", [
+    (0.0, "solve, continuing at ply 8"),   # a checkpoint after every tier: none is lost
+    (3600.0, "solve, continuing at ply 12"),  # none since enumerating ended: solve restarts
+])
+def test_killed_build_resumes(tmp_path: Path, table_db: Callable[[str], str], checkpoint: float,
+                              resumed: str) -> None:
     path = tmp_path / "t.db"
-    proc = subprocess.run([sys.executable, "-c", KILLER, str(path)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-c", KILLER, str(path), str(checkpoint)], cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     report = build(parse_spec("4x3k3"), str(path), resume=True)
-    assert report.resumed_stage == "solve, continuing at ply 8"
+    assert report.resumed_stage == resumed
     _same_table(path, table_db("4x3k3"), "4x3k3")
 
 
