@@ -35,7 +35,7 @@ from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_
                        begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
-_SPARSE = 64  # table bytes per stored position above which sorted arrays win
+_SPARSE = 64  # table bytes per stored position above which a hash table wins
 MANIFEST_VERSION = 3
 
 
@@ -70,6 +70,7 @@ class BuildReport:
     stages: dict[str, StageFigures] = field(default_factory=dict)
     memory_budget: int = 0
     direct_table: bool = False
+    lookup: str = "sorted"  # how solving found children's scores: "direct", "hashed" or "sorted"
     spilled_runs: int = 0
     resumed_stage: str | None = None
 
@@ -222,10 +223,12 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                 table = CodeTable(root.cells, direct=False)
             if not table.direct:
                 largest = max(t.canonical for t in counts)
+                # The hash table and the tier it holds, as loaded, must share the working memory.
                 table = CodeTable(root.cells, direct=False,
-                                  hashed=plan.direct_fits(2 * hash_bytes(largest)))
+                                  hashed=plan.direct_fits(hash_bytes(largest)))
             executor.solve(root, work, plan, table, counts, m["solved_from"], progress, solved)
     direct = table.direct
+    lookup = "direct" if table.direct else "hashed" if table.hashed else "sorted"
     del table
     # Stored plies count every stone on the board, the root's included.
     plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
@@ -241,7 +244,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
-        direct_table=direct, spilled_runs=m.get("spilled_runs", 0))
+        direct_table=direct, lookup=lookup, spilled_runs=m.get("spilled_runs", 0))
     start = time.perf_counter()
     finish_build(engine, handle, GameSummary(
         reachable=report.reachable, canonical=total, terminal=report.terminal,

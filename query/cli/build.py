@@ -84,7 +84,8 @@ def _print_build(report: BuildReport, db: str) -> None:
           f" {report.terminal:,} terminal")
     where = "empty board: x" if root.is_whole else f"root: {to_move_name(root.ply)}"
     print(f"  {where} to move, {outcome_text(report.root_value, report.root_depth)}")
-    lookup = "direct table by code" if report.direct_table else "sorted arrays"
+    lookup = {"direct": "direct table by code", "hashed": "hash table per tier",
+              "sorted": "sorted arrays"}[report.lookup]
     spilled = f", {report.spilled_runs} sorted runs spilled to disk" if report.spilled_runs else ""
     print(f"  memory budget {size(report.memory_budget)}: {lookup}{spilled}")
     if report.resumed_stage:
