@@ -95,7 +95,7 @@ class _Stage:
         if exc_type is None:
             self.work.manifest.setdefault("stages", {})[self.name] = {
                 "seconds": time.perf_counter() - self._start, "peak_bytes": peak_bytes()}
-            self.work.save_manifest()
+            self.work.save_manifest(now=False)
 
 
 def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
@@ -139,7 +139,8 @@ def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force
     plan = MemoryPlan.for_budget(memory_budget)
     params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
                         table.key)
-    work = WorkDir(work_path(database, work_slug(table), work_dir))
+    # Tier arrays wait in memory for a checkpoint only where no other process reads them.
+    work = WorkDir(work_path(database, work_slug(table), work_dir), defer=executor is LOCAL)
     manifest = _resumable(work, table) if resume else None
     # SQLite's page cache gets a sixteenth of the working memory, at most its usual 256 MiB.
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)

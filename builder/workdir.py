@@ -34,21 +34,26 @@ def work_path(database: str, spec_name: str, under: str | None = None) -> Path:
     return Path.cwd() / f".tablebase.{slug}.work"
 
 
-# Arrays up to this size are also kept in memory once written, so that reading them back
-# opens no file: a small build's cost is mostly opening files (about 0.3 ms each here).
+# Arrays up to this size are kept in memory once written, so that reading them back opens no
+# file (a small build's cost was mostly opening files, about 0.3 ms each here); with `defer`,
+# they reach the disk only at the next checkpoint, so a build of a second or less writes none.
 _KEEP_BYTES = 1 << 22
 # The manifest is a checkpoint: rewritten at most this often, and whenever `save_manifest`
-# is told to (stage ends, interruptions). A crash loses at most this much finished work.
+# is told to (the start, interruptions). A crash loses at most this much finished work.
 _CHECKPOINT_SECONDS = 1.0
 
 
 class WorkDir:
     """Tier arrays and the resume manifest of one build."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, defer: bool = False) -> None:
         self.path = path
         self.manifest: dict[str, Any] = {}
+        # With defer, small arrays wait in memory for the next checkpoint (only this process
+        # reads them: a cluster's workers read the files, so its builds do not defer).
+        self.defer = defer
         self._kept: dict[str, np.ndarray] = {}
+        self._pending: set[str] = set()
         self._saved_at = 0.0
 
     def exists(self) -> bool:
@@ -78,6 +83,13 @@ class WorkDir:
         if not now and time.monotonic() - self._saved_at < _CHECKPOINT_SECONDS:
             return
         self._saved_at = time.monotonic()
+        for name in sorted(self._pending):  # the files first: the manifest lists only those
+            data = self._kept[name]
+            tmp = self.path / f"{name}.tmp"
+            data.tofile(tmp)
+            os.replace(tmp, self.path / name)
+            self._record(name, zlib.crc32(data), data.nbytes)
+        self._pending.clear()
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(json.dumps(self.manifest))  # dumps with no indent: the C encoder, much faster
@@ -106,13 +118,16 @@ class WorkDir:
     def remove(self) -> None:
         """Delete the directory and everything in it."""
         self._kept.clear()
+        self._pending.clear()
         shutil.rmtree(self.path, ignore_errors=True)
 
-    def _keep(self, name: str, data: np.ndarray) -> None:
+    def _keep(self, name: str, data: np.ndarray, *, on_disk: bool = True) -> None:
         if data.nbytes <= _KEEP_BYTES:
             kept = data.copy()
             kept.setflags(write=False)
             self._kept[name] = kept
+            if not on_disk:
+                self._pending.add(name)
 
     # --- arrays --------------------------------------------------------------
 
@@ -123,6 +138,9 @@ class WorkDir:
         """Store one tier's array of `kind`, atomically."""
         tmp = self.path / f"{kind}_{ply}.tmp"
         data = np.ascontiguousarray(array, dtype=DTYPES[kind])
+        if self.defer and data.nbytes <= _KEEP_BYTES:
+            self._keep(self._file(kind, ply).name, data, on_disk=False)
+            return
         data.tofile(tmp)
         os.replace(tmp, self._file(kind, ply))
         self._record(self._file(kind, ply).name, zlib.crc32(data), data.nbytes)
@@ -131,7 +149,7 @@ class WorkDir:
     def writer(self, kind: str, ply: int) -> ArrayWriter:
         """A writer that appends chunks of one tier's array, made visible on close."""
         return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind],
-                           self._record, self._keep)
+                           self._record, self._keep, defer=self.defer)
 
     def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray | DiskArray:
         """One tier's array of `kind`: read into memory, or read piece by piece from disk."""
@@ -150,6 +168,7 @@ class WorkDir:
     def delete(self, kind: str, ply: int) -> None:
         """Remove one stored array (it is no longer needed)."""
         self._kept.pop(self._file(kind, ply).name, None)
+        self._pending.discard(self._file(kind, ply).name)
         self._file(kind, ply).unlink(missing_ok=True)
 
     def scratch(self, name: str) -> Path:
@@ -158,38 +177,53 @@ class WorkDir:
 
 
 class ArrayWriter:
-    """Appends chunks to a raw array file; the file takes its final name only on `close`."""
+    """Appends chunks to a raw array file; the file takes its final name only on `close`.
+    A small array is also handed to `keep`; with `defer`, it is only handed over (and the
+    work directory writes it at its next checkpoint) unless it outgrows the kept size."""
 
     def __init__(self, tmp: Path, final: Path, dtype: np.dtype,
                  record: Callable[[str, int, int], None],
-                 keep: Callable[[str, np.ndarray], None] | None = None) -> None:
+                 keep: Callable[..., None] | None = None, *, defer: bool = False) -> None:
         self._tmp, self._final, self._dtype, self._record = tmp, final, dtype, record
         self._keep = keep
         self._chunks: list[np.ndarray] | None = [] if keep is not None else None
-        self._file = open(tmp, "wb")
+        self._file = None if defer and keep is not None else open(tmp, "wb")
         self._crc = 0
         self.count = 0
 
     def append(self, chunk: np.ndarray) -> None:
         """Append a chunk of values."""
         data = np.ascontiguousarray(chunk, dtype=self._dtype)
-        data.tofile(self._file)
-        self._crc = zlib.crc32(data, self._crc)
         self.count += len(data)
         if self._chunks is not None:
-            if (self.count * self._dtype.itemsize) <= _KEEP_BYTES:
+            if self.count * self._dtype.itemsize <= _KEEP_BYTES:
                 self._chunks.append(data.copy())
+                if self._file is None:
+                    return
             else:
+                if self._file is None:  # too big to defer: the file after all
+                    self._file = open(self._tmp, "wb")
+                    for early in self._chunks:
+                        early.tofile(self._file)
+                        self._crc = zlib.crc32(early, self._crc)
                 self._chunks = None
+        data.tofile(self._file)
+        self._crc = zlib.crc32(data, self._crc)
 
     def close(self) -> None:
         """Finish the file, give it its final name and record its CRC-32 for `intact`."""
+        kept = None
+        if self._chunks is not None:
+            kept = np.concatenate(self._chunks) if self._chunks else np.empty(0, self._dtype)
+        if self._file is None:
+            assert self._keep is not None and kept is not None
+            self._keep(self._final.name, kept, on_disk=False)
+            return
         self._file.close()
         os.replace(self._tmp, self._final)
         self._record(self._final.name, self._crc, self.count * self._dtype.itemsize)
-        if self._keep is not None and self._chunks is not None:
-            self._keep(self._final.name, np.concatenate(self._chunks) if self._chunks
-                       else np.empty(0, dtype=self._dtype))
+        if self._keep is not None and kept is not None:
+            self._keep(self._final.name, kept)
 
 
 class DiskArray:

@@ -28,6 +28,7 @@ from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
+TARGET_SPEC, TARGET_SECONDS, TARGET_PEAK = "4x4k4", 1.5, 1 << 30
 # The plain solver needs minutes beyond these; it is the same-process baseline.
 BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
 
@@ -82,10 +83,13 @@ def bench_build(specs: list[str]) -> None:
             f"{'write s':>8}{'total s':>8}{'pos/s':>11}{'peak MiB':>9}{'B/pos':>7}"
             f"{'plain solver s':>15}{'ratio':>8}{'load s':>8}")
     print(head)
+    target = None
     for name in specs:
         r = _in_child(name, "--one", name, *(["--baseline"] if name in BASELINE_SPECS else []))
         if r is None:
             continue
+        if name == TARGET_SPEC:
+            target = (r["seconds"], max(v[1] for v in r["stages"].values()))
         st = r["stages"]
         peak = max(v[1] for v in st.values()) / (1 << 20)
         base = r.get("baseline_seconds")
@@ -94,6 +98,12 @@ def bench_build(specs: list[str]) -> None:
               f"{st['solve'][0]:>8.2f}{st['write'][0]:>8.2f}{r['seconds']:>8.2f}"
               f"{r['canonical'] / r['seconds']:>11,.0f}{peak:>9,.0f}"
               f"{r['db_bytes'] / r['canonical']:>7.1f}{base_text}{r['load']:>8.2f}", flush=True)
+    if target is not None:
+        seconds, peak = target
+        met = seconds <= TARGET_SECONDS and peak < TARGET_PEAK
+        print(f"target (issue 12): {TARGET_SPEC} built (enumerate, solve, write) in at most"
+              f" {TARGET_SECONDS} s with a peak under 1 GiB: {seconds:.2f} s,"
+              f" {peak / (1 << 20):,.0f} MiB: {'met' if met else 'NOT met'}")
 
 
 PROBE_SPEC = "4x4k4"

@@ -107,7 +107,7 @@ KILLER = textwrap.dedent("""
 
 @pytest.mark.parametrize("checkpoint, resumed", [
     (0.0, "solve, continuing at ply 8"),   # a checkpoint after every tier: none is lost
-    (3600.0, "solve, continuing at ply 12"),  # none since enumerating ended: solve restarts
+    (3600.0, "enumerate, continuing after ply 0"),  # none since the start: all over again
 ])
 def test_killed_build_resumes(tmp_path: Path, table_db: Callable[[str], str], checkpoint: float,
                               resumed: str) -> None:
@@ -159,3 +159,36 @@ def test_resume_starts_over_when_the_work_directory_is_damaged(
     report = build(parse_spec("4x3k3"), str(path), resume=True)
     assert report.resumed_stage is None  # nothing was trusted
     _same_table(path, table_db("4x3k3"), "4x3k3")
+
+
+def test_deferred_tier_arrays_reach_the_disk_at_a_checkpoint(tmp_path: Path) -> None:
+    import numpy as np
+
+    from builder import workdir as workdir_module
+    from builder.workdir import WorkDir
+
+    work = WorkDir(tmp_path / "w", defer=True)
+    work.start({"version": 0})
+    small = np.arange(1000, dtype=np.int64)
+    big = np.arange(workdir_module._KEEP_BYTES // 8 + 10, dtype=np.int64)
+    work.put("codes", 1, small)
+    out = work.writer("codes", 2)
+    for part in np.array_split(big, 7):
+        out.append(part)
+    out.close()
+    scores = work.writer("scores", 3)
+    scores.append(np.array([5, -3], dtype=np.int8))
+    scores.close()
+    # Only the array too big to keep went to disk; the small ones read back from memory.
+    assert sorted(p.name for p in work.path.glob("*.bin")) == ["codes_2.bin"]
+    assert np.array_equal(work.get("codes", 1, in_memory=False), small)
+    assert np.array_equal(np.fromfile(work.path / "codes_2.bin", dtype=np.int64), big)
+    work.save_manifest()  # a checkpoint: the waiting arrays first, then the manifest
+    assert sorted(p.name for p in work.path.glob("*.bin")) == [
+        "codes_1.bin", "codes_2.bin", "scores_3.bin"]
+    assert np.array_equal(np.fromfile(work.path / "codes_1.bin", dtype=np.int64), small)
+    again = WorkDir(work.path)
+    again.load_manifest()
+    assert again.intact() and set(again.manifest["files"]) == {
+        "codes_1.bin", "codes_2.bin", "scores_3.bin"}
+    assert np.array_equal(again.get("scores", 3), [5, -3])
