@@ -28,7 +28,7 @@ from builder.game.values import WIN_SCORE
 # Everything compiled lives in this one file: numba's cache notices a change to the file of a
 # cached function only, not to the functions it calls from other files.
 
-# How compiled lookups find a code's score (`solve`): its byte, its rank, or a binary search.
+# How `solve` finds a child's score: its byte, its slot in a hash table, or a binary search.
 DIRECT, HASHED, SORTED = 0, 1, 2
 # Scores live in [-64, 64]; a direct table slot holds score + OFFSET so that 0 means "absent"
 # and a fresh np.zeros table (lazily allocated by the OS) starts empty.

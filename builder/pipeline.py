@@ -13,6 +13,7 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import metadata as importlib_metadata
 from typing import Any
 
@@ -39,8 +40,9 @@ _SPARSE = 64  # table bytes per stored position above which a hash table wins
 MANIFEST_VERSION = 3
 
 
+@lru_cache(maxsize=1)
 def tool_version() -> str:
-    """This package's version, as installed."""
+    """This package's version, as installed (read once: the lookup costs milliseconds)."""
     try:
         return importlib_metadata.version("tablebase")
     except importlib_metadata.PackageNotFoundError:
