@@ -290,6 +290,13 @@ _PARALLEL_ROWS = 1 << 14  # below this, a second thread costs more than it saves
 _pool: ThreadPoolExecutor | None = None
 
 
+def _arr(a: np.ndarray, dtype: type) -> np.ndarray:
+    """`a` as a contiguous, writable array of `dtype`: one machine-code version per kernel
+    (numba compiles, caches and loads another for every read-only argument)."""
+    a = np.ascontiguousarray(a, dtype=dtype)
+    return a if a.flags.writeable else a.copy()
+
+
 def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[object]:
     """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
     large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
@@ -307,7 +314,7 @@ def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[objec
 def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
            stone: int) -> tuple[np.ndarray, np.ndarray]:
     """(parent rows, canonical children) of every legal move from every code, rows ascending."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
     cells = weights.shape[0]
 
     def part(_: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
@@ -328,7 +335,7 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
          targets: list[np.ndarray]) -> None:
     """Mark every canonical child of every code: in a bitmap per thread (`targets`: one per
     core at least), or in one direct byte table (`targets`: that table alone)."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
     # Threads may store 1 in the same byte (the same value: no lock needed), but setting a bit
     # rewrites its whole word, so each thread marks a bitmap of its own.
     split_rows(len(codes), lambda piece, a, b: _mark(
@@ -339,7 +346,7 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
 def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray, full: bool,
              misere: bool, open_mark: int) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    codes, weights, masks = _arr(codes, np.int64), _arr(weights, np.int64), _arr(masks, np.int64)
     term = np.empty(len(codes), dtype=np.int8)
     orbits = np.empty(len(codes), dtype=np.int64)
     won_score = WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
@@ -352,7 +359,9 @@ def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
           lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
     CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    mode, slots, keys, values, shift = lookup
+    lookup = (mode, _arr(slots, np.uint8), _arr(keys, np.int64), _arr(values, np.int8), shift)
     best = np.empty(len(codes), dtype=np.int8)
     missing = split_rows(len(codes), lambda _, a, b: _solve(
         codes[a:b], weights, below, gravity, stone, *lookup, best[a:b]))
@@ -360,3 +369,19 @@ def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
         if kid != MISSING:
             raise LookupError(f"code {kid} is not in the loaded tier")
     return best
+
+
+def warm_up() -> None:
+    """Load every kernel once (compiling it on a machine's first run), on tiny inputs of the
+    types a build passes: the one-off cost of the first build in a process, paid up front."""
+    codes, weights, below = np.zeros(1, np.int64), np.ones((2, 2), np.int64), np.full(2, -1)
+    expand(codes, weights, below, False, 1)
+    mark(codes, weights, below, False, 1, [np.zeros(9, np.uint8)])
+    mark(codes, weights, below, False, 1, [np.zeros(1, np.uint64), np.zeros(1, np.uint64)])
+    classify(codes, weights, 1, np.ones(1, np.int64), False, False, UNSET)
+    keys, values = np.full(8, EMPTY_KEY, np.int64), np.zeros(8, np.int8)  # 8 slots: shift 61
+    hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61)
+    solve(codes, weights, below, False, 1, (HASHED, np.zeros(0, np.uint8), keys, values, 61))
+    words = np.zeros(1, np.uint64)
+    set_bits(words, codes)
+    take_bits(words, words.copy(), 0, np.zeros(128, np.int64))

@@ -18,12 +18,12 @@ from builder.game.codec import encode_many
 from builder.game.geometry import lines
 from builder.game.root import Root
 from builder.game.spec import Spec
-from builder.game.symmetry import orbit_sizes
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
 from db.checksum import TableChecksum
 from db.reader import GameRecord, iter_positions, probe_game, read_plies
 from query.notation import draw_board
+from query.verify_kernel import TierChecker
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -101,8 +101,9 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
     chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))
     report = VerifyReport(spec.name)
     found = _Collector(report, table, limit)
+    checker = TierChecker(table)
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
-        tiers = _split(engine, game, table, Path(tmp), found, chunk, progress)
+        tiers = _split(engine, game, checker, Path(tmp), found, chunk, progress)
         report.positions = sum(tiers.values())
         if tiers.get(table.ply, 0) == 0 or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
             what = "the empty board" if table.is_whole else "the endgame's root"
@@ -120,8 +121,14 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
                          np.zeros(0, dtype=bool))
                 for start in range(0, n, chunk):
                     part = slice(start, start + chunk)
-                    _check_chunk(table, codes[part], value[part], depth[part],
-                                 below if below is not None else empty, found, ply)
+                    against = below if below is not None else empty
+                    # The compiled pass clears most rows; the flagged ones are checked again
+                    # here, which words what is wrong with them.
+                    rows = np.flatnonzero(checker.flag(codes[part], value[part], depth[part],
+                                                       ply, against))
+                    if rows.size:
+                        _check_chunk(table, codes[part][rows], value[part][rows],
+                                     depth[part][rows], against, found, ply)
                     bar.update(len(codes[part]))
                 if below is not None:  # every parent of tier ply + 1 has now been seen
                     _unreachable(found, below, ply + 1, origin, limit)
@@ -150,10 +157,11 @@ def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, orig
         found.report.by_kind["unreachable"] = found.report.by_kind.get("unreachable", 0) + extra
 
 
-def _split(engine: Any, game: GameRecord, root: Root, tmp: Path, found: _Collector,
+def _split(engine: Any, game: GameRecord, checker: TierChecker, tmp: Path, found: _Collector,
            batch: int, progress: ProgressFactory) -> dict[int, int]:
     """Stream the table into one file per ply (codes, value, depth, each in code order),
     checking the checksum and every recorded count on the way; return rows per ply."""
+    root = checker.root
     checksum = TableChecksum()
     tiers: dict[int, int] = {}
     per_ply: dict[int, list[int]] = {}  # ply -> [canonical, wins, draws, losses]
@@ -166,7 +174,7 @@ def _split(engine: Any, game: GameRecord, root: Root, tmp: Path, found: _Collect
                 checksum.add(codes, ply, value, depth)
                 sane = (codes >= 0) & (codes < 3 ** root.cells)
                 if sane.any():
-                    reachable += int(orbit_sizes(root.images_many(codes[sane])).sum())
+                    reachable += int(checker.orbit_sizes(codes[sane]).sum())
                 in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
                 for i in np.flatnonzero(~in_range)[:8]:
                     found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"

@@ -87,3 +87,10 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
     for code, (ply, value, depth) in rows.items():
         board = game.board(code)
         assert (ply, value, depth) == (game.stones(board), *game.solve(board)), board
+
+
+def test_warm_up_loads_every_kernel() -> None:
+    kernels.warm_up()
+    for name in ("_expand", "_mark", "_classify", "_solve", "hash_fill", "set_bits", "take_bits"):
+        assert getattr(kernels, name).signatures, name
+    assert len(kernels._mark.signatures) == 2  # into a byte table, and into bitmaps

@@ -1,0 +1,184 @@
+"""The compiled first pass of `verify`: each stored position re-derived from its children and
+the rules, one position at a time in machine code (numba), flagging the rows that fail.
+
+Written apart from the builder's kernels, as verify.py is apart from its search: a position
+here is a whole board (the root's stones included), a line is a list of board cells, a
+child's canonical code is the smallest of its images' codes, children are found by binary
+search, and the outcome rule is spelt out on values and depths. Flagged rows go back through
+verify.py's own numpy check, which words the problem; rows that pass are not looked at again.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from builder.game.geometry import lines
+from builder.game.root import Root
+from builder.kernels import split_rows
+
+WIN, DRAW, LOSS = 1, 0, -1
+
+
+@njit(cache=True, nogil=True)
+def _canonical(d: np.ndarray, pows: np.ndarray) -> int:
+    """The smallest code over the maps: pows[s, i] = 3**(where map s sends free cell i)."""
+    best = -1
+    for s in range(pows.shape[0]):
+        code = 0
+        for i in range(d.shape[0]):
+            code += d[i] * pows[s, i]
+        if best < 0 or code < best:
+            best = code
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _made_line(board: np.ndarray, cells_of_lines: np.ndarray, player: int) -> bool:
+    for line in range(cells_of_lines.shape[0]):
+        whole = True
+        for j in range(cells_of_lines.shape[1]):
+            if board[cells_of_lines[line, j]] != player:
+                whole = False
+                break
+        if whole:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
+           root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
+           gravity: bool, misere: bool, cells_of_lines: np.ndarray, kid_codes: np.ndarray,
+           kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
+           flagged: np.ndarray) -> None:
+    cells = root_board.shape[0]
+    nfree = free.shape[0]
+    d = np.empty(nfree, dtype=np.int64)
+    board = root_board.copy()
+    for r in range(codes.shape[0]):
+        flagged[r] = False
+        code = codes[r]
+        for i in range(nfree):
+            d[i] = code % 3
+            code //= 3
+            board[free[i]] = d[i]
+        xs = 0
+        os_ = 0
+        for c in range(cells):
+            if board[c] == 1:
+                xs += 1
+            elif board[c] == 2:
+                os_ += 1
+        stones = xs + os_
+        v, dep = value[r], depth[r]
+        if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
+                or dep < 0 or dep > cells - stones or _canonical(d, pows) != codes[r]):
+            flagged[r] = True
+            continue
+        last = 1 if stones % 2 == 1 else 2
+        if stones > 0 and _made_line(board, cells_of_lines, last):
+            want = WIN if misere else LOSS
+            flagged[r] = v != want or dep != 0
+            continue
+        if stones == cells:
+            flagged[r] = v != DRAW or dep != 0
+            continue
+        mover = 3 - last
+        any_loss = False
+        any_draw = False
+        fastest = 1 << 30
+        slowest = -1
+        for i in range(nfree):
+            cell = free[i]
+            if board[cell] != 0:
+                continue
+            if gravity and cell + width < cells and board[cell + width] == 0:
+                continue
+            d[i] = mover
+            kid = _canonical(d, pows)
+            d[i] = 0
+            at = np.searchsorted(kid_codes, kid)
+            if at >= kid_codes.shape[0] or kid_codes[at] != kid:
+                flagged[r] = True
+                break
+            has_parent[at] = True
+            kv, kd = kid_values[at], np.int64(kid_depths[at])
+            # The child's value is the opponent's: its loss is our win, and so on.
+            if kv == LOSS:
+                any_loss = True
+                fastest = min(fastest, kd + 1)
+            elif kv == DRAW:
+                any_draw = True
+            else:
+                slowest = max(slowest, kd + 1)
+        if flagged[r]:
+            continue
+        if any_loss:
+            flagged[r] = v != WIN or dep != fastest
+        elif any_draw:
+            flagged[r] = v != DRAW or dep != cells - stones
+        else:
+            flagged[r] = v != LOSS or dep != slowest
+
+
+@njit(cache=True, nogil=True)
+def _orbits(codes: np.ndarray, pows: np.ndarray, nfree: int, out: np.ndarray) -> None:
+    d = np.empty(nfree, dtype=np.int64)
+    images = np.empty(pows.shape[0], dtype=np.int64)
+    for r in range(codes.shape[0]):
+        code = codes[r]
+        for i in range(nfree):
+            d[i] = code % 3
+            code //= 3
+        distinct = 0
+        for s in range(pows.shape[0]):
+            image = 0
+            for i in range(nfree):
+                image += d[i] * pows[s, i]
+            images[s] = image
+            seen = False
+            for t in range(s):
+                if images[t] == image:
+                    seen = True
+                    break
+            if not seen:
+                distinct += 1
+        out[r] = distinct
+
+
+class TierChecker:
+    """The compiled check of one table's tiers (`root`: the table's Root)."""
+
+    def __init__(self, root: Root) -> None:
+        self.root = root
+        spec = root.spec
+        self._board = np.array(root.board, dtype=np.int64)
+        self._free = np.asarray(root.free, dtype=np.int64)
+        self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
+        self._lines = np.array([list(line) for line in lines(spec)], dtype=np.int64).reshape(
+            -1, spec.k)
+
+    def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
+             below: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Which rows of a chunk of tier `ply` fail a check against `below` (tier ply+1 as
+        codes, values, depths, has_parent), marking in has_parent the rows their moves reach."""
+        kid_codes, kid_values, kid_depths, has_parent = below
+        codes = np.ascontiguousarray(codes, np.int64)
+        value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
+        kids = (np.ascontiguousarray(kid_codes, np.int64), np.ascontiguousarray(kid_values, np.int8),
+                np.ascontiguousarray(kid_depths, np.int8))
+        flagged = np.zeros(len(codes), dtype=np.bool_)
+        spec = self.root.spec
+        # Both cores: rows are independent, and has_parent is only ever set to True.
+        split_rows(len(codes), lambda _, a, b: _check(
+            codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
+            spec.width, spec.gravity, spec.misere, self._lines, *kids, has_parent, flagged[a:b]))
+        return flagged
+
+    def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
+        """How many positions each code stands for: its distinct images under the maps."""
+        codes = np.ascontiguousarray(codes, np.int64)
+        out = np.empty(len(codes), dtype=np.int64)
+        split_rows(len(codes), lambda _, a, b: _orbits(codes[a:b], self._pows, len(self._free),
+                                                       out[a:b]))
+        return out
