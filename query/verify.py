@@ -18,12 +18,12 @@ from builder.game.codec import encode_many
 from builder.game.geometry import lines
 from builder.game.root import Root
 from builder.game.spec import Spec
+from builder.game.symmetry import orbit_sizes
 from builder.memory import MemoryPlan
 from builder.progress import NO_PROGRESS, ProgressFactory
 from db.checksum import TableChecksum
 from db.reader import GameRecord, iter_positions, probe_game, read_plies
 from query.notation import draw_board
-from query.verify_kernel import TierChecker
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -101,7 +101,8 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
     chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))
     report = VerifyReport(spec.name)
     found = _Collector(report, table, limit)
-    checker = TierChecker(table)
+    # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
+    checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
         tiers = _split(engine, game, checker, Path(tmp), found, chunk, progress)
         report.positions = sum(tiers.values())
@@ -124,9 +125,12 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
                     against = below if below is not None else empty
                     # The compiled pass clears most rows; the flagged ones are checked again
                     # here, which words what is wrong with them.
-                    rows = np.flatnonzero(checker.flag(codes[part], value[part], depth[part],
-                                                       ply, against))
-                    if rows.size:
+                    flagged = checker.flag(codes[part], value[part], depth[part], ply, against)
+                    if flagged is None:
+                        _check_chunk(table, codes[part], value[part], depth[part], against,
+                                     found, ply)
+                    elif flagged.any():
+                        rows = np.flatnonzero(flagged)
                         _check_chunk(table, codes[part][rows], value[part][rows],
                                      depth[part][rows], against, found, ply)
                     bar.update(len(codes[part]))
@@ -143,6 +147,28 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
     return report
 
 
+_COMPILED_BUDGET = 512 << 20  # bytes of --memory from which verify uses its compiled pass
+
+
+class _Checker:
+    """Verify without the compiled pass: numpy checks every row (`flag` gives None)."""
+
+    def __init__(self, root: Root) -> None:
+        self.root = root
+
+    def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
+             below: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        return None
+
+    def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
+        return orbit_sizes(self.root.images_many(codes))
+
+
+def _compiled_checker(root: Root) -> Any:
+    from query.verify_kernel import TierChecker  # imports numba: only when it is used
+    return TierChecker(root)
+
+
 def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, origin: str,
                  limit: int) -> None:
     """Report the rows of a finished tier that no stored parent leads to."""
@@ -157,7 +183,7 @@ def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, orig
         found.report.by_kind["unreachable"] = found.report.by_kind.get("unreachable", 0) + extra
 
 
-def _split(engine: Any, game: GameRecord, checker: TierChecker, tmp: Path, found: _Collector,
+def _split(engine: Any, game: GameRecord, checker: Any, tmp: Path, found: _Collector,
            batch: int, progress: ProgressFactory) -> dict[int, int]:
     """Stream the table into one file per ply (codes, value, depth, each in code order),
     checking the checksum and every recorded count on the way; return rows per ply."""

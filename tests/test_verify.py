@@ -16,8 +16,17 @@ from tests.reference import Game
 
 
 def _verify(path: Path | str, spec: str) -> VerifyReport:
+    """Verify with the compiled first pass (the default budget) and with numpy alone (a
+    budget under 512 MiB): both must find exactly the same problems."""
     with open_database(str(path)) as engine:
-        return verify_table(engine, parse_spec(spec))
+        compiled = verify_table(engine, parse_spec(spec))
+        plain = verify_table(engine, parse_spec(spec), memory_budget=256 << 20)
+
+    def found(report: VerifyReport) -> tuple[object, ...]:
+        return (report.positions, report.problems, report.by_kind,
+                [(p.kind, p.code, p.ply, p.message) for p in report.first])
+    assert found(compiled) == found(plain)
+    return compiled
 
 
 @pytest.mark.parametrize("spec", ["3x3k3", "3x3k3+misere", "3x3k3+gravity", "4x3k3"])
