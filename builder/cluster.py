@@ -67,7 +67,7 @@ def expand_part(root: Root, path: str, ply: int, start: int, stop: int,
     """The sorted distinct canonical children of the open parents in rows [start, stop) of tier `ply`."""
     codes = _read(path, "codes", ply, start, stop)
     codes = codes[_read(path, "term", ply, start, stop) == OPEN]
-    kids = [k for _, k in children(root, codes, ply, chunk_rows)]
+    kids = list(children(root, codes, ply, chunk_rows))
     return sorted_unique(np.concatenate(kids)) if kids else np.empty(0, dtype=np.int64)
 
 

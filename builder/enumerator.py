@@ -42,13 +42,15 @@ class TierCounts:
 
 
 def children(root: Root, codes: np.ndarray, ply: int,
-             chunk_rows: int = 1 << 18) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """For non-terminal parents `codes` at `ply`: pairs (parent row indices, canonical child codes)."""
+             chunk_rows: int = 1 << 18) -> Iterator[np.ndarray]:
+    """The canonical children of non-terminal parents `codes` at `ply`, a chunk of parents at
+    a time (duplicates and all)."""
+    moves = root.cells - ply  # the empty cells; with gravity, at most one per column
+    if root.spec.gravity:
+        moves = min(moves, root.spec.width)
     for start in range(0, len(codes), chunk_rows):
-        rows, kids = kernels.expand(np.asarray(codes[start : start + chunk_rows]),
-                                    root.image_weights, root.below, root.spec.gravity,
-                                    root.mover(ply))
-        yield rows + start, kids
+        yield kernels.expand(np.asarray(codes[start : start + chunk_rows]), root.image_weights,
+                             root.below, root.spec.gravity, root.mover(ply), moves)
 
 
 def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
@@ -114,7 +116,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                     if use_marks:
                         mark_children(root, block, ply, table)
                     else:
-                        for _, kids in children(root, block, ply, chunk_rows):
+                        for kids in children(root, block, ply, chunk_rows):
                             collector.add(kids)
                     inner.update(min(chunk_rows, len(codes) - start))
             source = table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)

@@ -38,21 +38,21 @@ MISSING = -1  # where a kernel found a child that is not in the loaded tier
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _decode(code: int, cells: int, out: np.ndarray) -> None:
-    for i in range(cells):
-        out[i] = code % 3
-        code //= 3
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _images(d: np.ndarray, weights: np.ndarray, out: np.ndarray) -> None:
+def _decode(code: int, weights: np.ndarray, d: np.ndarray, img: np.ndarray) -> None:
+    """The digits of `code` into d, and the codes of its images under the maps into img."""
     cells, maps = weights.shape
     for s in range(maps):
-        out[s] = 0
+        img[s] = 0
+    # Unsigned: codes are never negative, and signed division by 3 costs twice as much. No
+    # test for empty cells: a multiply by 0 is cheaper than a mispredicted branch.
+    c = np.uint64(code)
     for i in range(cells):
-        if d[i]:
-            for s in range(maps):
-                out[s] += d[i] * weights[i, s]
+        q = c // np.uint64(3)
+        digit = np.int64(c - q * np.uint64(3))
+        c = q
+        d[i] = digit
+        for s in range(maps):
+            img[s] += digit * weights[i, s]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -74,18 +74,20 @@ def _child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) -> int:
 
 @njit(cache=True, nogil=True)
 def _expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-            stone: int, rows: np.ndarray, kids: np.ndarray) -> int:
-    """Fill (rows, kids) with every (parent row, canonical child); return how many."""
+            stone: int, kids: np.ndarray) -> int:
+    """Fill `kids` with the canonical child of every legal move of every code, parent by
+    parent; return how many, or -1 if they do not fit."""
     cells, maps = weights.shape
     d = np.empty(cells, dtype=np.int64)
     img = np.empty(maps, dtype=np.int64)
     n = 0
+    room = kids.shape[0]
     for r in range(codes.shape[0]):
-        _decode(codes[r], cells, d)
-        _images(d, weights, img)
+        _decode(codes[r], weights, d, img)
         for c in range(cells):
             if _legal(d, below, gravity, c):
-                rows[n] = r
+                if n == room:
+                    return -1  # more moves than the caller's bound: nothing is written past it
                 kids[n] = _child(img, weights, stone, c)
                 n += 1
     return n
@@ -100,8 +102,7 @@ def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
     d = np.empty(cells, dtype=np.int64)
     img = np.empty(maps, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], cells, d)
-        _images(d, weights, img)
+        _decode(codes[r], weights, d, img)
         for c in range(cells):
             if _legal(d, below, gravity, c):
                 kid = _child(img, weights, stone, c)
@@ -120,8 +121,7 @@ def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarr
     d = np.empty(cells, dtype=np.int64)
     img = np.empty(maps, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], cells, d)
-        _images(d, weights, img)
+        _decode(codes[r], weights, d, img)
         distinct = 0
         for s in range(maps):
             seen = False
@@ -247,8 +247,7 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
     img = np.empty(maps, dtype=np.int64)
     size = keys.shape[0]
     for r in range(codes.shape[0]):
-        _decode(codes[r], cells, d)
-        _images(d, weights, img)
+        _decode(codes[r], weights, d, img)
         top = UNSET
         for c in range(cells):
             if not _legal(d, below, gravity, c):
@@ -312,23 +311,21 @@ def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[objec
 
 
 def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int) -> tuple[np.ndarray, np.ndarray]:
-    """(parent rows, canonical children) of every legal move from every code, rows ascending."""
+           stone: int, moves: int) -> np.ndarray:
+    """The canonical child of every legal move from every code, parent by parent; `moves`
+    bounds the legal moves of one parent (its empty cells; with gravity, its columns)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
-    cells = weights.shape[0]
 
-    def part(_: int, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        # A parent has at most as many moves as empty cells, all cells at worst.
-        rows = np.empty((b - a) * cells, dtype=np.int64)
-        kids = np.empty((b - a) * cells, dtype=np.int64)
-        n = _expand(codes[a:b], weights, below, gravity, stone, rows, kids)
-        return rows[:n] + a, kids[:n]
+    def part(_: int, a: int, b: int) -> np.ndarray:
+        # Sized by the bound, not by the cells: fresh pages cost a fault each on first touch.
+        kids = np.empty((b - a) * moves, dtype=np.int64)
+        n = _expand(codes[a:b], weights, below, gravity, stone, kids)
+        if n < 0:
+            raise RuntimeError(f"a position has more than {moves} legal moves")
+        return kids[:n]
 
     pieces = split_rows(len(codes), part)
-    if len(pieces) == 1:
-        return pieces[0]  # type: ignore[return-value]
-    return (np.concatenate([p[0] for p in pieces]),  # type: ignore[index]
-            np.concatenate([p[1] for p in pieces]))  # type: ignore[index]
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)  # type: ignore[return-value]
 
 
 def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
@@ -375,7 +372,7 @@ def warm_up() -> None:
     """Load every kernel once (compiling it on a machine's first run), on tiny inputs of the
     types a build passes: the one-off cost of the first build in a process, paid up front."""
     codes, weights, below = np.zeros(1, np.int64), np.ones((2, 2), np.int64), np.full(2, -1)
-    expand(codes, weights, below, False, 1)
+    expand(codes, weights, below, False, 1, 2)
     mark(codes, weights, below, False, 1, [np.zeros(9, np.uint8)])
     mark(codes, weights, below, False, 1, [np.zeros(1, np.uint64), np.zeros(1, np.uint64)])
     classify(codes, weights, 1, np.ones(1, np.int64), False, False, UNSET)

@@ -52,11 +52,14 @@ def test_children_are_the_canonical_boards_after_each_legal_move(name: str) -> N
     for ply in sorted({game.stones(b) for b in boards}):
         here = [b for b in boards if game.stones(b) == ply]
         codes = np.array([game.code(b) for b in here], dtype=np.int64)
-        rows, kids = kernels.expand(codes, root.image_weights, root.below, spec.gravity,
-                                    root.mover(ply))
-        for i, board in enumerate(here):
+        kids = kernels.expand(codes, root.image_weights, root.below, spec.gravity,
+                              root.mover(ply), game.n - ply).tolist()
+        at = 0
+        for board in here:  # each parent's children, parent by parent
             expected = sorted(game.canonical(game.child(board, c)) for c in game.moves(board))
-            assert sorted(kids[rows == i].tolist()) == expected
+            assert sorted(kids[at : at + len(expected)]) == expected
+            at += len(expected)
+        assert at == len(kids)
 
 
 MODES = {  # (byte table, bitmaps, hash table): how children are deduplicated and looked up
@@ -87,6 +90,12 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
     for code, (ply, value, depth) in rows.items():
         board = game.board(code)
         assert (ply, value, depth) == (game.stones(board), *game.solve(board)), board
+
+
+def test_expand_refuses_more_moves_than_its_bound() -> None:
+    root = Root.whole(parse_spec("3x3k3"))
+    with pytest.raises(RuntimeError, match="more than 8 legal moves"):
+        kernels.expand(np.zeros(1, np.int64), root.image_weights, root.below, False, 1, 8)
 
 
 def test_warm_up_loads_every_kernel() -> None:
