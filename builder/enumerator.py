@@ -2,9 +2,10 @@
 
 A tier is the set of positions with the same number of stones on the root's free cells (its
 ply, counted from the root: the board's own ply is the root's plus this). Terminal positions are
-kept but not expanded. Children are generated on whole chunks of a tier with numpy (a child's
-symmetric images are its parent's images plus one stone), deduplicated within the memory
-plan, and each finished tier is written to the work directory.
+kept but not expanded. Children are generated on whole chunks of a tier by compiled loops
+(builder/kernels.py: a child's symmetric images are its parent's images plus one stone),
+deduplicated within the memory plan (marked in a bitmap or byte table, or sorted), and each
+finished tier is written to the work directory.
 """
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def children(root: Root, codes: np.ndarray, ply: int,
 
 
 def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
-    """Mark every canonical child of non-terminal parents `codes` at `ply` in a direct table."""
+    """Mark every canonical child of non-terminal parents `codes` at `ply` in `table`'s
+    bitmaps (or its direct byte table)."""
     kernels.mark(codes, root.image_weights, root.below, root.spec.gravity, root.mover(ply),
                  table.mark_targets())
 
@@ -105,7 +107,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
             codes = work.get("codes", ply, in_memory=plan.fits(work.nbytes("codes", ply)))
             term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
             opened = counts[-1].canonical - counts[-1].terminal_canonical
-            # Marking a direct table costs a scan of the whole table; worth it for large tiers only.
+            # Reading marks back scans the whole bitmap (or byte table): for large tiers only.
             use_marks = table.can_mark and table.mark_bytes <= 64 * opened * (root.cells - ply)
             collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
             with progress(desc=f"  ply {ply} -> {ply + 1}", total=len(codes), unit="pos",

@@ -2,7 +2,8 @@
 
 Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
 work directory. A position's score is the best `backup` of its children's scores (values.py
-is the one place that fixes the order of outcomes).
+is the one place that fixes the order of outcomes; the compiled solver's `_backup` is its twin,
+tested equal on every score).
 """
 from __future__ import annotations
 

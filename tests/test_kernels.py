@@ -92,6 +92,13 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
         assert (ply, value, depth) == (game.stones(board), *game.solve(board)), board
 
 
+def test_compiled_backup_is_values_backup_on_every_score() -> None:
+    from builder.game.values import WIN_SCORE, backup
+
+    scores = np.arange(-WIN_SCORE, WIN_SCORE + 1)
+    assert [kernels._backup(int(x)) for x in scores] == backup(scores).tolist()
+
+
 def test_expand_refuses_more_moves_than_its_bound() -> None:
     root = Root.whole(parse_spec("3x3k3"))
     with pytest.raises(RuntimeError, match="more than 8 legal moves"):
