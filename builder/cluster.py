@@ -28,6 +28,7 @@ import numpy as np
 from builder.codetable import CodeTable
 from builder.enumerator import OPEN, TierCounts, children, classify
 from builder.game.root import Root
+from builder.kernels import one_thread
 from builder.memory import MemoryPlan, peak_bytes, reset_peak
 from builder.progress import ProgressFactory
 from builder.retrograde import solve_tier
@@ -65,10 +66,11 @@ def _read(path: str, kind: str, ply: int, start: int, stop: int) -> np.ndarray:
 def expand_part(root: Root, path: str, ply: int, start: int, stop: int,
                 chunk_rows: int) -> np.ndarray:
     """The sorted distinct canonical children of the open parents in rows [start, stop) of tier `ply`."""
-    codes = _read(path, "codes", ply, start, stop)
-    codes = codes[_read(path, "term", ply, start, stop) == OPEN]
-    kids = list(children(root, codes, ply, chunk_rows))
-    return sorted_unique(np.concatenate(kids)) if kids else np.empty(0, dtype=np.int64)
+    with one_thread():  # this worker's kernels on this worker's core alone
+        codes = _read(path, "codes", ply, start, stop)
+        codes = codes[_read(path, "term", ply, start, stop) == OPEN]
+        kids = list(children(root, codes, ply, chunk_rows))
+        return sorted_unique(np.concatenate(kids)) if kids else np.empty(0, dtype=np.int64)
 
 
 def sample_part(codes: np.ndarray, count: int) -> np.ndarray:
@@ -96,20 +98,21 @@ def own_range(root: Root, path: str, ply: int, index: int, chunk_rows: int,
 
     Returns (canonical, reachable, terminal, terminal canonical) of the range. A rerun after a
     lost worker writes the same files again, atomically."""
-    codes = sorted_unique(np.concatenate(pieces)) if pieces else np.empty(0, dtype=np.int64)
-    term = np.empty(len(codes), dtype=np.int8)
-    reachable = terminal = 0
-    for start in range(0, len(codes), chunk_rows):
-        part_term, orbits = classify(root, ply, codes[start : start + chunk_rows])
-        term[start : start + chunk_rows] = part_term
-        reachable += int(orbits.sum())
-        terminal += int(orbits[part_term != OPEN].sum())
-    for kind, array in (("codes", codes.astype("<i8")), ("term", term)):
-        final = part_file(path, kind, ply, index)
-        tmp = final.with_suffix(f".{os.getpid()}.tmp")
-        array.tofile(tmp)
-        os.replace(tmp, final)
-    return len(codes), reachable, terminal, int(np.count_nonzero(term != OPEN))
+    with one_thread():  # this worker's kernels on this worker's core alone
+        codes = sorted_unique(np.concatenate(pieces)) if pieces else np.empty(0, dtype=np.int64)
+        term = np.empty(len(codes), dtype=np.int8)
+        reachable = terminal = 0
+        for start in range(0, len(codes), chunk_rows):
+            part_term, orbits = classify(root, ply, codes[start : start + chunk_rows])
+            term[start : start + chunk_rows] = part_term
+            reachable += int(orbits.sum())
+            terminal += int(orbits[part_term != OPEN].sum())
+        for kind, array in (("codes", codes.astype("<i8")), ("term", term)):
+            final = part_file(path, kind, ply, index)
+            tmp = final.with_suffix(f".{os.getpid()}.tmp")
+            array.tofile(tmp)
+            os.replace(tmp, final)
+        return len(codes), reachable, terminal, int(np.count_nonzero(term != OPEN))
 
 
 _loaded: dict[str, Any] = {"key": None, "table": None}
@@ -136,9 +139,10 @@ def _next_tier(root: Root, path: str, ply: int, direct: bool) -> CodeTable:
 def solve_part(root: Root, path: str, ply: int, start: int, stop: int, chunk_rows: int,
                direct: bool) -> np.ndarray:
     """Scores (for the side to move) of rows [start, stop) of tier `ply`, tier ply+1 being solved."""
-    table = _next_tier(root, path, ply + 1, direct)
-    return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
-                      _read(path, "term", ply, start, stop), table, chunk_rows)
+    with one_thread():  # this worker's kernels on this worker's core alone
+        table = _next_tier(root, path, ply + 1, direct)
+        return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
+                          _read(path, "term", ply, start, stop), table, chunk_rows)
 
 
 def lookup_range(path: str, ply: int, start: int, stop: int,
@@ -155,10 +159,11 @@ def solve_part_routed(root: Root, path: str, ply: int, start: int, stop: int, ch
                       kids: np.ndarray, *scored: np.ndarray) -> np.ndarray:
     """Scores of rows [start, stop) of tier `ply`, given the scores of their sorted distinct
     children `kids` (answered by the owners of tier ply+1, in code order)."""
-    table = CodeTable(root.cells, direct=False)
-    table.load(kids, np.concatenate(scored) if scored else np.empty(0, dtype=np.int8))
-    return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
-                      _read(path, "term", ply, start, stop), table, chunk_rows)
+    with one_thread():  # this worker's kernels on this worker's core alone
+        table = CodeTable(root.cells, direct=False)
+        table.load(kids, np.concatenate(scored) if scored else np.empty(0, dtype=np.int8))
+        return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
+                          _read(path, "term", ply, start, stop), table, chunk_rows)
 
 
 # --- the client side ------------------------------------------------------------------------

@@ -16,8 +16,10 @@ The arrays a kernel sees:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 from numba import njit
@@ -296,11 +298,26 @@ def _arr(a: np.ndarray, dtype: type) -> np.ndarray:
     return a if a.flags.writeable else a.copy()
 
 
+_local = threading.local()
+
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Within the block, kernels called from this thread use this thread alone (a cluster's
+    worker: its cores are already the cluster's other workers)."""
+    before = getattr(_local, "alone", False)
+    _local.alone = True
+    try:
+        yield
+    finally:
+        _local.alone = before
+
+
 def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[object]:
     """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
     large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
     global _pool
-    if _THREADS == 1 or rows < _PARALLEL_ROWS:
+    if _THREADS == 1 or rows < _PARALLEL_ROWS or getattr(_local, "alone", False):
         return [work(0, 0, rows)]
     if _pool is None:
         _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="tablebase-kernel")

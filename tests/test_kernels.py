@@ -110,3 +110,14 @@ def test_warm_up_loads_every_kernel() -> None:
     for name in ("_expand", "_mark", "_classify", "_solve", "hash_fill", "set_bits", "take_bits"):
         assert getattr(kernels, name).signatures, name
     assert len(kernels._mark.signatures) == 2  # into a byte table, and into bitmaps
+
+
+def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernels, "_THREADS", 2)
+    pieces: list[tuple[int, int]] = []
+    kernels.split_rows(100_000, lambda _, a, b: pieces.append((a, b)))
+    assert sorted(pieces) == [(0, 50_000), (50_000, 100_000)]
+    pieces.clear()
+    with kernels.one_thread():
+        kernels.split_rows(100_000, lambda _, a, b: pieces.append((a, b)))
+    assert pieces == [(0, 100_000)]
