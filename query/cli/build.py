@@ -88,6 +88,8 @@ def _print_build(report: BuildReport, db: str) -> None:
               "sorted": "sorted arrays"}[report.lookup]
     spilled = f", {report.spilled_runs} sorted runs spilled to disk" if report.spilled_runs else ""
     print(f"  memory budget {size(report.memory_budget)}: {lookup}{spilled}")
+    if report.load_seconds >= 0.05:
+        print(f"  compiled kernels loaded in {report.load_seconds:.2f} s (once per process)")
     if report.resumed_stage:
         print(f"  resumed an interrupted build at: {report.resumed_stage}")
     print(f"  {'stage':<10}{'seconds':>9}{'peak memory':>14}")
