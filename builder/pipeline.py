@@ -22,11 +22,11 @@ import numpy as np
 from builder.codetable import CodeTable, bitmap_bytes, hash_bytes
 from builder.enumerator import TierCounts
 from builder.executor import LOCAL, Executor
-from builder.kernels import warm_up
 from builder.game.errors import WholeBoardTooLargeError
 from builder.game.root import Root, check_root
 from builder.game.spec import MAX_CELLS, Spec
 from builder.game.values import Value, depth_of, value_of
+from builder.kernels import warm_up
 from builder.memory import MemoryPlan, peak_bytes, reset_peak
 from builder.progress import NO_PROGRESS, ProgressFactory
 from builder.sortedruns import merge_cuts
@@ -239,9 +239,10 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             # 1,800 table bytes) solves in 0.28-0.43 s hashed, 0.39 s by binary search and
             # 0.9-1.2 s by rank in a bitmap, and 4x4k4 (one per 35) in 0.18 s direct against
             # 0.26-0.29 s hashed.
-            if table.direct and sum(t.canonical for t in counts) * _SPARSE < table.size:
-                table = CodeTable(root.cells, direct=False)
-            if not table.direct:
+            # A fresh table either way: the marking bitmaps are not needed any more.
+            if table.direct and sum(t.canonical for t in counts) * _SPARSE >= table.size:
+                table = CodeTable(root.cells, direct=True)
+            else:
                 largest = max(t.canonical for t in counts)
                 # The hash table and the tier it holds, as loaded, must share the working memory.
                 table = CodeTable(root.cells, direct=False,
