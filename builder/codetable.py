@@ -14,7 +14,6 @@ import numpy as np
 from builder import kernels
 from builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
 
-_MARK = 1  # a marked code's byte in a direct table (a stored score's byte is score + OFFSET)
 _NO_SLOTS = np.empty(0, dtype=np.uint8)
 _NO_CODES = np.empty(0, dtype=np.int64)
 _NO_SCORES = np.empty(0, dtype=np.int8)
@@ -25,10 +24,14 @@ def bitmap_bytes(cells: int) -> int:
     return 2 * 8 * -(-3 ** cells // 64)
 
 
+def hash_slots(positions: int) -> int:
+    """Slots of the hash table of a tier of `positions`: a power of two, at most half full."""
+    return 1 << max(4, (2 * positions - 1).bit_length())
+
+
 def hash_bytes(positions: int) -> int:
-    """Bytes of the hash table of a tier of `positions`: a code and a score per slot, at most
-    half the slots full."""
-    return 9 * (1 << max(4, (2 * positions - 1).bit_length()))
+    """Bytes of the hash table of a tier of `positions`: a code and a score per slot."""
+    return 9 * hash_slots(positions)
 
 
 class CodeTable:
@@ -70,14 +73,6 @@ class CodeTable:
         assert self._slots is not None
         return [self._slots]
 
-    def mark(self, codes: np.ndarray) -> None:
-        """Remember `codes` (duplicates welcome); read them back with `marked`."""
-        if self.bits:
-            kernels.set_bits(self._words[0], np.asarray(codes, dtype=np.int64))
-        else:
-            assert self._slots is not None
-            self._slots[codes] = _MARK
-
     def marked(self, chunk: int) -> Iterator[np.ndarray]:
         """Every marked code, ascending, in chunks; the marks are cleared as they are read."""
         if self.bits:
@@ -111,7 +106,7 @@ class CodeTable:
                 self._slots[part] = (np.asarray(scores[start : start + step]).astype(np.int16)
                                      + OFFSET).astype(np.uint8)
         elif self.hashed:
-            slots = hash_bytes(len(codes)) // 9
+            slots = hash_slots(len(codes))
             self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
             self._values = np.zeros(slots, dtype=np.int8)
             self._shift = 64 - (slots.bit_length() - 1)

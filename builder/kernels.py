@@ -109,7 +109,7 @@ def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
             if _legal(d, below, gravity, c):
                 kid = _child(img, weights, stone, c)
                 if bits:
-                    target[kid >> 6] |= np.uint64(1) << np.uint64(kid & 63)
+                    set_bit(target, kid)
                 else:
                     target[kid] = 1
 
@@ -172,13 +172,6 @@ def _backup(score: int) -> int:
 def set_bit(words: np.ndarray, code: int) -> None:
     """Add `code` to the set."""
     words[code >> 6] |= np.uint64(1) << np.uint64(code & 63)
-
-
-@njit(cache=True, nogil=True)
-def set_bits(words: np.ndarray, codes: np.ndarray) -> None:
-    """Add every code of `codes` to the set."""
-    for code in codes:
-        set_bit(words, code)
 
 
 @njit(cache=True, nogil=True)
@@ -396,6 +389,4 @@ def warm_up() -> None:
     keys, values = np.full(8, EMPTY_KEY, np.int64), np.zeros(8, np.int8)  # 8 slots: shift 61
     hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61)
     solve(codes, weights, below, False, 1, (HASHED, np.zeros(0, np.uint8), keys, values, 61))
-    words = np.zeros(1, np.uint64)
-    set_bits(words, codes)
-    take_bits(words, words.copy(), 0, np.zeros(128, np.int64))
+    take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))

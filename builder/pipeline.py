@@ -72,11 +72,15 @@ class BuildReport:
     plies: list[PlyCounts]
     stages: dict[str, StageFigures] = field(default_factory=dict)
     memory_budget: int = 0
-    direct_table: bool = False
     lookup: str = "sorted"  # how solving found children's scores: "direct", "hashed" or "sorted"
     spilled_runs: int = 0
     resumed_stage: str | None = None
     load_seconds: float = 0.0  # loading the compiled kernels, the process's first build only
+
+    @property
+    def direct_table(self) -> bool:
+        """Whether solving looked children up in a direct table by code."""
+        return self.lookup == "direct"
 
     @property
     def seconds(self) -> float:
@@ -248,7 +252,6 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                 table = CodeTable(root.cells, direct=False,
                                   hashed=plan.direct_fits(hash_bytes(largest)))
             executor.solve(root, work, plan, table, counts, m["solved_from"], progress, solved)
-    direct = table.direct
     lookup = "direct" if table.direct else "hashed" if table.hashed else "sorted"
     del table
     # Stored plies count every stone on the board, the root's included.
@@ -265,7 +268,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
-        direct_table=direct, lookup=lookup, spilled_runs=m.get("spilled_runs", 0))
+        lookup=lookup, spilled_runs=m.get("spilled_runs", 0))
     start = time.perf_counter()
     finish_build(engine, handle, GameSummary(
         reachable=report.reachable, canonical=total, terminal=report.terminal,
