@@ -13,7 +13,7 @@ keeps "down" down, so 2. For a 3x3 board:
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from operator import itemgetter
 
@@ -115,28 +115,41 @@ def block_tables(perms: np.ndarray) -> np.ndarray:
     return table
 
 
-def canonical_many_lookup(spec: Spec, codes: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
-    """The canonical code of each code, equal to `canonical_many`, by table lookups.
+def map_images(table: np.ndarray, codes: np.ndarray) -> Iterator[np.ndarray]:
+    """For each map of `table` (`block_tables`) in turn, the codes of the images of `codes`:
+    each image is a sum of one table entry per 8-cell block, so no code is decoded into
+    digits. Give a few tens of thousands of codes at a time, to keep the lookups in cache."""
+    rest, blocks = np.asarray(codes, dtype=np.int64), []
+    for _ in range(table.shape[1]):
+        rest, low = np.divmod(rest, 3 ** _BLOCK)
+        blocks.append(low)
+    for per_map in table:
+        image = per_map[0][blocks[0]]
+        for b in range(1, len(blocks)):
+            image += per_map[b][blocks[b]]
+        yield image
 
-    Each image code is a sum of one `block_image_tables` entry per 8-cell block, so no code is
-    decoded into digits; in chunks that keep the work in cache, this is about ten times faster
-    than `canonical_many` on a million codes.
-    """
+
+def block_images(table: np.ndarray, codes: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """(N, S) codes of every image of each code under the maps of `table` (`map_images`)."""
     codes = np.asarray(codes, dtype=np.int64)
-    table = block_image_tables(spec)
+    out = np.empty((len(codes), table.shape[0]), dtype=np.int64)
+    for start in range(0, len(codes), chunk):
+        for s, image in enumerate(map_images(table, codes[start : start + chunk])):
+            out[start : start + chunk, s] = image
+    return out
+
+
+def canonical_many_lookup(spec: Spec, codes: np.ndarray, chunk: int = 1 << 16) -> np.ndarray:
+    """The canonical code of each code, equal to `canonical_many`, by table lookups
+    (`map_images`): about ten times faster than `canonical_many` on a million codes."""
+    codes, table = np.asarray(codes, dtype=np.int64), block_image_tables(spec)
     out = np.empty(len(codes), dtype=np.int64)
     for start in range(0, len(codes), chunk):
-        rest = codes[start : start + chunk]
-        blocks = []
-        for _ in range(table.shape[1]):
-            rest, low = np.divmod(rest, 3 ** _BLOCK)
-            blocks.append(low)
-        best = None
-        for per_map in table:
-            image = per_map[0][blocks[0]]
-            for b in range(1, len(blocks)):
-                image += per_map[b][blocks[b]]
-            best = image if best is None else np.minimum(best, image, out=best)
+        images = map_images(table, codes[start : start + chunk])
+        best = next(images)
+        for image in images:
+            np.minimum(best, image, out=best)
         out[start : start + chunk] = best
     return out
 
