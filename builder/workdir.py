@@ -121,9 +121,11 @@ class WorkDir:
         self._pending.clear()
         shutil.rmtree(self.path, ignore_errors=True)
 
-    def _keep(self, name: str, data: np.ndarray, *, on_disk: bool = True) -> None:
+    def _keep(self, name: str, data: np.ndarray, *, on_disk: bool = True,
+              owned: bool = False) -> None:
+        """Keep a small array (a copy, unless `owned`: nobody else holds it)."""
         if data.nbytes <= _KEEP_BYTES:
-            kept = data.copy()
+            kept = data if owned else data.copy()
             kept.setflags(write=False)
             self._kept[name] = kept
             if not on_disk:
@@ -217,13 +219,13 @@ class ArrayWriter:
             kept = np.concatenate(self._chunks) if self._chunks else np.empty(0, self._dtype)
         if self._file is None:
             assert self._keep is not None and kept is not None
-            self._keep(self._final.name, kept, on_disk=False)
+            self._keep(self._final.name, kept, on_disk=False, owned=True)
             return
         self._file.close()
         os.replace(self._tmp, self._final)
         self._record(self._final.name, self._crc, self.count * self._dtype.itemsize)
         if self._keep is not None and kept is not None:
-            self._keep(self._final.name, kept)
+            self._keep(self._final.name, kept, owned=True)
 
 
 class DiskArray:
