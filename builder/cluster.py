@@ -25,15 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from builder.codetable import CodeTable
-from builder.enumerator import OPEN, TierCounts, children, classify
-from builder.game.root import Root
-from builder.kernels import one_thread
-from builder.memory import MemoryPlan, peak_bytes, reset_peak
-from builder.progress import ProgressFactory
-from builder.retrograde import solve_tier
-from builder.sortedruns import sorted_unique
-from builder.workdir import DTYPES, DiskArray, WorkDir
+from tablebase.builder.codetable import CodeTable
+from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
+from tablebase.builder.game.root import Root
+from tablebase.builder.kernels import one_thread
+from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
+from tablebase.builder.progress import ProgressFactory
+from tablebase.builder.retrograde import solve_tier
+from tablebase.builder.sortedruns import sorted_unique
+from tablebase.builder.workdir import DTYPES, DiskArray, WorkDir
 
 EXTRA_HINT = "pip install 'tablebase[cluster]'"
 # Tiers smaller than this are one partition: a task costs milliseconds of scheduling.

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from builder import kernels
-from builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
+from tablebase.builder import kernels
+from tablebase.builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
 
 _NO_SLOTS = np.empty(0, dtype=np.uint8)
 _NO_CODES = np.empty(0, dtype=np.int64)

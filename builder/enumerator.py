@@ -14,13 +14,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from builder import kernels
-from builder.codetable import CodeTable
-from builder.game.root import Root
-from builder.memory import MemoryPlan
-from builder.progress import NO_PROGRESS, ProgressFactory
-from builder.sortedruns import UniqueCollector
-from builder.workdir import WorkDir
+from tablebase.builder import kernels
+from tablebase.builder.codetable import CodeTable
+from tablebase.builder.game.root import Root
+from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.builder.sortedruns import UniqueCollector
+from tablebase.builder.workdir import WorkDir
 
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
 OPEN = np.iinfo(np.int8).min

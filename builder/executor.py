@@ -12,13 +12,13 @@ from typing import Protocol
 
 import numpy as np
 
-from builder.codetable import CodeTable
-from builder.enumerator import TierCounts, enumerate_tiers
-from builder.game.root import Root
-from builder.memory import MemoryPlan
-from builder.progress import ProgressFactory
-from builder.retrograde import solve_tiers
-from builder.workdir import WorkDir
+from tablebase.builder.codetable import CodeTable
+from tablebase.builder.enumerator import TierCounts, enumerate_tiers
+from tablebase.builder.game.root import Root
+from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.progress import ProgressFactory
+from tablebase.builder.retrograde import solve_tiers
+from tablebase.builder.workdir import WorkDir
 
 
 class Executor(Protocol):
@@ -43,13 +43,13 @@ class LocalExecutor:
     def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   done: list[TierCounts], progress: ProgressFactory,
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
-        """Enumerate in this process (builder.enumerator.enumerate_tiers)."""
+        """Enumerate in this process (tablebase.builder.enumerator.enumerate_tiers)."""
         return enumerate_tiers(root, work, plan, table, done, progress, on_tier)
 
     def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               on_tier: Callable[[int, np.ndarray], None]) -> None:
-        """Solve in this process (builder.retrograde.solve_tiers)."""
+        """Solve in this process (tablebase.builder.retrograde.solve_tiers)."""
         solve_tiers(root, work, plan, table, counts, solved_from, progress, on_tier)
 
 

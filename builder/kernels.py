@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from builder.game.values import WIN_SCORE
+from tablebase.builder.game.values import WIN_SCORE
 
 # Everything compiled lives in this one file: numba's cache notices a change to the file of a
 # cached function only, not to the functions it calls from other files.

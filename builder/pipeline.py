@@ -13,41 +13,31 @@ import hashlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import metadata as importlib_metadata
 from typing import Any
 
 import numpy as np
 
-from builder.codetable import CodeTable, bitmap_bytes, hash_bytes
-from builder.enumerator import TierCounts
-from builder.executor import LOCAL, Executor
-from builder.game.errors import WholeBoardTooLargeError
-from builder.game.root import Root, check_root
-from builder.game.spec import MAX_CELLS, Spec
-from builder.game.values import Value, depth_of, value_of
-from builder.kernels import warm_up
-from builder.memory import MemoryPlan, peak_bytes, reset_peak
-from builder.progress import NO_PROGRESS, ProgressFactory
-from builder.sortedruns import merge_cuts
-from builder.workdir import WorkDir, work_path
-from db.checksum import TableChecksum
-from db.engine import DEFAULT_CACHE_BYTES, open_database
-from db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
+from tablebase.builder.codetable import CodeTable, bitmap_bytes, hash_bytes
+from tablebase.builder.enumerator import TierCounts
+from tablebase.builder.executor import LOCAL, Executor
+from tablebase.builder.game.errors import WholeBoardTooLargeError
+from tablebase.builder.game.root import Root, check_root
+from tablebase.builder.game.spec import MAX_CELLS, Spec
+from tablebase.builder.game.values import Value, depth_of, value_of
+from tablebase.builder.kernels import warm_up
+from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.builder.sortedruns import merge_cuts
+from tablebase.builder.workdir import WorkDir, work_path
+from tablebase.db.checksum import TableChecksum
+from tablebase.db.facts import tool_version
+from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
+from tablebase.db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
                        begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
 _SPARSE = 64  # table bytes per stored position above which a hash table wins
 MANIFEST_VERSION = 3
-
-
-@lru_cache(maxsize=1)
-def tool_version() -> str:
-    """This package's version, as installed (read once: the lookup costs milliseconds)."""
-    try:
-        return importlib_metadata.version("tablebase")
-    except importlib_metadata.PackageNotFoundError:
-        return "0+unknown"
 
 
 @dataclass

@@ -11,13 +11,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from builder import kernels
-from builder.codetable import CodeTable
-from builder.enumerator import OPEN, TierCounts
-from builder.game.root import Root
-from builder.memory import MemoryPlan
-from builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
-from builder.workdir import WorkDir
+from tablebase.builder import kernels
+from tablebase.builder.codetable import CodeTable
+from tablebase.builder.enumerator import OPEN, TierCounts
+from tablebase.builder.game.root import Root
+from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
+from tablebase.builder.workdir import WorkDir
 
 def solve_tier(root: Root, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from builder.workdir import DiskArray
+from tablebase.builder.workdir import DiskArray
 
 
 def sorted_unique(codes: np.ndarray) -> np.ndarray:

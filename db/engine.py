@@ -9,10 +9,10 @@ from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from db.errors import DatabaseError, MissingDatabaseError, NotATablebaseError
-from db.facts import SCHEMA_VERSION
-from db.postgres import missing_driver, normalise_url
-from db.schema import meta, metadata
+from tablebase.db.errors import DatabaseError, MissingDatabaseError, NotATablebaseError
+from tablebase.db.facts import SCHEMA_VERSION
+from tablebase.db.postgres import missing_driver, normalise_url
+from tablebase.db.schema import meta, metadata
 
 
 

@@ -1,6 +1,19 @@
-"""Facts about our databases shared by db.schema/db.engine (SQLAlchemy) and db.sqlite_direct
-(plain sqlite3, which must not import SQLAlchemy: it costs a third of a second)."""
+"""Facts about our databases shared by the SQLAlchemy side (schema, engine) and the plain
+sqlite3 reader, which must not import SQLAlchemy (it costs a third of a second), and the
+package's version, which every table records."""
 from __future__ import annotations
+
+from functools import lru_cache
+from importlib import metadata
 
 SCHEMA_VERSION = 2  # 2: games gained `root` (endgame tables)
 DEFAULT_DATABASE = "tablebase.db"
+
+
+@lru_cache(maxsize=1)
+def tool_version() -> str:
+    """This package's version, as installed (read once: the lookup costs milliseconds)."""
+    try:
+        return metadata.version("tablebase")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"

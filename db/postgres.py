@@ -17,7 +17,7 @@ import numpy as np
 from sqlalchemy import Connection, inspect
 from sqlalchemy.engine import make_url
 
-from db.errors import DatabaseError
+from tablebase.db.errors import DatabaseError
 
 # The optional extra that brings the driver (pyproject.toml), named in the error when it is missing.
 EXTRA = "postgres"

@@ -1,63 +1,23 @@
-"""Reading stored games and positions back, as plain ints and numpy arrays."""
+"""The read path for any SQLAlchemy URL (PostgreSQL, or a SQLite file named by URL): a store on
+one engine, each table read on a connection of its own."""
 from __future__ import annotations
 
-from itertools import chain
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
-from sqlalchemy import Connection, Engine, bindparam, select
+from sqlalchemy import Engine, Select, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from db.engine import error_reason
-from db.errors import DatabaseError, GameNotBuiltError
-from db.schema import STATUS_COMPLETE, game_plies, games, positions_table
-from db.sqlite_direct import _ROW, PositionArrays
-from db.writer import PlyCounts
+from tablebase.db.engine import describe, error_reason, open_engine
+from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions
+from tablebase.db.schema import game_plies, games, positions_table
+from tablebase.db.store import CHUNK
 
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A game row: its parameters, status, counts and build facts."""
-
-    id: int
-    spec: str
-    root: str
-    width: int
-    height: int
-    k: int
-    gravity: bool
-    misere: bool
-    status: str
-    positions_table: str | None
-    reachable: int | None
-    canonical: int | None
-    terminal: int | None
-    terminal_canonical: int | None
-    wins: int | None
-    draws: int | None
-    losses: int | None
-    root_value: int | None
-    root_depth: int | None
-    schema_version: int
-    tool_version: str
-    built_at: str | None
-    build_seconds: float | None
-    stages: str | None
-    checksum: str | None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the game's table is complete and readable."""
-        return self.status == STATUS_COMPLETE and self.positions_table is not None
-
-    @property
-    def label(self) -> str:
-        """The table in messages: the spec, and 'endgame' with the root's stones if any."""
-        if not self.root:
-            return self.spec
-        return f"{self.spec} endgame ({sum(ch != '0' for ch in self.root)} stones)"
+# Codes bound in one IN (...) list.
+_IN_BATCH = 10_000
 
 
 def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
@@ -78,111 +38,43 @@ def list_games(engine: Engine, spec: str | None = None) -> list[GameRecord]:
     return [GameRecord(**row._asdict()) for row in rows]
 
 
-def get_game(engine: Engine, spec: str, root: str = "") -> GameRecord | None:
-    """The row of the table of `spec` rooted at `root` ('' for the whole board), or None."""
+def probe_game(engine: Engine, spec: str, root: str = "") -> GameRecord:
+    """The complete row of a table; raise GameNotBuiltError if there is none."""
     try:
         with engine.connect() as conn:
             row = conn.execute(select(games).where(games.c.spec == spec,
                                                    games.c.root == root)).first()
     except SQLAlchemyError as e:
         raise _wrap(f"game {spec}", e) from e
-    return None if row is None else GameRecord(**row._asdict())
-
-
-def probe_game(engine: Engine, spec: str, root: str = "") -> GameRecord:
-    """The complete row of a table; raise GameNotBuiltError if there is none."""
-    game = get_game(engine, spec, root)
     what = spec if not root else f"that endgame table of {spec}"
-    if game is None:
+    if row is None:
         raise GameNotBuiltError(f"{what} has not been built in this database")
+    game = GameRecord(**row._asdict())
     if not game.complete:
         raise GameNotBuiltError(f"{what} has no complete table here (its last build did not finish)")
     return game
 
 
 def read_plies(engine: Engine, game: GameRecord) -> list[PlyCounts]:
-    """The per-ply counts of a complete game."""
+    """The per-ply counts of a complete table."""
     try:
         with engine.connect() as conn:
             rows = conn.execute(select(game_plies).where(game_plies.c.game_id == game.id)
                                 .order_by(game_plies.c.ply)).all()
     except SQLAlchemyError as e:
-        raise _wrap(f"the ply counts of {game.spec}", e) from e
+        raise _wrap(f"the ply counts of {game.label}", e) from e
     return [PlyCounts(r.ply, r.reachable, r.canonical, r.terminal, r.wins, r.draws, r.losses)
             for r in rows]
 
 
-def iter_positions(engine: Engine, game: GameRecord, batch: int = 1 << 16
-                   ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Every stored position in code order, in chunks of arrays (codes, ply, value, depth)."""
-    table = positions_table(str(game.positions_table))
-    query = (select(table.c.code, table.c.ply, table.c.value, table.c.depth)
-             .where(table.c.code > bindparam("after")).order_by(table.c.code).limit(batch))
-    after = -1
-    try:
-        with engine.connect() as conn:
-            if conn.dialect.name == "sqlite":
-                # SQLAlchemy's rows cost more than the reading itself (verify streams whole
-                # tables): on SQLite read the driver's tuples straight into numpy.
-                yield from _sqlite_chunks(conn, str(game.positions_table), batch)
-                return
-            while True:
-                rows = conn.execute(query, {"after": after}).all()
-                if not rows:
-                    return
-                # fromiter over the flattened tuples: np.array on Row objects probes each one
-                # as a mapping first, which is two orders of magnitude slower.
-                data = np.fromiter(chain.from_iterable(rows), dtype=np.int64,
-                                   count=4 * len(rows)).reshape(len(rows), 4)
-                after = int(data[-1, 0])
-                yield (data[:, 0], data[:, 1].astype(np.int16), data[:, 2].astype(np.int8),
-                       data[:, 3].astype(np.int8))
-    except SQLAlchemyError as e:
-        raise _wrap(f"positions of {game.spec}", e) from e
-
-
-def _sqlite_chunks(conn: Connection, table: str, batch: int
-                   ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """iter_positions on the sqlite3 driver connection under `conn`."""
-    raw = conn.connection.dbapi_connection
-    assert raw is not None
-    sql = f'SELECT code, ply, value, depth FROM "{table}" WHERE code > ? ORDER BY code LIMIT ?'
-    after = -1
-    while True:
-        rows = np.fromiter(raw.execute(sql, (after, batch)), dtype=_ROW)
-        if len(rows) == 0:
-            return
-        after = int(rows["code"][-1])
-        yield (np.ascontiguousarray(rows["code"]), np.ascontiguousarray(rows["ply"]),
-               np.ascontiguousarray(rows["value"]), np.ascontiguousarray(rows["depth"]))
-
-
-def load_positions(engine: Engine, game: GameRecord) -> PositionArrays:
-    """A complete game's whole table as arrays in code order (for answering many codes at once)."""
-    chunks = list(iter_positions(engine, game))
-    if not chunks:
-        empty = np.empty(0, dtype=np.int8)
-        return PositionArrays(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int16), empty,
-                              empty.copy())
-    return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
-
-
-class PositionReader:
-    """One complete game's positions through SQLAlchemy, on one open connection, for any dialect.
-
-    Local SQLite files are served faster by db.sqlite_direct; this is the path for URLs.
-    """
+class UrlReader:
+    """One complete table through SQLAlchemy, on one open connection, for any dialect."""
 
     def __init__(self, engine: Engine, game: GameRecord) -> None:
-        self._engine = engine
-        self._game = game
-        self.spec = game.spec
+        self._label = game.label
         self.table = str(game.positions_table)
-        self.canonical = int(game.canonical or 0)
-        table = positions_table(str(game.positions_table))
-        self._table = table
-        self._one = select(table.c.ply, table.c.value, table.c.depth).where(
-            table.c.code == bindparam("code"))
+        self.count = int(game.canonical or 0)
+        self._table = positions_table(self.table)
         try:
             self._conn = engine.connect()
             if engine.dialect.name == "postgresql":
@@ -192,7 +84,10 @@ class PositionReader:
                 # ROLLBACK: two round trips of the three a probe would cost.
                 self._conn.execution_options(isolation_level="AUTOCOMMIT")
         except SQLAlchemyError as e:
-            raise _wrap(f"positions of {game.spec}", e) from e
+            raise self._fail(e) from e
+
+    def _fail(self, e: SQLAlchemyError) -> DatabaseError:
+        return _wrap(f"positions of {self._label}", e)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -204,42 +99,95 @@ class PositionReader:
         try:
             transaction = self._conn.begin()
         except SQLAlchemyError as e:
-            raise _wrap(f"positions of {self.spec}", e) from e
+            raise self._fail(e) from e
         try:
             yield
         finally:
             transaction.rollback()
 
-    def fetch(self, code: int) -> tuple[int, int, int] | None:
-        """(ply, value, depth) of one canonical code, or None if the table lacks it."""
-        try:
-            row = self._conn.execute(self._one, {"code": int(code)}).first()
-        except SQLAlchemyError as e:
-            raise _wrap(f"positions of {self.spec}", e) from e
-        return None if row is None else (row.ply, row.value, row.depth)
-
-    def fetch_many(self, codes: Iterable[int]) -> dict[int, tuple[int, int, int]]:
-        """code -> (ply, value, depth) for those of `codes` the table holds, in one query."""
-        wanted = sorted({int(c) for c in codes})
-        if not wanted:
-            return {}
+    def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
+        """Value and depth of each canonical code, in the order asked."""
+        asked = [int(c) for c in codes]
+        wanted = sorted(set(asked))
         t = self._table
+        found: dict[int, tuple[int, int]] = {}
         try:
-            rows = self._conn.execute(select(t.c.code, t.c.ply, t.c.value, t.c.depth)
-                                      .where(t.c.code.in_(wanted))).all()
+            with self.snapshot():  # no transaction left open behind a read
+                for start in range(0, len(wanted), _IN_BATCH):
+                    rows = self._conn.execute(select(t.c.code, t.c.value, t.c.depth).where(
+                        t.c.code.in_(wanted[start:start + _IN_BATCH]))).all()
+                    found.update((int(r.code), (r.value, r.depth)) for r in rows)
         except SQLAlchemyError as e:
-            raise _wrap(f"positions of {self.spec}", e) from e
-        return {int(r.code): (r.ply, r.value, r.depth) for r in rows}
+            raise self._fail(e) from e
+        hit = np.array([c in found for c in asked], dtype=bool)
+        value = np.array([found.get(c, (0, -1))[0] for c in asked], dtype=np.int8)
+        depth = np.array([found.get(c, (0, -1))[1] for c in asked], dtype=np.int8)
+        return Lookup(hit, value, depth)
 
-    def chunks(self, batch: int = 1 << 16) -> Iterator[PositionArrays]:
-        """Every stored position in code order, `batch` rows at a time."""
-        for chunk in iter_positions(self._engine, self._game, batch):
-            yield PositionArrays(*chunk)
+    def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
+        """Every stored position in code order, `batch` rows at a time, on this connection."""
+        t = self._table
+        query = (select(t.c.code, t.c.ply, t.c.value, t.c.depth)
+                 .where(t.c.code > bindparam("after")).order_by(t.c.code).limit(batch))
+        after = -1
+        try:
+            with self.snapshot():  # one moment for the whole table, closed at the end
+                yield from self._chunks(query, after)
+        except SQLAlchemyError as e:
+            raise self._fail(e) from e
+
+    def _chunks(self, query: Select, after: int) -> Iterator[PositionArrays]:
+        while True:
+            rows = self._conn.execute(query, {"after": after}).all()
+            if not rows:
+                return
+            # fromiter over the flattened tuples: np.array on Row objects probes each one
+            # as a mapping first, which is two orders of magnitude slower.
+            data = np.fromiter(chain.from_iterable(rows), dtype=np.int64,
+                               count=4 * len(rows)).reshape(len(rows), 4)
+            after = int(data[-1, 0])
+            yield PositionArrays(data[:, 0].copy(), data[:, 1].astype(np.int16),
+                                 data[:, 2].astype(np.int8), data[:, 3].astype(np.int8))
 
     def load(self) -> PositionArrays:
         """The whole table at once, in code order."""
-        return load_positions(self._engine, self._game)
+        chunks = list(self.chunks())
+        if not chunks:
+            return empty_positions()
+        return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
 
     def close(self) -> None:
         """Return the connection to the engine."""
         self._conn.close()
+
+
+class UrlStore:
+    """A database named by a SQLAlchemy URL (or a file db.sqlite_direct does not read), opened
+    read-only through db.engine."""
+
+    def __init__(self, engine: Engine, name: str) -> None:
+        self._engine = engine
+        self.name = name
+
+    @classmethod
+    def open(cls, target: str) -> UrlStore:
+        """`target` opened read-only; DatabaseError naming it when it cannot be."""
+        return cls(open_engine(target, writable=False), describe(target))
+
+    def games(self, spec: str | None = None) -> list[GameRecord]:
+        """Every table (of `spec`, if given), complete or not, by spec and root."""
+        return list_games(self._engine, spec)
+
+    def plies(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table."""
+        return read_plies(self._engine, game)
+
+    def reader(self, game: GameRecord) -> UrlReader:
+        """A reader of a complete table."""
+        if not game.complete:
+            raise GameNotBuiltError(f"{game.label} has no complete table here")
+        return UrlReader(self._engine, game)
+
+    def close(self) -> None:
+        """Dispose of the engine."""
+        self._engine.dispose()

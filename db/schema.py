@@ -9,9 +9,6 @@ from __future__ import annotations
 from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
                         SmallInteger, String, Table, Text, UniqueConstraint)
 
-STATUS_BUILDING = "building"
-STATUS_COMPLETE = "complete"
-
 metadata = MetaData()
 
 meta = Table(

@@ -1,10 +1,10 @@
-"""Read-only lookups in a local SQLite file on the standard library's sqlite3 driver alone.
+"""The read path for a local SQLite file, on the standard library's sqlite3 driver alone.
 
 Importing SQLAlchemy costs about a third of a second, more than half the budget of one
 `tablebase probe` process, and a lookup through its Core costs several times one through the
-driver. This module serves the common case: a file path (not a URL) naming a database of ours,
-in this schema version, that holds the requested game complete. For anything else it returns
-None and the caller goes through db.engine and db.reader, which own every error message.
+driver. This module serves the common case: a file path (not a URL) naming a database of ours
+in this schema version. For anything else `SqliteStore.open` returns None and db.store goes
+through db.reader, which owns every message about a database it cannot open.
 
 Its SQL must agree with db/schema.py; tests/test_tablebase.py pins the facts they share.
 """
@@ -12,28 +12,21 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple
 from urllib.parse import quote
 
 import numpy as np
 
-from db.errors import DatabaseError
-from db.facts import SCHEMA_VERSION
+from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.db.facts import SCHEMA_VERSION
+from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions
+from tablebase.db.store import CHUNK
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
-
-
-class PositionArrays(NamedTuple):
-    """Stored positions as equal-length arrays in code order: canonical code, ply, value
-    (-1, 0, 1 for the side to move) and depth (plies to the end under perfect play)."""
-
-    codes: np.ndarray
-    ply: np.ndarray
-    value: np.ndarray
-    depth: np.ndarray
+# Codes bound in one IN (...) list: SQLite accepts 32,766 parameters.
+_IN_BATCH = 10_000
 
 
 def _arrays(rows: np.ndarray) -> PositionArrays:
@@ -41,20 +34,18 @@ def _arrays(rows: np.ndarray) -> PositionArrays:
                           np.ascontiguousarray(rows["value"]), np.ascontiguousarray(rows["depth"]))
 
 
-class SqlitePositions:
-    """One complete game's positions table on an open sqlite3 connection."""
+class SqliteReader:
+    """One complete table of a SQLite file, read on its store's sqlite3 connection."""
 
-    def __init__(self, conn: sqlite3.Connection, spec: str, table: str, canonical: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
         self._conn = conn
-        self.spec = spec
-        self.table = table
-        self.canonical = canonical  # rows in the table, one per orbit
-        quoted = '"' + table.replace('"', '""') + '"'
-        self._table = quoted
-        self._one = f"SELECT ply, value, depth FROM {quoted} WHERE code = ?"
+        self._label = game.label
+        self.table = str(game.positions_table)
+        self.count = int(game.canonical or 0)
+        self._quoted = '"' + self.table.replace('"', '""') + '"'
 
     def _fail(self, e: sqlite3.Error) -> DatabaseError:
-        return DatabaseError(f"cannot read positions of {self.spec}: {e}")
+        return DatabaseError(f"cannot read positions of {self._label}: {e}")
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -72,30 +63,25 @@ class SqlitePositions:
         finally:
             self._conn.rollback()
 
-    def fetch(self, code: int) -> tuple[int, int, int] | None:
-        """(ply, value, depth) of one canonical code, or None if the table lacks it."""
+    def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
+        """Value and depth of each canonical code, in the order asked."""
+        asked = [int(c) for c in codes]  # Python ints: sqlite3 binds numpy ints as BLOBs
+        found: dict[int, tuple[int, int]] = {}
+        wanted = list(set(asked))
         try:
-            return self._conn.execute(self._one, (int(code),)).fetchone()
+            for start in range(0, len(wanted), _IN_BATCH):
+                part = wanted[start:start + _IN_BATCH]
+                rows = self._conn.execute(
+                    f"SELECT code, value, depth FROM {self._quoted} WHERE code IN"
+                    f" ({','.join('?' * len(part))})", part)
+                found.update((code, (value, depth)) for code, value, depth in rows)
         except sqlite3.Error as e:
             raise self._fail(e) from e
+        return _lookup(asked, found)
 
-    def fetch_many(self, codes: Iterable[int]) -> dict[int, tuple[int, int, int]]:
-        """code -> (ply, value, depth) for those of `codes` the table holds, in one query."""
-        wanted = list({int(c) for c in codes})  # Python ints: sqlite3 binds numpy ints as BLOBs
-        if not wanted:
-            return {}
-        marks = ",".join("?" * len(wanted))
-        try:
-            rows = self._conn.execute(
-                f"SELECT code, ply, value, depth FROM {self._table} WHERE code IN ({marks})",
-                wanted).fetchall()
-        except sqlite3.Error as e:
-            raise self._fail(e) from e
-        return {code: (ply, value, depth) for code, ply, value, depth in rows}
-
-    def chunks(self, batch: int = 1 << 16) -> Iterator[PositionArrays]:
+    def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time."""
-        query = (f"SELECT code, ply, value, depth FROM {self._table} WHERE code > ?"
+        query = (f"SELECT code, ply, value, depth FROM {self._quoted} WHERE code > ?"
                  " ORDER BY code LIMIT ?")
         after = -1
         try:
@@ -112,21 +98,40 @@ class SqlitePositions:
         """The whole table at once, in code order."""
         try:
             cursor = self._conn.execute(
-                f"SELECT code, ply, value, depth FROM {self._table} ORDER BY code")
-            return _arrays(np.fromiter(cursor, dtype=_ROW))
+                f"SELECT code, ply, value, depth FROM {self._quoted} ORDER BY code")
+            rows = np.fromiter(cursor, dtype=_ROW)
         except sqlite3.Error as e:
             raise self._fail(e) from e
+        return _arrays(rows) if len(rows) else empty_positions()
+
+    def close(self) -> None:
+        """Nothing to release: the connection is the store's."""
 
 
-class SqliteFile:
-    """A read-only sqlite3 connection to a tablebase file; hands out one game's positions."""
+def _lookup(asked: list[int], found: dict[int, tuple[int, int]]) -> Lookup:
+    """A Lookup of `asked` from code -> (value, depth) of the codes found."""
+    n = len(asked)
+    hit = np.zeros(n, dtype=bool)
+    value = np.zeros(n, dtype=np.int8)
+    depth = np.full(n, -1, dtype=np.int8)
+    for i, code in enumerate(asked):
+        row = found.get(code)
+        if row is not None:
+            hit[i], value[i], depth[i] = True, row[0], row[1]
+    return Lookup(hit, value, depth)
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+
+class SqliteStore:
+    """A read-only sqlite3 connection to a tablebase file: its catalogue and its tables."""
+
+    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
         self._conn = conn
+        self.name = name
 
     @classmethod
-    def open(cls, target: str) -> SqliteFile | None:
-        """The file `target` opened read-only, or None unless it is a tablebase file of this schema."""
+    def open(cls, target: str) -> SqliteStore | None:
+        """The file `target` opened read-only, or None unless it is a tablebase file of this
+        schema version (the caller then lets db.reader explain)."""
         if "://" in target or not os.path.isfile(target):
             return None
         uri = "file:" + quote(os.path.abspath(target)) + "?mode=ro"
@@ -142,32 +147,40 @@ class SqliteFile:
             if conn is not None:
                 conn.close()
             return None
-        return cls(conn)
+        return cls(conn, target)
 
-    def roots(self, spec: str) -> list[str]:
-        """The roots of the complete tables of `spec` ('' is the whole board, listed first)."""
+    def _read(self, what: str, sql: str, params: tuple[object, ...] = ()) -> list[dict]:
         try:
-            rows = self._conn.execute(
-                "SELECT root FROM games WHERE spec = ? AND status = 'complete'"
-                " AND positions_table IS NOT NULL ORDER BY root", (spec,)).fetchall()
-        except sqlite3.Error:
-            return []
-        return [str(r[0]) for r in rows]
+            cursor = self._conn.execute(sql, params)
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
+        except sqlite3.Error as e:
+            raise DatabaseError(f"{self.name}: cannot read {what}: {e}") from e
 
-    def positions(self, spec: str, root: str = "") -> SqlitePositions | None:
-        """The complete table of game `spec` rooted at `root` ('' for the whole board), or None
-        if there is none (the caller explains)."""
-        try:
-            row = self._conn.execute(
-                "SELECT positions_table, canonical FROM games WHERE spec = ? AND root = ?"
-                " AND status = 'complete' AND positions_table IS NOT NULL",
-                (spec, root)).fetchone()
-        except sqlite3.Error:
-            return None
-        if row is None:
-            return None
-        return SqlitePositions(self._conn, spec, str(row[0]), int(row[1] or 0))
+    def games(self, spec: str | None = None) -> list[GameRecord]:
+        """Every table (of `spec`, if given), complete or not, by spec and root."""
+        where, params = ("WHERE spec = ? ", (spec,)) if spec is not None else ("", ())
+        rows = self._read("the games", f"SELECT * FROM games {where}ORDER BY spec, root", params)
+        return [_record(row) for row in rows]
+
+    def plies(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table."""
+        rows = self._read(f"the ply counts of {game.label}",
+                          "SELECT ply, reachable, canonical, terminal, wins, draws, losses"
+                          " FROM game_plies WHERE game_id = ? ORDER BY ply", (game.id,))
+        return [PlyCounts(**row) for row in rows]
+
+    def reader(self, game: GameRecord) -> SqliteReader:
+        """A reader of a complete table."""
+        if not game.complete:
+            raise GameNotBuiltError(f"{game.label} has no complete table here")
+        return SqliteReader(self._conn, game)
 
     def close(self) -> None:
         """Close the connection."""
         self._conn.close()
+
+
+def _record(row: dict) -> GameRecord:
+    # SQLite keeps booleans as 0/1.
+    return GameRecord(**{**row, "gravity": bool(row["gravity"]), "misere": bool(row["misere"])})

@@ -11,12 +11,12 @@ import numpy as np
 from sqlalchemy import Connection, Engine, delete, func, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
-from db.engine import error_reason
-from db.errors import DatabaseError, GameExistsError
-from db.facts import SCHEMA_VERSION
-from db.postgres import add_primary_key, copy_positions, uses_copy
-from db.schema import (POSITIONS_PREFIX, STATUS_BUILDING, STATUS_COMPLETE,
-                       game_plies, games, positions_table, positions_table_name)
+from tablebase.db.engine import error_reason
+from tablebase.db.errors import DatabaseError, GameExistsError
+from tablebase.db.facts import SCHEMA_VERSION
+from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, PlyCounts, table_label
+from tablebase.db.postgres import add_primary_key, copy_positions, uses_copy
+from tablebase.db.schema import (POSITIONS_PREFIX, game_plies, games, positions_table, positions_table_name)
 
 
 @dataclass(frozen=True)
@@ -34,23 +34,8 @@ class GameParams:
 
     @property
     def label(self) -> str:
-        """The table in messages: the spec, and 'endgame' with the root's stones if any."""
-        if not self.root:
-            return self.spec
-        return f"{self.spec} endgame ({sum(ch != '0' for ch in self.root)} stones)"
-
-
-@dataclass(frozen=True)
-class PlyCounts:
-    """Counts for one ply: positions with all images, canonical ones, terminal, and by value."""
-
-    ply: int
-    reachable: int
-    canonical: int
-    terminal: int
-    wins: int
-    draws: int
-    losses: int
+        """The table in messages (see db.records.table_label)."""
+        return table_label(self.spec, self.root)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,10 @@ kernel's `InvalidPositionError`), a position the table does not hold is a `KeyEr
 """
 from __future__ import annotations
 
-from builder.game import InvalidPositionError
+from tablebase.builder.game import GameError, InvalidPositionError, parse_spec
+from tablebase.builder.game.errors import WholeBoardTooLargeError
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
+from tablebase.db.facts import DEFAULT_DATABASE
 
 
 class QueryError(Exception):
@@ -52,3 +55,39 @@ class MissingTableError(QueryError, KeyError):
 class AuditInputError(QueryError, ValueError):
     """An audit asked for with options that cannot work: a bad --positions, an unknown solver, a
     check the answers cannot support."""
+
+
+def one_line(message: str) -> str:
+    """The message with control characters (newlines included) escaped: errors echo what
+    the user typed, and an error is always exactly one line."""
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
+
+
+def error_text(error: Exception, spec: str | None = None, db: str = DEFAULT_DATABASE) -> str:
+    """The one-line message of `error`, with the obvious next step where there is one: the
+    build command that would answer, naming `spec` (as the user typed it) and `db`. The command
+    line and the HTTP API both say exactly this."""
+    return one_line(f"{error}{_next_step(error, spec, db)}")
+
+
+def _next_step(error: Exception, spec: str | None, db: str) -> str:
+    db_flag = "" if db == DEFAULT_DATABASE else f" --db {db}"
+    try:
+        parsed = parse_spec(spec) if spec else None
+    except GameError:
+        parsed = None
+    name = parsed.name if parsed is not None else spec
+    if isinstance(error, GameNotBuiltError) and spec:
+        if parsed is not None and not parsed.whole_board_fits:
+            return f"; build an endgame table: tablebase build {name} --from POSITION{db_flag}"
+        return f"; build it with: tablebase build {name}{db_flag}"
+    if isinstance(error, MissingPositionError) and error.build_from is not None:
+        return (f"; build an endgame table from it: tablebase build {name}"
+                f" --from '{error.build_from}'{db_flag}")
+    if isinstance(error, MissingTableError) and error.board is not None:
+        return "; build it with --from"
+    if isinstance(error, WholeBoardTooLargeError) and spec:
+        return f". Build an endgame table: tablebase build {spec} --from POSITION{db_flag}"
+    if isinstance(error, MissingDatabaseError):
+        return f"; build a game first, e.g.: tablebase build tictactoe{db_flag}"
+    return ""

@@ -8,10 +8,10 @@ from typing import TextIO
 
 import numpy as np
 
-from builder.game import Spec
-from query.errors import QueryError
-from query.notation import digit_board_texts
-from query.tablebase import Position, Tablebase
+from tablebase.builder.game import Spec
+from tablebase.query.errors import QueryError
+from tablebase.query.notation import digit_board_texts
+from tablebase.query.tablebase import Position, Tablebase
 
 FORMATS = ("csv", "jsonl")
 COLUMNS = ("board", "to_move", "ply", "value", "depth")

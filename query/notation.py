@@ -2,7 +2,7 @@
 board drawn for the terminal.
 
 Board text lists the rows from top to bottom separated by '/', one character per cell:
-`x`, `o` (either case) or `.` for empty. Cells are numbered as in builder.game.geometry,
+`x`, `o` (either case) or `.` for empty. Cells are numbered as in tablebase.builder.game.geometry,
 row-major from the top-left, so the text visits cells 0, 1, 2, ... in order:
 
     x.o/.x./...      3 | x . o |      cells  0 1 2      moves  a3 b3 c3
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from builder.game import EMPTY, O, X, Spec, Value, digits, open_cells, outcome
-from query.errors import IllegalMoveError, NotationError
+from tablebase.builder.game import (EMPTY, O, PLAYER_NAMES, X, Spec, Value, digits, mover_at,
+                                    open_cells, outcome)
+from tablebase.query.errors import IllegalMoveError, NotationError
 
-PLAYER_NAMES = {X: "x", O: "o"}
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
 _CHARS = ".xo"
 # At most 39 columns (two letters) and 39 rows: a longer name is garbage, refused before any
@@ -66,7 +66,17 @@ def player_name(player: int) -> str:
 
 def to_move_name(ply: int) -> str:
     """The side to move after `ply` stones, 'x' or 'o' (x moves first)."""
-    return "x" if ply % 2 == 0 else "o"
+    return PLAYER_NAMES[mover_at(ply)]
+
+
+def plies(n: int) -> str:
+    """'1 ply', '7 plies'."""
+    return f"{n} pl{'y' if n == 1 else 'ies'}"
+
+
+def outcome_text(value: int | Value, depth: int) -> str:
+    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
+    return f"{Value(value).word} in {plies(depth)}"
 
 
 # --- boards ------------------------------------------------------------------

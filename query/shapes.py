@@ -6,14 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from builder.game import Spec, Value, parse_spec
-from builder.game.root import Root
-from query.notation import board_text, to_move_name
-from query.tablebase import MoveInfo, Probe, Step
+import numpy as np
+
+from tablebase.builder.game import Spec, Value, parse_spec
+from tablebase.builder.game.root import Root
+from tablebase.db.records import GameRecord, PlyCounts
+from tablebase.query.notation import board_text, to_move_name
+from tablebase.query.records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
-    from db.reader import GameRecord
-    from query.strategy import Strategy
+    from tablebase.query.audit.games import PlayReport
+    from tablebase.query.audit.positions import AuditReport, BuiltinAudit
+    from tablebase.query.play.strategy import Strategy
+    from tablebase.query.verify.checks import VerifyReport
 
 # `strategy --json` includes the whole tree up to this many nodes.
 DEFAULT_MAX_NODES = 100_000
@@ -31,7 +36,7 @@ def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
     """`probe_json` objects of many positions at once, from their board texts and the
     arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
     name, words = spec.name, {int(v): v.word for v in Value}
-    return [{"spec": name, "board": text, "to_move": "x" if p % 2 == 0 else "o", "ply": p,
+    return [{"spec": name, "board": text, "to_move": to_move_name(p), "ply": p,
              "value": words[v], "depth": d, "terminal": d == 0}
             for text, v, d, p in zip(texts, value, depth, ply)]
 
@@ -54,12 +59,9 @@ def line_json(spec: Spec, board: Sequence[int], probe: Probe,
     return data
 
 
-def game_json(engine: Any, game: GameRecord) -> dict[str, Any]:
-    """The `info --json` object of one stored table (`engine` from db.engine.open_database):
-    `root` is the endgame table's root as board text, None for the whole-board table."""
-    from db.reader import read_plies
-
-    plies = read_plies(engine, game)
+def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
+    """The `info --json` object of one stored table and its counts per ply: `root` is the
+    endgame table's root as board text, None for the whole-board table."""
     root = None
     if game.root:
         spec = parse_spec(game.spec)
@@ -112,3 +114,77 @@ def genmove_json(spec: Spec, board: Sequence[int], probe: Probe, level: int,
     return {"spec": spec.name, "board": board_text(spec, board), "to_move": probe.to_move,
             "level": level, "move": chosen.move, "value": chosen.value.word,
             "depth": chosen.depth, "best": chosen.best}
+
+
+def audit_json(report: AuditReport) -> dict[str, Any]:
+    """The `audit --json` object: what was asked, the counts by kind, the first examples."""
+    spec = parse_spec(report.spec)
+    return {
+        "spec": report.spec,
+        "solver": report.solver,
+        "selection": report.selection.option,
+        "orientations": "all" if report.every_orientation else "random",
+        "orientations_auto": report.orientations_auto,
+        "asked": report.asked,
+        "seed": report.seed,
+        "check": report.check,
+        "positions": report.positions,
+        "boards": report.boards,
+        "agreed": report.agreed,
+        "mismatched": report.mismatched,
+        "mismatched_positions": report.mismatched_positions,
+        "mismatches": report.mismatches,
+        "declined": report.declined,
+        "shapes": report.shapes,
+        "checks": report.checked,
+        "seconds": round(report.seconds, 3),
+        "restarts": report.restarts,
+        "examples": [{
+            "kind": e.kind, "board": board_text(spec, e.board), "to_move": e.to_move,
+            "ply": e.ply, "value": e.value.word, "depth": e.depth,
+            "best_moves": list(e.best_moves), "said": e.said, "detail": e.detail,
+            "refutation": list(e.refutation), "refutation_value": e.refutation_value.word,
+            "after": e.after,
+        } for e in report.examples],
+    }
+
+
+def play_audit_json(report: PlayReport) -> dict[str, Any]:
+    """The `audit --play --json` object: the games, the value-losing moves and the forfeits."""
+    spec = parse_spec(report.spec)
+    return {
+        "spec": report.spec, "player": report.player, "games": report.games,
+        "as": report.plays, "opponent": report.opponent, "seed": report.seed,
+        "start": board_text(spec, report.start), "asked": report.asked,
+        "moves_judged": report.moves_judged, "value_losing": report.lost,
+        "value_losing_by_ply": {str(k): n for k, n in report.lost_by_ply.items()},
+        "results": report.results, "forfeits_by_kind": report.kinds,
+        "seconds": round(report.seconds, 3), "restarts": report.restarts,
+        "examples": [{
+            "game": e.game, "ply": e.ply, "board": board_text(spec, e.board),
+            "to_move": e.to_move, "move": e.move, "value": e.value.word, "depth": e.depth,
+            "after_value": e.after_value.word, "after_depth": e.after_depth,
+            "best_moves": list(e.best_moves), "refutation": list(e.refutation),
+            "moves": list(e.moves)} for e in report.examples],
+        "forfeits": [{"game": f.game, "ply": f.ply, "board": board_text(spec, f.board),
+                      "to_move": f.to_move, "kind": f.kind, "said": f.said, "detail": f.detail}
+                     for f in report.forfeits],
+    }
+
+
+def builtins_json(audits: Sequence[BuiltinAudit]) -> list[dict[str, Any]]:
+    """The `--builtin --json` list: each solver's report object with `nodes` added."""
+    return [{**audit_json(a.report), "nodes": a.nodes} for a in audits]
+
+
+def verify_json(report: VerifyReport, table: Root, seconds: float) -> dict[str, Any]:
+    """The `verify --json` object: positions checked, whether all is well, the problems by
+    kind and the first of them (with the board where a code names one of `table`)."""
+    spec = table.spec
+    return {
+        "spec": report.spec, "positions": report.positions, "ok": report.ok,
+        "problems": report.problems, "by_kind": report.by_kind, "seconds": round(seconds, 3),
+        "first": [{"kind": p.kind, "message": p.message, "code": p.code, "ply": p.ply,
+                   "board": None if p.code is None or not p.picture else
+                   board_text(spec, table.boards_of(np.array([p.code]))[0])}
+                  for p in report.first]}

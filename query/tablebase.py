@@ -5,7 +5,7 @@ A position is looked up through its canonical code; moves are reported in the ca
 orientation. Values are always for the side to move, except a move's value, which is for the
 player making the move (lichess reports the value of the position after it instead).
 
-    from query import open_tablebase
+    from tablebase import open_tablebase
     with open_tablebase("tablebase.db") as tb:
         tb.probe("3x3k3", "x.o/.x./...")   # Probe(value=<Value.LOSS: -1>, depth=4, to_move='o', ...)
 """
@@ -14,102 +14,25 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
 from numbers import Integral
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
-from builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value,
-                          check_position, decode, open_cells, parse_spec, score)
-from builder.game.root import Root
-from db.errors import DatabaseError
-from db.facts import DEFAULT_DATABASE
-from db.sqlite_direct import PositionArrays, SqliteFile
-from query.errors import (ImpossiblePositionError, MissingPositionError, MissingTableError,
-                          NotationError)
-from query.notation import board_text, move_name, parse_board, to_move_name
-from query.tables import StoredTable, same_root
-
-# A position as callers give it: board text, cell values, or a code.
-Position = str | Sequence[int] | int
+from tablebase.builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value,
+                                    check_position, decode, mover_at, open_cells, parse_spec,
+                                    score)
+from tablebase.builder.game.root import Root
+from tablebase.db.errors import DatabaseError
+from tablebase.db.facts import DEFAULT_DATABASE
+from tablebase.db.records import GameRecord, PlyCounts, PositionArrays
+from tablebase.db.store import CHUNK, Store, complete_tables, open_store
+from tablebase.query.errors import ImpossiblePositionError, MissingPositionError, NotationError
+from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
+from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
+from tablebase.query.tables import StoredTable, select_table
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
-
-
-def _plies(n: int) -> str:
-    return f"{n} pl{'y' if n == 1 else 'ies'}"
-
-
-@dataclass(frozen=True)
-class Probe:
-    """What the table says about one position.
-
-    `value` is for the side to move (`to_move`, 'x' or 'o'); `depth` is plies to the end under
-    perfect play (0 exactly when the position is `terminal`); `ply` counts the stones.
-    """
-
-    value: Value
-    depth: int
-    to_move: str
-    terminal: bool
-    ply: int
-
-    def __str__(self) -> str:
-        return f"{self.to_move} to move: {self.value.word} in {_plies(self.depth)}"
-
-
-@dataclass(frozen=True)
-class MoveInfo:
-    """One legal move: its name and cell in the caller's orientation, its value for the player
-    making it, the depth (plies to the end) of the position it leads to, and whether it keeps
-    the position's perfect value and depth."""
-
-    move: str
-    cell: int
-    value: Value
-    depth: int
-    best: bool
-
-
-@dataclass(frozen=True)
-class Step:
-    """One move of a perfect line: who plays it (`player`), its value for that player, the
-    plies left after it (`depth`), and the board after it as cell values."""
-
-    move: str
-    cell: int
-    player: str
-    value: Value
-    depth: int
-    board: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class TableInfo:
-    """One stored table of a game: its root (cell values; None for the whole board), how many
-    positions it stores, how many cells its codes cover, and the size of its symmetry group."""
-
-    root: tuple[int, ...] | None
-    positions: int
-    cells: int
-    symmetries: int
-
-
-@dataclass(frozen=True)
-class ManyProbes:
-    """Answers for many codes at once, as equal-length arrays in the order asked.
-
-    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies, `ply` the
-    stones on the board; where `found` is False the table lacks the code and the other
-    arrays hold 0, -1 and -1.
-    """
-
-    value: np.ndarray
-    depth: np.ndarray
-    ply: np.ndarray
-    found: np.ndarray
-
 
 T = TypeVar("T")
 
@@ -121,25 +44,15 @@ class Tablebase:
     position as board text (`"x.o/.x./..."`), a sequence of cell values (0 empty, 1 x, 2 o,
     row-major from the top-left), or a code. Bad input raises a ValueError subclass
     (`InvalidPositionError`) naming the fault; a game the database has not built raises
-    `db.errors.GameNotBuiltError`.
+    `GameNotBuiltError` (a LookupError).
     """
 
     def __init__(self, db: str = DEFAULT_DATABASE) -> None:
         self.db = db
-        # A local SQLite file is read on the plain sqlite3 driver (see db/sqlite_direct.py);
-        # anything else, and every error message about the database, goes through db.engine,
-        # imported only then because importing its driver layer costs a third of a second.
-        self._file = SqliteFile.open(db)
-        self._engine: Any = None  # a db.engine engine, opened only when needed
-        if self._file is None:
-            self._engine = self._open_engine()
+        self._store: Store = open_store(db)
         self._games: dict[Spec, list[StoredTable]] = {}
         self._arrays: dict[tuple[Spec, str], PositionArrays] = {}
         self._specs: dict[str, Spec] = {}
-
-    def _open_engine(self) -> Any:
-        from db.engine import open_engine
-        return open_engine(self.db, writable=False)
 
     def close(self) -> None:
         """Close the database."""
@@ -147,12 +60,9 @@ class Tablebase:
             _close(tables)
         self._games.clear()
         self._arrays.clear()
-        if self._file is not None:
-            self._file.close()
-        if self._engine is not None:
-            self._engine.dispose()
+        self._store.close()
 
-    # --- plumbing ------------------------------------------------------------
+    # --- the catalogue and table selection -------------------------------------------
 
     def spec(self, spec: str | Spec) -> Spec:
         """The Spec named by a spec string (or the Spec itself)."""
@@ -163,29 +73,45 @@ class Tablebase:
             found = self._specs[spec] = parse_spec(spec)
         return found
 
+    @property
+    def name(self) -> str:
+        """The database as messages name it: its path, or its URL without the password."""
+        return self._store.name
+
+    def catalogue(self, spec: str | Spec | None = None) -> list[GameRecord]:
+        """Every stored table (of `spec`, if given), complete or not, by spec: the whole-board
+        table first, then the endgame tables by root."""
+        return self._store.games(None if spec is None else self.spec(spec).name)
+
+    def plies(self, record: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table of the catalogue."""
+        return self._store.plies(record)
+
+    def record(self, spec: str | Spec, root: Position | None = None) -> GameRecord:
+        """The catalogue record of the complete table `root` names (see `table`)."""
+        spec = self.spec(spec)
+        return self._table(spec, root).record
+
+    def tables(self, spec: str | Spec) -> list[TableInfo]:
+        """The complete tables of a game: the whole board (root None) first, then each endgame
+        table by root, with its count of stored positions."""
+        spec = self.spec(spec)
+        return [TableInfo(None if t.whole else t.root.board, t.reader.count,
+                          t.root.cells, len(t.root.symmetries)) for t in self._tables(spec)]
+
     def _tables(self, spec: Spec) -> list[StoredTable]:
         """The complete tables of `spec`, the whole-board one first; GameNotBuiltError if none."""
         tables = self._games.get(spec)
-        if tables is not None:
-            return tables
-        tables = []
-        if self._file is not None:
-            for key in self._file.roots(spec.name):
-                positions = self._file.positions(spec.name, key)
-                if positions is not None:
-                    tables.append(StoredTable(Root.from_key(spec, key), positions))
-        if not tables:
-            from db.reader import PositionReader, list_games, probe_game
-            if self._engine is None:
-                self._engine = self._open_engine()
-            games = [g for g in list_games(self._engine, spec.name) if g.complete]
-            if not games:
-                # Raises GameNotBuiltError with the reason (never built, or unfinished).
-                games = [probe_game(self._engine, spec.name)]
-            tables = [StoredTable(Root.from_key(spec, g.root), PositionReader(self._engine, g))
-                      for g in games]
-        self._games[spec] = tables
+        if tables is None:
+            tables = [StoredTable(Root.from_key(spec, g.root), g, self._store.reader(g))
+                      for g in complete_tables(self._store, spec.name)]
+            self._games[spec] = tables
         return tables
+
+    def _table(self, spec: Spec, root: Position | None) -> StoredTable:
+        """The table named by its root (any orientation; None: the whole-board table)."""
+        board = None if root is None else self.read_board(spec, root)
+        return select_table(spec, self._tables(spec), board)
 
     def _read(self, spec: Spec, read: Callable[[], T]) -> T:
         """Run `read` in one snapshot of the game's tables. If a concurrent `build --force`
@@ -195,14 +121,14 @@ class Tablebase:
         try:
             with ExitStack() as stack:
                 for table in tables:
-                    stack.enter_context(table.positions.snapshot())
+                    stack.enter_context(table.reader.snapshot())
                 return read()
         except DatabaseError:
             if not self._swapped(spec, tables):
                 raise
         with ExitStack() as stack:
             for table in self._tables(spec):
-                stack.enter_context(table.positions.snapshot())
+                stack.enter_context(table.reader.snapshot())
             return read()
 
     def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
@@ -213,35 +139,9 @@ class Tablebase:
         _close(tables)
         # Raises GameNotBuiltError if the game lost its complete tables meanwhile.
         now = self._tables(spec)
-        return [t.positions.table for t in now] != [t.positions.table for t in tables]
+        return [t.reader.table for t in now] != [t.reader.table for t in tables]
 
-    def _table(self, spec: Spec, root: Position | None) -> StoredTable:
-        """The table named by its root (any orientation; None: the whole-board table)."""
-        tables = self._tables(spec)
-        if root is None:
-            for table in tables:
-                if table.whole:
-                    return table
-            raise MissingTableError(
-                f"{spec.name} has no whole-board table here, only"
-                f" {len(tables)} endgame table{'s' if len(tables) != 1 else ''}: pick one by its"
-                " root (--root POSITION; `tablebase info` lists them)")
-        board = self.read_board(spec, root)
-        for table in tables:
-            if same_root(spec, table.root, board):
-                return table
-        if not any(board):
-            raise MissingTableError(f"{spec.name} has no whole-board table here")
-        raise MissingTableError(
-            f"no endgame table of {spec.name} is rooted at {board_text(spec, board)!r}"
-            " (`tablebase info` lists the tables)", board=board)
-
-    def tables(self, spec: str | Spec) -> list[TableInfo]:
-        """The complete tables of a game: the whole board (root None) first, then each endgame
-        table by root, with its count of stored positions."""
-        spec = self.spec(spec)
-        return [TableInfo(None if t.whole else t.root.board, t.positions.canonical,
-                          t.root.cells, len(t.root.symmetries)) for t in self._tables(spec)]
+    # --- reading positions -------------------------------------------------------------
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked)."""
@@ -287,9 +187,10 @@ class Tablebase:
         # needed only to explain a miss.
         for table in self._tables(spec):
             for image in table.orientations(board):
-                row = table.positions.fetch(table.code_of(board, image))
-                if row is not None:
-                    ply, value, depth = row
+                found = table.reader.lookup([table.code_of(board, image)])
+                if found.found[0]:
+                    value, depth = int(found.value[0]), int(found.depth[0])
+                    ply = sum(1 for v in board if v != EMPTY)
                     return (Probe(_VALUES[value], depth, to_move_name(ply), depth == 0, ply),
                             table, image)
         raise self._missing(spec, board)
@@ -301,22 +202,21 @@ class Tablebase:
         probe, table, image = self._find(spec, board)
         if probe.terminal:
             return probe, []
-        mover = X if probe.ply % 2 == 0 else O
+        mover = mover_at(probe.ply)
         children = []
         for cell in open_cells(spec, board):
             child = list(board)
             child[cell] = mover
             children.append((cell, table.code_of(child, image)))
-        rows = table.positions.fetch_many([code for _, code in children])
+        found = table.reader.lookup([code for _, code in children])
         scored = []
-        for cell, code in children:
-            row = rows.get(code)
-            if row is None:
+        for i, (cell, code) in enumerate(children):
+            if not found.found[i]:
                 raise MissingPositionError(
                     f"the {table.root.name} table lacks the position after"
                     f" {move_name(spec, cell)} from {board_text(spec, board)!r}, a stored"
                     " position: the table is incomplete; rebuild it with --force")
-            value, depth = _VALUES[-row[1]], row[2]
+            value, depth = _VALUES[-int(found.value[i])], int(found.depth[i])
             scored.append((score(value, depth + 1), cell, value, depth))
         scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order
         top = scored[0][0]
@@ -375,7 +275,7 @@ class Tablebase:
             while moves:
                 best = moves[0]
                 child = list(board)
-                child[best.cell] = X if probe.ply % 2 == 0 else O
+                child[best.cell] = mover_at(probe.ply)
                 board = tuple(child)
                 steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth,
                                   board))
@@ -394,7 +294,7 @@ class Tablebase:
         key = (spec, chosen.root.key)
         arrays = self._arrays.get(key)
         if arrays is None:
-            arrays = self._read(spec, lambda: self._table(spec, root).positions.load())
+            arrays = self._read(spec, lambda: self._table(spec, root).reader.load())
             self._arrays[key] = arrays
         return arrays
 
@@ -459,34 +359,32 @@ class Tablebase:
                 f" {first}, {board_text(spec, board)!r}")
         return answers
 
-    def positions(self, spec: str | Spec, batch: int = 1 << 16,
+    def positions(self, spec: str | Spec, batch: int = CHUNK,
                   root: Position | None = None) -> Iterator[PositionArrays]:
         """Every stored (canonical) position of a table (see `table`) in code order, `batch`
         at a time, as arrays."""
         spec = self.spec(spec)
         self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
-        positions = self._table(spec, root).positions
-        with positions.snapshot():
-            yield from positions.chunks(batch)
+        reader = self._table(spec, root).reader
+        with reader.snapshot():
+            yield from reader.chunks(batch)
 
     def count(self, spec: str | Spec, root: Position | None = None) -> int:
         """How many positions a table (see `table`) holds (one per symmetry orbit)."""
-        return self._table(self.spec(spec), root).positions.canonical
+        return self._table(self.spec(spec), root).reader.count
 
 
 def _close(tables: list[StoredTable]) -> None:
     for table in tables:
-        close = getattr(table.positions, "close", None)
-        if close is not None:
-            close()
+        table.reader.close()
 
 
 @contextmanager
 def open_tablebase(db: str = DEFAULT_DATABASE) -> Iterator[Tablebase]:
     """Open a database of built games read-only, as a context manager yielding a Tablebase.
 
-    `db` is a SQLite file path or a SQLAlchemy URL; raises db.errors.DatabaseError when it
-    cannot be opened or is not a tablebase database.
+    `db` is a SQLite file path or a SQLAlchemy URL; raises DatabaseError (a StorageError)
+    when it cannot be opened or is not a tablebase database.
     """
     tb = Tablebase(os.fspath(db))
     try:

@@ -1,4 +1,4 @@
-"""The stored tables of one game and which of them holds a position.
+"""The stored tables of one game, and which of them a root or a position names.
 
 A game may have a whole-board table and any number of endgame tables, each rooted at a
 position (builder/game/root.py). A board descends from a root when, in some orientation of
@@ -8,41 +8,26 @@ exactly when it can be reached from the root). The whole-board table is asked fi
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
-from builder.game import Spec, canonical_board, digits
-from builder.game.root import Root
-from builder.game.symmetry import canonical_many_lookup, permutations, transform
-from db.sqlite_direct import PositionArrays
-
-
-class Positions(Protocol):
-    """One table as stored: db.sqlite_direct.SqlitePositions or db.reader.PositionReader."""
-
-    canonical: int
-    table: str
-
-    def snapshot(self) -> AbstractContextManager[None]: ...
-
-    def fetch(self, code: int) -> tuple[int, int, int] | None: ...
-
-    def fetch_many(self, codes: Sequence[int]) -> dict[int, tuple[int, int, int]]: ...
-
-    def chunks(self, batch: int = ...) -> Iterator[PositionArrays]: ...
-
-    def load(self) -> PositionArrays: ...
+from tablebase.builder.game import Spec, canonical_board, digits
+from tablebase.builder.game.root import Root
+from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
+from tablebase.db.records import GameRecord
+from tablebase.db.store import TableReader
+from tablebase.query.errors import MissingTableError
+from tablebase.query.notation import board_text
 
 
 @dataclass(frozen=True)
 class StoredTable:
-    """One complete table: its root and its stored positions."""
+    """One complete table: its root, its catalogue record and the reader of its positions."""
 
     root: Root
-    positions: Positions
+    record: GameRecord
+    reader: TableReader
 
     @property
     def whole(self) -> bool:
@@ -94,3 +79,27 @@ def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:
     """Whether `board` is the root of `table` in some orientation."""
     return any((transform(spec, board, s) if s else tuple(board)) == table.board
                for s in range(len(permutations(spec))))
+
+
+def select_table(spec: Spec, tables: Sequence[StoredTable],
+                 root: Sequence[int] | None) -> StoredTable:
+    """The table whose root is `root` in any orientation (None or the empty board: the
+    whole-board table), among a game's complete `tables`; MissingTableError naming what the
+    database holds otherwise. The one place that answers "which table does this root name"."""
+    if root is None or not any(root):
+        for table in tables:
+            if table.whole:
+                return table
+        if root is not None:
+            raise MissingTableError(f"{spec.name} has no whole-board table here")
+        n = len(tables)
+        raise MissingTableError(
+            f"{spec.name} has no whole-board table here, only {n} endgame"
+            f" table{'s' if n != 1 else ''}: pick one by its root (--root POSITION;"
+            " `tablebase info` lists them)")
+    for table in tables:
+        if same_root(spec, table.root, root):
+            return table
+    raise MissingTableError(
+        f"no endgame table of {spec.name} is rooted at {board_text(spec, root)!r}"
+        " (`tablebase info` lists the tables)", board=tuple(root))

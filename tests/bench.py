@@ -35,9 +35,9 @@ BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
 
 def _one_build(name: str, baseline: bool) -> dict[str, object]:
     """Build `name` into a fresh database in this process; time the baseline here too."""
-    from builder.game import parse_spec
-    from builder.kernels import warm_up
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.kernels import warm_up
+    from tablebase.builder.pipeline import build
     from tests.reference import Game
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,7 +79,7 @@ def bench_build(specs: list[str]) -> None:
     """Print the build table."""
     print("build: each game into a fresh SQLite file, in a fresh process (seconds; peak resident"
           " memory per stage); 'load s': the compiled kernels' one-off load in that process"
-          " (builder.kernels.warm_up), not counted in the total")
+          " (tablebase.builder.kernels.warm_up), not counted in the total")
     head = (f"{'spec':<15}{'reachable':>12}{'canonical':>11}{'enum s':>8}{'solve s':>8}"
             f"{'write s':>8}{'total s':>8}{'pos/s':>11}{'peak MiB':>9}{'B/pos':>7}"
             f"{'plain solver s':>15}{'ratio':>8}{'load s':>8}")
@@ -122,12 +122,12 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
 
     import numpy as np
 
-    from builder.game import parse_spec
-    from builder.game.codec import digits, encode_many
-    from builder.game.symmetry import permutations
-    from builder.pipeline import build
-    from query import open_tablebase
-    from query.notation import board_text
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.game.codec import digits, encode_many
+    from tablebase.builder.game.symmetry import permutations
+    from tablebase.builder.pipeline import build
+    from tablebase.query import open_tablebase
+    from tablebase.query.notation import board_text
 
     spec = parse_spec(PROBE_SPEC)
     rng = random.Random(1)
@@ -173,7 +173,7 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
             assert answers.found.all()
 
         script = ROOT / ".venv" / "bin" / "tablebase"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "query"]
+        command = [str(script)] if script.exists() else [sys.executable, "-m", "tablebase"]
         walls = []
         for text in texts[:5]:
             start = time.perf_counter()
@@ -201,8 +201,8 @@ BUDGET_RUNS = [("5x4k4+gravity", 0.25), ("4x4k4", 0.25)]
 
 def _budget_build(name: str, gib: float) -> dict[str, object]:
     """Build `name` under a memory budget of `gib` GiB in this process."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
 
     with tempfile.TemporaryDirectory() as tmp:
         report = build(parse_spec(name), os.path.join(tmp, "bench.db"),

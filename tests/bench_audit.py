@@ -36,17 +36,17 @@ def _endgames(count: int, seed: int = 7) -> list[list[int]]:
 
 def bench_audit(endgames: int = 10) -> None:
     """Print the audit figures."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
-    from query.audit import Selection, audit, open_engine
-    from query.tablebase import open_tablebase
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
+    from tablebase.query.audit import Selection, audit, open_gtp_engine
+    from tablebase.query.tablebase import open_tablebase
 
     print("\naudit: an engine over GTP (tests/audit_samples/course_engine.py, course dialect)")
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "t.db")
         spec = parse_spec("3x3k3")
         build(spec, db)
-        with open_tablebase(db) as tb, open_engine(f"{sys.executable} {ENGINE} --k 3", tb,
+        with open_tablebase(db) as tb, open_gtp_engine(f"{sys.executable} {ENGINE} --k 3", tb,
                                                     spec) as engine:
             report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=True)
     print(f"  3x3k3, every image of every position: {report.boards:,} boards in"

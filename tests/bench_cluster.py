@@ -27,8 +27,8 @@ WORKERS = [0, 1, 2]  # 0: the single-process build, no cluster
 
 def _one(spec_text: str, workers: int) -> dict[str, Any]:
     """Build `spec_text` into a fresh database, on a local cluster of `workers` (0: none)."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
 
     spec = parse_spec(spec_text)
     with tempfile.TemporaryDirectory() as tmp:
@@ -38,7 +38,7 @@ def _one(spec_text: str, workers: int) -> dict[str, Any]:
             report = build(spec, path)
             seconds, peaks = time.perf_counter() - start, []
         else:
-            from builder.cluster import open_cluster
+            from tablebase.builder.cluster import open_cluster
 
             with open_cluster(workers=workers) as executor:
                 executor.reset_peaks()

@@ -15,9 +15,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from query.levels import MAX_LEVEL, choose_move  # noqa: E402
-from query.notation import empty_board, place  # noqa: E402
-from query.tablebase import Tablebase, open_tablebase  # noqa: E402
+from tablebase.query.play.levels import MAX_LEVEL, choose_move  # noqa: E402
+from tablebase.query.notation import empty_board, place  # noqa: E402
+from tablebase.query.tablebase import Tablebase, open_tablebase  # noqa: E402
 
 LEVEL_SPECS = ["3x3k3", "4x3k3"]
 
@@ -54,8 +54,8 @@ def level_scores(tb: Tablebase, spec: str, games: int, levels: Sequence[int] = r
 
 def bench_levels(games: int = 1000) -> None:
     """Print the score table of each level against level 10."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
 
     print(f"levels: each level against level 10, {games:,} games per cell (half as x, half as o);"
           " mean score of the level (win 1, draw 0.5, loss 0)")

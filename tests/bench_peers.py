@@ -34,12 +34,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from builder.game import Spec, canonical_many, decode, parse_spec  # noqa: E402
-from builder.game.codec import encode_many  # noqa: E402
-from builder.kernels import warm_up  # noqa: E402
-from builder.pipeline import build  # noqa: E402
-from db.engine import open_database  # noqa: E402
-from db.reader import iter_positions, probe_game  # noqa: E402
+from tablebase.builder.game import Spec, canonical_many, decode, parse_spec  # noqa: E402
+from tablebase.builder.game.codec import encode_many  # noqa: E402
+from tablebase.builder.kernels import warm_up  # noqa: E402
+from tablebase.builder.pipeline import build  # noqa: E402
+from tablebase.query.tablebase import open_tablebase  # noqa: E402
 
 SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4+gravity", "5x4k4+gravity"]
 TARGET = 30          # our full build must be at least this many times faster than OpenSpiel
@@ -132,9 +131,8 @@ def build_ours(spec: Spec, directory: str) -> OurRun:
     start = time.perf_counter()
     report = build(spec, path)
     seconds = time.perf_counter() - start
-    with open_database(path) as engine:
-        game = probe_game(engine, spec.name)
-        chunks = list(iter_positions(engine, game))
+    with open_tablebase(path) as tb:
+        chunks = list(tb.positions(spec))
     codes, _ply, values, depths = (np.concatenate([c[i] for c in chunks]) for i in range(4))
     return OurRun(seconds, report.canonical, codes, values, depths)
 
@@ -274,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     # and reported, as OpenSpiel's own import and C++ game loading are not timed either.
     start = time.perf_counter()
     warm_up()
-    print(f"our compiled kernels loaded (builder.kernels.warm_up) in "
+    print(f"our compiled kernels loaded (tablebase.builder.kernels.warm_up) in "
           f"{time.perf_counter() - start:.2f} s, before any timing")
     print(HEAD, flush=True)
     faults = 0

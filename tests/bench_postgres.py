@@ -1,5 +1,5 @@
 """`make bench` postgres section: a PostgreSQL server started here (tests/pgserver.py, default
-durability settings), its bulk load rate through db.writer (binary COPY, then the primary key),
+durability settings), its bulk load rate through tablebase.db.writer (binary COPY, then the primary key),
 a whole build of 4x4k4 into it, and probe latency through the Python API against SQLite's.
 
 Run alone: python tests/bench_postgres.py [--rows N]
@@ -32,8 +32,8 @@ def _load(target: str, rows: int) -> tuple[float, float]:
     """Seconds to append `rows` synthetic rows in chunks, and seconds to publish (key + commit)."""
     import numpy as np
 
-    from db.engine import open_database
-    from db.writer import (GameParams, GameSummary, PlyCounts, begin_build, finish_build,
+    from tablebase.db.engine import open_database
+    from tablebase.db.writer import (GameParams, GameSummary, PlyCounts, begin_build, finish_build,
                            write_positions)
 
     rng = np.random.default_rng(1)
@@ -57,7 +57,7 @@ def _load(target: str, rows: int) -> tuple[float, float]:
 
 def _probe_times(target: str, texts: list[str]) -> list[float]:
     """Microseconds per `probe` of each board text, one open Tablebase."""
-    from query import open_tablebase
+    from tablebase.query import open_tablebase
     with open_tablebase(target) as tb:
         tb.probe(SPEC, texts[0])  # open the table once, as any session does
         out = []
@@ -70,10 +70,10 @@ def _probe_times(target: str, texts: list[str]) -> list[float]:
 
 def bench_postgres(rows: int = LOAD_ROWS) -> None:
     """Print the PostgreSQL figures (load rate, build, probe p50/p99) beside SQLite's."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
-    from query import open_tablebase
-    from query.notation import board_text
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
+    from tablebase.query import open_tablebase
+    from tablebase.query.notation import board_text
     from tests.pgserver import ServerUnavailable, start_server
 
     try:

@@ -1,6 +1,6 @@
 """`make bench`, section serve: `tablebase serve` answering the 4x4k4 table on loopback.
 
-The server runs as its own process (`python -m query serve`); the load comes from this one,
+The server runs as its own process (`python -m tablebase serve`); the load comes from this one,
 over keep-alive connections of the standard library's http.client, one per client thread.
 Figures: one connection's p50 and p99; 8 concurrent clients for 10 s (requests per second,
 p50, p99, errors, server memory before and after); a batch of 10,000 boards in one POST.
@@ -39,9 +39,9 @@ def _boards(path: str, n: int) -> list[str]:
     """`n` stored positions of the table, as board text, chosen at random."""
     import numpy as np
 
-    from builder.game import parse_spec
-    from query import open_tablebase
-    from query.notation import board_texts
+    from tablebase.builder.game import parse_spec
+    from tablebase.query import open_tablebase
+    from tablebase.query.notation import board_texts
 
     with open_tablebase(path) as tb:
         codes = tb.table(SPEC).codes
@@ -57,7 +57,7 @@ def _get(conn: http.client.HTTPConnection, path: str) -> int:
 
 
 def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "query", "serve", "--db", path, "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", path, "--port", "0"],
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     found = re.search(r"http://(127\.0\.0\.1):(\d+)/", line)
@@ -69,8 +69,8 @@ def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
 
 def bench_serve() -> None:
     """Print the serving figures against the targets of issue 11."""
-    from builder.game import parse_spec
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.db")

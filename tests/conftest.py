@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from builder.pipeline import build
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
 
 
 @pytest.fixture(scope="session")

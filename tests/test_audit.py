@@ -1,4 +1,4 @@
-"""The audit (query.audit, query.engine and `tablebase audit`): the textbook solvers agree with the
+"""The audit (tablebase.query.audit, tablebase.query.audit.processes and `tablebase audit`): the textbook solvers agree with the
 tables; deliberately broken solvers (tests/audit_samples/broken_solvers.py) are caught with the
 right kind and their smallest counterexample, checked against an independent judge built on
 tests/reference.py; fake engines are caught on exactly their wrong position or time out and the
@@ -15,16 +15,16 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from builder.game import (Value, canonical_board, decode, parse_spec, permutations, play,
+from tablebase.builder.game import (Value, canonical_board, decode, parse_spec, permutations, play,
                           transform)
-from query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate, Selection,
+from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate, Selection,
                          audit, audit_builtins, builtin_names, moves_to, open_candidate,
-                         open_engine, orientations, parse_selection, read_return,
+                         open_gtp_engine, orientations, parse_selection, read_return,
                          select_positions)
-from query.cli import main
-from query.engine import EngineStartError, GameRefusedError, SolverImportError, split_target
-from query.solvers import SOLVERS
-from query.tablebase import Tablebase, open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.audit.processes import EngineStartError, GameRefusedError, SolverImportError, split_target
+from tablebase.query.audit.solvers import SOLVERS
+from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game
 
 SAMPLES = Path(__file__).resolve().parent / "audit_samples"
@@ -350,7 +350,7 @@ def test_moves_to_reaches_every_position_legally(tb: Tablebase) -> None:
 def test_an_engine_wrong_on_one_position_is_caught_there(tb: Tablebase, spec: str) -> None:
     wrong = "x../.o./..x" if spec == "3x3k3" else ".../ox./xo."
     game = parse_spec(spec)
-    with open_engine(f"{ENGINE} --wrong {wrong}", tb, game) as engine:
+    with open_gtp_engine(f"{ENGINE} --wrong {wrong}", tb, game) as engine:
         report = audit(tb, game, engine)
     assert report.mismatched_positions == 1 and report.mismatches == {"wrong-value": 1}
     e = report.examples[0]
@@ -362,7 +362,7 @@ def test_an_engine_wrong_on_one_position_is_caught_there(tb: Tablebase, spec: st
 
 def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    with open_engine(f"{ENGINE} --hang .../.x./... --crash .x./.../... --nonsense x../.../...",
+    with open_gtp_engine(f"{ENGINE} --hang .../.x./... --crash .x./.../... --nonsense x../.../...",
                      tb, spec, timeout=1) as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 1))
     assert report.mismatches == {"timeout": 1, "crash": 1, "bad-answer": 1}
@@ -372,7 +372,7 @@ def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> Non
     assert "exited (status 3) after 'solve': fake engine: crashing as asked" in details["crash"]
     assert "answered 'I think x is doing well' to 'solve'" in details["bad-answer"]
     # Afterwards the restarted engine answers again.
-    with open_engine(f"{ENGINE} --hang .../.x./...", tb, spec, timeout=1) as engine:
+    with open_gtp_engine(f"{ENGINE} --hang .../.x./...", tb, spec, timeout=1) as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 2))
     assert report.ok and report.positions == 12
 
@@ -380,10 +380,10 @@ def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> Non
 def test_an_engine_that_cannot_play(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     with pytest.raises(GameRefusedError, match="answered '\\? unsupported game' to 'set_game 3x3k3'"):
-        with open_engine(f"{ENGINE} --refuse 3x3k3", tb, spec):
+        with open_gtp_engine(f"{ENGINE} --refuse 3x3k3", tb, spec):
             pass
     with pytest.raises(EngineStartError, match="cannot start engine 'no-such-engine-program'"):
-        with open_engine("no-such-engine-program", tb, spec):
+        with open_gtp_engine("no-such-engine-program", tb, spec):
             pass
 
 

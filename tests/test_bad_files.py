@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main
+from tablebase.query.cli import main
 
 COMMANDS = [
     ["info"],

@@ -21,9 +21,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from builder.game import parse_spec
-from query import open_tablebase
-from query.notation import board_text, parse_board, play_moves
+from tablebase.builder.game import parse_spec
+from tablebase.query import open_tablebase
+from tablebase.query.notation import board_text, parse_board, play_moves
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "")
@@ -40,11 +40,11 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 
 
 class Server:
-    """`python -m query serve` on a free port of 127.0.0.1, in a child process."""
+    """`python -m tablebase serve` on a free port of 127.0.0.1, in a child process."""
 
     def __init__(self, db: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "query", "serve", "--db", db, "--port", "0"], cwd=ROOT,
+            [sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0"], cwd=ROOT,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         found = re.search(r"http://127\.0\.0\.1:\d+/", line)

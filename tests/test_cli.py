@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main, make_parser
+from tablebase.query.cli import main, make_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +104,7 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_python_dash_m_query_runs_the_command(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "query", "build", "3x3k3", "--db",
+    proc = subprocess.run([sys.executable, "-m", "tablebase", "build", "3x3k3", "--db",
                            str(tmp_path / "t.db")], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main
+from tablebase.query.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,7 +137,7 @@ def test_a_missing_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 def test_probe_process_does_not_import_the_storage_stack(db: str) -> None:
     # One `tablebase probe` must start fast; SQLAlchemy alone takes a third of a second.
-    code = ("import sys; from query.cli import main; status = main(['probe', '3x3k3', '--db', "
+    code = ("import sys; from tablebase.query.cli import main; status = main(['probe', '3x3k3', '--db', "
             f"{db!r}]); print(status, 'sqlalchemy' in sys.modules, 'tqdm' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=60)

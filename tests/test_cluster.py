@@ -14,14 +14,14 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed]) is not installed")
 
-from builder import cluster  # noqa: E402
-from builder.cluster import DaskExecutor, open_cluster  # noqa: E402
-from builder.game import parse_spec  # noqa: E402
-from builder.pipeline import build  # noqa: E402
-from builder.progress import NO_PROGRESS  # noqa: E402
-from builder.workdir import work_path  # noqa: E402
-from query.cli import main  # noqa: E402
-from query.notation import play_moves  # noqa: E402
+from tablebase.builder import cluster  # noqa: E402
+from tablebase.builder.cluster import DaskExecutor, open_cluster  # noqa: E402
+from tablebase.builder.game import parse_spec  # noqa: E402
+from tablebase.builder.pipeline import build  # noqa: E402
+from tablebase.builder.progress import NO_PROGRESS  # noqa: E402
+from tablebase.builder.workdir import work_path  # noqa: E402
+from tablebase.query.cli import main  # noqa: E402
+from tablebase.query.notation import play_moves  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game  # noqa: E402
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from builder.pipeline import build
-from query import open_tablebase
-from query.notation import board_text
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.query import open_tablebase
+from tablebase.query.notation import board_text
 from tests.conftest import stored_rows
 from tests.reference import Game
 
@@ -48,7 +48,7 @@ def test_answers_stay_right_while_another_game_is_built(tmp_path: Path) -> None:
     truth = stored_rows(path, "4x3k3")
     game = Game("4x3k3")
     codes = random.Random(1).sample(sorted(truth), 400)
-    writer = subprocess.Popen([sys.executable, "-m", "query", "build", "4x4k4", "--db", str(path),
+    writer = subprocess.Popen([sys.executable, "-m", "tablebase", "build", "4x4k4", "--db", str(path),
                                "--quiet"], cwd=ROOT, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, text=True)
     answered = 0
@@ -69,14 +69,13 @@ def test_answers_stay_right_while_another_game_is_built(tmp_path: Path) -> None:
 SWAPPER = textwrap.dedent("""
     import sys
     import numpy as np
-    from db.engine import open_database
-    from db.reader import iter_positions, probe_game
-    from db.writer import GameParams, GameSummary, begin_build, finish_build, write_positions
-    from db.reader import read_plies
+    from tablebase.db.engine import open_database
+    from tablebase.db.reader import UrlReader, probe_game, read_plies
+    from tablebase.db.writer import GameParams, GameSummary, begin_build, finish_build, write_positions
     path, rounds = sys.argv[1], int(sys.argv[2])
     with open_database(path, writable=True) as engine:
         game = probe_game(engine, "4x3k3")
-        rows = [np.concatenate(p) for p in zip(*iter_positions(engine, game))]
+        rows = list(UrlReader(engine, game).load())
         plies = read_plies(engine, game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)
         for i in range(rounds):

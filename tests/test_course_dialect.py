@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from query.audit import Selection, audit, open_engine
-from query.audit_play import parse_opponent, play_audit
-from query.cli import main
-from query.gtp_client import GTP_COLUMNS, Dialect
-from query.notation import column_name
-from query.tablebase import Tablebase, open_tablebase
+from tablebase.builder.game import parse_spec
+from tablebase.query.audit import Selection, audit, open_gtp_engine
+from tablebase.query.audit.games import parse_opponent, play_audit
+from tablebase.query.cli import main
+from tablebase.query.audit.gtp_client import GTP_COLUMNS, Dialect
+from tablebase.query.notation import column_name
+from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game
 
 SAMPLES = Path(__file__).resolve().parent / "audit_samples"
@@ -51,7 +51,7 @@ def test_gtp_coordinates_skip_i() -> None:
 
 def test_a_right_course_engine_is_found_and_agrees_everywhere(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    with open_engine(f"{COURSE} --k 3", tb, spec) as engine:
+    with open_gtp_engine(f"{COURSE} --k 3", tb, spec) as engine:
         assert engine.engine.dialect.name == "course" and engine.engine.asks == "solve"
         report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=True)
     ref = Game("3x3k3")
@@ -68,7 +68,7 @@ def test_a_right_course_engine_is_found_and_agrees_everywhere(tb: Tablebase) -> 
 def test_a_course_engine_wrong_on_one_board_is_caught_there(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     board = ".../.x./..."  # o to move: a draw; the engine claims b (x) wins
-    with open_engine(f"{COURSE} --k 3 --wrong-at {board}", tb, spec, dialect="course") as engine:
+    with open_gtp_engine(f"{COURSE} --k 3 --wrong-at {board}", tb, spec, dialect="course") as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 1), every_orientation=True)
     assert report.mismatches == {"wrong-value": 1} and report.agreed == report.boards - 1
     (e,) = report.examples
@@ -78,7 +78,7 @@ def test_a_course_engine_wrong_on_one_board_is_caught_there(tb: Tablebase) -> No
 
 def test_a_course_engine_on_a_4x4_board(tb: Tablebase) -> None:
     spec = parse_spec("4x4k3")
-    with open_engine(f"{COURSE} --k 3", tb, spec) as engine:
+    with open_gtp_engine(f"{COURSE} --k 3", tb, spec) as engine:
         report = audit(tb, spec, engine, selection=Selection("sample", 300), every_orientation=False)
         played = play_audit(tb, spec, engine, 4, opponent=parse_opponent("random"), seed=2)
     assert report.ok and report.agreed == 300

@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from builder.pipeline import build
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = textwrap.dedent("""
     import os, signal, sys
-    import builder.enumerator, builder.retrograde, builder.pipeline, builder.workdir, db.writer
-    from builder.game import parse_spec
+    import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.pipeline, tablebase.builder.workdir, tablebase.db.writer
+    from tablebase.builder.game import parse_spec
     target, n = sys.argv[2], int(sys.argv[3])
 
     def die():
@@ -33,11 +33,11 @@ CHILD = textwrap.dedent("""
     if target == "final-commit":
         # Die inside the transaction that swaps the new table in, just before it commits.
         from sqlalchemy import event
-        real_finish = builder.pipeline.finish_build
+        real_finish = tablebase.builder.pipeline.finish_build
         def finish(engine, *args, **kwargs):
             event.listen(engine, "commit", lambda conn: die())
             return real_finish(engine, *args, **kwargs)
-        builder.pipeline.finish_build = finish
+        tablebase.builder.pipeline.finish_build = finish
     elif target != "timer":
         module, name = target.rsplit(".", 1)
         if module in sys.modules:
@@ -52,22 +52,22 @@ CHILD = textwrap.dedent("""
                 die()
             return real(*args, **kwargs)
         setattr(owner, name, wrapper)
-    builder.pipeline.build(parse_spec("4x3k3"), sys.argv[1], write_chunk=2000,
+    tablebase.builder.pipeline.build(parse_spec("4x3k3"), sys.argv[1], write_chunk=2000,
                            force="--force" in sys.argv)
 """)
 
 # (where, nth call): spread over enumerate, solve, write and the final swap.
 KILL_POINTS = [
-    ("builder.enumerator.classify", 2),
-    ("builder.enumerator.classify", 9),
-    ("builder.workdir.WorkDir.save_manifest", 6),
-    ("builder.retrograde.solve_tier", 1),
-    ("builder.retrograde.solve_tier", 8),
-    ("builder.workdir.WorkDir.put", 3),
-    ("builder.pipeline.write_positions", 1),
-    ("builder.pipeline.write_positions", 6),
-    ("builder.pipeline.write_positions", 14),
-    ("builder.pipeline.finish_build", 1),
+    ("tablebase.builder.enumerator.classify", 2),
+    ("tablebase.builder.enumerator.classify", 9),
+    ("tablebase.builder.workdir.WorkDir.save_manifest", 6),
+    ("tablebase.builder.retrograde.solve_tier", 1),
+    ("tablebase.builder.retrograde.solve_tier", 8),
+    ("tablebase.builder.workdir.WorkDir.put", 3),
+    ("tablebase.builder.pipeline.write_positions", 1),
+    ("tablebase.builder.pipeline.write_positions", 6),
+    ("tablebase.builder.pipeline.write_positions", 14),
+    ("tablebase.builder.pipeline.finish_build", 1),
     ("final-commit", 1),
 ]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder.game import encode, parse_spec
-from builder.pipeline import build
-from query import MissingPositionError, open_tablebase
-from query.cli import main
+from tablebase.builder.game import encode, parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.query import MissingPositionError, open_tablebase
+from tablebase.query.cli import main
 from tests.reference import Game, parse, play, reachable_from
 
 
@@ -255,15 +255,15 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list
 # --- atomicity, --force and --resume, as for whole-board builds ---------------------------
 
 @pytest.mark.parametrize("target, n, stage", [
-    ("builder.enumerator.classify", 4, "enumerate"),
-    ("builder.retrograde.solve_tier", 3, "solve"),
-    ("builder.pipeline.write_positions", 3, "write"),
+    ("tablebase.builder.enumerator.classify", 4, "enumerate"),
+    ("tablebase.builder.retrograde.solve_tier", 3, "solve"),
+    ("tablebase.builder.pipeline.write_positions", 3, "write"),
 ])
 def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int,
         stage: str) -> None:
-    from builder.pipeline import table_root, work_slug
-    from builder.workdir import work_path
+    from tablebase.builder.pipeline import table_root, work_slug
+    from tablebase.builder.workdir import work_path
     spec = parse_spec("7x6k4+gravity")
     game = Game("7x6k4+gravity")
     root = play(game, CONNECT4_ROOTS[3])

@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from query import Tablebase, open_tablebase
-from query.cli import main
-from query.gtp_server import GtpSession, serve
+from tablebase.builder.game import parse_spec
+from tablebase.query import Tablebase, open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.play.gtp_engine import GtpSession, serve
 from tests.reference import DRAW, Game
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _engine(spec: str, db: str, *extra: str) -> str:
-    return f"{sys.executable} -m query gtp {spec} --db {db} {' '.join(extra)}".strip()
+    return f"{sys.executable} -m tablebase gtp {spec} --db {db} {' '.join(extra)}".strip()
 
 
 @pytest.mark.parametrize("spec, positions", [("3x3k3", "non-terminal"),
@@ -58,7 +58,7 @@ class Pipe:
 
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "query", "gtp", *args], cwd=ROOT, text=True,
+            [sys.executable, "-m", "tablebase", "gtp", *args], cwd=ROOT, text=True,
             encoding="utf-8", errors="surrogateescape",  # so a test can send invalid bytes
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builder import codetable as codetable_module
-from builder import kernels
-from builder.game import parse_spec
-from builder.game.root import Root
-from builder.pipeline import build
+from tablebase.builder import codetable as codetable_module
+from tablebase.builder import kernels
+from tablebase.builder.game import parse_spec
+from tablebase.builder.game.root import Root
+from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game
 
@@ -78,7 +78,7 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
                                                mode: str, name: str) -> None:
     direct, bits, hashed = MODES[mode]
     real = codetable_module.CodeTable
-    monkeypatch.setattr("builder.pipeline.CodeTable",
+    monkeypatch.setattr("tablebase.builder.pipeline.CodeTable",
                         lambda cells, **_: real(cells, direct, bits, hashed))
     monkeypatch.setattr(kernels, "_PARALLEL_ROWS", 8)  # two threads even on small tiers
     path = tmp_path / "t.db"
@@ -94,7 +94,7 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
 
 
 def test_compiled_backup_is_values_backup_on_every_score() -> None:
-    from builder.game.values import WIN_SCORE, backup
+    from tablebase.builder.game.values import WIN_SCORE, backup
 
     scores = np.arange(-WIN_SCORE, WIN_SCORE + 1)
     assert [kernels._backup(int(x)) for x in scores] == backup(scores).tolist()

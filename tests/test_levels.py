@@ -11,11 +11,11 @@ from functools import lru_cache
 
 import pytest
 
-from query import Tablebase, open_tablebase
-from query.cli import main
-from query.errors import IllegalMoveError
-from query.levels import LevelError, choose_move, move_odds, pick
-from query.play import play_game
+from tablebase.query import Tablebase, open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.errors import IllegalMoveError
+from tablebase.query.play.levels import LevelError, choose_move, move_odds, pick
+from tablebase.query.play.game import play_game
 from tests.bench_levels import level_scores, play_out
 from tests.reference import DRAW, Game, better
 

@@ -6,10 +6,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from builder.game import Value
-from query import MoveInfo, Probe, Tablebase, open_tablebase
-from query.cli import main
-from query.play import judge, play_game
+from tablebase.builder.game import Value
+from tablebase.query import MoveInfo, Probe, Tablebase, open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.play.game import judge, play_game
 
 
 @pytest.fixture(scope="module")

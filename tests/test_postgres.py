@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from builder.pipeline import build
-from builder.workdir import work_path
-from query.cli import main
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.builder.workdir import work_path
+from tablebase.query.cli import main
 from tests.conftest import game_row, stored_rows
 from tests.pgserver import Server, ServerUnavailable, start_server
 from tests.reference import Game
@@ -183,7 +183,7 @@ def test_serve_through_postgres(built: tuple[str, dict[str, str]]) -> None:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
         from starlette.testclient import TestClient
-    from query.server.app import make_app
+    from tablebase.query.server.app import make_app
     url, sqlite = built
     with TestClient(make_app(url)) as pg_client, TestClient(make_app(sqlite["4x3k3"])) as lite:
         games = pg_client.get("/api/games")
@@ -206,11 +206,11 @@ def test_interrupted_copy_commits_no_partial_chunk_and_resumes(
     """Interrupted between two writes of one COPY: the chunks committed before are there whole,
     the broken one not at all, the game reads as not built, and --resume finishes the same
     table as SQLite's, checksum included."""
-    import db.postgres
-    import db.writer
+    import tablebase.db.postgres
+    import tablebase.db.writer
     url = pg.new_database()
     committed: list[int] = []
-    real_copy, real_rows = db.writer.copy_positions, db.postgres.copy_rows
+    real_copy, real_rows = tablebase.db.writer.copy_positions, tablebase.db.postgres.copy_rows
     pieces: list[int] = []  # rows sent by the COPY under way, one entry per write
 
     def counting_copy(conn, table, codes, *rest):  # type: ignore[no-untyped-def]
@@ -225,9 +225,9 @@ def test_interrupted_copy_commits_no_partial_chunk_and_resumes(
         pieces.append(len(codes))
         return real_rows(codes, *rest)
     with monkeypatch.context() as patch:
-        patch.setattr(db.postgres, "COPY_ROWS", 100)
-        patch.setattr(db.writer, "copy_positions", counting_copy)
-        patch.setattr(db.postgres, "copy_rows", breaking_rows)
+        patch.setattr(tablebase.db.postgres, "COPY_ROWS", 100)
+        patch.setattr(tablebase.db.writer, "copy_positions", counting_copy)
+        patch.setattr(tablebase.db.postgres, "copy_rows", breaking_rows)
         with pytest.raises(KeyboardInterrupt):
             build(parse_spec("4x3k3"), url, write_chunk=4000)
     assert len(committed) == 2 and pieces == [100]
@@ -283,7 +283,7 @@ def test_unreachable_server_is_one_line(pg: Server, capsys: pytest.CaptureFixtur
 def test_open_reader_neither_blocks_a_rebuild_nor_reads_a_dropped_table(pg: Server) -> None:
     """A Tablebase open on the URL holds no lock between reads, so `build --force` can drop the
     table it read; its next answers come from the new table and equal the plain negamax's."""
-    from query import open_tablebase
+    from tablebase.query import open_tablebase
     url = pg.new_database()
     build(parse_spec("3x3k3"), url)
     game = Game("3x3k3")

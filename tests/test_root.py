@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from builder.game import EMPTY, InvalidPositionError, parse_spec, play
-from builder.game.codec import digits, weighted_sum
-from builder.game.root import Root, check_root, stone_order
-from builder.game.symmetry import canonical_many, permutations
-from query.notation import parse_board, play_moves
+from tablebase.builder.game import EMPTY, InvalidPositionError, parse_spec, play
+from tablebase.builder.game.codec import digits, weighted_sum
+from tablebase.builder.game.root import Root, check_root, stone_order
+from tablebase.builder.game.symmetry import canonical_many, permutations
+from tablebase.query.notation import parse_board, play_moves
 from tests.reference import Game, parse
 
 ROOTS = [("4x4k4", ""), ("3x3k3", ""), ("4x4k3", "b2 c3 c2 b3"), ("5x4k4+gravity", ""),

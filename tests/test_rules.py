@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from builder.game import (InvalidPositionError, Value, check_position, legal_moves, outcome,
+from tablebase.builder.game import (InvalidPositionError, Value, check_position, legal_moves, outcome,
                           parse_spec, play, side_to_move)
-from builder.game.geometry import lines
+from tablebase.builder.game.geometry import lines
 
 TTT = parse_spec("3x3k3")
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from builder.pipeline import build
-from builder.workdir import work_path
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.builder.workdir import work_path
 from tests.conftest import game_row, stored_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,9 +53,9 @@ def _interrupt_on_call(monkeypatch: pytest.MonkeyPatch, target: str, n: int) -> 
 
 
 @pytest.mark.parametrize("target, n, stage", [
-    ("builder.enumerator.classify", 6, "enumerate"),
-    ("builder.retrograde.solve_tier", 4, "solve"),
-    ("builder.pipeline.write_positions", 5, "write"),
+    ("tablebase.builder.enumerator.classify", 6, "enumerate"),
+    ("tablebase.builder.retrograde.solve_tier", 4, "solve"),
+    ("tablebase.builder.pipeline.write_positions", 5, "write"),
 ])
 def test_interrupted_build_resumes_to_the_same_table(
         tmp_path: Path, table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch,
@@ -79,7 +79,7 @@ def test_without_resume_an_unfinished_build_starts_over(tmp_path: Path, table_db
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.db"
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, "builder.retrograde.solve_tier", 3)
+        _interrupt_on_call(patch, "tablebase.builder.retrograde.solve_tier", 3)
         with pytest.raises(KeyboardInterrupt):
             build(parse_spec("4x3k3"), str(path))
     report = build(parse_spec("4x3k3"), str(path))
@@ -89,10 +89,10 @@ def test_without_resume_an_unfinished_build_starts_over(tmp_path: Path, table_db
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
-    import builder.pipeline as pipeline
-    import builder.retrograde as retrograde
-    import builder.workdir as workdir
-    from builder.game import parse_spec
+    import tablebase.builder.pipeline as pipeline
+    import tablebase.builder.retrograde as retrograde
+    import tablebase.builder.workdir as workdir
+    from tablebase.builder.game import parse_spec
     workdir._CHECKPOINT_SECONDS = float(sys.argv[2])
     real, calls = retrograde.solve_tier, []
     def dying(*args, **kwargs):
@@ -126,7 +126,7 @@ def test_work_directory_is_removed_after_a_failure(tmp_path: Path,
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("no space left on device")
-    monkeypatch.setattr("builder.pipeline.write_positions", broken)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", broken)
     with pytest.raises(OSError, match="no space"):
         build(parse_spec("3x3k3"), str(path))
     assert not work_path(str(path), "3x3k3").exists()
@@ -136,7 +136,7 @@ def test_work_directory_is_removed_after_a_failure(tmp_path: Path,
 
 
 def test_resume_of_a_complete_game_still_needs_force(tmp_path: Path) -> None:
-    from db.errors import GameExistsError
+    from tablebase.db.errors import GameExistsError
 
     path = tmp_path / "t.db"
     build(parse_spec("3x3k3"), str(path))
@@ -149,7 +149,7 @@ def test_resume_starts_over_when_the_work_directory_is_damaged(
         tmp_path: Path, table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.db"
     with monkeypatch.context() as patch:
-        _interrupt_on_call(patch, "builder.retrograde.solve_tier", 5)
+        _interrupt_on_call(patch, "tablebase.builder.retrograde.solve_tier", 5)
         with pytest.raises(KeyboardInterrupt):
             build(parse_spec("4x3k3"), str(path))
     work = work_path(str(path), "4x3k3")
@@ -164,8 +164,8 @@ def test_resume_starts_over_when_the_work_directory_is_damaged(
 def test_deferred_tier_arrays_reach_the_disk_at_a_checkpoint(tmp_path: Path) -> None:
     import numpy as np
 
-    from builder import workdir as workdir_module
-    from builder.workdir import WorkDir
+    from tablebase.builder import workdir as workdir_module
+    from tablebase.builder.workdir import WorkDir
 
     work = WorkDir(tmp_path / "w", defer=True)
     work.start({"version": 0})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from query.cli import main
+from tablebase.query.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +56,7 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
 def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int,
                                                 table_db: Callable[[str], str]) -> None:
     db = table_db("3x3k3")
-    proc = subprocess.Popen([sys.executable, "-m", "query", "serve", "--db", db, "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
                              "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:

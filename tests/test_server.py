@@ -18,10 +18,10 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
     from starlette.testclient import TestClient  # noqa: E402
 
-from query import open_tablebase  # noqa: E402
-from query.cli import main  # noqa: E402
-from query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
-from query.server.app import make_app  # noqa: E402
+from tablebase.query import open_tablebase  # noqa: E402
+from tablebase.query.cli import main  # noqa: E402
+from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
+from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game  # noqa: E402
 
@@ -181,8 +181,8 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
         assert got["board"] == "/".join("".join(".xo"[v] for v in board[r * 4:(r + 1) * 4])
                                         for r in range(3))
     with open_tablebase(db) as tb:
-        from query.shapes import probe_json
-        from query.notation import parse_board
+        from tablebase.query.shapes import probe_json
+        from tablebase.query.notation import parse_board
         for text, got in zip(texts[:50], answers[:50]):
             board = parse_board(tb.spec("4x3k3"), text)
             assert got == probe_json(tb.spec("4x3k3"), board, tb.probe("4x3k3", board))

@@ -8,15 +8,14 @@ from types import ModuleType
 
 import pytest
 
-from builder.game import (InvalidPositionError, Spec, Value, canonical, decode, encode,
+from tablebase.builder.game import (InvalidPositionError, Spec, Value, canonical, decode, encode,
                           legal_moves, parse_spec, permutations, play, transform)
-from builder.pipeline import build
-from db.engine import open_database
-from db.reader import iter_positions, probe_game
-from query.solvers import (SOLVERS, SearchTooLargeError, SolverResult, UnknownSolverError,
+from tablebase.builder.pipeline import build
+from tablebase.query.tablebase import open_tablebase
+from tablebase.query.audit.solvers import (SOLVERS, SearchTooLargeError, SolverResult, UnknownSolverError,
                            alphabeta, alphabeta_sym, alphabeta_tt, boolean, depth, get_solver,
                            minimax, negamax, node_counts)
-from query.solvers.boolean import prove
+from tablebase.query.audit.solvers.boolean import prove
 
 MODULES: dict[str, ModuleType] = {
     "minimax": minimax, "negamax": negamax, "boolean": boolean, "alphabeta": alphabeta,
@@ -54,9 +53,8 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Refer
             spec = parse_spec(name)
             build(spec, path)
             rows: dict[int, tuple[Value, int]] = {}
-            with open_database(path) as engine:
-                game = probe_game(engine, spec.name)
-                for codes, _, values, depths in iter_positions(engine, game):
+            with open_tablebase(path) as tb:
+                for codes, _, values, depths in tb.positions(spec):
                     for code, value, depth_ in zip(codes, values, depths):
                         rows[int(code)] = (Value(int(value)), int(depth_))
             built[name] = Reference(spec, rows)

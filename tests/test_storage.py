@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import db.writer
-from builder.game import parse_spec
-from builder.pipeline import build
-from db.engine import open_database
-from db.errors import DatabaseError, GameExistsError, NotATablebaseError
-from db.reader import probe_game
+import tablebase.db.writer
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.db.engine import open_database
+from tablebase.db.errors import DatabaseError, GameExistsError, NotATablebaseError
+from tablebase.db.reader import probe_game
 from tests.conftest import game_row, stored_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +58,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
     path = tmp_path / "t.db"
     build(parse_spec("3x3k3"), str(path))
     before = stored_rows(path, "3x3k3")
-    real = db.writer.write_positions
+    real = tablebase.db.writer.write_positions
     calls = []
 
     def failing(*args: object, **kwargs: object) -> None:
@@ -67,7 +67,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
             raise RuntimeError("disk on fire")
         real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("builder.pipeline.write_positions", failing)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", failing)
     with pytest.raises(RuntimeError, match="disk on fire"):
         build(parse_spec("4x3k3"), str(path), write_chunk=1000)
     row = game_row(path, "4x3k3")
@@ -76,15 +76,15 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
     assert len(_tables(path)) == 1  # the partial table was dropped
     with open_database(str(path)) as engine, pytest.raises(LookupError):
         probe_game(engine, "4x3k3")
-    monkeypatch.setattr("builder.pipeline.write_positions", real)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", real)
     build(parse_spec("4x3k3"), str(path))
     assert game_row(path, "4x3k3")["status"] == "complete"  # type: ignore[index]
 
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
-    import builder.pipeline as pipeline
-    from builder.game import parse_spec
+    import tablebase.builder.pipeline as pipeline
+    from tablebase.builder.game import parse_spec
     real, calls = pipeline.write_positions, []
     def dying(*args, **kwargs):
         calls.append(1)

@@ -9,10 +9,10 @@ from functools import lru_cache
 
 import pytest
 
-from query import open_tablebase
-from query.cli import main
-from query.shapes import strategy_json
-from query.strategy import NoStrategyError, find_strategy
+from tablebase.query import open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.shapes import strategy_json
+from tablebase.query.play.strategy import NoStrategyError, find_strategy
 from tests.reference import DRAW, WIN, Game
 
 CHARS = {".": 0, "x": 1, "o": 2}
@@ -216,8 +216,8 @@ def test_an_endgame_table(tmp_path) -> None:
     #   3 | . x o .
     #   2 | . o x x
     #   1 | x . . o
-    from builder.game import parse_spec
-    from builder.pipeline import build
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
 
     game = _game("4x4k4")
     root = _board("..o./.xo./.oxx/x..o")

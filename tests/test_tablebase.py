@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from builder.game import (InvalidPositionError, Value, canonical, canonical_board, canonical_many,
+from tablebase.db.reader import UrlStore
+from tablebase.builder.game import (InvalidPositionError, Value, canonical, canonical_board, canonical_many,
                           encode, legal_moves, open_cells, outcome, parse_spec)
-from builder.game.symmetry import canonical_many_lookup
-from db.errors import DatabaseError, GameNotBuiltError
-from query import (ImpossiblePositionError, MissingPositionError, NotationError, Tablebase,
+from tablebase.builder.game.symmetry import canonical_many_lookup
+from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.query import (ImpossiblePositionError, MissingPositionError, NotationError, Tablebase,
                    open_tablebase)
-from query.notation import board_text, parse_board
+from tablebase.query.notation import board_text, parse_board
 from tests.conftest import stored_rows
 from tests.reference import Game
 
@@ -291,7 +292,7 @@ def test_a_sqlalchemy_url_answers_like_the_file(tb: Tablebase,
     path = table_db("4x3k3")
     codes = random.Random(5).sample(sorted(stored_rows(path, "4x3k3")), 200)
     with open_tablebase("sqlite:///" + path) as by_url:
-        assert by_url._file is None  # the SQLAlchemy path, not the direct one
+        assert isinstance(by_url._store, UrlStore)  # the SQLAlchemy path, not the direct one
         for code in codes:
             assert by_url.probe("4x3k3", code) == tb.probe("4x3k3", code)
             assert by_url.moves("4x3k3", code) == tb.moves("4x3k3", code)
@@ -330,11 +331,11 @@ def test_open_cells_are_the_legal_moves_before_the_end(name: str) -> None:
 
 
 def test_the_direct_reader_agrees_with_the_schema() -> None:
-    from db import engine, facts, schema, sqlite_direct
-    # Both sides take the schema version from db.facts, which must not import SQLAlchemy.
+    from tablebase.db import engine, facts, records, sqlite_direct
+    # Both sides take the schema version from tablebase.db.facts, which must not import SQLAlchemy.
     assert sqlite_direct.SCHEMA_VERSION == engine.SCHEMA_VERSION == facts.SCHEMA_VERSION
     assert "sqlalchemy" not in open(facts.__file__).read()
-    assert schema.STATUS_COMPLETE == "complete"
+    assert records.STATUS_COMPLETE == "complete"
 
 
 def test_board_text_round_trip(tb: Tablebase) -> None:

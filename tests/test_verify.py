@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from builder.game import parse_spec
-from db.engine import open_database
-from query.verify import VerifyReport, verify_table
+from tablebase.builder.game import parse_spec
+from tablebase.query.tablebase import open_tablebase
+from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.reference import Game
 
 
 def _verify(path: Path | str, spec: str) -> VerifyReport:
     """Verify with the compiled first pass (the default budget) and with numpy alone (a
     budget under 512 MiB): both must find exactly the same problems."""
-    with open_database(str(path)) as engine:
-        compiled = verify_table(engine, parse_spec(spec))
-        plain = verify_table(engine, parse_spec(spec), memory_budget=256 << 20)
+    with open_tablebase(str(path)) as tb:
+        compiled = verify_table(tb, parse_spec(spec))
+        plain = verify_table(tb, parse_spec(spec), memory_budget=256 << 20)
 
     def found(report: VerifyReport) -> tuple[object, ...]:
         return (report.positions, report.problems, report.by_kind,
@@ -141,10 +141,10 @@ def test_report_orders_problems_by_stones(tampered: tuple[Path, str]) -> None:
 def test_verify_within_a_small_memory_budget(table_db: Callable[[str], str],
                                              capsys: pytest.CaptureFixture[str]) -> None:
     """Tier by tier under --memory: the same clean verdict, in small chunks."""
-    from query.cli import main
+    from tablebase.query.cli import main
     db = table_db("4x3k3")
     assert main(["verify", "4x3k3", "--db", db, "--memory", "0.0625", "--quiet"]) == 0
     assert "all 28,275 positions verified" in capsys.readouterr().out
-    with open_database(db) as engine:
-        report = verify_table(engine, parse_spec("4x3k3"), chunk=300, memory_budget=1 << 26)
+    with open_tablebase(db) as tb:
+        report = verify_table(tb, parse_spec("4x3k3"), chunk=300, memory_budget=1 << 26)
     assert report.ok and report.positions == 28275

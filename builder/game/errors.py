@@ -14,5 +14,9 @@ class InvalidPositionError(GameError, ValueError):
     """A board, code or move that is not a legal position of the game."""
 
 
+class SearchLimitError(GameError):
+    """A search that stopped at its limit without an answer: nothing is known either way."""
+
+
 class WholeBoardTooLargeError(InvalidSpecError):
     """A whole-board table asked of a board with more cells than a code holds (39)."""

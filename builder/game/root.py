@@ -23,13 +23,13 @@ from functools import cached_property
 
 import numpy as np
 
-from builder.game.codec import EMPTY, O, X, digits, powers
-from builder.game.errors import InvalidPositionError
-from builder.game.geometry import lines
-from builder.game.rules import check_position, has_line, mover_at
-from builder.game.spec import MAX_CELLS, Spec
-from builder.game.symmetry import block_images, block_tables, permutations, transform
-from builder.game.values import WIN_SCORE
+from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
+from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.rules import check_position, has_line, mover_at
+from tablebase.builder.game.spec import MAX_CELLS, Spec
+from tablebase.builder.game.symmetry import block_images, block_tables, permutations, transform
+from tablebase.builder.game.values import WIN_SCORE
 
 # Gravity roots are checked for reachability by a search over column heights; past this many
 # states the search gives up (no real board gets near it).
@@ -283,7 +283,9 @@ def stone_order(spec: Spec, board: Sequence[int]) -> list[int] | None:
     """Cells in an order of alternating moves, x first, that stacks the stones of `board` (a
     board with no line and legal stone counts), or None when there is none (with gravity,
     stones stacked so that no alternating order builds the columns). No game can end on the
-    way, since every position on it is a subset of a board with no line."""
+    way, since every position on it is a subset of a board with no line. Raises
+    SearchLimitError when the search gives up (past _REACH_STATES column states), so that
+    "unreachable" is never said of a position that was not searched to the end."""
     board = tuple(int(v) for v in board)
     if not spec.gravity:
         xs = [c for c, v in enumerate(board) if v == X]
@@ -303,7 +305,10 @@ def stone_order(spec: Spec, board: Sequence[int]) -> list[int] | None:
         if ply == 0:
             return taken[::-1]
         if len(seen) > _REACH_STATES:
-            return None
+            raise SearchLimitError(
+                f"gave up looking for an order of alternating moves that stacks these stones"
+                f" after {_REACH_STATES:,} column states: whether the position can be reached"
+                " is not known")
         last = mover_at(ply - 1)
         for c, height in enumerate(heights):
             if height and board[columns[c][height - 1]] == last:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from builder.game.codec import EMPTY, O, X
-from builder.game.errors import InvalidPositionError
-from builder.game.geometry import lines
-from builder.game.spec import Spec
-from builder.game.values import Value
+from tablebase.builder.game.codec import EMPTY, O, X
+from tablebase.builder.game.errors import InvalidPositionError
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.spec import Spec
+from tablebase.builder.game.values import Value
 
 PLAYER_NAMES = {X: "x", O: "o"}
 

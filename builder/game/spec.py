@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from builder.game.errors import InvalidSpecError
+from tablebase.builder.game.errors import InvalidSpecError
 
 # A code is a base-3 number with one digit per cell; 3**39 < 2**63 <= 3**40. A whole-board
 # table codes every cell; an endgame table codes only its root's empty cells, so bigger boards

@@ -10,13 +10,12 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from builder.game import GameError, parse_spec
-from builder.game.errors import WholeBoardTooLargeError
-from db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
-from db.facts import DEFAULT_DATABASE
-from query.cli import ask, audit, build, info, serve, strategy
-from query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
-from query.errors import MissingPositionError, MissingTableError, QueryError
+from tablebase.builder.game import GameError
+from tablebase.db.errors import StorageError
+from tablebase.db.facts import DEFAULT_DATABASE, tool_version
+from tablebase.query.cli import ask, audit, build, info, serve, strategy
+from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
+from tablebase.query.errors import QueryError, error_text
 
 FAMILIES = (build, info, ask, audit, serve, strategy)
 
@@ -26,49 +25,12 @@ def make_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="tablebase",
                     description="Strongly solve tic-tac-toe-like games into a database and"
                                 " answer from it.")
+    parser.add_argument("--version", action="version", version=f"tablebase {tool_version()}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
     for family in FAMILIES:
         family.register(commands)
     return parser
-
-
-def _hint(error: Exception, args: argparse.Namespace | None) -> str:
-    """A next step to add to an error message, where there is an obvious one."""
-    spec = getattr(args, "spec", None)
-    db = getattr(args, "db", DEFAULT_DATABASE)
-    db_flag = "" if db == DEFAULT_DATABASE else f" --db {db}"
-    if isinstance(error, GameNotBuiltError) and spec and _too_big(spec):
-        return f"; build an endgame table: tablebase build {spec} --from POSITION{db_flag}"
-    if isinstance(error, GameNotBuiltError) and spec:
-        try:
-            name = parse_spec(spec).name
-        except GameError:
-            name = spec
-        return f"; build it with: tablebase build {name}{db_flag}"
-    if isinstance(error, MissingPositionError) and error.build_from is not None:
-        return (f"; build an endgame table from it: tablebase build {spec}"
-                f" --from '{error.build_from}'{db_flag}")
-    if isinstance(error, MissingTableError) and error.board is not None:
-        return "; build it with --from"
-    if isinstance(error, WholeBoardTooLargeError) and spec:
-        return f". Build an endgame table: tablebase build {spec} --from POSITION{db_flag}"
-    if isinstance(error, MissingDatabaseError):
-        return f"; build a game first, e.g.: tablebase build tictactoe{db_flag}"
-    return ""
-
-
-def _too_big(spec: str) -> bool:
-    try:
-        return not parse_spec(spec).whole_board_fits
-    except GameError:
-        return False
-
-
-def _one_line(message: str) -> str:
-    """The message with control characters (newlines included) escaped: errors echo what
-    the user typed, and an error is always exactly one line."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -78,7 +40,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = make_parser().parse_args(argv)
         return int(args.run(args))
     except (UsageError, GameError, StorageError, QueryError) as e:
-        print(f"tablebase: error: {_one_line(f'{e}{_hint(e, args)}')}", file=sys.stderr)
+        message = error_text(e, getattr(args, "spec", None), getattr(args, "db", DEFAULT_DATABASE))
+        print(f"tablebase: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         if getattr(args, "command", None) == "build":

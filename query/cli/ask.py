@@ -7,15 +7,15 @@ import random
 import sys
 from typing import Any
 
-from builder.game import parse_spec
-from query.cli.common import (EXIT_OK, board_from_args, db_option, outcome_text, position_args,
+from tablebase.builder.game import parse_spec
+from tablebase.query.cli.common import (EXIT_OK, board_from_args, db_option, position_args,
                               progress, root_option)
-from query.cli.strategy import level_option
-from query.export import FORMATS, export_file, export_positions
-from query.notation import board_text, draw_board
-from query.play import play_game
-from query.shapes import line_json, moves_json, probe_json
-from query.tablebase import Probe, open_tablebase
+from tablebase.query.cli.strategy import level_option
+from tablebase.query.export import FORMATS, export_file, export_positions
+from tablebase.query.notation import board_text, draw_board, outcome_text
+from tablebase.query.play.game import play_game
+from tablebase.query.shapes import line_json, moves_json, probe_json
+from tablebase.query.tablebase import Probe, open_tablebase
 
 
 def _probe_text(probe: Probe) -> str:

@@ -5,19 +5,20 @@ import argparse
 import json
 from typing import Any
 
-from builder.game import parse_spec
-from query.cli.audit_estimate import warn_slow
-from query.cli.common import EXIT_MISMATCH, EXIT_OK, db_option, progress
-from query.errors import AuditInputError
-from query.selection import EVERY_IMAGE_LIMIT
-from query.tablebase import open_tablebase
+from tablebase.builder.game import parse_spec
+from tablebase.query.cli.audit_estimate import warn_slow
+from tablebase.query.cli.common import EXIT_MISMATCH, EXIT_OK, db_option, progress
+from tablebase.query.errors import AuditInputError
+from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
+from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names, open_candidate,
-                             open_engine, parse_selection, report_dict)
-    from query.audit_play import parse_opponent, play_audit, play_report_dict
-    from query.cli.audit_report import builtins_json, print_audit, print_builtins, print_play
+    from tablebase.query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names, open_candidate,
+                             open_gtp_engine, parse_selection)
+    from tablebase.query.audit.games import parse_opponent, play_audit
+    from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
+    from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
 
     spec = parse_spec(args.spec)
     every = {"auto": None, "all": True, "random": False}[args.orientations]
@@ -44,7 +45,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 print_builtins(spec, audits)
             return EXIT_OK if all(a.report.ok for a in audits) else EXIT_MISMATCH
         if args.engine is not None:
-            opened = open_engine(args.engine, tb, spec, timeout=args.timeout, dialect=args.dialect)
+            opened = open_gtp_engine(args.engine, tb, spec, timeout=args.timeout, dialect=args.dialect)
         else:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
         with opened as candidate:
@@ -54,13 +55,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                                     plays=args.side, seed=args.seed, start=start,
                                     max_examples=args.max_examples, progress=options["progress"])
                 if args.json:
-                    print(json.dumps(play_report_dict(played), indent=2))
+                    print(json.dumps(play_audit_json(played), indent=2))
                 else:
                     print_play(spec, played)
                 return EXIT_OK if played.ok else EXIT_MISMATCH
             report = audit(tb, spec, candidate, **options)
     if args.json:
-        print(json.dumps(report_dict(report), indent=2))
+        print(json.dumps(audit_json(report), indent=2))
     else:
         print_audit(spec, report)
     return EXIT_OK if report.ok else EXIT_MISMATCH

@@ -1,13 +1,13 @@
 """The note `audit --builtin` prints on stderr before a long run: which textbook solvers will take
-minutes here, estimated from node counts (query.estimate)."""
+minutes here, estimated from node counts (tablebase.query.audit.estimate)."""
 from __future__ import annotations
 
 import sys
 from typing import Any
 
-from builder.game import Spec
-from query.estimate import estimate_builtins
-from query.tablebase import Tablebase
+from tablebase.builder.game import Spec
+from tablebase.query.audit.estimate import estimate_builtins
+from tablebase.query.tablebase import Tablebase
 
 # Warn when the audit is expected to take longer than this many seconds.
 SLOW = 60.0

@@ -4,17 +4,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from builder.game import Spec, Value
-from query.selection import EVERY_IMAGE_LIMIT
-from query.cli.common import count, outcome_text
-from query.notation import board_text, draw_board
-
-
-def builtins_json(audits: Sequence[Any]) -> list[dict[str, Any]]:
-    """The `--builtin --json` list: each solver's report object with `nodes` added."""
-    from query.audit import report_dict
-
-    return [{**report_dict(a.report), "nodes": a.nodes} for a in audits]
+from tablebase.builder.game import Spec, Value
+from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
+from tablebase.query.cli.common import count
+from tablebase.query.notation import board_text, draw_board, outcome_text
 
 
 def _seen(report: Any) -> str:
@@ -28,7 +21,7 @@ def _seen(report: Any) -> str:
 
 def print_audit(spec: Spec, report: Any) -> None:
     """The audit report as text: counts, then the smallest counterexamples with their boards."""
-    from query.audit import KINDS, NO_CLAIM
+    from tablebase.query.audit.positions import KINDS, NO_CLAIM
 
     print(f"audit of {report.solver} on {spec.name}: {count(report.positions, 'position')}"
           f" ({report.selection}), {_seen(report)}")

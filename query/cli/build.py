@@ -9,20 +9,20 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from builder.game import parse_spec
-from builder.game.root import Root
-from query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args, db_option,
-                              gib, mib, outcome_text, progress, root_option, size, stored_root)
-from query.notation import board_text, to_move_name
+from tablebase.builder.game import parse_spec
+from tablebase.builder.game.root import Root
+from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args, db_option,
+                              gib, mib, progress, root_option, size)
+from tablebase.query.notation import board_text, outcome_text, to_move_name
+from tablebase.query.shapes import verify_json
+from tablebase.query.tablebase import open_tablebase
 
 if TYPE_CHECKING:
-    from builder.pipeline import BuildReport
+    from tablebase.builder.pipeline import BuildReport
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from builder.pipeline import build
+    from tablebase.builder.pipeline import build
 
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
@@ -35,7 +35,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         _print_build(report, args.db)
         return EXIT_OK
     # Dask is imported only on this path: see builder/cluster.py.
-    from builder.cluster import ClusterError, open_cluster
+    from tablebase.builder.cluster import ClusterError, open_cluster
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("--workers starts a local cluster and --scheduler uses an existing one:"
@@ -70,7 +70,7 @@ def _workers(text: str) -> int:
 
 
 def _print_build(report: BuildReport, db: str) -> None:
-    from db.engine import describe
+    from tablebase.db.engine import describe
 
     root = report.root
     if root.is_whole:
@@ -101,40 +101,34 @@ def _print_build(report: BuildReport, db: str) -> None:
 def _cmd_verify(args: argparse.Namespace) -> int:
     import time
 
-    from db.engine import describe, open_database
-    from query.verify import verify_table
+    from tablebase.query.verify.checks import verify_table
 
     spec = parse_spec(args.spec)
     start = time.perf_counter()
-    with open_database(args.db) as engine:
-        root = stored_root(engine, spec, args.root)
+    with open_tablebase(args.db) as tb:
+        root = tb.record(spec, args.root).root
         budget = None if args.memory is None else int(args.memory * (1 << 30))
-        report = verify_table(engine, spec, progress=progress(args.quiet or args.json),
-                              limit=args.max_problems, root=root, memory_budget=budget)
+        report = verify_table(tb, spec, progress=progress(args.quiet or args.json),
+                              limit=args.max_problems, root=args.root, memory_budget=budget)
+        db_name = tb.name
     table = Root.from_key(spec, root)
     seconds = time.perf_counter() - start
     if args.json:
-        print(json.dumps({
-            "spec": report.spec, "positions": report.positions, "ok": report.ok,
-            "problems": report.problems, "by_kind": report.by_kind, "seconds": round(seconds, 3),
-            "first": [{"kind": p.kind, "message": p.message, "code": p.code, "ply": p.ply,
-                       "board": None if p.code is None or not p.picture else
-                       board_text(spec, table.boards_of(np.array([p.code]))[0])}
-                      for p in report.first]}, indent=2))
+        print(json.dumps(verify_json(report, table, seconds), indent=2))
         return EXIT_OK if report.ok else EXIT_MISMATCH
     rate = report.positions / seconds * 60 if seconds > 0 else 0.0
     name = spec.name if table.is_whole else (f"the {spec.name} endgame table from"
                                              f" {board_text(spec, table.board)}")
     origin = "the empty board" if table.is_whole else "the root"
     if report.ok:
-        print(f"{name} in {describe(args.db)}: all {report.positions:,} positions verified"
+        print(f"{name} in {db_name}: all {report.positions:,} positions verified"
               f" in {seconds:.1f} s ({rate:,.0f} a minute)")
         print("  every value and depth re-derived from its children and the rules; every child"
               f" stored; every row reachable from {origin}; counts and checksum match")
         return EXIT_OK
     kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(report.by_kind.items()))
     problems = f"{report.problems:,} inconsistenc{'y' if report.problems == 1 else 'ies'}"
-    print(f"{name} in {describe(args.db)}: {problems} in {report.positions:,} positions"
+    print(f"{name} in {db_name}: {problems} in {report.positions:,} positions"
           f" ({kinds})")
     for p in report.first:
         where = "" if p.code is None else f" at ply {p.ply}, code {p.code}"

@@ -7,15 +7,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from builder.game import Spec, Value
-from builder.game.root import Root
-from db.facts import DEFAULT_DATABASE
-from query.notation import empty_board, parse_board, play_moves
+from tablebase.builder.game import Spec
+from tablebase.db.facts import DEFAULT_DATABASE
+from tablebase.query.notation import empty_board, parse_board, play_moves
 
 if TYPE_CHECKING:
     from tqdm import tqdm
 
-    from builder.progress import ProgressFactory
+    from tablebase.builder.progress import ProgressFactory
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -41,11 +40,6 @@ def progress(quiet: bool) -> ProgressFactory:
         return tqdm(file=sys.stderr, disable=disable, leave=False, dynamic_ncols=True,
                     mininterval=0.2, **kwargs)
     return factory
-
-
-def outcome_text(value: int | Value, depth: int) -> str:
-    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
-    return f"{Value(value).word} in {depth} pl{'y' if depth == 1 else 'ies'}"
 
 
 def count(n: int, word: str) -> str:
@@ -108,28 +102,3 @@ def root_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="POSITION",
                    help="the endgame table rooted at POSITION (board text, any orientation;"
                         " default: the whole-board table)")
-
-
-def stored_root(engine: Any, spec: Spec, text: str | None) -> str:
-    """The stored root key of the table `--root text` names ('' for the whole board), or
-    MissingTableError naming what the database holds."""
-    from db.reader import list_games
-    from query.errors import MissingTableError
-    from query.tables import same_root
-
-    games = [g for g in list_games(engine, spec.name) if g.complete]
-    if text is None:
-        if games and not any(g.root == "" for g in games):
-            raise MissingTableError(
-                f"{spec.name} has no whole-board table here, only {count(len(games), 'endgame table')}:"
-                " pick one with --root POSITION (`tablebase info` lists them)")
-        return ""
-    board = parse_board(spec, text)
-    for game in games:
-        if same_root(spec, Root.from_key(spec, game.root), board):
-            return game.root
-    if not any(board):
-        return ""
-    raise MissingTableError(
-        f"no endgame table of {spec.name} is rooted at {text!r} (`tablebase info {spec.name}`"
-        " lists the tables)", board=board)

@@ -4,53 +4,47 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from builder.game import Spec, parse_spec
-from builder.game.root import Root
-from db.errors import GameNotBuiltError
-from query.cli.common import EXIT_OK, count, db_option, outcome_text, root_option, stored_root
-from query.notation import board_text, to_move_name
-from query.shapes import game_json
-
-if TYPE_CHECKING:
-    from db.reader import GameRecord
+from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.game.root import Root
+from tablebase.db.records import GameRecord
+from tablebase.query.cli.common import EXIT_OK, count, db_option, root_option
+from tablebase.query.notation import board_text, outcome_text, to_move_name
+from tablebase.query.shapes import game_json
+from tablebase.query.tablebase import Tablebase, open_tablebase
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from db.engine import open_database
-    from db.reader import get_game, list_games, probe_game
-
-    with open_database(args.db) as engine:
+    with open_tablebase(args.db) as tb:
         if args.spec is None:
-            games = list_games(engine)
+            games = tb.catalogue()
             if args.json:
-                print(json.dumps([game_json(engine, g) for g in games if g.complete], indent=2))
+                print(json.dumps([game_json(g, tb.plies(g)) for g in games if g.complete],
+                                 indent=2))
             else:
-                _print_games(args.db, games)
+                _print_games(tb.name, games)
             return EXIT_OK
         spec = parse_spec(args.spec)
-        tables = list_games(engine, spec.name)
-        if args.root is None and tables and not any(g.root == "" for g in tables):
-            root = tables[0].root if len(tables) == 1 else None
-        else:
-            root = stored_root(engine, spec, args.root)
-        if root is None:  # only endgame tables, several: list them
+        tables = tb.catalogue(spec)
+        if args.root is None and tables and not any(g.root == "" for g in tables) \
+                and len(tables) > 1:
+            # Only endgame tables, several: list them.
             if args.json:
-                print(json.dumps([game_json(engine, g) for g in tables if g.complete], indent=2))
+                print(json.dumps([game_json(g, tb.plies(g)) for g in tables if g.complete],
+                                 indent=2))
             else:
                 _print_tables(spec, tables)
             return EXIT_OK
-        game = get_game(engine, spec.name, root)
-        if game is not None and not game.complete:
-            raise GameNotBuiltError(f"{game.label} has no complete table (its last build did"
-                                    " not finish)")
-        game = probe_game(engine, spec.name, root)
+        root: str | tuple[int, ...] | None = args.root
+        if root is None and len(tables) == 1 and tables[0].root:
+            root = Root.from_key(spec, tables[0].root).board  # the one table there is
+        game = tb.record(spec, root)
         if args.json:
-            print(json.dumps(game_json(engine, game), indent=2))
+            print(json.dumps(game_json(game, tb.plies(game)), indent=2))
         else:
-            _print_game(engine, spec, game)
-            others = [g for g in tables if g.root != root]
+            _print_game(tb, spec, game)
+            others = [g for g in tables if g.root != game.root]
             if others:
                 print()
                 _print_tables(spec, others)
@@ -62,12 +56,10 @@ def _root_text(spec: Spec, game: GameRecord) -> str:
 
 
 def _print_games(db: str, games: list[GameRecord]) -> None:
-    from db.engine import describe
-
     if not games:
-        print(f"{describe(db)} holds no games yet; try: tablebase build tictactoe")
+        print(f"{db} holds no games yet; try: tablebase build tictactoe")
         return
-    print(f"{describe(db)} holds {count(len(games), 'table')}:")
+    print(f"{db} holds {count(len(games), 'table')}:")
     print(f"  {'spec':<22}{'status':<11}{'canonical':>13}{'reachable':>15}  {'root value':<18}root")
     for g in games:
         root = _root_text(parse_spec(g.spec), g)
@@ -95,9 +87,7 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
             print(f"  {stones:>6}{'-':>13}{'-':>15}  {'unfinished':<22}{_root_text(spec, g)}")
 
 
-def _print_game(engine: Any, spec: Spec, game: GameRecord) -> None:
-    from db.reader import read_plies
-
+def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
     rules = "misère: k in a row loses" if spec.misere else "k in a row wins"
     drop = ", stones drop (gravity)" if spec.gravity else ""
     root = Root.from_key(spec, game.root)
@@ -116,7 +106,7 @@ def _print_game(engine: Any, spec: Spec, game: GameRecord) -> None:
           f" in {game.build_seconds or 0:.2f} s; checksum {game.checksum}")
     print(f"  {'ply':>4}{'reachable':>14}{'canonical':>12}{'terminal':>12}{'win':>11}{'draw':>11}"
           f"{'loss':>11}")
-    for p in read_plies(engine, game):
+    for p in tb.plies(game):
         print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}{p.wins:>11,}"
               f"{p.draws:>11,}{p.losses:>11,}")
 

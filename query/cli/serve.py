@@ -10,7 +10,7 @@ import socket
 import sys
 from typing import Any
 
-from query.cli.common import EXIT_OK, UsageError, db_option
+from tablebase.query.cli.common import EXIT_OK, UsageError, db_option
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -41,14 +41,15 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from db.engine import open_engine
-    from query.server.app import DB_VARIABLE, make_app
+    from tablebase.query.server.app import DB_VARIABLE, make_app
+    from tablebase.query.tablebase import open_tablebase
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, found {args.workers}")
     # Open the database once here, so that a missing or foreign file is one line and exit 2
     # before anything listens.
-    open_engine(args.db, writable=False).dispose()
+    with open_tablebase(args.db):
+        pass
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
@@ -60,7 +61,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         else:
             # Worker processes build their own app, by name, on the database named here.
             os.environ[DB_VARIABLE] = args.db
-            uvicorn.run("query.server.app:app_from_environment", factory=True,
+            uvicorn.run("tablebase.query.server.app:app_from_environment", factory=True,
                         workers=args.workers, fd=sock.fileno(), **options)
     except KeyboardInterrupt:
         pass  # uvicorn has shut down cleanly and re-raised Ctrl-C: stopping is the request

@@ -8,13 +8,13 @@ import random
 import sys
 from typing import Any
 
-from builder.game import parse_spec
-from query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option, position_args,
+from tablebase.builder.game import parse_spec
+from tablebase.query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option, position_args,
                               progress)
-from query.levels import MAX_LEVEL, MIN_LEVEL
-from query.notation import board_text
-from query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
-from query.tablebase import open_tablebase
+from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
+from tablebase.query.notation import board_text
+from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
+from tablebase.query.tablebase import open_tablebase
 
 
 def _level(text: str) -> int:
@@ -49,7 +49,7 @@ def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) ->
 
 
 def _cmd_strategy(args: argparse.Namespace) -> int:
-    from query.strategy import find_strategy
+    from tablebase.query.play.strategy import find_strategy
 
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
@@ -80,7 +80,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
 
 
 def _cmd_genmove(args: argparse.Namespace) -> int:
-    from query.levels import choose_move
+    from tablebase.query.play.levels import choose_move
 
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
@@ -95,7 +95,7 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
 
 
 def _cmd_gtp(args: argparse.Namespace) -> int:
-    from query.gtp_server import GtpSession, serve
+    from tablebase.query.play.gtp_engine import GtpSession, serve
 
     spec = parse_spec(args.spec)
     with open_tablebase(args.db) as tb:

@@ -17,14 +17,15 @@ from typing import Any
 
 import numpy as np
 
-from builder.game import Spec, Value
-from builder.game.codec import encode_many
-from db.errors import GameNotBuiltError
-from query.errors import QueryError
-from query.notation import board_texts, empty_board, parse_board, play_moves
-from query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
+from tablebase.builder.game import Spec, Value
+from tablebase.builder.game.codec import encode_many
+from tablebase.db.errors import GameNotBuiltError
+from tablebase.db.records import GameRecord
+from tablebase.query.errors import QueryError
+from tablebase.query.notation import board_texts, empty_board, parse_board, play_moves
+from tablebase.query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
                           stats_json)
-from query.tablebase import Tablebase
+from tablebase.query.tablebase import Tablebase
 
 # Bounds on one request: a batch of boards, the request body, the text of a query.
 MAX_BATCH = 10_000
@@ -50,10 +51,9 @@ class Answers:
     def __init__(self, db: str) -> None:
         self.db = db
         self._local = threading.local()
-        self._engine: Any = None
-        self._games: list[Any] = []
+        self._games: list[GameRecord] = []
         self._games_read = -float("inf")
-        self._stats: dict[tuple[str, str], dict[str, Any]] = {}
+        self._stats: dict[tuple[str, str | None, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
 
     def tablebase(self) -> Tablebase:
@@ -64,35 +64,27 @@ class Answers:
         return tb
 
     def close(self) -> None:
-        """Close this thread's Tablebase and the catalogue's engine."""
+        """Close this thread's Tablebase."""
         tb = getattr(self._local, "tb", None)
         if tb is not None:
             tb.close()
             self._local.tb = None
-        if self._engine is not None:
-            self._engine.dispose()
-            self._engine = None
 
     # --- the catalogue ---------------------------------------------------------------
 
-    def _records(self, fresh: bool = False) -> list[Any]:
-        """The complete games' records, read again when older than GAMES_TTL_SECONDS."""
-        from db.engine import open_engine
-        from db.reader import list_games
-
+    def _records(self, fresh: bool = False) -> list[GameRecord]:
+        """The complete tables' records, read again when older than GAMES_TTL_SECONDS."""
         with self._lock:
             now = time.monotonic()
             if fresh or now - self._games_read > GAMES_TTL_SECONDS:
-                if self._engine is None:
-                    self._engine = open_engine(self.db, writable=False)
-                self._games = [g for g in list_games(self._engine) if g.complete]
+                self._games = [g for g in self.tablebase().catalogue() if g.complete]
                 self._games_read = now
             return self._games
 
     def games(self) -> list[dict[str, Any]]:
-        """The `info --json` objects of every complete game, by spec."""
-        records = self._records()
-        return [game_json(self._engine, g) for g in records]
+        """The `info --json` objects of every complete table, by spec."""
+        tb = self.tablebase()
+        return [game_json(g, tb.plies(g)) for g in self._records()]
 
     def games_tag(self) -> str:
         """A tag that changes whenever the list of complete games or any of their tables does."""

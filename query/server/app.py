@@ -20,11 +20,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from builder.game import GameError
-from db.errors import GameNotBuiltError, StorageError
-from db.facts import DEFAULT_DATABASE
-from query.errors import MissingPositionError, MissingTableError, QueryError
-from query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
+from tablebase.builder.game import GameError
+from tablebase.db.errors import GameNotBuiltError, StorageError
+from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError,
+                                    error_text, one_line)
+from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The environment variable that names the database for `app_from_environment` (--workers).
@@ -36,14 +36,9 @@ POSITION_PARAMS = {"board", "moves"}
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-def _one_line(message: str) -> str:
-    """Control characters escaped: an error message is one line, whatever the request held."""
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
-
-
 def error_response(status: int, message: str) -> JSONResponse:
     """A JSON error: `{"error": message}` with `status`, never cached."""
-    return JSONResponse({"error": _one_line(message)}, status_code=status,
+    return JSONResponse({"error": one_line(message)}, status_code=status,
                         headers={"Cache-Control": "no-store"})
 
 
@@ -70,7 +65,6 @@ def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -
 def make_app(db: str) -> ASGIApp:
     """The ASGI app answering from the database `db` (a path or URL), opened read-only."""
     answers = Answers(db)
-    build_hint = "" if db == DEFAULT_DATABASE else f" --db {db}"
 
     def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
         """Run `handler`, turning the errors of bad or unanswerable requests into JSON."""
@@ -78,22 +72,7 @@ def make_app(db: str) -> ASGIApp:
             try:
                 return await handler(request)
             except (GameError, StorageError, QueryError, ValueError, KeyError) as e:
-                message = str(e)
-                name = request.path_params.get("spec", "")
-                try:
-                    spec = answers.spec(name)
-                    name = spec.name
-                except GameError:
-                    spec = None
-                if isinstance(e, GameNotBuiltError):
-                    if spec is not None and not spec.whole_board_fits:
-                        message += (f"; build an endgame table: tablebase build {name} --from"
-                                    f" POSITION{build_hint}")
-                    else:
-                        message += f"; build it with: tablebase build {name}{build_hint}"
-                elif isinstance(e, MissingPositionError) and e.build_from is not None:
-                    message += (f"; build an endgame table from it: tablebase build {name}"
-                                f" --from '{e.build_from}'{build_hint}")
+                message = error_text(e, request.path_params.get("spec"), db)
                 return error_response(_status(e), message)
         return run
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from builder.game import Spec, permutations, transform
-from db.sqlite_direct import PositionArrays
-from query.errors import AuditInputError
-from query.tablebase import Tablebase
+from tablebase.builder.game import Spec, permutations, transform
+from tablebase.db.records import PositionArrays
+from tablebase.query.errors import AuditInputError
+from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.
 EVERY_IMAGE_LIMIT = 100_000

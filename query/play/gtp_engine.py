@@ -1,5 +1,5 @@
 """The table as a GTP engine: one game's table answering the text protocol that
-`audit --engine` speaks (see query.engine) and the course's black/white dialect, one command
+`audit --engine` speaks (see tablebase.query.audit.processes) and the course's black/white dialect, one command
 per line in, one response per command out. Bad commands get GTP '?' answers, never a crash.
 
 Two dialects, chosen by what the controller says last:
@@ -19,12 +19,13 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec
-from db.errors import StorageError
-from query.errors import IllegalMoveError, MissingPositionError, NotationError
-from query.levels import MAX_LEVEL, check_level, choose_move
-from query.notation import column_name, draw_board, empty_board, move_name, parse_move, place
-from query.tablebase import Tablebase
+from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec
+from tablebase.db.errors import StorageError
+from tablebase.db.facts import tool_version
+from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
+from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
+from tablebase.query.notation import column_name, draw_board, empty_board, move_name, parse_move, place
+from tablebase.query.tablebase import Tablebase
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "set_game", "clear_board", "play", "undo", "genmove", "solve",
@@ -38,19 +39,11 @@ class GtpError(Exception):
     """A command that gets a '?' answer; the message is the answer's text."""
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    try:
-        return version("tablebase")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 @dataclass
 class GtpSession:
     """One engine's state: the game, the moves played, the dialect and the level of `genmove`.
 
-    `tb` is an open Tablebase (query.tablebase); `handle(line)` answers one command line.
+    `tb` is an open Tablebase (tablebase.query.tablebase); `handle(line)` answers one command line.
     """
 
     tb: Tablebase
@@ -195,7 +188,7 @@ class GtpSession:
         fixed: dict[str, Callable[[], str]] = {
             "protocol_version": lambda: "2",
             "name": lambda: "tablebase",
-            "version": _version,
+            "version": tool_version,
             "known_command": lambda: "true" if args[:1] and args[0] in COMMANDS else "false",
             "list_commands": lambda: "\n".join(COMMANDS),
         }

@@ -14,16 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from builder.game.codec import encode_many
-from builder.game.geometry import lines
-from builder.game.root import Root
-from builder.game.spec import Spec
-from builder.game.symmetry import orbit_sizes
-from builder.memory import MemoryPlan
-from builder.progress import NO_PROGRESS, ProgressFactory
-from db.checksum import TableChecksum
-from db.reader import GameRecord, iter_positions, probe_game, read_plies
-from query.notation import draw_board
+from tablebase.builder.game.codec import encode_many
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.root import Root
+from tablebase.builder.game.spec import Spec
+from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.db.checksum import TableChecksum
+from tablebase.db.records import GameRecord
+from tablebase.query.notation import draw_board
+from tablebase.query.records import Position
+from tablebase.query.tablebase import Tablebase
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -82,11 +84,12 @@ def _has_line(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
     return found
 
 
-def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRESS,
-                 limit: int = 10, chunk: int = 1 << 16, root: str = "",
+def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGRESS,
+                 limit: int = 10, chunk: int = 1 << 16, root: Position | None = None,
                  memory_budget: int | None = None) -> VerifyReport:
-    """Check every stored position of a table of `spec` (`root` as stored: '' for the whole
-    board); the report lists the first problems, fewest stones first.
+    """Check every stored position of a table of `spec` (`root`: the endgame table's root in
+    any orientation; None for the whole board); the report lists the first problems, fewest
+    stones first.
 
     Tier by tier, like the builder: one pass streams the table (in code order) into a file
     per ply in a temporary directory, checking the checksum and the counts on the way; then
@@ -94,8 +97,8 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
     11 bytes a position). `memory_budget` (bytes; default: half the machine's) sizes the
     chunks; the largest tier must fit.
     """
-    game = probe_game(engine, spec.name, root)
-    table = Root.from_key(spec, root)
+    game = tb.record(spec, root)
+    table = Root.from_key(spec, game.root)
     plan = MemoryPlan.for_budget(memory_budget)
     # Each parent row costs its digits, a child array per cell and their canonical images.
     chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))
@@ -104,7 +107,7 @@ def verify_table(engine: Any, spec: Spec, progress: ProgressFactory = NO_PROGRES
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
     checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
-        tiers = _split(engine, game, checker, Path(tmp), found, chunk, progress)
+        tiers = _split(tb, game, checker, Path(tmp), found, chunk, progress)
         report.positions = sum(tiers.values())
         if tiers.get(table.ply, 0) == 0 or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
             what = "the empty board" if table.is_whole else "the endgame's root"
@@ -165,7 +168,7 @@ class _Checker:
 
 
 def _compiled_checker(root: Root) -> Any:
-    from query.verify_kernel import TierChecker  # imports numba: only when it is used
+    from tablebase.query.verify.kernel import TierChecker  # imports numba: only when it is used
     return TierChecker(root)
 
 
@@ -183,7 +186,7 @@ def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, orig
         found.report.by_kind["unreachable"] = found.report.by_kind.get("unreachable", 0) + extra
 
 
-def _split(engine: Any, game: GameRecord, checker: Any, tmp: Path, found: _Collector,
+def _split(tb: Tablebase, game: GameRecord, checker: Any, tmp: Path, found: _Collector,
            batch: int, progress: ProgressFactory) -> dict[int, int]:
     """Stream the table into one file per ply (codes, value, depth, each in code order),
     checking the checksum and every recorded count on the way; return rows per ply."""
@@ -196,7 +199,7 @@ def _split(engine: Any, game: GameRecord, checker: Any, tmp: Path, found: _Colle
     try:
         with progress(desc=f"read {root.name}", total=game.canonical or 0, unit="pos",
                       unit_scale=True) as bar:
-            for codes, ply, value, depth in iter_positions(engine, game, batch):
+            for codes, ply, value, depth in tb.positions(root.spec, batch, root=root.board):
                 checksum.add(codes, ply, value, depth)
                 sane = (codes >= 0) & (codes < 3 ** root.cells)
                 if sane.any():
@@ -224,7 +227,7 @@ def _split(engine: Any, game: GameRecord, checker: Any, tmp: Path, found: _Colle
     if checksum.hexdigest() != game.checksum:
         found.add("checksum", f"the table's checksum is {checksum.hexdigest()}, but the build"
                   f" recorded {game.checksum}")
-    _check_counts(engine, game, per_ply, reachable, found)
+    _check_counts(tb, game, per_ply, reachable, found)
     return tiers
 
 
@@ -240,7 +243,7 @@ def _read(tmp: Path, ply: int, kind: str, start: int, stop: int) -> np.ndarray:
     return np.fromfile(path, dtype=dtype, count=stop - start, offset=start * dtype.itemsize)
 
 
-def _check_counts(engine: Any, game: GameRecord, per_ply: dict[int, list[int]], reachable: int,
+def _check_counts(tb: Tablebase, game: GameRecord, per_ply: dict[int, list[int]], reachable: int,
                   found: _Collector) -> None:
     def compare(what: str, recorded: int | None, actual: int) -> None:
         if recorded != actual:
@@ -252,7 +255,7 @@ def _check_counts(engine: Any, game: GameRecord, per_ply: dict[int, list[int]], 
     compare("wins", game.wins, total[1])
     compare("draws", game.draws, total[2])
     compare("losses", game.losses, total[3])
-    for p in read_plies(engine, game):
+    for p in tb.plies(game):
         got = per_ply.get(p.ply, [0, 0, 0, 0])
         compare(f"canonical positions at ply {p.ply}", p.canonical, got[0])
         compare(f"wins at ply {p.ply}", p.wins, got[1])

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import Spec, Value
-from builder.progress import NO_PROGRESS, ProgressFactory
-from query.candidates import Candidate, Reply
-from query.errors import AuditInputError, IllegalMoveError, NotationError
-from query.notation import board_text, empty_board, move_name, parse_move, place
-from query.tablebase import Tablebase
+from tablebase.builder.game import Spec, Value
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.query.audit.candidates import Candidate, Reply
+from tablebase.query.errors import AuditInputError, IllegalMoveError, NotationError
+from tablebase.query.notation import board_text, empty_board, move_name, parse_move, place
+from tablebase.query.tablebase import Tablebase
 
 SIDES = ("x", "o", "both")
 RESULTS = ("win", "draw", "loss", "forfeit")
@@ -233,28 +233,3 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
 
 def _ply(board: Sequence[int]) -> int:
     return sum(1 for v in board if v)
-
-
-def play_report_dict(report: PlayReport) -> dict[str, Any]:
-    """The audit-by-play report as plain data for JSON (the shape the README documents)."""
-    from builder.game import parse_spec
-
-    spec = parse_spec(report.spec)
-    return {
-        "spec": report.spec, "player": report.player, "games": report.games,
-        "as": report.plays, "opponent": report.opponent, "seed": report.seed,
-        "start": board_text(spec, report.start), "asked": report.asked,
-        "moves_judged": report.moves_judged, "value_losing": report.lost,
-        "value_losing_by_ply": {str(k): n for k, n in report.lost_by_ply.items()},
-        "results": report.results, "forfeits_by_kind": report.kinds,
-        "seconds": round(report.seconds, 3), "restarts": report.restarts,
-        "examples": [{
-            "game": e.game, "ply": e.ply, "board": board_text(spec, e.board),
-            "to_move": e.to_move, "move": e.move, "value": e.value.word, "depth": e.depth,
-            "after_value": e.after_value.word, "after_depth": e.after_depth,
-            "best_moves": list(e.best_moves), "refutation": list(e.refutation),
-            "moves": list(e.moves)} for e in report.examples],
-        "forfeits": [{"game": f.game, "ply": f.ply, "board": board_text(spec, f.board),
-                      "to_move": f.to_move, "kind": f.kind, "said": f.said, "detail": f.detail}
-                     for f in report.forfeits],
-    }

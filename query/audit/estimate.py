@@ -7,12 +7,12 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from builder.game import Spec, decode
-from builder.game.symmetry import images as image_codes
-from builder.game.symmetry import orbit_sizes
-from query.selection import EVERY_IMAGE_LIMIT, Selection, select_positions
-from query.solvers import SOLVERS, SearchTooLargeError
-from query.tablebase import Tablebase
+from tablebase.builder.game import Spec, decode
+from tablebase.builder.game.symmetry import images as image_codes
+from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT, Selection, select_positions
+from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
+from tablebase.query.tablebase import Tablebase
 
 # Seconds of sample searches per solver: the estimate must cost little next to the audit.
 SAMPLE_BUDGET = 0.3

@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import O, X, Spec, Value, canonical_board, legal_moves
-from query.errors import QueryError
-from query.notation import board_text, move_name, place, to_move_name
-from query.tablebase import Position, Tablebase
+from tablebase.builder.game import O, X, Spec, Value, canonical_board, legal_moves
+from tablebase.query.errors import QueryError
+from tablebase.query.notation import board_text, move_name, place, to_move_name
+from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")
 

@@ -11,8 +11,8 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
-from builder.game import Spec
-from query.engine import (QUIT_GRACE, STARTUP_GRACE, Failure, Returned, SolverImportError,
+from tablebase.builder.game import Spec
+from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, Failure, Returned, SolverImportError,
                           describe_exception, split_target)
 
 

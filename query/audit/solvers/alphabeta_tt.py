@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from builder.game import Spec, Value, encode, side_to_move
-from query.solvers.common import SearchRules, SolverResult, Tally, other, prepare, search_rules
+from tablebase.builder.game import Spec, Value, encode, side_to_move
+from tablebase.query.audit.solvers.common import SearchRules, SolverResult, Tally, other, prepare, search_rules
 
 # The table holds at most one entry per position below the board, far fewer than the tree's nodes.
 MAX_EMPTY = 16

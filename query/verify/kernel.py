@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from builder.game.geometry import lines
-from builder.game.root import Root
-from builder.kernels import split_rows
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.root import Root
+from tablebase.builder.kernels import split_rows
 
 WIN, DRAW, LOSS = 1, 0, -1
 

@@ -19,22 +19,19 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value, outcome
-from builder.game.root import stone_order
-from query.engine import EngineAnswer, Failure, describe_exception
-from query.errors import AuditInputError
-from query.gtp_client import GtpEngine
-from query.notation import board_text, move_name, place, to_move_name
-from query.solvers import SOLVERS, SearchTooLargeError
-from query.tablebase import Tablebase
-from query.worker import FunctionWorker, takes_spec
+from tablebase.builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value, outcome
+from tablebase.builder.game.errors import SearchLimitError
+from tablebase.builder.game.root import stone_order
+from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
+from tablebase.query.errors import AuditInputError
+from tablebase.query.audit.gtp_client import GtpEngine
+from tablebase.query.notation import board_text, move_name, place, plies, to_move_name
+from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
+from tablebase.query.tablebase import Tablebase
+from tablebase.query.audit.worker import FunctionWorker, takes_spec
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"
-
-
-def _plies(n: int) -> str:
-    return f"{n} pl{'y' if n == 1 else 'ies'}"
 
 
 @dataclass(frozen=True)
@@ -197,7 +194,7 @@ class ProcessCandidate:
 
 
 class BuiltinCandidate:
-    """A textbook solver from query.solvers, called in this process on the board's cell values.
+    """A textbook solver from tablebase.query.audit.solvers, called in this process on the board's cell values.
     Boards it refuses as too large for it are declined (skipped), not mismatched."""
 
     def __init__(self, name: str) -> None:
@@ -216,7 +213,7 @@ class BuiltinCandidate:
             return Reply("declined", declined=str(e))
         move = None if result.move is None else move_name(spec, result.move)
         said = ", ".join([result.value.word] + ([move] if move else []) + (
-            [_plies(result.depth)] if result.depth is not None else []))
+            [plies(result.depth)] if result.depth is not None else []))
         return Reply(said, result.value, move, result.depth)
 
 
@@ -314,7 +311,10 @@ def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
         else:
             # No stored predecessor: an endgame table's root (in some orientation), which
             # has no line, so its stones go down in any order gravity allows.
-            rest = None if outcome(spec, current) is not None else stone_order(spec, current)
+            try:
+                rest = None if outcome(spec, current) is not None else stone_order(spec, current)
+            except SearchLimitError as e:
+                raise AuditInputError(f"{board_text(spec, board)!r}: {e}") from None
             if rest is None:
                 raise AuditInputError(
                     f"no move order reaches {board_text(spec, board)!r} in the {spec.name} table")
@@ -342,10 +342,10 @@ def open_candidate(target: str, spec: Spec, *, directory: str = ".",
 
 
 @contextmanager
-def open_engine(command: str, tb: Tablebase, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
+def open_gtp_engine(command: str, tb: Tablebase, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
                 directory: str | None = None, dialect: str = "auto") -> Iterator[EngineCandidate]:
     """An external program speaking GTP in `dialect` ('plain', 'course' or 'auto'; see
-    query.gtp_client), as a context manager; raises EngineError when it cannot be started or does
+    tablebase.query.audit.gtp_client), as a context manager; raises EngineError when it cannot be started or does
     not play `spec`."""
     with GtpEngine(command, spec, _positive(timeout), directory, dialect) as engine:
         yield EngineCandidate(engine, tb)

@@ -1,6 +1,6 @@
 """What the solvers that answer from another process share: the errors that stop an audit, the
 record of a request that failed, and reading a `MODULE:FUNCTION` target. The processes themselves
-live in query.worker (a user's Python function) and query.gtp_client (an external program)."""
+live in tablebase.query.audit.worker (a user's Python function) and tablebase.query.audit.gtp_client (an external program)."""
 from __future__ import annotations
 
 import os
@@ -8,7 +8,7 @@ import re
 import traceback
 from dataclasses import dataclass
 
-from query.errors import QueryError
+from tablebase.query.errors import QueryError
 
 # Timeouts are per request; importing a module or starting a program gets this much more.
 STARTUP_GRACE = 30.0

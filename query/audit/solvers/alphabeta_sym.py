@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from builder.game import Spec, canonical_board
-from query.solvers.alphabeta_tt import search
-from query.solvers.common import SolverResult, prepare
+from tablebase.builder.game import Spec, canonical_board
+from tablebase.query.audit.solvers.alphabeta_tt import search
+from tablebase.query.audit.solvers.common import SolverResult, prepare
 
 # The table holds at most one entry per orbit of positions below the board.
 MAX_EMPTY = 16

@@ -11,11 +11,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from builder.game import Spec, Value
-from query.errors import IllegalMoveError, NotationError
-from query.levels import MAX_LEVEL, check_level, choose_move
-from query.notation import draw_board, empty_board, move_name, parse_move, place
-from query.tablebase import MoveInfo, Probe, Tablebase
+from tablebase.builder.game import Spec, Value
+from tablebase.query.errors import IllegalMoveError, NotationError
+from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
+from tablebase.query.notation import draw_board, empty_board, move_name, parse_move, place, plies
+from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 
 COMMANDS = ("hint", "undo", "quit")
 
@@ -30,12 +30,8 @@ class PlayedGame:
     board: tuple[int, ...]
 
 
-def _plies(n: int) -> str:
-    return f"{n} pl{'y' if n == 1 else 'ies'}"
-
-
-def _outcome(value: Value, plies: int) -> str:
-    return "a draw" if value == Value.DRAW else f"a {value.word} in {_plies(plies)}"
+def _outcome(value: Value, n: int) -> str:
+    return "a draw" if value == Value.DRAW else f"a {value.word} in {plies(n)}"
 
 
 def judge(before: Probe, chosen: MoveInfo) -> str:
@@ -44,18 +40,18 @@ def judge(before: Probe, chosen: MoveInfo) -> str:
     `before` is the position the move was made in; `chosen` the move, as `Tablebase.moves`
     reports it (value for the player making it, depth of the position after it).
     """
-    plies = chosen.depth + 1  # to the end, counted from before the move
+    after = chosen.depth + 1  # to the end, counted from before the move
     if chosen.value != before.value:
         return (f"that move turned {_outcome(before.value, before.depth)} into"
-                f" {_outcome(chosen.value, plies)}")
+                f" {_outcome(chosen.value, after)}")
     if chosen.best and chosen.value == Value.LOSS:
-        return f"a perfect move: the longest resistance ({_outcome(chosen.value, plies)})"
+        return f"a perfect move: the longest resistance ({_outcome(chosen.value, after)})"
     if chosen.best:
-        return f"a perfect move: it keeps {_outcome(chosen.value, plies)}"
+        return f"a perfect move: it keeps {_outcome(chosen.value, after)}"
     if chosen.value == Value.WIN:
-        return (f"that move keeps the win, but slower: in {_plies(plies)} instead of"
+        return (f"that move keeps the win, but slower: in {plies(after)} instead of"
                 f" {before.depth}")
-    return (f"that move keeps the loss, but sooner: in {_plies(plies)} instead of"
+    return (f"that move keeps the loss, but sooner: in {plies(after)} instead of"
             f" {before.depth}")
 
 
@@ -122,7 +118,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             if text == "hint":
                 best = tb.best_moves(spec, board)
                 write(f"perfect moves: {' '.join(m.move for m in best)}"
-                      f" ({probe.value.word} in {_plies(probe.depth)})")
+                      f" ({probe.value.word} in {plies(probe.depth)})")
                 continue
             if text == "undo":
                 # Back to your previous turn: your last move and the reply to it are taken back.

@@ -32,10 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from builder.game import Spec
-from query.engine import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer, EngineStartError, Failure,
+from tablebase.builder.game import Spec
+from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer, EngineStartError, Failure,
                           GameRefusedError)
-from query.notation import column_name
+from tablebase.query.notation import column_name
 
 DIALECTS = ("auto", "plain", "course")
 # GTP's column letters: I is skipped, so that it is not taken for J or 1.

@@ -1,6 +1,6 @@
 """The audit: a solver's answers checked against a built table, position by position. Each stored
-position is shown to the solver in an image of its symmetry orbit (query.selection), its answer is
-read (query.candidates) and judged here, and the report counts mismatches by kind and gives the
+position is shown to the solver in an image of its symmetry orbit (tablebase.query.audit.selection), its answer is
+read (tablebase.query.audit.candidates) and judged here, and the report counts mismatches by kind and gives the
 smallest counterexamples with the table's perfect line that refutes them.
 
 `--check move` accepts any move that keeps the position's value; `--check depth` also wants the
@@ -15,26 +15,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from builder.game import (EMPTY, InvalidPositionError, Spec, Value, parse_spec, score,
-                          transform)
-from builder.game.symmetry import images as image_codes
-from builder.game.symmetry import orbit_sizes
-from builder.progress import NO_PROGRESS, ProgressFactory
-from query.candidates import (BUILTIN_PREFIX, DEFAULT_TIMEOUT, BuiltinCandidate, Candidate,
-                              FunctionCandidate, Reply, _plies, _to_move, moves_to, open_candidate,
-                              open_engine, read_return)
-from query.errors import AuditInputError
-from query.notation import board_text, move_name, parse_move, place
-from query.selection import EVERY_IMAGE_LIMIT, Selection, images, orientations, parse_selection, select_positions
-from query.solvers import SOLVERS, SearchTooLargeError
-from query.tablebase import Tablebase
+from tablebase.builder.game import EMPTY, InvalidPositionError, Spec, Value, score, transform
+from tablebase.builder.game.symmetry import images as image_codes
+from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.query.audit.candidates import BuiltinCandidate, Candidate, Reply, _to_move
+from tablebase.query.errors import AuditInputError
+from tablebase.query.notation import move_name, outcome_text, parse_move, place, plies
+from tablebase.query.audit.selection import (EVERY_IMAGE_LIMIT, Selection, images, orientations,
+                                             select_positions)
+from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
+from tablebase.query.tablebase import Tablebase
 
-# Names other modules and the tests know from here.
-__all__ = ["AuditInputError", "AuditReport", "BUILTIN_PREFIX", "BuiltinAudit", "BuiltinCandidate",
-           "CHECKS", "Candidate", "Counterexample", "DEFAULT_TIMEOUT", "FunctionCandidate", "KINDS",
-           "Selection", "audit", "audit_builtins", "builtin_names", "judge", "moves_to",
-           "open_candidate", "open_engine", "orientations", "parse_selection", "read_return",
-           "report_dict", "select_positions"]
 
 CHECKS = ("value", "move", "depth")
 # Mismatch kinds, in the order reports list them.
@@ -43,10 +35,6 @@ KINDS = ("wrong-value", "non-optimal-move", "illegal-move", "wrong-depth", "exce
 # Kinds where the solver claimed nothing, so there is nothing for a line to refute.
 NO_CLAIM = ("exception", "timeout", "crash", "bad-answer")
 DEFAULT_EXAMPLES = 10
-
-
-def _outcome(value: Value, depth: int) -> str:
-    return f"{value.word} in {_plies(depth)}"
 
 
 @dataclass(frozen=True)
@@ -78,7 +66,7 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
     checks = tuple(c for c in CHECKS[:level] if c in allows)
     if reply.value is not None and reply.value != value:
         return Judgement("wrong-value", f"said {reply.value.word}; the table says"
-                                        f" {_outcome(value, depth)}", checks)
+                                        f" {outcome_text(value, depth)}", checks)
     if "move" in checks and reply.move is None and depth > 0:
         return Judgement("illegal-move", "gave no move, but the game is not over", checks)
     if "move" in checks and reply.move is not None:
@@ -93,11 +81,11 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
         if not keeps:
             name = move_name(spec, cell)
             return Judgement("non-optimal-move",
-                             f"{name} gives {_outcome(move_value, move_depth)}, where the best"
-                             f" moves give {_outcome(value, depth)}", checks)
+                             f"{name} gives {outcome_text(move_value, move_depth)}, where the best"
+                             f" moves give {outcome_text(value, depth)}", checks)
     if "depth" in checks and reply.depth is not None and reply.depth != depth:
-        return Judgement("wrong-depth", f"said {_plies(reply.depth)}; the table says"
-                                        f" {_outcome(value, depth)}", checks)
+        return Judgement("wrong-depth", f"said {plies(reply.depth)}; the table says"
+                                        f" {outcome_text(value, depth)}", checks)
     return Judgement(None, "", checks)
 
 
@@ -342,36 +330,3 @@ def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
             nodes = None
         out.append(BuiltinAudit(name, report, nodes))
     return out
-
-
-def report_dict(report: AuditReport) -> dict[str, Any]:
-    """The report as plain data for JSON (the shape the README documents)."""
-    spec = parse_spec(report.spec)
-    return {
-        "spec": report.spec,
-        "solver": report.solver,
-        "selection": report.selection.option,
-        "orientations": "all" if report.every_orientation else "random",
-        "orientations_auto": report.orientations_auto,
-        "asked": report.asked,
-        "seed": report.seed,
-        "check": report.check,
-        "positions": report.positions,
-        "boards": report.boards,
-        "agreed": report.agreed,
-        "mismatched": report.mismatched,
-        "mismatched_positions": report.mismatched_positions,
-        "mismatches": report.mismatches,
-        "declined": report.declined,
-        "shapes": report.shapes,
-        "checks": report.checked,
-        "seconds": round(report.seconds, 3),
-        "restarts": report.restarts,
-        "examples": [{
-            "kind": e.kind, "board": board_text(spec, e.board), "to_move": e.to_move,
-            "ply": e.ply, "value": e.value.word, "depth": e.depth,
-            "best_moves": list(e.best_moves), "said": e.said, "detail": e.detail,
-            "refutation": list(e.refutation), "refutation_value": e.refutation_value.word,
-            "after": e.after,
-        } for e in report.examples],
-    }

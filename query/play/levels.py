@@ -17,10 +17,10 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
-from builder.game import Spec
-from query.errors import IllegalMoveError, QueryError
-from query.notation import board_text
-from query.tablebase import MoveInfo, Position, Tablebase
+from tablebase.builder.game import Spec
+from tablebase.query.errors import IllegalMoveError, QueryError
+from tablebase.query.notation import board_text
+from tablebase.query.tablebase import MoveInfo, Position, Tablebase
 
 MIN_LEVEL, MAX_LEVEL = 0, 10
 

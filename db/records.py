@@ -1,0 +1,99 @@
+"""The records the storage layer reads and writes, free of any driver: a stored table's
+catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as arrays
+(`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+STATUS_BUILDING = "building"
+STATUS_COMPLETE = "complete"
+
+
+def table_label(spec: str, root: str) -> str:
+    """A table in messages: the spec, and 'endgame' with the root's stones if any (`root` is the
+    stored root key: '' for the whole board, else one digit per cell)."""
+    if not root:
+        return spec
+    return f"{spec} endgame ({sum(ch != '0' for ch in root)} stones)"
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored table's catalogue row: its game, root key, status, counts and build facts."""
+
+    id: int
+    spec: str
+    root: str
+    width: int
+    height: int
+    k: int
+    gravity: bool
+    misere: bool
+    status: str
+    positions_table: str | None
+    reachable: int | None
+    canonical: int | None
+    terminal: int | None
+    terminal_canonical: int | None
+    wins: int | None
+    draws: int | None
+    losses: int | None
+    root_value: int | None
+    root_depth: int | None
+    schema_version: int
+    tool_version: str
+    built_at: str | None
+    build_seconds: float | None
+    stages: str | None
+    checksum: str | None
+
+    @property
+    def complete(self) -> bool:
+        """Whether the table is complete and readable."""
+        return self.status == STATUS_COMPLETE and self.positions_table is not None
+
+    @property
+    def label(self) -> str:
+        """The table in messages (see `table_label`)."""
+        return table_label(self.spec, self.root)
+
+
+@dataclass(frozen=True)
+class PlyCounts:
+    """Counts for one ply: positions with all images, canonical ones, terminal, and by value."""
+
+    ply: int
+    reachable: int
+    canonical: int
+    terminal: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class PositionArrays(NamedTuple):
+    """Stored positions as equal-length arrays in code order: canonical code, ply (stones on
+    the board), value (-1, 0, 1 for the side to move) and depth (plies to the end)."""
+
+    codes: np.ndarray
+    ply: np.ndarray
+    value: np.ndarray
+    depth: np.ndarray
+
+
+class Lookup(NamedTuple):
+    """Answers for codes, in the order asked: `found` marks the codes the table holds; where it
+    is False, `value` is 0 and `depth` -1."""
+
+    found: np.ndarray
+    value: np.ndarray
+    depth: np.ndarray
+
+
+def empty_positions() -> PositionArrays:
+    """A table with no positions."""
+    return PositionArrays(np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, np.int8),
+                          np.empty(0, np.int8))

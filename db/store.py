@@ -1,0 +1,100 @@
+"""THE way to read stored tables. A `Store` is the catalogue of one database, opened read-only;
+it hands out a `TableReader` for each complete table. Nothing above db/ knows how a table is
+laid out: a reader answers codes with values and depths, and streams positions in code order.
+
+Two implementations sit behind these protocols: a local SQLite file read on the standard
+library's sqlite3 driver (db/sqlite_direct.py: importing SQLAlchemy costs a third of a second,
+half of a `tablebase probe`), and any SQLAlchemy URL (db/reader.py). `open_store` picks one.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Protocol
+
+import numpy as np
+
+from tablebase.db.errors import GameNotBuiltError
+from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays
+
+# How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
+CHUNK = 1 << 16
+
+
+class TableReader(Protocol):
+    """One complete stored table, read through the connection its store holds.
+
+    `table` names the stored table (a forced rebuild replaces it with another name); `count`
+    is how many positions it holds, one per symmetry orbit.
+    """
+
+    table: str
+    count: int
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Read inside one transaction: every read sees the same moment."""
+        ...
+
+    def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
+        """Value (for the side to move) and depth of each canonical code, in the order asked."""
+        ...
+
+    def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
+        """Every stored position in code order, `batch` at a time."""
+        ...
+
+    def load(self) -> PositionArrays:
+        """The whole table at once, in code order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the reader holds (its store stays open)."""
+        ...
+
+
+class Store(Protocol):
+    """The tables of one database, opened read-only."""
+
+    name: str  # the database as messages name it (a path, or a URL without its password)
+
+    def games(self, spec: str | None = None) -> list[GameRecord]:
+        """Every table (of `spec`, if given), complete or not: by spec, the whole-board table
+        before the endgame tables, those by root."""
+        ...
+
+    def plies(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table."""
+        ...
+
+    def reader(self, game: GameRecord) -> TableReader:
+        """A reader of a complete table."""
+        ...
+
+    def close(self) -> None:
+        """Close the database."""
+        ...
+
+
+def open_store(target: str) -> Store:
+    """The database `target` (a SQLite file path or a SQLAlchemy URL) opened read-only; raises
+    DatabaseError (MissingDatabaseError, NotATablebaseError) naming it when it cannot be."""
+    from tablebase.db.sqlite_direct import SqliteStore
+
+    store = SqliteStore.open(target)
+    if store is not None:
+        return store
+    # Not a readable file of ours in this schema: db.engine opens it or says exactly why not.
+    from tablebase.db.reader import UrlStore
+    return UrlStore.open(target)
+
+
+def complete_tables(store: Store, spec: str) -> list[GameRecord]:
+    """The complete tables of `spec`; GameNotBuiltError saying why when there are none."""
+    games = store.games(spec)
+    done = [g for g in games if g.complete]
+    if done:
+        return done
+    if games:
+        raise GameNotBuiltError(f"{spec} has no complete table here (its last build did not"
+                                " finish)")
+    raise GameNotBuiltError(f"{spec} has not been built in this database")

@@ -1,0 +1,68 @@
+"""tablebase: strongly solve tic-tac-toe-like games into a database and answer from it.
+
+This folder is the top-level `tablebase` package itself (pyproject.toml maps it here and the
+owner's folders under it: `tablebase.builder`, `tablebase.db`, `tablebase.query`). It holds the
+public API, imported on first use so that `tablebase probe` starts without loading the builder:
+
+    import tablebase
+    tablebase.build("3x3k3", "tablebase.db")
+    with tablebase.open_tablebase("tablebase.db") as tb:
+        tb.probe("3x3k3", "x.o/.x./...")     # o to move: loss in 4 plies
+"""
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+# Public name -> the module that defines it.
+_API = {
+    "open_tablebase": "tablebase.query.tablebase",
+    "Tablebase": "tablebase.query.tablebase",
+    "Probe": "tablebase.query.records",
+    "MoveInfo": "tablebase.query.records",
+    "Step": "tablebase.query.records",
+    "ManyProbes": "tablebase.query.records",
+    "TableInfo": "tablebase.query.records",
+    "build": "tablebase.builder.pipeline",
+    "BuildReport": "tablebase.builder.pipeline",
+    "audit": "tablebase.query.audit",
+    "AuditReport": "tablebase.query.audit",
+    "Selection": "tablebase.query.audit",
+    "FunctionCandidate": "tablebase.query.audit",
+    "Value": "tablebase.builder.game",
+    "Spec": "tablebase.builder.game",
+    "parse_spec": "tablebase.builder.game",
+    # Errors: bad input is a ValueError, a missing position or table a KeyError.
+    "GameError": "tablebase.builder.game.errors",
+    "InvalidSpecError": "tablebase.builder.game.errors",
+    "InvalidPositionError": "tablebase.builder.game.errors",
+    "StorageError": "tablebase.db.errors",
+    "DatabaseError": "tablebase.db.errors",
+    "GameNotBuiltError": "tablebase.db.errors",
+    "GameExistsError": "tablebase.db.errors",
+    "QueryError": "tablebase.query.errors",
+    "NotationError": "tablebase.query.errors",
+    "IllegalMoveError": "tablebase.query.errors",
+    "ImpossiblePositionError": "tablebase.query.errors",
+    "MissingPositionError": "tablebase.query.errors",
+    "MissingTableError": "tablebase.query.errors",
+}
+
+__all__ = ["__version__", *sorted(_API)]
+
+
+def __getattr__(name: str) -> Any:
+    """The public name `name`, imported from its module on first use."""
+    if name == "__version__":
+        from tablebase.db.facts import tool_version
+        return tool_version()
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

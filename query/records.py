@@ -1,0 +1,84 @@
+"""The records answers come in: one position (`Probe`), one move (`MoveInfo`), one step of a
+perfect line (`Step`), one stored table (`TableInfo`) and many positions at once (`ManyProbes`).
+Values are for the side to move, except a move's, which is for the player making it."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.builder.game import Value
+from tablebase.query.notation import outcome_text
+
+# A position as callers give it: board text, cell values, or a code.
+Position = str | Sequence[int] | int
+
+@dataclass(frozen=True)
+class Probe:
+    """What the table says about one position.
+
+    `value` is for the side to move (`to_move`, 'x' or 'o'); `depth` is plies to the end under
+    perfect play (0 exactly when the position is `terminal`); `ply` counts the stones.
+    """
+
+    value: Value
+    depth: int
+    to_move: str
+    terminal: bool
+    ply: int
+
+    def __str__(self) -> str:
+        return f"{self.to_move} to move: {outcome_text(self.value, self.depth)}"
+
+
+@dataclass(frozen=True)
+class MoveInfo:
+    """One legal move: its name and cell in the caller's orientation, its value for the player
+    making it, the depth (plies to the end) of the position it leads to, and whether it keeps
+    the position's perfect value and depth."""
+
+    move: str
+    cell: int
+    value: Value
+    depth: int
+    best: bool
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of a perfect line: who plays it (`player`), its value for that player, the
+    plies left after it (`depth`), and the board after it as cell values."""
+
+    move: str
+    cell: int
+    player: str
+    value: Value
+    depth: int
+    board: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """One stored table of a game: its root (cell values; None for the whole board), how many
+    positions it stores, how many cells its codes cover, and the size of its symmetry group."""
+
+    root: tuple[int, ...] | None
+    positions: int
+    cells: int
+    symmetries: int
+
+
+@dataclass(frozen=True)
+class ManyProbes:
+    """Answers for many codes at once, as equal-length arrays in the order asked.
+
+    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies, `ply` the
+    stones on the board; where `found` is False the table lacks the code and the other
+    arrays hold 0, -1 and -1.
+    """
+
+    value: np.ndarray
+    depth: np.ndarray
+    ply: np.ndarray
+    found: np.ndarray
