@@ -22,7 +22,7 @@ from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import LOCAL, Executor
 from tablebase.builder.game.errors import WholeBoardTooLargeError
 from tablebase.builder.game.root import Root, check_root
-from tablebase.builder.game.spec import MAX_CELLS, Spec
+from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import Value, depth_of, value_of
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
@@ -126,7 +126,7 @@ def work_slug(root: Root) -> str:
     return f"{root.spec.name}@{hashlib.sha1(root.key.encode()).hexdigest()[:12]}"
 
 
-def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force: bool = False,
+def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None, force: bool = False,
           resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
           memory_budget: int | None = None, write_chunk: int = 1 << 17,
           executor: Executor = LOCAL, work_dir: str | None = None) -> BuildReport:
@@ -143,6 +143,8 @@ def build(spec: Spec, database: str, *, root: Sequence[int] | None = None, force
     this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
     files go under (default: next to the database), one that every worker can read.
     """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
     table = table_root(spec, root)
     # Outside the stages' timings: the first build of a process loads the compiled kernels.
     start = time.perf_counter()

@@ -10,8 +10,8 @@ import numpy as np
 _MASK = (1 << 64) - 1
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, on uint64 with wrap-around."""
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser: a well-spread hash of uint64 values, wrapping on purpose."""
     x = x + np.uint64(0x9E3779B97F4A7C15)
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -30,7 +30,7 @@ class TableChecksum:
             tail = ((np.asarray(ply, np.uint64) << np.uint64(16))
                     | ((np.asarray(value, np.int64) + 1).astype(np.uint64) << np.uint64(8))
                     | np.asarray(depth, np.uint64))
-            row = _mix(_mix(np.asarray(codes, np.int64).astype(np.uint64)) ^ tail)
+            row = mix64(mix64(np.asarray(codes, np.int64).astype(np.uint64)) ^ tail)
             self._total = (self._total + int(row.sum(dtype=np.uint64))) & _MASK
 
     def hexdigest(self) -> str:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tablebase.builder.game import (EMPTY, O, PLAYER_NAMES, X, Spec, Value, digits, mover_at,
-                                    open_cells, outcome)
+                                    open_cells, outcome, side_to_move)
 from tablebase.query.errors import IllegalMoveError, NotationError
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
@@ -77,6 +78,10 @@ def plies(n: int) -> str:
 def outcome_text(value: int | Value, depth: int) -> str:
     """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
     return f"{Value(value).word} in {plies(depth)}"
+
+
+# GTP's column letters: A to Z without I (go's convention, which GTP engines follow).
+GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
 
 # --- boards ------------------------------------------------------------------
@@ -172,7 +177,7 @@ def _over_reason(spec: Spec, board: Sequence[int]) -> str | None:
         return None
     if done == Value.DRAW:
         return "the board is full"
-    last = player_name(X if sum(1 for v in board if v) % 2 == 1 else O)
+    last = player_name(mover_at(sum(1 for v in board if v) - 1))
     return f"{last} completed {spec.k} in a row"
 
 
@@ -221,7 +226,7 @@ def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
 def place(board: Sequence[int], cell: int) -> tuple[int, ...]:
     """The board after the side to move puts a stone on `cell` (no legality check)."""
     out = list(board)
-    out[cell] = X if sum(1 for v in board if v) % 2 == 0 else O
+    out[cell] = side_to_move(board)
     return tuple(out)
 
 
@@ -236,3 +241,46 @@ def play_moves(spec: Spec, text: str, board: Sequence[int] | None = None) -> tup
             raise type(e)(f"move {number} of {_shown(text.strip())}: {e}") from None
         current = place(current, cell)
     return current
+
+
+_CELL_BYTES = np.full(256, 255, dtype=np.uint8)
+for _ch, _v in ((".", 0), ("x", 1), ("X", 1), ("o", 2), ("O", 2)):
+    _CELL_BYTES[ord(_ch)] = _v
+
+
+def parse_boards(spec: Spec, texts: Sequence[Any]) -> np.ndarray:
+    """Cell values (n, cells) of many board texts at once: the usual form ('x.o/.x./...') read
+    with numpy, anything else (or anything wrong) through parse_board, which names the fault
+    and the board's place in the list."""
+    n, w, h = len(texts), spec.width, spec.height
+    out = np.zeros((n, spec.cells), dtype=np.uint8)
+    length = spec.cells + h - 1
+    plain = np.array([isinstance(t, str) and len(t) == length and t.isascii() for t in texts],
+                     dtype=bool)
+    bad = ~plain
+    if plain.any():
+        chosen = np.flatnonzero(plain)
+        raw = np.frombuffer("".join(texts[i] for i in chosen).encode("ascii"),
+                            dtype=np.uint8).reshape(len(chosen), length)
+        slashes = np.array([r * (w + 1) + w for r in range(h - 1)], dtype=np.int64)
+        cells = np.delete(np.arange(length), slashes)
+        values = _CELL_BYTES[raw[:, cells]]
+        ok = (values != 255).all(axis=1) & (raw[:, slashes] == ord("/")).all(axis=1)
+        out[chosen[ok]] = values[ok]
+        bad[chosen[~ok]] = True
+    for i in np.flatnonzero(bad).tolist():
+        text = texts[i]
+        if not isinstance(text, str):
+            raise NotationError(f"board {i + 1} of {n}: expected board text, found"
+                                f" {json_kind(text)}")
+        try:
+            out[i] = parse_board(spec, text)
+        except ValueError as e:
+            raise type(e)(f"board {i + 1} of {n}: {e}") from None
+    return out
+
+
+def json_kind(value: object) -> str:
+    """What a value is, in the words of JSON (batches of boards arrive as JSON)."""
+    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)

@@ -29,7 +29,6 @@ from tablebase.builder.game.geometry import lines
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
 from tablebase.builder.game.symmetry import block_images, block_tables, permutations, transform
-from tablebase.builder.game.values import WIN_SCORE
 
 # Gravity roots are checked for reachability by a search over column heights; past this many
 # states the search gives up (no real board gets near it).
@@ -159,13 +158,6 @@ class Root:
         out.setflags(write=False)
         return out
 
-    def full_board(self, free_values: Sequence[int]) -> tuple[int, ...]:
-        """The whole board of a position given by its free cells' values."""
-        board = list(self.board)
-        for cell, value in zip(self.free.tolist(), free_values):
-            board[cell] = int(value)
-        return tuple(board)
-
     def holds(self, board: Sequence[int]) -> bool:
         """Whether every stone of the root is on `board` (a full board, in the root's
         orientation): the first condition for `board` to descend from the root."""
@@ -214,46 +206,6 @@ class Root:
     def _block_tables(self) -> np.ndarray:
         """symmetry.block_tables of the stabiliser acting on the free cells."""
         return block_tables(self.symmetries)
-
-    # --- whole tiers (digit arrays over the free cells) --------------------------------
-
-    def stone_bits(self, boards: np.ndarray, player: int) -> np.ndarray:
-        """Bitmask (bit i = free cell i) of `player`'s stones per row of an (N, cells) array."""
-        weights = np.left_shift(np.uint64(1), np.arange(boards.shape[1], dtype=np.uint64))
-        # Exact: at most 39 bits, well inside float64's 53-bit mantissa.
-        return ((boards == player).astype(np.float64) @ weights.astype(np.float64)
-                ).astype(np.uint64)
-
-    def has_line_many(self, boards: np.ndarray, player: int) -> np.ndarray:
-        """Whether `player` has k in a row, for each row of an (N, cells) digit array."""
-        bits = self.stone_bits(boards, player)
-        found = np.zeros(boards.shape[0], dtype=bool)
-        for mask in self.line_masks(player):
-            found |= (bits & mask) == mask
-        return found
-
-    def terminal_scores_many(self, boards: np.ndarray, ply: int) -> tuple[np.ndarray, np.ndarray]:
-        """(is terminal, score for the side to move) for every board of tier `ply` (stones on
-        the free cells); the root itself is never terminal (`check_root` refuses such roots)."""
-        n = boards.shape[0]
-        if ply == 0:
-            return np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int8)
-        won = self.has_line_many(boards, self.mover(ply - 1))
-        terminal = won | (ply == self.cells)
-        scores = np.zeros(n, dtype=np.int8)
-        scores[won] = WIN_SCORE if self.spec.misere else -WIN_SCORE
-        return terminal, scores
-
-    def legal_mask_many(self, boards: np.ndarray) -> np.ndarray:
-        """(N, cells) bool: which free cells the side to move may play (game over or not)."""
-        empty = boards == EMPTY
-        if not self.spec.gravity:
-            return empty
-        below = self.below
-        supported = np.ones_like(empty)
-        rests = np.flatnonzero(below >= 0)
-        supported[:, rests] = boards[:, below[rests]] != EMPTY
-        return empty & supported
 
 
 def check_root(spec: Spec, board: Sequence[int]) -> Root:

@@ -87,8 +87,7 @@ def legal_moves(spec: Spec, board: Sequence[int]) -> list[int]:
 def open_cells(spec: Spec, board: Sequence[int]) -> list[int]:
     """The cells a stone may go to, in cell order, ignoring whether the game is over.
 
-    The scalar twin of `Root.legal_mask_many`; `legal_moves` is this once it has checked the
-    outcome.
+    `legal_moves` is this once it has checked the outcome.
     """
     if not spec.gravity:
         return [cell for cell, v in enumerate(board) if v == EMPTY]

@@ -19,7 +19,7 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from tablebase.builder.game import EMPTY, O, X, InvalidPositionError, Spec, Value, outcome
+from tablebase.builder.game import EMPTY, InvalidPositionError, Spec, Value, mover_at, outcome
 from tablebase.builder.game.errors import SearchLimitError
 from tablebase.builder.game.root import stone_order
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
@@ -294,7 +294,7 @@ def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
     plies = sum(1 for v in board if v != EMPTY)
     order: list[int] = []
     for ply in range(plies, 0, -1):
-        last = X if ply % 2 == 1 else O
+        last = mover_at(ply - 1)
         for cell, v in enumerate(current):
             if v != last or (spec.gravity and cell >= spec.width
                              and current[cell - spec.width] != EMPTY):

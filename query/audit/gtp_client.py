@@ -35,11 +35,10 @@ from typing import Any
 from tablebase.builder.game import Spec
 from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer, EngineStartError, Failure,
                           GameRefusedError)
-from tablebase.query.notation import column_name
+from tablebase.query.notation import GTP_COLUMNS, column_name
 
 DIALECTS = ("auto", "plain", "course")
 # GTP's column letters: I is skipped, so that it is not taken for J or 1.
-GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _NAME_RE = re.compile(r"([a-z]+)(\d+)")
 
 

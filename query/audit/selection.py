@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.game import Spec, permutations, transform
+from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import Tablebase
@@ -81,23 +82,15 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
                           table.depth[chosen])
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: a well-spread hash of unsigned 64-bit ints (wrapping on purpose)."""
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
     """A random symmetry map (an index into `permutations(spec)`) for each code.
 
     It depends only on the seed and the code, so a position is shown in the same image whichever
     selection it comes in.
     """
-    keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ _mix(
+    keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ mix64(
         np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
-    return (_mix(keyed) % np.uint64(len(permutations(spec)))).astype(np.int64)
+    return (mix64(keyed) % np.uint64(len(permutations(spec)))).astype(np.int64)
 
 
 def images(spec: Spec, board: tuple[int, ...]) -> list[tuple[int, ...]]:

@@ -11,10 +11,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.game import Spec, Value, side_to_move
 from tablebase.query.errors import IllegalMoveError, NotationError
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
-from tablebase.query.notation import draw_board, empty_board, move_name, parse_move, place, plies
+from tablebase.query.notation import (draw_board, empty_board, move_name, parse_move, place,
+                                      player_name, plies)
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 
 COMMANDS = ("hint", "undo", "quit")
@@ -123,7 +124,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             if text == "undo":
                 # Back to your previous turn: your last move and the reply to it are taken back.
                 turns = [i for i in range(len(history) - 1)
-                         if (sum(1 for v in history[i] if v) % 2 == 0) == (human == "x")]
+                         if player_name(side_to_move(history[i])) == human]
                 if not turns:
                     write("nothing to undo")
                     continue

@@ -19,19 +19,19 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec
+from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec, side_to_move
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import tool_version
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
-from tablebase.query.notation import column_name, draw_board, empty_board, move_name, parse_move, place
+from tablebase.query.notation import (GTP_COLUMNS, column_name, draw_board, empty_board, move_name,
+                                      parse_move, place)
 from tablebase.query.tablebase import Tablebase
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "set_game", "clear_board", "play", "undo", "genmove", "solve",
             "showboard", "timelimit", "quit")
 # GTP's column letters leave out I, which reads too much like J and 1.
-GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 _COLOURS = {"x": X, "o": O, "b": X, "black": X, "w": O, "white": O}
 
 
@@ -81,7 +81,7 @@ class GtpSession:
         if player is None:
             raise GtpError(f"invalid color {word!r}: expected x, o, b, w, black or white")
         self.black_white = word.lower() not in ("x", "o")
-        mover = X if sum(1 for v in self.board if v) % 2 == 0 else O
+        mover = side_to_move(self.board)
         if player != mover and legal_moves(self.spec, self.board):
             raise GtpError(f"it is {self._colour(mover)}'s turn, not {self._colour(player)}'s")
         return player

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.game import O, X, Spec, Value, canonical_board, legal_moves
+from tablebase.builder.game import O, X, Spec, Value, canonical_board, legal_moves, side_to_move
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_text, move_name, place, to_move_name
 from tablebase.query.tablebase import Position, Tablebase
@@ -79,7 +79,7 @@ class Strategy:
     # --- the dynamic programme ----------------------------------------------------------
 
     def _mover(self, board: tuple[int, ...]) -> int:
-        return X if sum(1 for v in board if v) % 2 == 0 else O
+        return side_to_move(board)
 
     def _keeps(self, value_for_side: Value) -> bool:
         return value_for_side >= self.goal

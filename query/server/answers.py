@@ -12,7 +12,6 @@ import hashlib
 
 import threading
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +21,8 @@ from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import board_texts, empty_board, parse_board, play_moves
+from tablebase.query.notation import (board_texts, empty_board, json_kind, parse_board, parse_boards,
+                                      play_moves)
 from tablebase.query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
                           stats_json)
 from tablebase.query.tablebase import Tablebase
@@ -35,11 +35,6 @@ MAX_QUERY_CHARS = 4096
 # How long the list of games (and so each table's checksum, the ETag) is trusted before it is
 # read again: a table never changes once built, but a new game may be built beside it.
 GAMES_TTL_SECONDS = 2.0
-
-_CELL_BYTES = np.full(256, 255, dtype=np.uint8)
-for _ch, _v in ((".", 0), ("x", 1), ("X", 1), ("o", 2), ("O", 2)):
-    _CELL_BYTES[ord(_ch)] = _v
-
 
 class TooLargeError(QueryError, ValueError):
     """A request beyond the server's bounds: too many boards, too long a query or body."""
@@ -145,12 +140,12 @@ class Answers:
         or is not in the table (KeyError), naming its place in the list.
         """
         if not isinstance(texts, list):
-            raise _BadBatch(f"expected a JSON list of board texts, found {_json_kind(texts)}")
+            raise _BadBatch(f"expected a JSON list of board texts, found {json_kind(texts)}")
         if len(texts) > MAX_BATCH:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
         tb = self.tablebase()
-        boards = _parse_boards(spec, texts)
+        boards = parse_boards(spec, texts)
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
             answers = []
@@ -177,45 +172,9 @@ class _BadBatch(QueryError, ValueError):
     """A batch body that is not a list of board texts."""
 
 
-def _json_kind(value: Any) -> str:
-    return {dict: "an object", str: "a string", bool: "a boolean", type(None): "null",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
-
-
 def _at(error: Exception, index: int, total: int) -> Exception:
     """The same error, its message prefixed with the board's place in the batch."""
     return type(error)(f"board {index + 1} of {total}: {error}")
-
-
-def _parse_boards(spec: Spec, texts: Sequence[Any]) -> np.ndarray:
-    """Cell values (n, cells) of board texts: the usual form ('x.o/.x./...') read at once with
-    numpy, anything else (or anything wrong) through parse_board, which names the fault."""
-    n, w, h = len(texts), spec.width, spec.height
-    out = np.zeros((n, spec.cells), dtype=np.uint8)
-    length = spec.cells + h - 1
-    plain = np.array([isinstance(t, str) and len(t) == length and t.isascii() for t in texts],
-                     dtype=bool)
-    bad = ~plain
-    if plain.any():
-        chosen = np.flatnonzero(plain)
-        raw = np.frombuffer("".join(texts[i] for i in chosen).encode("ascii"),
-                            dtype=np.uint8).reshape(len(chosen), length)
-        slashes = np.array([r * (w + 1) + w for r in range(h - 1)], dtype=np.int64)
-        cells = np.delete(np.arange(length), slashes)
-        values = _CELL_BYTES[raw[:, cells]]
-        ok = (values != 255).all(axis=1) & (raw[:, slashes] == ord("/")).all(axis=1)
-        out[chosen[ok]] = values[ok]
-        bad[chosen[~ok]] = True
-    for i in np.flatnonzero(bad).tolist():
-        text = texts[i]
-        if not isinstance(text, str):
-            raise _BadBatch(f"board {i + 1} of {n}: expected board text, found"
-                            f" {_json_kind(text)}")
-        try:
-            out[i] = parse_board(spec, text)
-        except (QueryError, ValueError) as e:
-            raise _at(e, i, n) from None
-    return out
 
 
 def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,110 @@
+"""Every example in README.md and docs/ runs as written.
+
+The convention (docs/architecture.md, "Examples in the documentation"):
+- In a fenced block with no language or `console`, each line starting with `$ ` is a shell
+  command; the lines up to the next command are what it prints. The commands of one document
+  run in order, in one fresh directory, with the installed `tablebase` first on PATH, so a
+  document builds the tables its later examples read.
+- A `python` block runs as a script in that same directory, after the commands above it.
+- A `text` block is output or a command this suite does not run (a server, a cluster, `make`).
+A command must exit 0, or non-zero where what it shows is an error or a failed check; the
+first line it shows must appear in what it prints (lines with timings aside). Commands the
+suite cannot run here are listed in NOT_RUN with the reason.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BIN = Path(sys.executable).parent
+
+# Commands the suite does not run, by a pattern of the command line, and why.
+NOT_RUN = {
+    r"postgresql://|postgres://": "needs a PostgreSQL server (tests/test_postgres.py starts one)",
+    r"--scheduler|dask (scheduler|worker)": "needs hand-started Dask processes (tests/test_cluster.py)",
+    r"--workers": "a Dask cluster or server workers (tests/test_cluster.py, tests/test_serve_cli.py)",
+    r"tablebase serve|curl ": "a server (tests/test_server.py, tests/test_browser.py)",
+    r"^make |pip install": "installs (the suite runs on what `make test` installed)",
+    r"\b(5x4k4|6x4k4|7x4k4|6x5k4|4x4k4|5x5k4|30x1k3)\b": "a build of minutes or more (make bench)",
+    r"7x7k5": "a Gomoku endgame of minutes (make bench)",
+    r"--engine|gtp_player|course_engine|Gomoku": "an engine program the docs only name",
+    r"tablebase (play|gtp)\b": "interactive (tests/test_play.py, tests/test_gtp_server.py)",
+    r"--memory 0\.": "a deliberately tight budget measured by hand",
+}
+TIMING = re.compile(r"\d+(\.\d+)? ?(s|ms|seconds|minutes)\b|\ba minute\b|MiB|GiB")
+FENCE = re.compile(r"^```(\w*)\s*$")
+
+
+def _blocks(path: Path) -> list[tuple[str, list[str], int]]:
+    """(language, lines, first line number) of every fenced block."""
+    blocks: list[tuple[str, list[str], int]] = []
+    language, lines, start = None, [], 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        found = FENCE.match(line)
+        if found and language is None:
+            language, lines, start = found.group(1), [], number + 1
+        elif line.strip() == "```" and language is not None:
+            blocks.append((language, lines, start))
+            language = None
+        elif language is not None:
+            lines.append(line)
+    assert language is None, f"{path.name}: a block opened at line {start - 1} never closes"
+    return blocks
+
+
+def _examples(path: Path) -> list[tuple[str, str, list[str], int]]:
+    """('sh' or 'python', code, shown output lines, line number) in document order."""
+    found: list[tuple[str, str, list[str], int]] = []
+    for language, lines, start in _blocks(path):
+        if language == "python":
+            found.append(("python", "\n".join(lines) + "\n", [], start))
+        elif language in ("", "console"):
+            for i, line in enumerate(lines):
+                if line.startswith("$ "):
+                    shown = []
+                    for after in lines[i + 1:]:
+                        if after.startswith("$ "):
+                            break
+                        shown.append(after)
+                    found.append(("sh", line[2:], shown, start + i))
+    return found
+
+
+def _skipped(command: str) -> str | None:
+    for pattern, reason in NOT_RUN.items():
+        if re.search(pattern, command):
+            return reason
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
+def test_examples_run_as_written(path: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "COLUMNS": "100"}
+    skipped: list[str] = []
+    for kind, code, shown, line in _examples(path):
+        where = f"{path.name}:{line}"
+        if kind == "sh" and (reason := _skipped(code)) is not None:
+            skipped.append(f"{where}: {reason}")
+            continue
+        command = [sys.executable, "-c", code] if kind == "python" else ["bash", "-c", code]
+        run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                             timeout=180)
+        said = run.stdout + run.stderr
+        assert "Traceback" not in said, f"{where}: {code}\n{said}"
+        failing = any("error:" in s or re.search(r"mismatched: [1-9]", s) for s in shown)
+        assert (run.returncode != 0) == failing, (
+            f"{where}: {code!r} exited {run.returncode}\n{said}")
+        first = next((s.strip() for s in shown if s.strip() and s.strip() != "..."), None)
+        if first is not None and not TIMING.search(first):
+            assert first in said, f"{where}: {code!r} did not print {first!r}; it printed\n{said}"
+    # Every document that shows commands runs some of them.
+    assert len(skipped) < len(_examples(path)) or not _examples(path), skipped
