@@ -11,13 +11,12 @@ from sqlalchemy import Engine, Select, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from tablebase.db.engine import describe, error_reason, open_engine
-from tablebase.db.errors import DatabaseError, GameNotBuiltError
-from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions
+from tablebase.db.errors import DatabaseError
+from tablebase.db.records import (GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions,
+                                  lookup_of)
 from tablebase.db.schema import game_plies, games, positions_table
-from tablebase.db.store import CHUNK
+from tablebase.db.store import CHUNK, IN_BATCH
 
-# Codes bound in one IN (...) list.
-_IN_BATCH = 10_000
 
 
 def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
@@ -36,23 +35,6 @@ def list_games(engine: Engine, spec: str | None = None) -> list[GameRecord]:
     except SQLAlchemyError as e:
         raise _wrap("the games", e) from e
     return [GameRecord(**row._asdict()) for row in rows]
-
-
-def probe_game(engine: Engine, spec: str, root: str = "") -> GameRecord:
-    """The complete row of a table; raise GameNotBuiltError if there is none."""
-    try:
-        with engine.connect() as conn:
-            row = conn.execute(select(games).where(games.c.spec == spec,
-                                                   games.c.root == root)).first()
-    except SQLAlchemyError as e:
-        raise _wrap(f"game {spec}", e) from e
-    what = spec if not root else f"that endgame table of {spec}"
-    if row is None:
-        raise GameNotBuiltError(f"{what} has not been built in this database")
-    game = GameRecord(**row._asdict())
-    if not game.complete:
-        raise GameNotBuiltError(f"{what} has no complete table here (its last build did not finish)")
-    return game
 
 
 def read_plies(engine: Engine, game: GameRecord) -> list[PlyCounts]:
@@ -113,16 +95,13 @@ class UrlReader:
         found: dict[int, tuple[int, int]] = {}
         try:
             with self.snapshot():  # no transaction left open behind a read
-                for start in range(0, len(wanted), _IN_BATCH):
+                for start in range(0, len(wanted), IN_BATCH):
                     rows = self._conn.execute(select(t.c.code, t.c.value, t.c.depth).where(
-                        t.c.code.in_(wanted[start:start + _IN_BATCH]))).all()
+                        t.c.code.in_(wanted[start:start + IN_BATCH]))).all()
                     found.update((int(r.code), (r.value, r.depth)) for r in rows)
         except SQLAlchemyError as e:
             raise self._fail(e) from e
-        hit = np.array([c in found for c in asked], dtype=bool)
-        value = np.array([found.get(c, (0, -1))[0] for c in asked], dtype=np.int8)
-        depth = np.array([found.get(c, (0, -1))[1] for c in asked], dtype=np.int8)
-        return Lookup(hit, value, depth)
+        return lookup_of(asked, found)
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time, on this connection."""
@@ -184,8 +163,7 @@ class UrlStore:
 
     def reader(self, game: GameRecord) -> UrlReader:
         """A reader of a complete table."""
-        if not game.complete:
-            raise GameNotBuiltError(f"{game.label} has no complete table here")
+        game.check_complete()
         return UrlReader(self._engine, game)
 
     def close(self) -> None:

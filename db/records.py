@@ -3,10 +3,13 @@ catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as 
 (`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
+
+from tablebase.db.errors import GameNotBuiltError
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -60,6 +63,11 @@ class GameRecord:
         """The table in messages (see `table_label`)."""
         return table_label(self.spec, self.root)
 
+    def check_complete(self) -> None:
+        """Raise GameNotBuiltError unless the table is complete (a reader reads only those)."""
+        if not self.complete:
+            raise GameNotBuiltError(f"{self.label} has no complete table here")
+
 
 @dataclass(frozen=True)
 class PlyCounts:
@@ -91,6 +99,19 @@ class Lookup(NamedTuple):
     found: np.ndarray
     value: np.ndarray
     depth: np.ndarray
+
+
+def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Lookup:
+    """The Lookup of the codes `asked`, from code -> (value, depth) of those a table holds."""
+    n = len(asked)
+    hit = np.zeros(n, dtype=bool)
+    value = np.zeros(n, dtype=np.int8)
+    depth = np.full(n, -1, dtype=np.int8)
+    for i, code in enumerate(asked):
+        row = found.get(code)
+        if row is not None:
+            hit[i], value[i], depth[i] = True, row[0], row[1]
+    return Lookup(hit, value, depth)
 
 
 def empty_positions() -> PositionArrays:

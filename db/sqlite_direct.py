@@ -18,15 +18,13 @@ from urllib.parse import quote
 
 import numpy as np
 
-from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import SCHEMA_VERSION
-from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions
-from tablebase.db.store import CHUNK
+from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
+from tablebase.db.store import CHUNK, IN_BATCH
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
-# Codes bound in one IN (...) list: SQLite accepts 32,766 parameters.
-_IN_BATCH = 10_000
 
 
 def _arrays(rows: np.ndarray) -> PositionArrays:
@@ -69,15 +67,15 @@ class SqliteReader:
         found: dict[int, tuple[int, int]] = {}
         wanted = list(set(asked))
         try:
-            for start in range(0, len(wanted), _IN_BATCH):
-                part = wanted[start:start + _IN_BATCH]
+            for start in range(0, len(wanted), IN_BATCH):
+                part = wanted[start:start + IN_BATCH]
                 rows = self._conn.execute(
                     f"SELECT code, value, depth FROM {self._quoted} WHERE code IN"
                     f" ({','.join('?' * len(part))})", part)
                 found.update((code, (value, depth)) for code, value, depth in rows)
         except sqlite3.Error as e:
             raise self._fail(e) from e
-        return _lookup(asked, found)
+        return lookup_of(asked, found)
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time."""
@@ -102,23 +100,10 @@ class SqliteReader:
             rows = np.fromiter(cursor, dtype=_ROW)
         except sqlite3.Error as e:
             raise self._fail(e) from e
-        return _arrays(rows) if len(rows) else empty_positions()
+        return _arrays(rows)
 
     def close(self) -> None:
         """Nothing to release: the connection is the store's."""
-
-
-def _lookup(asked: list[int], found: dict[int, tuple[int, int]]) -> Lookup:
-    """A Lookup of `asked` from code -> (value, depth) of the codes found."""
-    n = len(asked)
-    hit = np.zeros(n, dtype=bool)
-    value = np.zeros(n, dtype=np.int8)
-    depth = np.full(n, -1, dtype=np.int8)
-    for i, code in enumerate(asked):
-        row = found.get(code)
-        if row is not None:
-            hit[i], value[i], depth[i] = True, row[0], row[1]
-    return Lookup(hit, value, depth)
 
 
 class SqliteStore:
@@ -172,8 +157,7 @@ class SqliteStore:
 
     def reader(self, game: GameRecord) -> SqliteReader:
         """A reader of a complete table."""
-        if not game.complete:
-            raise GameNotBuiltError(f"{game.label} has no complete table here")
+        game.check_complete()
         return SqliteReader(self._conn, game)
 
     def close(self) -> None:

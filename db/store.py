@@ -19,6 +19,8 @@ from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays
 
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
 CHUNK = 1 << 16
+# Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).
+IN_BATCH = 10_000
 
 
 class TableReader(Protocol):

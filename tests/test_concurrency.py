@@ -70,13 +70,16 @@ SWAPPER = textwrap.dedent("""
     import sys
     import numpy as np
     from tablebase.db.engine import open_database
-    from tablebase.db.reader import UrlReader, probe_game, read_plies
-    from tablebase.db.writer import GameParams, GameSummary, begin_build, finish_build, write_positions
+    from tablebase.db.reader import UrlStore
+    from tablebase.db.store import complete_tables
+    from tablebase.db.writer import (GameParams, GameSummary, begin_build, finish_build,
+                                     write_positions)
     path, rounds = sys.argv[1], int(sys.argv[2])
     with open_database(path, writable=True) as engine:
-        game = probe_game(engine, "4x3k3")
-        rows = list(UrlReader(engine, game).load())
-        plies = read_plies(engine, game)
+        store = UrlStore(engine, path)
+        game = complete_tables(store, "4x3k3")[0]
+        rows = list(store.reader(game).load())
+        plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)
         for i in range(rounds):
             shift = 40 if i % 2 == 0 else 0

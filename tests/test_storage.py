@@ -18,7 +18,7 @@ from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.db.engine import open_database
 from tablebase.db.errors import DatabaseError, GameExistsError, NotATablebaseError
-from tablebase.db.reader import probe_game
+from tablebase.db.store import complete_tables, open_store
 from tests.conftest import game_row, stored_rows
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,8 +74,8 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
     assert row is not None and row["status"] == "building"
     assert stored_rows(path, "3x3k3") == before
     assert len(_tables(path)) == 1  # the partial table was dropped
-    with open_database(str(path)) as engine, pytest.raises(LookupError):
-        probe_game(engine, "4x3k3")
+    with closing(open_store(str(path))) as store, pytest.raises(LookupError):
+        complete_tables(store, "4x3k3")
     monkeypatch.setattr("tablebase.builder.pipeline.write_positions", real)
     build(parse_spec("4x3k3"), str(path))
     assert game_row(path, "4x3k3")["status"] == "complete"  # type: ignore[index]
@@ -149,8 +149,8 @@ def test_sqlalchemy_url_works(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'url.db'}"
     report = build(parse_spec("3x3k3"), url)
     assert report.canonical == 765
-    with open_database(url) as engine:
-        assert probe_game(engine, "3x3k3").canonical == 765
+    with closing(open_store(url)) as store:
+        assert complete_tables(store, "3x3k3")[0].canonical == 765
 
 
 def test_pipeline_report(tmp_path: Path) -> None:

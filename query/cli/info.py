@@ -27,9 +27,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
             return EXIT_OK
         spec = parse_spec(args.spec)
         tables = tb.catalogue(spec)
-        if args.root is None and tables and not any(g.root == "" for g in tables) \
-                and len(tables) > 1:
-            # Only endgame tables, several: list them.
+        endgames_only = not any(g.root == "" for g in tables)
+        if args.root is None and endgames_only and len(tables) > 1:  # list them
             if args.json:
                 print(json.dumps([game_json(g, tb.plies(g)) for g in tables if g.complete],
                                  indent=2))
