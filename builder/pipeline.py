@@ -33,7 +33,7 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.facts import tool_version
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
 from tablebase.db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
-                       begin_build, finish_build, write_positions)
+                                 begin_build, finish_build, write_positions)
 
 STAGES = ("enumerate", "solve", "write")
 _SPARSE = 64  # table bytes per stored position above which a hash table wins

@@ -16,7 +16,8 @@ from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import SCHEMA_VERSION
 from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, PlyCounts, table_label
 from tablebase.db.postgres import add_primary_key, copy_positions, uses_copy
-from tablebase.db.schema import (POSITIONS_PREFIX, game_plies, games, positions_table, positions_table_name)
+from tablebase.db.schema import (POSITIONS_PREFIX, game_plies, games, positions_table,
+                                 positions_table_name)
 
 
 @dataclass(frozen=True)

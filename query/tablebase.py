@@ -19,9 +19,8 @@ from typing import TypeVar
 
 import numpy as np
 
-from tablebase.builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value,
-                                    check_position, decode, mover_at, open_cells, parse_spec,
-                                    score)
+from tablebase.builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value, check_position,
+                                    decode, mover_at, open_cells, parse_spec, score)
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE

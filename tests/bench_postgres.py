@@ -1,5 +1,5 @@
 """`make bench` postgres section: a PostgreSQL server started here (tests/pgserver.py, default
-durability settings), its bulk load rate through tablebase.db.writer (binary COPY, then the primary key),
+durability settings), its bulk load rate through db/writer.py (binary COPY, then the primary key),
 a whole build of 4x4k4 into it, and probe latency through the Python API against SQLite's.
 
 Run alone: python tests/bench_postgres.py [--rows N]
@@ -34,7 +34,7 @@ def _load(target: str, rows: int) -> tuple[float, float]:
 
     from tablebase.db.engine import open_database
     from tablebase.db.writer import (GameParams, GameSummary, PlyCounts, begin_build, finish_build,
-                           write_positions)
+                                     write_positions)
 
     rng = np.random.default_rng(1)
     codes = np.unique(rng.integers(0, 3 ** 20, int(rows * 1.01), dtype=np.int64))[:rows]

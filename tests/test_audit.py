@@ -1,4 +1,4 @@
-"""The audit (tablebase.query.audit, tablebase.query.audit.processes and `tablebase audit`): the textbook solvers agree with the
+"""The audit (query/audit/ and `tablebase audit`): the textbook solvers agree with the
 tables; deliberately broken solvers (tests/audit_samples/broken_solvers.py) are caught with the
 right kind and their smallest counterexample, checked against an independent judge built on
 tests/reference.py; fake engines are caught on exactly their wrong position or time out and the
@@ -16,13 +16,14 @@ import numpy as np
 import pytest
 
 from tablebase.builder.game import (Value, canonical_board, decode, parse_spec, permutations, play,
-                          transform)
-from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate, Selection,
-                         audit, audit_builtins, builtin_names, moves_to, open_candidate,
-                         open_gtp_engine, orientations, parse_selection, read_return,
-                         select_positions)
+                                    transform)
+from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate,
+                                   Selection, audit, audit_builtins, builtin_names, moves_to,
+                                   open_candidate, open_gtp_engine, orientations, parse_selection,
+                                   read_return, select_positions)
 from tablebase.query.cli import main
-from tablebase.query.audit.processes import EngineStartError, GameRefusedError, SolverImportError, split_target
+from tablebase.query.audit.processes import (EngineStartError, GameRefusedError, SolverImportError,
+                                             split_target)
 from tablebase.query.audit.solvers import SOLVERS
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = textwrap.dedent("""
     import os, signal, sys
-    import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.pipeline, tablebase.builder.workdir, tablebase.db.writer
+    import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.workdir
+    import tablebase.builder.pipeline, tablebase.db.writer
     from tablebase.builder.game import parse_spec
     target, n = sys.argv[2], int(sys.argv[3])
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import site
 import subprocess
-import sys
 import tomllib
 import venv
 from pathlib import Path

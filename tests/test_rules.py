@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.builder.game import (InvalidPositionError, Value, check_position, legal_moves, outcome,
-                          parse_spec, play, side_to_move)
+from tablebase.builder.game import (InvalidPositionError, Value, check_position, legal_moves,
+                                    outcome, parse_spec, play, side_to_move)
 from tablebase.builder.game.geometry import lines
 
 TTT = parse_spec("3x3k3")

@@ -6,7 +6,8 @@ import itertools
 import numpy as np
 import pytest
 
-from tablebase.builder.game import canonical, canonical_many, legal_moves, outcome, parse_spec, permutations
+from tablebase.builder.game import (canonical, canonical_many, legal_moves, outcome, parse_spec,
+                                    permutations)
 from tablebase.builder.game.symmetry import orbit_sizes, images, transform, transform_cell
 from tests.reference import Game
 

@@ -9,8 +9,8 @@ from tablebase.builder.game.errors import GameError, InvalidPositionError, Inval
 from tablebase.builder.game.rules import (PLAYER_NAMES, check_position, legal_moves, mover_at,
                                           open_cells, outcome, play, side_to_move)
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
-from tablebase.builder.game.symmetry import (canonical, canonical_board, canonical_many, permutations,
-                                   transform)
+from tablebase.builder.game.symmetry import (canonical, canonical_board, canonical_many,
+                                             permutations, transform)
 from tablebase.builder.game.values import WIN_SCORE, Value, score
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "GameError", "InvalidPositionError", "InvalidSpecError",
     "Spec", "Value",
     "canonical", "canonical_board", "canonical_many", "check_position", "decode", "digits",
-    "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parse_spec", "permutations", "play", "score",
+    "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parse_spec", "permutations",
+    "play", "score",
     "side_to_move", "transform",
 ]

@@ -10,8 +10,8 @@ from tablebase.query.audit.candidates import (BUILTIN_PREFIX, DEFAULT_TIMEOUT, B
                                               Candidate, FunctionCandidate, moves_to,
                                               open_candidate, open_gtp_engine, read_return)
 from tablebase.query.audit.positions import (CHECKS, KINDS, AuditReport, BuiltinAudit,
-                                             Counterexample, audit, audit_builtins,
-                                             builtin_names, judge)
+                                             Counterexample, audit, audit_builtins, builtin_names,
+                                             judge)
 from tablebase.query.audit.selection import (Selection, orientations, parse_selection,
                                              select_positions)
 from tablebase.query.errors import AuditInputError

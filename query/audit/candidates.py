@@ -194,7 +194,7 @@ class ProcessCandidate:
 
 
 class BuiltinCandidate:
-    """A textbook solver from tablebase.query.audit.solvers, called in this process on the board's cell values.
+    """A textbook solver from solvers/, called in this process on the board's cell values.
     Boards it refuses as too large for it are declined (skipped), not mismatched."""
 
     def __init__(self, name: str) -> None:
@@ -345,7 +345,7 @@ def open_candidate(target: str, spec: Spec, *, directory: str = ".",
 def open_gtp_engine(command: str, tb: Tablebase, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
                 directory: str | None = None, dialect: str = "auto") -> Iterator[EngineCandidate]:
     """An external program speaking GTP in `dialect` ('plain', 'course' or 'auto'; see
-    tablebase.query.audit.gtp_client), as a context manager; raises EngineError when it cannot be started or does
+    gtp_client.py), as a context manager; raises EngineError when it cannot be started or does
     not play `spec`."""
     with GtpEngine(command, spec, _positive(timeout), directory, dialect) as engine:
         yield EngineCandidate(engine, tb)

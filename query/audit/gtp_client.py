@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.builder.game import Spec
-from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer, EngineStartError, Failure,
-                          GameRefusedError)
+from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer,
+                                             EngineStartError, Failure, GameRefusedError)
 from tablebase.query.notation import GTP_COLUMNS, column_name
 
 DIALECTS = ("auto", "plain", "course")

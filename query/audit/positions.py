@@ -1,6 +1,6 @@
 """The audit: a solver's answers checked against a built table, position by position. Each stored
-position is shown to the solver in an image of its symmetry orbit (tablebase.query.audit.selection), its answer is
-read (tablebase.query.audit.candidates) and judged here, and the report counts mismatches by kind and gives the
+position is shown to the solver in an image of its symmetry orbit (selection.py), its answer is
+read (candidates.py) and judged here, and the report counts mismatches by kind and gives the
 smallest counterexamples with the table's perfect line that refutes them.
 
 `--check move` accepts any move that keeps the position's value; `--check depth` also wants the

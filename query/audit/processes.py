@@ -1,6 +1,6 @@
 """What the solvers that answer from another process share: the errors that stop an audit, the
 record of a request that failed, and reading a `MODULE:FUNCTION` target. The processes themselves
-live in tablebase.query.audit.worker (a user's Python function) and tablebase.query.audit.gtp_client (an external program)."""
+live in worker.py (a user's Python function) and gtp_client.py (an external program)."""
 from __future__ import annotations
 
 import os

@@ -12,8 +12,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from tablebase.builder.game import Spec
-from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, Failure, Returned, SolverImportError,
-                          describe_exception, split_target)
+from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, Failure, Returned,
+                                             SolverImportError, describe_exception, split_target)
 
 
 def _load(module_name: str, function_name: str, directory: str) -> Any:

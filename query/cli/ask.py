@@ -9,7 +9,7 @@ from typing import Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.cli.common import (EXIT_OK, board_from_args, db_option, position_args,
-                              progress, root_option)
+                                        progress, root_option)
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text

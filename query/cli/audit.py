@@ -14,8 +14,8 @@ from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from tablebase.query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names, open_candidate,
-                             open_gtp_engine, parse_selection)
+    from tablebase.query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names,
+                                       open_candidate, open_gtp_engine, parse_selection)
     from tablebase.query.audit.games import parse_opponent, play_audit
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json

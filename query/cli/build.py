@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.root import Root
-from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args, db_option,
-                              gib, mib, progress, root_option, size)
+from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args,
+                                        db_option, gib, mib, progress, root_option, size)
 from tablebase.query.notation import board_text, outcome_text, to_move_name
 from tablebase.query.shapes import verify_json
 from tablebase.query.tablebase import open_tablebase

@@ -9,8 +9,8 @@ import sys
 from typing import Any
 
 from tablebase.builder.game import parse_spec
-from tablebase.query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option, position_args,
-                              progress)
+from tablebase.query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option,
+                                        position_args, progress)
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.notation import board_text
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json

@@ -1,5 +1,5 @@
 """The table as a GTP engine: one game's table answering the text protocol that
-`audit --engine` speaks (see tablebase.query.audit.processes) and the course's black/white dialect, one command
+`audit --engine` speaks (see query/audit/processes.py) and the course's black/white dialect, one command
 per line in, one response per command out. Bad commands get GTP '?' answers, never a crash.
 
 Two dialects, chosen by what the controller says last:
@@ -19,7 +19,8 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec, side_to_move
+from tablebase.builder.game import (GameError, O, Spec, Value, X, legal_moves, parse_spec,
+                                    side_to_move)
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import tool_version
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError

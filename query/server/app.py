@@ -22,8 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tablebase.builder.game import GameError
 from tablebase.db.errors import GameNotBuiltError, StorageError
-from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError,
-                                    error_text, one_line)
+from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError, error_text,
+                                    one_line)
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 
 STATIC = Path(__file__).resolve().parent / "static"

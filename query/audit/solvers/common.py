@@ -100,7 +100,7 @@ def prepare(spec: Spec, board: Sequence[int], max_empty: int, solver: str) -> tu
     """
     if not isinstance(spec, Spec):
         raise TypeError(
-            f"spec must be a Spec (see tablebase.builder.game.parse_spec), found {type(spec).__name__}")
+            f"spec must be a Spec (see parse_spec), found {type(spec).__name__}")
     check_position(spec, board)
     cells = tuple(int(v) for v in board)
     empty = cells.count(EMPTY)

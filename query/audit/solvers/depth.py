@@ -1,8 +1,8 @@
 """Depth-aware negamax, for small boards only: the exact value and depth, the winner taking the
 fastest win and the loser the slowest loss.
 
-It is plain negamax over `tablebase.builder.game.values.score`, which folds value and depth into one int that is
-larger when better for the side to move (win in d: 64 - d, draw: 0, loss in d: d - 64).
+It is plain negamax over the rules kernel's `score`, which folds value and depth into one int
+that is larger when better for the side to move (win in d: 64 - d, draw: 0, loss in d: d - 64).
 """
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from collections.abc import Sequence
 
 from tablebase.builder.game import EMPTY, Spec, Value, score, side_to_move
 from tablebase.builder.game.values import WIN_SCORE
-from tablebase.query.audit.solvers.common import SearchRules, SolverResult, Tally, other, prepare, search_rules
+from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
+                                                  search_rules)
 
 # The whole game tree is searched, as by plain negamax.
 MAX_EMPTY = 10
