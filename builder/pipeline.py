@@ -30,14 +30,15 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
 from tablebase.db.checksum import TableChecksum
-from tablebase.db.facts import tool_version
+from tablebase.db.facts import LAYOUT_PACKED, tool_version
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
+from tablebase.db.records import PositionArrays
 from tablebase.db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
-                                 begin_build, finish_build, write_positions)
+                                 begin_build, finish_build, write_positions, write_tier)
 
 STAGES = ("enumerate", "solve", "write")
 _SPARSE = 64  # table bytes per stored position above which a hash table wins
-MANIFEST_VERSION = 3
+MANIFEST_VERSION = 4
 
 
 @dataclass
@@ -129,7 +130,8 @@ def work_slug(root: Root) -> str:
 def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None, force: bool = False,
           resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
           memory_budget: int | None = None, write_chunk: int = 1 << 17,
-          executor: Executor = LOCAL, work_dir: str | None = None) -> BuildReport:
+          executor: Executor = LOCAL, work_dir: str | None = None,
+          layout: str = LAYOUT_PACKED) -> BuildReport:
     """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
@@ -142,6 +144,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     complete until the last, atomic step. `executor` runs enumeration and solving (default:
     this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
     files go under (default: next to the database), one that every worker can read.
+    `layout` is how the table is stored: "packed" (blocks, the default) or "rows" (one SQL
+    row per position).
     """
     if isinstance(spec, str):
         spec = parse_spec(spec)
@@ -155,11 +159,11 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
                         table.key)
     # Tier arrays wait in memory for a checkpoint only where no other process reads them.
     work = WorkDir(work_path(database, work_slug(table), work_dir), defer=executor is LOCAL)
-    manifest = _resumable(work, table) if resume else None
+    manifest = _resumable(work, table, layout) if resume else None
     # SQLite's page cache gets a sixteenth of the working memory, at most its usual 256 MiB.
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
     with open_database(database, writable=True, cache_bytes=cache) as engine:
-        handle = begin_build(engine, params, force=force,
+        handle = begin_build(engine, params, force=force, layout=layout, coded_cells=table.cells,
                              resume_table=manifest["table"] if manifest else None)
         resumed_stage = None
         if manifest is not None and manifest["table"] == handle.table_name:
@@ -167,7 +171,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
         else:
             work.start({"version": MANIFEST_VERSION, "spec": spec.name, "root": table.key,
                         "tool_version": tool_version(), "table": handle.table_name,
-                        "tiers": [], "enumerated": False, "solved_from": None, "values": {}})
+                        "layout": layout, "tiers": [], "enumerated": False,
+                        "solved_from": None, "values": {}, "checksums": {}})
         try:
             report = _run(table, work, plan, engine, handle, progress, write_chunk, executor)
         except KeyboardInterrupt:
@@ -183,8 +188,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     return report
 
 
-def _resumable(work: WorkDir, root: Root) -> dict[str, Any] | None:
-    """The manifest of an interrupted build of this table by this tool, or None."""
+def _resumable(work: WorkDir, root: Root, layout: str) -> dict[str, Any] | None:
+    """The manifest of an interrupted build of this table by this tool in `layout`, or None."""
     if not work.exists():
         return None
     try:
@@ -193,7 +198,7 @@ def _resumable(work: WorkDir, root: Root) -> dict[str, Any] | None:
         return None
     same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == root.spec.name
             and manifest.get("root") == root.key
-            and manifest.get("tool_version") == tool_version())
+            and manifest.get("tool_version") == tool_version() and manifest.get("layout") == layout)
     # A power loss can leave the manifest and the files out of step: then start over.
     return manifest if same and work.intact() else None
 
@@ -205,7 +210,9 @@ def _stage_of(manifest: dict[str, Any]) -> str:
     if manifest["solved_from"] != 0:
         top = manifest["solved_from"] if manifest["solved_from"] is not None else len(manifest["tiers"])
         return f"solve, continuing at ply {top - 1}"
-    return "write, continuing after the rows already written"
+    if manifest["layout"] == LAYOUT_PACKED:
+        return "write, every ply's blocks written"
+    return "write, continuing after the positions already written"
 
 
 def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
@@ -227,6 +234,10 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                 m["values"][str(ply)] = [int(np.count_nonzero(scores > 0)),
                                          int(np.count_nonzero(scores == 0)),
                                          int(np.count_nonzero(scores < 0))]
+                if handle.layout == LAYOUT_PACKED:
+                    # Packed as soon as solved: the blocks are written before the manifest
+                    # says the tier is done (a resumed build writes a ply again harmlessly).
+                    m["checksums"][str(ply)] = _write_tier(root, work, engine, handle, ply, scores)
                 m["solved_from"] = ply
                 work.save_manifest(now=False)
             # A direct table pays for every page it touches, loading each tier and clearing it.
@@ -251,7 +262,13 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
              for t in counts]
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
-        checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
+        if handle.layout == LAYOUT_PACKED:
+            whole = TableChecksum()
+            for t in counts:
+                whole.merge(m["checksums"][str(t.ply)])
+            checksum = whole.hexdigest()
+        else:
+            checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
     root_score = int(work.get("scores", 0)[0])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
@@ -278,9 +295,21 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     return report
 
 
+def _write_tier(root: Root, work: WorkDir, engine: Any, handle: BuildHandle, ply: int,
+                scores: np.ndarray) -> str:
+    """Store a solved tier's blocks (packed layout); the checksum of its positions."""
+    codes = work.get("codes", ply)
+    plies = np.full(len(codes), root.ply + ply, dtype=np.int16)
+    checksum = TableChecksum()
+    checksum.add(codes, plies, value_of(scores), depth_of(scores, root.spec.cells - plies))
+    write_tier(engine, handle, root.ply + ply, codes, scores)
+    return checksum.hexdigest()
+
+
 def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
            handle: BuildHandle, write_chunk: int, progress: ProgressFactory) -> str:
-    """Append every position to the build's table in code order; return the table's checksum."""
+    """Rows layout: append every position to the build's table in code order; return the
+    table's checksum (over code, ply, value and depth: the same whatever the layout)."""
     codes = [work.get("codes", t.ply, in_memory=False) for t in counts]
     scores = [work.get("scores", t.ply, in_memory=False) for t in counts]
     checksum = TableChecksum()
@@ -305,6 +334,6 @@ def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts]
                 new = chunk > after
                 chunk, plies, value, depth = chunk[new], plies[new], value[new], depth[new]
             if len(chunk):
-                write_positions(engine, handle, chunk, plies, value, depth)
+                write_positions(engine, handle, PositionArrays(chunk, plies, value, depth))
             bar.update(int(sum(s.stop - s.start for s in slices)))
     return checksum.hexdigest()

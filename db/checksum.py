@@ -33,6 +33,10 @@ class TableChecksum:
             row = mix64(mix64(np.asarray(codes, np.int64).astype(np.uint64)) ^ tail)
             self._total = (self._total + int(row.sum(dtype=np.uint64))) & _MASK
 
+    def merge(self, digest: str) -> None:
+        """Fold in the checksum (as `hexdigest` gave it) of other rows of the same table."""
+        self._total = (self._total + int(digest, 16)) & _MASK
+
     def hexdigest(self) -> str:
         """The checksum as 16 hex digits."""
         return f"{self._total:016x}"

@@ -24,3 +24,12 @@ class GameNotBuiltError(StorageError, LookupError):
 
 class GameExistsError(StorageError):
     """A complete table for the game exists and the build was not forced."""
+
+
+class DamagedTableError(DatabaseError):
+    """A stored block fails its checks: the file is damaged (names the table and the block;
+    `reason` says what is wrong, in a few words)."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message

@@ -6,8 +6,14 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import metadata
 
-SCHEMA_VERSION = 2  # 2: games gained `root` (endgame tables)
+SCHEMA_VERSION = 3  # 2: games gained `root` (endgame tables); 3: `layout`, `stored_bytes`
+# Versions this tool reads: a version-2 database answers as it is (its tables are rows).
+READABLE_VERSIONS = (2, 3)
 DEFAULT_DATABASE = "tablebase.db"
+# How a table's positions are stored: blocks (db/blocks.py) or one row per position.
+LAYOUT_PACKED = "packed"
+LAYOUT_ROWS = "rows"
+LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
 
 
 @lru_cache(maxsize=1)

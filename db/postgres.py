@@ -110,3 +110,11 @@ def add_primary_key(conn: Connection, table: str) -> None:
         conn.exec_driver_sql(f"SET LOCAL maintenance_work_mem = '{KEY_SORT_MEMORY}'")
         conn.exec_driver_sql(f"ALTER TABLE {quoted} ADD PRIMARY KEY (code)")
     conn.exec_driver_sql(f"ANALYZE {quoted}")
+
+
+def store_blobs_as_is(conn: Connection, table: str) -> None:
+    """On PostgreSQL, keep a blocks table's BLOBs out of TOAST's own compression: they are
+    compressed already, so trying again only costs time. Elsewhere nothing to do."""
+    if conn.dialect.name == "postgresql":
+        quoted = '"' + table.replace('"', '""') + '"'
+        conn.exec_driver_sql(f"ALTER TABLE {quoted} ALTER COLUMN data SET STORAGE EXTERNAL")

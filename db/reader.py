@@ -2,6 +2,7 @@
 one engine, each table read on a connection of its own."""
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from itertools import chain
@@ -10,12 +11,20 @@ import numpy as np
 from sqlalchemy import Engine, Select, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from tablebase.db.engine import describe, error_reason, open_engine
+from tablebase.db.blocks import BlockRow
+from tablebase.db.engine import check_schema, describe, error_reason, open_engine
 from tablebase.db.errors import DatabaseError
+from tablebase.db.facts import LAYOUT_PACKED
+from tablebase.db.packed import PackedReader
 from tablebase.db.records import (GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions,
                                   lookup_of)
-from tablebase.db.schema import game_plies, games, positions_table
-from tablebase.db.store import CHUNK, IN_BATCH
+from tablebase.db.schema import blocks_table, game_plies, games, positions_table
+from tablebase.db.store import CHUNK, IN_BATCH, TableReader
+
+# How often a packed table's reader asks whether a rebuild has replaced its table.
+CURRENT_SECONDS = 1.0
+# The catalogue's columns that schema version 3 added: a version-2 database has none of them.
+_ADDED_IN_3 = ("layout", "stored_bytes")
 
 
 
@@ -23,10 +32,12 @@ def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
     return DatabaseError(f"cannot read {what}: {error_reason(e)}")
 
 
-def list_games(engine: Engine, spec: str | None = None) -> list[GameRecord]:
+def list_games(engine: Engine, spec: str | None = None, version: int = 3) -> list[GameRecord]:
     """Every table the database knows (or those of `spec`), complete or not, by spec, the
-    whole-board table before the endgame tables, those by root."""
-    query = select(games).order_by(games.c.spec, games.c.root)
+    whole-board table before the endgame tables, those by root (`version`: the database's
+    schema version)."""
+    columns = [c for c in games.c if version >= 3 or c.name not in _ADDED_IN_3]
+    query = select(*columns).order_by(games.c.spec, games.c.root)
     if spec is not None:
         query = query.where(games.c.spec == spec)
     try:
@@ -49,14 +60,12 @@ def read_plies(engine: Engine, game: GameRecord) -> list[PlyCounts]:
             for r in rows]
 
 
-class UrlReader:
-    """One complete table through SQLAlchemy, on one open connection, for any dialect."""
+class _UrlTable:
+    """A stored table read through SQLAlchemy on one open connection, for any dialect."""
 
     def __init__(self, engine: Engine, game: GameRecord) -> None:
         self._label = game.label
         self.table = str(game.positions_table)
-        self.count = int(game.canonical or 0)
-        self._table = positions_table(self.table)
         try:
             self._conn = engine.connect()
             if engine.dialect.name == "postgresql":
@@ -86,6 +95,71 @@ class UrlReader:
             yield
         finally:
             transaction.rollback()
+
+    def close(self) -> None:
+        """Return the connection to the engine."""
+        self._conn.close()
+
+
+class UrlBlocks(_UrlTable):
+    """The blocks of a packed table (a BlockSource for db.packed.PackedReader)."""
+
+    def __init__(self, engine: Engine, game: GameRecord) -> None:
+        super().__init__(engine, game)
+        self._game_id = game.id
+        self._checked = time.monotonic()
+        t = blocks_table(self.table)
+        columns = select(t.c.first_code, t.c.ply, t.c.count, t.c.data)
+        of_ply = t.c.ply == bindparam("ply")
+        self._at = (columns.where(of_ply, t.c.first_code <= bindparam("code"))
+                    .order_by(t.c.first_code.desc()).limit(1))
+        self._after = (columns.where(of_ply, t.c.first_code > bindparam("key"))
+                       .order_by(t.c.first_code).limit(bindparam("limit")))
+
+    def _rows(self, query: Select, params: dict[str, int]) -> list[BlockRow]:
+        try:
+            with self.snapshot():  # no transaction left open behind a read
+                return [BlockRow(int(r[0]), int(r[1]), int(r[2]), bytes(r[3]))
+                        for r in self._conn.execute(query, params)]
+        except SQLAlchemyError as e:
+            raise self._fail(e) from e
+
+    def block_at(self, ply: int, code: int) -> BlockRow | None:
+        """The block of `ply` with the largest key at most `code`, if any."""
+        found = self._rows(self._at, {"ply": ply, "code": code})
+        return found[0] if found else None
+
+    def first_block(self, ply: int) -> BlockRow | None:
+        """The block of `ply` with the smallest key, if any."""
+        found = self._rows(self._after, {"ply": ply, "key": -1, "limit": 1})
+        return found[0] if found else None
+
+    def blocks_after(self, ply: int, key: int, limit: int) -> list[BlockRow]:
+        """Up to `limit` blocks of `ply` whose keys exceed `key`, in key order."""
+        return self._rows(self._after, {"ply": ply, "key": key, "limit": limit})
+
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table, asked at most once a second (a
+        round trip to a server costs as much as the block it would save)."""
+        now = time.monotonic()
+        if now - self._checked < CURRENT_SECONDS:
+            return True
+        self._checked = now
+        try:
+            found = self._conn.execute(select(games.c.positions_table)
+                                       .where(games.c.id == self._game_id)).scalar()
+        except SQLAlchemyError as e:
+            raise self._fail(e) from e
+        return found == self.table
+
+
+class UrlReader(_UrlTable):
+    """One complete table of the rows layout through SQLAlchemy."""
+
+    def __init__(self, engine: Engine, game: GameRecord) -> None:
+        super().__init__(engine, game)
+        self.count = int(game.canonical or 0)
+        self._table = positions_table(self.table)
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
@@ -135,35 +209,41 @@ class UrlReader:
             return empty_positions()
         return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
 
-    def close(self) -> None:
-        """Return the connection to the engine."""
-        self._conn.close()
-
 
 class UrlStore:
     """A database named by a SQLAlchemy URL (or a file db.sqlite_direct does not read), opened
     read-only through db.engine."""
 
-    def __init__(self, engine: Engine, name: str) -> None:
+    def __init__(self, engine: Engine, name: str, version: int) -> None:
         self._engine = engine
         self.name = name
+        self._version = version
 
     @classmethod
     def open(cls, target: str) -> UrlStore:
         """`target` opened read-only; DatabaseError naming it when it cannot be."""
-        return cls(open_engine(target, writable=False), describe(target))
+        engine = open_engine(target, writable=False)
+        name = describe(target)
+        try:
+            return cls(engine, name, check_schema(engine, name))
+        except SQLAlchemyError as e:
+            engine.dispose()
+            raise DatabaseError(f"{name}: {error_reason(e)}") from e
 
     def games(self, spec: str | None = None) -> list[GameRecord]:
         """Every table (of `spec`, if given), complete or not, by spec and root."""
-        return list_games(self._engine, spec)
+        return list_games(self._engine, spec, self._version)
 
     def plies(self, game: GameRecord) -> list[PlyCounts]:
         """The per-ply counts of a complete table."""
         return read_plies(self._engine, game)
 
-    def reader(self, game: GameRecord) -> UrlReader:
-        """A reader of a complete table."""
+    def reader(self, game: GameRecord) -> TableReader:
+        """A reader of a complete table, in its layout."""
         game.check_complete()
+        if game.layout == LAYOUT_PACKED:
+            plies = {p.ply: p.canonical for p in self.plies(game)}
+            return PackedReader(UrlBlocks(self._engine, game), game, plies)
         return UrlReader(self._engine, game)
 
     def close(self) -> None:

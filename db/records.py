@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tablebase.db.errors import GameNotBuiltError
+from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -52,6 +53,9 @@ class GameRecord:
     build_seconds: float | None
     stages: str | None
     checksum: str | None
+    # Schema version 3 (a version-2 database's tables are rows of unmeasured size).
+    layout: str = LAYOUT_ROWS
+    stored_bytes: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -63,10 +67,21 @@ class GameRecord:
         """The table in messages (see `table_label`)."""
         return table_label(self.spec, self.root)
 
+    @property
+    def bits_per_position(self) -> float | None:
+        """The positions table's size on disk, in bits a stored position (None: unmeasured)."""
+        if not self.stored_bytes or not self.canonical:
+            return None
+        return 8 * self.stored_bytes / self.canonical
+
     def check_complete(self) -> None:
-        """Raise GameNotBuiltError unless the table is complete (a reader reads only those)."""
+        """Raise GameNotBuiltError unless the table is complete (a reader reads only those),
+        DatabaseError if its layout is not one this tool reads."""
         if not self.complete:
             raise GameNotBuiltError(f"{self.label} has no complete table here")
+        if self.layout not in LAYOUTS:
+            raise DatabaseError(f"{self.label} is stored in a layout this tool does not read"
+                                f" ({self.layout!r}); upgrade tablebase")
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,17 @@
 """The tables: one row per table of a game (the whole board, and any number of endgame tables,
-each named by its root), its counts per ply, and one positions table per build.
+each named by its root), its counts per ply, and one positions table per build, in one of two
+layouts: packed (the default: one row per block of positions, db/blocks.py) or rows (one row
+per position, for reading in SQL).
 
 Each build writes a fresh positions table; the game row points at it only once it
 is complete, so a reader sees either the previous complete table or none at all.
 """
 from __future__ import annotations
 
-from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Integer, MetaData,
-                        SmallInteger, String, Table, Text, UniqueConstraint)
+from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Index, Integer,
+                        LargeBinary, MetaData, SmallInteger, String, Table, Text, UniqueConstraint)
+
+from tablebase.db.facts import LAYOUT_ROWS
 
 metadata = MetaData()
 
@@ -48,6 +52,9 @@ games = Table(
     Column("build_seconds", Float),
     Column("stages", Text),  # JSON: seconds and peak bytes per stage
     Column("checksum", String(32)),
+    # Added by schema version 3 (a version-2 database has neither: its tables are rows).
+    Column("layout", String(16), nullable=False, server_default=LAYOUT_ROWS),
+    Column("stored_bytes", BigInteger),  # the positions table's size on disk, as built
     UniqueConstraint("spec", "root", name="games_spec_root"),
 )
 
@@ -75,8 +82,22 @@ def positions_table_name(game_id: int, build_id: str) -> str:
     return f"{POSITIONS_PREFIX}{game_id}_{build_id}"
 
 
+def blocks_table(name: str) -> Table:
+    """The blocks table `name` of a packed table: first code (the key), ply, count, BLOB, and
+    an index by ply and first code, which finds the one block of a ply that can hold a code."""
+    return Table(
+        name, MetaData(),
+        Column("first_code", _CODE_TYPE, primary_key=True, autoincrement=False),
+        Column("ply", SmallInteger, nullable=False),
+        Column("count", Integer, nullable=False),
+        Column("data", LargeBinary, nullable=False),
+        Index(f"{name}_by_ply", "ply", "first_code"),
+    )
+
+
 def positions_table(name: str, *, keyed: bool = True) -> Table:
-    """The positions table `name`: canonical code, ply, value (-1/0/1 for the side to move), depth.
+    """The positions table `name` of the rows layout: canonical code, ply, value (-1/0/1 for
+    the side to move), depth.
 
     `keyed=False` creates it without its primary key, for a bulk load that builds the key
     once at the end (PostgreSQL, db/postgres.py)."""

@@ -18,10 +18,12 @@ from urllib.parse import quote
 
 import numpy as np
 
-from tablebase.db.errors import DatabaseError
-from tablebase.db.facts import SCHEMA_VERSION
+from tablebase.db.blocks import BlockRow
+from tablebase.db.errors import DamagedTableError, DatabaseError
+from tablebase.db.facts import LAYOUT_PACKED, READABLE_VERSIONS
+from tablebase.db.packed import PackedReader
 from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
-from tablebase.db.store import CHUNK, IN_BATCH
+from tablebase.db.store import CHUNK, IN_BATCH, TableReader
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
@@ -32,18 +34,27 @@ def _arrays(rows: np.ndarray) -> PositionArrays:
                           np.ascontiguousarray(rows["value"]), np.ascontiguousarray(rows["depth"]))
 
 
-class SqliteReader:
-    """One complete table of a SQLite file, read on its store's sqlite3 connection."""
+def read_error(what: str, e: sqlite3.Error) -> DatabaseError:
+    """The error for a failed read of `what`: DamagedTableError where SQLite found the file
+    damaged (its own DatabaseError: "database disk image is malformed", "file is not a
+    database"), DatabaseError otherwise."""
+    if type(e) is sqlite3.DatabaseError or "malformed" in str(e):
+        return DamagedTableError(f"cannot read {what}: the database file is damaged ({e}); run"
+                                 " `tablebase verify` on it", str(e))
+    return DatabaseError(f"cannot read {what}: {e}")
+
+
+class _Table:
+    """A stored table's SQL name on a store's sqlite3 connection, and reads in one snapshot."""
 
     def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
         self._conn = conn
         self._label = game.label
         self.table = str(game.positions_table)
-        self.count = int(game.canonical or 0)
         self._quoted = '"' + self.table.replace('"', '""') + '"'
 
     def _fail(self, e: sqlite3.Error) -> DatabaseError:
-        return DatabaseError(f"cannot read positions of {self._label}: {e}")
+        return read_error(f"positions of {self._label}", e)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -60,6 +71,65 @@ class SqliteReader:
             yield
         finally:
             self._conn.rollback()
+
+    def close(self) -> None:
+        """Nothing to release: the connection is the store's."""
+
+
+class SqliteBlocks(_Table):
+    """The blocks of a packed table (a BlockSource for db.packed.PackedReader)."""
+
+    _COLUMNS = "SELECT first_code, ply, count, data FROM "
+
+    def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
+        super().__init__(conn, game)
+        self._game_id = game.id
+        self._version: int | None = None
+
+    def _rows(self, where: str, params: tuple[int, ...]) -> list[BlockRow]:
+        try:
+            return [BlockRow(*row) for row in
+                    self._conn.execute(self._COLUMNS + self._quoted + where, params)]
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+
+    def block_at(self, ply: int, code: int) -> BlockRow | None:
+        """The block of `ply` with the largest key at most `code`, if any."""
+        found = self._rows(" WHERE ply = ? AND first_code <= ? ORDER BY first_code DESC"
+                           " LIMIT 1", (ply, code))
+        return found[0] if found else None
+
+    def first_block(self, ply: int) -> BlockRow | None:
+        """The block of `ply` with the smallest key, if any."""
+        found = self._rows(" WHERE ply = ? ORDER BY first_code LIMIT 1", (ply,))
+        return found[0] if found else None
+
+    def blocks_after(self, ply: int, key: int, limit: int) -> list[BlockRow]:
+        """Up to `limit` blocks of `ply` whose keys exceed `key`, in key order."""
+        return self._rows(" WHERE ply = ? AND first_code > ? ORDER BY first_code LIMIT ?",
+                          (ply, key, limit))
+
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table: asked only when the file has
+        changed since the last time (SQLite's data_version counts other connections' commits)."""
+        try:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._version:
+                return True
+            self._version = version
+            row = self._conn.execute("SELECT positions_table FROM games WHERE id = ?",
+                                     (self._game_id,)).fetchone()
+        except sqlite3.Error as e:
+            raise self._fail(e) from e
+        return row is not None and row[0] == self.table
+
+
+class SqliteReader(_Table):
+    """One complete table of the rows layout, read on its store's sqlite3 connection."""
+
+    def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
+        super().__init__(conn, game)
+        self.count = int(game.canonical or 0)
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
@@ -102,9 +172,6 @@ class SqliteReader:
             raise self._fail(e) from e
         return _arrays(rows)
 
-    def close(self) -> None:
-        """Nothing to release: the connection is the store's."""
-
 
 class SqliteStore:
     """A read-only sqlite3 connection to a tablebase file: its catalogue and its tables."""
@@ -115,8 +182,8 @@ class SqliteStore:
 
     @classmethod
     def open(cls, target: str) -> SqliteStore | None:
-        """The file `target` opened read-only, or None unless it is a tablebase file of this
-        schema version (the caller then lets db.reader explain)."""
+        """The file `target` opened read-only, or None unless it is a tablebase file of a
+        schema version this tool reads (the caller then lets db.reader explain)."""
         if "://" in target or not os.path.isfile(target):
             return None
         uri = "file:" + quote(os.path.abspath(target)) + "?mode=ro"
@@ -125,7 +192,7 @@ class SqliteStore:
             conn = sqlite3.connect(uri, uri=True, timeout=30.0)
             row = conn.execute(
                 "SELECT value FROM tablebase_meta WHERE key = 'schema_version'").fetchone()
-            if row is None or str(row[0]) != str(SCHEMA_VERSION):
+            if row is None or str(row[0]) not in map(str, READABLE_VERSIONS):
                 conn.close()
                 return None
         except sqlite3.Error:
@@ -140,7 +207,7 @@ class SqliteStore:
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row)) for row in cursor.fetchall()]
         except sqlite3.Error as e:
-            raise DatabaseError(f"{self.name}: cannot read {what}: {e}") from e
+            raise read_error(f"{what} of {self.name}", e) from e
 
     def games(self, spec: str | None = None) -> list[GameRecord]:
         """Every table (of `spec`, if given), complete or not, by spec and root."""
@@ -155,9 +222,12 @@ class SqliteStore:
                           " FROM game_plies WHERE game_id = ? ORDER BY ply", (game.id,))
         return [PlyCounts(**row) for row in rows]
 
-    def reader(self, game: GameRecord) -> SqliteReader:
-        """A reader of a complete table."""
+    def reader(self, game: GameRecord) -> TableReader:
+        """A reader of a complete table, in its layout."""
         game.check_complete()
+        if game.layout == LAYOUT_PACKED:
+            plies = {p.ply: p.canonical for p in self.plies(game)}
+            return PackedReader(SqliteBlocks(self._conn, game), game, plies)
         return SqliteReader(self._conn, game)
 
     def close(self) -> None:

@@ -1,23 +1,27 @@
-"""Writing one game's table: begin a build, stream positions into a fresh table, then
-swap it in atomically. An unfinished build never leaves a game that reads as complete."""
+"""Writing one game's table: begin a build, stream positions into a fresh table (packed into
+blocks, db/blocks.py, or one row each), then swap it in atomically. An unfinished build never
+leaves a game that reads as complete."""
 from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
 from sqlalchemy import Connection, Engine, delete, func, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
+from tablebase.db.blocks import pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
-from tablebase.db.facts import SCHEMA_VERSION
-from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, PlyCounts, table_label
-from tablebase.db.postgres import add_primary_key, copy_positions, uses_copy
-from tablebase.db.schema import (POSITIONS_PREFIX, game_plies, games, positions_table,
-                                 positions_table_name)
+from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
+from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, PlyCounts, PositionArrays,
+                                  table_label)
+from tablebase.db.postgres import add_primary_key, copy_positions, store_blobs_as_is, uses_copy
+from tablebase.db.schema import (POSITIONS_PREFIX, blocks_table, game_plies, games,
+                                 positions_table, positions_table_name)
 
 
 @dataclass(frozen=True)
@@ -60,19 +64,39 @@ class GameSummary:
 
 @dataclass
 class BuildHandle:
-    """A build under way: the game row it belongs to, the table it writes and the rows written."""
+    """A build under way: the game row it belongs to, the table it writes in which layout and
+    what it holds so far: rows, the positions written (`last_code`: the largest committed);
+    packed, the positions of each ply written, and the threads that pack them."""
 
     game_id: int
     table_name: str
     params: GameParams
+    layout: str
+    code_limit: int
     rows: int = 0
     last_code: int | None = None
+    tiers: dict[int, int] = field(default_factory=dict)
+    pool: ThreadPoolExecutor | None = None
+
+    @property
+    def written(self) -> int:
+        """Positions in the table so far."""
+        return sum(self.tiers.values()) if self.layout == LAYOUT_PACKED else self.rows
+
+    def close(self) -> None:
+        """Stop the packing threads."""
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
 
 
-def begin_build(engine: Engine, params: GameParams, *, force: bool,
-                resume_table: str | None = None) -> BuildHandle:
-    """Create an empty positions table for a new build of `params.spec`, or reopen
-    `resume_table` (the table of an interrupted build) if it is still there."""
+def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str = LAYOUT_PACKED,
+                coded_cells: int = 0, resume_table: str | None = None) -> BuildHandle:
+    """Create an empty positions table in `layout` for a new build of `params.spec`, or reopen
+    `resume_table` (the table of an interrupted build) if it is still there. `coded_cells`:
+    the cells a code covers (the root's empty cells), which bound the table's codes."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}: use {' or '.join(LAYOUTS)}")
     try:
         with engine.begin() as conn:
             row = conn.execute(select(games.c.id, games.c.status, games.c.positions_table)
@@ -95,17 +119,34 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
             # Tables of builds that died (killed, crashed) are nobody's: remove them.
             for name in existing:
                 if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name not in (keep, resumed):
-                    positions_table(name).drop(conn)
-            if resumed is None:
-                name = positions_table_name(game_id, secrets.token_hex(4))
+                    conn.exec_driver_sql(f'DROP TABLE "{name}"')
+            handle = BuildHandle(game_id, resumed or positions_table_name(
+                game_id, secrets.token_hex(4)), params, layout, 3 ** coded_cells)
+            if layout == LAYOUT_PACKED:
+                handle.pool = ThreadPoolExecutor(PACK_THREADS)
+            if resumed is not None:
+                _reopen(conn, handle)
+            elif layout == LAYOUT_PACKED:
+                blocks_table(handle.table_name).create(conn)
+                store_blobs_as_is(conn, handle.table_name)
+            else:
                 # A COPY load appends faster to a bare heap; finish_build adds the key.
-                positions_table(name, keyed=not uses_copy(conn)).create(conn)
-                return BuildHandle(game_id, name, params)
-            table = positions_table(resumed)
-            rows, last = conn.execute(select(func.count(), func.max(table.c.code))).one()
-            return BuildHandle(game_id, resumed, params, int(rows), None if last is None else int(last))
+                positions_table(handle.table_name, keyed=not uses_copy(conn)).create(conn)
+            return handle
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot start the build of {params.label}: {error_reason(e)}") from e
+
+
+def _reopen(conn: Connection, handle: BuildHandle) -> None:
+    """Take up an interrupted build's table where it stopped."""
+    if handle.layout == LAYOUT_ROWS:
+        table = positions_table(handle.table_name)
+        rows, last = conn.execute(select(func.count(), func.max(table.c.code))).one()
+        handle.rows, handle.last_code = int(rows), None if last is None else int(last)
+    else:
+        t = blocks_table(handle.table_name)
+        handle.tiers = {int(ply): int(n) for ply, n in
+                        conn.execute(select(t.c.ply, func.sum(t.c.count)).group_by(t.c.ply))}
 
 
 # Rows per INSERT statement on SQLite: 4 bound values a row, within the 999 variables the
@@ -114,23 +155,49 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool,
 _ROWS_PER_INSERT = 249
 
 
-def write_positions(engine: Engine, handle: BuildHandle, codes: np.ndarray, ply: np.ndarray,
-                    value: np.ndarray, depth: np.ndarray) -> None:
-    """Append a chunk of positions (equal-length arrays, ascending codes) in one transaction."""
+# Threads that pack a ply's blocks (zstd and numpy release the GIL): the machine's two cores.
+PACK_THREADS = 2
+
+
+def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
+               scores: np.ndarray) -> None:
+    """Packed: store one ply's positions (ascending codes, their scores from the solver) as
+    blocks, in one transaction that first removes any blocks of the ply an interrupted run of
+    the build wrote, so that writing a ply again is harmless."""
+    rows = pack_tier(ply, codes, scores, handle.code_limit, handle.pool)
+    table = blocks_table(handle.table_name)
+
+    def write(conn: Connection) -> None:
+        conn.execute(delete(table).where(table.c.ply == ply))
+        if rows:
+            conn.execute(insert(table), [{"first_code": r.first, "ply": r.ply, "count": r.count,
+                                          "data": r.data} for r in rows])
+    _write(engine, handle, write)
+    handle.tiers[ply] = len(codes)
+
+
+def write_positions(engine: Engine, handle: BuildHandle, chunk: PositionArrays) -> None:
+    """Rows: append a chunk of positions (ascending codes, after every code written before)
+    in one transaction."""
+    codes, ply, value, depth = chunk
     n = len(codes)
+    _write(engine, handle, lambda conn: (
+        copy_positions(conn, handle.table_name, codes, ply, value, depth) if uses_copy(conn)
+        else _insert(conn, handle.table_name, codes, ply, value, depth)))
+    handle.rows += n
+    if n:
+        handle.last_code = int(codes[-1])
+
+
+def _write(engine: Engine, handle: BuildHandle, write) -> None:  # type: ignore[no-untyped-def]
+    """Run `write(conn)` in one transaction, its errors named after the build."""
     try:
         with engine.begin() as conn:
-            if uses_copy(conn):
-                copy_positions(conn, handle.table_name, codes, ply, value, depth)
-            else:
-                _insert(conn, handle.table_name, codes, ply, value, depth)
+            write(conn)
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot write positions of {handle.params.label}: {error_reason(e)}") from e
     except DatabaseError as e:  # from COPY, which runs on the driver's own cursor
         raise DatabaseError(f"cannot write positions of {handle.params.label}: {e}") from e
-    handle.rows += n
-    if n:
-        handle.last_code = int(codes[-1])
 
 
 def _insert(conn: Connection, table: str, codes: np.ndarray, ply: np.ndarray,
@@ -166,9 +233,10 @@ def _insert_sqlite(conn: Connection, table: str, flat: list[int]) -> None:
 def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
                  plies: list[PlyCounts]) -> None:
     """Point the game at the new table and mark it complete, dropping the old table, atomically."""
-    if handle.rows != summary.canonical:
+    handle.close()
+    if handle.written != summary.canonical:
         raise DatabaseError(
-            f"{handle.params.label}: wrote {handle.rows} positions, expected {summary.canonical}")
+            f"{handle.params.label}: wrote {handle.written} positions, expected {summary.canonical}")
     try:
         with engine.begin() as conn:
             if uses_copy(conn):
@@ -185,22 +253,44 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
                 schema_version=SCHEMA_VERSION, tool_version=summary.tool_version,
                 built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 build_seconds=summary.build_seconds, stages=json.dumps(summary.stages),
-                checksum=summary.checksum))
+                checksum=summary.checksum, layout=handle.layout,
+                stored_bytes=_stored_bytes(conn, handle)))
             conn.execute(delete(game_plies).where(game_plies.c.game_id == handle.game_id))
             conn.execute(insert(game_plies), [
                 {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,
                  "canonical": p.canonical, "terminal": p.terminal, "wins": p.wins,
                  "draws": p.draws, "losses": p.losses} for p in plies])
             if old and old != handle.table_name:
-                positions_table(old).drop(conn, checkfirst=True)
+                conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{old}"')
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot finish the build of {handle.params.label}: {error_reason(e)}") from e
 
 
+def _stored_bytes(conn: Connection, handle: BuildHandle) -> int | None:
+    """The new table's size on disk: its pages (SQLite's dbstat, PostgreSQL's relation size
+    with its index and TOAST), or, packed without dbstat, its blocks' bytes; None if unknown."""
+    name = handle.table_name
+    try:
+        if conn.dialect.name == "postgresql":
+            return int(conn.exec_driver_sql("SELECT pg_total_relation_size(%s)", (name,)).scalar())
+        if conn.dialect.name == "sqlite":
+            with conn.begin_nested():  # dbstat may be missing: a failure must not end the build
+                found = conn.exec_driver_sql("SELECT SUM(pgsize) FROM dbstat WHERE name = ?",
+                                             (name,)).scalar()
+            return None if found is None else int(found)
+    except SQLAlchemyError:
+        pass
+    if handle.layout == LAYOUT_PACKED:
+        t = blocks_table(name)
+        return int(conn.execute(select(func.sum(func.length(t.c.data)))).scalar() or 0)
+    return None
+
+
 def abandon_build(engine: Engine, handle: BuildHandle) -> None:
     """Drop the unfinished table of a failed build (best effort: a later build also cleans up)."""
+    handle.close()
     try:
         with engine.begin() as conn:
-            positions_table(handle.table_name).drop(conn, checkfirst=True)
+            conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{handle.table_name}"')
     except SQLAlchemyError:
         pass

@@ -75,6 +75,8 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "root_value": Value(game.root_value).word,
         "root_depth": game.root_depth,
         "checksum": game.checksum,
+        "layout": game.layout,
+        "stored_bytes": game.stored_bytes,
         "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
                      "loss": p.losses} for p in plies],
     }

@@ -33,6 +33,7 @@ def _load(target: str, rows: int) -> tuple[float, float]:
     import numpy as np
 
     from tablebase.db.engine import open_database
+    from tablebase.db.records import PositionArrays
     from tablebase.db.writer import (GameParams, GameSummary, PlyCounts, begin_build, finish_build,
                                      write_positions)
 
@@ -43,11 +44,11 @@ def _load(target: str, rows: int) -> tuple[float, float]:
     depth = rng.integers(0, 20, rows).astype(np.int8)
     params = GameParams("5x4k4", 5, 4, 4, False, False)
     with open_database(target, writable=True) as engine:
-        handle = begin_build(engine, params, force=True)
+        handle = begin_build(engine, params, force=True, layout="rows")
         start = time.perf_counter()
         for at in range(0, rows, CHUNK):
             s = slice(at, at + CHUNK)
-            write_positions(engine, handle, codes[s], ply[s], value[s], depth[s])
+            write_positions(engine, handle, PositionArrays(codes[s], ply[s], value[s], depth[s]))
         load = time.perf_counter() - start
         summary = GameSummary(rows, rows, 0, 0, 0, rows, 0, 0, 0, "bench", 0.0, {}, "0" * 16)
         start = time.perf_counter()

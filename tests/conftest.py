@@ -10,6 +10,7 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
+from tests.stored import decode_blocks
 
 
 @pytest.fixture(scope="session")
@@ -28,11 +29,14 @@ def table_db(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], str]:
 
 
 def stored_rows(db: str | Path, spec: str) -> dict[int, tuple[int, int, int]]:
-    """code -> (ply, value, depth) of a game, read with plain sqlite3 (not through db/)."""
+    """code -> (ply, value, depth) of a game's one complete table, in either layout, read with
+    plain sqlite3 and tests/stored.py (not through db/)."""
     with closing(sqlite3.connect(db)) as conn:
-        (table,) = conn.execute(
-            "SELECT positions_table FROM games WHERE spec = ? AND status = 'complete'",
-            (spec,)).fetchone()
+        table, layout, width, height = conn.execute(
+            "SELECT positions_table, layout, width, height FROM games WHERE spec = ? AND"
+            " status = 'complete'", (spec,)).fetchone()
+        if layout == "packed":
+            return decode_blocks(conn.execute(f'SELECT data FROM "{table}"'), width * height)
         return {code: (ply, value, depth) for code, ply, value, depth in
                 conn.execute(f'SELECT code, ply, value, depth FROM "{table}"')}
 

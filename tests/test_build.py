@@ -4,9 +4,12 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 from tests.reference import DRAW, LOSS, WIN, Game
 
@@ -80,8 +83,10 @@ def test_counts_by_value_match_rows(table_db: Callable[[str], str]) -> None:
         sum(1 for _, v, _ in rows.values() if v == want) for want in (WIN, DRAW, LOSS))
 
 
-def test_codes_are_stored_as_integers(table_db: Callable[[str], str]) -> None:
-    db = table_db("4x3k3")
+def test_codes_are_stored_as_integers(tmp_path: Path) -> None:
+    """In the rows layout, SQL reads every column as an integer."""
+    db = str(tmp_path / "rows.db")
+    build(parse_spec("4x3k3"), db, layout="rows")
     with closing(sqlite3.connect(db)) as conn:
         (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
         kinds = conn.execute(f'SELECT DISTINCT typeof(code), typeof(ply), typeof(value),'

@@ -72,22 +72,24 @@ SWAPPER = textwrap.dedent("""
     from tablebase.db.engine import open_database
     from tablebase.db.reader import UrlStore
     from tablebase.db.store import complete_tables
+    from tablebase.db.records import PositionArrays
     from tablebase.db.writer import (GameParams, GameSummary, begin_build, finish_build,
                                      write_positions)
     path, rounds = sys.argv[1], int(sys.argv[2])
     with open_database(path, writable=True) as engine:
-        store = UrlStore(engine, path)
+        store = UrlStore(engine, path, 3)
         game = complete_tables(store, "4x3k3")[0]
         rows = list(store.reader(game).load())
         plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)
         for i in range(rounds):
             shift = 40 if i % 2 == 0 else 0
-            handle = begin_build(engine, params, force=True)
+            handle = begin_build(engine, params, force=True, layout="rows")
             for start in range(0, len(rows[0]), 5000):
                 part = slice(start, start + 5000)
-                write_positions(engine, handle, rows[0][part], rows[1][part], rows[2][part],
-                                np.where(rows[3][part] > 0, rows[3][part] + shift, 0))
+                write_positions(engine, handle, PositionArrays(
+                    rows[0][part], rows[1][part], rows[2][part],
+                    np.where(rows[3][part] > 0, rows[3][part] + shift, 0)))
             finish_build(engine, handle, GameSummary(
                 game.reachable, game.canonical, game.terminal, game.terminal_canonical,
                 game.wins, game.draws, game.losses, game.root_value, game.root_depth,

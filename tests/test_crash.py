@@ -65,9 +65,9 @@ KILL_POINTS = [
     ("tablebase.builder.retrograde.solve_tier", 1),
     ("tablebase.builder.retrograde.solve_tier", 8),
     ("tablebase.builder.workdir.WorkDir.put", 3),
-    ("tablebase.builder.pipeline.write_positions", 1),
-    ("tablebase.builder.pipeline.write_positions", 6),
-    ("tablebase.builder.pipeline.write_positions", 14),
+    ("tablebase.builder.pipeline.write_tier", 1),
+    ("tablebase.builder.pipeline.write_tier", 6),
+    ("tablebase.builder.pipeline.write_tier", 12),
     ("tablebase.builder.pipeline.finish_build", 1),
     ("final-commit", 1),
 ]

@@ -257,7 +257,7 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list
 @pytest.mark.parametrize("target, n, stage", [
     ("tablebase.builder.enumerator.classify", 4, "enumerate"),
     ("tablebase.builder.retrograde.solve_tier", 3, "solve"),
-    ("tablebase.builder.pipeline.write_positions", 3, "write"),
+    ("tablebase.builder.pipeline.write_tier", 3, "solve"),
 ])
 def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int,

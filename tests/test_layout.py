@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # query/public is the top-level `tablebase` package (pyproject.toml), the public API over all.
 AREAS: dict[str, set[str]] = {
     "builder.game": set(),
-    "db": set(),
+    # db reads the rules kernel's codes and scores: a packed table stores the solver's score
+    # byte and derives each position's ply from its code (db/blocks.py).
+    "db": {"builder.game"},
     "builder": {"builder.game", "db"},
     "query": {"builder.game", "db"},
     # The audit reports progress through the builder's progress interface.

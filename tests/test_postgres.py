@@ -16,6 +16,7 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.builder.workdir import work_path
+from tests.stored import decode_blocks
 from tablebase.query.cli import main
 from tests.conftest import game_row, stored_rows
 from tests.pgserver import Server, ServerUnavailable, start_server
@@ -48,8 +49,11 @@ def pg_rows(url: str, spec: str, root: str = "") -> dict[int, tuple[int, int, in
     """code -> (ply, value, depth) of a complete table, read with psycopg (not through db/)."""
     import psycopg
     with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://")) as conn:
-        (table,) = conn.execute("SELECT positions_table FROM games WHERE spec = %s AND root = %s"
-                                " AND status = 'complete'", (spec, root)).fetchone()
+        table, layout, width, height = conn.execute(
+            "SELECT positions_table, layout, width, height FROM games WHERE spec = %s AND"
+            " root = %s AND status = 'complete'", (spec, root)).fetchone()
+        if layout == "packed":
+            return decode_blocks(conn.execute(f'SELECT data FROM "{table}"'), width * height)
         return {code: (ply, value, depth) for code, ply, value, depth in
                 conn.execute(f'SELECT code, ply, value, depth FROM "{table}"')}
 
@@ -71,12 +75,12 @@ def pg_game(url: str, spec: str, root: str = "") -> dict[str, object]:
 @pytest.fixture(scope="module")
 def built(pg: Server, tmp_path_factory: pytest.TempPathFactory,
           table_db: Callable[[str], str]) -> tuple[str, dict[str, str]]:
-    """A PostgreSQL database holding 3x3k3, 4x3k3 and a Connect Four endgame, built through
-    the CLI; and spec -> SQLite file holding the same table."""
+    """A PostgreSQL database holding 3x3k3 and a Connect Four endgame (packed) and 4x3k3 (rows),
+    built through the CLI; and spec -> SQLite file holding the same table (packed)."""
     url = pg.new_database()
     endgame_db = str(tmp_path_factory.mktemp("pg") / "endgame.db")
-    for spec in ("3x3k3", "4x3k3"):
-        assert main(["build", spec, "--db", url, "--quiet"]) == 0
+    assert main(["build", "3x3k3", "--db", url, "--quiet"]) == 0
+    assert main(["build", "4x3k3", "--db", url, "--quiet", "--layout", "rows"]) == 0
     for db in (url, endgame_db):
         assert main(["build", ENDGAME_SPEC, "--moves", ENDGAME_MOVES, "--db", db, "--quiet"]) == 0
     return url, {"3x3k3": table_db("3x3k3"), "4x3k3": table_db("4x3k3"),
@@ -84,9 +88,9 @@ def built(pg: Server, tmp_path_factory: pytest.TempPathFactory,
 
 
 def test_tables_equal_the_sqlite_tables(built: tuple[str, dict[str, str]]) -> None:
-    """Codes, ply, value, depth of every position, the game's facts (checksum included) and the
-    per-ply counts are those of the same build into SQLite; the stored types are PostgreSQL's
-    bigint and smallint, and each table has its primary key on code."""
+    """Codes, ply, value, depth of every position, the game's facts (checksum included, whatever
+    the layout) and the per-ply counts are those of the same build into SQLite; the stored types
+    are PostgreSQL's bigint, smallint and bytea, and each table has its primary key."""
     url, sqlite = built
     for spec, db in sqlite.items():
         facts = game_row(db, spec)
@@ -109,8 +113,11 @@ def test_tables_equal_the_sqlite_tables(built: tuple[str, dict[str, str]]) -> No
         assert [tuple(r) for r in plies] == theirs
     types = pg_query(url, "SELECT DISTINCT column_name, data_type FROM information_schema.columns"
                      " WHERE table_name LIKE 'positions_%%'")
-    assert sorted(types) == [("code", "bigint"), ("depth", "smallint"), ("ply", "smallint"),
-                             ("value", "smallint")]
+    assert sorted(types) == [("code", "bigint"), ("count", "integer"), ("data", "bytea"),
+                             ("depth", "smallint"), ("first_code", "bigint"),
+                             ("ply", "smallint"), ("value", "smallint")]
+    assert sorted(pg_query(url, "SELECT spec, layout FROM games")) == [
+        ("3x3k3", "packed"), ("4x3k3", "rows"), (ENDGAME_SPEC, "packed")]
     keyed = pg_query(url, "SELECT count(*) FROM information_schema.table_constraints"
                      " WHERE constraint_type = 'PRIMARY KEY' AND table_name LIKE 'positions_%%'")
     assert keyed == [(3,)]
@@ -229,7 +236,7 @@ def test_interrupted_copy_commits_no_partial_chunk_and_resumes(
         patch.setattr(tablebase.db.writer, "copy_positions", counting_copy)
         patch.setattr(tablebase.db.postgres, "copy_rows", breaking_rows)
         with pytest.raises(KeyboardInterrupt):
-            build(parse_spec("4x3k3"), url, write_chunk=4000)
+            build(parse_spec("4x3k3"), url, write_chunk=4000, layout="rows")
     assert len(committed) == 2 and pieces == [100]
     assert 0 < sum(committed) < 28275
     ((table, status),) = pg_query(url, "SELECT positions_table, status FROM games")
@@ -241,7 +248,7 @@ def test_interrupted_copy_commits_no_partial_chunk_and_resumes(
     assert main(["probe", "4x3k3", "--db", url]) == 2
     assert "did not finish" in capsys.readouterr().err
     assert work_path(url, "4x3k3").exists()
-    report = build(parse_spec("4x3k3"), url, resume=True, write_chunk=4000)
+    report = build(parse_spec("4x3k3"), url, resume=True, write_chunk=4000, layout="rows")
     assert report.resumed_stage is not None and report.resumed_stage.startswith("write")
     assert pg_rows(url, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3")
     assert pg_game(url, "4x3k3")["checksum"] == game_row(table_db("4x3k3"), "4x3k3")["checksum"]  # type: ignore[index]

@@ -52,23 +52,25 @@ def _interrupt_on_call(monkeypatch: pytest.MonkeyPatch, target: str, n: int) -> 
     monkeypatch.setattr(target, wrapper)
 
 
-@pytest.mark.parametrize("target, n, stage", [
-    ("tablebase.builder.enumerator.classify", 6, "enumerate"),
-    ("tablebase.builder.retrograde.solve_tier", 4, "solve"),
-    ("tablebase.builder.pipeline.write_positions", 5, "write"),
+@pytest.mark.parametrize("target, n, stage, layout", [
+    ("tablebase.builder.enumerator.classify", 6, "enumerate", "packed"),
+    ("tablebase.builder.retrograde.solve_tier", 4, "solve", "packed"),
+    ("tablebase.builder.pipeline.write_tier", 5, "solve", "packed"),
+    ("tablebase.builder.retrograde.solve_tier", 4, "solve", "rows"),
+    ("tablebase.builder.pipeline.write_positions", 5, "write", "rows"),
 ])
 def test_interrupted_build_resumes_to_the_same_table(
         tmp_path: Path, table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch,
-        target: str, n: int, stage: str) -> None:
+        target: str, n: int, stage: str, layout: str) -> None:
     path = tmp_path / "t.db"
     build(parse_spec("3x3k3"), str(path))
     with monkeypatch.context() as patch:
         _interrupt_on_call(patch, target, n)
         with pytest.raises(KeyboardInterrupt):
-            build(parse_spec("4x3k3"), str(path), write_chunk=1000)
+            build(parse_spec("4x3k3"), str(path), write_chunk=1000, layout=layout)
     assert game_row(path, "4x3k3")["status"] == "building"  # type: ignore[index]
     assert work_path(str(path), "4x3k3").exists()  # kept for --resume
-    report = build(parse_spec("4x3k3"), str(path), resume=True, write_chunk=1000)
+    report = build(parse_spec("4x3k3"), str(path), resume=True, write_chunk=1000, layout=layout)
     assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
     _same_table(path, table_db("4x3k3"), "4x3k3")
     assert not work_path(str(path), "4x3k3").exists()
@@ -126,7 +128,7 @@ def test_work_directory_is_removed_after_a_failure(tmp_path: Path,
 
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("no space left on device")
-    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", broken)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_tier", broken)
     with pytest.raises(OSError, match="no space"):
         build(parse_spec("3x3k3"), str(path))
     assert not work_path(str(path), "3x3k3").exists()

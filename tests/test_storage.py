@@ -58,7 +58,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
     path = tmp_path / "t.db"
     build(parse_spec("3x3k3"), str(path))
     before = stored_rows(path, "3x3k3")
-    real = tablebase.db.writer.write_positions
+    real = tablebase.db.writer.write_tier
     calls = []
 
     def failing(*args: object, **kwargs: object) -> None:
@@ -67,7 +67,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
             raise RuntimeError("disk on fire")
         real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", failing)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_tier", failing)
     with pytest.raises(RuntimeError, match="disk on fire"):
         build(parse_spec("4x3k3"), str(path), write_chunk=1000)
     row = game_row(path, "4x3k3")
@@ -76,7 +76,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
     assert len(_tables(path)) == 1  # the partial table was dropped
     with closing(open_store(str(path))) as store, pytest.raises(LookupError):
         complete_tables(store, "4x3k3")
-    monkeypatch.setattr("tablebase.builder.pipeline.write_positions", real)
+    monkeypatch.setattr("tablebase.builder.pipeline.write_tier", real)
     build(parse_spec("4x3k3"), str(path))
     assert game_row(path, "4x3k3")["status"] == "complete"  # type: ignore[index]
 
@@ -85,13 +85,13 @@ KILLER = textwrap.dedent("""
     import os, signal, sys
     import tablebase.builder.pipeline as pipeline
     from tablebase.builder.game import parse_spec
-    real, calls = pipeline.write_positions, []
+    real, calls = pipeline.write_tier, []
     def dying(*args, **kwargs):
         calls.append(1)
         if len(calls) == int(sys.argv[2]):
             os.kill(os.getpid(), signal.SIGKILL)
         real(*args, **kwargs)
-    pipeline.write_positions = dying
+    pipeline.write_tier = dying
     pipeline.build(parse_spec("4x3k3"), sys.argv[1], write_chunk=2000, force=True)
 """)
 

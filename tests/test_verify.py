@@ -1,7 +1,6 @@
 """`verify` re-derives a table from scratch: clean tables pass, every kind of tampering is caught."""
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from contextlib import closing
 from collections.abc import Callable
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
 from tablebase.query.tablebase import open_tablebase
 from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.reference import Game
@@ -38,10 +38,11 @@ def test_clean_tables_pass(table_db: Callable[[str], str], spec: str) -> None:
 
 
 @pytest.fixture
-def tampered(tmp_path: Path, table_db: Callable[[str], str]) -> tuple[Path, str]:
-    """A private copy of the 4x3k3 table, and the name of its positions table."""
+def tampered(tmp_path: Path) -> tuple[Path, str]:
+    """A private 4x3k3 table in the rows layout, which SQL can change row by row, and the
+    name of its positions table."""
     path = tmp_path / "copy.db"
-    shutil.copy(table_db("4x3k3"), path)
+    build(parse_spec("4x3k3"), str(path), layout="rows")
     with closing(sqlite3.connect(path)) as conn:
         (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
     return path, table

@@ -71,6 +71,26 @@ def digits(codes: np.ndarray, cells: int) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=None)
+def _stones_table() -> np.ndarray:
+    """Entry r holds how many of the 8 base-3 digits of r are not empty."""
+    table = np.count_nonzero(_block_table(), axis=1).astype(np.int16)
+    table.setflags(write=False)
+    return table
+
+
+def stone_counts(codes: np.ndarray) -> np.ndarray:
+    """How many stones (non-empty digits) each code holds, as int16: a position's ply."""
+    rest = np.asarray(codes, dtype=np.int64)
+    table = _stones_table()
+    count = np.zeros(rest.shape, dtype=np.int16)
+    # Codes of up to 39 cells: five blocks of 8 digits.
+    while rest.size and rest.max() > 0:
+        rest, low = np.divmod(rest, 3 ** _BLOCK)
+        count += table[low]
+    return count
+
+
 def encode_many(boards: np.ndarray) -> np.ndarray:
     """Codes of many boards given as an (N, cells) array of cell values."""
     boards = np.asarray(boards)

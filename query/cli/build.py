@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.root import Root
+from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args,
                                         db_option, gib, mib, progress, root_option, size)
 from tablebase.query.notation import board_text, outcome_text, to_move_name
@@ -31,7 +32,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.workers is None and args.scheduler is None:
         report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
                        progress=progress(args.quiet), memory_budget=budget,
-                       work_dir=args.work_dir)
+                       work_dir=args.work_dir, layout=args.layout)
         _print_build(report, args.db)
         return EXIT_OK
     # Dask is imported only on this path: see builder/cluster.py.
@@ -48,7 +49,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
             executor.reset_peaks()
             report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
                            progress=progress(args.quiet), memory_budget=budget,
-                           executor=executor, work_dir=args.work_dir)
+                           executor=executor, work_dir=args.work_dir, layout=args.layout)
             peaks = executor.worker_peaks()
     except ClusterError as e:
         raise UsageError(str(e)) from e
@@ -168,6 +169,9 @@ def register(commands: Any) -> None:
     p.add_argument("--work-dir", metavar="PATH",
                    help="put the tier files under PATH (default: next to the database); with"
                         " --scheduler, a directory every worker shares")
+    p.add_argument("--layout", choices=LAYOUTS, default=LAYOUT_PACKED,
+                   help="how the table is stored: packed (compressed blocks, the default) or"
+                        " rows (one SQL row per position, to query in SQL)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_cmd_build)
 

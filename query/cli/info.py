@@ -9,7 +9,7 @@ from typing import Any
 from tablebase.builder.game import Spec, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord
-from tablebase.query.cli.common import EXIT_OK, count, db_option, root_option
+from tablebase.query.cli.common import EXIT_OK, count, db_option, root_option, size
 from tablebase.query.notation import board_text, outcome_text, to_move_name
 from tablebase.query.shapes import game_json
 from tablebase.query.tablebase import Tablebase, open_tablebase
@@ -86,6 +86,15 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
             print(f"  {stones:>6}{'-':>13}{'-':>15}  {'unfinished':<22}{_root_text(spec, g)}")
 
 
+def _storage_text(game: GameRecord) -> str:
+    """The table's layout and its size on disk."""
+    if game.stored_bytes is None:
+        return f"as {game.layout} (size not measured)"
+    bits = game.bits_per_position
+    per = "" if bits is None else f", {bits:.2f} bits a position"
+    return f"as {game.layout}: {size(game.stored_bytes)}{per}"
+
+
 def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
     rules = "misère: k in a row loses" if spec.misere else "k in a row wins"
     drop = ", stones drop (gravity)" if spec.gravity else ""
@@ -103,6 +112,7 @@ def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
           f" {game.losses:,} loss")
     print(f"  built {game.built_at} by tablebase {game.tool_version} (schema {game.schema_version})"
           f" in {game.build_seconds or 0:.2f} s; checksum {game.checksum}")
+    print(f"  stored {_storage_text(game)}")
     print(f"  {'ply':>4}{'reachable':>14}{'canonical':>12}{'terminal':>12}{'win':>11}{'draw':>11}"
           f"{'loss':>11}")
     for p in tb.plies(game):

@@ -1,0 +1,276 @@
+"""Reading a packed table (db/blocks.py) through any store: `PackedReader` answers lookups
+from the one block that can hold each code, keeping recently decoded blocks, and streams the
+table ply by ply, block by block, checking that the blocks of each ply follow each other with
+nothing missing; `chunks` merges the plies back into code order.
+
+A store supplies the SQL as a `BlockSource`: the block of a ply at or before a code, a ply's
+first block, and a ply's blocks after a key.
+"""
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import NamedTuple, Protocol
+
+import numpy as np
+
+from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.values import depth_of, value_of
+from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
+from tablebase.db.errors import DamagedTableError, DatabaseError
+from tablebase.db.records import GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
+from tablebase.db.store import CHUNK
+
+# Decoded blocks a reader keeps (9 bytes a position: about 9 MiB). `moves` probes a position's
+# children, which lie in as many blocks; a server or an audit comes back to the same ones.
+CACHE_BLOCKS = 128
+# Blocks fetched by one statement when streaming a ply.
+_FETCH = 8
+
+
+class BlockSource(Protocol):
+    """The rows of one blocks table, read on a store's connection."""
+
+    def block_at(self, ply: int, code: int) -> BlockRow | None:
+        """The block of `ply` with the largest key at most `code`, if any."""
+        ...
+
+    def first_block(self, ply: int) -> BlockRow | None:
+        """The block of `ply` with the smallest key, if any."""
+        ...
+
+    def blocks_after(self, ply: int, key: int, limit: int) -> list[BlockRow]:
+        """Up to `limit` blocks of `ply` whose keys exceed `key`, in key order."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Read inside one transaction."""
+        ...
+
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table (a forced rebuild replaces it)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds."""
+        ...
+
+
+class Damage(NamedTuple):
+    """What `PackedReader.damage` found: the damaged block's key (or the code where a ply's
+    chain of blocks breaks), its ply, and what is wrong."""
+
+    code: int
+    ply: int
+    reason: str
+
+
+class PackedReader:
+    """One complete table in the packed layout (see TableReader in db/store.py).
+
+    `plies` maps each ply of the table to how many positions it holds (the catalogue's
+    counts): what a ply's blocks must add up to.
+    """
+
+    def __init__(self, source: BlockSource, game: GameRecord, plies: Mapping[int, int]) -> None:
+        self._source = source
+        self._label = game.label
+        self.table = str(game.positions_table)
+        self.count = int(game.canonical or 0)
+        self._plies = {p: n for p, n in sorted(plies.items()) if n}
+        self._root_stones = sum(ch != "0" for ch in game.root)
+        self._cells = game.width * game.height
+        self._limit = 3 ** (game.root.count("0") if game.root else self._cells)
+        self._cache: OrderedDict[int, Block] = OrderedDict()
+        self._keys: dict[int, list[int]] = {}  # per ply, the cached blocks' first codes
+
+    def _where(self) -> str:
+        return f"{self._label} (table {self.table})"
+
+    def _damaged(self, what: str) -> DamagedTableError:
+        return DamagedTableError(f"{self._where()}: {what}; run `tablebase verify` on it", what)
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction: every read sees the same moment. Decoded blocks are
+        kept only while the table is the catalogue's: once a rebuild has replaced it, this
+        raises DatabaseError, as a read of a dropped table would (Tablebase then looks again)."""
+        with self._source.snapshot():
+            if self._cache and not self._source.current():
+                self._cache.clear()
+                self._keys.clear()
+                raise DatabaseError(f"{self._where()} was replaced by a rebuild")
+            yield
+
+    # --- one block at a time ------------------------------------------------------------
+
+    def _cached(self, ply: int, code: int) -> Block | None:
+        keys = self._keys.get(ply, [])
+        i = bisect.bisect_right(keys, code) - 1
+        if i >= 0:
+            block = self._cache[keys[i]]
+            if code < block.next:
+                self._cache.move_to_end(block.first)
+                return block
+        return None
+
+    def _keep(self, block: Block) -> None:
+        if len(self._cache) >= CACHE_BLOCKS:
+            _, old = self._cache.popitem(last=False)
+            keys = self._keys[old.ply]
+            del keys[bisect.bisect_left(keys, old.first)]
+        self._cache[block.first] = block
+        bisect.insort(self._keys.setdefault(block.ply, []), block.first)
+
+    def _block_for(self, ply: int, code: int) -> Block | None:
+        """The block of `ply` whose range holds `code`; None if the code lies before the ply's
+        first block, or the table has no such ply."""
+        found = self._cached(ply, code)
+        if found is not None:
+            return found
+        if ply not in self._plies:
+            return None
+        row = self._source.block_at(ply, code)
+        if row is None:
+            head = self._source.first_block(ply)
+            if head is None:
+                raise self._damaged(f"the blocks of ply {ply} are missing")
+            block = unpack_block(head, self._where)
+            if block.index == 0 and block.first > code:
+                return None  # before the ply's first code: not a stored position
+            raise self._damaged(f"no block of ply {ply} holds code {code} (blocks are missing)")
+        block = unpack_block(row, self._where)
+        if block.first > code or code >= block.next:
+            raise self._damaged(f"no block of ply {ply} holds code {code} (blocks are missing)")
+        self._keep(block)
+        return block
+
+    def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
+        """Value and depth of each canonical code, in the order asked."""
+        asked = [int(c) for c in codes]
+        wanted = np.array(sorted({c for c in asked if 0 <= c < self._limit}), np.int64)
+        plies = (stone_counts(wanted) + self._root_stones).tolist()
+        hits: list[int] = []
+        hit_plies: list[int] = []
+        hit_scores: list[int] = []
+        for code, ply in zip(wanted.tolist(), plies):
+            block = self._block_for(ply, code)
+            if block is None:
+                continue
+            i = int(np.searchsorted(block.codes, code))
+            if i < len(block.codes) and block.codes[i] == code:
+                hits.append(code)
+                hit_plies.append(ply)
+                hit_scores.append(int(block.scores[i]))
+        found: dict[int, tuple[int, int]] = {}
+        if hits:
+            scores = np.array(hit_scores, np.int8)
+            value = value_of(scores)
+            depth = depth_of(scores, self._cells - np.array(hit_plies, np.int16))
+            found = dict(zip(hits, zip(value.tolist(), depth.tolist())))
+        return lookup_of(asked, found)
+
+    # --- the whole table ----------------------------------------------------------------
+
+    def _walk(self, ply: int) -> Iterator[Block | Damage]:
+        """The blocks of `ply` in order, or the Damage found in a block's place: a block that
+        fails its checks, blocks missing between two, a ply that ends early."""
+        key, index, expect, total = -1, 0, None, 0
+        while True:
+            rows = self._source.blocks_after(ply, key, _FETCH)
+            if not rows:
+                break
+            for row in rows:
+                try:
+                    block = unpack_block(row, self._where)
+                except DamagedTableError as e:
+                    yield Damage(row.first, ply, e.reason)
+                    index, expect = index + 1, None  # where the next block starts is unknown
+                    continue
+                if expect is not None and block.first != expect:
+                    yield Damage(expect, ply, f"the blocks up to code {block.first} are missing")
+                elif block.index != index:
+                    yield Damage(block.first, ply, f"block {block.index} of the ply stands where"
+                                 f" block {index} belongs")
+                index, expect = block.index + 1, block.next
+                total += len(block.codes)
+                yield block
+            key = rows[-1].first
+        if expect is None and index == 0:
+            yield Damage(0, ply, "the ply has no blocks")
+        elif expect is not None and expect != self._limit:
+            yield Damage(expect, ply, "the blocks from this code on are missing")
+        elif expect is not None and total != self._plies[ply]:
+            yield Damage(0, ply, f"the ply holds {total:,} positions, the catalogue says"
+                         f" {self._plies[ply]:,}")
+
+    def _ply(self, ply: int) -> Iterator[PositionArrays]:
+        """The positions of `ply` block by block; DamagedTableError at the first damage."""
+        for item in self._walk(ply):
+            if isinstance(item, Damage):
+                raise self._damaged(f"block at code {item.code} of ply {item.ply} is damaged"
+                                    f" ({item.reason})")
+            yield positions(item, self._cells)
+
+    def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
+        """Every stored position in code order, about `batch` at a time: the plies' blocks
+        merged, each decoded once."""
+        with self.snapshot():
+            streams = {ply: self._ply(ply) for ply in self._plies}
+            held: dict[int, list[PositionArrays]] = {ply: [] for ply in streams}
+            while streams or any(held.values()):
+                for ply in list(streams):  # hold at least `batch` // plies of every live ply
+                    while sum(len(p.codes) for p in held[ply]) < max(1, batch // len(held)):
+                        part = next(streams[ply], None)
+                        if part is None:
+                            del streams[ply]
+                            break
+                        held[ply].append(part)
+                # Everything up to the smallest last code held by a live ply can go: no block
+                # still to come holds a smaller code.
+                live = [held[p][-1].codes[-1] for p in streams if held[p]]
+                cut = min(live) if live else None
+                parts = []
+                for ply, waiting in held.items():
+                    if not waiting:
+                        continue
+                    whole = _join(waiting)
+                    n = len(whole.codes) if cut is None else int(
+                        np.searchsorted(whole.codes, cut, side="right"))
+                    parts.append(PositionArrays(*(a[:n] for a in whole)))
+                    held[ply] = [PositionArrays(*(a[n:] for a in whole))] if n < len(whole.codes) else []
+                if parts:
+                    yield _in_code_order(_join(parts))
+
+    def load(self) -> PositionArrays:
+        """The whole table at once, in code order."""
+        with self.snapshot():
+            parts = [part for ply in self._plies for part in self._ply(ply)]
+        return _in_code_order(_join(parts)) if parts else empty_positions()
+
+    def damage(self) -> list[Damage]:
+        """Every damaged block (and every gap in a ply's chain of blocks), without stopping at
+        the first: what `tablebase verify` reports."""
+        with self.snapshot():
+            return [item for ply in self._plies for item in self._walk(ply)
+                    if isinstance(item, Damage)]
+
+    def close(self) -> None:
+        """Release the source."""
+        self._cache.clear()
+        self._keys.clear()
+        self._source.close()
+
+
+def _join(parts: list[PositionArrays]) -> PositionArrays:
+    if len(parts) == 1:
+        return parts[0]
+    return PositionArrays(*(np.concatenate([p[i] for p in parts]) for i in range(4)))
+
+
+def _in_code_order(arrays: PositionArrays) -> PositionArrays:
+    # A stable sort of runs already sorted (one a ply) merges them: numpy's timsort finds them.
+    order = np.argsort(arrays.codes, kind="stable")
+    return PositionArrays(*(a[order] for a in arrays))
