@@ -12,7 +12,7 @@ import bisect
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.values import depth_of, value_of
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
-from tablebase.db.records import GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
+from tablebase.db.records import (Damage, GameRecord, Lookup, PositionArrays, empty_positions,
+                                  lookup_of)
 from tablebase.db.store import CHUNK
 
 # Decoded blocks a reader keeps (9 bytes a position: about 9 MiB). `moves` probes a position's
@@ -56,15 +57,6 @@ class BlockSource(Protocol):
     def close(self) -> None:
         """Release what the source holds."""
         ...
-
-
-class Damage(NamedTuple):
-    """What `PackedReader.damage` found: the damaged block's key (or the code where a ply's
-    chain of blocks breaks), its ply, and what is wrong."""
-
-    code: int
-    ply: int
-    reason: str
 
 
 class PackedReader:
@@ -177,7 +169,7 @@ class PackedReader:
     def _walk(self, ply: int) -> Iterator[Block | Damage]:
         """The blocks of `ply` in order, or the Damage found in a block's place: a block that
         fails its checks, blocks missing between two, a ply that ends early."""
-        key, index, expect, total = -1, 0, None, 0
+        key, index, expect, total, damaged = -1, 0, None, 0, False
         while True:
             rows = self._source.blocks_after(ply, key, _FETCH)
             if not rows:
@@ -187,31 +179,33 @@ class PackedReader:
                     block = unpack_block(row, self._where)
                 except DamagedTableError as e:
                     yield Damage(row.first, ply, e.reason)
-                    index, expect = index + 1, None  # where the next block starts is unknown
+                    # Where the next block starts is unknown.
+                    index, expect, damaged = index + 1, None, True
                     continue
                 if expect is not None and block.first != expect:
                     yield Damage(expect, ply, f"the blocks up to code {block.first} are missing")
+                    damaged = True
                 elif block.index != index:
                     yield Damage(block.first, ply, f"block {block.index} of the ply stands where"
                                  f" block {index} belongs")
+                    damaged = True
                 index, expect = block.index + 1, block.next
                 total += len(block.codes)
                 yield block
             key = rows[-1].first
-        if expect is None and index == 0:
-            yield Damage(0, ply, "the ply has no blocks")
+        if index == 0:
+            yield Damage(None, ply, "the ply has no blocks")
         elif expect is not None and expect != self._limit:
             yield Damage(expect, ply, "the blocks from this code on are missing")
-        elif expect is not None and total != self._plies[ply]:
-            yield Damage(0, ply, f"the ply holds {total:,} positions, the catalogue says"
+        elif not damaged and total != self._plies[ply]:
+            yield Damage(None, ply, f"its blocks hold {total:,} positions, the catalogue says"
                          f" {self._plies[ply]:,}")
 
     def _ply(self, ply: int) -> Iterator[PositionArrays]:
         """The positions of `ply` block by block; DamagedTableError at the first damage."""
         for item in self._walk(ply):
             if isinstance(item, Damage):
-                raise self._damaged(f"block at code {item.code} of ply {item.ply} is damaged"
-                                    f" ({item.reason})")
+                raise self._damaged(f"{item.where} is damaged ({item.reason})")
             yield positions(item, self._cells)
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:

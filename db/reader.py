@@ -16,8 +16,8 @@ from tablebase.db.engine import check_schema, describe, error_reason, open_engin
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.packed import PackedReader
-from tablebase.db.records import (GameRecord, Lookup, PlyCounts, PositionArrays, empty_positions,
-                                  lookup_of)
+from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
+                                  empty_positions, lookup_of)
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
 from tablebase.db.store import CHUNK, IN_BATCH, TableReader
 
@@ -208,6 +208,10 @@ class UrlReader(_UrlTable):
         if not chunks:
             return empty_positions()
         return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
+
+    def damage(self) -> list[Damage]:
+        """None to find: rows carry no checks of their own."""
+        return []
 
 
 class UrlStore:

@@ -107,6 +107,23 @@ class PositionArrays(NamedTuple):
     depth: np.ndarray
 
 
+class Damage(NamedTuple):
+    """A damaged part of a stored table: the damaged block's first code (or the code where a
+    ply's chain of blocks breaks; None: the ply as a whole), its ply, and what is wrong, in a
+    few words."""
+
+    code: int | None
+    ply: int
+    reason: str
+
+    @property
+    def where(self) -> str:
+        """The damaged part in messages."""
+        if self.code is None:
+            return f"ply {self.ply}"
+        return f"block at code {self.code} of ply {self.ply}"
+
+
 class Lookup(NamedTuple):
     """Answers for codes, in the order asked: `found` marks the codes the table holds; where it
     is False, `value` is 0 and `depth` -1."""

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.db.errors import GameNotBuiltError
-from tablebase.db.records import GameRecord, Lookup, PlyCounts, PositionArrays
+from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays
 
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
 CHUNK = 1 << 16
@@ -47,6 +47,11 @@ class TableReader(Protocol):
 
     def load(self) -> PositionArrays:
         """The whole table at once, in code order."""
+        ...
+
+    def damage(self) -> list[Damage]:
+        """Every damaged part of the table found by reading it whole (blocks that fail their
+        checks, blocks missing); a table of rows has no checks of its own, so none."""
         ...
 
     def close(self) -> None:

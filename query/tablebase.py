@@ -24,7 +24,7 @@ from tablebase.builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Val
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.db.records import GameRecord, PlyCounts, PositionArrays
+from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
 from tablebase.db.store import CHUNK, Store, complete_tables, open_store
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError, NotationError
 from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
@@ -367,6 +367,13 @@ class Tablebase:
         reader = self._table(spec, root).reader
         with reader.snapshot():
             yield from reader.chunks(batch)
+
+    def damage(self, spec: str | Spec, root: Position | None = None) -> list[Damage]:
+        """Every damaged part of a table (see `table`), found by reading it whole: blocks that
+        fail their checks, blocks missing; empty for an intact table."""
+        spec = self.spec(spec)
+        self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
+        return self._table(spec, root).reader.damage()
 
     def count(self, spec: str | Spec, root: Position | None = None) -> int:
         """How many positions a table (see `table`) holds (one per symmetry orbit)."""

@@ -106,6 +106,15 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
     found = _Collector(report, table, limit)
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
     checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
+    damaged = tb.damage(spec, root)
+    if damaged:
+        # Damaged blocks cannot be read, so nothing else can be checked: name every one.
+        report.positions = game.canonical or 0
+        for d in damaged:
+            found.add("damaged", f"{d.where} is damaged ({d.reason}); rebuild the table with"
+                      " --force", None, d.ply)
+        report.first = report.first[:limit]
+        return report
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
         tiers = _split(tb, game, checker, Path(tmp), found, chunk, progress)
         report.positions = sum(tiers.values())
