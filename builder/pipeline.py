@@ -298,12 +298,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
 def _write_tier(root: Root, work: WorkDir, engine: Any, handle: BuildHandle, ply: int,
                 scores: np.ndarray) -> str:
     """Store a solved tier's blocks (packed layout); the checksum of its positions."""
-    codes = work.get("codes", ply)
-    plies = np.full(len(codes), root.ply + ply, dtype=np.int16)
-    checksum = TableChecksum()
-    checksum.add(codes, plies, value_of(scores), depth_of(scores, root.spec.cells - plies))
-    write_tier(engine, handle, root.ply + ply, codes, scores)
-    return checksum.hexdigest()
+    return write_tier(engine, handle, root.ply + ply, work.get("codes", ply), scores)
 
 
 def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,

@@ -35,6 +35,7 @@ import numpy as np
 import zstandard
 
 from tablebase.builder.game.values import depth_of, value_of
+from tablebase.db.checksum import TableChecksum
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.records import PositionArrays
 
@@ -147,15 +148,25 @@ def positions(block: Block, cells: int) -> PositionArrays:
                           depth_of(block.scores, cells - block.ply))
 
 
-def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int,
-              pool: ThreadPoolExecutor | None = None) -> list[BlockRow]:
+def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int, cells: int,
+              pool: ThreadPoolExecutor | None = None) -> tuple[list[BlockRow], str]:
     """The block rows of one ply's positions (ascending codes, their scores), packed on
-    `pool`'s threads if given; `code_limit` (3 ** coded cells) ends the ply's last block."""
-    starts = range(0, len(codes), BLOCK_POSITIONS)
-    jobs = [(ply, i, np.asarray(codes[s:s + BLOCK_POSITIONS], np.int64),
-             np.asarray(scores[s:s + BLOCK_POSITIONS], np.int8),
-             int(codes[s + BLOCK_POSITIONS]) if s + BLOCK_POSITIONS < len(codes) else code_limit)
-            for i, s in enumerate(starts)]
-    if pool is None:
-        return [pack_block(*job) for job in jobs]
-    return list(pool.map(lambda job: pack_block(*job), jobs))
+    `pool`'s threads if given, and the checksum (db/checksum.py) of those positions;
+    `code_limit` (3 ** coded cells) ends the ply's last block, `cells` is the board's."""
+    def job(index: int) -> tuple[BlockRow, str]:
+        start = index * BLOCK_POSITIONS
+        end = start + BLOCK_POSITIONS
+        part = np.asarray(codes[start:end], np.int64)
+        part_scores = np.asarray(scores[start:end], np.int8)
+        row = pack_block(ply, index, part, part_scores,
+                         int(codes[end]) if end < len(codes) else code_limit)
+        block = positions(Block(ply, index, row.first, 0, part, part_scores), cells)
+        checksum = TableChecksum()
+        checksum.add(*block)
+        return row, checksum.hexdigest()
+    jobs = range(-(-len(codes) // BLOCK_POSITIONS))
+    done = list(pool.map(job, jobs)) if pool is not None else [job(i) for i in jobs]
+    whole = TableChecksum()
+    for _, digest in done:
+        whole.merge(digest)
+    return [row for row, _ in done], whole.hexdigest()

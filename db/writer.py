@@ -160,11 +160,13 @@ PACK_THREADS = 2
 
 
 def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
-               scores: np.ndarray) -> None:
+               scores: np.ndarray) -> str:
     """Packed: store one ply's positions (ascending codes, their scores from the solver) as
     blocks, in one transaction that first removes any blocks of the ply an interrupted run of
-    the build wrote, so that writing a ply again is harmless."""
-    rows = pack_tier(ply, codes, scores, handle.code_limit, handle.pool)
+    the build wrote, so that writing a ply again is harmless; return the checksum of the ply's
+    positions (db/checksum.py), computed as they are packed."""
+    cells = handle.params.width * handle.params.height
+    rows, checksum = pack_tier(ply, codes, scores, handle.code_limit, cells, handle.pool)
     table = blocks_table(handle.table_name)
 
     def write(conn: Connection) -> None:
@@ -174,6 +176,7 @@ def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
                                           "data": r.data} for r in rows])
     _write(engine, handle, write)
     handle.tiers[ply] = len(codes)
+    return checksum
 
 
 def write_positions(engine: Engine, handle: BuildHandle, chunk: PositionArrays) -> None:

@@ -4,10 +4,8 @@ boundaries, damage that must give an error and never another answer, and schema-
 from __future__ import annotations
 
 import random
-import shutil
 import sqlite3
 import warnings
-from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 

@@ -48,12 +48,6 @@ def score(value: Value | int, depth: int) -> int:
     return 0
 
 
-def scores_of(value: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """The score (int8) of each value (-1, 0, 1) and depth: `score` over arrays."""
-    value = np.asarray(value, dtype=np.int16)
-    return (value * (WIN_SCORE - np.asarray(depth, dtype=np.int16))).astype(np.int8)
-
-
 def backup(child_scores: np.ndarray) -> np.ndarray:
     """Scores of moves for the mover, from the scores of the children they lead to."""
     flipped = -np.asarray(child_scores)
