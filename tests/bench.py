@@ -1,9 +1,11 @@
-"""`make bench`: build figures per game (seconds and peak memory per stage, positions per second,
-database bytes per position) and a same-process ratio against a plain memoised Python solver.
+"""`make bench`: build figures per game in each storage layout (seconds and peak memory per
+stage, positions per second, bits a position of the whole file) and a same-process ratio against
+a plain memoised Python solver.
 
-Each game is built in a fresh child process so that its peak memory is its own.
-The probe section times answering from the 4x4k4 table (probe, moves, probe_many, one process).
-Run: python tests/bench.py [--specs 3x3k3 4x3k3 ...] [--section build|probe]
+Each build runs in a fresh child process so that its peak memory is its own; both layouts of a
+game are built in the same run, so their ratio holds on a shared machine. The probe section
+(tests/bench_probe.py) times answering from the 4x4k4 table in each layout.
+Run: python tests/bench.py [--specs 3x3k3 4x3k3 ...] [--section build|probe|...]
 """
 from __future__ import annotations
 
@@ -25,15 +27,23 @@ from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
+from tests.bench_probe import bench_probe  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 
-BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity"]
+BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity",
+               "6x4k4+gravity"]
+LAYOUTS = ("packed", "rows")
 TARGET_SPEC, TARGET_SECONDS, TARGET_PEAK = "4x4k4", 1.5, 1 << 30
+# Packed tables: the write stage's share of the build, whole-file bits a position, and the
+# Connect Four 6x4 build against its rows build in the same run.
+WRITE_SHARE_SPECS, WRITE_SHARE = ("4x4k4", "5x4k4+gravity", "6x4k4+gravity"), 0.10
+BITS_TARGETS = {"4x4k4": 4.0, "6x4k4+gravity": 6.0}
+AGAINST_ROWS_SPEC, AGAINST_ROWS = "6x4k4+gravity", 0.5
 # The plain solver needs minutes beyond these; it is the same-process baseline.
 BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
 
 
-def _one_build(name: str, baseline: bool) -> dict[str, object]:
+def _one_build(name: str, baseline: bool, layout: str) -> dict[str, object]:
     """Build `name` into a fresh database in this process; time the baseline here too."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.kernels import warm_up
@@ -46,7 +56,7 @@ def _one_build(name: str, baseline: bool) -> dict[str, object]:
         warm_up()
         load = time.perf_counter() - start
         path = os.path.join(tmp, "bench.db")
-        report = build(parse_spec(name), path)
+        report = build(parse_spec(name), path, layout=layout)
         size = sum(os.path.getsize(path + s) for s in ("", "-wal") if os.path.exists(path + s))
     result: dict[str, object] = {
         "spec": name, "reachable": report.reachable, "canonical": report.canonical, "load": load,
@@ -77,28 +87,37 @@ def _in_child(name: str, *args: str) -> dict[str, Any] | None:
 
 def bench_build(specs: list[str]) -> None:
     """Print the build table."""
-    print("build: each game into a fresh SQLite file, in a fresh process (seconds; peak resident"
-          " memory per stage); 'load s': the compiled kernels' one-off load in that process"
-          " (tablebase.builder.kernels.warm_up), not counted in the total")
-    head = (f"{'spec':<15}{'reachable':>12}{'canonical':>11}{'enum s':>8}{'solve s':>8}"
-            f"{'write s':>8}{'total s':>8}{'pos/s':>11}{'peak MiB':>9}{'B/pos':>7}"
-            f"{'plain solver s':>15}{'ratio':>8}{'load s':>8}")
+    print("build: each game into a fresh SQLite file, in each layout, in a fresh process (seconds;"
+          " peak resident memory per stage); packed tables pack each tier as it is solved;"
+          " 'bits/pos': the whole file; 'load s': the compiled kernels' one-off load in that"
+          " process (tablebase.builder.kernels.warm_up), not counted in the total")
+    head = (f"{'spec':<15}{'layout':<8}{'reachable':>12}{'canonical':>11}{'enum s':>8}"
+            f"{'solve s':>8}{'write s':>8}{'total s':>8}{'pos/s':>11}{'peak MiB':>9}"
+            f"{'bits/pos':>9}{'plain solver s':>15}{'ratio':>8}{'load s':>8}")
     print(head)
     target = None
+    results: dict[tuple[str, str], dict[str, Any]] = {}
     for name in specs:
-        r = _in_child(name, "--one", name, *(["--baseline"] if name in BASELINE_SPECS else []))
-        if r is None:
-            continue
-        if name == TARGET_SPEC:
-            target = (r["seconds"], max(v[1] for v in r["stages"].values()))
-        st = r["stages"]
-        peak = max(v[1] for v in st.values()) / (1 << 20)
-        base = r.get("baseline_seconds")
-        base_text = f"{base:>15.2f}{base / r['seconds']:>7.0f}x" if base else f"{'-':>15}{'-':>8}"
-        print(f"{name:<15}{r['reachable']:>12,}{r['canonical']:>11,}{st['enumerate'][0]:>8.2f}"
-              f"{st['solve'][0]:>8.2f}{st['write'][0]:>8.2f}{r['seconds']:>8.2f}"
-              f"{r['canonical'] / r['seconds']:>11,.0f}{peak:>9,.0f}"
-              f"{r['db_bytes'] / r['canonical']:>7.1f}{base_text}{r['load']:>8.2f}", flush=True)
+        for layout in LAYOUTS:
+            baseline = name in BASELINE_SPECS and layout == "packed"
+            r = _in_child(name, "--one", name, "--layout", layout,
+                          *(["--baseline"] if baseline else []))
+            if r is None:
+                continue
+            results[name, layout] = r
+            if name == TARGET_SPEC and layout == "packed":
+                target = (r["seconds"], max(v[1] for v in r["stages"].values()))
+            st = r["stages"]
+            peak = max(v[1] for v in st.values()) / (1 << 20)
+            base = r.get("baseline_seconds")
+            base_text = (f"{base:>15.2f}{base / r['seconds']:>7.0f}x" if base
+                         else f"{'-':>15}{'-':>8}")
+            print(f"{name:<15}{layout:<8}{r['reachable']:>12,}{r['canonical']:>11,}"
+                  f"{st['enumerate'][0]:>8.2f}{st['solve'][0]:>8.2f}{st['write'][0]:>8.2f}"
+                  f"{r['seconds']:>8.2f}{r['canonical'] / r['seconds']:>11,.0f}{peak:>9,.0f}"
+                  f"{8 * r['db_bytes'] / r['canonical']:>9.1f}{base_text}{r['load']:>8.2f}",
+                  flush=True)
+    _packed_targets(results)
     if target is not None:
         seconds, peak = target
         met = seconds <= TARGET_SECONDS and peak < TARGET_PEAK
@@ -107,93 +126,26 @@ def bench_build(specs: list[str]) -> None:
               f" {peak / (1 << 20):,.0f} MiB: {'met' if met else 'NOT met'}")
 
 
-PROBE_SPEC = "4x4k4"
-
-
-def _percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
-    """Print answering latency on the 4x4k4 table, against the targets of issue 3."""
-    import random
-    import statistics
-
-    import numpy as np
-
-    from tablebase.builder.game import parse_spec
-    from tablebase.builder.game.codec import digits, encode_many
-    from tablebase.builder.game.symmetry import permutations
-    from tablebase.builder.pipeline import build
-    from tablebase.query import open_tablebase
-    from tablebase.query.notation import board_text
-
-    spec = parse_spec(PROBE_SPEC)
-    rng = random.Random(1)
-    perms = permutations(spec)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "bench.db")
-        build(spec, path)
-        with open_tablebase(path) as tb:
-            stored = tb.table(spec).codes
-        # Stored positions, each shown in a random one of its symmetric orientations.
-        chosen = np.array([stored[rng.randrange(len(stored))] for _ in range(samples)])
-        boards = digits(chosen, spec.cells)
-        texts = []
-        for board in boards:
-            image = np.empty_like(board)
-            image[perms[rng.randrange(len(perms))]] = board
-            texts.append(board_text(spec, image.tolist()))
-
-        with open_tablebase(path) as tb:
-            tb.probe(spec, texts[0])  # open the game's table once, as any session does
-            probe_us, moves_us = [], []
-            for text in texts:
-                start = time.perf_counter_ns()
-                tb.probe(PROBE_SPEC, text)
-                probe_us.append((time.perf_counter_ns() - start) / 1000)
-            for text in texts:
-                start = time.perf_counter_ns()
-                tb.moves(PROBE_SPEC, text)
-                moves_us.append((time.perf_counter_ns() - start) / 1000)
-
-            start = time.perf_counter()
-            tb.table(spec)
-            load_s = time.perf_counter() - start
-            np_rng = np.random.default_rng(1)
-            picks = digits(stored[np_rng.integers(0, len(stored), many)], spec.cells)
-            maps = np_rng.integers(0, len(perms), many)
-            images = np.empty_like(picks)
-            images[np.arange(many)[:, None], perms[maps]] = picks
-            codes = encode_many(images)
-            start = time.perf_counter()
-            answers = tb.probe_many(spec, codes)
-            many_s = time.perf_counter() - start
-            assert answers.found.all()
-
-        script = ROOT / ".venv" / "bin" / "tablebase"
-        command = [str(script)] if script.exists() else [sys.executable, "-m", "tablebase"]
-        walls = []
-        for text in texts[:5]:
-            start = time.perf_counter()
-            subprocess.run([*command, "probe", PROBE_SPEC, text, "--db", path], cwd=ROOT,
-                           check=True, capture_output=True)
-            walls.append(time.perf_counter() - start)
-
-    def row(name: str, figure: str, target: str) -> None:
-        print(f"  {name:<42}{figure:>16}" + (f"   target {target}" if target else ""))
-
-    print(f"probe: answering from the {PROBE_SPEC} table ({len(stored):,} canonical positions);"
-          f" {samples:,} random stored positions as board text, in random orientations")
-    row("probe p50 (Python API)", f"{_percentile(probe_us, 0.50):.1f} us", "< 100 us")
-    row("probe p99 (Python API)", f"{_percentile(probe_us, 0.99):.1f} us", "")
-    row("moves p50 (Python API)", f"{_percentile(moves_us, 0.50):.1f} us", "< 1000 us")
-    row("moves p99 (Python API)", f"{_percentile(moves_us, 0.99):.1f} us", "")
-    row(f"probe_many, {many:,} codes", f"{many / many_s:,.0f} pos/s", "> 1,000,000 pos/s")
-    row("probe_many table load (once per game)", f"{load_s:.2f} s", "")
-    row("one `tablebase probe` process, median of 5", f"{statistics.median(walls):.3f} s",
-        "< 0.5 s")
+def _packed_targets(results: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """Print the packed layout's build and size targets, met or not, from this run's builds."""
+    for name in WRITE_SHARE_SPECS:
+        r = results.get((name, "packed"))
+        if r is not None:
+            share = r["stages"]["write"][0] / r["seconds"]
+            print(f"target: {name} packed, write stage at most {WRITE_SHARE:.0%} of the build:"
+                  f" {share:.1%}: {'met' if share <= WRITE_SHARE else 'NOT met'}")
+    for name, limit in BITS_TARGETS.items():
+        r = results.get((name, "packed"))
+        if r is not None:
+            bits = 8 * r["db_bytes"] / r["canonical"]
+            print(f"target: {name} packed in at most {limit:.0f} bits a position (whole file):"
+                  f" {bits:.2f}: {'met' if bits <= limit else 'NOT met'}")
+    packed, rows = (results.get((AGAINST_ROWS_SPEC, layout)) for layout in LAYOUTS)
+    if packed is not None and rows is not None:
+        ratio = packed["seconds"] / rows["seconds"]
+        print(f"target: {AGAINST_ROWS_SPEC} packed in at most {AGAINST_ROWS:.0%} of its rows"
+              f" build: {packed['seconds']:.2f} s against {rows['seconds']:.2f} s ({ratio:.2f}):"
+              f" {'met' if ratio <= AGAINST_ROWS else 'NOT met'}")
 
 
 BUDGET_RUNS = [("5x4k4+gravity", 0.25), ("4x4k4", 0.25)]
@@ -237,9 +189,10 @@ def main() -> None:
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--layout", default="packed", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(_one_build(args.one, args.baseline)))
+        print(json.dumps(_one_build(args.one, args.baseline, args.layout)))
         return
     if args.budget_one:
         print(json.dumps(_budget_build(args.budget_one[0], float(args.budget_one[1]))))
