@@ -68,7 +68,7 @@ def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
 
 
 def bench_serve() -> None:
-    """Print the serving figures against the targets of issue 11."""
+    """Print the serving figures against their targets."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
 

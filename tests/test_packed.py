@@ -224,3 +224,23 @@ def test_a_schema_2_database_still_answers(tmp_path: Path,
     err = capsys.readouterr().err
     assert "schema version 2" in err and "new database file" in err
     assert Path(db).read_bytes() == before
+
+
+def test_every_command_answers_alike_in_both_layouts(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """probe, moves, line, export (CSV and JSON Lines), strategy and info's counts print the
+    same from a packed table as from a rows table of the same game."""
+    rows = _build(tmp_path / "rows.db", "4x3k3", None, "rows")
+    packed = _build(tmp_path / "packed.db", "4x3k3", None, "packed")
+    commands = [["probe", "4x3k3", "--moves", "b2 a1"], ["moves", "4x3k3", "x.../.o../...."],
+                ["line", "4x3k3", "--json"], ["export", "4x3k3", "--quiet"],
+                ["export", "4x3k3", "--format", "jsonl", "--quiet"],
+                ["strategy", "4x3k3", "--json"], ["probe", "4x3k3", "xxx./ooo./....", "--json"]]
+    for argv in commands:
+        said = []
+        for db in (rows, packed):
+            status = main([*argv, "--db", db])
+            out, err = capsys.readouterr()
+            said.append((status, out, err.replace(db, "DB")))
+        assert said[0] == said[1], argv
+        assert said[0][1] or said[0][2], argv
