@@ -129,13 +129,14 @@ def unpack_block(row: BlockRow, where: Callable[[], str]) -> Block:
     if len(raw) != width * (n - 1) + n:
         raise damaged("wrong length")
     planes = np.frombuffer(raw, np.uint8, width * (n - 1)).reshape(width, n - 1)
-    gaps = np.zeros((n - 1, 8), np.uint8)
-    gaps[:, :width] = planes.T
+    gaps = planes[0].astype(np.uint64) if width else np.empty(0, np.uint64)
+    for byte in range(1, width):
+        gaps |= planes[byte].astype(np.uint64) << np.uint64(8 * byte)
     codes = np.empty(n, np.int64)
     codes[0] = first
-    np.cumsum(gaps.view(np.uint64).ravel(), out=codes[1:].view(np.uint64))
+    np.cumsum(gaps, out=codes[1:].view(np.uint64))
     codes[1:] += first
-    if (n > 1 and not (gaps.any(axis=1).all() and codes[-1] > first)) or codes[-1] >= next_code:
+    if (n > 1 and (gaps.min() == 0 or codes[-1] <= first)) or codes[-1] >= next_code:
         raise damaged("codes out of order")
     scores = np.frombuffer(raw, np.int8, n, offset=width * (n - 1))
     return Block(ply, index, first, next_code, codes, scores)

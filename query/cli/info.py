@@ -59,15 +59,16 @@ def _print_games(db: str, games: list[GameRecord]) -> None:
         print(f"{db} holds no games yet; try: tablebase build tictactoe")
         return
     print(f"{db} holds {count(len(games), 'table')}:")
-    print(f"  {'spec':<22}{'status':<11}{'canonical':>13}{'reachable':>15}  {'root value':<18}root")
+    print(f"  {'spec':<22}{'status':<11}{'canonical':>13}{'reachable':>15}  {'layout':<8}"
+          f"{'root value':<18}root")
     for g in games:
         root = _root_text(parse_spec(g.spec), g)
         if g.complete:
             value = outcome_text(g.root_value or 0, g.root_depth or 0)
-            print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  {value:<18}"
-                  f"{root}")
+            print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  "
+                  f"{g.layout:<8}{value:<18}{root}")
         else:
-            print(f"  {g.spec:<22}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<18}{root}"
+            print(f"  {g.spec:<22}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<8}{'-':<18}{root}"
                   " (build did not finish; run the build again)")
 
 
@@ -92,7 +93,9 @@ def _storage_text(game: GameRecord) -> str:
         return f"as {game.layout} (size not measured)"
     bits = game.bits_per_position
     per = "" if bits is None else f", {bits:.2f} bits a position"
-    return f"as {game.layout}: {size(game.stored_bytes)}{per}"
+    stored = game.stored_bytes
+    shown = size(stored) if stored >= 1 << 20 else f"{stored / 1024:,.1f} KiB"
+    return f"as {game.layout}: {shown}{per}"
 
 
 def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
