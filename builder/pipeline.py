@@ -20,7 +20,8 @@ import numpy as np
 from tablebase.builder.codetable import CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import LOCAL, Executor
-from tablebase.builder.game.errors import WholeBoardTooLargeError
+from tablebase.builder.estimate import estimate_build
+from tablebase.builder.game.errors import BuildTooLargeError, WholeBoardTooLargeError
 from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import Value, depth_of, value_of
@@ -131,7 +132,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
           resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
           memory_budget: int | None = None, write_chunk: int = 1 << 17,
           executor: Executor = LOCAL, work_dir: str | None = None,
-          layout: str = LAYOUT_PACKED) -> BuildReport:
+          layout: str = LAYOUT_PACKED, yes: bool = False) -> BuildReport:
     """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
@@ -145,11 +146,18 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
     files go under (default: next to the database), one that every worker can read.
     `layout` is how the table is stored: "packed" (blocks, the default) or "rows" (one SQL
-    row per position).
+    row per position). A build estimated past a billion positions or the free disk
+    (builder/estimate.py) raises BuildTooLargeError before it starts, unless `yes`.
     """
     if isinstance(spec, str):
         spec = parse_spec(spec)
     table = table_root(spec, root)
+    estimate = estimate_build(table, database, work_dir)
+    reason = estimate.refusal()
+    if reason is not None and not yes:
+        raise BuildTooLargeError(
+            f"{table.name}: not started, {reason}: {estimate.text()}; build from a position"
+            " with more stones, or go ahead anyway with --yes (yes=True from Python)")
     # Outside the stages' timings: the first build of a process loads the compiled kernels.
     start = time.perf_counter()
     _load_kernels()

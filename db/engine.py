@@ -9,7 +9,8 @@ from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from tablebase.db.errors import DatabaseError, MissingDatabaseError, NotATablebaseError
+from tablebase.db.errors import (DamagedTableError, DatabaseError, MissingDatabaseError,
+                                 NotATablebaseError, sounds_damaged)
 from tablebase.db.facts import READABLE_VERSIONS, SCHEMA_VERSION
 from tablebase.db.postgres import missing_driver, normalise_url
 from tablebase.db.schema import meta, metadata
@@ -82,8 +83,11 @@ def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE
             raise MissingDatabaseError(f"{name}: no such database file")
         if os.path.isdir(path):
             raise DatabaseError(f"{name}: is a directory, not a database file")
-        if writable and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        folder = os.path.dirname(os.path.abspath(path))
+        if writable and not os.path.isdir(folder):
             raise DatabaseError(f"{name}: its folder does not exist")
+        if writable:
+            _check_writable(name, path, folder)
         if not writable:
             url = f"sqlite:///file:{path}?mode=ro&uri=true"
     try:
@@ -92,7 +96,7 @@ def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE
         raise DatabaseError(f"{name}: {missing_driver(url, e) or f'cannot open ({error_reason(e)})'}"
                             ) from e
     except (ArgumentError, SQLAlchemyError) as e:
-        raise DatabaseError(f"{name}: cannot open ({error_reason(e)})") from e
+        raise open_error(name, e) from e
     if path is not None:
         _install_sqlite_pragmas(engine, writable, cache_bytes)
     try:
@@ -102,11 +106,26 @@ def open_engine(target: str, *, writable: bool, cache_bytes: int = DEFAULT_CACHE
             check_schema(engine, name)
     except SQLAlchemyError as e:
         engine.dispose()
-        raise DatabaseError(f"{name}: {error_reason(e)}") from e
+        raise open_error(name, e) from e
+    except UnicodeDecodeError as e:  # a schema version that is not text: a damaged file
+        engine.dispose()
+        raise open_error(name, e) from e
     except DatabaseError:
         engine.dispose()
         raise
     return engine
+
+
+def _check_writable(name: str, path: str, folder: str) -> None:
+    """Refuse, before anything is written, a build into a file or folder it cannot write: SQLite
+    writes the file, and its journal and the build's work directory beside it."""
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise DatabaseError(f"{name}: the file is read-only, and a build writes into it; make it"
+                            " writable or build into another --db")
+    if not os.access(folder, os.W_OK):
+        raise DatabaseError(f"{name}: its folder {folder} is read-only, and a build writes the"
+                            " database's journal and work directory there; build into another"
+                            " --db")
 
 
 @contextmanager
@@ -144,7 +163,7 @@ def _create_schema(engine: Engine, name: str) -> None:
         try:
             _size_pages(engine)
         except engine.dialect.loaded_dbapi.Error as e:  # raised before SQLAlchemy wraps it
-            raise DatabaseError(f"{name}: {error_reason(e)}") from e
+            raise open_error(name, e) from e
     with engine.begin() as conn:
         tables = set(inspect(conn).get_table_names())
         if tables and "games" not in tables:
@@ -205,6 +224,16 @@ def _check_version(conn, name: str, *, writable: bool) -> int:  # type: ignore[n
             f"{name}: written by an older tablebase (schema version {version}); it still"
             " answers as it is, but new tables go into a new database file (--db NEW.db)")
     return version
+
+
+def open_error(name: str, error: BaseException) -> DatabaseError:
+    """The error for a database that cannot be opened or read: DamagedTableError when the
+    driver says the file is damaged, DatabaseError naming the reason otherwise."""
+    reason = error_reason(error)
+    if sounds_damaged(reason) or isinstance(error, UnicodeDecodeError):
+        return DamagedTableError(f"{name}: the database file is damaged or unreadable ({reason})",
+                                 reason)
+    return DatabaseError(f"{name}: {reason}")
 
 
 def error_reason(error: BaseException) -> str:

@@ -1,6 +1,16 @@
 """Errors of the storage layer; SQLAlchemy's own errors are wrapped here and nowhere else."""
 from __future__ import annotations
 
+# What SQLite (and its Python driver) says about a damaged file, lower-cased.
+_DAMAGE_WORDS = ("malformed", "not a database", "disk i/o error", "could not decode",
+                 "corrupt", "encrypted", "database or disk is full")
+
+
+def sounds_damaged(message: str) -> bool:
+    """Whether a driver's message says the file itself is damaged or unreadable."""
+    lowered = message.lower()
+    return any(word in lowered for word in _DAMAGE_WORDS)
+
 
 class StorageError(Exception):
     """Root of the errors db/ raises."""
@@ -27,8 +37,9 @@ class GameExistsError(StorageError):
 
 
 class DamagedTableError(DatabaseError):
-    """A stored block fails its checks: the file is damaged (names the table and the block;
-    `reason` says what is wrong, in a few words)."""
+    """A read found the database damaged: a stored block that fails its checks, a catalogue
+    row that does not match its check, or a file SQLite finds malformed (the message names
+    the table or the file; `reason` says what is wrong, in a few words)."""
 
     def __init__(self, message: str, reason: str = "") -> None:
         super().__init__(message)

@@ -82,7 +82,8 @@ class PackedReader:
         return f"{self._label} (table {self.table})"
 
     def _damaged(self, what: str) -> DamagedTableError:
-        return DamagedTableError(f"{self._where()}: {what}; run `tablebase verify` on it", what)
+        return DamagedTableError(f"{self._where()} is damaged: {what}; run `tablebase verify`"
+                                 " on it", what)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -205,7 +206,7 @@ class PackedReader:
         """The positions of `ply` block by block; DamagedTableError at the first damage."""
         for item in self._walk(ply):
             if isinstance(item, Damage):
-                raise self._damaged(f"{item.where} is damaged ({item.reason})")
+                raise self._damaged(f"{item.where}: {item.reason}")
             yield positions(item, self._cells)
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:

@@ -12,8 +12,8 @@ from sqlalchemy import Engine, Select, bindparam, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from tablebase.db.blocks import BlockRow
-from tablebase.db.engine import check_schema, describe, error_reason, open_engine
-from tablebase.db.errors import DatabaseError
+from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
+from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
 from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.packed import PackedReader
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
@@ -24,12 +24,16 @@ from tablebase.db.store import CHUNK, IN_BATCH, TableReader
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0
 # The catalogue's columns that schema version 3 added: a version-2 database has none of them.
-_ADDED_IN_3 = ("layout", "stored_bytes")
+_ADDED_IN_3 = ("layout", "stored_bytes", "row_check")
 
 
 
-def _wrap(what: str, e: SQLAlchemyError) -> DatabaseError:
-    return DatabaseError(f"cannot read {what}: {error_reason(e)}")
+def _wrap(what: str, e: SQLAlchemyError | UnicodeDecodeError) -> DatabaseError:
+    reason = error_reason(e)
+    if sounds_damaged(reason) or isinstance(e, UnicodeDecodeError):
+        return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
+                                 " run `tablebase verify` on it", reason)
+    return DatabaseError(f"cannot read {what}: {reason}")
 
 
 def list_games(engine: Engine, spec: str | None = None, version: int = 3) -> list[GameRecord]:
@@ -43,7 +47,7 @@ def list_games(engine: Engine, spec: str | None = None, version: int = 3) -> lis
     try:
         with engine.connect() as conn:
             rows = conn.execute(query).all()
-    except SQLAlchemyError as e:
+    except (SQLAlchemyError, UnicodeDecodeError) as e:
         raise _wrap("the games", e) from e
     return [GameRecord(**row._asdict()) for row in rows]
 
@@ -232,7 +236,7 @@ class UrlStore:
             return cls(engine, name, check_schema(engine, name))
         except SQLAlchemyError as e:
             engine.dispose()
-            raise DatabaseError(f"{name}: {error_reason(e)}") from e
+            raise open_error(name, e) from e
 
     def games(self, spec: str | None = None) -> list[GameRecord]:
         """Every table (of `spec`, if given), complete or not, by spec and root."""
@@ -245,10 +249,25 @@ class UrlStore:
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table, in its layout."""
         game.check_complete()
+        counts = self.plies(game)
+        game.check_row(counts, self._version)
         if game.layout == LAYOUT_PACKED:
-            plies = {p.ply: p.canonical for p in self.plies(game)}
+            plies = {p.ply: p.canonical for p in counts}
             return PackedReader(UrlBlocks(self._engine, game), game, plies)
         return UrlReader(self._engine, game)
+
+    def integrity(self, thorough: bool = False) -> list[str]:
+        """A SQLite file's quick_check (integrity_check with `thorough`), one line per problem;
+        nothing to check on a server, which keeps its own files."""
+        if self._engine.dialect.name != "sqlite":
+            return []
+        pragma = "integrity_check" if thorough else "quick_check"
+        try:
+            with self._engine.connect() as conn:
+                lines = [str(row[0]) for row in conn.exec_driver_sql(f"PRAGMA {pragma}")]
+        except (SQLAlchemyError, UnicodeDecodeError) as e:
+            return [error_reason(e)]
+        return [] if lines == ["ok"] else lines
 
     def close(self) -> None:
         """Dispose of the engine."""

@@ -3,13 +3,14 @@ catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as 
 (`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from tablebase.db.errors import DatabaseError, GameNotBuiltError
+from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
 
 STATUS_BUILDING = "building"
@@ -56,6 +57,7 @@ class GameRecord:
     # Schema version 3 (a version-2 database's tables are rows of unmeasured size).
     layout: str = LAYOUT_ROWS
     stored_bytes: int | None = None
+    row_check: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -73,6 +75,23 @@ class GameRecord:
         if not self.stored_bytes or not self.canonical:
             return None
         return 8 * self.stored_bytes / self.canonical
+
+    def row_digest(self, plies: Sequence[PlyCounts]) -> str:
+        """A digest of the catalogue facts answers depend on (the board, root, table, layout,
+        counts, root value, checksum) and of the per-ply counts: what `row_check` holds."""
+        facts = (self.spec, self.root, self.width, self.height, self.k, bool(self.gravity),
+                 bool(self.misere), self.status, self.positions_table, self.layout,
+                 self.canonical, self.root_value, self.root_depth, self.checksum,
+                 [(p.ply, p.canonical, p.wins, p.draws, p.losses) for p in plies])
+        return hashlib.blake2b(repr(facts).encode(), digest_size=8).hexdigest()
+
+    def check_row(self, plies: Sequence[PlyCounts], version: int) -> None:
+        """Raise DamagedTableError unless the row and its per-ply counts match `row_check`
+        (a database of schema `version` 2 has none)."""
+        if version >= 3 and self.row_check != self.row_digest(plies):
+            raise DamagedTableError(
+                f"the catalogue row of {self.label} is damaged (it does not match its check);"
+                " rebuild the table with --force", "catalogue row does not match its check")
 
     def check_complete(self) -> None:
         """Raise GameNotBuiltError unless the table is complete (a reader reads only those),

@@ -55,6 +55,9 @@ games = Table(
     # Added by schema version 3 (a version-2 database has neither: its tables are rows).
     Column("layout", String(16), nullable=False, server_default=LAYOUT_ROWS),
     Column("stored_bytes", BigInteger),  # the positions table's size on disk, as built
+    # A digest of what answers depend on (db/records.py, GameRecord.row_digest): a damaged
+    # catalogue row is an error, never a wrong depth or a missing ply.
+    Column("row_check", String(16)),
     UniqueConstraint("spec", "root", name="games_spec_root"),
 )
 

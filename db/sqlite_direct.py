@@ -19,7 +19,7 @@ from urllib.parse import quote
 import numpy as np
 
 from tablebase.db.blocks import BlockRow
-from tablebase.db.errors import DamagedTableError, DatabaseError
+from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
 from tablebase.db.facts import LAYOUT_PACKED, READABLE_VERSIONS
 from tablebase.db.packed import PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
@@ -34,14 +34,16 @@ def _arrays(rows: np.ndarray) -> PositionArrays:
                           np.ascontiguousarray(rows["value"]), np.ascontiguousarray(rows["depth"]))
 
 
-def read_error(what: str, e: sqlite3.Error) -> DatabaseError:
-    """The error for a failed read of `what`: DamagedTableError where SQLite found the file
-    damaged (its own DatabaseError: "database disk image is malformed", "file is not a
-    database"), DatabaseError otherwise."""
-    if type(e) is sqlite3.DatabaseError or "malformed" in str(e):
-        return DamagedTableError(f"cannot read {what}: the database file is damaged ({e}); run"
-                                 " `tablebase verify` on it", str(e))
-    return DatabaseError(f"cannot read {what}: {e}")
+def read_error(what: str, e: sqlite3.Error | UnicodeDecodeError) -> DatabaseError:
+    """The error for a failed read of `what`: DamagedTableError where the file is damaged
+    (SQLite's own DatabaseError: "database disk image is malformed", "file is not a
+    database"; text that is not UTF-8), DatabaseError otherwise."""
+    reason = " ".join(str(e).split())[:200]
+    if (type(e) is sqlite3.DatabaseError or isinstance(e, UnicodeDecodeError)
+            or sounds_damaged(reason)):
+        return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
+                                 " run `tablebase verify` on it", reason)
+    return DatabaseError(f"cannot read {what}: {reason}")
 
 
 class _Table:
@@ -119,7 +121,7 @@ class SqliteBlocks(_Table):
             self._version = version
             row = self._conn.execute("SELECT positions_table FROM games WHERE id = ?",
                                      (self._game_id,)).fetchone()
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             raise self._fail(e) from e
         return row is not None and row[0] == self.table
 
@@ -180,9 +182,10 @@ class SqliteReader(_Table):
 class SqliteStore:
     """A read-only sqlite3 connection to a tablebase file: its catalogue and its tables."""
 
-    def __init__(self, conn: sqlite3.Connection, name: str) -> None:
+    def __init__(self, conn: sqlite3.Connection, name: str, version: int) -> None:
         self._conn = conn
         self.name = name
+        self._version = version
 
     @classmethod
     def open(cls, target: str) -> SqliteStore | None:
@@ -199,18 +202,19 @@ class SqliteStore:
             if row is None or str(row[0]) not in map(str, READABLE_VERSIONS):
                 conn.close()
                 return None
-        except sqlite3.Error:
+            version = int(row[0])
+        except (sqlite3.Error, UnicodeDecodeError, ValueError):
             if conn is not None:
                 conn.close()
             return None
-        return cls(conn, target)
+        return cls(conn, target, version)
 
     def _read(self, what: str, sql: str, params: tuple[object, ...] = ()) -> list[dict]:
         try:
             cursor = self._conn.execute(sql, params)
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, row)) for row in cursor.fetchall()]
-        except sqlite3.Error as e:
+        except (sqlite3.Error, UnicodeDecodeError) as e:
             raise read_error(f"{what} of {self.name}", e) from e
 
     def games(self, spec: str | None = None) -> list[GameRecord]:
@@ -229,10 +233,21 @@ class SqliteStore:
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table, in its layout."""
         game.check_complete()
+        counts = self.plies(game)
+        game.check_row(counts, self._version)
         if game.layout == LAYOUT_PACKED:
-            plies = {p.ply: p.canonical for p in self.plies(game)}
+            plies = {p.ply: p.canonical for p in counts}
             return PackedReader(SqliteBlocks(self._conn, game), game, plies)
         return SqliteReader(self._conn, game)
+
+    def integrity(self, thorough: bool = False) -> list[str]:
+        """SQLite's quick_check (integrity_check with `thorough`): one line per problem."""
+        pragma = "integrity_check" if thorough else "quick_check"
+        try:
+            lines = [str(row[0]) for row in self._conn.execute(f"PRAGMA {pragma}")]
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            return [" ".join(str(e).split())[:200]]
+        return [] if lines == ["ok"] else lines
 
     def close(self) -> None:
         """Close the connection."""

@@ -77,6 +77,11 @@ class Store(Protocol):
         """A reader of a complete table."""
         ...
 
+    def integrity(self, thorough: bool = False) -> list[str]:
+        """The database's own check of its file, one line per problem (SQLite's quick_check,
+        or with `thorough` its integrity_check; nothing to check on a server)."""
+        ...
+
     def close(self) -> None:
         """Close the database."""
         ...

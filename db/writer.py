@@ -17,8 +17,8 @@ from tablebase.db.blocks import pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
-from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, PlyCounts, PositionArrays,
-                                  table_label)
+from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, GameRecord, PlyCounts,
+                                  PositionArrays, table_label)
 from tablebase.db.postgres import add_primary_key, copy_positions, store_blobs_as_is, uses_copy
 from tablebase.db.schema import (POSITIONS_PREFIX, blocks_table, game_plies, games,
                                  positions_table, positions_table_name)
@@ -263,6 +263,12 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
                 {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,
                  "canonical": p.canonical, "terminal": p.terminal, "wins": p.wins,
                  "draws": p.draws, "losses": p.losses} for p in plies])
+            # The row's check, over the row as stored (read back: the digest sees what a
+            # reader will see).
+            row = conn.execute(select(games).where(games.c.id == handle.game_id)).one()
+            digest = GameRecord(**row._asdict()).row_digest(plies)
+            conn.execute(update(games).where(games.c.id == handle.game_id)
+                         .values(row_check=digest))
             if old and old != handle.table_name:
                 conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{old}"')
     except SQLAlchemyError as e:

@@ -44,9 +44,11 @@ class MissingPositionError(QueryError, KeyError):
 class MissingTableError(QueryError, KeyError):
     """The game has no table with the root asked for (or no whole-board table)."""
 
-    def __init__(self, message: str, board: tuple[int, ...] | None = None) -> None:
+    def __init__(self, message: str, board: tuple[int, ...] | None = None,
+                 pick_root: bool = False) -> None:
         super().__init__(message)
         self.board = board
+        self.pick_root = pick_root  # the game has endgame tables only: the answer names one
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
@@ -63,14 +65,15 @@ def one_line(message: str) -> str:
     return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in message)
 
 
-def error_text(error: Exception, spec: str | None = None, db: str = DEFAULT_DATABASE) -> str:
+def error_text(error: Exception, spec: str | None = None, db: str = DEFAULT_DATABASE,
+               http: bool = False) -> str:
     """The one-line message of `error`, with the obvious next step where there is one: the
     build command that would answer, naming `spec` (as the user typed it) and `db`. The command
-    line and the HTTP API both say exactly this."""
-    return one_line(f"{error}{_next_step(error, spec, db)}")
+    line and the HTTP API (`http`) say the same, each naming its own way to pick a table."""
+    return one_line(f"{error}{_next_step(error, spec, db, http)}")
 
 
-def _next_step(error: Exception, spec: str | None, db: str) -> str:
+def _next_step(error: Exception, spec: str | None, db: str, http: bool) -> str:
     db_flag = "" if db == DEFAULT_DATABASE else f" --db {db}"
     try:
         parsed = parse_spec(spec) if spec else None
@@ -84,6 +87,10 @@ def _next_step(error: Exception, spec: str | None, db: str) -> str:
     if isinstance(error, MissingPositionError) and error.build_from is not None:
         return (f"; build an endgame table from it: tablebase build {name}"
                 f" --from '{error.build_from}'{db_flag}")
+    if isinstance(error, MissingTableError) and error.pick_root:
+        if http:
+            return " (?root=POSITION; /api/games lists the tables)"
+        return " (--root POSITION; `tablebase info` lists them)"
     if isinstance(error, MissingTableError) and error.board is not None:
         return "; build it with --from"
     if isinstance(error, WholeBoardTooLargeError) and spec:

@@ -80,6 +80,15 @@ def outcome_text(value: int | Value, depth: int) -> str:
     return f"{Value(value).word} in {plies(depth)}"
 
 
+def game_over_text(value: int | Value, to_move: str) -> str:
+    """Who won a finished game, from its value for `to_move`, the side that would move next:
+    'game over: x won' or 'game over: a draw'."""
+    if Value(value) == Value.DRAW:
+        return "game over: a draw"
+    other = "o" if to_move == "x" else "x"
+    return f"game over: {to_move if Value(value) == Value.WIN else other} won"
+
+
 # GTP's column letters: A to Z without I (go's convention, which GTP engines follow).
 GTP_COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
 
@@ -122,6 +131,10 @@ def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
     raw = text.strip()
     w, h = spec.width, spec.height
     example = board_text(spec, empty_board(spec))
+    if " " in raw or "\t" in raw:
+        raise NotationError(
+            f"board {_shown(text)}: a space is not a cell; write '.' for an empty cell, e.g."
+            f" {example}")
     if "/" in raw:
         rows = raw.split("/")
         if len(rows) != h:
@@ -193,6 +206,10 @@ def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
     letters, number = m.group(1), m.group(2)
     col = _column_index(letters)
     last_col = column_name(spec.width - 1)
+    if not number and (not spec.gravity or col >= spec.width):
+        raise NotationError(
+            f"cannot read move {_shown(text)}: expected a column letter a-{last_col} and a row"
+            f" number 1-{spec.height} such as b2{alone}")
     if col >= spec.width or (number and not 1 <= int(number) <= spec.height):
         raise NotationError(
             f"move {text!r} is off the {spec.width}x{spec.height} board: columns run a-{last_col},"
@@ -206,11 +223,7 @@ def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
         if not free:
             raise IllegalMoveError(f"move {text!r}: column {letters} is full")
         landing = free[0]
-    if not number:
-        if landing is None:
-            raise NotationError(
-                f"move {text!r} names a column but no row: write a column letter and a row number"
-                f" such as {letters}1 (a column alone is enough only with +gravity)")
+    if not number:  # a column alone, with +gravity (checked above)
         return landing
     cell = (spec.height - int(number)) * spec.width + col
     if board[cell] != EMPTY:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.game import Value
-from tablebase.query.notation import outcome_text
+from tablebase.query.notation import game_over_text, outcome_text
 
 # A position as callers give it: board text, cell values, or a code.
 Position = str | Sequence[int] | int
@@ -29,6 +29,8 @@ class Probe:
     ply: int
 
     def __str__(self) -> str:
+        if self.terminal:
+            return game_over_text(self.value, self.to_move)
         return f"{self.to_move} to move: {outcome_text(self.value, self.depth)}"
 
 

@@ -29,7 +29,7 @@ from tablebase.db.store import CHUNK, Store, complete_tables, open_store
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError, NotationError
 from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
 from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
-from tablebase.query.tables import StoredTable, select_table
+from tablebase.query.tables import StoredTable, select_table, too_far_for_a_table
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -175,9 +175,12 @@ class Tablebase:
             return MissingPositionError(
                 f"position {text!r} ({spec.name}) cannot be reached from the empty board, so the"
                 " table does not hold it")
-        return MissingPositionError(
-            f"no table of {spec.name} holds position {text!r}: it descends from none of the"
-            " endgame tables' roots", build_from=text)
+        missing = (f"no table of {spec.name} holds position {text!r}: it descends from none of"
+                   " the endgame tables' roots")
+        too_far = too_far_for_a_table(spec, board)
+        if too_far is not None:
+            return MissingPositionError(f"{missing}, and {too_far}")
+        return MissingPositionError(missing, build_from=text)
 
     def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
         """The probe of `board`, the table that holds it, and the board map to read it with."""
@@ -374,6 +377,11 @@ class Tablebase:
         spec = self.spec(spec)
         self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
         return self._table(spec, root).reader.damage()
+
+    def integrity(self, thorough: bool = False) -> list[str]:
+        """The database file's own check (SQLite's quick_check, or with `thorough` its
+        integrity_check): one line per problem, none for a sound file (or a server)."""
+        return self._store.integrity(thorough)
 
     def count(self, spec: str | Spec, root: Position | None = None) -> int:
         """How many positions a table (see `table`) holds (one per symmetry orbit)."""

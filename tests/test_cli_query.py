@@ -36,7 +36,8 @@ def test_probe(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "probe", "tictactoe", "--db", db)[1] == "x to move: draw in 9 plies\n"
     assert run(capsys, "probe", "4x3k3", "--db", db)[1] == "x to move: win in 7 plies\n"
     assert run(capsys, "probe", "3x3k3", "xxx/oo./...", "--db", db)[1] == \
-        "o to move: loss in 0 plies (the game is over)\n"
+        "game over: x won\n"
+    assert run(capsys, "probe", "3x3k3", "xox/xox/oxo", "--db", db)[1] == "game over: a draw\n"
 
 
 def test_probe_json_and_move_lists(db: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,7 +69,7 @@ def test_every_cell_name_reads_back(name: str) -> None:
 
 
 @pytest.mark.parametrize("board, move, error, fragment", [
-    (".../.../...", "b", NotationError, "names a column but no row"),
+    (".../.../...", "b", NotationError, "expected a column letter a-c and a row number 1-3"),
     (".../.../...", "2b", NotationError, "cannot read move '2b'"),
     (".../.../...", "d1", NotationError, "off the 3x3 board: columns run a-c, rows 1-3"),
     (".../.../...", "a4", NotationError, "off the 3x3 board"),

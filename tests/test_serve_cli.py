@@ -35,7 +35,7 @@ def test_refusals(tmp_path: Path, table_db: Callable[[str], str],
     (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
     _refused(["serve", "--db", str(tmp_path / "junk.db")], "junk.db", capsys)
     _refused(["serve", "--db", db, "--workers", "0"], "--workers must be at least 1", capsys)
-    _refused(["serve", "--db", db, "--port", "http"], "invalid int value", capsys)
+    _refused(["serve", "--db", db, "--port", "http"], "expected a port from 1 to 65535", capsys)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

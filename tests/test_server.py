@@ -310,4 +310,8 @@ def test_endgame_tables_are_served_the_same_way(tmp_path, capsys) -> None:  # ty
         stats = c.get(f"/api/{spec}/stats", params={"root": games[0]["root"]})
         assert stats.status_code == 200
         _error(c.get(f"/api/{spec}/stats"), 404, "no whole-board table")
-        _error(c.get(f"/api/{spec}"), 404, "build an endgame table from it: tablebase build")
+        _error(c.get(f"/api/{spec}"), 404, "too far from the end for a table here")
+        near = play(game, "e1 d1 e2 d2 d3 b1 e3 e4 c1 d4 c2 d5 c3 c4 e5 d6 c5 e6 c6 f1 a1 a2")
+        near_text = "/".join("".join(".xo"[v] for v in near[r * 7:(r + 1) * 7]) for r in range(6))
+        _error(c.get(f"/api/{spec}", params={"board": near_text}), 404,
+               "build an endgame table from it: tablebase build")

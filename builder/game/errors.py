@@ -18,5 +18,10 @@ class SearchLimitError(GameError):
     """A search that stopped at its limit without an answer: nothing is known either way."""
 
 
+class BuildTooLargeError(GameError):
+    """A build estimated past what starts unasked (a billion positions, or more disk than is
+    free): the message gives the estimate and how to go ahead anyway."""
+
+
 class WholeBoardTooLargeError(InvalidSpecError):
     """A whole-board table asked of a board with more cells than a code holds (39)."""

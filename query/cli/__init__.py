@@ -15,7 +15,7 @@ from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE, tool_version
 from tablebase.query.cli import ask, audit, build, info, serve, strategy
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
-from tablebase.query.errors import QueryError, error_text
+from tablebase.query.errors import QueryError, error_text, one_line
 
 FAMILIES = (build, info, ask, audit, serve, strategy)
 
@@ -54,3 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as e:
+        # A file or folder the command could not read or write (read-only, full, missing).
+        where = f": {e.filename}" if e.filename else ""
+        print(f"tablebase: error: {one_line(e.strerror or str(e))}{where}", file=sys.stderr)
+        return EXIT_USAGE

@@ -15,11 +15,9 @@ from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
 from tablebase.query.play.game import play_game
 from tablebase.query.shapes import line_json, moves_json, probe_json
-from tablebase.query.tablebase import Probe, open_tablebase
+from tablebase.query.tablebase import open_tablebase
 
 
-def _probe_text(probe: Probe) -> str:
-    return f"{probe}{' (the game is over)' if probe.terminal else ''}"
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -27,7 +25,7 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
         probe = tb.probe(spec, board)
-    print(json.dumps(probe_json(spec, board, probe), indent=2) if args.json else _probe_text(probe))
+    print(json.dumps(probe_json(spec, board, probe), indent=2) if args.json else probe)
     return EXIT_OK
 
 
@@ -41,9 +39,8 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         print(json.dumps(moves_json(spec, board, probe, moves), indent=2))
         return EXIT_OK
     print(draw_board(spec, board))
-    print(_probe_text(probe))
-    if not moves:
-        print("no legal moves")
+    print(probe)
+    if not moves:  # the probe line has said who won
         return EXIT_OK
     width = max(4, *(len(m.move) for m in moves))
     print(f"  {'move':<{width}}  {'value':<5}  depth after")
@@ -63,7 +60,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(line_json(spec, board, probe, steps), indent=2))
         return EXIT_OK
-    print(f"{board_text(spec, board)}  {_probe_text(probe)}")
+    print(f"{board_text(spec, board)}  {probe}")
     if not steps:
         return EXIT_OK
     print(f"perfect line, {outcome_text(probe.value, probe.depth)} for {probe.to_move}:"
@@ -89,6 +86,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     root = args.root
     with open_tablebase(args.db) as tb:
+        tb.count(spec, root)  # the table exists: nothing is written before an error
         if args.output is None:
             export_positions(tb, spec, sys.stdout, args.format, root=root)
             return EXIT_OK

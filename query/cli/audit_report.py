@@ -33,9 +33,13 @@ def print_audit(spec: Spec, report: Any) -> None:
     if report.shapes:
         shapes = ", ".join(f"{n:,} as ({shape})" for shape, n in report.shapes.items())
         print(f"  answers: {shapes}")
-    applied = ", ".join(f"{c} on {n:,}" for c, n in report.checked.items()) or "none"
-    asked = f" (--check {report.check})" if report.check else " (the strongest each answer allows)"
-    print(f"  checks: {applied}{asked}")
+    applied = ", ".join(f"{c} on {n:,}" for c, n in report.checked.items())
+    if applied:
+        asked = (f" (--check {report.check})" if report.check
+                 else " (the strongest each answer allows)")
+        print(f"  checks: {applied}{asked}")
+    else:
+        print("  checks: none (no answer could be checked)")
     if report.check and report.checked.get(report.check, 0) < answered:
         print(f"  note: {answered - report.checked.get(report.check, 0):,} answers gave no"
               f" {report.check}, so it could not be checked on them")

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.game import InvalidPositionError, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args,
@@ -23,16 +24,24 @@ if TYPE_CHECKING:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from tablebase.builder.pipeline import build
+    from tablebase.builder.estimate import estimate_build
+    from tablebase.builder.pipeline import build, table_root
 
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
     root = board_from_args(spec, args) if args.root is not None or args.moves else None
+    try:
+        table = table_root(spec, root)
+    except InvalidPositionError as e:
+        raise UsageError(f"position {board_text(spec, root or [])!r} ({spec.name}): {e}") from e
+    estimate = estimate_build(table, args.db, args.work_dir)
+    if estimate.worth_saying and (args.yes or estimate.refusal() is None):
+        print(f"estimate: {estimate.text()}", file=sys.stderr, flush=True)
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     if args.workers is None and args.scheduler is None:
         report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
                        progress=progress(args.quiet), memory_budget=budget,
-                       work_dir=args.work_dir, layout=args.layout)
+                       work_dir=args.work_dir, layout=args.layout, yes=args.yes)
         _print_build(report, args.db)
         return EXIT_OK
     # Dask is imported only on this path: see builder/cluster.py.
@@ -49,7 +58,8 @@ def _cmd_build(args: argparse.Namespace) -> int:
             executor.reset_peaks()
             report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
                            progress=progress(args.quiet), memory_budget=budget,
-                           executor=executor, work_dir=args.work_dir, layout=args.layout)
+                           executor=executor, work_dir=args.work_dir, layout=args.layout,
+                           yes=args.yes)
             peaks = executor.worker_peaks()
     except ClusterError as e:
         raise UsageError(str(e)) from e
@@ -102,16 +112,21 @@ def _print_build(report: BuildReport, db: str) -> None:
 def _cmd_verify(args: argparse.Namespace) -> int:
     import time
 
+    from tablebase.db.errors import DamagedTableError
     from tablebase.query.verify.checks import verify_table
 
     spec = parse_spec(args.spec)
     start = time.perf_counter()
     with open_tablebase(args.db) as tb:
-        root = tb.record(spec, args.root).root
+        db_name = tb.name
         budget = None if args.memory is None else int(args.memory * (1 << 30))
         report = verify_table(tb, spec, progress=progress(args.quiet or args.json),
-                              limit=args.max_problems, root=args.root, memory_budget=budget)
-        db_name = tb.name
+                              limit=args.max_problems, root=args.root,
+                              memory_budget=budget, thorough=args.thorough)
+        try:
+            root = tb.record(spec, args.root).root
+        except DamagedTableError:  # the report says so; name the table as asked
+            root = ""
     table = Root.from_key(spec, root)
     seconds = time.perf_counter() - start
     if args.json:
@@ -172,6 +187,9 @@ def register(commands: Any) -> None:
     p.add_argument("--layout", choices=LAYOUTS, default=LAYOUT_PACKED,
                    help="how the table is stored: packed (compressed blocks, the default) or"
                         " rows (one SQL row per position, to query in SQL)")
+    p.add_argument("--yes", action="store_true",
+                   help="start a build estimated past a billion positions or the free disk"
+                        " (it is refused otherwise, with the estimate)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(run=_cmd_build)
 
@@ -185,6 +203,9 @@ def register(commands: Any) -> None:
     root_option(p)
     db_option(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--thorough", action="store_true",
+                   help="check the whole SQLite file with integrity_check (default: the faster"
+                        " quick_check)")
     p.add_argument("--max-problems", type=int, default=10, metavar="N",
                    help="show at most N inconsistencies, fewest stones first (default 10)")
     p.add_argument("--memory", type=gib, metavar="GIB",

@@ -72,7 +72,7 @@ def make_app(db: str) -> ASGIApp:
             try:
                 return await handler(request)
             except (GameError, StorageError, QueryError, ValueError, KeyError) as e:
-                message = error_text(e, request.path_params.get("spec"), db)
+                message = error_text(e, request.path_params.get("spec"), db, http=True)
                 return error_response(_status(e), message)
         return run
 

@@ -22,6 +22,7 @@ from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.checksum import TableChecksum
+from tablebase.db.errors import DamagedTableError
 from tablebase.db.records import GameRecord
 from tablebase.query.notation import draw_board
 from tablebase.query.records import Position
@@ -86,7 +87,7 @@ def _has_line(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
 
 def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGRESS,
                  limit: int = 10, chunk: int = 1 << 16, root: Position | None = None,
-                 memory_budget: int | None = None) -> VerifyReport:
+                 memory_budget: int | None = None, thorough: bool = False) -> VerifyReport:
     """Check every stored position of a table of `spec` (`root`: the endgame table's root in
     any orientation; None for the whole board); the report lists the first problems, fewest
     stones first.
@@ -95,8 +96,20 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
     per ply in a temporary directory, checking the checksum and the counts on the way; then
     tier p is checked chunk by chunk against tier p+1, the only tier held in memory (about
     11 bytes a position). `memory_budget` (bytes; default: half the machine's) sizes the
-    chunks; the largest tier must fit.
+    chunks; the largest tier must fit. First the database file's own check (SQLite's
+    quick_check; integrity_check with `thorough`) and every block of a packed table: damage
+    found there is reported alone, since what it holds cannot be read; so is damage met on the
+    way (a catalogue row that fails its check, a page SQLite cannot read).
     """
+    try:
+        return _verify(tb, spec, progress, limit, chunk, root, memory_budget, thorough)
+    except DamagedTableError as e:
+        return VerifyReport(spec.name, problems=1, by_kind={"damaged": 1},
+                            first=[Inconsistency("damaged", str(e))])
+
+
+def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, chunk: int,
+            root: Position | None, memory_budget: int | None, thorough: bool) -> VerifyReport:
     game = tb.record(spec, root)
     table = Root.from_key(spec, game.root)
     plan = MemoryPlan.for_budget(memory_budget)
@@ -106,13 +119,15 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
     found = _Collector(report, table, limit)
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
     checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
-    damaged = tb.damage(spec, root)
+    damaged = [(f"the database file: {line}", None) for line in tb.integrity(thorough)]
+    if not damaged:
+        damaged = [(f"{d.where} is damaged ({d.reason}); rebuild the table with --force", d.ply)
+                   for d in tb.damage(spec, root)]
     if damaged:
-        # Damaged blocks cannot be read, so nothing else can be checked: name every one.
+        # Damage cannot be read past, so nothing else can be checked: name every one.
         report.positions = game.canonical or 0
-        for d in damaged:
-            found.add("damaged", f"{d.where} is damaged ({d.reason}); rebuild the table with"
-                      " --force", None, d.ply)
+        for message, ply in damaged:
+            found.add("damaged", message, None, ply)
         report.first = report.first[:limit]
         return report
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:

@@ -1,0 +1,89 @@
+"""What a build will cost, said before it starts: stored positions (builder/game/counts.py),
+work space, table size and time, and whether that is past what a build should start without
+being asked twice (a billion positions, or more disk than is free).
+"""
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+
+from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound
+from tablebase.builder.game.root import Root
+from tablebase.builder.workdir import work_path
+
+# Measured here (docs/benchmarks.md): a build's work directory peaks at about 10 bytes a stored
+# position (codes, scores, terminal flags of every tier, plus sorted runs in flight), a packed
+# table takes 3 to 6 bits, and builds run at 2.4 to 3.5 million positions a second on two
+# cores. The estimate takes round, cautious figures.
+WORK_BYTES = 16
+TABLE_BYTES = 1
+RATE = 1_000_000  # positions a second
+# Estimates this small are not worth a line of output (about ten seconds of work).
+WORTH_SAYING = 10 ** 7
+
+
+@dataclass(frozen=True)
+class BuildEstimate:
+    """A build's estimated size and time, and the disk free where its work directory goes."""
+
+    positions: int
+    work_bytes: int
+    table_bytes: int
+    seconds: float
+    free_bytes: int | None
+
+    @property
+    def worth_saying(self) -> bool:
+        """Whether the estimate is big enough to print before building."""
+        return self.positions >= WORTH_SAYING
+
+    def text(self) -> str:
+        """The estimate in words."""
+        free = "" if self.free_bytes is None else f" ({_bytes(self.free_bytes)} free)"
+        return (f"about {_count(self.positions)} positions, {_bytes(self.work_bytes)} of work"
+                f" space{free} and {_bytes(self.table_bytes)} of table, about"
+                f" {_duration(self.seconds)} at a million positions a second")
+
+    def refusal(self) -> str | None:
+        """Why the build should not start unasked, or None."""
+        if self.free_bytes is not None and self.work_bytes + self.table_bytes > self.free_bytes:
+            return "more disk than is free"
+        if self.positions > LARGE_TABLE:
+            return f"more than {_count(LARGE_TABLE)} positions"
+        return None
+
+
+def estimate_build(root: Root, database: str, work_dir: str | None = None) -> BuildEstimate:
+    """The estimate for building the table of `root` into `database`."""
+    positions = reachable_bound(root.spec, root.board) // len(root.symmetries)
+    where = work_path(database, root.spec.name, work_dir).parent
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    try:
+        free: int | None = shutil.disk_usage(where).free
+    except OSError:
+        free = None
+    return BuildEstimate(positions, positions * WORK_BYTES, positions * TABLE_BYTES,
+                         positions / RATE, free)
+
+
+def _count(n: int) -> str:
+    if n < 10 ** 6:
+        return f"{n:,}"
+    return f"{n:.1e}".replace("e+0", " x 10^").replace("e+", " x 10^")
+
+
+def _bytes(n: float) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{n / 1e3:,.1f} kB"
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{max(seconds, 1):,.0f} seconds"
+
