@@ -201,7 +201,11 @@ def check_schema(engine: Engine, name: str) -> int:
     version this tool reads."""
     with engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())
-        if "games" not in tables or "tablebase_meta" not in tables:
+        ours = {"games", "tablebase_meta"} & tables
+        if len(ours) == 1:  # a tablebase file always has both
+            raise DamagedTableError(f"{name}: the database file is damaged or unreadable (no"
+                                    f" {({'games', 'tablebase_meta'} - ours).pop()} table)")
+        if not ours:
             raise NotATablebaseError(f"{name}: not a tablebase database (no games table)")
         return _check_version(conn, name, writable=False)
 
@@ -211,7 +215,8 @@ def _check_version(conn, name: str, *, writable: bool) -> int:  # type: ignore[n
     try:
         version = int(found)
     except (TypeError, ValueError):
-        raise NotATablebaseError(f"{name}: no readable schema version ({found!r})") from None
+        raise DamagedTableError(f"{name}: the database file is damaged or unreadable (no readable"
+                                f" schema version: {found!r:.40})") from None
     if version > SCHEMA_VERSION:
         raise NotATablebaseError(
             f"{name}: written with schema version {version}, newer than this tool's"

@@ -1,9 +1,12 @@
 """Errors of the storage layer; SQLAlchemy's own errors are wrapped here and nowhere else."""
 from __future__ import annotations
 
-# What SQLite (and its Python driver) says about a damaged file, lower-cased.
+# What SQLite (and its Python driver) says about a damaged file, lower-cased: in a file of our
+# schema, a column or table of its own that SQLite cannot find is damage too (a table a
+# concurrent rebuild dropped is caught before this, and read again: query/tablebase.py).
 _DAMAGE_WORDS = ("malformed", "not a database", "disk i/o error", "could not decode",
-                 "corrupt", "encrypted", "database or disk is full")
+                 "corrupt", "encrypted", "unsupported file format", "no such column",
+                 "no such table", "datatype mismatch", "too big")
 
 
 def sounds_damaged(message: str) -> bool:

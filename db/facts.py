@@ -9,6 +9,8 @@ from importlib import metadata
 SCHEMA_VERSION = 3  # 2: games gained `root` (endgame tables); 3: `layout`, `stored_bytes`
 # Versions this tool reads: a version-2 database answers as it is (its tables are rows).
 READABLE_VERSIONS = (2, 3)
+# The catalogue's columns that schema version 3 added: a version-2 database has none of them.
+ADDED_IN_3 = ("layout", "stored_bytes", "row_check")
 DEFAULT_DATABASE = "tablebase.db"
 # How a table's positions are stored: blocks (db/blocks.py) or one row per position.
 LAYOUT_PACKED = "packed"

@@ -14,7 +14,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
 from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
-from tablebase.db.facts import LAYOUT_PACKED
+from tablebase.db.facts import ADDED_IN_3, LAYOUT_PACKED
 from tablebase.db.packed import PackedReader
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
                                   empty_positions, lookup_of)
@@ -23,8 +23,6 @@ from tablebase.db.store import CHUNK, IN_BATCH, TableReader
 
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0
-# The catalogue's columns that schema version 3 added: a version-2 database has none of them.
-_ADDED_IN_3 = ("layout", "stored_bytes", "row_check")
 
 
 
@@ -40,7 +38,7 @@ def list_games(engine: Engine, spec: str | None = None, version: int = 3) -> lis
     """Every table the database knows (or those of `spec`), complete or not, by spec, the
     whole-board table before the endgame tables, those by root (`version`: the database's
     schema version)."""
-    columns = [c for c in games.c if version >= 3 or c.name not in _ADDED_IN_3]
+    columns = [c for c in games.c if version >= 3 or c.name not in ADDED_IN_3]
     query = select(*columns).order_by(games.c.spec, games.c.root)
     if spec is not None:
         query = query.where(games.c.spec == spec)
@@ -248,9 +246,9 @@ class UrlStore:
 
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table, in its layout."""
-        game.check_complete()
         counts = self.plies(game)
-        game.check_row(counts, self._version)
+        game.check_row(counts, self._version)  # first: a damaged row can say anything
+        game.check_complete()
         if game.layout == LAYOUT_PACKED:
             plies = {p.ply: p.canonical for p in counts}
             return PackedReader(UrlBlocks(self._engine, game), game, plies)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -77,12 +77,11 @@ class GameRecord:
         return 8 * self.stored_bytes / self.canonical
 
     def row_digest(self, plies: Sequence[PlyCounts]) -> str:
-        """A digest of the catalogue facts answers depend on (the board, root, table, layout,
-        counts, root value, checksum) and of the per-ply counts: what `row_check` holds."""
-        facts = (self.spec, self.root, self.width, self.height, self.k, bool(self.gravity),
-                 bool(self.misere), self.status, self.positions_table, self.layout,
-                 self.canonical, self.root_value, self.root_depth, self.checksum,
-                 [(p.ply, p.canonical, p.wins, p.draws, p.losses) for p in plies])
+        """A digest of every field of the row but its check (booleans as booleans, whatever
+        the driver returns) and of the per-ply counts: what `row_check` holds."""
+        facts = [bool(value) if name in ("gravity", "misere") else value
+                 for name, value in asdict(self).items() if name != "row_check"]
+        facts.append([tuple(asdict(p).values()) for p in plies])
         return hashlib.blake2b(repr(facts).encode(), digest_size=8).hexdigest()
 
     def check_row(self, plies: Sequence[PlyCounts], version: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from dataclasses import fields
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from urllib.parse import quote
@@ -20,7 +21,7 @@ import numpy as np
 
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
-from tablebase.db.facts import LAYOUT_PACKED, READABLE_VERSIONS
+from tablebase.db.facts import ADDED_IN_3, LAYOUT_PACKED, READABLE_VERSIONS
 from tablebase.db.packed import PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
 from tablebase.db.store import CHUNK, IN_BATCH, TableReader
@@ -220,7 +221,11 @@ class SqliteStore:
     def games(self, spec: str | None = None) -> list[GameRecord]:
         """Every table (of `spec`, if given), complete or not, by spec and root."""
         where, params = ("WHERE spec = ? ", (spec,)) if spec is not None else ("", ())
-        rows = self._read("the games", f"SELECT * FROM games {where}ORDER BY spec, root", params)
+        # Named columns, so that a damaged schema is an error here, not a record missing some.
+        columns = ", ".join(f.name for f in fields(GameRecord)
+                            if self._version >= 3 or f.name not in ADDED_IN_3)
+        rows = self._read("the games", f"SELECT {columns} FROM games {where}ORDER BY spec, root",
+                          params)
         return [_record(row) for row in rows]
 
     def plies(self, game: GameRecord) -> list[PlyCounts]:
@@ -232,9 +237,9 @@ class SqliteStore:
 
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table, in its layout."""
-        game.check_complete()
         counts = self.plies(game)
-        game.check_row(counts, self._version)
+        game.check_row(counts, self._version)  # first: a damaged row can say anything
+        game.check_complete()
         if game.layout == LAYOUT_PACKED:
             plies = {p.ply: p.canonical for p in counts}
             return PackedReader(SqliteBlocks(self._conn, game), game, plies)

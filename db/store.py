@@ -14,8 +14,9 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.db.errors import GameNotBuiltError
-from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays
+from tablebase.db.errors import DamagedTableError, GameNotBuiltError
+from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, Damage, GameRecord, Lookup,
+                                  PlyCounts, PositionArrays)
 
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
 CHUNK = 1 << 16
@@ -101,11 +102,19 @@ def open_store(target: str) -> Store:
 
 
 def complete_tables(store: Store, spec: str) -> list[GameRecord]:
-    """The complete tables of `spec`; GameNotBuiltError saying why when there are none."""
+    """The complete tables of `spec`; GameNotBuiltError saying why when there are none, unless
+    the catalogue is damaged (a row whose name or status a damaged file changed would hide its
+    table): then DamagedTableError."""
     games = store.games(spec)
     done = [g for g in games if g.complete]
     if done:
         return done
+    for game in store.games():
+        if game.status not in (STATUS_BUILDING, STATUS_COMPLETE):
+            raise DamagedTableError(f"{store.name}: the catalogue is damaged (a table's status"
+                                    f" reads {game.status!r:.30}); run `tablebase verify`")
+        if game.complete:
+            store.reader(game).close()  # checks the row against its check
     if games:
         raise GameNotBuiltError(f"{spec} has no complete table here (its last build did not"
                                 " finish)")

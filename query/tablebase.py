@@ -102,8 +102,10 @@ class Tablebase:
         """The complete tables of `spec`, the whole-board one first; GameNotBuiltError if none."""
         tables = self._games.get(spec)
         if tables is None:
-            tables = [StoredTable(Root.from_key(spec, g.root), g, self._store.reader(g))
-                      for g in complete_tables(self._store, spec.name)]
+            tables = []
+            for g in complete_tables(self._store, spec.name):
+                reader = self._store.reader(g)  # checks the catalogue row before it is used
+                tables.append(StoredTable(Root.from_key(spec, g.root), g, reader))
             self._games[spec] = tables
         return tables
 

@@ -1,0 +1,125 @@
+"""Damaged files: random damage to copies of a built database (bytes changed, runs of random
+bytes, truncation, a zeroed page) must give the intact file's answer or the one-line
+damaged-database error, through the Python API, the command line and the HTTP API; never a
+traceback, never another value, never "unreachable" for a stored position."""
+from __future__ import annotations
+
+import io
+import os
+import random
+import re
+import sqlite3
+import warnings
+from contextlib import closing, redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from tablebase.builder.pipeline import build
+from tablebase.db.errors import DamagedTableError
+from tablebase.query import MissingPositionError, open_tablebase
+from tablebase.query.cli import main
+from tests.conftest import stored_rows
+from tests.reference import Game
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient  # noqa: E402
+from tablebase.query.server.app import make_app  # noqa: E402
+
+TRIALS = 1000
+
+
+@pytest.fixture(scope="module")
+def intact(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("damage") / "intact.db"
+    build("3x3k3", str(path))
+    build("4x3k3", str(path))
+    return path
+
+
+def _damage(data: bytes, rng: random.Random, page: int) -> tuple[str, bytes]:
+    copy = bytearray(data)
+    kind = rng.choice(["bytes", "run", "truncate", "zero"])
+    if kind == "bytes":
+        for _ in range(rng.randint(1, 8)):
+            copy[rng.randrange(len(copy))] ^= rng.randint(1, 255)
+    elif kind == "run":
+        at, n = rng.randrange(len(copy)), rng.randint(16, 4096)
+        copy[at:at + n] = os.urandom(min(n, len(copy) - at))
+    elif kind == "truncate":
+        del copy[rng.randrange(len(copy)):]
+    else:
+        at = rng.randrange(len(copy) // page) * page
+        copy[at:at + page] = bytes(page)
+    return kind, bytes(copy)
+
+
+def _answers(db: Path, asked: list[tuple[str, str]]) -> list[object]:
+    """Probe and moves answers (or the position's error), through the Python API."""
+    out: list[object] = []
+    with open_tablebase(db) as tb:
+        for spec, text in asked:
+            try:
+                out.append((tb.probe(spec, text), tb.moves(spec, text)))
+            except (MissingPositionError, ValueError) as e:
+                out.append((type(e).__name__, str(e)))
+    return out
+
+
+def _run(db: Path, *argv: str) -> tuple[object, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main([*argv, "--db", str(db)])
+    shown = re.sub(r"verified in .*? a minute\)", "verified", out.getvalue())
+    return status, shown.replace(str(db), "DB"), err.getvalue().replace(str(db), "DB")
+
+
+def _one_damaged_line(err: str) -> bool:
+    lines = err.strip().splitlines()
+    return len(lines) == 1 and lines[0].startswith("tablebase: error: ") and "damaged" in lines[0]
+
+
+def test_random_damage_never_gives_another_answer(intact: Path, tmp_path: Path) -> None:
+    rng = random.Random(20)
+    game = Game("4x3k3")
+    codes = sorted(stored_rows(intact, "4x3k3"))
+    asked = [("4x3k3", "/".join("".join(".xo"[v] for v in game.board(c)[r * 4:(r + 1) * 4])
+                                for r in range(3))) for c in rng.sample(codes, 6)]
+    asked += [("3x3k3", "x.o/.x./..."), ("4x3k3", "xxxx/oooo/...."), ("4x3k3", "x.../o.../x...")]
+    truth = _answers(intact, asked)
+    cli = [("probe", "4x3k3", asked[0][1]), ("verify", "4x3k3", "--quiet")]
+    cli_truth = [_run(intact, *argv) for argv in cli]
+    with TestClient(make_app(str(intact))) as client:
+        http_truth = client.get("/api/4x3k3", params={"board": asked[1][1]}).json()
+    with closing(sqlite3.connect(intact)) as conn:
+        (page,) = conn.execute("PRAGMA page_size").fetchone()
+    data = intact.read_bytes()
+    copy = tmp_path / "damaged.db"
+    seen = {"same": 0, "damaged": 0}
+    for trial in range(TRIALS):
+        kind, damaged = _damage(data, rng, page)
+        copy.write_bytes(damaged)
+        try:
+            answers = _answers(copy, asked)
+        except DamagedTableError as e:
+            assert "\n" not in str(e) and "damaged" in str(e), (trial, kind)
+            seen["damaged"] += 1
+        else:
+            assert answers == truth, (trial, kind)
+            seen["same"] += 1
+        if trial % 10:
+            continue
+        for argv, (status, out, err) in zip(cli, cli_truth):
+            got = _run(copy, *argv)
+            if got != (status, out, err):
+                damaged_line = got[0] == 2 and _one_damaged_line(got[2])
+                finding = argv[0] == "verify" and got[0] == 1 and "damaged" in got[1]
+                assert damaged_line or finding, (trial, kind, argv, got)
+        with TestClient(make_app(str(copy))) as client:
+            answer = client.get("/api/4x3k3", params={"board": asked[1][1]})
+        if answer.status_code == 200:
+            assert answer.json() == http_truth, (trial, kind)
+        else:
+            assert answer.status_code == 500 and "damaged" in answer.json()["error"], (trial, kind)
+    assert seen["same"] >= 50 and seen["damaged"] >= 100, seen
