@@ -165,3 +165,33 @@ def test_ports_at_the_ends(port: str, table_db: Callable[[str], str]) -> None:
     found = re.match(r"serving .* at http://127\.0\.0\.1:(\d+)/ ", line)
     assert found, (line, err)
     assert found.group(1) == port if port != "0" else int(found.group(1)) > 0
+
+
+# --- small faults, each said plainly ----------------------------------------------------
+
+def test_small_faults_are_said_plainly(tmp_path: Path, table_db: Callable[[str], str]) -> None:
+    db = table_db("3x3k3")
+    status, out, err = _run("probe", "tictactoe", "--moves", "zz", "--db", db)
+    assert status == 2
+    _one_line(err, "cannot read move 'zz': expected a column letter a-c and a row number 1-3")
+    status, out, err = _run("probe", "tictactoe", "x o/ x /   ", "--db", db)
+    assert status == 2
+    _one_line(err, "a space is not a cell; write '.' for an empty cell")
+    status, out, err = _run("build", "3x3k3", "--from", "xxx/ooo/...", "--db", db)
+    assert status == 2
+    _one_line(err, "position 'xxx/ooo/...' (3x3k3): both x and o have a line")
+    assert _run("moves", "tictactoe", "xxx/oo./...", "--db", db)[1].endswith("game over: x won\n")
+    assert _run("probe", "tictactoe", "xox/xox/oxo", "--db", db)[1] == "game over: a draw\n"
+    # Only endgame tables: export says which to pick, and writes nothing first.
+    end = str(tmp_path / "end.db")
+    assert _run("build", "4x3k3", "--from", "..../.x../.o..", "--db", end, "--quiet")[0] == 0
+    status, out, err = _run("export", "4x3k3", "--db", end)
+    assert status == 2 and out == ""
+    _one_line(err, "pick one by its root (--root POSITION")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+        from starlette.testclient import TestClient
+    from tablebase.query.server.app import make_app
+    with TestClient(make_app(end)) as client:
+        error = client.get("/api/4x3k3/stats").json()["error"]
+    assert "?root=POSITION" in error and "--root" not in error
