@@ -247,7 +247,7 @@ class UrlStore:
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table, in its layout."""
         counts = self.plies(game)
-        game.check_row(counts, self._version)  # first: a damaged row can say anything
+        game.check_row(counts, self._version, self.name)  # first: a damaged row can say anything
         game.check_complete()
         if game.layout == LAYOUT_PACKED:
             plies = {p.ply: p.canonical for p in counts}

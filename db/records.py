@@ -84,13 +84,14 @@ class GameRecord:
         facts.append([tuple(asdict(p).values()) for p in plies])
         return hashlib.blake2b(repr(facts).encode(), digest_size=8).hexdigest()
 
-    def check_row(self, plies: Sequence[PlyCounts], version: int) -> None:
-        """Raise DamagedTableError unless the row and its per-ply counts match `row_check`
-        (a database of schema `version` 2 has none)."""
+    def check_row(self, plies: Sequence[PlyCounts], version: int, database: str) -> None:
+        """Raise DamagedTableError naming `database` unless the row and its per-ply counts
+        match `row_check` (a database of schema `version` 2 has none)."""
         if version >= 3 and self.row_check != self.row_digest(plies):
             raise DamagedTableError(
-                f"the catalogue row of {self.label} is damaged (it does not match its check);"
-                " rebuild the table with --force", "catalogue row does not match its check")
+                f"{database}: the catalogue row of {self.label} is damaged (it does not match"
+                " its check); run `tablebase verify`, then rebuild the table with --force",
+                "catalogue row does not match its check")
 
     def check_complete(self) -> None:
         """Raise GameNotBuiltError unless the table is complete (a reader reads only those),

@@ -79,8 +79,13 @@ class Tablebase:
 
     def catalogue(self, spec: str | Spec | None = None) -> list[GameRecord]:
         """Every stored table (of `spec`, if given), complete or not, by spec: the whole-board
-        table first, then the endgame tables by root."""
-        return self._store.games(None if spec is None else self.spec(spec).name)
+        table first, then the endgame tables by root. DamagedTableError if a complete table's
+        catalogue row fails its check: a damaged catalogue lists nothing."""
+        records = self._store.games(None if spec is None else self.spec(spec).name)
+        for record in records:
+            if record.complete:
+                self._store.reader(record).close()  # checks the row against its check
+        return records
 
     def plies(self, record: GameRecord) -> list[PlyCounts]:
         """The per-ply counts of a complete table of the catalogue."""
