@@ -19,17 +19,18 @@ from typing import TypeVar
 
 import numpy as np
 
-from tablebase.builder.game import (EMPTY, O, X, InvalidPositionError, Spec, Value, check_position,
-                                    decode, mover_at, open_cells, parse_spec, score)
+from tablebase.builder.game import (EMPTY, O, X, Spec, Value, check_position, decode, mover_at,
+                                    open_cells, parse_spec, score)
 from tablebase.builder.game.root import Root
-from tablebase.db.errors import DatabaseError
+from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
 from tablebase.db.store import CHUNK, Store, complete_tables, open_store
-from tablebase.query.errors import ImpossiblePositionError, MissingPositionError, NotationError
+from tablebase.query.errors import MissingPositionError, NotationError
+from tablebase.query.misses import missing_error
 from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
 from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
-from tablebase.query.tables import StoredTable, select_table, too_far_for_a_table
+from tablebase.query.tables import StoredTable, select_table
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -172,25 +173,22 @@ class Tablebase:
         return board
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
-        """The error for a board no table holds: impossible, or possible but unreachable."""
-        text = board_text(spec, board)
-        try:
-            check_position(spec, board)
-        except InvalidPositionError as e:
-            return ImpossiblePositionError(f"position {text!r} ({spec.name}): {e}")
-        if any(t.whole for t in self._tables(spec)):
-            return MissingPositionError(
-                f"position {text!r} ({spec.name}) cannot be reached from the empty board, so the"
-                " table does not hold it")
-        missing = (f"no table of {spec.name} holds position {text!r}: it descends from none of"
-                   " the endgame tables' roots")
-        too_far = too_far_for_a_table(spec, board)
-        if too_far is not None:
-            return MissingPositionError(f"{missing}, and {too_far}")
-        return MissingPositionError(missing, build_from=text)
+        """The error for a board no table holds (query/misses.py)."""
+        def stored_and_open(parent: tuple[int, ...]) -> bool:
+            found = self._locate(spec, parent)
+            return found is not None and not found[0].terminal
+        return missing_error(spec, board, self._tables(spec), stored_and_open, self.name)
 
     def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
         """The probe of `board`, the table that holds it, and the board map to read it with."""
+        found = self._locate(spec, board)
+        if found is None:
+            raise self._missing(spec, board)
+        return found
+
+    def _locate(self, spec: Spec, board: tuple[int, ...]
+                ) -> tuple[Probe, StoredTable, int] | None:
+        """What `_find` finds, or None where no table holds `board`."""
         # Only reachable positions are stored, and symmetry keeps stone counts, lines and
         # floating stones, so a board found in a table is a legal one: checking it is
         # needed only to explain a miss.
@@ -202,7 +200,7 @@ class Tablebase:
                     ply = sum(1 for v in board if v != EMPTY)
                     return (Probe(_VALUES[value], depth, to_move_name(ply), depth == 0, ply),
                             table, image)
-        raise self._missing(spec, board)
+        return None
 
     def _probe_board(self, spec: Spec, board: tuple[int, ...]) -> Probe:
         return self._find(spec, board)[0]
@@ -221,10 +219,10 @@ class Tablebase:
         scored = []
         for i, (cell, code) in enumerate(children):
             if not found.found[i]:
-                raise MissingPositionError(
-                    f"the {table.root.name} table lacks the position after"
-                    f" {move_name(spec, cell)} from {board_text(spec, board)!r}, a stored"
-                    " position: the table is incomplete; rebuild it with --force")
+                raise DamagedTableError(
+                    f"{self.name}: the {table.root.name} table is damaged: it lacks the position"
+                    f" after {move_name(spec, cell)} from {board_text(spec, board)!r}, a stored"
+                    " position; run `tablebase verify`, then rebuild it with --force")
             value, depth = _VALUES[-int(found.value[i])], int(found.depth[i])
             scored.append((score(value, depth + 1), cell, value, depth))
         scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order

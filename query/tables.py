@@ -13,9 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.game import Spec, canonical_board, digits
-from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound, stones_needed
-from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.root import Root, check_root
+from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
 from tablebase.db.records import GameRecord
 from tablebase.db.store import TableReader
@@ -104,21 +102,3 @@ def select_table(spec: Spec, tables: Sequence[StoredTable],
     raise MissingTableError(
         f"no endgame table of {spec.name} is rooted at {board_text(spec, root)!r}"
         " (`tablebase info` lists the tables)", board=tuple(root))
-
-
-def too_far_for_a_table(spec: Spec, board: Sequence[int]) -> str | None:
-    """Why a table from `board` is not worth building here (too many free cells, or estimated
-    past a billion positions: builder/game/counts.py), or None when it is."""
-    try:
-        root = check_root(spec, board)
-    except InvalidPositionError:
-        symmetries, estimate = 1, None
-    else:
-        symmetries = len(root.symmetries)
-        estimate = reachable_bound(spec, board) // symmetries
-        if estimate <= LARGE_TABLE:
-            return None
-    needed = stones_needed(spec, board, symmetries)
-    size = "" if estimate is None else f" (about {estimate:.1e} positions)"
-    return (f"it is too far from the end for a table here{size}: a table needs about {needed}"
-            " stones on this board")

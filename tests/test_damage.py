@@ -123,3 +123,22 @@ def test_random_damage_never_gives_another_answer(intact: Path, tmp_path: Path) 
         else:
             assert answer.status_code == 500 and "damaged" in answer.json()["error"], (trial, kind)
     assert seen["same"] >= 50 and seen["damaged"] >= 100, seen
+
+
+def test_a_lost_row_is_damage_not_unreachable(tmp_path: Path) -> None:
+    """Rows have no checks of their own: a position lost from a rows table (here deleted
+    by SQL, as a page SQLite cannot tell is damaged would lose it) is found out by its
+    parent, which is stored and not over, so its children must be stored."""
+    path = tmp_path / "rows.db"
+    build("4x3k3", str(path), layout="rows")
+    game = Game("4x3k3")
+    truth = stored_rows(path, "4x3k3")
+    code = sorted(c for c, (ply, _, depth) in truth.items() if ply == 5)[100]
+    text = "/".join("".join(".xo"[v] for v in game.board(code)[r * 4:(r + 1) * 4])
+                    for r in range(3))
+    with closing(sqlite3.connect(path)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games").fetchone()
+        conn.execute(f'DELETE FROM "{table}" WHERE code = ?', (code,))
+        conn.commit()
+    with open_tablebase(path) as tb, pytest.raises(DamagedTableError, match="is damaged: it holds"):
+        tb.probe("4x3k3", text)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tablebase.builder.game.codec import EMPTY, O, X, decode, digits, encode
 from tablebase.builder.game.errors import GameError, InvalidPositionError, InvalidSpecError
 from tablebase.builder.game.rules import (PLAYER_NAMES, check_position, legal_moves, mover_at,
-                                          open_cells, outcome, play, side_to_move)
+                                          open_cells, outcome, parents, play, side_to_move)
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.symmetry import (canonical, canonical_board, canonical_many,
                                              permutations, transform)
@@ -18,7 +18,8 @@ __all__ = [
     "GameError", "InvalidPositionError", "InvalidSpecError",
     "Spec", "Value",
     "canonical", "canonical_board", "canonical_many", "check_position", "decode", "digits",
-    "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parse_spec", "permutations",
+    "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parents", "parse_spec",
+    "permutations",
     "play", "score",
     "side_to_move", "transform",
 ]

@@ -96,6 +96,21 @@ def open_cells(spec: Spec, board: Sequence[int]) -> list[int]:
             if v == EMPTY and (cell + w >= n or board[cell + w] != EMPTY)]
 
 
+def parents(spec: Spec, board: Sequence[int]) -> list[tuple[int, ...]]:
+    """The boards one move before `board`: one stone of the player who moved last taken away
+    (under gravity, only from the top of its column)."""
+    stones = sum(1 for v in board if v != EMPTY)
+    if stones == 0:
+        return []
+    last = mover_at(stones - 1)
+    found = []
+    for cell, value in enumerate(board):
+        above = cell - spec.width
+        if value == last and (not spec.gravity or above < 0 or board[above] == EMPTY):
+            found.append(tuple(EMPTY if c == cell else v for c, v in enumerate(board)))
+    return found
+
+
 def play(spec: Spec, board: Sequence[int], cell: int) -> tuple[int, ...]:
     """The board after the side to move plays `cell`; raise InvalidPositionError if illegal."""
     if cell not in legal_moves(spec, board):
