@@ -41,12 +41,14 @@ def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
             for text, v, d, p in zip(texts, value, depth, ply)]
 
 
-def moves_json(spec: Spec, board: Sequence[int], probe: Probe,
-               moves: Sequence[MoveInfo]) -> dict[str, Any]:
-    """The `moves --json` object: the probe object plus every move, best first."""
+def moves_json(spec: Spec, board: Sequence[int], probe: Probe, moves: Sequence[MoveInfo],
+               table: Sequence[int] | None) -> dict[str, Any]:
+    """The `moves --json` object: the probe object plus every move, best first, and `table`,
+    the root of the table that holds the position as board text (None: the whole board)."""
     data = probe_json(spec, board, probe)
     data["moves"] = [{"move": m.move, "value": m.value.word, "depth": m.depth, "best": m.best}
                      for m in moves]
+    data["table"] = None if table is None else board_text(spec, table)
     return data
 
 

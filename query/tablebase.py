@@ -243,6 +243,14 @@ class Tablebase:
         board = self.read_board(spec, position)
         return self._read(spec, lambda: self._probe_board(spec, board))
 
+    def root_of(self, spec: str | Spec, position: Position) -> tuple[int, ...] | None:
+        """The root of the table that holds `position` (None: the whole-board table), in the
+        orientation the table stores it; MissingPositionError as for `probe`."""
+        spec = self.spec(spec)
+        board = self.read_board(spec, position)
+        table = self._read(spec, lambda: self._find(spec, board)[1])
+        return None if table.whole else table.root.board
+
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
             ) -> Probe | None:
         """Like `probe`, but returns `default` instead of raising MissingPositionError."""

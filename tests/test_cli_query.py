@@ -64,7 +64,9 @@ def test_moves(db: str, capsys: pytest.CaptureFixture[str]) -> None:
 
     status, out, _ = run(capsys, "moves", "3x3k3", "x.o/.x./...", "--db", db, "--json")
     data = json.loads(out)
-    assert set(data) == {"spec", "board", "to_move", "ply", "value", "depth", "terminal", "moves"}
+    assert set(data) == {"spec", "board", "to_move", "ply", "value", "depth", "terminal", "moves",
+                         "table"}
+    assert data["table"] is None  # the whole-board table holds it
     assert data["moves"][0] == {"move": "c1", "value": "draw", "depth": 5, "best": True}
     assert [set(m) for m in data["moves"]] == [{"move", "value", "depth", "best"}] * 6
 

@@ -35,8 +35,9 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     with open_tablebase(args.db) as tb:
         probe = tb.probe(spec, board)
         moves = tb.moves(spec, board)
+        table = tb.root_of(spec, board)
     if args.json:
-        print(json.dumps(moves_json(spec, board, probe, moves), indent=2))
+        print(json.dumps(moves_json(spec, board, probe, moves, table), indent=2))
         return EXIT_OK
     print(draw_board(spec, board))
     print(probe)

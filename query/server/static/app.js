@@ -16,6 +16,11 @@ const state = {
 
 // --- talking to the server -------------------------------------------------------------
 
+// An error stays on screen until the next thing the visitor does.
+function clearError() {
+  $("error").hidden = true;
+}
+
 function showError(message) {
   const box = $("error");
   box.textContent = message;
@@ -46,11 +51,21 @@ async function api(path) {
     showError(data.error || `the server answered ${response.status}`);
     throw new Error(data.error);
   }
-  $("error").hidden = true;
   return data;
 }
 
 const enc = encodeURIComponent;
+
+// A query parameter as typed: URLSearchParams reads '+' as a space, but a spec's '+' is a '+'.
+function param(name) {
+  const m = new RegExp(`[?&]${name}=([^&]*)`).exec(location.search);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch (e) {
+    return m[1];
+  }
+}
 
 async function position(board) {
   let data = state.cache.get(board);
@@ -65,7 +80,8 @@ async function position(board) {
 
 function geometry(spec) {
   const m = /^(\d+)x(\d+)k(\d+)/.exec(spec);
-  return { width: +m[1], height: +m[2], cells: m[1] * m[2], gravity: spec.includes("gravity") };
+  return { width: +m[1], height: +m[2], cells: m[1] * m[2], k: +m[3],
+    gravity: spec.includes("gravity") };
 }
 
 function emptyBoard(geo) {
@@ -109,28 +125,84 @@ function node(parent, tag, attrs, text) {
   return el;
 }
 
+// Black or white, whichever reads better on `rgb` (WCAG contrast; the better is always at
+// least 4.58:1, above AA's 4.5).
+function textOn(rgb) {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const [r, g, b] = rgb.match(/\d+/g).map(Number);
+  const light = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  return (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
+}
+
+// The k in a row through `cell` for the stone on it, if there is one (the game's end).
+function winningLine(flat, cell, geo) {
+  const stone = flat[cell], w = geo.width;
+  for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
+    const line = [cell];
+    for (const sign of [1, -1]) {
+      let r = Math.floor(cell / w) + sign * dr, c = (cell % w) + sign * dc;
+      while (r >= 0 && r < geo.height && c >= 0 && c < w && flat[r * w + c] === stone) {
+        line.push(r * w + c);
+        r += sign * dr;
+        c += sign * dc;
+      }
+    }
+    if (line.length >= geo.k) return line;
+  }
+  return null;
+}
+
 function drawBoard(data) {
   const geo = state.geo, svg = $("board"), size = 100;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${geo.width * size} ${geo.height * size}`);
+  svg.classList.toggle("gravity", geo.gravity);
   const flat = data.board.replaceAll("/", "");
   const moves = new Map(data.moves.map((m) => [cellOf(m.move, geo), m]));
+  const last = lastMove(), line = last !== null && data.terminal ? winningLine(flat, last, geo) : null;
   for (let cell = 0; cell < geo.cells; cell++) {
     const x = (cell % geo.width) * size, y = Math.floor(cell / geo.width) * size;
     const move = moves.get(cell), stone = flat[cell];
+    const fill = move ? colour(move.value, move.depth, geo.cells) : "#56667a";
     const rect = node(svg, "rect", { x, y, width: size, height: size, class: "cell",
-      "data-cell": cell, fill: move ? colour(move.value, move.depth, geo.cells) : "#56667a" });
+      "data-cell": cell, fill });
     if (stone !== ".") {
-      node(svg, "text", { x: x + size / 2, y: y + size * 0.68, "text-anchor": "middle",
-        "font-size": size * 0.6, class: "stone" }, stone.toUpperCase());
+      const cls = `stone ${stone}${cell === last ? " last" : ""}${line && line.includes(cell) ? " won" : ""}`;
+      if (geo.gravity) {
+        node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: cls,
+          style: cell === last ? `--drop: ${-(y + size)}px` : "" });
+      } else {
+        node(svg, "text", { x: x + size / 2, y: y + size * 0.7, "text-anchor": "middle",
+          "font-size": size * 0.62, class: cls }, stone.toUpperCase());
+      }
     } else if (move) {
       rect.classList.add("open");
       Object.assign(rect.dataset, { move: move.move, value: move.value, depth: move.depth });
+      if (geo.gravity) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
+      // The value as a sign as well as a colour: + win, = draw, − loss (and the depth).
+      const sign = { win: "+", draw: "=", loss: "\u2212" }[move.value];
       node(svg, "text", { x: x + size / 2, y: y + size * 0.6, "text-anchor": "middle",
-        "font-size": size * 0.28, class: "depth" }, move.depth);
+        "font-size": size * 0.28, class: "depth", fill: textOn(fill) }, `${sign}${move.depth}`);
+    } else if (geo.gravity) {
+      node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
     }
+    if (cell === last) node(svg, "rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, class: "last-mark" });
     rect.addEventListener("click", () => clicked(cell));
   }
+  if (line) {
+    const centre = (c) => [(c % geo.width) * size + size / 2, Math.floor(c / geo.width) * size + size / 2];
+    const ends = line.map(centre).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    node(svg, "line", { x1: ends[0][0], y1: ends[0][1], x2: ends.at(-1)[0], y2: ends.at(-1)[1],
+      class: "win-line" });
+  }
+}
+
+// The cell the last move played, or null at the start of the game.
+function lastMove() {
+  if (state.at === 0) return null;
+  const before = state.history[state.at - 1].replaceAll("/", ""), now = state.history[state.at].replaceAll("/", "");
+  for (let c = 0; c < now.length; c++) if (before[c] !== now[c]) return c;
+  return null;
 }
 
 function statusText(data) {
@@ -145,26 +217,40 @@ function statusText(data) {
   return `${data.to_move} to move${who}: ${data.value} in ${plies} with perfect play`;
 }
 
+// Each ply's value as a signed score for x: +(cells + 1 - depth) when x wins, the same below
+// the axis when o wins, 0 for a draw; so a nearer win is farther from the axis and a won
+// game ends at the edge.
 function drawHistory(answers) {
-  const svg = $("history"), w = 400, h = 200, cells = state.geo.cells;
+  const svg = $("history"), w = 400, h = 220, cells = state.geo.cells, top = cells + 1;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
-  const left = 30, x = (ply) => left + (ply * (w - left - 10)) / cells;
-  const y = (d) => h / 2 - (d * (h / 2 - 12)) / cells;
-  node(svg, "line", { x1: left, x2: w - 10, y1: h / 2, y2: h / 2, stroke: "#999" });
-  node(svg, "text", { x: 2, y: 12 }, "x wins");
-  node(svg, "text", { x: 2, y: h - 4 }, "o wins");
-  node(svg, "text", { x: 2, y: h / 2 + 3 }, "draw");
+  const left = 52, bottom = 22, mid = (h - bottom) / 2;
+  const first = answers.length ? answers[0].ply : 0, span = Math.max(1, cells - first);
+  const x = (ply) => left + ((ply - first) * (w - left - 12)) / span;
+  const y = (score) => mid - (score * (mid - 10)) / top;
+  node(svg, "line", { x1: left, x2: w - 12, y1: mid, y2: mid, class: "axis" });
+  node(svg, "text", { x: 4, y: 16, class: "label" }, "x wins");
+  node(svg, "text", { x: 4, y: h - bottom - 4, class: "label" }, "o wins");
+  node(svg, "text", { x: 4, y: mid + 4, class: "label" }, "draw");
+  for (let ply = first; ply <= cells; ply += Math.max(1, Math.ceil(span / 8))) {
+    node(svg, "text", { x: x(ply), y: h - 6, "text-anchor": "middle", class: "label" }, ply);
+  }
   const points = answers.map((a) => {
     const forX = a.to_move === "x" ? a.value : { win: "loss", loss: "win", draw: "draw" }[a.value];
-    return [x(a.ply), y(forX === "win" ? a.depth : forX === "loss" ? -a.depth : 0), forX, a];
+    const score = forX === "win" ? top - a.depth : forX === "loss" ? a.depth - top : 0;
+    return [x(a.ply), y(score), forX, a];
   });
-  node(svg, "polyline", { points: points.map((p) => `${p[0]},${p[1]}`).join(" "),
-    fill: "none", stroke: "#24303c", "stroke-width": 1.5 });
+  node(svg, "polyline", { points: points.map((p) => `${p[0]},${p[1]}`).join(" "), class: "trace" });
   for (const [px, py, forX, a] of points) {
-    node(svg, "circle", { cx: px, cy: py, r: 4, class: "point", "data-ply": a.ply,
-      "data-value-x": forX, "data-depth": a.depth,
-      fill: forX === "draw" ? colour("draw", 0, 1) : forX === "win" ? "rgb(40, 160, 70)" : "rgb(150, 20, 35)" });
+    const dot = node(svg, "circle", { cx: px, cy: py, r: 5, class: `point ${forX}`,
+      "data-ply": a.ply, "data-value-x": forX, "data-depth": a.depth });
+    node(dot, "title", {}, `after ply ${a.ply}: ${forX === "draw" ? "a draw" : forX === "win" ? "x wins" : "o wins"}, ${a.depth} to the end`);
+  }
+  const end = answers.at(-1);
+  if (end && end.terminal) {
+    const [px, py, forX] = points.at(-1);
+    node(svg, "text", { x: Math.min(px, w - 60), y: py + (py < mid ? 18 : -10), class: "label result" },
+      forX === "draw" ? "draw" : forX === "win" ? "x won" : "o won");
   }
 }
 
@@ -177,6 +263,7 @@ function drawCounts(stats) {
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   const top = Math.max(1, ...rows.map((r) => r.win + r.draw + r.loss));
   const left = 40, bar = (w - left - 10) / rows.length, scale = (h - 30) / top;
+  const labelEvery = Math.max(1, Math.ceil(rows.length / 10));  // ply labels that do not touch
   node(svg, "text", { x: 2, y: 12 }, top.toLocaleString());
   node(svg, "text", { x: 2, y: h - 18 }, "0");
   for (const r of rows) {
@@ -189,8 +276,10 @@ function drawCounts(stats) {
         `ply ${r.ply}: ${r[word].toLocaleString()} ${word}`;
       base -= height;
     }
-    node(svg, "text", { x: left + (r.ply - from + 0.5) * bar, y: h - 6, "text-anchor": "middle" },
-      r.ply);
+    if ((r.ply - from) % labelEvery === 0) {
+      node(svg, "text", { x: left + (r.ply - from + 0.5) * bar, y: h - 6, "text-anchor": "middle" },
+        r.ply);
+    }
   }
 }
 
@@ -203,6 +292,7 @@ function shareLink() {
 }
 
 // body[data-busy] is "no" once the position is drawn and no computer move is pending.
+// body[data-busy] is "no" once the position is drawn and no computer move is pending.
 async function show() {
   const token = ++state.token, board = state.history[state.at];
   document.body.dataset.busy = "yes";
@@ -212,15 +302,62 @@ async function show() {
   if (token !== state.token) return;
   drawBoard(data);
   $("status").textContent = statusText(data);
+  drawMoves(data);
   const answers = [];
   for (const b of state.history.slice(0, state.at + 1)) answers.push(await position(b));
   if (token !== state.token) return;
   drawHistory(answers);
+  drawPlayed();
   if (!data.terminal && state.side !== "both" && data.to_move !== state.side) {
     setTimeout(() => { if (token === state.token) computerMove(data); }, COMPUTER_DELAY_MS);
   } else {
     document.body.dataset.busy = "no";
   }
+}
+
+// Every legal move, best first, with its value for the player making it; a click plays it.
+function drawMoves(data) {
+  const list = $("moves");
+  list.replaceChildren(...data.moves.map((m) => {
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.className = `move ${m.value}${m.best ? " best" : ""}`;
+    button.textContent = `${m.move}  ${m.value}${m.value === "draw" ? "" : ` in ${m.depth + 1}`}`;
+    button.title = `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth} plies left after it`;
+    button.addEventListener("click", () => { clearError(); play(m, data); });
+    item.appendChild(button);
+    return item;
+  }));
+  $("moves-head").textContent = data.terminal ? "no moves: the game is over" : `moves for ${data.to_move}, best first`;
+}
+
+// The moves played so far, in notation; a click goes back to the position after one.
+function drawPlayed() {
+  const items = [];
+  for (let i = 1; i < state.history.length; i++) {
+    const before = state.history[i - 1].replaceAll("/", ""), after = state.history[i].replaceAll("/", "");
+    let cell = 0;
+    while (cell < after.length && before[cell] === after[cell]) cell++;
+    const item = document.createElement("li");
+    const button = document.createElement("button");
+    button.textContent = `${after[cell]} ${moveName(cell, state.geo)}`;
+    button.className = i === state.at ? "played current" : i > state.at ? "played undone" : "played";
+    button.addEventListener("click", () => { clearError(); state.at = i; show(); });
+    item.appendChild(button);
+    items.push(item);
+  }
+  $("played").replaceChildren(...items);
+  const data = state.cache.get(state.history[state.at]);
+  $("result").textContent = data && data.terminal ? statusText(data) : "";
+}
+
+function moveName(cell, geo) {
+  let col = cell % geo.width + 1, letters = "";
+  while (col > 0) {
+    letters = String.fromCharCode(97 + ((col - 1) % 26)) + letters;
+    col = Math.floor((col - 1) / 26);
+  }
+  return `${letters}${geo.height - Math.floor(cell / geo.width)}`;
 }
 
 async function play(move, data) {
@@ -247,6 +384,7 @@ function computerMove(data) {
 }
 
 async function clicked(cell) {
+  clearError();
   const data = state.cache.get(state.history[state.at]);
   if (!data || data.terminal) return;
   if (state.side !== "both" && data.to_move !== state.side) return;
@@ -266,6 +404,7 @@ function step(direction) {
   } while (at > 0 && at < state.history.length - 1 && state.side !== "both"
            && state.cache.get(state.history[at])?.to_move !== state.side);
   if (at < 0 || at >= state.history.length) return;
+  clearError();
   state.at = at;
   show();
 }
@@ -280,8 +419,45 @@ async function showLine() {
   }));
 }
 
-// A table is a spec and a root (board text; null for the whole board): an endgame table
-// starts from its root, and its counts come from that table.
+// --- tables and links -------------------------------------------------------------------
+
+function gameName(spec) {
+  const geo = geometry(spec), misere = spec.includes("misere") ? " misère" : "";
+  if (spec.startsWith("3x3k3") && !geo.gravity) return `tic-tac-toe${misere}`;
+  if (geo.gravity && geo.k === 4) return `Connect Four ${geo.width}x${geo.height}${misere}`;
+  if (!geo.gravity && geo.k === 5) return `Gomoku ${geo.width}x${geo.height}${misere}`;
+  return spec;
+}
+
+// "Connect Four 7x6 endgame, 22 stones, x to move: win in 7": readable, of bounded width.
+function tableLabel(g) {
+  const stones = g.root ? (g.root.match(/[xo]/g) || []).length : 0;
+  const mover = stones % 2 ? "o" : "x", name = gameName(g.spec);
+  const outcome = `${mover} to move: ${g.root_value} in ${g.root_depth}`;
+  return g.root ? `${name} endgame, ${stones} stones, ${outcome}` : `${name}, ${outcome}`;
+}
+
+const keyOf = (spec, root) => (root ? `${spec}@${root}` : spec);
+
+function fillMenu(games) {
+  const menu = $("game"), groups = new Map();
+  for (const g of games) {
+    if (!groups.has(g.spec)) {
+      const group = document.createElement("optgroup");
+      group.label = g.spec;
+      groups.set(g.spec, group);
+      menu.appendChild(group);
+    }
+    const option = document.createElement("option");
+    option.value = keyOf(g.spec, g.root);
+    option.textContent = tableLabel(g);
+    option.title = g.root ? `${g.spec} from ${g.root}` : `${g.spec}, from the empty board`;
+    groups.get(g.spec).appendChild(option);
+  }
+}
+
+// A table is a spec and a root (board text; null for the whole board): a game starts at
+// `board` or at the table's root, new game returns to the root, the counts are the table's.
 async function startGame(spec, board, root) {
   state.spec = spec;
   state.root = root || null;
@@ -289,45 +465,58 @@ async function startGame(spec, board, root) {
   state.cache = new Map();
   state.history = [board || state.root || emptyBoard(state.geo)];
   state.at = 0;
-  const index = state.games.findIndex((g) => g.spec === spec && g.root === state.root);
-  if (index >= 0) $("game").value = String(index);
+  $("game").value = keyOf(spec, state.root);
   await show();
   const query = state.root ? `?root=${enc(state.root)}` : "";
   drawCounts(await api(`/api/${enc(spec)}/stats${query}`));
 }
 
+// A link: the server names the game (an alias such as "tictactoe" too) and says which table
+// holds the board; without a board, the spec's whole-board table or else its first table.
+async function openLink(games, spec, board) {
+  if (board) {
+    const data = await api(`/api/${enc(spec)}?board=${enc(board)}`);
+    state.cache.set(data.board, data);
+    return startGame(data.spec, data.board, data.table);
+  }
+  const name = games.some((g) => g.spec === spec) ? spec : (await api(`/api/${enc(spec)}`)).spec;
+  const table = games.find((g) => g.spec === name && !g.root) || games.find((g) => g.spec === name);
+  return startGame(name, null, table ? table.root : null);
+}
+
 async function main() {
-  const params = new URLSearchParams(location.search);
   const games = state.games = await api("/api/games");
-  games.forEach((g, i) => {
-    const option = document.createElement("option");
-    option.value = String(i);
-    option.textContent = g.root ? `${g.spec} from ${g.root}` : g.spec;
-    $("game").appendChild(option);
-  });
+  fillMenu(games);
   $("game").addEventListener("change", () => {
-    const g = games[Number($("game").value)];
+    const g = games.find((t) => keyOf(t.spec, t.root) === $("game").value);
+    clearError();
     startGame(g.spec, null, g.root);
   });
-  $("side").addEventListener("change", () => { state.side = $("side").value; show(); });
-  $("new").addEventListener("click", () => startGame(state.spec, null, state.root));
+  $("side").addEventListener("change", () => { clearError(); state.side = $("side").value; show(); });
+  $("new").addEventListener("click", () => { clearError(); startGame(state.spec, null, state.root); });
   $("undo").addEventListener("click", () => step(-1));
   $("redo").addEventListener("click", () => step(1));
-  $("line-button").addEventListener("click", showLine);
-  const spec = params.get("spec") || (games.find((g) => g.spec === "3x3k3") || games[0] || {}).spec;
-  if (!spec) {
+  $("line-button").addEventListener("click", () => { clearError(); showLine(); });
+  const fallback = games.find((g) => g.spec === "3x3k3" && !g.root) || games[0];
+  if (!fallback) {
+    $("status").textContent = "";
     showError("this database holds no games yet; build one, e.g.: tablebase build tictactoe");
     return;
   }
-  // Opening a shared position: the visitor plays both sides until they choose one.
-  if (params.get("board")) {
+  const spec = param("spec"), board = param("board");
+  if (board) {  // a shared position: the visitor plays both sides until they choose one
     state.side = "both";
     $("side").value = "both";
   }
-  // An alias such as "tictactoe" is answered under its full name: ask the server for it.
-  const name = games.some((g) => g.spec === spec) ? spec : (await api(`/api/${enc(spec)}`)).spec;
-  const table = games.find((g) => g.spec === name && !g.root) || games.find((g) => g.spec === name);
-  await startGame(name, params.get("board"), table ? table.root : null);
+  if (spec || board) {
+    try {
+      await openLink(games, spec || fallback.spec, board);
+      return;
+    } catch (e) {
+      // The link's error stays on screen; a game to play is shown beside it.
+    }
+  }
+  await startGame(fallback.spec, null, fallback.root);
 }
 
-main().catch(() => {});
+main().catch(() => { if ($("status").textContent === "loading…") $("status").textContent = ""; });

@@ -1,0 +1,167 @@
+"""The page with several tables, in Debian's Chromium: links open the table that holds their
+board, bad links still leave a game to play, the value chart puts a near win far from the axis,
+the depth digits are readable on every cell, Connect Four drops discs, and a 375 px phone
+scrolls nothing sideways. Screenshots at 1280 and 375 px go to TABLEBASE_SCREENSHOTS (a
+folder) when it is set, else to the test's temporary folder."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from tablebase.builder.game import parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.query.notation import board_text, play_moves
+from tests.test_browser import CHROMIUM, FLAGS, Server, _settled, _shown_board, playwright
+
+ENDGAME = "7x6k4+gravity"
+ROOT_MOVES = "e1 d1 e2 d2 d3 b1 e3 e4 c1 d4 c2 d5 c3 c4 e5 d6 c5 e6 c6 f1 a1 a2"  # 22 stones
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = tmp_path_factory.mktemp("page") / "tables.db"
+    build("3x3k3", str(path))
+    build("4x4k4+gravity", str(path))
+    build(ENDGAME, str(path), root=play_moves(parse_spec(ENDGAME), ROOT_MOVES))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def server(db: str) -> Iterator[Server]:
+    s = Server(db)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+def _page(browser: Any, width: int) -> Any:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    return page
+
+
+def _shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TABLEBASE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_an_endgame_link_opens_its_table(browser: Any, server: Server, tmp_path: Path) -> None:
+    spec = parse_spec(ENDGAME)
+    root = board_text(spec, play_moves(spec, ROOT_MOVES))
+    board = board_text(spec, play_moves(spec, ROOT_MOVES + " a a"))
+    page = _page(browser, 1280)
+    page.goto(f"{server.url}?spec={quote(ENDGAME)}&board={quote(board)}")
+    _settled(page)
+    assert _shown_board(page) == board
+    assert page.input_value("#game") == f"{ENDGAME}@{root}"
+    label = page.eval_on_selector("#game", "s => s.selectedOptions[0].textContent")
+    assert label.startswith("Connect Four 7x6 endgame, 22 stones, x to move: ")
+    # The counts chart is this table's: its top is the table's largest ply.
+    page.wait_for_selector("#counts rect", state="attached")
+    stats = page.evaluate(f"fetch('/api/{quote(ENDGAME)}/stats?root={quote(root)}')"
+                          ".then(r => r.json())")
+    top = max(r["win"] + r["draw"] + r["loss"] for r in stats["per_ply"])
+    assert page.eval_on_selector("#counts text", "t => t.textContent") == f"{top:,}"
+    # Discs in columns: a click on the top cell of column a drops to its lowest free cell.
+    page.click("#board rect[data-cell='0']")
+    _settled(page)
+    assert _shown_board(page) == board_text(spec, play_moves(spec, ROOT_MOVES + " a a a"))
+    page.wait_for_timeout(400)  # the dropped disc lands
+    page.screenshot(path=str(_shots(tmp_path) / "page-1280.png"), full_page=True)
+    page.click("#new")
+    _settled(page)
+    assert _shown_board(page) == root
+    assert page.errors == []
+
+
+def test_a_literal_plus_and_bad_links(browser: Any, server: Server) -> None:
+    page = _page(browser, 1280)
+    page.goto(f"{server.url}?spec=4x4k4+gravity")
+    _settled(page)
+    assert page.input_value("#game") == "4x4k4+gravity"
+    assert page.eval_on_selector_all("#board rect.cell", "els => els.length") == 16
+    assert page.is_hidden("#error")
+    for link, fragment in (("?spec=5x5k4", "has not been built"),
+                           ("?spec=tictactoe&board=xx", "board 'xx'"),
+                           ("?spec=banana", "cannot read spec 'banana'")):
+        page.goto(server.url + link)
+        _settled(page)
+        assert fragment in page.inner_text("#error") and page.is_visible("#error"), link
+        assert page.eval_on_selector_all("#board rect.open", "els => els.length") > 0, link
+        assert "loading" not in page.inner_text("#status")
+    assert page.errors == []
+
+
+def test_a_near_win_is_far_from_the_axis(browser: Any, server: Server) -> None:
+    page = _page(browser, 1280)
+    page.goto(f"{server.url}?spec=tictactoe&board=xx./oo./...")
+    _settled(page)
+    page.click("#board rect[data-move='c3']")  # x wins at once
+    _settled(page)
+    assert page.inner_text("#result") == "game over: x wins"
+    ys = page.eval_on_selector_all("#history circle", "els => els.map(e => +e.getAttribute('cy'))")
+    axis = page.eval_on_selector("#history line", "l => +l.getAttribute('y1')")
+    assert ys[-1] == min(ys) and axis - ys[-1] > 0.9 * axis - 10  # at the top edge
+    assert ys[0] < axis  # x to move with a win in 1 already: above the axis
+    # Every depth digit reads on its cell (WCAG AA: 4.5:1).
+    page.goto(f"{server.url}?spec=tictactoe&board=x.o/.x./...")
+    _settled(page)
+    cells = page.eval_on_selector_all(
+        "#board rect.open", "els => els.map(r => r.getAttribute('fill'))")
+    digits = page.eval_on_selector_all("#board text.depth", "els => els.map(t => t.getAttribute('fill'))")
+    assert len(cells) == len(digits) > 0
+    for cell, digit in zip(cells, digits):
+        assert _contrast(cell, digit) >= 4.5, (cell, digit)
+    assert page.errors == []
+
+
+def _contrast(a: str, b: str) -> float:
+    def light(colour: str) -> float:
+        if colour.startswith("#"):
+            value = colour.lstrip("#")
+            rgb = [int(value[i:i + 1] * 2, 16) for i in range(3)] if len(value) == 3 else \
+                [int(value[i:i + 2], 16) for i in (0, 2, 4)]
+        else:
+            rgb = [int(x) for x in colour[colour.index("(") + 1:-1].split(",")]
+        lin = [c / 255 / 12.92 if c / 255 <= 0.03928 else ((c / 255 + 0.055) / 1.055) ** 2.4
+               for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((light(a), light(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_a_phone_scrolls_nothing_sideways(browser: Any, server: Server, tmp_path: Path) -> None:
+    spec = parse_spec(ENDGAME)
+    board = board_text(spec, play_moves(spec, ROOT_MOVES + " a"))
+    page = _page(browser, 375)
+    page.goto(f"{server.url}?spec={quote(ENDGAME)}&board={quote(board)}")
+    _settled(page)
+    page.wait_for_selector("#counts rect", state="attached")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    sizes = page.eval_on_selector_all(".chart text", """els => els.map(t => {
+        const svg = t.ownerSVGElement;
+        return parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width
+               / svg.viewBox.baseVal.width; })""")
+    assert sizes and min(sizes) >= 11, sizes
+    page.screenshot(path=str(_shots(tmp_path) / "page-375.png"), full_page=True)
+    page.goto(f"{server.url}?spec=tictactoe&board=x.o/.x./...")
+    _settled(page)
+    page.click("#board rect[data-move='c1']")
+    _settled(page)
+    page.screenshot(path=str(_shots(tmp_path) / "page-375-tictactoe.png"), full_page=True)
+    assert page.errors == []
