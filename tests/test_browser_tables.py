@@ -107,13 +107,15 @@ def test_a_literal_plus_and_bad_links(browser: Any, server: Server) -> None:
     assert page.errors == []
 
 
-def test_a_near_win_is_far_from_the_axis(browser: Any, server: Server) -> None:
+def test_a_near_win_is_far_from_the_axis(browser: Any, server: Server, tmp_path: Path) -> None:
     page = _page(browser, 1280)
     page.goto(f"{server.url}?spec=tictactoe&board=xx./oo./...")
     _settled(page)
     page.click("#board rect[data-move='c3']")  # x wins at once
     _settled(page)
     assert page.inner_text("#result") == "game over: x wins"
+    assert page.eval_on_selector_all("#board line.win-line", "els => els.length") == 1
+    page.screenshot(path=str(_shots(tmp_path) / "page-1280-won.png"))
     ys = page.eval_on_selector_all("#history circle", "els => els.map(e => +e.getAttribute('cy'))")
     axis = page.eval_on_selector("#history line", "l => +l.getAttribute('y1')")
     assert ys[-1] == min(ys) and axis - ys[-1] > 0.9 * axis - 10  # at the top edge
