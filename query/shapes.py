@@ -139,6 +139,7 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
         "mismatched_positions": report.mismatched_positions,
         "mismatches": report.mismatches,
         "declined": report.declined,
+        "gave_up": report.gave_up,
         "shapes": report.shapes,
         "checks": report.checked,
         "seconds": round(report.seconds, 3),

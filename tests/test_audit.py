@@ -445,7 +445,7 @@ def test_json_report(db: str, capsys: pytest.CaptureFixture[str],
     data = json.loads(out)
     assert set(data) == {"spec", "solver", "selection", "orientations", "seed", "check",
                          "positions", "boards", "agreed", "mismatched", "mismatched_positions",
-                         "mismatches", "declined", "shapes", "checks", "seconds", "restarts",
+                         "mismatches", "declined", "gave_up", "shapes", "checks", "seconds", "restarts",
                          "examples", "orientations_auto", "asked"}
     assert data["selection"] == "ply:2" and data["positions"] == 12
     assert data["mismatches"] == {"illegal-move": 12} and data["shapes"] == {"value, move": 12}

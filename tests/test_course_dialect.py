@@ -4,6 +4,7 @@ spoken to tests/audit_samples/course_engine.py, an exact engine right everywhere
 board. The table it is judged by is checked against plain negamax in the other tests."""
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -102,3 +103,61 @@ def test_the_command_line_says_what_it_sends(db: str, capsys: pytest.CaptureFixt
                        *argv[1:]])
         err = capsys.readouterr().err
         assert status == 2 and err.count("\n") == 1, (argv, err)
+
+
+def test_a_long_timeout_keeps_timelimit_in_the_course_range(tb: Tablebase) -> None:
+    """An engine that refuses `timelimit` above 100 is audited cleanly with --timeout 300: the
+    audit tells it 100 and keeps its own timeout."""
+    spec = parse_spec("3x3k3")
+    engine_command = f"{COURSE} --k 3 --strict-timelimit"
+    with open_gtp_engine(engine_command, tb, spec, timeout=300, dialect="course") as engine:
+        report = audit(tb, spec, engine, selection=Selection("ply", 5))
+    assert report.ok and report.agreed == report.boards > 0
+    assert "timelimit 100" in (report.asked or "")
+
+
+def test_unknown_is_counted_apart(tb: Tablebase) -> None:
+    """`= unknown` claims nothing: counted apart, never a mismatch or a refuted line, and the
+    audit passes when every other answer agrees; strict counts them as failures."""
+    spec = parse_spec("3x3k3")
+    engine_command = f"{COURSE} --k 3 --unknown-from 7"
+    selection = Selection("all")
+    with open_gtp_engine(engine_command, tb, spec, dialect="course") as engine:
+        report = audit(tb, spec, engine, selection=selection)
+    early = sum(1 for b in Game("3x3k3").reachable() if sum(1 for v in b if v == 0) >= 7)
+    assert report.ok and report.mismatches == {} and report.examples == ()
+    assert report.gave_up > 0 and report.agreed + report.gave_up == report.boards
+    assert report.gave_up_positions == report.gave_up <= early
+    with open_gtp_engine(engine_command, tb, spec, dialect="course") as engine:
+        strict = audit(tb, spec, engine, selection=selection, strict=True)
+    assert not strict.ok and strict.mismatches == {"unknown": report.gave_up}
+
+
+def test_unknown_on_the_command_line(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["audit", "3x3k3", "--engine", f"{COURSE} --k 3 --unknown-from 8", "--dialect",
+            "course", "--db", db, "--quiet", "--positions", "ply:1"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"gave up on \d+ boards \(3 positions\): answered '= unknown'", out)
+    assert "no answer to judge: every board was declined or given up" in out
+    assert main([*argv, "--strict"]) == 1
+
+
+def test_start_errors_name_the_real_cause(tmp_path: Path, db: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """An engine whose `#!` line names a missing interpreter, one without the execute bit and a
+    missing file each get one line naming what is wrong (not "No such file" for a file that
+    exists)."""
+    lacking = tmp_path / "Gomoku.py"
+    lacking.write_text("#!/usr/bin/python9\nprint('hello')\n")
+    lacking.chmod(0o755)
+    plain = tmp_path / "plain.py"
+    plain.write_text("print('hello')\n")
+    plain.chmod(0o644)
+    for engine, fragment in ((lacking, "names the interpreter '/usr/bin/python9', which this"
+                                       " machine lacks"),
+                             (plain, "is not executable (chmod +x"),
+                             (tmp_path / "missing.py", "No such file or directory")):
+        assert main(["audit", "3x3k3", "--engine", str(engine), "--db", db, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and fragment in err, err

@@ -51,11 +51,13 @@ class Reply:
     depth: int | None = None
     failure: Failure | None = None
     declined: str | None = None
+    gave_up: bool = False  # an engine's '= unknown': it claims nothing either way
 
     @property
     def move_only(self) -> bool:
         """Whether this is a player's answer: a move (or no move) and no value."""
-        return self.value is None and self.failure is None and self.declined is None
+        return (self.value is None and self.failure is None and self.declined is None
+                and not self.gave_up)
 
     @property
     def allows(self) -> tuple[str, ...]:
@@ -275,7 +277,8 @@ def read_engine_answer(answer: EngineAnswer, to_move: str) -> Reply:
     if answer.winner is None:
         return Reply(answer.text, move=answer.move)
     if answer.winner == "unknown":
-        return Reply(answer.text, failure=Failure("unknown", "answered '= unknown'"))
+        return Reply(answer.text, failure=Failure("unknown", "answered '= unknown'"),
+                     gave_up=True)
     value = (Value.DRAW if answer.winner == "draw"
              else Value.WIN if answer.winner == to_move else Value.LOSS)
     return Reply(answer.text, value, answer.move)

@@ -5,7 +5,7 @@
 
     plain dialect                           course dialect (black = x, moves first)
     -> boardsize 3 3     width, height      -> boardsize 3        an N x N board
-    -> set_game 3x3k3    the whole spec     -> timelimit 9        seconds, one under --timeout
+    -> set_game 3x3k3    the whole spec     -> timelimit 9        seconds, 1 to 100
     -> clear_board                          -> clear_board
     -> play x b2                            -> play b B2          columns A.. skipping I,
     -> solve                                -> solve              rows from 1 at the bottom
@@ -34,10 +34,13 @@ from typing import Any
 
 from tablebase.builder.game import Spec
 from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer,
-                                             EngineStartError, Failure, GameRefusedError)
+                                             EngineStartError, Failure, GameRefusedError,
+                                             start_failure)
 from tablebase.query.notation import GTP_COLUMNS, column_name
 
 DIALECTS = ("auto", "plain", "course")
+# The course dialect's `timelimit` takes whole seconds from 1 to 100.
+COURSE_TIMELIMIT = 100
 # GTP's column letters: I is skipped, so that it is not taken for J or 1.
 _NAME_RE = re.compile(r"([a-z]+)(\d+)")
 
@@ -72,7 +75,10 @@ class Dialect:
             raise GameRefusedError(
                 f"the course dialect plays N x N boards without gravity or misere; {spec.name}"
                 " needs the plain dialect (--dialect plain)")
-        return [(f"boardsize {spec.width}", True), (f"timelimit {max(1, int(timeout) - 1)}", False)]
+        # The course's timelimit takes 1 to 100 seconds; the audit's own timeout (a second
+        # longer) stays in force whatever the engine was told.
+        limit = min(COURSE_TIMELIMIT, max(1, int(timeout) - 1))
+        return [(f"boardsize {spec.width}", True), (f"timelimit {limit}", False)]
 
     def move_out(self, name: str) -> str:
         """Our move name (b2) as the engine writes it (plain: b2; course: B2, columns skip I)."""
@@ -140,7 +146,7 @@ class GtpEngine:
                 start_new_session=True)  # its own process group, so that a kill takes its children
         except OSError as e:
             raise EngineStartError(
-                f"cannot start engine {self.command!r}: {e.strerror or e}") from None
+                f"cannot start engine {self.command!r}: {start_failure(self._argv, e)}") from None
         self._process = process
         # Fresh queues per process: lines still arriving from a killed one are never read.
         self._lines = lines = queue.Queue()

@@ -142,6 +142,8 @@ class AuditReport:
     restarts: int = 0
     orientations_auto: bool = False
     asked: str | None = None
+    gave_up: int = 0  # boards an engine answered '= unknown' on (mismatches only with strict)
+    gave_up_positions: int = 0
 
     @property
     def mismatched(self) -> int:
@@ -195,7 +197,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
           selection: Selection = Selection(), seed: int = 0, every_orientation: bool | None = False,
           check: str | None = None, max_examples: int = DEFAULT_EXAMPLES,
           progress: ProgressFactory = NO_PROGRESS,
-          root: Sequence[int] | str | None = None) -> AuditReport:
+          root: Sequence[int] | str | None = None, strict: bool = False) -> AuditReport:
     """Audit `candidate` against the table of `spec` on the positions `selection` names.
 
     Each position is shown in a random image of its orbit (chosen by `seed`), or in every distinct
@@ -204,6 +206,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     applies the strongest each answer's shape allows. The report keeps the `max_examples` smallest
     counterexamples (fewest stones first; the smallest of each kind always among them).
     With `root` (a position, any orientation) the positions are those of that endgame table.
+    An engine that gives up ('= unknown') claims nothing: its boards are counted apart, never
+    as mismatches, unless `strict` (then as mismatches of kind 'unknown').
     """
     spec = tb.spec(spec)
     if check is not None and check not in CHECKS:
@@ -224,7 +228,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     mismatches = dict.fromkeys(KINDS, 0)
     shapes: dict[str, int] = {}
     checked = dict.fromkeys(CHECKS, 0)
-    agreed = declined = bad_positions = 0
+    agreed = declined = bad_positions = gave_up = gave_up_positions = 0
     declined_note = None
     smallest = _Smallest(max(max_examples, 0))
     with progress(total=total, desc=f"audit {candidate.label}", unit="pos") as bar:
@@ -233,12 +237,17 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
             shown = images(spec, board) if every_orientation else [transform(spec, board, maps[i])]
             value, depth = Value(int(rows.value[i])), int(rows.depth[i])
             first: _Found | None = None
+            unanswered = False
             for image in shown:
                 reply = candidate.ask(spec, image)
                 bar.update(1)
                 if reply.declined is not None:
                     declined += 1
                     declined_note = declined_note or reply.declined
+                    continue
+                if reply.gave_up and not strict:
+                    gave_up += 1
+                    unanswered = True
                     continue
                 if reply.failure is None:
                     shapes[reply.shape] = shapes.get(reply.shape, 0) + 1
@@ -256,6 +265,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
             if first is not None:
                 bad_positions += 1
                 smallest.add(first)
+            gave_up_positions += unanswered
     if check == "depth" and shapes and not checked["depth"]:
         raise AuditInputError(
             f"--check depth needs answers that give a depth, (value, move, depth), or a move"
@@ -269,7 +279,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
         mismatched_positions=bad_positions, declined=declined, declined_note=declined_note,
         shapes=shapes, checked={c: n for c, n in checked.items() if n}, examples=examples,
         seconds=time.perf_counter() - started, restarts=candidate.restarts,
-        orientations_auto=auto, asked=_asked(candidate))
+        orientations_auto=auto, asked=_asked(candidate), gave_up=gave_up,
+        gave_up_positions=gave_up_positions)
 
 
 def _asked(candidate: Candidate) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import traceback
 from dataclasses import dataclass
 
@@ -88,3 +89,26 @@ def describe_exception(error: BaseException) -> str:
     if frames:
         text += f" (at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno})"
     return text
+
+
+def start_failure(argv: list[str], error: OSError) -> str:
+    """Why a program could not start, naming the real cause: a program that exists but cannot
+    run is usually its `#!` line naming an interpreter this machine lacks, or a missing execute
+    permission; otherwise the system's reason."""
+    program = shutil.which(argv[0]) or argv[0] if argv else ""
+    if isinstance(error, FileNotFoundError) and program and os.path.isfile(program):
+        try:
+            with open(program, "rb") as f:
+                first = f.readline(200).decode("utf-8", "replace").strip()
+        except OSError:
+            first = ""
+        if first.startswith("#!"):
+            interpreter = first[2:].strip().split()[0] if first[2:].strip() else "?"
+            return (f"its first line, {first!r}, names the interpreter {interpreter!r}, which"
+                    " this machine lacks; run it with an interpreter that exists, e.g."
+                    f" --engine \"python3 {program}\"")
+        return f"{program} exists, but cannot be run ({error.strerror or error})"
+    if isinstance(error, PermissionError) and program and os.path.isfile(program):
+        return (f"{program} is not executable (chmod +x {program}, or run it with its interpreter,"
+                f" e.g. --engine \"python3 {program}\")")
+    return str(error.strerror or error)

@@ -25,7 +25,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     options: dict[str, Any] = dict(
         selection=parse_selection(args.positions), seed=args.seed, every_orientation=every,
         check=args.check, max_examples=args.max_examples, progress=progress(args.quiet),
-        root=args.root)
+        root=args.root, strict=args.strict)
     builtin = args.builtin
     if args.solver is not None and args.solver.startswith(BUILTIN_PREFIX):
         builtin = args.solver[len(BUILTIN_PREFIX):]
@@ -104,6 +104,9 @@ def register(commands: Any) -> None:
                    help="show each position in one random image or in every image; auto (the"
                         f" default): every image when that is at most {EVERY_IMAGE_LIMIT:,}"
                         " boards in all, else a random one")
+    p.add_argument("--strict", action="store_true",
+                   help="count an engine's '= unknown' as a failure (by default it claims"
+                        " nothing and is counted apart)")
     p.add_argument("--check", choices=("value", "move", "depth"),
                    help="value; move: also a move that keeps the value; depth: also the exact"
                         " depth (default: the strongest each answer allows)")

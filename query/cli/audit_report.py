@@ -45,7 +45,10 @@ def print_audit(spec: Spec, report: Any) -> None:
               f" {report.check}, so it could not be checked on them")
     if report.declined:
         print(f"  declined: {report.declined:,} ({report.declined_note})")
-    judged = report.boards - report.declined
+    if report.gave_up:
+        print(f"  gave up on {report.gave_up:,} boards ({report.gave_up_positions:,} positions):"
+              " answered '= unknown', which claims nothing (--strict counts them as failures)")
+    judged = report.boards - report.declined - report.gave_up
     print(f"  agreed: {report.agreed:,} of {judged:,}")
     if report.mismatched:
         where = (f" boards, on {count(report.mismatched_positions, 'position')}"
@@ -76,8 +79,10 @@ def print_audit(spec: Spec, report: Any) -> None:
         if e.refutation and e.kind not in NO_CLAIM:
             lead = f"after the solver's {e.after}: " if e.after is not None else "perfect play: "
             print(f"   refuted:  {lead}{_moves_text(e.to_move, e.refutation, e.refutation_value)}")
-    if report.ok:
+    if report.ok and judged:
         print(f"all {judged:,} answers agree with the table")
+    elif report.ok:
+        print("no answer to judge: every board was declined or given up")
 
 
 def print_builtins(spec: Spec, audits: Sequence[Any]) -> None:

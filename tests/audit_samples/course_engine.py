@@ -4,10 +4,12 @@ from 1 at the bottom), `boardsize N`, `timelimit S` (accepted, ignored: it is ex
 answered `= b C3`, `= w`, `= draw C3` (the move given when the side to play wins or draws).
 k comes from the command line, as course engines fix their game:
 
-    python course_engine.py --k 5 [--wrong-at BOARD]
+    python course_engine.py --k 5 [--wrong-at BOARD] [--unknown-from N] [--strict-timelimit]
 
 With --wrong-at (board text, rows top to bottom, such as x../.o./...) it answers `solve` wrongly
-on exactly that board. The search is alpha-beta over bitboards with a transposition table, an
+on exactly that board; with --unknown-from N it answers `= unknown` on boards with N or more
+empty cells, as an engine that runs out of time does; with --strict-timelimit it refuses a
+`timelimit` outside the course's 1 to 100 seconds, as some course engines do. The search is alpha-beta over bitboards with a transposition table, an
 immediate-win check and forced blocks, so an endgame of about 20 empty cells takes seconds.
 Standalone on purpose: it imports nothing of the project.
 """
@@ -146,6 +148,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--k", type=int, required=True)
     parser.add_argument("--wrong-at")
+    parser.add_argument("--unknown-from", type=int)
+    parser.add_argument("--strict-timelimit", action="store_true")
     args = parser.parse_args()
     board: Board | None = None
     commands = ("protocol_version", "name", "list_commands", "known_command", "boardsize",
@@ -175,6 +179,10 @@ def main() -> None:
             board = Board(int(words[1]), args.k)
             reply()
         elif command == "timelimit":
+            if args.strict_timelimit and not (len(words) == 2 and words[1].isdigit()
+                                              and 1 <= int(words[1]) <= 100):
+                reply("timelimit must be 1 to 100 seconds", ok=False)
+                continue
             reply()
         elif command == "clear_board" and board:
             board.black = board.white = 0
@@ -194,6 +202,10 @@ def main() -> None:
                 board.white |= 1 << c
             reply()
         elif command in ("solve", "genmove") and board:
+            empty = board.n * board.n - bin(board.black | board.white).count("1")
+            if command == "solve" and args.unknown_from is not None and empty >= args.unknown_from:
+                reply("unknown")
+                continue
             value, cell = board.solve()
             colour = board.to_move()[2]
             other = "w" if colour == "b" else "b"
