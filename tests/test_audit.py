@@ -15,8 +15,8 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (Value, canonical_board, decode, parse_spec, permutations, play,
-                                    transform)
+from tablebase.builder.game import (Spec, Value, canonical_board, decode, parse_spec, permutations,
+                                    play, transform)
 from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate,
                                    Selection, audit, audit_builtins, builtin_names, moves_to,
                                    open_candidate, open_gtp_engine, orientations, parse_selection,
@@ -477,3 +477,26 @@ def test_the_engine_through_the_command(db: str, capsys: pytest.CaptureFixture[s
     status, _, err = run(capsys, "audit", "3x3k3", "--engine", f"{ENGINE} --refuse 3x3k3",
                          "--db", db)
     assert status == 2 and "it does not play 3x3k3" in err
+
+
+def test_hardest_positions_find_a_horizon(table_db: Callable[[str], str]) -> None:
+    """hardest:N takes the longest wins and losses first, then the deepest draws (checked
+    against the table), and there a solver whose search stops at 4 plies is caught calling
+    long wins and losses draws; on positions that end within 4 plies it is right."""
+    spec = parse_spec("4x3k3")
+    with open_tablebase(table_db("4x3k3")) as tb:
+        _hardest_find_a_horizon(tb, spec)
+
+
+def _hardest_find_a_horizon(tb: Tablebase, spec: Spec) -> None:
+    table = tb.table(spec)
+    hardest = select_positions(tb, spec, Selection("hardest", 50))
+    decided = np.sort(table.depth[(table.depth > 0) & (table.value != 0)])[::-1]
+    assert len(hardest.codes) == 50 and (hardest.value != 0).all()
+    assert sorted(hardest.depth.tolist(), reverse=True) == decided[:50].tolist()
+    assert parse_selection("hardest:50") == Selection("hardest", 50)
+    with open_candidate("depth_limited:solve", spec, directory=str(SAMPLES)) as c:
+        caught = audit(tb, spec, c, selection=Selection("hardest", 50), check="value")
+        near = audit(tb, spec, c, selection=Selection("ply", 10), check="value")
+    assert caught.mismatches.get("wrong-value", 0) >= 50 and "hardest" in str(caught.selection)
+    assert near.ok  # 10 stones of 12: every game ends within the horizon

@@ -22,8 +22,9 @@ EVERY_IMAGE_LIMIT = 100_000
 @dataclass(frozen=True)
 class Selection:
     """Which stored positions to audit: 'non-terminal' (the default), 'all' (terminal ones too),
-    'sample' (`number` non-terminal positions drawn at random) or 'ply' (the non-terminal ones
-    with `number` stones)."""
+    'sample' (`number` non-terminal positions drawn at random), 'ply' (the non-terminal ones
+    with `number` stones) or 'hardest' (the `number` with the longest wins and losses, then
+    the deepest draws: where a search cut short goes wrong)."""
 
     kind: str = "non-terminal"
     number: int | None = None
@@ -36,6 +37,9 @@ class Selection:
         if self.kind == "ply":
             stones = "stone" if self.number == 1 else "stones"
             return f"the stored non-terminal positions with {self.number} {stones}"
+        if self.kind == "hardest":
+            return (f"the {self.number:,} hardest stored positions (the longest wins and losses"
+                    " first, then the deepest draws)")
         return "the stored non-terminal positions"
 
     @property
@@ -45,20 +49,21 @@ class Selection:
 
 
 def parse_selection(text: str | None) -> Selection:
-    """The Selection named by `--positions` text: all, sample:N or ply:P (None: non-terminal)."""
+    """The Selection named by `--positions` text: all, sample:N, ply:P or hardest:N (None:
+    non-terminal)."""
     if text is None or text.strip() == "non-terminal":
         return Selection()
     cleaned = text.strip().lower()
     if cleaned == "all":
         return Selection("all")
     kind, _, number = cleaned.partition(":")
-    if kind in ("sample", "ply") and number.isdigit():
-        if kind == "sample" and int(number) == 0:
-            raise AuditInputError(f"--positions {text!r}: a sample needs at least one position")
+    if kind in ("sample", "ply", "hardest") and number.isdigit():
+        if kind in ("sample", "hardest") and int(number) == 0:
+            raise AuditInputError(f"--positions {text!r}: a {kind} needs at least one position")
         return Selection(kind, int(number))
     raise AuditInputError(
-        f"cannot read --positions {text!r}: expected all, sample:N (N random positions) or ply:P"
-        " (the positions with P stones)")
+        f"cannot read --positions {text!r}: expected all, sample:N (N random positions), ply:P"
+        " (the positions with P stones) or hardest:N (the N longest wins and losses first)")
 
 
 def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
@@ -78,6 +83,12 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
     chosen = np.flatnonzero(keep)
     if selection.kind == "sample" and selection.number is not None and selection.number < len(chosen):
         chosen = np.sort(np.random.default_rng(seed).choice(chosen, selection.number, replace=False))
+    if selection.kind == "hardest" and selection.number is not None:
+        # Decided games by depth, longest first, then draws by depth (the fewest stones);
+        # ties in code order.
+        drawn = table.value[chosen] == 0
+        order = np.lexsort((table.codes[chosen], -table.depth[chosen].astype(np.int16), drawn))
+        chosen = np.sort(chosen[order[:selection.number]])
     return PositionArrays(table.codes[chosen], table.ply[chosen], table.value[chosen],
                           table.depth[chosen])
 
