@@ -140,6 +140,7 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
         "mismatches": report.mismatches,
         "declined": report.declined,
         "gave_up": report.gave_up,
+        "stopped_after": report.stopped_after,
         "shapes": report.shapes,
         "checks": report.checked,
         "seconds": round(report.seconds, 3),

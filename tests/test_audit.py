@@ -445,7 +445,7 @@ def test_json_report(db: str, capsys: pytest.CaptureFixture[str],
     data = json.loads(out)
     assert set(data) == {"spec", "solver", "selection", "orientations", "seed", "check",
                          "positions", "boards", "agreed", "mismatched", "mismatched_positions",
-                         "mismatches", "declined", "gave_up", "shapes", "checks", "seconds", "restarts",
+                         "mismatches", "declined", "gave_up", "stopped_after", "shapes", "checks", "seconds", "restarts",
                          "examples", "orientations_auto", "asked"}
     assert data["selection"] == "ply:2" and data["positions"] == 12
     assert data["mismatches"] == {"illegal-move": 12} and data["shapes"] == {"value, move": 12}
@@ -500,3 +500,21 @@ def _hardest_find_a_horizon(tb: Tablebase, spec: Spec) -> None:
         near = audit(tb, spec, c, selection=Selection("ply", 10), check="value")
     assert caught.mismatches.get("wrong-value", 0) >= 50 and "hardest" in str(caught.selection)
     assert near.ok  # 10 stones of 12: every game ends within the horizon
+
+
+def test_max_failures_stops_early(tb: Tablebase, capsys: pytest.CaptureFixture[str], db: str,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """With --max-failures N the audit stops once N positions have failed, and says so."""
+    spec = parse_spec("3x3k3")
+    with open_candidate("broken_solvers:raises_sometimes", spec, directory=str(SAMPLES)) as c:
+        whole = audit(tb, spec, c)
+        cut = audit(tb, spec, c, max_failures=3)
+    assert whole.mismatched_positions > 3 and whole.stopped_after is None
+    assert cut.mismatched_positions == 3 and cut.stopped_after is not None
+    assert cut.stopped_after < whole.positions and cut.boards < whole.boards
+    assert cut.agreed + cut.mismatched == cut.boards
+    monkeypatch.chdir(SAMPLES)  # the current directory is on the solver's import path
+    argv = ["audit", "3x3k3", "--solver", "broken_solvers:raises_sometimes", "--db", db,
+            "--quiet", "--max-failures", "2"]
+    assert main(argv) == 1
+    assert "had failed (--max-failures)" in capsys.readouterr().out

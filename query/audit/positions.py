@@ -144,6 +144,7 @@ class AuditReport:
     asked: str | None = None
     gave_up: int = 0  # boards an engine answered '= unknown' on (mismatches only with strict)
     gave_up_positions: int = 0
+    stopped_after: int | None = None  # positions audited when max_failures stopped the audit
 
     @property
     def mismatched(self) -> int:
@@ -197,7 +198,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
           selection: Selection = Selection(), seed: int = 0, every_orientation: bool | None = False,
           check: str | None = None, max_examples: int = DEFAULT_EXAMPLES,
           progress: ProgressFactory = NO_PROGRESS,
-          root: Sequence[int] | str | None = None, strict: bool = False) -> AuditReport:
+          root: Sequence[int] | str | None = None, strict: bool = False,
+          max_failures: int | None = None) -> AuditReport:
     """Audit `candidate` against the table of `spec` on the positions `selection` names.
 
     Each position is shown in a random image of its orbit (chosen by `seed`), or in every distinct
@@ -207,7 +209,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     counterexamples (fewest stones first; the smallest of each kind always among them).
     With `root` (a position, any orientation) the positions are those of that endgame table.
     An engine that gives up ('= unknown') claims nothing: its boards are counted apart, never
-    as mismatches, unless `strict` (then as mismatches of kind 'unknown').
+    as mismatches, unless `strict` (then as mismatches of kind 'unknown'). With `max_failures`
+    the audit stops once that many positions have failed.
     """
     spec = tb.spec(spec)
     if check is not None and check not in CHECKS:
@@ -231,13 +234,19 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     agreed = declined = bad_positions = gave_up = gave_up_positions = 0
     declined_note = None
     smallest = _Smallest(max(max_examples, 0))
+    stopped_after = None
+    shown_boards = 0  # boards asked so far: all of them unless max_failures stops the audit
     with progress(total=total, desc=f"audit {candidate.label}", unit="pos") as bar:
         for i, code in enumerate(rows.codes.tolist()):
+            if max_failures is not None and bad_positions >= max_failures:
+                stopped_after = i
+                break
             board = tuple(boards[i].tolist())
             shown = images(spec, board) if every_orientation else [transform(spec, board, maps[i])]
             value, depth = Value(int(rows.value[i])), int(rows.depth[i])
             first: _Found | None = None
             unanswered = False
+            shown_boards += len(shown)
             for image in shown:
                 reply = candidate.ask(spec, image)
                 bar.update(1)
@@ -271,6 +280,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
             f"--check depth needs answers that give a depth, (value, move, depth), or a move"
             f" alone (judged by the depth it keeps); {candidate.label} answered"
             f" {', '.join(f'({shape})' for shape in shapes)}: use --check move or --check value")
+    if stopped_after is not None:
+        total = shown_boards
     examples = tuple(_counterexample(tb, spec, found) for found in smallest.pick())
     return AuditReport(
         spec=spec.name, solver=candidate.label, selection=selection,
@@ -280,7 +291,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
         shapes=shapes, checked={c: n for c, n in checked.items() if n}, examples=examples,
         seconds=time.perf_counter() - started, restarts=candidate.restarts,
         orientations_auto=auto, asked=_asked(candidate), gave_up=gave_up,
-        gave_up_positions=gave_up_positions)
+        gave_up_positions=gave_up_positions, stopped_after=stopped_after)
 
 
 def _asked(candidate: Candidate) -> str | None:

@@ -25,7 +25,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     options: dict[str, Any] = dict(
         selection=parse_selection(args.positions), seed=args.seed, every_orientation=every,
         check=args.check, max_examples=args.max_examples, progress=progress(args.quiet),
-        root=args.root, strict=args.strict)
+        root=args.root, strict=args.strict, max_failures=args.max_failures)
     builtin = args.builtin
     if args.solver is not None and args.solver.startswith(BUILTIN_PREFIX):
         builtin = args.solver[len(BUILTIN_PREFIX):]
@@ -67,6 +67,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
+def _positive(text: str) -> int:
+    """argparse type: a positive whole number."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, found {text!r}")
+    return n
+
+
 def register(commands: Any) -> None:
     """Add audit to the subcommands."""
     p = commands.add_parser(
@@ -105,6 +116,8 @@ def register(commands: Any) -> None:
                    help="show each position in one random image or in every image; auto (the"
                         f" default): every image when that is at most {EVERY_IMAGE_LIMIT:,}"
                         " boards in all, else a random one")
+    p.add_argument("--max-failures", type=_positive, metavar="N",
+                   help="stop once N positions have failed (default: audit them all)")
     p.add_argument("--strict", action="store_true",
                    help="count an engine's '= unknown' as a failure (by default it claims"
                         " nothing and is counted apart)")

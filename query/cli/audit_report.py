@@ -48,6 +48,9 @@ def print_audit(spec: Spec, report: Any) -> None:
     if report.gave_up:
         print(f"  gave up on {report.gave_up:,} boards ({report.gave_up_positions:,} positions):"
               " answered '= unknown', which claims nothing (--strict counts them as failures)")
+    if report.stopped_after is not None:
+        print(f"  stopped after {report.stopped_after:,} of {report.positions:,} positions:"
+              f" {report.mismatched_positions:,} had failed (--max-failures)")
     judged = report.boards - report.declined - report.gave_up
     print(f"  agreed: {report.agreed:,} of {judged:,}")
     if report.mismatched:
