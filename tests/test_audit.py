@@ -518,3 +518,22 @@ def test_max_failures_stops_early(tb: Tablebase, capsys: pytest.CaptureFixture[s
             "--quiet", "--max-failures", "2"]
     assert main(argv) == 1
     assert "had failed (--max-failures)" in capsys.readouterr().out
+
+
+def test_depth_selections(tb: Tablebase) -> None:
+    """depth:D and depth:D1-D2 select exactly the non-terminal positions of those depths."""
+    spec = parse_spec("3x3k3")
+    table = tb.table(spec)
+    assert parse_selection("depth:3") == Selection("depth", 3)
+    assert parse_selection("depth:2-4") == Selection("depth", 2, 4)
+    assert parse_selection("depth:2-4").option == "depth:2-4"
+    for bad in ("depth:", "depth:4-2", "depth:x", "depth:1-"):
+        with pytest.raises(AuditInputError):
+            parse_selection(bad)
+    for selection, low, high in ((Selection("depth", 3), 3, 3), (Selection("depth", 2, 4), 2, 4)):
+        chosen = select_positions(tb, spec, selection)
+        want = table.codes[(table.depth >= low) & (table.depth <= high) & (table.depth > 0)]
+        assert np.array_equal(chosen.codes, want) and len(want) > 0
+        assert str(selection).startswith("the stored non-terminal positions of depth")
+    with pytest.raises(AuditInputError, match="no stored non-terminal position of that depth"):
+        select_positions(tb, spec, Selection("depth", 30))

@@ -23,11 +23,13 @@ EVERY_IMAGE_LIMIT = 100_000
 class Selection:
     """Which stored positions to audit: 'non-terminal' (the default), 'all' (terminal ones too),
     'sample' (`number` non-terminal positions drawn at random), 'ply' (the non-terminal ones
-    with `number` stones) or 'hardest' (the `number` with the longest wins and losses, then
-    the deepest draws: where a search cut short goes wrong)."""
+    with `number` stones), 'depth' (the non-terminal ones of depth `number` to `upto`, both
+    included) or 'hardest' (the `number` with the longest wins and losses, then the deepest
+    draws: where a search cut short goes wrong)."""
 
     kind: str = "non-terminal"
     number: int | None = None
+    upto: int | None = None  # 'depth' only: the largest depth (None: `number` alone)
 
     def __str__(self) -> str:
         if self.kind == "all":
@@ -37,6 +39,10 @@ class Selection:
         if self.kind == "ply":
             stones = "stone" if self.number == 1 else "stones"
             return f"the stored non-terminal positions with {self.number} {stones}"
+        if self.kind == "depth":
+            depths = (f"{self.number}" if self.upto in (None, self.number)
+                      else f"{self.number} to {self.upto}")
+            return f"the stored non-terminal positions of depth {depths}"
         if self.kind == "hardest":
             return (f"the {self.number:,} hardest stored positions (the longest wins and losses"
                     " first, then the deepest draws)")
@@ -45,7 +51,10 @@ class Selection:
     @property
     def option(self) -> str:
         """The --positions text that names this selection."""
-        return self.kind if self.number is None else f"{self.kind}:{self.number}"
+        if self.number is None:
+            return self.kind
+        upto = "" if self.upto in (None, self.number) else f"-{self.upto}"
+        return f"{self.kind}:{self.number}{upto}"
 
 
 def parse_selection(text: str | None) -> Selection:
@@ -57,13 +66,19 @@ def parse_selection(text: str | None) -> Selection:
     if cleaned == "all":
         return Selection("all")
     kind, _, number = cleaned.partition(":")
+    low, dash, high = number.partition("-")
+    if kind == "depth" and low.isdigit() and (not dash or high.isdigit()):
+        if dash and int(high) < int(low):
+            raise AuditInputError(f"--positions {text!r}: the depths run from low to high")
+        return Selection("depth", int(low), int(high) if dash else None)
     if kind in ("sample", "ply", "hardest") and number.isdigit():
         if kind in ("sample", "hardest") and int(number) == 0:
             raise AuditInputError(f"--positions {text!r}: a {kind} needs at least one position")
         return Selection(kind, int(number))
     raise AuditInputError(
         f"cannot read --positions {text!r}: expected all, sample:N (N random positions), ply:P"
-        " (the positions with P stones) or hardest:N (the N longest wins and losses first)")
+        " (the positions with P stones), depth:D or depth:D1-D2 (those of that depth) or"
+        " hardest:N (the N longest wins and losses first)")
 
 
 def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
@@ -80,6 +95,12 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
                 f"--positions ply:{selection.number}: {spec.name} has no stored non-terminal"
                 f" position with {selection.number} stones (they have {plies.min()} to"
                 f" {plies.max()})")
+    if selection.kind == "depth":
+        top = selection.number if selection.upto is None else selection.upto
+        keep &= (table.depth >= selection.number) & (table.depth <= top)
+        if not keep.any():
+            raise AuditInputError(f"--positions {selection.option}: {spec.name} has no stored"
+                                  " non-terminal position of that depth")
     chosen = np.flatnonzero(keep)
     if selection.kind == "sample" and selection.number is not None and selection.number < len(chosen):
         chosen = np.sort(np.random.default_rng(seed).choice(chosen, selection.number, replace=False))

@@ -106,10 +106,10 @@ def register(commands: Any) -> None:
     who.add_argument("--builtin", metavar="NAME|all",
                      help="audit a textbook solver, or all of them, and print their table")
     db_option(p)
-    p.add_argument("--positions", metavar="all|sample:N|ply:P|hardest:N",
-                   help="all (terminal ones too), N random ones, those with P stones, or the N"
-                        " hardest (longest wins and losses first; default: every stored"
-                        " non-terminal position)")
+    p.add_argument("--positions", metavar="all|sample:N|ply:P|depth:D[-D2]|hardest:N",
+                   help="all (terminal ones too), N random ones, those with P stones, those of"
+                        " depth D (to D2), or the N hardest (longest wins and losses first;"
+                        " default: every stored non-terminal position)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the images shown and the sample (default: 0)")
     p.add_argument("--orientations", choices=("auto", "random", "all"), default="auto",
