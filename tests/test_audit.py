@@ -537,3 +537,18 @@ def test_depth_selections(tb: Tablebase) -> None:
         assert str(selection).startswith("the stored non-terminal positions of depth")
     with pytest.raises(AuditInputError, match="no stored non-terminal position of that depth"):
         select_positions(tb, spec, Selection("depth", 30))
+
+
+def test_a_sample_is_spread_over_plies_and_values(tb: Tablebase) -> None:
+    """sample:N takes one position of every (ply, value) in turn, so early plies and rare values
+    are in it; uniform:N draws from all alike."""
+    spec = parse_spec("3x3k3")
+    table = tb.table(spec)
+    live = table.depth > 0
+    strata = set(zip(table.ply[live].tolist(), table.value[live].tolist()))
+    sample = select_positions(tb, spec, Selection("sample", 50), seed=5)
+    assert len(sample.codes) == 50 == len(set(sample.codes.tolist())) and (sample.depth > 0).all()
+    assert set(zip(sample.ply.tolist(), sample.value.tolist())) == strata  # every one of them
+    uniform = select_positions(tb, spec, Selection("uniform", 50), seed=5)
+    assert len(uniform.codes) == 50 and parse_selection("uniform:50") == Selection("uniform", 50)
+    assert set(uniform.codes.tolist()) <= set(table.codes[live].tolist())

@@ -22,7 +22,8 @@ EVERY_IMAGE_LIMIT = 100_000
 @dataclass(frozen=True)
 class Selection:
     """Which stored positions to audit: 'non-terminal' (the default), 'all' (terminal ones too),
-    'sample' (`number` non-terminal positions drawn at random), 'ply' (the non-terminal ones
+    'sample' (`number` non-terminal positions drawn at random, spread evenly over the plies and
+    values), 'uniform' (drawn at random from all alike), 'ply' (the non-terminal ones
     with `number` stones), 'depth' (the non-terminal ones of depth `number` to `upto`, both
     included) or 'hardest' (the `number` with the longest wins and losses, then the deepest
     draws: where a search cut short goes wrong)."""
@@ -35,7 +36,10 @@ class Selection:
         if self.kind == "all":
             return "every stored position, terminal ones included"
         if self.kind == "sample":
-            return f"a random sample of {self.number:,} stored non-terminal positions"
+            return (f"a random sample of {self.number:,} stored non-terminal positions, spread"
+                    " evenly over plies and values")
+        if self.kind == "uniform":
+            return f"a uniform random sample of {self.number:,} stored non-terminal positions"
         if self.kind == "ply":
             stones = "stone" if self.number == 1 else "stones"
             return f"the stored non-terminal positions with {self.number} {stones}"
@@ -71,12 +75,13 @@ def parse_selection(text: str | None) -> Selection:
         if dash and int(high) < int(low):
             raise AuditInputError(f"--positions {text!r}: the depths run from low to high")
         return Selection("depth", int(low), int(high) if dash else None)
-    if kind in ("sample", "ply", "hardest") and number.isdigit():
-        if kind in ("sample", "hardest") and int(number) == 0:
+    if kind in ("sample", "uniform", "ply", "hardest") and number.isdigit():
+        if kind in ("sample", "uniform", "hardest") and int(number) == 0:
             raise AuditInputError(f"--positions {text!r}: a {kind} needs at least one position")
         return Selection(kind, int(number))
     raise AuditInputError(
-        f"cannot read --positions {text!r}: expected all, sample:N (N random positions), ply:P"
+        f"cannot read --positions {text!r}: expected all, sample:N (N random positions, spread"
+        " over plies and values), uniform:N (N random positions), ply:P"
         " (the positions with P stones), depth:D or depth:D1-D2 (those of that depth) or"
         " hardest:N (the N longest wins and losses first)")
 
@@ -102,8 +107,11 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
             raise AuditInputError(f"--positions {selection.option}: {spec.name} has no stored"
                                   " non-terminal position of that depth")
     chosen = np.flatnonzero(keep)
-    if selection.kind == "sample" and selection.number is not None and selection.number < len(chosen):
-        chosen = np.sort(np.random.default_rng(seed).choice(chosen, selection.number, replace=False))
+    wanted = selection.number
+    if selection.kind == "uniform" and wanted is not None and wanted < len(chosen):
+        chosen = np.sort(np.random.default_rng(seed).choice(chosen, wanted, replace=False))
+    if selection.kind == "sample" and wanted is not None and wanted < len(chosen):
+        chosen = _spread(chosen, table.ply[chosen] * 3 + table.value[chosen] + 1, wanted, seed)
     if selection.kind == "hardest" and selection.number is not None:
         # Decided games by depth, longest first, then draws by depth (the fewest stones);
         # ties in code order.
@@ -112,6 +120,17 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
         chosen = np.sort(chosen[order[:selection.number]])
     return PositionArrays(table.codes[chosen], table.ply[chosen], table.value[chosen],
                           table.depth[chosen])
+
+
+def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:
+    """`wanted` of `chosen`, at random, taking one from each stratum in turn: the rare ones (the
+    early plies, the decided games among draws) are as well represented as the common ones."""
+    shuffled = np.random.default_rng(seed).permutation(len(chosen))
+    grouped = shuffled[np.argsort(strata[shuffled], kind="stable")]  # by stratum, random within
+    ordered = strata[grouped]
+    starts = np.r_[0, np.flatnonzero(np.diff(ordered)) + 1]
+    rank = np.arange(len(grouped)) - np.repeat(starts, np.diff(np.r_[starts, len(grouped)]))
+    return np.sort(chosen[grouped[np.lexsort((ordered, rank))[:wanted]]])
 
 
 def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:

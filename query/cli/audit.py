@@ -106,8 +106,9 @@ def register(commands: Any) -> None:
     who.add_argument("--builtin", metavar="NAME|all",
                      help="audit a textbook solver, or all of them, and print their table")
     db_option(p)
-    p.add_argument("--positions", metavar="all|sample:N|ply:P|depth:D[-D2]|hardest:N",
-                   help="all (terminal ones too), N random ones, those with P stones, those of"
+    p.add_argument("--positions", metavar="all|sample:N|uniform:N|ply:P|depth:D[-D2]|hardest:N",
+                   help="all (terminal ones too), N random ones (spread over plies and values,"
+                        " or uniform), those with P stones, those of"
                         " depth D (to D2), or the N hardest (longest wins and losses first;"
                         " default: every stored non-terminal position)")
     p.add_argument("--seed", type=int, default=0,
