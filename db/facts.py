@@ -16,6 +16,10 @@ DEFAULT_DATABASE = "tablebase.db"
 LAYOUT_PACKED = "packed"
 LAYOUT_ROWS = "rows"
 LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
+# How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
+CHUNK = 1 << 16
+# Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).
+IN_BATCH = 10_000
 
 
 @lru_cache(maxsize=1)

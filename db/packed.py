@@ -22,7 +22,7 @@ from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.records import (Damage, GameRecord, Lookup, PositionArrays, empty_positions,
                                   lookup_of)
-from tablebase.db.store import CHUNK
+from tablebase.db.facts import CHUNK
 
 # Decoded blocks a reader keeps (9 bytes a position: about 9 MiB). `moves` probes a position's
 # children, which lie in as many blocks; a server or an audit comes back to the same ones.

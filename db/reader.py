@@ -14,12 +14,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
 from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
-from tablebase.db.facts import ADDED_IN_3, LAYOUT_PACKED
-from tablebase.db.packed import PackedReader
+from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
                                   empty_positions, lookup_of)
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
-from tablebase.db.store import CHUNK, IN_BATCH, TableReader
+from tablebase.db.store import CheckedStore
 
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0
@@ -216,7 +215,7 @@ class UrlReader(_UrlTable):
         return []
 
 
-class UrlStore:
+class UrlStore(CheckedStore):
     """A database named by a SQLAlchemy URL (or a file db.sqlite_direct does not read), opened
     read-only through db.engine."""
 
@@ -244,14 +243,10 @@ class UrlStore:
         """The per-ply counts of a complete table."""
         return read_plies(self._engine, game)
 
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table, in its layout."""
-        counts = self.plies(game)
-        game.check_row(counts, self._version, self.name)  # first: a damaged row can say anything
-        game.check_complete()
-        if game.layout == LAYOUT_PACKED:
-            plies = {p.ply: p.canonical for p in counts}
-            return PackedReader(UrlBlocks(self._engine, game), game, plies)
+    def _blocks(self, game: GameRecord) -> UrlBlocks:
+        return UrlBlocks(self._engine, game)
+
+    def _rows(self, game: GameRecord) -> UrlReader:
         return UrlReader(self._engine, game)
 
     def integrity(self, thorough: bool = False) -> list[str]:

@@ -21,10 +21,9 @@ import numpy as np
 
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
-from tablebase.db.facts import ADDED_IN_3, LAYOUT_PACKED, READABLE_VERSIONS
-from tablebase.db.packed import PackedReader
+from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
-from tablebase.db.store import CHUNK, IN_BATCH, TableReader
+from tablebase.db.store import CheckedStore
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
@@ -180,7 +179,7 @@ class SqliteReader(_Table):
         return []
 
 
-class SqliteStore:
+class SqliteStore(CheckedStore):
     """A read-only sqlite3 connection to a tablebase file: its catalogue and its tables."""
 
     def __init__(self, conn: sqlite3.Connection, name: str, version: int) -> None:
@@ -235,14 +234,10 @@ class SqliteStore:
                           " FROM game_plies WHERE game_id = ? ORDER BY ply", (game.id,))
         return [PlyCounts(**row) for row in rows]
 
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table, in its layout."""
-        counts = self.plies(game)
-        game.check_row(counts, self._version, self.name)  # first: a damaged row can say anything
-        game.check_complete()
-        if game.layout == LAYOUT_PACKED:
-            plies = {p.ply: p.canonical for p in counts}
-            return PackedReader(SqliteBlocks(self._conn, game), game, plies)
+    def _blocks(self, game: GameRecord) -> SqliteBlocks:
+        return SqliteBlocks(self._conn, game)
+
+    def _rows(self, game: GameRecord) -> SqliteReader:
         return SqliteReader(self._conn, game)
 
     def integrity(self, thorough: bool = False) -> list[str]:

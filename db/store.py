@@ -15,13 +15,11 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.db.errors import DamagedTableError, GameNotBuiltError
+from tablebase.db.facts import CHUNK, LAYOUT_PACKED
+from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, Damage, GameRecord, Lookup,
                                   PlyCounts, PositionArrays)
 
-# How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
-CHUNK = 1 << 16
-# Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).
-IN_BATCH = 10_000
 
 
 class TableReader(Protocol):
@@ -74,6 +72,11 @@ class Store(Protocol):
         """The per-ply counts of a complete table."""
         ...
 
+    def check(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table, its catalogue row checked against its digest
+        first (a damaged row can say anything): DamagedTableError if it fails."""
+        ...
+
     def reader(self, game: GameRecord) -> TableReader:
         """A reader of a complete table."""
         ...
@@ -86,6 +89,40 @@ class Store(Protocol):
     def close(self) -> None:
         """Close the database."""
         ...
+
+
+class CheckedStore:
+    """What both stores share (db/sqlite_direct.py, db/reader.py): a table's catalogue row is
+    checked before it is used, and its reader is the one of its layout. A store supplies `name`,
+    `_version` (its schema version), `plies`, and the blocks or rows of a table."""
+
+    name: str
+    _version: int
+
+    def plies(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table."""
+        raise NotImplementedError
+
+    def _blocks(self, game: GameRecord) -> BlockSource:
+        raise NotImplementedError
+
+    def _rows(self, game: GameRecord) -> TableReader:
+        raise NotImplementedError
+
+    def check(self, game: GameRecord) -> list[PlyCounts]:
+        """The per-ply counts of a complete table, its catalogue row checked against its digest
+        first (a damaged row can say anything): DamagedTableError if it fails."""
+        counts = self.plies(game)
+        game.check_row(counts, self._version, self.name)
+        game.check_complete()
+        return counts
+
+    def reader(self, game: GameRecord) -> TableReader:
+        """A reader of a complete table, in its layout."""
+        counts = self.check(game)
+        if game.layout == LAYOUT_PACKED:
+            return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts})
+        return self._rows(game)
 
 
 def open_store(target: str) -> Store:
@@ -114,7 +151,7 @@ def complete_tables(store: Store, spec: str) -> list[GameRecord]:
             raise DamagedTableError(f"{store.name}: the catalogue is damaged (a table's status"
                                     f" reads {game.status!r:.30}); run `tablebase verify`")
         if game.complete:
-            store.reader(game).close()  # checks the row against its check
+            store.check(game)
     if games:
         raise GameNotBuiltError(f"{spec} has no complete table here (its last build did not"
                                 " finish)")

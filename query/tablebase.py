@@ -23,9 +23,9 @@ from tablebase.builder.game import (EMPTY, O, X, Spec, Value, check_position, de
                                     open_cells, parse_spec, score)
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import DamagedTableError, DatabaseError
-from tablebase.db.facts import DEFAULT_DATABASE
+from tablebase.db.facts import CHUNK, DEFAULT_DATABASE
 from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
-from tablebase.db.store import CHUNK, Store, complete_tables, open_store
+from tablebase.db.store import Store, complete_tables, open_store
 from tablebase.query.errors import MissingPositionError, NotationError
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
@@ -85,7 +85,7 @@ class Tablebase:
         records = self._store.games(None if spec is None else self.spec(spec).name)
         for record in records:
             if record.complete:
-                self._store.reader(record).close()  # checks the row against its check
+                self._store.check(record)
         return records
 
     def plies(self, record: GameRecord) -> list[PlyCounts]:
