@@ -7,7 +7,8 @@ from typing import Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.cli.audit_estimate import warn_slow
-from tablebase.query.cli.common import EXIT_MISMATCH, EXIT_OK, db_option, progress
+from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, progress,
+                                        whole_number)
 from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.tablebase import open_tablebase
@@ -67,17 +68,6 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
-def _positive(text: str) -> int:
-    """argparse type: a positive whole number."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, found {text!r}")
-    return n
-
-
 def register(commands: Any) -> None:
     """Add audit to the subcommands."""
     p = commands.add_parser(
@@ -117,7 +107,7 @@ def register(commands: Any) -> None:
                    help="show each position in one random image or in every image; auto (the"
                         f" default): every image when that is at most {EVERY_IMAGE_LIMIT:,}"
                         " boards in all, else a random one")
-    p.add_argument("--max-failures", type=_positive, metavar="N",
+    p.add_argument("--max-failures", type=whole_number(1, "a positive whole number"), metavar="N",
                    help="stop once N positions have failed (default: audit them all)")
     p.add_argument("--strict", action="store_true",
                    help="count an engine's '= unknown' as a failure (by default it claims"

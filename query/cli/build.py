@@ -14,7 +14,8 @@ from tablebase.builder.game import InvalidPositionError, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args,
-                                        db_option, gib, mib, progress, root_option, size)
+                                        db_option, gib, mib, progress, root_option, size,
+                                        whole_number)
 from tablebase.query.notation import board_text, outcome_text, to_move_name
 from tablebase.query.shapes import verify_json
 from tablebase.query.tablebase import open_tablebase
@@ -67,17 +68,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
     print(f"  on a Dask cluster of {len(peaks)} worker{'s' if len(peaks) != 1 else ''}; peak"
           f" memory per worker: {', '.join(mib(p).strip() for p in peaks)}")
     return EXIT_OK
-
-
-def _workers(text: str) -> int:
-    """A --workers count: a positive integer."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive number of workers, found {text!r}")
-    return n
 
 
 def _print_build(report: BuildReport, db: str) -> None:
@@ -175,7 +165,7 @@ def register(commands: Any) -> None:
                    help="continue an interrupted build from its last finished tier")
     p.add_argument("--memory", type=gib, metavar="GIB",
                    help="peak memory budget in GiB (default: half of this machine's memory)")
-    p.add_argument("--workers", type=_workers, metavar="N",
+    p.add_argument("--workers", type=whole_number(1, "a positive number of workers"), metavar="N",
                    help="build on a local Dask cluster of N worker processes (needs the"
                         " [cluster] extra)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",

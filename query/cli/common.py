@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.game import Spec
@@ -55,6 +56,19 @@ def mib(n: int) -> str:
 def size(n: int) -> str:
     """Bytes as GiB from one GiB up, else MiB, one decimal."""
     return f"{n / (1 << 30):,.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):,.1f} MiB"
+
+
+def whole_number(least: int, expected: str) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least `least`; its error says `expected`."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = least - 1
+        if n < least:
+            raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}")
+        return n
+    return parse
 
 
 def gib(text: str) -> float:

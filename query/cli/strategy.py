@@ -10,7 +10,7 @@ from typing import Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option,
-                                        position_args, progress)
+                                        position_args, progress, whole_number)
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.notation import board_text
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
@@ -28,16 +28,6 @@ def _level(text: str) -> int:
             f"expected a whole number from {MIN_LEVEL} (random) to {MAX_LEVEL} (perfect),"
             f" found {text!r}")
     return level
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, found {text!r}")
-    return n
 
 
 def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) -> None:
@@ -128,7 +118,7 @@ def register(commands: Any) -> None:
     p.add_argument("--dot", metavar="FILE",
                    help="write the strategy as a Graphviz graph, each position once (needs a"
                         " single side: give --side on a drawn position)")
-    p.add_argument("--max-nodes", type=_positive, default=DEFAULT_MAX_NODES, metavar="N",
+    p.add_argument("--max-nodes", type=whole_number(0, "a whole number >= 0"), default=DEFAULT_MAX_NODES, metavar="N",
                    help="--json includes the whole tree only up to N nodes (default: 100000)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_strategy)
