@@ -202,13 +202,11 @@ class Tablebase:
                             table, image)
         return None
 
-    def _probe_board(self, spec: Spec, board: tuple[int, ...]) -> Probe:
-        return self._find(spec, board)[0]
-
-    def _moves_board(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, list[MoveInfo]]:
+    def _moves_board(self, spec: Spec, board: tuple[int, ...]
+                     ) -> tuple[Probe, list[MoveInfo], StoredTable]:
         probe, table, image = self._find(spec, board)
         if probe.terminal:
-            return probe, []
+            return probe, [], table
         mover = mover_at(probe.ply)
         children = []
         for cell in open_cells(spec, board):
@@ -228,7 +226,7 @@ class Tablebase:
         scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order
         top = scored[0][0]
         return probe, [MoveInfo(move_name(spec, cell), cell, value, depth, key == top)
-                       for key, cell, value, depth in scored]
+                       for key, cell, value, depth in scored], table
 
     # --- one position ------------------------------------------------------------
 
@@ -241,15 +239,16 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        return self._read(spec, lambda: self._probe_board(spec, board))
+        return self._read(spec, lambda: self._find(spec, board)[0])
 
-    def root_of(self, spec: str | Spec, position: Position) -> tuple[int, ...] | None:
-        """The root of the table that holds `position` (None: the whole-board table), in the
-        orientation the table stores it; MissingPositionError as for `probe`."""
+    def examine(self, spec: str | Spec, position: Position
+                ) -> tuple[Probe, list[MoveInfo], tuple[int, ...] | None]:
+        """`probe`, `moves` and the root of the table that holds `position` (None: the
+        whole-board table, else the root as the table stores it), read at once."""
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        table = self._read(spec, lambda: self._find(spec, board)[1])
-        return None if table.whole else table.root.board
+        probe, moves, table = self._read(spec, lambda: self._moves_board(spec, board))
+        return probe, moves, None if table.whole else table.root.board
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
             ) -> Probe | None:
@@ -285,7 +284,7 @@ class Tablebase:
 
         def walk() -> list[Step]:
             board = start
-            probe, moves = self._moves_board(spec, board)
+            probe, moves, _ = self._moves_board(spec, board)
             steps: list[Step] = []
             while moves:
                 best = moves[0]
@@ -294,7 +293,7 @@ class Tablebase:
                 board = tuple(child)
                 steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth,
                                   board))
-                probe, moves = self._moves_board(spec, board)
+                probe, moves, _ = self._moves_board(spec, board)
             return steps
         return self._read(spec, walk)
 

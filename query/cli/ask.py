@@ -33,9 +33,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
-        probe = tb.probe(spec, board)
-        moves = tb.moves(spec, board)
-        table = tb.root_of(spec, board)
+        probe, moves, table = tb.examine(spec, board)
     if args.json:
         print(json.dumps(moves_json(spec, board, probe, moves, table), indent=2))
         return EXIT_OK

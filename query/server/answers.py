@@ -117,9 +117,7 @@ class Answers:
     def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `moves --json` object of a position: its value and depth, every move best first,
         and the root of the table that holds it (so that a page opened on it shows that table)."""
-        tb = self.tablebase()
-        return moves_json(spec, board, tb.probe(spec, board), tb.moves(spec, board),
-                          tb.root_of(spec, board))
+        return moves_json(spec, board, *self.tablebase().examine(spec, board))
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game."""
