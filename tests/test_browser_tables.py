@@ -16,7 +16,8 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query.notation import board_text, play_moves
-from tests.test_browser import CHROMIUM, FLAGS, Server, _settled, _shown_board, playwright
+# `browser` is test_browser.py's fixture: one Chromium per module, launched the same way.
+from tests.test_browser import Server, _settled, _shown_board, browser  # noqa: F401
 
 ENDGAME = "7x6k4+gravity"
 ROOT_MOVES = "e1 d1 e2 d2 d3 b1 e3 e4 c1 d4 c2 d5 c3 c4 e5 d6 c5 e6 c6 f1 a1 a2"  # 22 stones
@@ -36,14 +37,6 @@ def server(db: str) -> Iterator[Server]:
     s = Server(db)
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def _page(browser: Any, width: int) -> Any:
