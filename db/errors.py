@@ -15,6 +15,15 @@ def sounds_damaged(message: str) -> bool:
     return any(word in lowered for word in _DAMAGE_WORDS)
 
 
+def read_failure(what: str, reason: str, damaged: bool = False) -> DatabaseError:
+    """The error for a failed read of `what` (`reason`: the driver's words, on one line):
+    DamagedTableError where the file is damaged (`damaged`, or the words say so)."""
+    if damaged or sounds_damaged(reason):
+        return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
+                                 " run `tablebase verify` on it", reason)
+    return DatabaseError(f"cannot read {what}: {reason}")
+
+
 class StorageError(Exception):
     """Root of the errors db/ raises."""
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
-from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
+from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
                                   empty_positions, lookup_of)
@@ -26,11 +26,7 @@ CURRENT_SECONDS = 1.0
 
 
 def _wrap(what: str, e: SQLAlchemyError | UnicodeDecodeError) -> DatabaseError:
-    reason = error_reason(e)
-    if sounds_damaged(reason) or isinstance(e, UnicodeDecodeError):
-        return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
-                                 " run `tablebase verify` on it", reason)
-    return DatabaseError(f"cannot read {what}: {reason}")
+    return read_failure(what, error_reason(e), isinstance(e, UnicodeDecodeError))
 
 
 def list_games(engine: Engine, spec: str | None = None, version: int = 3) -> list[GameRecord]:

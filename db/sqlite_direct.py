@@ -20,7 +20,7 @@ from urllib.parse import quote
 import numpy as np
 
 from tablebase.db.blocks import BlockRow
-from tablebase.db.errors import DamagedTableError, DatabaseError, sounds_damaged
+from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
 from tablebase.db.store import CheckedStore
@@ -38,12 +38,8 @@ def read_error(what: str, e: sqlite3.Error | UnicodeDecodeError) -> DatabaseErro
     """The error for a failed read of `what`: DamagedTableError where the file is damaged
     (SQLite's own DatabaseError: "database disk image is malformed", "file is not a
     database"; text that is not UTF-8), DatabaseError otherwise."""
-    reason = " ".join(str(e).split())[:200]
-    if (type(e) is sqlite3.DatabaseError or isinstance(e, UnicodeDecodeError)
-            or sounds_damaged(reason)):
-        return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
-                                 " run `tablebase verify` on it", reason)
-    return DatabaseError(f"cannot read {what}: {reason}")
+    damaged = type(e) is sqlite3.DatabaseError or isinstance(e, UnicodeDecodeError)
+    return read_failure(what, " ".join(str(e).split())[:200], damaged)
 
 
 class _Table:
