@@ -60,6 +60,12 @@ def move_name(spec: Spec, cell: int) -> str:
     return f"{column_name(col)}{spec.height - row}"
 
 
+def listed_name(spec: Spec, cell: int) -> str:
+    """A move as a move list writes it: the column letter alone with gravity (the stone falls
+    to its place), else the cell's name."""
+    return column_name(cell % spec.width) if spec.gravity else move_name(spec, cell)
+
+
 def player_name(player: int) -> str:
     """'x' or 'o'."""
     return PLAYER_NAMES[player]

@@ -46,7 +46,7 @@ def bench_audit(endgames: int = 10) -> None:
         db = str(Path(tmp) / "t.db")
         spec = parse_spec("3x3k3")
         build(spec, db)
-        with open_tablebase(db) as tb, open_gtp_engine(f"{sys.executable} {ENGINE} --k 3", tb,
+        with open_tablebase(db) as tb, open_gtp_engine(f"{sys.executable} {ENGINE} --k 3",
                                                     spec) as engine:
             report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=True)
     print(f"  3x3k3, every image of every position: {report.boards:,} boards in"

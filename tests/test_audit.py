@@ -342,7 +342,7 @@ def test_moves_to_reaches_every_position_legally(tb: Tablebase) -> None:
         for code, s in zip(tb.table(spec).codes.tolist(), orientations(spec, tb.table(spec).codes)):
             target = transform(spec, decode(code, spec.cells), int(s))
             board = (0,) * spec.cells
-            for cell in moves_to(tb, spec, target):
+            for cell in moves_to(spec, target):
                 board = play(spec, board, cell)  # raises if the move is illegal
             assert board == target
 
@@ -351,7 +351,7 @@ def test_moves_to_reaches_every_position_legally(tb: Tablebase) -> None:
 def test_an_engine_wrong_on_one_position_is_caught_there(tb: Tablebase, spec: str) -> None:
     wrong = "x../.o./..x" if spec == "3x3k3" else ".../ox./xo."
     game = parse_spec(spec)
-    with open_gtp_engine(f"{ENGINE} --wrong {wrong}", tb, game) as engine:
+    with open_gtp_engine(f"{ENGINE} --wrong {wrong}", game) as engine:
         report = audit(tb, game, engine)
     assert report.mismatched_positions == 1 and report.mismatches == {"wrong-value": 1}
     e = report.examples[0]
@@ -364,7 +364,7 @@ def test_an_engine_wrong_on_one_position_is_caught_there(tb: Tablebase, spec: st
 def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     with open_gtp_engine(f"{ENGINE} --hang .../.x./... --crash .x./.../... --nonsense x../.../...",
-                     tb, spec, timeout=1) as engine:
+                     spec, timeout=1) as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 1))
     assert report.mismatches == {"timeout": 1, "crash": 1, "bad-answer": 1}
     assert report.restarts == 3
@@ -373,7 +373,7 @@ def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> Non
     assert "exited (status 3) after 'solve': fake engine: crashing as asked" in details["crash"]
     assert "answered 'I think x is doing well' to 'solve'" in details["bad-answer"]
     # Afterwards the restarted engine answers again.
-    with open_gtp_engine(f"{ENGINE} --hang .../.x./...", tb, spec, timeout=1) as engine:
+    with open_gtp_engine(f"{ENGINE} --hang .../.x./...", spec, timeout=1) as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 2))
     assert report.ok and report.positions == 12
 
@@ -381,10 +381,10 @@ def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> Non
 def test_an_engine_that_cannot_play(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     with pytest.raises(GameRefusedError, match="answered '\\? unsupported game' to 'set_game 3x3k3'"):
-        with open_gtp_engine(f"{ENGINE} --refuse 3x3k3", tb, spec):
+        with open_gtp_engine(f"{ENGINE} --refuse 3x3k3", spec):
             pass
     with pytest.raises(EngineStartError, match="cannot start engine 'no-such-engine-program'"):
-        with open_gtp_engine("no-such-engine-program", tb, spec):
+        with open_gtp_engine("no-such-engine-program", spec):
             pass
 
 

@@ -190,12 +190,12 @@ def test_exceptions_fold_into_one_line_and_failures_print_no_refutation(
 
 def test_a_genmove_engine_is_audited_by_its_moves(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    with open_gtp_engine(PLAYER, tb, spec) as engine:
+    with open_gtp_engine(PLAYER, spec) as engine:
         assert engine.engine.asks == "genmove"
         report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=None)
     assert report.ok and report.every_orientation and report.shapes == {"move": report.boards}
     assert report.asked is not None and "genmove x" in report.asked
-    with open_gtp_engine(f"{PLAYER} --blunder", tb, spec) as engine:
+    with open_gtp_engine(f"{PLAYER} --blunder", spec) as engine:
         report = audit(tb, spec, engine, max_examples=20)
     assert set(report.mismatches) == {"non-optimal-move"}
     for e in report.examples:
@@ -216,7 +216,7 @@ def test_opponents_are_read() -> None:
 @pytest.mark.parametrize("opponent", ["perfect", "random", "level:5"])
 def test_a_right_engine_keeps_every_value_in_play(tb: Tablebase, opponent: str) -> None:
     spec = parse_spec("3x3k3")
-    with open_gtp_engine(PLAYER, tb, spec) as engine:
+    with open_gtp_engine(PLAYER, spec) as engine:
         report = play_audit(tb, spec, engine, 6, opponent=parse_opponent(opponent), seed=1)
     assert report.ok and report.games == 6 and report.lost == 0
     assert report.results["loss"] == report.results["forfeit"] == 0
@@ -228,7 +228,7 @@ def test_a_right_engine_keeps_every_value_in_play(tb: Tablebase, opponent: str) 
 
 def test_a_blundering_engine_loses_value_in_play_and_the_reference_agrees(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    with open_gtp_engine(f"{PLAYER} --blunder", tb, spec) as engine:
+    with open_gtp_engine(f"{PLAYER} --blunder", spec) as engine:
         report = play_audit(tb, spec, engine, 4, seed=0, max_examples=10)
     assert not report.ok and report.lost == sum(report.lost_by_ply.values()) > 0
     assert report.results["loss"] == 4  # the table punishes every throw-away

@@ -52,7 +52,7 @@ def test_gtp_coordinates_skip_i() -> None:
 
 def test_a_right_course_engine_is_found_and_agrees_everywhere(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    with open_gtp_engine(f"{COURSE} --k 3", tb, spec) as engine:
+    with open_gtp_engine(f"{COURSE} --k 3", spec) as engine:
         assert engine.engine.dialect.name == "course" and engine.engine.asks == "solve"
         report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=True)
     ref = Game("3x3k3")
@@ -69,7 +69,7 @@ def test_a_right_course_engine_is_found_and_agrees_everywhere(tb: Tablebase) -> 
 def test_a_course_engine_wrong_on_one_board_is_caught_there(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     board = ".../.x./..."  # o to move: a draw; the engine claims b (x) wins
-    with open_gtp_engine(f"{COURSE} --k 3 --wrong-at {board}", tb, spec, dialect="course") as engine:
+    with open_gtp_engine(f"{COURSE} --k 3 --wrong-at {board}", spec, dialect="course") as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 1), every_orientation=True)
     assert report.mismatches == {"wrong-value": 1} and report.agreed == report.boards - 1
     (e,) = report.examples
@@ -79,7 +79,7 @@ def test_a_course_engine_wrong_on_one_board_is_caught_there(tb: Tablebase) -> No
 
 def test_a_course_engine_on_a_4x4_board(tb: Tablebase) -> None:
     spec = parse_spec("4x4k3")
-    with open_gtp_engine(f"{COURSE} --k 3", tb, spec) as engine:
+    with open_gtp_engine(f"{COURSE} --k 3", spec) as engine:
         report = audit(tb, spec, engine, selection=Selection("sample", 300), every_orientation=False)
         played = play_audit(tb, spec, engine, 4, opponent=parse_opponent("random"), seed=2)
     assert report.ok and report.agreed == 300
@@ -110,7 +110,7 @@ def test_a_long_timeout_keeps_timelimit_in_the_course_range(tb: Tablebase) -> No
     audit tells it 100 and keeps its own timeout."""
     spec = parse_spec("3x3k3")
     engine_command = f"{COURSE} --k 3 --strict-timelimit"
-    with open_gtp_engine(engine_command, tb, spec, timeout=300, dialect="course") as engine:
+    with open_gtp_engine(engine_command, spec, timeout=300, dialect="course") as engine:
         report = audit(tb, spec, engine, selection=Selection("ply", 5))
     assert report.ok and report.agreed == report.boards > 0
     assert "timelimit 100" in (report.asked or "")
@@ -122,13 +122,13 @@ def test_unknown_is_counted_apart(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     engine_command = f"{COURSE} --k 3 --unknown-from 7"
     selection = Selection("all")
-    with open_gtp_engine(engine_command, tb, spec, dialect="course") as engine:
+    with open_gtp_engine(engine_command, spec, dialect="course") as engine:
         report = audit(tb, spec, engine, selection=selection)
     early = sum(1 for b in Game("3x3k3").reachable() if sum(1 for v in b if v == 0) >= 7)
     assert report.ok and report.mismatches == {} and report.examples == ()
     assert report.gave_up > 0 and report.agreed + report.gave_up == report.boards
     assert report.gave_up_positions == report.gave_up <= early
-    with open_gtp_engine(engine_command, tb, spec, dialect="course") as engine:
+    with open_gtp_engine(engine_command, spec, dialect="course") as engine:
         strict = audit(tb, spec, engine, selection=selection, strict=True)
     assert not strict.ok and strict.mismatches == {"unknown": report.gave_up}
 

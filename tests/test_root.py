@@ -8,7 +8,8 @@ import pytest
 
 from tablebase.builder.game import EMPTY, InvalidPositionError, parse_spec, play
 from tablebase.builder.game.codec import digits, weighted_sum
-from tablebase.builder.game.root import Root, check_root, stone_order
+from tablebase.builder.game.orders import stone_order
+from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.symmetry import canonical_many, permutations
 from tablebase.query.notation import parse_board, play_moves
 from tests.reference import Game, parse

@@ -1,6 +1,7 @@
 """The rules kernel: spec, geometry, base-3 codec, symmetry group, rules and values.
 
-A leaf package: it imports only the standard library and numpy.
+A leaf package: it imports only the standard library and numpy (and numba, on first use of
+move orders).
 """
 from __future__ import annotations
 

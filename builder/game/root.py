@@ -24,15 +24,12 @@ from functools import cached_property
 import numpy as np
 
 from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
-from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
+from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
 from tablebase.builder.game.symmetry import block_images, block_tables, permutations, transform
-
-# Gravity roots are checked for reachability by a search over column heights; past this many
-# states the search gives up (no real board gets near it).
-_REACH_STATES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -229,43 +226,3 @@ def check_root(spec: Spec, board: Sequence[int]) -> Root:
             "no order of alternating moves, x first, stacks the stones this way: the position"
             " cannot be reached")
     return Root(spec, board)
-
-
-def stone_order(spec: Spec, board: Sequence[int]) -> list[int] | None:
-    """Cells in an order of alternating moves, x first, that stacks the stones of `board` (a
-    board with no line and legal stone counts), or None when there is none (with gravity,
-    stones stacked so that no alternating order builds the columns). No game can end on the
-    way, since every position on it is a subset of a board with no line. Raises
-    SearchLimitError when the search gives up (past _REACH_STATES column states), so that
-    "unreachable" is never said of a position that was not searched to the end."""
-    board = tuple(int(v) for v in board)
-    if not spec.gravity:
-        xs = [c for c, v in enumerate(board) if v == X]
-        os_ = [c for c, v in enumerate(board) if v == O]
-        order = [c for pair in zip(xs, os_) for c in pair]
-        return order + xs[len(os_):]
-    w, h = spec.width, spec.height
-    columns = [[(h - 1 - r) * w + c for r in range(h) if board[(h - 1 - r) * w + c]]
-               for c in range(w)]  # each column's occupied cells, bottom-up
-    # Backwards, depth first: take off a top stone of the last mover until the board is empty.
-    start = tuple(len(col) for col in columns)
-    seen = {start}
-    stack: list[tuple[tuple[int, ...], list[int]]] = [(start, [])]
-    while stack:
-        heights, taken = stack.pop()
-        ply = sum(heights)
-        if ply == 0:
-            return taken[::-1]
-        if len(seen) > _REACH_STATES:
-            raise SearchLimitError(
-                f"gave up looking for an order of alternating moves that stacks these stones"
-                f" after {_REACH_STATES:,} column states: whether the position can be reached"
-                " is not known")
-        last = mover_at(ply - 1)
-        for c, height in enumerate(heights):
-            if height and board[columns[c][height - 1]] == last:
-                lower = heights[:c] + (height - 1,) + heights[c + 1:]
-                if lower not in seen:
-                    seen.add(lower)
-                    stack.append((lower, taken + [columns[c][height - 1]]))
-    return None

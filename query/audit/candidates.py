@@ -19,15 +19,14 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from tablebase.builder.game import EMPTY, InvalidPositionError, Spec, Value, mover_at, outcome
+from tablebase.builder.game import EMPTY, Spec, Value
 from tablebase.builder.game.errors import SearchLimitError
-from tablebase.builder.game.root import stone_order
+from tablebase.builder.game.orders import stone_order
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
 from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.notation import board_text, move_name, place, plies, to_move_name
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
-from tablebase.query.tablebase import Tablebase
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
 
 DEFAULT_TIMEOUT = 10.0
@@ -220,12 +219,11 @@ class BuiltinCandidate:
 
 
 class EngineCandidate:
-    """An external program over GTP; each board is set up by a move order that reaches it (found
-    in the table), then the engine is asked `solve`, or `genmove` if it cannot solve."""
+    """An external program over GTP; each board is set up by a move order that reaches it (see
+    moves_to), then the engine is asked `solve`, or `genmove` if it cannot solve."""
 
-    def __init__(self, engine: GtpEngine, tb: Tablebase) -> None:
+    def __init__(self, engine: GtpEngine) -> None:
         self.engine = engine
-        self.tb = tb
         self.label = engine.command
 
     @property
@@ -233,7 +231,7 @@ class EngineCandidate:
         return self.engine.restarts
 
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
-        order = moves_to(self.tb, spec, board)
+        order = moves_to(spec, board)
         played: list[tuple[str, str]] = []
         current = (EMPTY,) * spec.cells
         for cell in order:
@@ -254,7 +252,7 @@ class EngineCandidate:
         """Clear the engine's board and play the moves that reach `board` (the game's start)."""
         current = (EMPTY,) * spec.cells
         played = []
-        for cell in moves_to(self.tb, spec, board):
+        for cell in moves_to(spec, board):
             played.append((_to_move(current), move_name(spec, cell)))
             current = place(current, cell)
         return self.engine.new_game(played)
@@ -284,45 +282,16 @@ def read_engine_answer(answer: EngineAnswer, to_move: str) -> Reply:
     return Reply(answer.text, value, answer.move)
 
 
-def moves_to(tb: Tablebase, spec: Spec, board: tuple[int, ...]) -> list[int]:
-    """Cells to play from the empty board, x first, that reach `board` through unfinished
-    positions (so every move is legal): found backwards, one stone of the last mover at a time,
-    through stored positions; below an endgame table's root (whose predecessors no table
-    holds), the root's own stones in any order the rules allow.
-
-    Any stored, unfinished predecessor will do: it is reachable, and the last stone is legal on
-    it. With gravity only the top stone of a column can have been the last one played.
-    """
-    current = list(board)
-    plies = sum(1 for v in board if v != EMPTY)
-    order: list[int] = []
-    for ply in range(plies, 0, -1):
-        last = mover_at(ply - 1)
-        for cell, v in enumerate(current):
-            if v != last or (spec.gravity and cell >= spec.width
-                             and current[cell - spec.width] != EMPTY):
-                continue
-            current[cell] = EMPTY
-            try:
-                before = tb.get(spec, tuple(current))
-            except InvalidPositionError:
-                before = None  # e.g. a line left standing whose last stone was the other's
-            if before is not None and not before.terminal:
-                order.append(cell)
-                break
-            current[cell] = last
-        else:
-            # No stored predecessor: an endgame table's root (in some orientation), which
-            # has no line, so its stones go down in any order gravity allows.
-            try:
-                rest = None if outcome(spec, current) is not None else stone_order(spec, current)
-            except SearchLimitError as e:
-                raise AuditInputError(f"{board_text(spec, board)!r}: {e}") from None
-            if rest is None:
-                raise AuditInputError(
-                    f"no move order reaches {board_text(spec, board)!r} in the {spec.name} table")
-            return rest + order[::-1]
-    return order[::-1]
+def moves_to(spec: Spec, board: tuple[int, ...]) -> list[int]:
+    """Cells to play from the empty board, x first, that reach `board` with every move legal
+    (builder.game.orders); AuditInputError when no order reaches it."""
+    try:
+        order = stone_order(spec, board)
+    except SearchLimitError as e:
+        raise AuditInputError(f"{board_text(spec, board)!r}: {e}") from None
+    if order is None:
+        raise AuditInputError(f"no order of moves reaches {board_text(spec, board)!r}")
+    return order
 
 
 def _to_move(board: Sequence[int]) -> str:
@@ -345,13 +314,13 @@ def open_candidate(target: str, spec: Spec, *, directory: str = ".",
 
 
 @contextmanager
-def open_gtp_engine(command: str, tb: Tablebase, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
-                directory: str | None = None, dialect: str = "auto") -> Iterator[EngineCandidate]:
+def open_gtp_engine(command: str, spec: Spec, *, timeout: float = DEFAULT_TIMEOUT,
+                    directory: str | None = None, dialect: str = "auto") -> Iterator[EngineCandidate]:
     """An external program speaking GTP in `dialect` ('plain', 'course' or 'auto'; see
     gtp_client.py), as a context manager; raises EngineError when it cannot be started or does
     not play `spec`."""
     with GtpEngine(command, spec, _positive(timeout), directory, dialect) as engine:
-        yield EngineCandidate(engine, tb)
+        yield EngineCandidate(engine)
 
 
 def _positive(timeout: float) -> float:

@@ -87,12 +87,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
     with open_tablebase(args.db) as tb:
         tb.count(spec, root)  # the table exists: nothing is written before an error
         if args.output is None:
-            export_positions(tb, spec, sys.stdout, args.format, root=root)
+            export_positions(tb, spec, sys.stdout, args.format, root=root,
+                             with_moves=args.with_moves)
             return EXIT_OK
         with progress(args.quiet)(total=tb.count(spec, root), unit="pos",
                                   desc=f"export {spec.name}") as bar:
             written = export_file(tb, spec, args.output, args.format, progress=bar.update,
-                                  root=root)
+                                  root=root, with_moves=args.with_moves)
     table = spec.name if root is None else f"the {spec.name} endgame table from {root}"
     print(f"exported {written:,} positions of {table} to {args.output} ({args.format})")
     return EXIT_OK
@@ -140,12 +141,16 @@ def register(commands: Any) -> None:
     p = commands.add_parser("export", help="write every stored position as CSV or JSON Lines",
                             description="Stream every stored (canonical) position of SPEC with"
                                         " the columns board, to_move, ply, value (for the side"
-                                        " to move) and depth.")
+                                        " to move) and depth, and with --with-moves the moves"
+                                        " that reach it.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 4x3k3")
     root_option(p)
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="write to FILE (default: standard output)")
+    p.add_argument("--with-moves", action="store_true",
+                   help="add a moves column: moves from the empty board, x first, that reach the"
+                        " position (column letters with gravity)")
     db_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)

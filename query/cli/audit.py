@@ -46,7 +46,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 print_builtins(spec, audits)
             return EXIT_OK if all(a.report.ok for a in audits) else EXIT_MISMATCH
         if args.engine is not None:
-            opened = open_gtp_engine(args.engine, tb, spec, timeout=args.timeout, dialect=args.dialect)
+            opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
         with opened as candidate:

@@ -1,0 +1,221 @@
+"""Move orders: for a board, an order of alternating moves, x first, from the empty board that
+builds it through unfinished positions, so that every move is legal: the stones of a board
+with no line in any alternating order (with gravity, one that stacks every column bottom up),
+and on a board where the last mover has made a line, one of its stones on every such line last.
+
+`move_orders` runs over many boards at once in machine code (numba), for the `moves` column of
+an export of a whole table; `stone_order` is one board's. The kernel is compiled (or loaded from
+numba's cache) on first use, so that importing the rules costs no numba import; standalone on
+purpose: numba's cache notices a change to the file of a cached function only.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import threading
+
+import numpy as np
+
+from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.spec import Spec
+
+# A row's status, as the kernel leaves it.
+FOUND, NONE, GAVE_UP = 0, 1, 2
+# Column states a gravity search may visit on one board before it gives up (its hash table
+# holds twice as many slots): far more than any reachable board needs.
+STATES = 1 << 19
+
+
+def _lined(b: np.ndarray, lines_: np.ndarray, player: int) -> bool:
+    for i in range(lines_.shape[0]):
+        whole = True
+        for j in range(lines_.shape[1]):
+            if b[lines_[i, j]] != player:
+                whole = False
+                break
+        if whole:
+            return True
+    return False
+
+
+def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint64) -> bool:
+    """Whether `key` is new in this row's table (and add it); the table has room (checked)."""
+    mask = np.uint64(len(keys) - 1)
+    slot = (key * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40) & mask
+    while stamps[slot] == stamp:
+        if keys[slot] == key:
+            return False
+        slot = (slot + np.uint64(1)) & mask
+    stamps[slot] = stamp
+    keys[slot] = key
+    return True
+
+
+def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gravity: bool,
+            out: np.ndarray, status: np.ndarray, keys: np.ndarray, stamps: np.ndarray) -> None:
+    n, cells = boards.shape
+    b = np.empty(cells, dtype=np.uint8)
+    heights = np.zeros(width, dtype=np.int64)
+    weight = np.empty(width, dtype=np.uint64)
+    choice = np.empty(cells + 1, dtype=np.int64)
+    for c in range(width):
+        weight[c] = np.uint64(height + 1) ** np.uint64(c)
+    for r in range(n):
+        status[r] = NONE
+        for i in range(cells):
+            b[i] = boards[r, i]
+        xs = 0
+        os_ = 0
+        for i in range(cells):
+            xs += b[i] == 1
+            os_ += b[i] == 2
+        ply = xs + os_
+        if not (xs == os_ or xs == os_ + 1):
+            continue
+        last = 1 if ply % 2 == 1 else 2  # the player who moved last (x moves at even plies)
+        if ply > 0 and _lined(b, lines_, 3 - last):
+            continue  # the other player's line: the game ended before the last move
+        won = ply > 0 and _lined(b, lines_, last)
+        if not gravity:
+            # Without gravity any alternating order of a line-free board will do; on a won board
+            # the last stone must be one whose removal leaves no line.
+            final = -1
+            if won:
+                for i in range(cells):
+                    if b[i] == last:
+                        b[i] = 0
+                        broken = not _lined(b, lines_, last)
+                        b[i] = last
+                        if broken:
+                            final = i
+                            break
+                if final < 0:
+                    continue
+            nx = 0
+            no = 0
+            for i in range(cells):
+                if i == final:
+                    continue
+                if b[i] == 1:
+                    out[r, 2 * nx] = i
+                    nx += 1
+                elif b[i] == 2:
+                    out[r, 2 * no + 1] = i
+                    no += 1
+            if final >= 0:
+                out[r, ply - 1] = final
+            status[r] = FOUND
+            continue
+        # Gravity: backwards, depth first, take off a top stone of the last mover until the
+        # board is empty; a column state (its heights) once left is never tried again.
+        floating = False
+        key = np.uint64(0)
+        for c in range(width):
+            heights[c] = 0
+            for row in range(height - 1, -1, -1):
+                if b[row * width + c] == 0:
+                    break
+                heights[c] += 1
+            for row in range(height - 1 - heights[c], -1, -1):
+                if b[row * width + c] != 0:
+                    floating = True
+            key += np.uint64(heights[c]) * weight[c]
+        if floating:
+            continue
+        stamp = r + 1
+        visited = 0
+        depth = 0
+        choice[0] = -1
+        while True:
+            if depth == ply:
+                status[r] = FOUND
+                break
+            mover = 1 if (ply - depth) % 2 == 1 else 2
+            c = choice[depth] + 1
+            while c < width:
+                if heights[c] > 0:
+                    cell = (height - heights[c]) * width + c
+                    if b[cell] == mover:
+                        usable = True
+                        if depth == 0 and won:
+                            b[cell] = 0
+                            usable = not _lined(b, lines_, last)
+                            b[cell] = mover
+                        if usable:
+                            visited += 1
+                            if visited > STATES:
+                                break
+                            if _first_visit(keys, stamps, stamp, key - weight[c]):
+                                break
+                c += 1
+            if visited > STATES:
+                status[r] = GAVE_UP
+                break
+            if c < width:
+                choice[depth] = c
+                out[r, ply - 1 - depth] = (height - heights[c]) * width + c
+                heights[c] -= 1
+                key -= weight[c]
+                depth += 1
+                choice[depth] = -1
+            elif depth == 0:
+                break  # no order builds this board
+            else:
+                depth -= 1
+                heights[choice[depth]] += 1
+                key += weight[choice[depth]]
+
+
+_COMPILED = ("_lined", "_first_visit", "_orders")
+_compiling = threading.Lock()
+
+
+def _kernel():  # type: ignore[no-untyped-def]
+    """The compiled `_orders` (its helpers compiled first, so that it calls them compiled)."""
+    names = globals()
+    with _compiling:
+        if not hasattr(names["_orders"], "py_func"):
+            from numba import njit
+            for name in _COMPILED:
+                names[name] = njit(cache=True, nogil=True)(names[name])
+    return names["_orders"]
+
+
+def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
+    """For each board (rows of cell values), the cells of an alternating order of moves from the
+    empty board that reaches it (a row padded with -1 past its stones); raises
+    InvalidPositionError naming the first board no order builds, SearchLimitError where the
+    search gave up."""
+    boards = np.ascontiguousarray(np.asarray(boards, dtype=np.uint8).reshape(-1, spec.cells))
+    if spec.gravity and (spec.height + 1) ** spec.width >= 1 << 63:
+        raise SearchLimitError(f"{spec.name} is too wide to search for an order of its columns")
+    out = np.full((len(boards), spec.cells), -1, dtype=np.int16)
+    status = np.empty(len(boards), dtype=np.int8)
+    slots = 2 * STATES if spec.gravity else 1
+    _kernel()(boards, np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
+            spec.gravity, out, status, np.zeros(slots, dtype=np.uint64),
+            np.zeros(slots, dtype=np.int64))
+    failed = np.flatnonzero(status != FOUND)
+    if len(failed):
+        first = int(failed[0])
+        if status[first] == GAVE_UP:
+            raise SearchLimitError(
+                f"gave up looking for an order of alternating moves that stacks board"
+                f" {first + 1} after {STATES:,} column states: whether it can be reached is not"
+                " known")
+        raise InvalidPositionError(
+            f"board {first + 1}: no order of alternating moves, x first, builds it without"
+            " the game ending first: the position cannot be reached")
+    return out
+
+
+def stone_order(spec: Spec, board: Sequence[int]) -> list[int] | None:
+    """The cells of one board's order of moves (see move_orders), or None when there is none;
+    raises SearchLimitError when the search gives up, so that "unreachable" is never said of a
+    board that was not searched to the end."""
+    try:
+        row = move_orders(spec, np.asarray(board, dtype=np.uint8)[None, :])[0]
+    except InvalidPositionError:
+        return None
+    return [int(c) for c in row if c >= 0]
