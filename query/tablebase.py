@@ -325,18 +325,7 @@ class Tablebase:
         """
         spec = self.spec(spec)
         chosen = self._table(spec, root)
-        asked = np.asarray(codes)
-        if asked.ndim != 1 or not (asked.size == 0 or np.issubdtype(asked.dtype, np.integer)):
-            raise NotationError(
-                f"codes must be a one-dimensional array of integers, found shape {asked.shape}"
-                f" and dtype {asked.dtype}")
-        asked = asked.astype(np.int64, copy=False)
-        limit = chosen.code_limit
-        if asked.size and (asked.min() < 0 or asked.max() >= limit):
-            bad = int(asked[(asked < 0) | (asked >= limit)][0])
-            raise NotationError(
-                f"code {bad} is out of range for the {chosen.root.name} table: codes run from 0"
-                f" to {limit - 1}")
+        asked = chosen.checked_codes(codes)
         table = self.table(spec, root)
         n = len(asked)
         value = np.zeros(n, dtype=np.int8)
@@ -355,6 +344,22 @@ class Tablebase:
         hit = index[found]
         value[found], depth[found], ply[found] = table.value[hit], table.depth[hit], table.ply[hit]
         return ManyProbes(value, depth, ply, found)
+
+    def stored_codes(self, spec: str | Spec, positions: Sequence[Position],
+                     root: Position | None = None) -> np.ndarray:
+        """The stored code of each position (any orientation) in a table (see `table`), or -1
+        where the table does not hold it; a position that cannot be read raises as in `probe`."""
+        spec = self.spec(spec)
+        chosen, codes = self._table(spec, root), self.table(spec, root).codes
+        out = np.full(len(positions), -1, dtype=np.int64)
+        for i, position in enumerate(positions):
+            board = self.read_board(spec, position)
+            for code in (chosen.code_of(board, s) for s in chosen.orientations(board)):
+                at = int(np.searchsorted(codes, code))
+                if at < len(codes) and codes[at] == code:
+                    out[i] = code
+                    break
+        return out
 
     def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
                    root: Position | None = None) -> ManyProbes:

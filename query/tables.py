@@ -17,7 +17,7 @@ from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
 from tablebase.db.records import GameRecord
 from tablebase.db.store import TableReader
-from tablebase.query.errors import MissingTableError
+from tablebase.query.errors import MissingTableError, NotationError
 from tablebase.query.notation import board_text
 
 
@@ -73,6 +73,22 @@ class StoredTable:
     def code_limit(self) -> int:
         """One more than the largest code: 3 ** (coded cells)."""
         return 3 ** self.root.cells
+
+    def checked_codes(self, codes: np.ndarray | Sequence[int]) -> np.ndarray:
+        """`codes` as int64, or NotationError when they are not integers in this table's range."""
+        asked = np.asarray(codes)
+        if asked.ndim != 1 or not (asked.size == 0 or np.issubdtype(asked.dtype, np.integer)):
+            raise NotationError(
+                f"codes must be a one-dimensional array of integers, found shape {asked.shape}"
+                f" and dtype {asked.dtype}")
+        asked = asked.astype(np.int64, copy=False)
+        limit = self.code_limit
+        if asked.size and (asked.min() < 0 or asked.max() >= limit):
+            bad = int(asked[(asked < 0) | (asked >= limit)][0])
+            raise NotationError(
+                f"code {bad} is out of range for the {self.root.name} table: codes run from 0"
+                f" to {limit - 1}")
+        return asked
 
 
 def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:

@@ -15,11 +15,11 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (Spec, Value, canonical_board, decode, parse_spec, permutations,
+from tablebase.builder.game import (Value, canonical_board, decode, parse_spec, permutations,
                                     play, transform)
 from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate,
                                    Selection, audit, audit_builtins, builtin_names, moves_to,
-                                   open_candidate, open_gtp_engine, orientations, parse_selection,
+                                   open_candidate, open_gtp_engine, orientations,
                                    read_return, select_positions)
 from tablebase.query.cli import main
 from tablebase.query.audit.processes import (EngineStartError, GameRefusedError, SolverImportError,
@@ -267,26 +267,6 @@ def test_checks_follow_the_shape_and_the_option(tb: Tablebase, broken: ModuleTyp
         or "where the best moves give loss in" in report.examples[0].detail
 
 
-def test_selections(tb: Tablebase) -> None:
-    spec = parse_spec("3x3k3")
-    assert parse_selection(None) == Selection() and parse_selection("all") == Selection("all")
-    assert parse_selection("sample:50") == Selection("sample", 50)
-    assert parse_selection("ply:3") == Selection("ply", 3)
-    for bad in ("some", "sample:", "sample:0", "ply:x", "ply:-1"):
-        with pytest.raises(AuditInputError):
-            parse_selection(bad)
-    assert len(select_positions(tb, spec, Selection()).codes) == NON_TERMINAL
-    assert len(select_positions(tb, spec, Selection("all")).codes) == STORED
-    sample = select_positions(tb, spec, Selection("sample", 50), seed=3)
-    assert len(sample.codes) == 50 and (sample.depth > 0).all()
-    assert np.array_equal(select_positions(tb, spec, Selection("sample", 50), seed=3).codes,
-                          sample.codes)
-    ply3 = select_positions(tb, spec, Selection("ply", 3))
-    assert set(ply3.ply.tolist()) == {3} and (ply3.depth > 0).all()
-    with pytest.raises(AuditInputError, match="no stored non-terminal position with 9 stones"):
-        select_positions(tb, spec, Selection("ply", 9))
-
-
 # --- a user's function in a worker process ----------------------------------------------------
 
 def test_exceptions_timeouts_crashes_and_nonsense_are_reported_per_position(tb: Tablebase) -> None:
@@ -479,29 +459,6 @@ def test_the_engine_through_the_command(db: str, capsys: pytest.CaptureFixture[s
     assert status == 2 and "it does not play 3x3k3" in err
 
 
-def test_hardest_positions_find_a_horizon(table_db: Callable[[str], str]) -> None:
-    """hardest:N takes the longest wins and losses first, then the deepest draws (checked
-    against the table), and there a solver whose search stops at 4 plies is caught calling
-    long wins and losses draws; on positions that end within 4 plies it is right."""
-    spec = parse_spec("4x3k3")
-    with open_tablebase(table_db("4x3k3")) as tb:
-        _hardest_find_a_horizon(tb, spec)
-
-
-def _hardest_find_a_horizon(tb: Tablebase, spec: Spec) -> None:
-    table = tb.table(spec)
-    hardest = select_positions(tb, spec, Selection("hardest", 50))
-    decided = np.sort(table.depth[(table.depth > 0) & (table.value != 0)])[::-1]
-    assert len(hardest.codes) == 50 and (hardest.value != 0).all()
-    assert sorted(hardest.depth.tolist(), reverse=True) == decided[:50].tolist()
-    assert parse_selection("hardest:50") == Selection("hardest", 50)
-    with open_candidate("depth_limited:solve", spec, directory=str(SAMPLES)) as c:
-        caught = audit(tb, spec, c, selection=Selection("hardest", 50), check="value")
-        near = audit(tb, spec, c, selection=Selection("ply", 10), check="value")
-    assert caught.mismatches.get("wrong-value", 0) >= 50 and "hardest" in str(caught.selection)
-    assert near.ok  # 10 stones of 12: every game ends within the horizon
-
-
 def test_max_failures_stops_early(tb: Tablebase, capsys: pytest.CaptureFixture[str], db: str,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """With --max-failures N the audit stops once N positions have failed, and says so."""
@@ -518,37 +475,3 @@ def test_max_failures_stops_early(tb: Tablebase, capsys: pytest.CaptureFixture[s
             "--quiet", "--max-failures", "2"]
     assert main(argv) == 1
     assert "had failed (--max-failures)" in capsys.readouterr().out
-
-
-def test_depth_selections(tb: Tablebase) -> None:
-    """depth:D and depth:D1-D2 select exactly the non-terminal positions of those depths."""
-    spec = parse_spec("3x3k3")
-    table = tb.table(spec)
-    assert parse_selection("depth:3") == Selection("depth", 3)
-    assert parse_selection("depth:2-4") == Selection("depth", 2, 4)
-    assert parse_selection("depth:2-4").option == "depth:2-4"
-    for bad in ("depth:", "depth:4-2", "depth:x", "depth:1-"):
-        with pytest.raises(AuditInputError):
-            parse_selection(bad)
-    for selection, low, high in ((Selection("depth", 3), 3, 3), (Selection("depth", 2, 4), 2, 4)):
-        chosen = select_positions(tb, spec, selection)
-        want = table.codes[(table.depth >= low) & (table.depth <= high) & (table.depth > 0)]
-        assert np.array_equal(chosen.codes, want) and len(want) > 0
-        assert str(selection).startswith("the stored non-terminal positions of depth")
-    with pytest.raises(AuditInputError, match="no stored non-terminal position of that depth"):
-        select_positions(tb, spec, Selection("depth", 30))
-
-
-def test_a_sample_is_spread_over_plies_and_values(tb: Tablebase) -> None:
-    """sample:N takes one position of every (ply, value) in turn, so early plies and rare values
-    are in it; uniform:N draws from all alike."""
-    spec = parse_spec("3x3k3")
-    table = tb.table(spec)
-    live = table.depth > 0
-    strata = set(zip(table.ply[live].tolist(), table.value[live].tolist()))
-    sample = select_positions(tb, spec, Selection("sample", 50), seed=5)
-    assert len(sample.codes) == 50 == len(set(sample.codes.tolist())) and (sample.depth > 0).all()
-    assert set(zip(sample.ply.tolist(), sample.value.tolist())) == strata  # every one of them
-    uniform = select_positions(tb, spec, Selection("uniform", 50), seed=5)
-    assert len(uniform.codes) == 50 and parse_selection("uniform:50") == Selection("uniform", 50)
-    assert set(uniform.codes.tolist()) <= set(table.codes[live].tolist())

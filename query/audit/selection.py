@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -13,10 +13,21 @@ from tablebase.builder.game import Spec, permutations, transform
 from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError
+from tablebase.query.notation import board_text, parse_board, play_moves
 from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.
 EVERY_IMAGE_LIMIT = 100_000
+
+
+# What a --positions part does: narrow the positions (several may combine), or pick some of
+# them (at most one, applied after every narrowing part).
+NARROWING = ("all", "ply", "depth", "file")
+PICKING = ("sample", "uniform", "hardest")
+_USAGE = ("expected all, sample:N (N random positions, spread over plies and values), uniform:N"
+          " (N random positions), ply:P (those with P stones), depth:D or depth:D1-D2 (those of"
+          " that depth), hardest:N (the N longest wins and losses first) or file:PATH (those in"
+          " a file, one a line), or several joined by commas such as ply:12,sample:50")
 
 
 @dataclass(frozen=True)
@@ -25,36 +36,67 @@ class Selection:
     'sample' (`number` non-terminal positions drawn at random, spread evenly over the plies and
     values), 'uniform' (drawn at random from all alike), 'ply' (the non-terminal ones
     with `number` stones), 'depth' (the non-terminal ones of depth `number` to `upto`, both
-    included) or 'hardest' (the `number` with the longest wins and losses, then the deepest
-    draws: where a search cut short goes wrong)."""
+    included), 'hardest' (the `number` with the longest wins and losses, then the deepest
+    draws: where a search cut short goes wrong) or 'file' (the positions listed in the file
+    `path`, one a line, as board text or moves from the empty board, terminal ones included).
+    `within` holds the parts of a combination that narrow the positions first (each a Selection
+    of a kind in NARROWING), as in ply:12,sample:50."""
 
     kind: str = "non-terminal"
     number: int | None = None
     upto: int | None = None  # 'depth' only: the largest depth (None: `number` alone)
+    path: str | None = None  # 'file' only
+    within: tuple[Selection, ...] = ()
+
+    @property
+    def parts(self) -> tuple[Selection, ...]:
+        """Every part, the narrowing ones first."""
+        return (*self.within, self) if self.kind != "non-terminal" else self.within
+
+    def _has(self, kind: str) -> Selection | None:
+        return next((p for p in self.parts if p.kind == kind), None)
 
     def __str__(self) -> str:
-        if self.kind == "all":
-            return "every stored position, terminal ones included"
+        listed, whole = self._has("file"), self._has("all") is not None
+        noun = ("stored positions" if listed is not None else
+                "stored positions (terminal ones included)" if whole else
+                "stored non-terminal positions")
+        where = []
+        if listed is not None:
+            where.append(f"listed in {listed.path}")
+        ply = self._has("ply")
+        if ply is not None:
+            where.append(f"with {ply.number} stone{'' if ply.number == 1 else 's'}")
+        depth = self._has("depth")
+        if depth is not None:
+            where.append(f"of depth {depth.depths}")
+        noun = " ".join([noun, " and ".join(where)]) if where else noun
         if self.kind == "sample":
-            return (f"a random sample of {self.number:,} stored non-terminal positions, spread"
-                    " evenly over plies and values")
+            return f"a random sample of {self.number:,} {noun}, spread evenly over plies and values"
         if self.kind == "uniform":
-            return f"a uniform random sample of {self.number:,} stored non-terminal positions"
-        if self.kind == "ply":
-            stones = "stone" if self.number == 1 else "stones"
-            return f"the stored non-terminal positions with {self.number} {stones}"
-        if self.kind == "depth":
-            depths = (f"{self.number}" if self.upto in (None, self.number)
-                      else f"{self.number} to {self.upto}")
-            return f"the stored non-terminal positions of depth {depths}"
+            return f"a uniform random sample of {self.number:,} {noun}"
         if self.kind == "hardest":
-            return (f"the {self.number:,} hardest stored positions (the longest wins and losses"
-                    " first, then the deepest draws)")
-        return "the stored non-terminal positions"
+            return (f"the {self.number:,} hardest {noun}: the longest wins and losses first, then"
+                    " the deepest draws")
+        if whole and not where:
+            return "every stored position, terminal ones included"
+        return f"the {noun}"
+
+    @property
+    def depths(self) -> str:
+        """A 'depth' part's depths: '3' or '2 to 4'."""
+        return (f"{self.number}" if self.upto in (None, self.number)
+                else f"{self.number} to {self.upto}")
 
     @property
     def option(self) -> str:
         """The --positions text that names this selection."""
+        ordered = sorted(self.parts, key=lambda p: p.kind == "file")  # file:PATH goes last
+        return ",".join(p._option_part() for p in ordered) or "non-terminal"
+
+    def _option_part(self) -> str:
+        if self.kind == "file":
+            return f"file:{self.path}"
         if self.number is None:
             return self.kind
         upto = "" if self.upto in (None, self.number) else f"-{self.upto}"
@@ -62,13 +104,44 @@ class Selection:
 
 
 def parse_selection(text: str | None) -> Selection:
-    """The Selection named by `--positions` text: all, sample:N, ply:P or hardest:N (None:
+    """The Selection named by `--positions` text: one part (all, sample:N, uniform:N, ply:P,
+    depth:D[-D2], hardest:N, file:PATH) or several joined by commas, file:PATH last (None:
     non-terminal)."""
     if text is None or text.strip() == "non-terminal":
         return Selection()
-    cleaned = text.strip().lower()
+    body, listed, path = text.strip().partition("file:")
+    parts = [p.strip() for p in body.split(",")]
+    if listed:
+        if parts[-1]:
+            raise AuditInputError(f"cannot read --positions {text!r}: file:PATH comes last")
+        parts[-1] = "file:"
+    elif not parts[-1] and len(parts) > 1:
+        parts.pop()
+    chosen = [_parse_part(text, part, path) for part in parts]
+    kinds = [p.kind for p in chosen]
+    for kind in set(kinds):
+        if kinds.count(kind) > 1:
+            raise AuditInputError(f"--positions {text!r} names {kind} twice")
+    picks = [p for p in chosen if p.kind in PICKING]
+    if len(picks) > 1:
+        raise AuditInputError(f"--positions {text!r}: at most one of {', '.join(PICKING)}")
+    # In one order whatever the text's, so that equal selections compare and print equal.
+    narrowing = tuple(sorted((p for p in chosen if p.kind in NARROWING),
+                             key=lambda p: NARROWING.index(p.kind)))
+    if picks:
+        return replace(picks[0], within=narrowing)
+    return replace(narrowing[-1], within=narrowing[:-1])
+
+
+def _parse_part(text: str, part: str, path: str) -> Selection:
+    cleaned = part.lower()
     if cleaned == "all":
         return Selection("all")
+    if cleaned == "file:":
+        if not path.strip():
+            raise AuditInputError(f"--positions {text!r}: file: needs a path, as in"
+                                  " file:positions.txt")
+        return Selection("file", path=path.strip())
     kind, _, number = cleaned.partition(":")
     low, dash, high = number.partition("-")
     if kind == "depth" and low.isdigit() and (not dash or high.isdigit()):
@@ -76,14 +149,11 @@ def parse_selection(text: str | None) -> Selection:
             raise AuditInputError(f"--positions {text!r}: the depths run from low to high")
         return Selection("depth", int(low), int(high) if dash else None)
     if kind in ("sample", "uniform", "ply", "hardest") and number.isdigit():
-        if kind in ("sample", "uniform", "hardest") and int(number) == 0:
+        if kind in PICKING and int(number) == 0:
             raise AuditInputError(f"--positions {text!r}: a {kind} needs at least one position")
         return Selection(kind, int(number))
-    raise AuditInputError(
-        f"cannot read --positions {text!r}: expected all, sample:N (N random positions, spread"
-        " over plies and values), uniform:N (N random positions), ply:P"
-        " (the positions with P stones), depth:D or depth:D1-D2 (those of that depth) or"
-        " hardest:N (the N longest wins and losses first)")
+    shown = f" (the part {part!r})" if part != text.strip() else ""
+    raise AuditInputError(f"cannot read --positions {text!r}{shown}: {_USAGE}")
 
 
 def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
@@ -91,21 +161,18 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
     """The stored positions a selection names, in code order (canonical codes and their rows),
     of the whole-board table or of the endgame table rooted at `root`."""
     table = tb.table(spec, root)
-    keep = np.ones(len(table.codes), dtype=bool) if selection.kind == "all" else table.depth > 0
-    if selection.kind == "ply":
-        keep &= table.ply == selection.number
-        if not keep.any():
-            plies = np.unique(table.ply[table.depth > 0])
-            raise AuditInputError(
-                f"--positions ply:{selection.number}: {spec.name} has no stored non-terminal"
-                f" position with {selection.number} stones (they have {plies.min()} to"
-                f" {plies.max()})")
-    if selection.kind == "depth":
-        top = selection.number if selection.upto is None else selection.upto
-        keep &= (table.depth >= selection.number) & (table.depth <= top)
-        if not keep.any():
-            raise AuditInputError(f"--positions {selection.option}: {spec.name} has no stored"
-                                  " non-terminal position of that depth")
+    whole = selection._has("all") is not None or selection._has("file") is not None
+    keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth > 0
+    for part in selection.parts:
+        if part.kind == "file":
+            keep &= np.isin(table.codes, listed_codes(tb, spec, part.path or "", root))
+        if part.kind == "ply":
+            keep &= table.ply == part.number
+        if part.kind == "depth":
+            top = part.number if part.upto is None else part.upto
+            keep &= (table.depth >= part.number) & (table.depth <= top)
+    if not keep.any():
+        raise AuditInputError(f"--positions {selection.option}: {_none_left(table, selection)}")
     chosen = np.flatnonzero(keep)
     wanted = selection.number
     if selection.kind == "uniform" and wanted is not None and wanted < len(chosen):
@@ -120,6 +187,58 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
         chosen = np.sort(chosen[order[:selection.number]])
     return PositionArrays(table.codes[chosen], table.ply[chosen], table.value[chosen],
                           table.depth[chosen])
+
+
+def _none_left(table: PositionArrays, selection: Selection) -> str:
+    """Why a selection names no position: the range the table has for a ply or depth asked."""
+    open_ = table.depth > 0
+    ply, depth = selection._has("ply"), selection._has("depth")
+    if ply is not None and not (open_ & (table.ply == ply.number)).any() and open_.any():
+        plies = np.unique(table.ply[open_])
+        return (f"the table has no stored non-terminal position with {ply.number} stones (they"
+                f" have {plies.min()} to {plies.max()})")
+    if depth is not None and len(selection.parts) == 1:
+        return "the table has no stored non-terminal position of that depth"
+    return f"the table has none of {selection}"
+
+
+def listed_codes(tb: Tablebase, spec: Spec, path: str,
+                 root: Sequence[int] | str | None = None) -> np.ndarray:
+    """The stored codes of the positions a file lists, one a line (board text, or moves from
+    the empty board such as 'b2 a1'; blank lines and lines starting with # are skipped);
+    AuditInputError naming the line of one that cannot be read or that the table lacks."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise AuditInputError(f"cannot read positions from {path}: {reason}") from None
+    boards, numbers = [], []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            board = (parse_board(spec, text) if set(text.lower()) <= set(".xo/")
+                     else play_moves(spec, text))
+        except ValueError as e:
+            raise AuditInputError(f"{path} line {number}: {e}") from None
+        boards.append(board)
+        numbers.append(number)
+    if not boards:
+        raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
+    try:
+        codes = tb.stored_codes(spec, boards, root)
+    except ValueError as e:
+        raise AuditInputError(f"{path}: {e}") from None
+    missing = np.flatnonzero(codes < 0)
+    if len(missing):
+        where = "" if root is None else " endgame"
+        raise AuditInputError(
+            f"{path} line {numbers[missing[0]]}: the{where} table does not hold"
+            f" {board_text(spec, boards[missing[0]])!r}"
+            + (f" (nor {len(missing) - 1:,} more)" if len(missing) > 1 else ""))
+    return np.unique(codes)
 
 
 def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:

@@ -96,11 +96,13 @@ def register(commands: Any) -> None:
     who.add_argument("--builtin", metavar="NAME|all",
                      help="audit a textbook solver, or all of them, and print their table")
     db_option(p)
-    p.add_argument("--positions", metavar="all|sample:N|uniform:N|ply:P|depth:D[-D2]|hardest:N",
-                   help="all (terminal ones too), N random ones (spread over plies and values,"
-                        " or uniform), those with P stones, those of"
-                        " depth D (to D2), or the N hardest (longest wins and losses first;"
-                        " default: every stored non-terminal position)")
+    p.add_argument("--positions", metavar="SELECTION",
+                   help="all (terminal ones too), sample:N (N random ones, spread over plies and"
+                        " values), uniform:N, ply:P (those with P stones), depth:D[-D2],"
+                        " hardest:N (the longest wins and losses first), file:PATH (one position"
+                        " a line: board text or moves), or several joined by commas, such as"
+                        " ply:12,sample:50 (file:PATH last); default: every stored non-terminal"
+                        " position")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the images shown and the sample (default: 0)")
     p.add_argument("--orientations", choices=("auto", "random", "all"), default="auto",
