@@ -351,15 +351,8 @@ class Tablebase:
         where the table does not hold it; a position that cannot be read raises as in `probe`."""
         spec = self.spec(spec)
         chosen, codes = self._table(spec, root), self.table(spec, root).codes
-        out = np.full(len(positions), -1, dtype=np.int64)
-        for i, position in enumerate(positions):
-            board = self.read_board(spec, position)
-            for code in (chosen.code_of(board, s) for s in chosen.orientations(board)):
-                at = int(np.searchsorted(codes, code))
-                if at < len(codes) and codes[at] == code:
-                    out[i] = code
-                    break
-        return out
+        return np.array([chosen.stored_code(self.read_board(spec, p), codes) for p in positions],
+                        dtype=np.int64)
 
     def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
                    root: Position | None = None) -> ManyProbes:

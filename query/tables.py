@@ -57,6 +57,15 @@ class StoredTable:
                     seen.add(code)
                     yield s
 
+    def stored_code(self, board: Sequence[int], codes: np.ndarray) -> int:
+        """The code of `board` among this table's sorted stored `codes` (in whichever
+        orientation holds the root), or -1 when they lack it."""
+        for code in (self.code_of(board, s) for s in self.orientations(board)):
+            at = int(np.searchsorted(codes, code))
+            if at < len(codes) and codes[at] == code:
+                return code
+        return -1
+
     def canonical_many(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
         if self.whole:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -303,7 +304,7 @@ def test_easyai_negamax_4_is_caught_and_the_reference_confirms(tb: Tablebase) ->
 def test_builtin_all_estimates_before_it_starts(db: str, tb: Tablebase,
                                                 capsys: pytest.CaptureFixture[str],
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablebase.query.cli import audit_estimate
+    from tablebase.query.audit import estimate
     from tablebase.query.audit.estimate import estimate_builtins
 
     spec = parse_spec("3x3k3")
@@ -314,9 +315,35 @@ def test_builtin_all_estimates_before_it_starts(db: str, tb: Tablebase,
     assert main(["audit", "3x3k3", "--db", db, "--builtin", "alphabeta", "--quiet",
                  "--positions", "ply:6"]) == 0
     assert "note" not in capsys.readouterr().err  # seconds, not minutes: no note
-    monkeypatch.setattr(audit_estimate, "SLOW", 0.0)
+    monkeypatch.setattr(estimate, "SLOW", 0.0)
     assert main(["audit", "3x3k3", "--db", db, "--builtin", "alphabeta", "--quiet",
                  "--positions", "ply:6"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("tablebase: note: the textbook solvers may take about")
     assert "estimated from node counts" in err and err.count("\n") == 1
+
+
+# --- any other solver: timed on its first answers -------------------------------------------------
+
+def test_a_long_audit_is_estimated_from_its_first_answers(tb: Tablebase,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first answers are timed and the audit's length said once, when it is long: a solver
+    taking 20 ms an answer is estimated at about 20 ms a board."""
+    from tablebase.query.audit import estimate
+
+    game = Game("3x3k3")
+
+    def slow(board: str, to_move: str) -> int:
+        time.sleep(0.02)
+        return game.solve(tuple(".xo".index(c) for c in board.replace("/", "")))[0]
+
+    notes: list[str] = []
+    report = audit(tb, "3x3k3", FunctionCandidate(slow), selection=Selection("ply", 3),
+                   notice=notes.append)
+    assert report.ok and notes == []  # about 2 seconds: not worth a note
+    monkeypatch.setattr(estimate, "WORTH_SAYING", 0.0)
+    report = audit(tb, "3x3k3", FunctionCandidate(slow), selection=Selection("ply", 3),
+                   notice=notes.append)
+    assert len(notes) == 1 and f"{report.boards:,} boards at" in notes[0]
+    each = float(notes[0].split(" boards at ")[1].split(" s an answer")[0])
+    assert 0.02 <= each < 0.04 and "timed on the first 8" in notes[0]

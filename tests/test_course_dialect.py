@@ -15,7 +15,7 @@ from tablebase.builder.game import parse_spec
 from tablebase.query.audit import Selection, audit, open_gtp_engine
 from tablebase.query.audit.games import parse_opponent, play_audit
 from tablebase.query.cli import main
-from tablebase.query.audit.gtp_client import GTP_COLUMNS, Dialect
+from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
 from tablebase.query.notation import column_name
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game
@@ -114,6 +114,24 @@ def test_a_long_timeout_keeps_timelimit_in_the_course_range(tb: Tablebase) -> No
         report = audit(tb, spec, engine, selection=Selection("ply", 5))
     assert report.ok and report.agreed == report.boards > 0
     assert "timelimit 100" in (report.asked or "")
+
+
+@pytest.mark.parametrize("command", ["timelimit", "play", "solve"])
+def test_an_engine_out_of_step_is_reported_as_such(tb: Tablebase, command: str) -> None:
+    """An engine that answers one command twice puts every later reply one late: it is reported
+    out of step, never as a wrong value or a refuted line. (A second answer
+    to `solve` shows at the next position's first command: the first answer, right, agrees.)"""
+    spec = parse_spec("3x3k3")
+    with open_gtp_engine(f"{COURSE} --k 3 --answer-twice {command}", spec,
+                         dialect="course") as engine:
+        report = audit(tb, spec, engine, selection=Selection("ply", 2))
+    assert set(report.mismatches) == {"out-of-step"}
+    assert report.mismatched + report.agreed == report.boards
+    assert report.agreed == 0 if command != "solve" else report.mismatched >= report.boards // 3
+    assert report.restarts >= report.mismatched_positions > 0
+    example = report.examples[0]
+    assert "answered out of step: an extra response" in example.detail
+    assert not example.refutation
 
 
 def test_unknown_is_counted_apart(tb: Tablebase) -> None:

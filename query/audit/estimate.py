@@ -1,7 +1,8 @@
-"""How long the textbook solvers will take on an audit, estimated before it starts from node
-counts: each solver searches one sample position per ply (the cheap, late plies first, within a
-small time budget), the nodes of the plies not sampled are extrapolated by the last growth ratio,
-and nodes become seconds at the rate the samples ran."""
+"""How long an audit will take, said before it runs long. The textbook solvers are estimated
+before they start, from node counts: each searches one sample position per ply (the cheap, late
+plies first, within a small time budget), the nodes of the plies not sampled are extrapolated by
+the last growth ratio, and nodes become seconds at the rate the samples ran. Other solvers and
+engines are timed on their first answers, and the rest is taken to cost the same."""
 from __future__ import annotations
 
 import time
@@ -16,6 +17,11 @@ from tablebase.query.tablebase import Tablebase
 
 # Seconds of sample searches per solver: the estimate must cost little next to the audit.
 SAMPLE_BUDGET = 0.3
+# The textbook solvers are worth a note when expected to take longer than this many seconds.
+SLOW = 60.0
+# Another solver is timed on its first FIRST_ANSWERS answers (or those of the first
+# FIRST_SECONDS), and a note is worth it when the whole audit should take WORTH_SAYING or more.
+FIRST_ANSWERS, FIRST_SECONDS, WORTH_SAYING = 8, 5.0, 30.0
 
 
 @dataclass(frozen=True)
@@ -66,3 +72,33 @@ def estimate_builtins(tb: Tablebase, spec: Spec, names: list[str], selection: Se
         rate = searched / spent if spent > 0 else float("inf")
         out.append(Estimate(name, nodes_total, nodes_total / rate if rate else 0.0))
     return out
+
+
+def builtins_note(spec: Spec, estimates: list[Estimate]) -> str | None:
+    """The note to print before the textbook solvers run, when they will take minutes."""
+    total = sum(e.seconds for e in estimates)
+    if total < SLOW:
+        return None
+    slow = ", ".join(f"{e.name} ~{duration(e.seconds)}" for e in estimates if e.seconds >= SLOW / 4)
+    return (f"the textbook solvers may take about {duration(total)} on {spec.name} (estimated"
+            f" from node counts on sample positions: {slow}); --positions sample:N or ply:P"
+            " audits fewer positions")
+
+
+def answers_note(boards: int, answered: int, seconds: float) -> str | None:
+    """The note once `answered` of `boards` answers took `seconds`, when the rest will take long."""
+    each = seconds / max(answered, 1)
+    if each * boards < WORTH_SAYING:
+        return None
+    return (f"this audit may take about {duration(each * boards)}: {boards:,} boards at"
+            f" {each:.2g} s an answer (timed on the first {answered}); --positions sample:N or"
+            " --max-failures N end sooner")
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words, rounded to the unit that reads best."""
+    if seconds >= 7200:
+        return f"{seconds / 3600:,.0f} hours"
+    if seconds >= 120:
+        return f"{seconds / 60:,.0f} minutes"
+    return f"{seconds:,.0f} seconds"

@@ -29,75 +29,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from tablebase.builder.game import Spec
 from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer,
                                              EngineStartError, Failure, GameRefusedError,
                                              start_failure)
-from tablebase.query.notation import GTP_COLUMNS, column_name
+from tablebase.query.audit.dialects import DIALECTS, Dialect
 
-DIALECTS = ("auto", "plain", "course")
-# The course dialect's `timelimit` takes whole seconds from 1 to 100.
-COURSE_TIMELIMIT = 100
-# GTP's column letters: I is skipped, so that it is not taken for J or 1.
-_NAME_RE = re.compile(r"([a-z]+)(\d+)")
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """How moves, players and the game are written to an engine: 'plain' or 'course'."""
-
-    name: str
-
-    @property
-    def colours(self) -> tuple[str, str]:
-        """The words for x and o."""
-        return ("x", "o") if self.name == "plain" else ("b", "w")
-
-    def colour(self, player: str) -> str:
-        """The engine's word for player 'x' or 'o'."""
-        return self.colours["xo".index(player)]
-
-    def player(self, word: str) -> str | None:
-        """'x' or 'o' for the engine's word for a player (None if it is not one)."""
-        word = word.lower()
-        if self.name == "course":
-            word = {"black": "b", "white": "w"}.get(word, word)
-        return "xo"[self.colours.index(word)] if word in self.colours else None
-
-    def handshake(self, spec: Spec, timeout: float) -> list[tuple[str, bool]]:
-        """The commands that tell the engine the game, each with whether '?' refuses the game."""
-        if self.name == "plain":
-            return [(f"boardsize {spec.width} {spec.height}", True), (f"set_game {spec.name}", True)]
-        if spec.width != spec.height or spec.gravity or spec.misere:
-            raise GameRefusedError(
-                f"the course dialect plays N x N boards without gravity or misere; {spec.name}"
-                " needs the plain dialect (--dialect plain)")
-        # The course's timelimit takes 1 to 100 seconds; the audit's own timeout (a second
-        # longer) stays in force whatever the engine was told.
-        limit = min(COURSE_TIMELIMIT, max(1, int(timeout) - 1))
-        return [(f"boardsize {spec.width}", True), (f"timelimit {limit}", False)]
-
-    def move_out(self, name: str) -> str:
-        """Our move name (b2) as the engine writes it (plain: b2; course: B2, columns skip I)."""
-        m = _NAME_RE.fullmatch(name)
-        if self.name == "plain" or m is None:
-            return name
-        col = 0
-        for ch in m.group(1):
-            col = col * 26 + ord(ch) - ord("a") + 1
-        return f"{GTP_COLUMNS[col - 1]}{m.group(2)}"
-
-    def move_in(self, text: str) -> str:
-        """The engine's move as our move name; unreadable text is passed on for the judge to refuse."""
-        if self.name == "plain":
-            return text.lower()
-        m = re.fullmatch(r"([A-Za-z])(\d+)", text)
-        if m is None or m.group(1).upper() not in GTP_COLUMNS:
-            return text.lower()
-        return f"{column_name(GTP_COLUMNS.index(m.group(1).upper()))}{m.group(2)}"
+# Seconds to wait, after an unreadable answer, for a second response that would show the engine
+# answering out of step (one response too many to an earlier command).
+STRAY_WAIT = 0.2
 
 
 class GtpEngine:
@@ -134,6 +76,7 @@ class GtpEngine:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._errors: deque[str] = deque(maxlen=3)
         self._stderr_reader = threading.Thread()
+        self._last = ""  # the last command sent: a second response is blamed on it
         self._start(first=True)
 
     # --- the process --------------------------------------------------------------
@@ -262,11 +205,15 @@ class GtpEngine:
         list_commands) is read up to its blank line; other responses end with their first line."""
         process = self._process
         assert process is not None and process.stdin is not None, "the engine is closed"
+        stray = self._stray()
+        if stray is not None:
+            return self._out_of_step(stray)
         try:
             process.stdin.write(command + "\n")
             process.stdin.flush()
         except OSError:
             return Failure("crash", self._exit_text(f"before '{command}'"))
+        self._last = command
         collected: list[str] | None = None
         while True:
             remaining = deadline - time.monotonic()
@@ -294,6 +241,28 @@ class GtpEngine:
             shown = line if len(line) <= 60 else line[:57] + "..."
             return Failure("bad-answer", f"answered {shown!r} to '{command}': a response starts"
                                          " with '=' or '?'")
+
+    def _stray(self, wait: float = 0.0) -> str | None:
+        """A line waiting with no command asked (within `wait` seconds): a second response to
+        an earlier command. Blank lines (the ends of responses) are passed over."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                line = self._lines.get(timeout=max(deadline - time.monotonic(), 0)) if wait \
+                    else self._lines.get_nowait()
+            except queue.Empty:
+                return None
+            if line is None:
+                self._lines.put(None)  # the end of its output: for the next request to see
+                return None
+            if line.strip():
+                return line.strip()
+
+    def _out_of_step(self, stray: str) -> Failure:
+        shown = stray if len(stray) <= 40 else stray[:37] + "..."
+        return Failure("out-of-step", f"answered out of step: an extra response ({shown!r}) came"
+                                      f" after the answer to '{self._last}', so that every later"
+                                      " reply would be one late (one response a command)")
 
     def _exchange(self, commands: Sequence[str], deadline: float) -> str | Failure:
         """Send commands in turn; the text of the last answer, or a Failure (and a restart)."""
@@ -326,7 +295,11 @@ class GtpEngine:
         if words and words[0].lower() == "unknown":
             winner = "unknown"
         if winner is None or len(words) > 2 or (winner == "unknown" and len(words) > 1):
+            stray = self._stray(wait=STRAY_WAIT)  # an answer to another command, out of step?
+            failure = None if stray is None else self._out_of_step(stray)
             self._restart()
+            if failure is not None:
+                return Failure(failure.kind, f"{failure.message}; the engine was restarted")
             c = self.dialect.colours
             return Failure("bad-answer", f"answered '= {text}' to 'solve', expected '= {c[0]}',"
                                          f" '= {c[1]}', '= draw' (each optionally followed by a"
@@ -345,7 +318,11 @@ class GtpEngine:
             return text
         words = text.split()
         if len(words) != 1:
+            stray = self._stray(wait=STRAY_WAIT)
+            failure = None if stray is None else self._out_of_step(stray)
             self._restart()
+            if failure is not None:
+                return Failure(failure.kind, f"{failure.message}; the engine was restarted")
             return Failure("bad-answer", f"answered '= {text}' to 'genmove', expected one move"
                                          " (or pass, resign); the engine was restarted")
         move = None if words[0].lower() in ("pass", "resign") else self.dialect.move_in(words[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from tablebase.builder.game.symmetry import images as image_codes
 from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query.audit.candidates import BuiltinCandidate, Candidate, Reply, _to_move
+from tablebase.query.audit.estimate import FIRST_ANSWERS, FIRST_SECONDS, answers_note
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import move_name, outcome_text, parse_move, place, plies
 from tablebase.query.audit.selection import (EVERY_IMAGE_LIMIT, Selection, images, orientations,
@@ -31,9 +32,9 @@ from tablebase.query.tablebase import Tablebase
 CHECKS = ("value", "move", "depth")
 # Mismatch kinds, in the order reports list them.
 KINDS = ("wrong-value", "non-optimal-move", "illegal-move", "wrong-depth", "exception", "timeout",
-         "crash", "bad-answer", "unknown")
+         "crash", "bad-answer", "out-of-step", "unknown")
 # Kinds where the solver claimed nothing, so there is nothing for a line to refute.
-NO_CLAIM = ("exception", "timeout", "crash", "bad-answer")
+NO_CLAIM = ("exception", "timeout", "crash", "bad-answer", "out-of-step")
 DEFAULT_EXAMPLES = 10
 
 
@@ -199,7 +200,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
           check: str | None = None, max_examples: int = DEFAULT_EXAMPLES,
           progress: ProgressFactory = NO_PROGRESS,
           root: Sequence[int] | str | None = None, strict: bool = False,
-          max_failures: int | None = None) -> AuditReport:
+          max_failures: int | None = None,
+          notice: Callable[[str], None] | None = None) -> AuditReport:
     """Audit `candidate` against the table of `spec` on the positions `selection` names.
 
     Each position is shown in a random image of its orbit (chosen by `seed`), or in every distinct
@@ -210,7 +212,8 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     With `root` (a position, any orientation) the positions are those of that endgame table.
     An engine that gives up ('= unknown') claims nothing: its boards are counted apart, never
     as mismatches, unless `strict` (then as mismatches of kind 'unknown'). With `max_failures`
-    the audit stops once that many positions have failed.
+    the audit stops once that many positions have failed. `notice`, if given, is called once
+    with a note when the first answers, timed, say the audit will take long (estimate.py).
     """
     spec = tb.spec(spec)
     if check is not None and check not in CHECKS:
@@ -236,6 +239,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
     smallest = _Smallest(max(max_examples, 0))
     stopped_after = None
     shown_boards = 0  # boards asked so far: all of them unless max_failures stops the audit
+    asked, asking_since, timed = 0, time.perf_counter(), False
     with progress(total=total, desc=f"audit {candidate.label}", unit="pos") as bar:
         for i, code in enumerate(rows.codes.tolist()):
             if max_failures is not None and bad_positions >= max_failures:
@@ -250,6 +254,14 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
             for image in shown:
                 reply = candidate.ask(spec, image)
                 bar.update(1)
+                if notice is not None and not timed:
+                    asked += 1
+                    spent = time.perf_counter() - asking_since
+                    if asked >= FIRST_ANSWERS or spent >= FIRST_SECONDS:
+                        timed = True  # one note at most
+                        note = answers_note(total, asked, spent)
+                        if note is not None:
+                            notice(note)
                 if reply.declined is not None:
                     declined += 1
                     declined_note = declined_note or reply.declined

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from tablebase.builder.game import parse_spec
-from tablebase.query.cli.audit_estimate import warn_slow
-from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, progress,
-                                        whole_number)
+from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, note_on_stderr,
+                                        progress, whole_number)
 from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.tablebase import open_tablebase
@@ -17,6 +17,7 @@ from tablebase.query.tablebase import open_tablebase
 def _cmd_audit(args: argparse.Namespace) -> int:
     from tablebase.query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names,
                                        open_candidate, open_gtp_engine, parse_selection)
+    from tablebase.query.audit.estimate import builtins_note, estimate_builtins
     from tablebase.query.audit.games import parse_opponent, play_audit
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
@@ -38,7 +39,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         if builtin is not None:
             names = builtin_names(builtin)
             if args.root is None:
-                warn_slow(tb, spec, names, options)
+                note = builtins_note(spec, estimate_builtins(
+                    tb, spec, names, options["selection"], args.seed, every))
+                if note is not None:
+                    print(f"tablebase: note: {note}", file=sys.stderr)
             audits = audit_builtins(tb, spec, names, **options)
             if args.json:
                 print(json.dumps(builtins_json(audits), indent=2))
@@ -60,7 +64,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 else:
                     print_play(spec, played)
                 return EXIT_OK if played.ok else EXIT_MISMATCH
-            report = audit(tb, spec, candidate, **options)
+            report = audit(tb, spec, candidate, notice=note_on_stderr, **options)
     if args.json:
         print(json.dumps(audit_json(report), indent=2))
     else:

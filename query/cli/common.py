@@ -43,6 +43,13 @@ def progress(quiet: bool) -> ProgressFactory:
     return factory
 
 
+def note_on_stderr(text: str) -> None:
+    """Print 'tablebase: note: TEXT' on stderr, above a progress bar if one is running."""
+    from tqdm import tqdm
+
+    tqdm.write(f"tablebase: note: {text}", file=sys.stderr)
+
+
 def count(n: int, word: str) -> str:
     """'1 position', '2,000 positions'."""
     return f"{n:,} {word}{'' if n == 1 else 's'}"

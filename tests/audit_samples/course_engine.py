@@ -5,11 +5,14 @@ answered `= b C3`, `= w`, `= draw C3` (the move given when the side to play wins
 k comes from the command line, as course engines fix their game:
 
     python course_engine.py --k 5 [--wrong-at BOARD] [--unknown-from N] [--strict-timelimit]
+                                  [--answer-twice COMMAND]
 
 With --wrong-at (board text, rows top to bottom, such as x../.o./...) it answers `solve` wrongly
 on exactly that board; with --unknown-from N it answers `= unknown` on boards with N or more
 empty cells, as an engine that runs out of time does; with --strict-timelimit it refuses a
-`timelimit` outside the course's 1 to 100 seconds, as some course engines do. The search is alpha-beta over bitboards with a transposition table, an
+`timelimit` outside the course's 1 to 100 seconds, as some course engines do; with
+--answer-twice COMMAND it sends two responses to that command, as an engine that prints an
+error and then its answer does, so that every later reply is off by one. The search is alpha-beta over bitboards with a transposition table, an
 immediate-win check and forced blocks, so an endgame of about 20 empty cells takes seconds.
 Standalone on purpose: it imports nothing of the project.
 """
@@ -150,13 +153,18 @@ def main() -> None:
     parser.add_argument("--wrong-at")
     parser.add_argument("--unknown-from", type=int)
     parser.add_argument("--strict-timelimit", action="store_true")
+    parser.add_argument("--answer-twice")
     args = parser.parse_args()
     board: Board | None = None
     commands = ("protocol_version", "name", "list_commands", "known_command", "boardsize",
                 "clear_board", "play", "genmove", "timelimit", "solve", "quit")
 
+    command = ""
+
     def reply(text: str = "", ok: bool = True) -> None:
         sys.stdout.write(f"{'=' if ok else '?'} {text}".rstrip() + "\n\n")
+        if command == args.answer_twice:
+            sys.stdout.write(f"{'=' if ok else '?'} {text}".rstrip() + "\n\n")
         sys.stdout.flush()
 
     for line in sys.stdin:
