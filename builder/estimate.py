@@ -11,13 +11,14 @@ from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound
 from tablebase.builder.game.root import Root
 from tablebase.builder.workdir import work_path
 
-# Measured here (docs/benchmarks.md): a build's work directory peaks at about 10 bytes a stored
-# position (codes, scores, terminal flags of every tier, plus sorted runs in flight), a packed
-# table takes 3 to 6 bits, and builds run at 2.4 to 3.5 million positions a second on two
-# cores. The estimate takes round, cautious figures.
-WORK_BYTES = 16
-TABLE_BYTES = 1
-RATE = 1_000_000  # positions a second
+# Per *estimated* position (the bound of counts.py, which runs 1.0 to 2.0 times the stored
+# count on the tables measured), from builds measured here (docs/benchmarks.md): Connect Four
+# 7x4 took 5.4 bytes of work space at its peak, 0.34 bytes of packed table and 1/3.9 us on two
+# cores per estimated position; 6x5, 5x4k4 and 4x4k4 fall within a factor of two of the figures
+# below, which lean cautious.
+WORK_BYTES = 8
+TABLE_BITS = 4
+RATE = 2_500_000  # estimated positions a second, on two cores
 # Estimates this small are not worth a line of output (about ten seconds of work).
 WORTH_SAYING = 10 ** 7
 
@@ -42,7 +43,7 @@ class BuildEstimate:
         free = "" if self.free_bytes is None else f" ({_bytes(self.free_bytes)} free)"
         return (f"about {_count(self.positions)} positions, {_bytes(self.work_bytes)} of work"
                 f" space{free} and {_bytes(self.table_bytes)} of table, about"
-                f" {_duration(self.seconds)} at a million positions a second")
+                f" {_duration(self.seconds)} on two cores")
 
     def refusal(self) -> str | None:
         """Why the build should not start unasked, or None."""
@@ -63,7 +64,7 @@ def estimate_build(root: Root, database: str, work_dir: str | None = None) -> Bu
         free: int | None = shutil.disk_usage(where).free
     except OSError:
         free = None
-    return BuildEstimate(positions, positions * WORK_BYTES, positions * TABLE_BYTES,
+    return BuildEstimate(positions, positions * WORK_BYTES, positions * TABLE_BITS // 8,
                          positions / RATE, free)
 
 

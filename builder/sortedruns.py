@@ -8,13 +8,15 @@ from typing import Any
 
 import numpy as np
 
+from tablebase.builder.kernels import split_rows
 from tablebase.builder.workdir import DiskArray
 
 
-def sorted_unique(codes: np.ndarray) -> np.ndarray:
-    """The distinct values of `codes`, sorted (sorts `codes` in place)."""
+def sorted_unique(codes: np.ndarray, runs: bool = False) -> np.ndarray:
+    """The distinct values of `codes`, sorted (sorts `codes` in place); `runs`: `codes` is a
+    few sorted runs end to end, which a stable sort (timsort) merges in linear time."""
     # np.unique hashes in numpy 2.x, which is several times slower than sorting int64 here.
-    codes.sort()
+    codes.sort(kind="stable" if runs else None)
     keep = np.empty(len(codes), dtype=bool)
     keep[:1] = True
     np.not_equal(codes[1:], codes[:-1], out=keep[1:])
@@ -47,7 +49,7 @@ def merge_unique(runs: Sequence[Any], chunk: int) -> Iterator[np.ndarray]:
         parts = [np.asarray(run[s]) for run, s in zip(runs, slices)]
         merged = np.concatenate(parts)
         if len(merged):
-            yield sorted_unique(merged)
+            yield sorted_unique(merged, runs=True)
 
 
 class UniqueCollector:
@@ -78,10 +80,12 @@ class UniqueCollector:
     def _flush(self) -> None:
         if not self._buffer:
             return
-        run = sorted_unique(np.concatenate(self._buffer))
+        codes = np.concatenate(self._buffer)
         self._buffer, self._buffered = [], 0
-        self._runs.append(run)
-        self._in_memory += len(run)
+        # A run per core, sorted at once (numpy's sort releases the GIL); the merge joins them.
+        for run in split_rows(len(codes), lambda _, a, b: sorted_unique(codes[a:b])):
+            self._runs.append(run)
+            self._in_memory += len(run)
         if self._in_memory > self.memory_items:
             self._spill()
 

@@ -30,7 +30,7 @@ from tablebase.query.errors import MissingPositionError, NotationError
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
 from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
-from tablebase.query.tables import StoredTable, select_table
+from tablebase.query.tables import LOAD_LIMIT, StoredTable, select_table
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -321,11 +321,13 @@ class Tablebase:
     def get_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
                  root: Position | None = None) -> ManyProbes:
         """Answers for many codes (any orientation) of one table at once (see `table`);
-        `found` marks those the table holds. The first call loads the whole table into memory.
-        """
+        `found` marks those the table holds. The first call loads the whole table into memory,
+        up to LOAD_LIMIT positions; past it, each code's block is read."""
         spec = self.spec(spec)
         chosen = self._table(spec, root)
         asked = chosen.checked_codes(codes)
+        if chosen.reader.count > LOAD_LIMIT and (spec, chosen.root.key) not in self._arrays:
+            return ManyProbes(*chosen.read_many(chosen.canonical_many(asked)))
         table = self.table(spec, root)
         n = len(asked)
         value = np.zeros(n, dtype=np.int8)

@@ -13,11 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.game import Spec, canonical_board, digits
+from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
 from tablebase.db.records import GameRecord
 from tablebase.db.store import TableReader
 from tablebase.query.errors import MissingTableError, NotationError
+
+# Codes read from the store at once by `read_many`.
+READ_BATCH = 1 << 16
+# Past this many positions, Tablebase.get_many reads each code's block (read_many) rather than
+# load the whole table, which costs about 12 bytes a position in memory.
+LOAD_LIMIT = 1 << 26
 from tablebase.query.notation import board_text
 
 
@@ -65,6 +72,20 @@ class StoredTable:
             if at < len(codes) and codes[at] == code:
                 return code
         return -1
+
+    def read_many(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(value, depth, ply, found) of canonical codes, read block by block from the store
+        rather than from the table loaded whole: for tables too large to load."""
+        codes = np.asarray(codes, dtype=np.int64)
+        found = np.zeros(len(codes), dtype=bool)
+        value, depth = np.zeros(len(codes), dtype=np.int8), np.full(len(codes), -1, dtype=np.int8)
+        for start in range(0, len(codes), READ_BATCH):
+            part = self.reader.lookup(codes[start:start + READ_BATCH])
+            found[start:start + READ_BATCH] = part.found
+            value[start:start + READ_BATCH] = part.value
+            depth[start:start + READ_BATCH] = part.depth
+        ply = np.where(found, stone_counts(codes) + self.root.ply, -1).astype(np.int16)
+        return value, depth, ply, found
 
     def canonical_many(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""

@@ -22,6 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.bench_audit import bench_audit  # noqa: E402
+from tests.bench_bock import bench_bock  # noqa: E402
 
 from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
@@ -185,7 +186,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
-                                              "audit", "levels", "cluster", "postgres", "all"], default="all")
+                                              "audit", "levels", "cluster", "postgres", "peer",
+                                              "all"], default="all")
+    parser.add_argument("--bock-repo", metavar="PATH",
+                        help="a checkout of markus7800/Connect4-Strong-Solver, for --section peer")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -216,6 +220,8 @@ def main() -> None:
         bench_cluster()
     if args.section in ("postgres", "all"):
         bench_postgres()
+    if args.section in ("peer", "all"):
+        bench_bock(lambda name: _in_child(name, "--one", name), args.bock_repo)
 
 
 if __name__ == "__main__":

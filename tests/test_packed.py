@@ -7,6 +7,7 @@ import random
 import sqlite3
 import warnings
 from contextlib import closing
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -244,3 +245,25 @@ def test_every_command_answers_alike_in_both_layouts(tmp_path: Path,
             said.append((status, out, err.replace(db, "DB")))
         assert said[0] == said[1], argv
         assert said[0][1] or said[0][2], argv
+
+
+def test_many_codes_of_a_large_table_are_read_block_by_block(
+        table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past LOAD_LIMIT positions, get_many reads each code's block instead of loading the table
+    (a billion-position table would take 12 GB): the same answers, found or not, and the table
+    is not loaded."""
+    import tablebase.query.tablebase as tablebase_module
+
+    game = Game("4x3k3")
+    rng = random.Random(3)
+    codes = np.array([rng.randrange(3 ** 12) for _ in range(3000)]
+                     + [game.canonical(play(game, "b2 c2 a1"))], dtype=np.int64)
+    with open_tablebase(table_db("4x3k3")) as tb:
+        loaded = tb.get_many("4x3k3", codes)
+    monkeypatch.setattr(tablebase_module, "LOAD_LIMIT", 1000)
+    with open_tablebase(table_db("4x3k3")) as tb:
+        read = tb.get_many("4x3k3", codes)
+        assert tb._arrays == {}  # nothing loaded whole
+    assert read.found[-1] and 0 < read.found.sum() < len(codes)
+    for field in ("found", "value", "depth", "ply"):
+        assert np.array_equal(getattr(read, field), getattr(loaded, field)), field
