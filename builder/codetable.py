@@ -110,7 +110,7 @@ class CodeTable:
             self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
             self._values = np.zeros(slots, dtype=np.int8)
             self._shift = 64 - (slots.bit_length() - 1)
-            kernels.hash_fill(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
+            kernels.fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
                               self._keys, self._values, self._shift)
 
     def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, int]:

@@ -7,18 +7,16 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 
-from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound
+from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound, reachable_estimate
 from tablebase.builder.game.root import Root
 from tablebase.builder.workdir import work_path
 
-# Per *estimated* position (the bound of counts.py, which runs 1.0 to 2.0 times the stored
-# count on the tables measured), from builds measured here (docs/benchmarks.md): Connect Four
-# 7x4 took 5.4 bytes of work space at its peak, 0.34 bytes of packed table and 1/3.9 us on two
-# cores per estimated position; 6x5, 5x4k4 and 4x4k4 fall within a factor of two of the figures
-# below, which lean cautious.
-WORK_BYTES = 8
-TABLE_BITS = 4
-RATE = 2_500_000  # estimated positions a second, on two cores
+# Per stored position, from builds measured here (docs/benchmarks.md): Connect Four 7x4 and 6x5
+# peaked at 10.7 and 10.0 bytes of work space, took 5.4 and 6.1 bits of packed table, and
+# built at 1.9 million positions a second on two cores (6x4 2.4 million, 5x4k4 1.4 million).
+WORK_BYTES = 12
+TABLE_BITS = 6
+RATE = 2_000_000  # positions a second, on two cores
 # Estimates this small are not worth a line of output (about ten seconds of work).
 WORTH_SAYING = 10 ** 7
 
@@ -57,6 +55,8 @@ class BuildEstimate:
 def estimate_build(root: Root, database: str, work_dir: str | None = None) -> BuildEstimate:
     """The estimate for building the table of `root` into `database`."""
     positions = reachable_bound(root.spec, root.board) // len(root.symmetries)
+    if positions >= WORTH_SAYING:  # worth a second of sampling to correct the bound
+        positions = reachable_estimate(root.spec, root.board) // len(root.symmetries)
     where = work_path(database, root.spec.name, work_dir).parent
     while not where.exists() and where != where.parent:
         where = where.parent

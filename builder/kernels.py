@@ -15,17 +15,14 @@ The arrays a kernel sees:
 """
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.game.values import WIN_SCORE
+from tablebase.builder.threads import THREADS, in_parallel, one_thread, split_rows
+
+__all__ = ["one_thread", "split_rows"]  # re-exported: the verify pass splits its rows too
 
 # Everything compiled lives in this one file: numba's cache notices a change to the file of a
 # cached function only, not to the functions it calls from other files.
@@ -230,6 +227,29 @@ def hash_fill(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: n
 
 
 @njit(cache=True, nogil=True)
+def _fill_part(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
+               shift: int, lo: int, hi: int, late: np.ndarray) -> int:
+    """hash_fill for the codes whose home slot is in [lo, hi), probing no further than hi - 1:
+    those that would go further are left, by index, in `late`; their count (-1: too many)."""
+    n = 0
+    for i in range(codes.shape[0]):
+        h = np.int64((np.uint64(codes[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
+        if h < lo or h >= hi:
+            continue
+        while h < hi and keys[h] != EMPTY_KEY:  # distinct codes: never the code itself
+            h += 1
+        if h == hi:
+            if n == late.shape[0]:
+                return -1
+            late[n] = i
+            n += 1
+        else:
+            keys[h] = codes[i]
+            values[h] = scores[i]
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
            stone: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
            shift: int, best: np.ndarray) -> int:
@@ -278,46 +298,11 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
 
 # --- the Python side: chunks of a tier, on both cores -------------------------------------
 
-_THREADS = max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else (os.cpu_count() or 1)))
-_PARALLEL_ROWS = 1 << 14  # below this, a second thread costs more than it saves
-_pool: ThreadPoolExecutor | None = None
-
-
 def _arr(a: np.ndarray, dtype: type) -> np.ndarray:
     """`a` as a contiguous, writable array of `dtype`: one machine-code version per kernel
     (numba compiles, caches and loads another for every read-only argument)."""
     a = np.ascontiguousarray(a, dtype=dtype)
     return a if a.flags.writeable else a.copy()
-
-
-_local = threading.local()
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Within the block, kernels called from this thread use this thread alone (a cluster's
-    worker: its cores are already the cluster's other workers)."""
-    before = getattr(_local, "alone", False)
-    _local.alone = True
-    try:
-        yield
-    finally:
-        _local.alone = before
-
-
-def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[object]:
-    """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
-    large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
-    global _pool
-    if _THREADS == 1 or rows < _PARALLEL_ROWS or getattr(_local, "alone", False):
-        return [work(0, 0, rows)]
-    if _pool is None:
-        _pool = ThreadPoolExecutor(_THREADS, thread_name_prefix="tablebase-kernel")
-    edges = np.linspace(0, rows, _THREADS + 1).astype(np.int64)
-    futures = [_pool.submit(work, piece, int(a), int(b))
-               for piece, (a, b) in enumerate(zip(edges[:-1], edges[1:]))]
-    return [f.result() for f in futures]
 
 
 def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
@@ -362,6 +347,28 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
     return term, orbits
 
 
+def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
+              shift: int) -> None:
+    """hash_fill, on one core per half of the table for large tiers: each thread inserts the
+    codes whose home slot is in its half, and the few whose probe would cross into the other
+    half are inserted after (inserting a code twice finds it: the table is the same)."""
+    codes, scores = _arr(codes, np.int64), _arr(scores, np.int8)
+    if not in_parallel(len(codes)):
+        hash_fill(codes, scores, keys, values, shift)
+        return
+    halves = np.linspace(0, len(keys), THREADS + 1).astype(np.int64)
+    lates = [np.empty(1 << 16, dtype=np.int64) for _ in range(THREADS)]
+    counts = split_rows(len(codes), lambda piece, a, b: _fill_part(
+        codes, scores, keys, values, shift, int(halves[piece]), int(halves[piece + 1]),
+        lates[piece]))
+    if any(int(n) < 0 for n in counts):  # type: ignore[call-overload]
+        hash_fill(codes, scores, keys, values, shift)  # far too many crossings: all again
+        return
+    for late, n in zip(lates, counts):
+        picked = late[: int(n)]  # type: ignore[call-overload]
+        hash_fill(codes[picked], scores[picked], keys, values, shift)
+
+
 def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
           lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
@@ -388,5 +395,7 @@ def warm_up() -> None:
     classify(codes, weights, 1, np.ones(1, np.int64), False, False, UNSET)
     keys, values = np.full(8, EMPTY_KEY, np.int64), np.zeros(8, np.int8)  # 8 slots: shift 61
     hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61)
+    _fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61, 0, 8,
+               np.zeros(1, np.int64))
     solve(codes, weights, below, False, 1, (HASHED, np.zeros(0, np.uint8), keys, values, 61))
     take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))

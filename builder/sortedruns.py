@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.kernels import split_rows
+from tablebase.builder.threads import split_rows
 from tablebase.builder.workdir import DiskArray
 
 

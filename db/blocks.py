@@ -42,7 +42,9 @@ from tablebase.db.records import PositionArrays
 # Positions a block holds (the last block of a table may hold fewer). Measured on Connect Four
 # 6x4 (47.5 M positions): 4,096 a block take 5.4 bits a position with zstd level 9 and decode
 # in 16 us; 8,192 take 4.7 bits and 24 us; 16,384 take 4.2 bits and 41 us (docs/storage.md).
-BLOCK_POSITIONS = 8192
+# 16,384: on Connect Four 6x5 (1.4 x 10^9 positions) 8,192 took 6.1 bits a position, a tenth of
+# it SQLite's page slack around each block; a probe's 17 us more is lost in any answer's cost.
+BLOCK_POSITIONS = 16384
 # zstd's level for new blocks: level 6 takes 4.84 bits a position on Connect Four 6x4 and packs
 # it in 0.94 s on two threads; level 3 5.29 bits in 0.44 s, level 9 4.71 bits in 1.21 s.
 ZSTD_LEVEL = 6

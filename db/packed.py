@@ -24,7 +24,7 @@ from tablebase.db.records import (Damage, GameRecord, Lookup, PositionArrays, em
                                   lookup_of)
 from tablebase.db.facts import CHUNK
 
-# Decoded blocks a reader keeps (9 bytes a position: about 9 MiB). `moves` probes a position's
+# Decoded blocks a reader keeps (9 bytes a position: about 18 MiB). `moves` probes a position's
 # children, which lie in as many blocks; a server or an audit comes back to the same ones.
 CACHE_BLOCKS = 128
 # Blocks fetched by one statement when streaming a ply.

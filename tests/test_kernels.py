@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablebase.builder import codetable as codetable_module
-from tablebase.builder import kernels
+from tablebase.builder import kernels, threads
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.builder.pipeline import build
@@ -80,7 +80,8 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
     real = codetable_module.CodeTable
     monkeypatch.setattr("tablebase.builder.pipeline.CodeTable",
                         lambda cells, **_: real(cells, direct, bits, hashed))
-    monkeypatch.setattr(kernels, "_PARALLEL_ROWS", 8)  # two threads even on small tiers
+    monkeypatch.setattr(threads, "PARALLEL_ROWS", 8)  # two threads even on small tiers
+    monkeypatch.setattr(threads, "THREADS", 2)
     path = tmp_path / "t.db"
     build(parse_spec(name), str(path))
     game = Game(name)
@@ -108,13 +109,34 @@ def test_expand_refuses_more_moves_than_its_bound() -> None:
 
 def test_warm_up_loads_every_kernel() -> None:
     kernels.warm_up()
-    for name in ("_expand", "_mark", "_classify", "_solve", "hash_fill", "take_bits"):
+    for name in ("_expand", "_mark", "_classify", "_solve", "hash_fill", "_fill_part",
+                 "take_bits"):
         assert getattr(kernels, name).signatures, name
     assert len(kernels._mark.signatures) == 2  # into a byte table, and into bitmaps
 
 
+@pytest.mark.parametrize("n, slots", [(100_000, 1 << 18), (40_000, 1 << 16), (3_000, 1 << 12)])
+def test_a_hash_table_filled_on_two_cores_finds_every_code(
+        monkeypatch: pytest.MonkeyPatch, n: int, slots: int) -> None:
+    """Each half of the table filled by its own thread, the codes whose probe crosses the middle
+    (or the end) inserted after: every code is then found with its score, by the plain probe.
+    Tables up to 61% full, so that runs of full slots do cross the halves."""
+    monkeypatch.setattr(threads, "THREADS", 2)
+    monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
+    rng = np.random.default_rng(n)
+    codes = np.unique(rng.integers(0, 3 ** 20, n * 2))[:n]
+    scores = rng.integers(-64, 65, len(codes)).astype(np.int8)
+    keys = np.full(slots, kernels.EMPTY_KEY, dtype=np.int64)
+    values = np.zeros(slots, dtype=np.int8)
+    shift = 64 - (slots.bit_length() - 1)
+    kernels.fill_hash(codes, scores, keys, values, shift)
+    assert (keys != kernels.EMPTY_KEY).sum() == len(codes)
+    found = [kernels._probe(keys, shift, int(c)) for c in codes]
+    assert keys[found].tolist() == codes.tolist() and values[found].tolist() == scores.tolist()
+
+
 def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kernels, "_THREADS", 2)
+    monkeypatch.setattr(threads, "THREADS", 2)
     pieces: list[tuple[int, int]] = []
     kernels.split_rows(100_000, lambda _, a, b: pieces.append((a, b)))
     assert sorted(pieces) == [(0, 50_000), (50_000, 100_000)]

@@ -182,11 +182,8 @@ def _kernel():  # type: ignore[no-untyped-def]
     return names["_orders"]
 
 
-def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
-    """For each board (rows of cell values), the cells of an alternating order of moves from the
-    empty board that reaches it (a row padded with -1 past its stones); raises
-    InvalidPositionError naming the first board no order builds, SearchLimitError where the
-    search gave up."""
+def _run(spec: Spec, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(orders, status) of boards, as the kernel leaves them."""
     boards = np.ascontiguousarray(np.asarray(boards, dtype=np.uint8).reshape(-1, spec.cells))
     if spec.gravity and (spec.height + 1) ** spec.width >= 1 << 63:
         raise SearchLimitError(f"{spec.name} is too wide to search for an order of its columns")
@@ -194,8 +191,23 @@ def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
     status = np.empty(len(boards), dtype=np.int8)
     slots = 2 * STATES if spec.gravity else 1
     _kernel()(boards, np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
-            spec.gravity, out, status, np.zeros(slots, dtype=np.uint64),
-            np.zeros(slots, dtype=np.int64))
+              spec.gravity, out, status, np.zeros(slots, dtype=np.uint64),
+              np.zeros(slots, dtype=np.int64))
+    return out, status
+
+
+def reachable(spec: Spec, boards: np.ndarray) -> np.ndarray:
+    """Whether each board can arise in play from the empty board (counted as reachable where
+    the search gave up)."""
+    return _run(spec, boards)[1] != NONE
+
+
+def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
+    """For each board (rows of cell values), the cells of an alternating order of moves from the
+    empty board that reaches it (a row padded with -1 past its stones); raises
+    InvalidPositionError naming the first board no order builds, SearchLimitError where the
+    search gave up."""
+    out, status = _run(spec, boards)
     failed = np.flatnonzero(status != FOUND)
     if len(failed):
         first = int(failed[0])
