@@ -13,7 +13,7 @@ from tablebase.builder.workdir import work_path
 
 # Per stored position, from builds measured here (docs/benchmarks.md): Connect Four 7x4 and 6x5
 # peaked at 10.7 and 10.0 bytes of work space, took 5.4 and 6.1 bits of packed table, and
-# built at 1.9 million positions a second on two cores (6x4 2.4 million, 5x4k4 1.4 million).
+# built at 1.9 million positions a second on two cores (6x4 2.4 million, 5x4k4 2.7 million).
 WORK_BYTES = 12
 TABLE_BITS = 6
 RATE = 2_000_000  # positions a second, on two cores

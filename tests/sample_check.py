@@ -7,7 +7,7 @@ tables too large to compare whole, such as Connect Four 7x4 and 6x5:
 
 A position has at least --min-stones stones (so that the plain search finishes), its ply drawn
 uniformly from there to the full board; a random game that ends sooner gives its final
-position. Prints one line per ply and a summary; exit status 1 on any disagreement.
+position, or is drawn again when that has too few stones. Prints one line per ply and a summary; exit status 1 on any disagreement.
 """
 from __future__ import annotations
 
@@ -36,17 +36,23 @@ def random_position(game: Game, stones: int, rng: random.Random) -> tuple[int, .
     return board
 
 
-def check_sample(db: str, spec: str, positions: int, min_stones: int, seed: int = 0
-                 ) -> tuple[Counter[int], list[str]]:
-    """(positions checked by ply, a line for each disagreement) of a random sample."""
+def check_sample(db: str, spec: str, positions: int, min_stones: int, seed: int = 0,
+                 report: bool = False) -> tuple[Counter[int], list[str]]:
+    """(positions checked by ply, a line for each disagreement) of a random sample; with
+    `report`, a line on stderr every thousand positions."""
     game, rng = Game(spec), random.Random(seed)
     checked: Counter[int] = Counter()
     wrong: list[str] = []
+    started = time.perf_counter()
     with open_tablebase(db) as tb:
-        for _ in range(positions):
+        while sum(checked.values()) < positions:
+            done = sum(checked.values())
+            if report and done and done % 1000 == 0:
+                print(f"  {done:,} checked, {time.perf_counter() - started:,.0f} s",
+                      file=sys.stderr, flush=True)
             board = random_position(game, rng.randint(min_stones, game.n), rng)
             if sum(1 for v in board if v) < min_stones:
-                continue  # ended early: too few stones for the plain search
+                continue  # ended early: too few stones for the plain search, drawn again
             value, depth = game.solve(board)
             probe = tb.probe(spec, board)
             checked[probe.ply] += 1
@@ -67,7 +73,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     started = time.perf_counter()
-    checked, wrong = check_sample(args.db, args.spec, args.positions, args.min_stones, args.seed)
+    checked, wrong = check_sample(args.db, args.spec, args.positions, args.min_stones, args.seed,
+                                  report=True)
     for ply in sorted(checked):
         print(f"  {ply:>3} stones: {checked[ply]:>6,}")
     total = sum(checked.values())
