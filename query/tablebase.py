@@ -33,6 +33,7 @@ from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step,
 from tablebase.query.tables import LOAD_LIMIT, StoredTable, select_table
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
+_SWAPS_FOLLOWED = 8  # a table swapped under a read this many times in a row is an error
 
 T = TypeVar("T")
 
@@ -122,21 +123,20 @@ class Tablebase:
 
     def _read(self, spec: Spec, read: Callable[[], T]) -> T:
         """Run `read` in one snapshot of the game's tables. If a concurrent `build --force`
-        swapped in a new table since this Tablebase looked, look again and retry once: a
-        reader sees the old complete table or the new one, never a mixture."""
-        tables = self._tables(spec)
-        try:
-            with ExitStack() as stack:
-                for table in tables:
-                    stack.enter_context(table.reader.snapshot())
-                return read()
-        except DatabaseError:
-            if not self._swapped(spec, tables):
-                raise
-        with ExitStack() as stack:
-            for table in self._tables(spec):
-                stack.enter_context(table.reader.snapshot())
-            return read()
+        swapped in a new table since this Tablebase looked, look again and retry (each retry
+        follows another swap): a reader sees the old complete table or the new one, never a
+        mixture."""
+        for attempt in range(_SWAPS_FOLLOWED):
+            tables = self._tables(spec)
+            try:
+                with ExitStack() as stack:
+                    for table in tables:
+                        stack.enter_context(table.reader.snapshot())
+                    return read()
+            except DatabaseError:
+                if attempt == _SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
+                    raise
+        raise AssertionError("unreachable")
 
     def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
         """Forget the cached tables of `spec`; whether the game now has different ones."""

@@ -159,7 +159,11 @@ def test_ports_at_the_ends(port: str, table_db: Callable[[str], str]) -> None:
         line = proc.stdout.readline() if proc.stdout else ""
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        try:
+            _, err = proc.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # never left behind, holding its port
+            raise
     if port == "65535" and "cannot listen" in err:
         pytest.skip(f"port 65535 is taken on this machine: {err.strip()}")
     found = re.match(r"serving .* at http://127\.0\.0\.1:(\d+)/ ", line)

@@ -65,12 +65,22 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
-    print(f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
-          f"{'s' if args.workers != 1 else ''}; Ctrl-C stops)", flush=True)
+    line = (f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
+            f"{'s' if args.workers != 1 else ''}; Ctrl-C stops)")
+
+    class Announced(uvicorn.Server):
+        """Says it serves once it does: its Ctrl-C handler is in place by then (a Ctrl-C in
+        the moment before, when asyncio's own handler is, was lost in uvicorn's start-up)."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            print(line, flush=True)
+
     try:
         if args.workers == 1:
-            uvicorn.Server(uvicorn.Config(make_app(args.db), **options)).run(sockets=[sock])
+            Announced(uvicorn.Config(make_app(args.db), **options)).run(sockets=[sock])
         else:
+            print(line, flush=True)
             # Worker processes build their own app, by name, on the database named here.
             os.environ[DB_VARIABLE] = args.db
             uvicorn.run("tablebase.query.server.app:app_from_environment", factory=True,
