@@ -43,11 +43,12 @@ def check_sample(db: str, spec: str, positions: int, min_stones: int, seed: int 
     game, rng = Game(spec), random.Random(seed)
     checked: Counter[int] = Counter()
     wrong: list[str] = []
-    started = time.perf_counter()
+    started, said = time.perf_counter(), 0
     with open_tablebase(db) as tb:
         while sum(checked.values()) < positions:
             done = sum(checked.values())
-            if report and done and done % 1000 == 0:
+            if report and done >= said + 1000:
+                said = done
                 print(f"  {done:,} checked, {time.perf_counter() - started:,.0f} s",
                       file=sys.stderr, flush=True)
             board = random_position(game, rng.randint(min_stones, game.n), rng)
