@@ -264,6 +264,17 @@ class GtpEngine:
                                       f" after the answer to '{self._last}', so that every later"
                                       " reply would be one late (one response a command)")
 
+    def _unreadable(self, message: str) -> Failure:
+        """The failure for an answer that cannot be read (`message` says why, ending with the
+        restart): out of step if a second response follows it within STRAY_WAIT, else a bad
+        answer; either way the engine is restarted."""
+        stray = self._stray(wait=STRAY_WAIT)
+        failure = None if stray is None else self._out_of_step(stray)
+        self._restart()
+        if failure is not None:
+            return Failure(failure.kind, f"{failure.message}; the engine was restarted")
+        return Failure("bad-answer", message)
+
     def _exchange(self, commands: Sequence[str], deadline: float) -> str | Failure:
         """Send commands in turn; the text of the last answer, or a Failure (and a restart)."""
         text = ""
@@ -295,15 +306,10 @@ class GtpEngine:
         if words and words[0].lower() == "unknown":
             winner = "unknown"
         if winner is None or len(words) > 2 or (winner == "unknown" and len(words) > 1):
-            stray = self._stray(wait=STRAY_WAIT)  # an answer to another command, out of step?
-            failure = None if stray is None else self._out_of_step(stray)
-            self._restart()
-            if failure is not None:
-                return Failure(failure.kind, f"{failure.message}; the engine was restarted")
             c = self.dialect.colours
-            return Failure("bad-answer", f"answered '= {text}' to 'solve', expected '= {c[0]}',"
-                                         f" '= {c[1]}', '= draw' (each optionally followed by a"
-                                         " move) or '= unknown'; the engine was restarted")
+            return self._unreadable(f"answered '= {text}' to 'solve', expected '= {c[0]}',"
+                                    f" '= {c[1]}', '= draw' (each optionally followed by a"
+                                    " move) or '= unknown'; the engine was restarted")
         move = self.dialect.move_in(words[1]) if len(words) == 2 else None
         return EngineAnswer(winner, move, f"= {text}".strip())
 
@@ -318,13 +324,8 @@ class GtpEngine:
             return text
         words = text.split()
         if len(words) != 1:
-            stray = self._stray(wait=STRAY_WAIT)
-            failure = None if stray is None else self._out_of_step(stray)
-            self._restart()
-            if failure is not None:
-                return Failure(failure.kind, f"{failure.message}; the engine was restarted")
-            return Failure("bad-answer", f"answered '= {text}' to 'genmove', expected one move"
-                                         " (or pass, resign); the engine was restarted")
+            return self._unreadable(f"answered '= {text}' to 'genmove', expected one move"
+                                    " (or pass, resign); the engine was restarted")
         move = None if words[0].lower() in ("pass", "resign") else self.dialect.move_in(words[0])
         return EngineAnswer(None, move, f"= {text}")
 
