@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound, reachable_estimate
 from tablebase.builder.game.root import Root
+from tablebase.builder.progress import duration
 from tablebase.builder.workdir import work_path
 
 # Per stored position, from builds measured here (docs/benchmarks.md): Connect Four 7x4 and 6x5
@@ -41,7 +42,7 @@ class BuildEstimate:
         free = "" if self.free_bytes is None else f" ({_bytes(self.free_bytes)} free)"
         return (f"about {_count(self.positions)} positions, {_bytes(self.work_bytes)} of work"
                 f" space{free} and {_bytes(self.table_bytes)} of table, about"
-                f" {_duration(self.seconds)} on two cores")
+                f" {duration(self.seconds)} on two cores")
 
     def refusal(self) -> str | None:
         """Why the build should not start unasked, or None."""
@@ -79,12 +80,3 @@ def _bytes(n: float) -> str:
         if n >= size:
             return f"{n / size:,.1f} {unit}"
     return f"{n / 1e3:,.1f} kB"
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600),
-                       ("minutes", 60)):
-        if seconds >= 2 * size:
-            return f"{seconds / size:,.0f} {unit}"
-    return f"{max(seconds, 1):,.0f} seconds"
-

@@ -1,4 +1,5 @@
-"""The progress interface the builder reports through; the command line plugs tqdm in."""
+"""The progress interface the builder reports through (the command line plugs tqdm in), and
+how long work takes, in words."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,3 +35,12 @@ class _Silent:
 def NO_PROGRESS(**kwargs: Any) -> _Silent:  # noqa: N802 - a constant-like default
     """A progress factory that shows nothing."""
     return _Silent()
+
+
+def duration(seconds: float) -> str:
+    """Seconds in words, in the largest unit that still counts at least two of them."""
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600),
+                       ("minutes", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{max(seconds, 1):,.0f} seconds"

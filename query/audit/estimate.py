@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from tablebase.builder.game import Spec, decode
 from tablebase.builder.game.symmetry import images as image_codes
 from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.builder.progress import duration
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT, Selection, select_positions
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.tablebase import Tablebase
@@ -93,12 +94,3 @@ def answers_note(boards: int, answered: int, seconds: float) -> str | None:
     return (f"this audit may take about {duration(each * boards)}: {boards:,} boards at"
             f" {each:.2g} s an answer (timed on the first {answered}); --positions sample:N or"
             " --max-failures N end sooner")
-
-
-def duration(seconds: float) -> str:
-    """Seconds in words, rounded to the unit that reads best."""
-    if seconds >= 7200:
-        return f"{seconds / 3600:,.0f} hours"
-    if seconds >= 120:
-        return f"{seconds / 60:,.0f} minutes"
-    return f"{seconds:,.0f} seconds"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from tablebase.builder.game import parse_spec
@@ -42,7 +41,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                 note = builtins_note(spec, estimate_builtins(
                     tb, spec, names, options["selection"], args.seed, every))
                 if note is not None:
-                    print(f"tablebase: note: {note}", file=sys.stderr)
+                    note_on_stderr(note)
             audits = audit_builtins(tb, spec, names, **options)
             if args.json:
                 print(json.dumps(builtins_json(audits), indent=2))

@@ -65,14 +65,14 @@ def size(n: int) -> str:
     return f"{n / (1 << 30):,.1f} GiB" if n >= 1 << 30 else f"{n / (1 << 20):,.1f} MiB"
 
 
-def whole_number(least: int, expected: str) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least `least`; its error says `expected`."""
+def whole_number(least: int, expected: str, most: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from `least` (to `most`); its error says `expected`."""
     def parse(text: str) -> int:
         try:
             n = int(text)
         except ValueError:
             n = least - 1
-        if n < least:
+        if n < least or (most is not None and n > most):
             raise argparse.ArgumentTypeError(f"expected {expected}, found {text!r}")
         return n
     return parse

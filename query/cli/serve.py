@@ -10,19 +10,7 @@ import socket
 import sys
 from typing import Any
 
-from tablebase.query.cli.common import EXIT_OK, UsageError, db_option
-
-
-def _port(text: str) -> int:
-    """argparse type for --port: 1 to 65535, or 0 for any free port."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"expected a port from 1 to 65535 (or 0 for any free one), found {text!r}")
-    return port
+from tablebase.query.cli.common import EXIT_OK, UsageError, db_option, whole_number
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -104,7 +92,8 @@ def register(commands: Any) -> None:
     db_option(p)
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: 127.0.0.1, this machine only)")
-    p.add_argument("--port", type=_port, default=8000,
+    p.add_argument("--port", default=8000,
+                   type=whole_number(0, "a port from 1 to 65535 (or 0 for any free one)", 65535),
                    help="port to listen on; 0 picks a free one (default: 8000)")
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes sharing the port (default: 1)")
