@@ -49,6 +49,7 @@ def _boards(path: str, spec: str, n: int) -> list[str]:
     from tablebase.query.notation import board_text, board_texts
     from tablebase.query.tables import LOAD_LIMIT
     from tests.reference import Game
+    from tests.sample_check import random_position
 
     rules = parse_spec(spec)
     with open_tablebase(path) as tb:
@@ -56,16 +57,9 @@ def _boards(path: str, spec: str, n: int) -> list[str]:
             codes = tb.table(spec).codes
             picks = codes[np.random.default_rng(1).integers(0, len(codes), n)]
             return board_texts(rules, picks)
-    game, rng, out = Game(spec), random.Random(1), []
-    while len(out) < n:
-        board = tuple([0] * game.n)
-        for _ in range(rng.randint(0, game.n)):
-            moves = game.moves(board)
-            if not moves:
-                break
-            board = game.child(board, rng.choice(moves))
-        out.append(board_text(rules, board))
-    return out
+    game, rng = Game(spec), random.Random(1)
+    return [board_text(rules, random_position(game, rng.randint(0, game.n), rng))
+            for _ in range(n)]
 
 
 def _get(conn: http.client.HTTPConnection, path: str) -> int:

@@ -10,9 +10,8 @@ purpose: numba's cache notices a change to the file of a cached function only.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import threading
+from collections.abc import Sequence
 
 import numpy as np
 
