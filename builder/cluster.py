@@ -1,23 +1,28 @@
-"""Builds on a Dask cluster: the enumerate and solve stages mapped over partitions of each tier.
+"""Builds on a Dask cluster: each worker owns a code range of every tier, for the whole build.
 
-The tasks call the single-process build's own pure per-chunk functions (`children`, `classify`,
-`solve_tier`) and read and write tiers in the work directory, which every worker must share:
+One task a range a tier (builder/cluster_tasks.py), on the worker that owns the range:
 
-  enumerate ply p -> p+1   parents --expand--> children, sorted and distinct per partition
-                           --route by code range (cuts at quantiles of a sample)--> owners,
-                           which deduplicate, classify and write their slice of tier p+1;
-                           the client joins the slices in code order into the tier file.
-  solve ply p              partitions of tier p --solve_tier--> scores, gathered in order;
-                           each worker reads tier p+1 once from the work directory (a
-                           broadcast through the shared disk) and keeps it while solving p.
+  enumerate ply p    owner j merges what the owners of tier p-1 sent to its range, classifies
+                     and writes it, expands its open positions (deduplicated locally with the
+                     kernels of one process) and sends each owner of tier p+1 its children
+                     once, in one file. The client only cuts the ranges: it expands a small
+                     sample of tier p itself and cuts tier p+1 at the sample's quantiles.
+  solve ply p        owner j loads tier p+1 once (every worker keeps it while tier p lasts),
+                     solves its range, writes its scores and packs its blocks; the client
+                     inserts the blocks in code order (SQLite: one writer), or the workers
+                     write them themselves (PostgreSQL). A tier p+1 too large to load on every
+                     worker is looked up by its owners instead: each range's children go to
+                     the owners of tier p+1, which answer with their scores.
 
-Every task is a pure function of files that stay until the build ends, so Dask may rerun any
-of them when a worker dies. Dask is imported only here, and only when a cluster is opened.
+The tasks read and write files in the work directory, which every worker must share; every
+task can be rerun from files that stay until the build no longer needs them, so a worker that
+dies costs its tasks, not the build. Dask is imported only here, and only when a cluster is
+opened.
 """
 from __future__ import annotations
 
 import os
-import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,25 +30,29 @@ from typing import Any
 
 import numpy as np
 
+from tablebase.builder import kernels
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
+from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SORTED, RangeDone,
+                                             RangeSolved, enumerate_range, expand_range,
+                                             kids_path, lookup_range, range_piece, solve_range)
+from tablebase.builder.enumerator import OPEN, TierCounts, classify
+from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root
-from tablebase.builder.kernels import one_thread
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
-from tablebase.builder.retrograde import solve_tier
-from tablebase.builder.sortedruns import sorted_unique
-from tablebase.builder.workdir import DTYPES, DiskArray, WorkDir
+from tablebase.builder.workdir import DTYPES, WorkDir, part_path
+from tablebase.db.blocks import blocks_of
+from tablebase.db.checksum import TableChecksum
+from tablebase.db.writer import BlockTarget
 
 EXTRA_HINT = "pip install 'tablebase[cluster]'"
-# Tiers smaller than this are one partition: a task costs milliseconds of scheduling.
+# A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
-# Codes each partition contributes to the sample that cuts a tier into owner ranges.
-_SAMPLE = 256
+# Sampled codes the client expands to cut a tier into ranges, at most.
+_CUT_SAMPLE = 1 << 14
 _PAGE = 4096
-_DIRECT_MAX = 1 << 26
-# The share of a worker's memory that tier p+1 (9 bytes a position) may take to be broadcast
-# to every worker for solving; a larger tier is looked up by its owners instead.
+# The share of a worker's memory that the lookup table of tier p+1 may take to be loaded on
+# every worker for solving; a larger tier is looked up by its owners instead.
 _BROADCAST_SHARE = 0.25
 
 
@@ -51,139 +60,39 @@ class ClusterError(RuntimeError):
     """The cluster cannot be used: Dask is not installed, or the scheduler cannot be reached."""
 
 
-# --- the tasks (run on workers; module-level so that they pickle by name) --------------------
-
-def _read(path: str, kind: str, ply: int, start: int, stop: int) -> np.ndarray:
-    """Rows [start, stop) of one stored tier array."""
-    array = WorkDir(Path(path)).get(kind, ply, in_memory=False)
-    try:
-        return np.array(array[start:stop])
-    finally:
-        if isinstance(array, DiskArray):
-            array.close()
-
-
-def expand_part(root: Root, path: str, ply: int, start: int, stop: int,
-                chunk_rows: int) -> np.ndarray:
-    """The sorted distinct canonical children of the open parents in rows [start, stop) of tier `ply`."""
-    with one_thread():  # this worker's kernels on this worker's core alone
-        codes = _read(path, "codes", ply, start, stop)
-        codes = codes[_read(path, "term", ply, start, stop) == OPEN]
-        kids = list(children(root, codes, ply, chunk_rows))
-        return sorted_unique(np.concatenate(kids)) if kids else np.empty(0, dtype=np.int64)
-
-
-def sample_part(codes: np.ndarray, count: int) -> np.ndarray:
-    """Up to `count` evenly spaced codes of a sorted array."""
-    if len(codes) <= count:
-        return codes.copy()
-    return codes[np.linspace(0, len(codes) - 1, count).astype(np.int64)]
+def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
+              owners: int) -> list[int]:
+    """Where to cut tier ply+1 into `owners` code ranges (the inner cuts, ascending; none: one
+    range), from samples of tier `ply` (one per task, spread over `sizes` codes each): the
+    sampled parents are expanded here and the tier is cut at quantiles of their children."""
+    total = sum(sizes)
+    if ply >= root.cells or total == 0:
+        return []
+    take = [np.asarray(s)[np.linspace(0, len(s) - 1, max(1, round(_CUT_SAMPLE * n / total)))
+                          .astype(np.int64)] for s, n in zip(samples, sizes) if n and len(s)]
+    parents = np.concatenate(take)
+    sampled = len(parents)
+    distinct, inverse = np.unique(parents, return_inverse=True)
+    term, _ = classify(root, ply, distinct)
+    parents = parents[term[inverse] == OPEN]
+    moves = min(root.cells - ply, root.spec.width) if root.spec.gravity else root.cells - ply
+    kids = np.sort(kernels.expand(parents, root.image_weights, root.below, root.spec.gravity,
+                                  root.mover(ply), moves))
+    # The sample's children stand for the tier's, duplicates and all: an upper bound.
+    if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
+        return []
+    return sorted({int(c) for c in kids[(np.arange(1, owners) * len(kids)) // owners]})
 
 
-def range_piece(codes: np.ndarray, low: int | None, high: int | None) -> np.ndarray:
-    """The codes of a sorted array in [low, high) (None: unbounded), as a copy."""
-    a = 0 if low is None else int(np.searchsorted(codes, low, side="left"))
-    b = len(codes) if high is None else int(np.searchsorted(codes, high, side="left"))
-    return codes[a:b].copy()
-
-
-def part_file(path: str, kind: str, ply: int, index: int) -> Path:
-    """Where owner `index` writes its slice of one tier array."""
-    return Path(path) / f"{kind}_{ply}.part{index}.bin"
-
-
-def own_range(root: Root, path: str, ply: int, index: int, chunk_rows: int,
-              *pieces: np.ndarray) -> tuple[int, int, int, int]:
-    """Deduplicate one code range of tier `ply`, classify it and write its slice files.
-
-    Returns (canonical, reachable, terminal, terminal canonical) of the range. A rerun after a
-    lost worker writes the same files again, atomically."""
-    with one_thread():  # this worker's kernels on this worker's core alone
-        codes = sorted_unique(np.concatenate(pieces)) if pieces else np.empty(0, dtype=np.int64)
-        term = np.empty(len(codes), dtype=np.int8)
-        reachable = terminal = 0
-        for start in range(0, len(codes), chunk_rows):
-            part_term, orbits = classify(root, ply, codes[start : start + chunk_rows])
-            term[start : start + chunk_rows] = part_term
-            reachable += int(orbits.sum())
-            terminal += int(orbits[part_term != OPEN].sum())
-        for kind, array in (("codes", codes.astype("<i8")), ("term", term)):
-            final = part_file(path, kind, ply, index)
-            tmp = final.with_suffix(f".{os.getpid()}.tmp")
-            array.tofile(tmp)
-            os.replace(tmp, final)
-        return len(codes), reachable, terminal, int(np.count_nonzero(term != OPEN))
-
-
-_loaded: dict[str, Any] = {"key": None, "table": None}
-_loaded_lock = threading.Lock()
-
-
-def _next_tier(root: Root, path: str, ply: int, direct: bool) -> CodeTable:
-    """Tier `ply` (the one being solved from) as a lookup table, read once per worker."""
-    work = WorkDir(Path(path))
-    scores_file = work.path / f"scores_{ply}.bin"
-    if not scores_file.exists():
-        return CodeTable(root.cells, direct=False)  # the last tier: nothing to look up
-    stat = scores_file.stat()
-    key = f"{path}|{root.key}|{ply}|{stat.st_size}|{stat.st_mtime_ns}|{direct}"
-    with _loaded_lock:
-        if _loaded["key"] != key:
-            _loaded["key"] = _loaded["table"] = None  # free the old tier before reading the new
-            table = CodeTable(root.cells, direct=direct)
-            table.load(work.get("codes", ply), work.get("scores", ply))
-            _loaded["key"], _loaded["table"] = key, table
-        return _loaded["table"]
-
-
-def solve_part(root: Root, path: str, ply: int, start: int, stop: int, chunk_rows: int,
-               direct: bool) -> np.ndarray:
-    """Scores (for the side to move) of rows [start, stop) of tier `ply`, tier ply+1 being solved."""
-    with one_thread():  # this worker's kernels on this worker's core alone
-        table = _next_tier(root, path, ply + 1, direct)
-        return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
-                          _read(path, "term", ply, start, stop), table, chunk_rows)
-
-
-def lookup_range(path: str, ply: int, start: int, stop: int,
-                 *pieces: np.ndarray) -> list[np.ndarray]:
-    """The scores of each piece of codes, all within rows [start, stop) of tier `ply`: the
-    owner of that range answers the lookups routed to it."""
-    table = CodeTable(0, direct=False)
-    table.load(_read(path, "codes", ply, start, stop), _read(path, "scores", ply, start, stop))
-    return [table.lookup(piece) if len(piece) else np.empty(0, dtype=np.int8)
-            for piece in pieces]
-
-
-def solve_part_routed(root: Root, path: str, ply: int, start: int, stop: int, chunk_rows: int,
-                      kids: np.ndarray, *scored: np.ndarray) -> np.ndarray:
-    """Scores of rows [start, stop) of tier `ply`, given the scores of their sorted distinct
-    children `kids` (answered by the owners of tier ply+1, in code order)."""
-    with one_thread():  # this worker's kernels on this worker's core alone
-        table = CodeTable(root.cells, direct=False)
-        table.load(kids, np.concatenate(scored) if scored else np.empty(0, dtype=np.int8))
-        return solve_tier(root, ply, _read(path, "codes", ply, start, stop),
-                          _read(path, "term", ply, start, stop), table, chunk_rows)
-
-
-# --- the client side ------------------------------------------------------------------------
-
-def _spans(rows: int, per_part: int, parts_at_least: int) -> list[tuple[int, int]]:
-    """Row ranges covering [0, rows): one for a small tier, else at least `parts_at_least`."""
-    if rows <= _SMALL_TIER:
-        return [(0, rows)]
-    parts = max(parts_at_least, -(-rows // max(1, per_part)))
-    edges = np.linspace(0, rows, parts + 1).astype(np.int64)
-    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
-
-
-def _cuts(sample: np.ndarray, owners: int) -> list[int | None]:
-    """Owner range edges: None, cuts at quantiles of the sample, None."""
-    sample = np.sort(sample)
-    if owners <= 1 or len(sample) < owners:
-        return [None, None]
-    inner = np.unique(sample[(np.arange(1, owners) * len(sample)) // owners])
-    return [None, *(int(c) for c in inner), None]
+def _spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
+    """An evenly spread sample of each part file of a tier, and the parts' sizes."""
+    samples, sizes = [], []
+    for i in range(parts):
+        data = np.fromfile(part_path(path, kind, ply, i), DTYPES[kind])
+        sizes.append(len(data))
+        samples.append(data[np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)]
+                       if len(data) else data)
+    return samples, sizes
 
 
 class DaskExecutor:
@@ -191,11 +100,17 @@ class DaskExecutor:
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        # Worker-seconds per task phase (merge, expand, send; load, solve, pack), summed over
+        # the build, and the client's own seconds between tiers: the build's profile.
+        self.profile: dict[str, float] = {}
 
     @property
     def workers(self) -> int:
         """The number of workers the scheduler knows now."""
         return max(1, len(self.client.scheduler_info()["workers"]))
+
+    def _addresses(self) -> list[str]:
+        return sorted(self.client.scheduler_info()["workers"])
 
     def _memory_limit(self) -> int:
         limits = [w.get("memory_limit") or 0 for w in self.client.scheduler_info()["workers"].values()]
@@ -209,10 +124,191 @@ class DaskExecutor:
         """Each worker's peak resident bytes since `reset_peaks` (or its start)."""
         return sorted(self.client.run(peak_bytes).values())
 
-    def _gather(self, futures: Sequence[Any], sizes: Sequence[int], bar: Any) -> list[Any]:
-        """The results of `futures`, in order, advancing `bar` by a future's size as it ends."""
+    def _run(self, fn: Callable[..., Any], calls: list[tuple[Any, ...]], sizes: Sequence[int],
+             bar: Any) -> list[Any]:
+        """fn(*call) for every call, call i on worker i (or another if it is gone), results in
+        order; `bar` advances by a call's size as it ends."""
         from distributed import as_completed
 
+        addresses = self._addresses()
+        futures = [self.client.submit(fn, *call, pure=False, workers=addresses[i % len(addresses)],
+                                      allow_other_workers=True)
+                   for i, call in enumerate(calls)]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        for done, result in as_completed(futures, with_results=True):
+            results[index[done.key]] = result
+            bar.update(sizes[index[done.key]])
+        for result in results:
+            for phase, seconds in getattr(result, "seconds", {}).items():
+                self.profile[phase] = self.profile.get(phase, 0.0) + seconds
+        return results
+
+    def _tick(self, phase: str, since: float) -> float:
+        now = time.perf_counter()
+        self.profile[phase] = self.profile.get(phase, 0.0) + now - since
+        return now
+
+    # --- enumerate -------------------------------------------------------------------------
+
+    def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+                  done: list[TierCounts], progress: ProgressFactory,
+                  on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
+        """Enumerate the tiers after `done` on the cluster; return the counts of all tiers."""
+        path, counts, m = str(work.path), list(done), work.manifest
+        ranges = m.setdefault("ranges", {})
+        owners = self.workers
+        clock = time.perf_counter()
+        # Each pass owns tier `ply`, whose ranges start at `cuts`, from what `sources` tasks
+        # sent (`sent`, whose samples of tier `ply` cut tier ply+1).
+        sent: list[RangeDone] = []
+        if not counts:
+            ply, sources, cuts = 0, 1, []
+            samples, sizes = [np.zeros(1, np.int64)], [1]
+            np.zeros(1, np.int64).tofile(kids_path(work.path, 0, 0, 0))
+        else:
+            last = counts[-1]
+            if last.ply == root.cells or last.canonical == last.terminal_canonical:
+                return counts
+            # Resumed: send tier `last.ply`'s children again, from its range files.
+            parts = work.parts("codes", last.ply)
+            samples, sizes = _spread(work.path, "codes", last.ply, parts)
+            cuts = next_cuts(root, last.ply, samples, sizes, owners)
+            with progress(desc=f"  ply {last.ply} -> {last.ply + 1}", total=last.canonical,
+                          unit="pos", unit_scale=True) as inner:
+                sent = self._run(enumerate_range, [(root, path, last.ply, i, 0, cuts, False)
+                                                   for i in range(parts)], sizes, inner)
+            ply, sources = last.ply + 1, parts
+            samples, sizes = [r.sample for r in sent], [sum(r.sent) for r in sent]
+        with progress(desc=f"enumerate {root.name}", total=root.cells, initial=ply,
+                      unit="tier") as bar:
+            while True:
+                cuts_next = next_cuts(root, ply, samples, sizes, owners) if ply < root.cells else None
+                incoming = ([sum(r.sent[j] for r in sent) for j in range(len(cuts) + 1)]
+                            if sent else [1])
+                clock = self._tick("client", clock)
+                with progress(desc=f"  ply {ply} -> {ply + 1}", total=sum(incoming), unit="pos",
+                              unit_scale=True) as inner:
+                    sent = self._run(enumerate_range,
+                                     [(root, path, ply, j, sources, cuts_next, True)
+                                      for j in range(len(cuts) + 1)], incoming, inner)
+                clock = time.perf_counter()
+                counts.append(self._tier_enumerated(work, ply, cuts, sent))
+                for source in range(sources):
+                    for owner in range(len(cuts) + 1):
+                        kids_path(work.path, ply, source, owner).unlink(missing_ok=True)
+                on_tier(counts)
+                bar.update(1)
+                bar.set_postfix(ply=ply, positions=counts[-1].canonical)
+                if cuts_next is None or counts[-1].canonical == counts[-1].terminal_canonical:
+                    break
+                ply, sources, cuts = ply + 1, len(cuts) + 1, cuts_next
+                samples, sizes = [r.sample for r in sent], [sum(r.sent) for r in sent]
+        for left in work.path.glob("kids_*"):  # what the last tier's tasks sent: nothing
+            left.unlink()
+        return counts
+
+    def _tier_enumerated(self, work: WorkDir, ply: int, cuts: list[int],
+                         done: list[RangeDone]) -> TierCounts:
+        """Record a tier's range files, cuts and sizes in the manifest; return its counts."""
+        for kind in ("codes", "term"):
+            work.add_parts(kind, ply, [r.files[kind] for r in done])
+        work.manifest["ranges"][str(ply)] = {
+            "cuts": cuts, "sizes": [r.counts[0] for r in done],
+            "firsts": [r.first for r in done]}
+        work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + sum(
+            r.spilled for r in done)
+        # How unevenly the cuts shared the tier: the largest range over the mean, summed.
+        sizes = [r.counts[0] for r in done]
+        self.profile["largest ranges"] = self.profile.get("largest ranges", 0) + max(sizes)
+        self.profile["mean ranges"] = self.profile.get("mean ranges", 0) + sum(sizes) / len(sizes)
+        return TierCounts(ply, *(sum(r.counts[i] for r in done) for i in range(4)))
+
+    # --- solve -----------------------------------------------------------------------------
+
+    def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+              counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
+              target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
+        """Solve every tier below `solved_from` on the cluster, deepest first."""
+        path = str(work.path)
+        top = len(counts) if solved_from is None else solved_from
+        size = 3 ** root.cells
+        limit = self._memory_limit() or plan.working
+        clock = time.perf_counter()
+        with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
+                      unit="tier") as bar:
+            for ply in reversed(range(top)):
+                tier = work.manifest["ranges"][str(ply)]
+                nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
+                parts_next = work.parts("codes", ply + 1) if nxt else 0
+                mode = self._lookup(size, nxt, counts, limit)
+                calls = [(root, path, ply, j, parts_next, mode, target,
+                          self._block_place(tier, j, size)) for j in range(len(tier["sizes"]))]
+                clock = self._tick("client", clock)
+                with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
+                              unit_scale=True) as inner:
+                    if mode is None:
+                        solved = self._solve_routed(root, work, ply, calls, tier["sizes"], inner)
+                    else:
+                        solved = self._run(solve_range, calls, tier["sizes"], inner)
+                clock = time.perf_counter()
+                work.add_parts("scores", ply, [r.file for r in solved])
+                checksum = TableChecksum()
+                for r in solved:
+                    if r.checksum is not None:
+                        checksum.merge(r.checksum)
+                blocks = ([row for r in solved for row in (r.blocks or [])]
+                          if target is not None and target.url is None else None)
+                values = tuple(sum(r.values[i] for r in solved) for i in range(3))
+                on_tier(SolvedTier(ply, values, None, blocks, checksum.hexdigest()))  # type: ignore[arg-type]
+                bar.update(1)
+                bar.set_postfix(ply=ply)
+                clock = self._tick("client", clock)
+
+    def _lookup(self, size: int, nxt: int, counts: list[TierCounts], limit: int) -> str | None:
+        """How every worker holds tier p+1 (`nxt` positions) to solve tier p; None: it is too
+        large to load on every worker, and its owners answer the lookups."""
+        # A direct table (a byte per code) where it fits half a worker's memory and the
+        # tiers are dense enough in it; every worker keeps its own from tier to tier. Else
+        # binary search in the tier as read: a hash table's fill is paid again on every worker,
+        # and measured on Connect Four 6x4 it cost more than it saved (one worker 32.4 s hashed,
+        # 28.5 s sorted; two workers 21.2 s and 17.1 s).
+        if size <= limit // 2 and sum(t.canonical for t in counts) * _PAGE >= size:
+            return DIRECT
+        if 9 * nxt <= limit * _BROADCAST_SHARE:
+            return SORTED
+        return None
+
+    @staticmethod
+    def _block_place(tier: dict[str, Any], j: int, size: int) -> tuple[int, int, int, int]:
+        """Range j's first block number, the next range's first code, and its code bounds."""
+        sizes, firsts, cuts = tier["sizes"], tier["firsts"], tier["cuts"]
+        after = [f for f in firsts[j + 1 :] if f is not None]
+        low = cuts[j - 1] if j else 0
+        high = cuts[j] if j < len(cuts) else size
+        return (sum(blocks_of(n) for n in sizes[:j]), after[0] if after else size, low, high)
+
+    def _solve_routed(self, root: Root, work: WorkDir, ply: int, calls: list[tuple[Any, ...]],
+                      sizes: list[int], bar: Any) -> list[RangeSolved]:
+        """Solve tier `ply` range by range, tier ply+1 being too large to load on every worker:
+        each range's distinct children go by code range to the owners of tier ply+1, which look
+        them up; the answers come back to the range's owner."""
+        from operator import getitem
+
+        from distributed import as_completed
+
+        submit, path = self.client.submit, str(work.path)
+        cuts = work.manifest["ranges"][str(ply + 1)]["cuts"]
+        edges: list[int | None] = [None, *cuts, None]
+        kids = [submit(expand_range, root, path, ply, j, pure=False) for j in range(len(calls))]
+        answers = [submit(lookup_range, path, ply + 1, k,
+                          *[submit(range_piece, k_, low, high, pure=False) for k_ in kids],
+                          pure=False)
+                   for k, (low, high) in enumerate(zip(edges[:-1], edges[1:]))]
+        futures = [submit(solve_range, *call, kids[j],
+                          *[submit(getitem, answer, j, pure=False) for answer in answers],
+                          pure=False)
+                   for j, call in enumerate(calls)]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
         for done, result in as_completed(futures, with_results=True):
@@ -220,124 +316,16 @@ class DaskExecutor:
             bar.update(sizes[index[done.key]])
         return results
 
-    def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
-                  done: list[TierCounts], progress: ProgressFactory,
-                  on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
-        """Enumerate the tiers after `done` on the cluster; return the counts of all tiers."""
-        path, counts = str(work.path), list(done)
-        chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
-        if not counts:
-            first = own_range(root, path, 0, 0, chunk_rows, np.zeros(1, dtype=np.int64))
-            counts.append(self._join(work, 0, [first]))
-            on_tier(counts)
-        submit = self.client.submit
-        with progress(desc=f"enumerate {root.name}", total=root.cells, initial=counts[-1].ply,
-                      unit="tier") as bar:
-            while counts[-1].ply < root.cells and counts[-1].canonical > counts[-1].terminal_canonical:
-                ply, rows = counts[-1].ply, counts[-1].canonical
-                owners = 2 * self.workers
-                spans = _spans(rows, chunk_rows, owners)
-                parts = [submit(expand_part, root, path, ply, a, b, chunk_rows, pure=False)
-                         for a, b in spans]
-                edges: list[int | None] = [None, None]  # a small tier: one owner
-                with progress(desc=f"  ply {ply} -> {ply + 1}", total=rows, unit="pos",
-                              unit_scale=True) as inner:
-                    if len(parts) > 1:
-                        # Only the samples travel to the client, as each partition ends.
-                        samples = self._gather([submit(sample_part, p, _SAMPLE, pure=False)
-                                                for p in parts], [b - a for a, b in spans], inner)
-                        edges = _cuts(np.concatenate(samples), owners)
-                # Route: each owner takes its code range from every partition, on the worker
-                # that holds the partition; only the ranges travel.
-                owned = [submit(own_range, root, path, ply + 1, i, chunk_rows,
-                                *(parts if len(edges) == 2 else
-                                  [submit(range_piece, p, low, high, pure=False) for p in parts]),
-                                pure=False)
-                         for i, (low, high) in enumerate(zip(edges[:-1], edges[1:]))]
-                del parts
-                counts.append(self._join(work, ply + 1, self.client.gather(owned)))
-                del owned
-                on_tier(counts)
-                bar.update(1)
-                bar.set_postfix(ply=ply + 1, positions=counts[-1].canonical)
-        return counts
-
-    def _join(self, work: WorkDir, ply: int, ranges: list[tuple[int, int, int, int]]) -> TierCounts:
-        """Join the owners' slices of a tier, in code order, into its tier files."""
-        for kind in ("codes", "term"):
-            out = work.writer(kind, ply)
-            for index in range(len(ranges)):
-                part = part_file(str(work.path), kind, ply, index)
-                out.append(np.fromfile(part, dtype=DTYPES[kind]))
-                part.unlink()
-            out.close()
-        canonical, reachable, terminal, terminal_canonical = (sum(c) for c in zip(*ranges))
-        return TierCounts(ply, canonical, reachable, terminal, terminal_canonical)
-
-    def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
-              counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
-              on_tier: Callable[[int, np.ndarray], None]) -> None:
-        """Solve every tier below `solved_from` on the cluster, deepest first."""
-        path = str(work.path)
-        top = len(counts) if solved_from is None else solved_from
-        chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
-        size = 3 ** root.cells
-        # Every worker loads tier p+1 into its own table, so a direct table's load (a page
-        # fault per stored code) is paid once per worker: use one only while it is small
-        # (4x4k4: 43 MB), dense and well within a worker's memory; else sorted arrays, whose
-        # load is a read of the tier file (5x4k4+gravity solves 3x faster so).
-        limit = self._memory_limit() or plan.working
-        direct = (size <= min(limit // 2, _DIRECT_MAX)
-                  and sum(t.canonical for t in counts) * _PAGE >= size)
-        with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
-                      unit="tier") as bar:
-            for ply in reversed(range(top)):
-                spans = _spans(counts[ply].canonical, chunk_rows, 2 * self.workers)
-                nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
-                if 9 * nxt <= limit * _BROADCAST_SHARE:
-                    parts = [self.client.submit(solve_part, root, path, ply, a, b, chunk_rows,
-                                                direct, pure=False) for a, b in spans]
-                else:
-                    parts = self._solve_routed(root, work, ply, spans, nxt, chunk_rows)
-                with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
-                              unit_scale=True) as inner:
-                    scores = np.concatenate(
-                        self._gather(parts, [b - a for a, b in spans], inner))
-                del parts
-                work.put("scores", ply, scores)
-                on_tier(ply, scores)
-                bar.update(1)
-                bar.set_postfix(ply=ply)
-
-    def _solve_routed(self, root: Root, work: WorkDir, ply: int, spans: list[tuple[int, int]],
-                      nxt: int, chunk_rows: int) -> list[Any]:
-        """Futures of the scores of each span of tier `ply`, tier ply+1 being too large to
-        broadcast: each partition's distinct children go by code range to the owner of that
-        range of tier ply+1, which looks them up; the answers come back to the partition."""
-        from operator import getitem
-
-        submit, path = self.client.submit, str(work.path)
-        owners = _spans(nxt, max(1, -(-nxt // (2 * self.workers))), 2 * self.workers)
-        codes = work.get("codes", ply + 1, in_memory=False)
-        edges = [None, *(int(codes[a]) for a, _ in owners[1:]), None]
-        kids = [submit(expand_part, root, path, ply, a, b, chunk_rows, pure=False)
-                for a, b in spans]
-        answers = [submit(lookup_range, path, ply + 1, a, b,
-                          *[submit(range_piece, k, low, high, pure=False) for k in kids],
-                          pure=False)
-                   for (a, b), low, high in zip(owners, edges[:-1], edges[1:])]
-        return [submit(solve_part_routed, root, path, ply, a, b, chunk_rows, kids[j],
-                       *[submit(getitem, answer, j, pure=False) for answer in answers],
-                       pure=False)
-                for j, (a, b) in enumerate(spans)]
-
 
 @contextmanager
 def open_cluster(workers: int | None = None, scheduler: str | None = None,
-                 memory_limit: str | int = "auto") -> Iterator[DaskExecutor]:
-    """A Dask executor: a local cluster of `workers` processes (one thread each), or the
-    existing cluster whose scheduler listens at `scheduler` (tcp://HOST:PORT). Raises
-    ClusterError when Dask is missing or the scheduler cannot be reached."""
+                 memory_limit: str | int = "auto", threads: int | None = None
+                 ) -> Iterator[DaskExecutor]:
+    """A Dask executor: a local cluster of `workers` processes, each running its tasks'
+    kernels on `threads` threads (default: an equal share of this machine's cores, at least
+    one), or the existing cluster whose scheduler listens at `scheduler` (tcp://HOST:PORT),
+    whose workers use the threads they were started with. Raises ClusterError when Dask is
+    missing or the scheduler cannot be reached."""
     try:
         import logging
 
@@ -356,7 +344,10 @@ def open_cluster(workers: int | None = None, scheduler: str | None = None,
         return
     if workers is None or workers < 1:
         raise ClusterError(f"a local cluster needs at least one worker, found {workers}")
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+    if threads is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        threads = max(1, (cores or 1) // workers)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
                            memory_limit=memory_limit, dashboard_address=":0",
                            silence_logs=logging.ERROR)
     try:

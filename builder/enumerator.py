@@ -9,8 +9,9 @@ finished tier is written to the work directory.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -72,6 +73,27 @@ def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.nd
                             ply == root.cells, root.spec.misere, OPEN)
 
 
+def distinct_children(root: Root, ply: int, parents: Iterable[np.ndarray], opened: int,
+                      plan: MemoryPlan, table: CodeTable, scratch: Callable[[str], Path]
+                      ) -> tuple[Iterator[np.ndarray], UniqueCollector]:
+    """The distinct canonical children of the open parents at `ply` (`opened` of them, in
+    chunks), as ascending chunks, and the collector that sorted them (its `spilled` runs).
+
+    Every parent is expanded before the first chunk is yielded: marked in `table`'s bitmaps
+    (or byte table) where reading the marks back pays, else sorted in runs within `plan`."""
+    chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
+    # Reading marks back scans the whole bitmap (or byte table): for large tiers only.
+    use_marks = table.can_mark and table.mark_bytes <= 64 * opened * (root.cells - ply)
+    collector = UniqueCollector(plan.buffer_items, plan.run_items, scratch)
+    for block in parents:
+        if use_marks:
+            mark_children(root, block, ply, table)
+        else:
+            for kids in children(root, block, ply, chunk_rows):
+                collector.add(kids)
+    return (table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)), collector
+
+
 def _store_tier(root: Root, work: WorkDir, ply: int, chunks: Iterator[np.ndarray]) -> TierCounts:
     """Write a tier's codes and term arrays from ascending chunks of its codes; return its counts."""
     codes_out, term_out = work.writer("codes", ply), work.writer("term", ply)
@@ -107,21 +129,15 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
             codes = work.get("codes", ply, in_memory=plan.fits(work.nbytes("codes", ply)))
             term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
             opened = counts[-1].canonical - counts[-1].terminal_canonical
-            # Reading marks back scans the whole bitmap (or byte table): for large tiers only.
-            use_marks = table.can_mark and table.mark_bytes <= 64 * opened * (root.cells - ply)
-            collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
             with progress(desc=f"  ply {ply} -> {ply + 1}", total=len(codes), unit="pos",
                           unit_scale=True) as inner:
-                for start in range(0, len(codes), chunk_rows):
-                    block = np.asarray(codes[start : start + chunk_rows])
-                    block = block[np.asarray(term[start : start + chunk_rows]) == OPEN]
-                    if use_marks:
-                        mark_children(root, block, ply, table)
-                    else:
-                        for kids in children(root, block, ply, chunk_rows):
-                            collector.add(kids)
-                    inner.update(min(chunk_rows, len(codes) - start))
-            source = table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)
+                def parents() -> Iterator[np.ndarray]:
+                    for start in range(0, len(codes), chunk_rows):
+                        block = np.asarray(codes[start : start + chunk_rows])
+                        yield block[np.asarray(term[start : start + chunk_rows]) == OPEN]
+                        inner.update(min(chunk_rows, len(codes) - start))
+                source, collector = distinct_children(root, ply, parents(), opened, plan, table,
+                                                      work.scratch)
             counts.append(_store_tier(root, work, ply + 1, source))
             work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + collector.spilled
             del codes, term

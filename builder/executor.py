@@ -1,13 +1,14 @@
 """The executor seam of the build: who runs the per-chunk functions of enumeration and solving.
 
 The pipeline calls one executor for both stages. The local executor is the single-process
-path, unchanged; builder/cluster.py maps the same pure per-chunk functions (`children`,
-`classify`, `solve_tier`) over partitions on a Dask cluster. Either gives the same tier files,
-so the write stage, and the table it writes, cannot tell them apart.
+path; builder/cluster.py runs the same compiled kernels over code ranges on a Dask cluster,
+whose workers also pack (and on a server database write) the blocks of their ranges. Either
+gives the same positions, so the table cannot tell them apart (the same checksum).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -19,6 +20,27 @@ from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.retrograde import solve_tiers
 from tablebase.builder.workdir import WorkDir
+from tablebase.db.blocks import BlockRow
+from tablebase.db.writer import BlockTarget
+
+
+@dataclass
+class SolvedTier:
+    """One solved tier, as the solver hands it to the pipeline: its scores, for the pipeline to
+    pack; or its blocks packed by a cluster's workers (rows for the client to insert, or None
+    where the workers wrote them) and the checksum of its positions."""
+
+    ply: int
+    values: tuple[int, int, int]  # wins, draws, losses for the side to move
+    scores: np.ndarray | None = None
+    blocks: list[BlockRow] | None = None
+    checksum: str | None = None
+
+
+def tier_values(scores: np.ndarray) -> tuple[int, int, int]:
+    """Wins, draws and losses for the side to move among `scores`."""
+    return (int(np.count_nonzero(scores > 0)), int(np.count_nonzero(scores == 0)),
+            int(np.count_nonzero(scores < 0)))
 
 
 class Executor(Protocol):
@@ -32,8 +54,9 @@ class Executor(Protocol):
 
     def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
-              on_tier: Callable[[int, np.ndarray], None]) -> None:
-        """Solve every tier below `solved_from` into `work`, deepest first."""
+              target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
+        """Solve every tier below `solved_from` into `work`, deepest first; `target`: where
+        the blocks of a packed table go (None: the rows layout)."""
         ...
 
 
@@ -48,9 +71,10 @@ class LocalExecutor:
 
     def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
-              on_tier: Callable[[int, np.ndarray], None]) -> None:
-        """Solve in this process (tablebase.builder.retrograde.solve_tiers)."""
-        solve_tiers(root, work, plan, table, counts, solved_from, progress, on_tier)
+              target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
+        """Solve in this process (tablebase.builder.retrograde.solve_tiers); the pipeline packs."""
+        solve_tiers(root, work, plan, table, counts, solved_from, progress,
+                    lambda ply, scores: on_tier(SolvedTier(ply, tier_values(scores), scores)))
 
 
 LOCAL = LocalExecutor()

@@ -19,7 +19,7 @@ import numpy as np
 
 from tablebase.builder.codetable import CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.enumerator import TierCounts
-from tablebase.builder.executor import LOCAL, Executor
+from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.game.errors import BuildTooLargeError, WholeBoardTooLargeError
 from tablebase.builder.game.root import Root, check_root
@@ -34,8 +34,9 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.facts import LAYOUT_PACKED, tool_version
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
 from tablebase.db.records import PositionArrays
-from tablebase.db.writer import (BuildHandle, GameParams, GameSummary, PlyCounts, abandon_build,
-                                 begin_build, finish_build, write_positions, write_tier)
+from tablebase.db.writer import (BlockTarget, BuildHandle, GameParams, GameSummary, PlyCounts,
+                                 abandon_build, begin_build, blocks_written, finish_build,
+                                 write_blocks, write_positions, write_tier)
 
 STAGES = ("enumerate", "solve", "write")
 _SPARSE = 64  # table bytes per stored position above which a hash table wins
@@ -238,15 +239,21 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             m["enumerated"] = True
     if m["solved_from"] != 0:
         with _Stage(work, "solve"):
-            def solved(ply: int, scores: np.ndarray) -> None:
-                m["values"][str(ply)] = [int(np.count_nonzero(scores > 0)),
-                                         int(np.count_nonzero(scores == 0)),
-                                         int(np.count_nonzero(scores < 0))]
+            def solved(tier: SolvedTier) -> None:
+                m["values"][str(tier.ply)] = list(tier.values)
                 if handle.layout == LAYOUT_PACKED:
                     # Packed as soon as solved: the blocks are written before the manifest
                     # says the tier is done (a resumed build writes a ply again harmlessly).
-                    m["checksums"][str(ply)] = _write_tier(root, work, engine, handle, ply, scores)
-                m["solved_from"] = ply
+                    ply = root.ply + tier.ply
+                    if tier.scores is not None:
+                        tier.checksum = write_tier(engine, handle, ply,
+                                                   work.get("codes", tier.ply), tier.scores)
+                    elif tier.blocks is not None:
+                        write_blocks(engine, handle, ply, tier.blocks)
+                    else:
+                        blocks_written(handle, ply, counts[tier.ply].canonical)
+                    m["checksums"][str(tier.ply)] = tier.checksum
+                m["solved_from"] = tier.ply
                 work.save_manifest(now=False)
             # A direct table pays for every page it touches, loading each tier and clearing it.
             # Where positions are sparse among the 3**cells codes, a hash table of each tier
@@ -262,7 +269,9 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                 # The hash table and the tier it holds, as loaded, must share the working memory.
                 table = CodeTable(root.cells, direct=False,
                                   hashed=plan.direct_fits(hash_bytes(largest)))
-            executor.solve(root, work, plan, table, counts, m["solved_from"], progress, solved)
+            target = BlockTarget.of(engine, handle) if handle.layout == LAYOUT_PACKED else None
+            executor.solve(root, work, plan, table, counts, m["solved_from"], progress, target,
+                           solved)
     lookup = "direct" if table.direct else "hashed" if table.hashed else "sorted"
     del table
     # Stored plies count every stone on the board, the root's included.
@@ -301,12 +310,6 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     stages["write"].seconds += time.perf_counter() - start
     stages["write"].peak_bytes = max(stages["write"].peak_bytes, peak_bytes())
     return report
-
-
-def _write_tier(root: Root, work: WorkDir, engine: Any, handle: BuildHandle, ply: int,
-                scores: np.ndarray) -> str:
-    """Store a solved tier's blocks (packed layout); the checksum of its positions."""
-    return write_tier(engine, handle, root.ply + ply, work.get("codes", ply), scores)
 
 
 def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,

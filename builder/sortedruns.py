@@ -44,12 +44,13 @@ def merge_cuts(runs: Sequence[Any], chunk: int) -> Iterator[list[slice]]:
 
 
 def merge_unique(runs: Sequence[Any], chunk: int) -> Iterator[np.ndarray]:
-    """The sorted distinct values of sorted runs, in ascending chunks."""
+    """The sorted distinct values of sorted runs (each without duplicates), in ascending chunks."""
     for slices in merge_cuts(runs, chunk):
-        parts = [np.asarray(run[s]) for run, s in zip(runs, slices)]
-        merged = np.concatenate(parts)
-        if len(merged):
-            yield sorted_unique(merged, runs=True)
+        parts = [np.asarray(run[s]) for run, s in zip(runs, slices) if s.stop > s.start]
+        if len(parts) == 1:  # one run alone in this range: sorted and distinct already
+            yield parts[0]
+        elif parts:
+            yield sorted_unique(np.concatenate(parts), runs=True)
 
 
 class UniqueCollector:

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import threading
 import time
 import zlib
 from collections.abc import Callable
@@ -153,11 +154,26 @@ class WorkDir:
         return ArrayWriter(self.path / f"{kind}_{ply}.tmp", self._file(kind, ply), DTYPES[kind],
                            self._record, self._keep, defer=self.defer)
 
-    def get(self, kind: str, ply: int, *, in_memory: bool = True) -> np.ndarray | DiskArray:
+    def add_parts(self, kind: str, ply: int, written: list[tuple[str, int, int]]) -> None:
+        """Record one tier's array of `kind` as the part files (name, CRC-32, size) that a
+        cluster's workers wrote, one per code range in code order (see `write_part`)."""
+        for name, crc, size in written:
+            self._record(name, crc, size)
+        self.manifest.setdefault("parts", {})[f"{kind}_{ply}"] = len(written)
+
+    def parts(self, kind: str, ply: int) -> int:
+        """How many part files hold one tier's array (0: it is one file)."""
+        return int(self.manifest.get("parts", {}).get(f"{kind}_{ply}", 0))
+
+    def get(self, kind: str, ply: int, *, in_memory: bool = True
+            ) -> np.ndarray | DiskArray | JoinedArray:
         """One tier's array of `kind`: read into memory, or read piece by piece from disk."""
         path, dtype = self._file(kind, ply), DTYPES[kind]
         if path.name in self._kept:
             return self._kept[path.name]
+        parts = self.parts(kind, ply)
+        if parts:
+            return read_parts(self.path, kind, ply, parts, in_memory=in_memory)
         if in_memory or path.stat().st_size == 0:
             return np.fromfile(path, dtype=dtype)
         return DiskArray(path, dtype)
@@ -165,17 +181,50 @@ class WorkDir:
     def nbytes(self, kind: str, ply: int) -> int:
         """The size of one stored array, in bytes."""
         kept = self._kept.get(self._file(kind, ply).name)
-        return kept.nbytes if kept is not None else self._file(kind, ply).stat().st_size
+        if kept is not None:
+            return kept.nbytes
+        parts = self.parts(kind, ply)
+        if parts:
+            return sum(part_path(self.path, kind, ply, i).stat().st_size for i in range(parts))
+        return self._file(kind, ply).stat().st_size
 
     def delete(self, kind: str, ply: int) -> None:
         """Remove one stored array (it is no longer needed)."""
         self._kept.pop(self._file(kind, ply).name, None)
         self._pending.discard(self._file(kind, ply).name)
         self._file(kind, ply).unlink(missing_ok=True)
+        for index in range(self.manifest.get("parts", {}).pop(f"{kind}_{ply}", 0)):
+            part_path(self.path, kind, ply, index).unlink(missing_ok=True)
 
     def scratch(self, name: str) -> Path:
         """A path for a temporary file inside the work directory."""
         return self.path / name
+
+
+def part_path(path: Path, kind: str, ply: int, index: int) -> Path:
+    """Where part `index` (a code range) of one tier's array of `kind` goes."""
+    return path / f"{kind}_{ply}.part{index}.bin"
+
+
+def write_part(path: Path, kind: str, ply: int, index: int, array: np.ndarray
+               ) -> tuple[str, int, int]:
+    """Write one part file atomically (a worker rerun after a lost worker writes the same
+    bytes again); return its name, CRC-32 and size for the manifest (`WorkDir.add_parts`)."""
+    final = part_path(path, kind, ply, index)
+    data = np.ascontiguousarray(array, dtype=DTYPES[kind])
+    tmp = final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    data.tofile(tmp)
+    os.replace(tmp, final)
+    return final.name, zlib.crc32(data), data.nbytes
+
+
+def read_parts(path: Path, kind: str, ply: int, parts: int, *, in_memory: bool = True
+               ) -> np.ndarray | JoinedArray:
+    """One tier's array of `kind` from its `parts` part files, joined in order."""
+    files = [part_path(path, kind, ply, i) for i in range(parts)]
+    if in_memory:
+        return np.concatenate([np.fromfile(f, dtype=DTYPES[kind]) for f in files])
+    return JoinedArray([DiskArray(f, DTYPES[kind]) for f in files])
 
 
 class ArrayWriter:
@@ -278,3 +327,41 @@ class DiskArray:
 
     def __del__(self) -> None:
         self.close()
+
+
+class JoinedArray:
+    """Part files read as one array (contiguous slices and single items), like a DiskArray."""
+
+    def __init__(self, parts: list[DiskArray]) -> None:
+        self._parts = parts
+        self._starts = np.cumsum([0] + [len(p) for p in parts])
+        self.dtype = parts[0].dtype if parts else np.dtype(np.int64)
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def __getitem__(self, key: int | slice) -> np.ndarray | np.generic:
+        if isinstance(key, slice):
+            start, stop, step = key.indices(len(self))
+            if step != 1:
+                raise IndexError("a JoinedArray reads contiguous slices only")
+            pieces = []
+            for part, first in zip(self._parts, self._starts[:-1]):
+                a, b = max(start - first, 0), min(stop - first, len(part))
+                if a < b:
+                    pieces.append(np.asarray(part[int(a) : int(b)]))
+            return np.concatenate(pieces) if pieces else np.empty(0, dtype=self.dtype)
+        i = int(key) + (len(self) if int(key) < 0 else 0)
+        if not 0 <= i < len(self):
+            raise IndexError(f"index {int(key)} out of range for length {len(self)}")
+        at = int(np.searchsorted(self._starts, i, side="right")) - 1
+        return self._parts[at][i - int(self._starts[at])]
+
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
+        whole = self[0 : len(self)]
+        return whole if dtype is None else whole.astype(dtype)
+
+    def close(self) -> None:
+        """Close every part's file."""
+        for part in self._parts:
+            part.close()

@@ -152,24 +152,32 @@ def positions(block: Block, cells: int) -> PositionArrays:
 
 
 def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int, cells: int,
-              pool: ThreadPoolExecutor | None = None) -> tuple[list[BlockRow], str]:
+              pool: ThreadPoolExecutor | None = None, first_index: int = 0
+              ) -> tuple[list[BlockRow], str]:
     """The block rows of one ply's positions (ascending codes, their scores), packed on
     `pool`'s threads if given, and the checksum (db/checksum.py) of those positions;
-    `code_limit` (3 ** coded cells) ends the ply's last block, `cells` is the board's."""
+    `code_limit` ends the last block (3 ** coded cells, or, for a code range of the ply that a
+    cluster's worker packs, the first code of the ply's next range), `cells` is the board's,
+    and the blocks are numbered from `first_index`."""
     def job(index: int) -> tuple[BlockRow, str]:
         start = index * BLOCK_POSITIONS
         end = start + BLOCK_POSITIONS
         part = np.asarray(codes[start:end], np.int64)
         part_scores = np.asarray(scores[start:end], np.int8)
-        row = pack_block(ply, index, part, part_scores,
+        row = pack_block(ply, first_index + index, part, part_scores,
                          int(codes[end]) if end < len(codes) else code_limit)
-        block = positions(Block(ply, index, row.first, 0, part, part_scores), cells)
+        block = positions(Block(ply, first_index + index, row.first, 0, part, part_scores), cells)
         checksum = TableChecksum()
         checksum.add(*block)
         return row, checksum.hexdigest()
-    jobs = range(-(-len(codes) // BLOCK_POSITIONS))
+    jobs = range(blocks_of(len(codes)))
     done = list(pool.map(job, jobs)) if pool is not None else [job(i) for i in jobs]
     whole = TableChecksum()
     for _, digest in done:
         whole.merge(digest)
     return [row for row, _ in done], whole.hexdigest()
+
+
+def blocks_of(positions: int) -> int:
+    """The blocks that `positions` consecutive positions of a ply are packed into."""
+    return -(-positions // BLOCK_POSITIONS)

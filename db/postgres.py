@@ -13,6 +13,8 @@ so a row is 32 bytes and no Python object is made per row.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sqlalchemy import Connection, inspect
 from sqlalchemy.engine import make_url
@@ -97,6 +99,22 @@ def copy_positions(conn: Connection, table: str, codes: np.ndarray, ply: np.ndar
                 copy.write(_TRAILER)
     except psycopg.Error as e:
         # SQLAlchemy wraps the errors of its own statements only; this one is the driver's.
+        raise DatabaseError(" ".join(str(e).split())[:200]) from e
+
+
+def copy_blocks(conn: Connection, table: str, rows: list[Any]) -> None:
+    """Append block rows (db/blocks.py's BlockRow) to the blocks table `table` with one COPY
+    inside the connection's transaction."""
+    import psycopg  # loaded already: the connection is a psycopg one
+
+    raw = conn.connection.dbapi_connection
+    quoted = '"' + table.replace('"', '""') + '"'
+    try:
+        with raw.cursor() as cursor:  # type: ignore[union-attr]
+            with cursor.copy(f"COPY {quoted} (first_code, ply, count, data) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row((row.first, row.ply, row.count, row.data))
+    except psycopg.Error as e:
         raise DatabaseError(" ".join(str(e).split())[:200]) from e
 
 

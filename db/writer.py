@@ -10,16 +10,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from sqlalchemy import Connection, Engine, delete, func, insert, inspect, select, update
+from sqlalchemy import (Connection, Engine, create_engine, delete, func, insert, inspect,
+                        select, update)
 from sqlalchemy.exc import SQLAlchemyError
 
-from tablebase.db.blocks import pack_tier
+from tablebase.db.blocks import BlockRow, pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
 from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, GameRecord, PlyCounts,
                                   PositionArrays, table_label)
-from tablebase.db.postgres import add_primary_key, copy_positions, store_blobs_as_is, uses_copy
+from tablebase.db.postgres import (add_primary_key, copy_blocks, copy_positions,
+                                  store_blobs_as_is, uses_copy)
 from tablebase.db.schema import (POSITIONS_PREFIX, blocks_table, game_plies, games,
                                  positions_table, positions_table_name)
 
@@ -162,11 +164,18 @@ PACK_THREADS = 2
 def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
                scores: np.ndarray) -> str:
     """Packed: store one ply's positions (ascending codes, their scores from the solver) as
-    blocks, in one transaction that first removes any blocks of the ply an interrupted run of
-    the build wrote, so that writing a ply again is harmless; return the checksum of the ply's
-    positions (db/checksum.py), computed as they are packed."""
+    blocks (`write_blocks`); return the checksum of the ply's positions (db/checksum.py),
+    computed as they are packed."""
     cells = handle.params.width * handle.params.height
     rows, checksum = pack_tier(ply, codes, scores, handle.code_limit, cells, handle.pool)
+    write_blocks(engine, handle, ply, rows)
+    return checksum
+
+
+def write_blocks(engine: Engine, handle: BuildHandle, ply: int, rows: list[BlockRow]) -> None:
+    """Packed: store one ply's block rows (in code order, numbered from 0) in one transaction
+    that first removes any blocks of the ply an interrupted run of the build wrote, so that
+    writing a ply again is harmless."""
     table = blocks_table(handle.table_name)
 
     def write(conn: Connection) -> None:
@@ -175,8 +184,61 @@ def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
             conn.execute(insert(table), [{"first_code": r.first, "ply": r.ply, "count": r.count,
                                           "data": r.data} for r in rows])
     _write(engine, handle, write)
-    handle.tiers[ply] = len(codes)
-    return checksum
+    handle.tiers[ply] = sum(r.count for r in rows)
+
+
+def blocks_written(handle: BuildHandle, ply: int, positions: int) -> None:
+    """Packed: count one ply's blocks as written by others (a cluster's workers, each writing
+    its own code range with `BlockTarget.store`)."""
+    handle.tiers[ply] = positions
+
+
+@dataclass(frozen=True)
+class BlockTarget:
+    """What a cluster's worker needs to pack one code range of a ply into blocks, and to
+    write them itself where the database is a server (PostgreSQL: `url` is set); on SQLite
+    (`url` None) the rows go back to the client, the file's one writer, which inserts them."""
+
+    table: str
+    cells: int
+    url: str | None = None
+
+    @classmethod
+    def of(cls, engine: Engine, handle: BuildHandle) -> BlockTarget:
+        """The target of a packed build: workers write directly where the database is a server."""
+        url = (engine.url.render_as_string(hide_password=False)
+               if engine.dialect.name == "postgresql" else None)
+        return cls(handle.table_name, handle.params.width * handle.params.height, url)
+
+    def store(self, ply: int, first_index: int, codes: np.ndarray, scores: np.ndarray,
+              next_code: int, low: int, high: int) -> tuple[list[BlockRow] | None, str]:
+        """Pack one code range [low, high) of `ply` (its positions, the next range's first code
+        `next_code`, its blocks numbered from `first_index`); write them when the worker writes
+        (replacing what a lost run wrote in the range) and return (None, checksum), else
+        (rows, checksum)."""
+        rows, checksum = pack_tier(ply, codes, scores, next_code, self.cells, None, first_index)
+        if self.url is None:
+            return rows, checksum
+        table = blocks_table(self.table)
+        engine = _worker_engine(self.url)
+        try:
+            with engine.begin() as conn:
+                conn.execute(delete(table).where(table.c.ply == ply, table.c.first_code >= low,
+                                                 table.c.first_code < high))
+                copy_blocks(conn, self.table, rows)
+        except SQLAlchemyError as e:
+            raise DatabaseError(f"cannot write blocks of ply {ply}: {error_reason(e)}") from e
+        return None, checksum
+
+
+_engines: dict[str, Engine] = {}
+
+
+def _worker_engine(url: str) -> Engine:
+    """One engine per database for the life of a worker process (it writes every tier)."""
+    if url not in _engines:
+        _engines[url] = create_engine(url)
+    return _engines[url]
 
 
 def write_positions(engine: Engine, handle: BuildHandle, chunk: PositionArrays) -> None:

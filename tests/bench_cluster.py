@@ -1,8 +1,11 @@
 """`make bench` cluster section: builds on a local Dask cluster of 1 and 2 worker processes
 against the single-process build, each configuration in a fresh child process.
 
-Seconds are the build's own (the cluster's start-up is not counted); speedup is over the
-1-worker cluster; peak memory is each worker's resident peak over the build, and the client's.
+Seconds are the build's own (the cluster's start-up is not counted); "vs 1 worker" is the
+speedup over the 1-worker cluster of one thread; "vs process" the time over the single-process
+build's (both cores); peak memory is each worker's resident peak, and the client's. Each
+cluster build's checksum is compared with the single process's. The profile line sums the
+worker-seconds of each task phase over the build (and the client's own seconds between tiers).
 By hand, another game (5x4k4 takes minutes):
     python tests/bench_cluster.py --specs 5x4k4
 """
@@ -21,16 +24,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CLUSTER_SPECS = ["5x4k4+gravity", "4x4k4"]
-WORKERS = [0, 1, 2]  # 0: the single-process build, no cluster
+CLUSTER_SPECS = ["6x4k4+gravity", "5x4k4+gravity"]
+# (workers, threads each); (0, 0): the single-process build on both cores, no cluster.
+CONFIGS = [(0, 0), (1, 1), (2, 1), (1, 2)]
 
 
-def _one(spec_text: str, workers: int) -> dict[str, Any]:
+def _one(spec_text: str, workers: int, threads: int) -> dict[str, Any]:
     """Build `spec_text` into a fresh database, on a local cluster of `workers` (0: none)."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
+    from tablebase.query.tablebase import open_tablebase
 
     spec = parse_spec(spec_text)
+    profile: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.db")
         if workers == 0:
@@ -40,15 +46,19 @@ def _one(spec_text: str, workers: int) -> dict[str, Any]:
         else:
             from tablebase.builder.cluster import open_cluster
 
-            with open_cluster(workers=workers) as executor:
+            with open_cluster(workers=workers, threads=threads) as executor:
                 executor.reset_peaks()
                 start = time.perf_counter()
                 report = build(spec, path, executor=executor)
                 seconds = time.perf_counter() - start
                 peaks = executor.worker_peaks()
+                profile = executor.profile
+        with open_tablebase(path) as tb:
+            checksum = tb.record(spec).checksum
     return {"canonical": report.canonical, "seconds": seconds, "worker_peaks": peaks,
             "client_peak": max(v.peak_bytes for v in report.stages.values()),
-            "stages": {k: v.seconds for k, v in report.stages.items()}}
+            "stages": {k: v.seconds for k, v in report.stages.items()}, "checksum": checksum,
+            "profile": profile}
 
 
 def _in_child(*args: str) -> dict[str, Any] | None:
@@ -61,36 +71,52 @@ def _in_child(*args: str) -> dict[str, Any] | None:
 
 
 def bench_cluster(specs: list[str] | None = None) -> None:
-    """Print single-process, 1-worker and 2-worker build times, speedups and peak memory."""
-    print(f"cluster: builds on a local Dask cluster (processes, one thread each), {os.cpu_count()}"
-          " cores; seconds exclude the cluster's start-up")
-    print(f"{'spec':<15}{'workers':>8}{'canonical':>11}{'enum s':>8}{'solve s':>8}{'write s':>8}"
-          f"{'total s':>8}{'pos/s':>10}{'vs 1 worker':>12}  peak MiB per worker (client)")
+    """Print single-process and 1- and 2-worker build times, speedups, peak memory, profiles."""
+    print(f"cluster: builds on a local Dask cluster of worker processes, {os.cpu_count()} cores;"
+          " seconds exclude the cluster's start-up")
+    print(f"{'spec':<15}{'workers':>8}{'threads':>8}{'canonical':>12}{'enum s':>8}{'solve s':>8}"
+          f"{'write s':>8}{'total s':>8}{'vs 1 worker':>12}{'vs process':>11}"
+          "  peak MiB per worker (client)")
     for name in specs or CLUSTER_SPECS:
+        base: dict[str, Any] | None = None
         one_worker = None
-        for workers in WORKERS:
-            r = _in_child("--one", name, str(workers))
+        for workers, threads in CONFIGS:
+            r = _in_child("--one", name, str(workers), str(threads))
             if r is None:
                 continue
-            if workers == 1:
+            if workers == 0:
+                base = r
+            if (workers, threads) == (1, 1):
                 one_worker = r["seconds"]
-            speed = f"{one_worker / r['seconds']:.2f}x" if one_worker and workers else "-"
+            speed = (f"{one_worker / r['seconds']:.2f}x" if one_worker and threads == 1
+                     else "-")
+            ratio = f"{r['seconds'] / base['seconds']:.2f}x" if base and workers else "-"
+            same = "" if base is None or r["checksum"] == base["checksum"] else "  CHECKSUM DIFFERS"
             peaks = ", ".join(f"{p / (1 << 20):,.0f}" for p in r["worker_peaks"]) or "-"
             st = r["stages"]
-            print(f"{name:<15}{workers or 'none':>8}{r['canonical']:>11,}{st['enumerate']:>8.2f}"
-                  f"{st['solve']:>8.2f}{st['write']:>8.2f}{r['seconds']:>8.2f}"
-                  f"{r['canonical'] / r['seconds']:>10,.0f}{speed:>12}  {peaks}"
-                  f" ({r['client_peak'] / (1 << 20):,.0f})", flush=True)
+            print(f"{name:<15}{workers or 'none':>8}{threads or '-':>8}{r['canonical']:>12,}"
+                  f"{st['enumerate']:>8.2f}{st['solve']:>8.2f}{st['write']:>8.2f}"
+                  f"{r['seconds']:>8.2f}{speed:>12}{ratio:>11}  {peaks}"
+                  f" ({r['client_peak'] / (1 << 20):,.0f}){same}", flush=True)
+            if r["profile"]:
+                print(" " * 15 + "  worker-seconds: " + ", ".join(
+                    f"{k} {v:.2f}" for k, v in r["profile"].items() if "ranges" not in k)
+                    + f"; largest range {_spread(r['profile'])} the mean", flush=True)
+
+
+def _spread(profile: dict[str, float]) -> str:
+    mean = profile.get("mean ranges", 0)
+    return f"{profile.get('largest ranges', 0) / mean:.2f}x" if mean else "-"
 
 
 def main() -> None:
     """Run the cluster section on its own, or one build (--one, for the parent process)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
-    parser.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(_one(args.one[0], int(args.one[1]))))
+        print(json.dumps(_one(args.one[0], int(args.one[1]), int(args.one[2]))))
         return
     bench_cluster(args.specs)
 

@@ -64,6 +64,27 @@ def test_cluster_build_equals_single_process(table_db: Callable[[str], str], tmp
 
 
 @pytest.mark.slow
+def test_cluster_rows_layout_equals_single_process(table_db: Callable[[str], str],
+                                                   tmp_path: Path, executor: DaskExecutor,
+                                                   small_tiers: None) -> None:
+    # The rows layout reads every tier back from the workers' range files, joined in order.
+    name, db = "4x3k3", str(tmp_path / "cluster.db")
+    build(parse_spec(name), db, executor=executor, layout="rows")
+    assert stored_rows(db, name) == stored_rows(table_db(name), name)
+    assert game_row(db, name)["checksum"] == game_row(table_db(name), name)["checksum"]
+
+
+def test_tiers_are_cut_into_even_ranges(tmp_path: Path, executor: DaskExecutor,
+                                        small_tiers: None) -> None:
+    # Every tier past the small ones is one range per worker, none more than 1.5x the mean
+    # (the cuts come from a sample of a few thousand codes).
+    executor.profile.clear()
+    build(parse_spec("4x4k4+gravity"), str(tmp_path / "cluster.db"), executor=executor)
+    assert executor.profile["largest ranges"] <= 1.5 * executor.profile["mean ranges"]
+    assert executor.profile["largest ranges"] > executor.profile["mean ranges"]  # cut at all
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["4x3k3"])
 def test_solving_by_owners_equals_single_process(table_db: Callable[[str], str], tmp_path: Path,
                                                  executor: DaskExecutor, small_tiers: None,
@@ -139,17 +160,19 @@ def test_a_killed_worker_does_not_fail_the_build(table_db: Callable[[str], str],
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("bar, stage", [("  ply 5", "solve"), ("  ply 5 -> 6", "enumerate")])
 def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path: Path,
-                                       executor: DaskExecutor) -> None:
+                                       executor: DaskExecutor, small_tiers: None, bar: str,
+                                       stage: str) -> None:
     name, db = "4x3k3", str(tmp_path / "cluster.db")
     shared = tmp_path / "shared"
 
     @contextmanager
     def interrupt(**kwargs: Any) -> Iterator[Any]:
-        if kwargs.get("desc") == "  ply 5":  # in the middle of the solve stage
+        if kwargs.get("desc") == bar:  # in the middle of the stage
             raise KeyboardInterrupt
-        with NO_PROGRESS(**kwargs) as bar:
-            yield bar
+        with NO_PROGRESS(**kwargs) as progress_bar:
+            yield progress_bar
 
     with pytest.raises(KeyboardInterrupt):
         build(parse_spec(name), db, executor=executor, progress=interrupt, work_dir=str(shared))
@@ -157,7 +180,7 @@ def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path:
     assert (work_path(db, name, str(shared)) / "manifest.json").exists()
     assert not work_path(db, name).exists()
     report = build(parse_spec(name), db, executor=executor, resume=True, work_dir=str(shared))
-    assert report.resumed_stage is not None and report.resumed_stage.startswith("solve")
+    assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
     assert not work_path(db, name, str(shared)).exists()
     _same_table(table_db(name), db, name)
 
