@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.codetable import CodeTable
+from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
                                              kids_path, lookup_range, range_piece, solve_range)
@@ -50,7 +50,6 @@ EXTRA_HINT = "pip install 'tablebase[cluster]'"
 _SMALL_TIER = 1 << 15
 # Sampled codes the client expands to cut a tier into ranges, at most.
 _CUT_SAMPLE = 1 << 14
-_PAGE = 4096
 # The share of a worker's memory that the lookup table of tier p+1 may take to be loaded on
 # every worker for solving; a larger tier is looked up by its owners instead.
 _BROADCAST_SHARE = 0.25
@@ -269,11 +268,12 @@ class DaskExecutor:
         """How every worker holds tier p+1 (`nxt` positions) to solve tier p; None: it is too
         large to load on every worker, and its owners answer the lookups."""
         # A direct table (a byte per code) where it fits half a worker's memory and the
-        # tiers are dense enough in it; every worker keeps its own from tier to tier. Else
+        # tiers are dense enough in it (5x4k4+gravity's are not: 2.4 s of page faults a
+        # worker); every worker keeps its own from tier to tier. Else
         # binary search in the tier as read: a hash table's fill is paid again on every worker,
         # and measured on Connect Four 6x4 it cost more than it saved (one worker 32.4 s hashed,
         # 28.5 s sorted; two workers 21.2 s and 17.1 s).
-        if size <= limit // 2 and sum(t.canonical for t in counts) * _PAGE >= size:
+        if size <= limit // 2 and sum(t.canonical for t in counts) * SPARSE >= size:
             return DIRECT
         if 9 * nxt <= limit * _BROADCAST_SHARE:
             return SORTED

@@ -14,6 +14,8 @@ import numpy as np
 from tablebase.builder import kernels
 from tablebase.builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
 
+# Table bytes per stored position above which a direct table loses to a hash table or search.
+SPARSE = 64
 _NO_SLOTS = np.empty(0, dtype=np.uint8)
 _NO_CODES = np.empty(0, dtype=np.int64)
 _NO_SCORES = np.empty(0, dtype=np.int8)

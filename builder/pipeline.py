@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.codetable import CodeTable, bitmap_bytes, hash_bytes
+from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.estimate import estimate_build
@@ -39,7 +39,6 @@ from tablebase.db.writer import (BlockTarget, BuildHandle, GameParams, GameSumma
                                  write_blocks, write_positions, write_tier)
 
 STAGES = ("enumerate", "solve", "write")
-_SPARSE = 64  # table bytes per stored position above which a hash table wins
 MANIFEST_VERSION = 4
 
 
@@ -262,7 +261,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             # 0.9-1.2 s by rank in a bitmap, and 4x4k4 (one per 35) in 0.18 s direct against
             # 0.26-0.29 s hashed.
             # A fresh table either way: the marking bitmaps are not needed any more.
-            if table.direct and sum(t.canonical for t in counts) * _SPARSE >= table.size:
+            if table.direct and sum(t.canonical for t in counts) * SPARSE >= table.size:
                 table = CodeTable(root.cells, direct=True)
             else:
                 largest = max(t.canonical for t in counts)

@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 CLUSTER_SPECS = ["6x4k4+gravity", "5x4k4+gravity"]
-# (workers, threads each); (0, 0): the single-process build on both cores, no cluster.
-CONFIGS = [(0, 0), (1, 1), (2, 1), (1, 2)]
+# (workers, threads each); workers 0: the single-process build, no cluster, on both cores
+# (threads 0) or on one (threads 1).
+CONFIGS = [(0, 0), (0, 1), (1, 1), (2, 1), (1, 2)]
 
 
 def _one(spec_text: str, workers: int, threads: int) -> dict[str, Any]:
@@ -40,6 +41,10 @@ def _one(spec_text: str, workers: int, threads: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "bench.db")
         if workers == 0:
+            if threads == 1:  # the single process on one core, as a one-thread worker runs
+                from tablebase.builder import threads as kernel_threads
+
+                kernel_threads.THREADS = 1
             start = time.perf_counter()
             report = build(spec, path)
             seconds, peaks = time.perf_counter() - start, []
@@ -84,13 +89,13 @@ def bench_cluster(specs: list[str] | None = None) -> None:
             r = _in_child("--one", name, str(workers), str(threads))
             if r is None:
                 continue
-            if workers == 0:
+            if (workers, threads) == (0, 0):
                 base = r
             if (workers, threads) == (1, 1):
                 one_worker = r["seconds"]
-            speed = (f"{one_worker / r['seconds']:.2f}x" if one_worker and threads == 1
+            speed = (f"{one_worker / r['seconds']:.2f}x" if one_worker and workers and threads == 1
                      else "-")
-            ratio = f"{r['seconds'] / base['seconds']:.2f}x" if base and workers else "-"
+            ratio = f"{r['seconds'] / base['seconds']:.2f}x" if base and r is not base else "-"
             same = "" if base is None or r["checksum"] == base["checksum"] else "  CHECKSUM DIFFERS"
             peaks = ", ".join(f"{p / (1 << 20):,.0f}" for p in r["worker_peaks"]) or "-"
             st = r["stages"]
