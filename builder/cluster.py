@@ -30,17 +30,16 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder import kernels
 from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
                                              kids_path, lookup_range, range_piece, solve_range)
-from tablebase.builder.enumerator import OPEN, TierCounts, classify
+from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
 from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
-from tablebase.builder.workdir import DTYPES, WorkDir, part_path
+from tablebase.builder.workdir import DTYPES, DiskArray, WorkDir, part_path
 from tablebase.db.blocks import blocks_of
 from tablebase.db.checksum import TableChecksum
 from tablebase.db.writer import BlockTarget
@@ -74,9 +73,7 @@ def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequen
     distinct, inverse = np.unique(parents, return_inverse=True)
     term, _ = classify(root, ply, distinct)
     parents = parents[term[inverse] == OPEN]
-    moves = min(root.cells - ply, root.spec.width) if root.spec.gravity else root.cells - ply
-    kids = np.sort(kernels.expand(parents, root.image_weights, root.below, root.spec.gravity,
-                                  root.mover(ply), moves))
+    kids = np.sort(np.concatenate([np.empty(0, np.int64), *children(root, parents, ply)]))
     # The sample's children stand for the tier's, duplicates and all: an upper bound.
     if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
         return []
@@ -84,13 +81,17 @@ def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequen
 
 
 def _spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
-    """An evenly spread sample of each part file of a tier, and the parts' sizes."""
+    """An evenly spread sample of each part file of a tier (rows read one by one, not the
+    whole file), and the parts' sizes."""
     samples, sizes = [], []
     for i in range(parts):
-        data = np.fromfile(part_path(path, kind, ply, i), DTYPES[kind])
-        sizes.append(len(data))
-        samples.append(data[np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)]
-                       if len(data) else data)
+        data = DiskArray(part_path(path, kind, ply, i), DTYPES[kind])
+        try:
+            rows = np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)
+            samples.append(np.array([data[int(r)] for r in rows], dtype=DTYPES[kind]))
+            sizes.append(len(data))
+        finally:
+            data.close()
     return samples, sizes
 
 
@@ -127,12 +128,17 @@ class DaskExecutor:
              bar: Any) -> list[Any]:
         """fn(*call) for every call, call i on worker i (or another if it is gone), results in
         order; `bar` advances by a call's size as it ends."""
-        from distributed import as_completed
-
         addresses = self._addresses()
         futures = [self.client.submit(fn, *call, pure=False, workers=addresses[i % len(addresses)],
                                       allow_other_workers=True)
                    for i, call in enumerate(calls)]
+        return self._gather(futures, sizes, bar)
+
+    def _gather(self, futures: list[Any], sizes: Sequence[int], bar: Any) -> list[Any]:
+        """The futures' results in order, `bar` advanced by a future's size as it ends; their
+        phases' seconds added to the profile."""
+        from distributed import as_completed
+
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
         for done, result in as_completed(futures, with_results=True):
@@ -295,8 +301,6 @@ class DaskExecutor:
         them up; the answers come back to the range's owner."""
         from operator import getitem
 
-        from distributed import as_completed
-
         submit, path = self.client.submit, str(work.path)
         cuts = work.manifest["ranges"][str(ply + 1)]["cuts"]
         edges: list[int | None] = [None, *cuts, None]
@@ -309,12 +313,7 @@ class DaskExecutor:
                           *[submit(getitem, answer, j, pure=False) for answer in answers],
                           pure=False)
                    for j, call in enumerate(calls)]
-        index = {f.key: i for i, f in enumerate(futures)}
-        results: list[Any] = [None] * len(futures)
-        for done, result in as_completed(futures, with_results=True):
-            results[index[done.key]] = result
-            bar.update(sizes[index[done.key]])
-        return results
+        return self._gather(futures, sizes, bar)
 
 
 @contextmanager

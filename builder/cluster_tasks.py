@@ -17,7 +17,6 @@ another worker when one dies. Nothing here imports Dask, except to ask the worke
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,15 +27,15 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.builder.codetable import CodeTable, bitmap_bytes
-from tablebase.builder.enumerator import OPEN, classify, distinct_children
+from tablebase.builder.enumerator import OPEN, children, classify, distinct_children
 from tablebase.builder.executor import tier_values
 from tablebase.builder.game.root import Root
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
 from tablebase.builder.threads import one_thread
-from tablebase.builder.workdir import (DTYPES, ArrayWriter, DiskArray, part_path, read_parts,
-                                       write_part)
+from tablebase.builder.workdir import (DTYPES, ArrayWriter, DiskArray, part_path,
+                                       private_tmp, read_parts, write_part)
 from tablebase.db.blocks import BlockRow
 from tablebase.db.writer import BlockTarget
 
@@ -124,8 +123,8 @@ def _marking_table(root: Root, plan: MemoryPlan) -> CodeTable:
 def _writer(final: Path, record: Callable[[str, int, int], None]) -> ArrayWriter:
     """A writer of one output file under a name no other run of the same task uses."""
     kind = final.name.split("_")[0]
-    tmp = final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    return ArrayWriter(tmp, final, DTYPES["codes" if kind == "kids" else kind], record)
+    return ArrayWriter(private_tmp(final), final, DTYPES["codes" if kind == "kids" else kind],
+                       record)
 
 
 def _split(chunk: np.ndarray, cuts: list[int]) -> list[np.ndarray]:
@@ -181,6 +180,7 @@ def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
                 term = np.fromfile(part_path(work, "term", ply, index), DTYPES["term"])
                 seconds["merge"] += time.perf_counter() - start
                 yield codes[term == OPEN]
+                start = time.perf_counter()
             seconds["merge"] += time.perf_counter() - start
 
         sent: list[int] = []
@@ -300,8 +300,6 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
 
 def expand_range(root: Root, path: str, ply: int, index: int) -> np.ndarray:
     """The sorted distinct canonical children of the open positions of range `index` of `ply`."""
-    from tablebase.builder.enumerator import children
-
     with _cores():
         work = Path(path)
         codes = np.fromfile(part_path(work, "codes", ply, index), DTYPES["codes"])

@@ -206,13 +206,19 @@ def part_path(path: Path, kind: str, ply: int, index: int) -> Path:
     return path / f"{kind}_{ply}.part{index}.bin"
 
 
+def private_tmp(final: Path) -> Path:
+    """A temporary name for `final` that no other process or thread writing it uses (two runs
+    of one cluster task may write the same file at once)."""
+    return final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
+
 def write_part(path: Path, kind: str, ply: int, index: int, array: np.ndarray
                ) -> tuple[str, int, int]:
     """Write one part file atomically (a worker rerun after a lost worker writes the same
     bytes again); return its name, CRC-32 and size for the manifest (`WorkDir.add_parts`)."""
     final = part_path(path, kind, ply, index)
     data = np.ascontiguousarray(array, dtype=DTYPES[kind])
-    tmp = final.with_name(f"{final.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = private_tmp(final)
     data.tofile(tmp)
     os.replace(tmp, final)
     return final.name, zlib.crc32(data), data.nbytes

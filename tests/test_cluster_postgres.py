@@ -27,6 +27,7 @@ def test_workers_copy_their_blocks_into_postgres(pg: Server, table_db: Callable[
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: Path) -> None:
     name = "4x4k4+gravity"
+    single = table_db(name)  # built by one process before the client's inserts are forbidden
     monkeypatch.setattr(cluster, "_SMALL_TIER", 256)  # every tier past the first few in ranges
 
     def client_insert(*args: object) -> None:
@@ -40,7 +41,6 @@ def test_workers_copy_their_blocks_into_postgres(pg: Server, table_db: Callable[
               work_dir=str(tmp_path / "shared"))
         assert len(progress.killed) == 1  # type: ignore[attr-defined]
         assert progress.killed[0] not in _worker_pids(executor)  # type: ignore[attr-defined]
-    single = table_db(name)
     row = game_row(single, name)
     assert row is not None
     assert pg_game(url, name)["checksum"] == row["checksum"]

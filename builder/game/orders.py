@@ -26,7 +26,10 @@ FOUND, NONE, GAVE_UP = 0, 1, 2
 STATES = 1 << 19
 
 
-def _lined(b: np.ndarray, lines_: np.ndarray, player: int) -> bool:
+def made_line(b: np.ndarray, lines_: np.ndarray, player: int) -> bool:
+    """Whether `player` holds every cell of one of the lines (cell indexes, one line a row)
+    on board `b`: plain Python, compiled by the kernels that call it (`_kernel` here, and the
+    verify pass's)."""
     for i in range(lines_.shape[0]):
         whole = True
         for j in range(lines_.shape[1]):
@@ -73,9 +76,9 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
         if not (xs == os_ or xs == os_ + 1):
             continue
         last = 1 if ply % 2 == 1 else 2  # the player who moved last (x moves at even plies)
-        if ply > 0 and _lined(b, lines_, 3 - last):
+        if ply > 0 and made_line(b, lines_, 3 - last):
             continue  # the other player's line: the game ended before the last move
-        won = ply > 0 and _lined(b, lines_, last)
+        won = ply > 0 and made_line(b, lines_, last)
         if not gravity:
             # Without gravity any alternating order of a line-free board will do; on a won board
             # the last stone must be one whose removal leaves no line.
@@ -84,7 +87,7 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
                 for i in range(cells):
                     if b[i] == last:
                         b[i] = 0
-                        broken = not _lined(b, lines_, last)
+                        broken = not made_line(b, lines_, last)
                         b[i] = last
                         if broken:
                             final = i
@@ -139,7 +142,7 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
                         usable = True
                         if depth == 0 and won:
                             b[cell] = 0
-                            usable = not _lined(b, lines_, last)
+                            usable = not made_line(b, lines_, last)
                             b[cell] = mover
                         if usable:
                             visited += 1
@@ -166,7 +169,7 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
                 key += weight[choice[depth]]
 
 
-_COMPILED = ("_lined", "_first_visit", "_orders")
+_COMPILED = ("made_line", "_first_visit", "_orders")
 _compiling = threading.Lock()
 
 

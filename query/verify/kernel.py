@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.orders import made_line
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 
@@ -32,17 +33,9 @@ def _canonical(d: np.ndarray, pows: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True, nogil=True)
-def _made_line(board: np.ndarray, cells_of_lines: np.ndarray, player: int) -> bool:
-    for line in range(cells_of_lines.shape[0]):
-        whole = True
-        for j in range(cells_of_lines.shape[1]):
-            if board[cells_of_lines[line, j]] != player:
-                whole = False
-                break
-        if whole:
-            return True
-    return False
+# The rules' own line test (builder/game/orders.py), compiled for this module's kernels
+# (its Python function, whether or not the move-order kernel has compiled it already).
+_made_line = njit(cache=True, nogil=True)(getattr(made_line, "py_func", made_line))
 
 
 @njit(cache=True, nogil=True)
