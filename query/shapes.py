@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy import Strategy
+    from tablebase.query.search.answers import Searched, SearchedMove
     from tablebase.query.verify.checks import VerifyReport
 
 # `strategy --json` includes the whole tree up to this many nodes.
@@ -28,7 +29,21 @@ def probe_json(spec: Spec, board: Sequence[int], probe: Probe) -> dict[str, Any]
     """The `probe --json` object: spec, board text, to_move, ply, value, depth, terminal."""
     return {"spec": spec.name, "board": board_text(spec, board), "to_move": probe.to_move,
             "ply": probe.ply, "value": probe.value.word, "depth": probe.depth,
-            "terminal": probe.terminal}
+            "terminal": probe.terminal, "source": "table"}
+
+
+def answer_json(spec: Spec, board: Sequence[int], answer: Probe | Searched) -> dict[str, Any]:
+    """`probe_json` of a table's answer; of a searched one, the same keys (value and depth null
+    where not proved) with source 'search', what was proved in words, a move that keeps the
+    value, and the search's effort."""
+    if isinstance(answer, Probe):
+        return probe_json(spec, board, answer)
+    s = answer.solution
+    return {"spec": spec.name, "board": board_text(spec, board), "to_move": answer.to_move,
+            "ply": answer.ply, "value": None if s.value is None else s.value.word,
+            "depth": s.depth, "terminal": s.depth == 0, "source": "search", "proved": s.known,
+            "move": answer.move, "nodes": s.nodes, "table_hits": s.table_hits,
+            "seconds": round(s.seconds, 3)}
 
 
 def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
@@ -37,17 +52,25 @@ def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
     arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
     name, words = spec.name, {int(v): v.word for v in Value}
     return [{"spec": name, "board": text, "to_move": to_move_name(p), "ply": p,
-             "value": words[v], "depth": d, "terminal": d == 0}
+             "value": words[v], "depth": d, "terminal": d == 0, "source": "table"}
             for text, v, d, p in zip(texts, value, depth, ply)]
 
 
-def moves_json(spec: Spec, board: Sequence[int], probe: Probe, moves: Sequence[MoveInfo],
-               table: Sequence[int] | None) -> dict[str, Any]:
-    """The `moves --json` object: the probe object plus every move, best first, and `table`,
-    the root of the table that holds the position as board text (None: the whole board)."""
-    data = probe_json(spec, board, probe)
-    data["moves"] = [{"move": m.move, "value": m.value.word, "depth": m.depth, "best": m.best}
-                     for m in moves]
+def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
+               moves: Sequence[MoveInfo | SearchedMove], table: Sequence[int] | None
+               ) -> dict[str, Any]:
+    """The `moves --json` object: the probe object (`answer_json`) plus every move, best first,
+    and `table`, the root of the table that holds the position as board text (None: the whole
+    board, or no table). A searched move's value is null until proved, with its bounds."""
+    data = answer_json(spec, board, probe)
+    data["moves"] = []
+    for m in moves:
+        value = m.value
+        move = {"move": m.move, "value": None if value is None else value.word,
+                "depth": m.depth, "best": m.best}
+        if value is None:
+            move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
+        data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data
 

@@ -45,7 +45,8 @@ def test_probe_json_and_move_lists(db: str, capsys: pytest.CaptureFixture[str]) 
     assert status == 0
     data = json.loads(out)
     assert data == {"spec": "3x3k3", "board": ".../.x./.ox", "to_move": "o", "ply": 3,
-                    "value": "loss", "depth": 4, "terminal": False}
+                    "value": "loss", "depth": 4, "terminal": False,
+                    "source": "table"}
     # A move list played on top of a given position.
     status, out, _ = run(capsys, "probe", "3x3k3", ".../.x./...", "--moves", "b1,c1", "--db", db,
                          "--json")
@@ -65,7 +66,7 @@ def test_moves(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "moves", "3x3k3", "x.o/.x./...", "--db", db, "--json")
     data = json.loads(out)
     assert set(data) == {"spec", "board", "to_move", "ply", "value", "depth", "terminal", "moves",
-                         "table"}
+                         "table", "source"}
     assert data["table"] is None  # the whole-board table holds it
     assert data["moves"][0] == {"move": "c1", "value": "draw", "depth": 5, "best": True}
     assert [set(m) for m in data["moves"]] == [{"move", "value", "depth", "best"}] * 6

@@ -21,21 +21,25 @@ AREAS: dict[str, set[str]] = {
     "builder": {"builder.game", "db"},
     "query": {"builder.game", "db"},
     # The audit reports progress through the builder's progress interface.
-    "query.audit": {"builder.game", "builder.progress", "db", "query"},
+    "query.audit": {"builder.game", "builder.progress", "db", "query", "query.search"},
     "query.play": {"builder.game", "db", "query"},
     # verify re-checks the builder's tables with its memory plan and thread split.
     "query.verify": {"builder.game", "builder.memory", "builder.progress", "builder.kernels",
                      "db", "query"},
-    "query.shapes": {"builder.game", "db", "query", "query.audit", "query.play", "query.verify"},
-    "query.server": {"builder.game", "db", "query", "query.play", "query.shapes"},
+    # search answers positions no table holds, with the tables at its leaves.
+    "query.search": {"builder.game", "db", "query"},
+    "query.shapes": {"builder.game", "db", "query", "query.audit", "query.play", "query.search",
+                     "query.verify"},
+    "query.server": {"builder.game", "db", "query", "query.play", "query.search", "query.shapes"},
     # The command line builds (builder.pipeline, builder.cluster) as well as answering.
     "query.cli": {"builder", "builder.game", "db", "query", "query.audit", "query.play",
-                  "query.verify", "query.shapes", "query.server"},
+                  "query.search", "query.verify", "query.shapes", "query.server"},
     "query.public": {"builder", "builder.game", "db", "query", "query.audit", "query.cli"},
 }
 FOLDERS = {"builder/game": "builder.game", "builder": "builder", "db": "db", "query": "query",
            "query/audit": "query.audit", "query/audit/solvers": "query.audit",
-           "query/play": "query.play", "query/verify": "query.verify",
+           "query/play": "query.play", "query/search": "query.search",
+           "query/verify": "query.verify",
            "query/cli": "query.cli", "query/server": "query.server",
            "query/public": "query.public"}
 

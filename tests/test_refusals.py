@@ -132,11 +132,11 @@ def test_probe_advice_names_only_a_table_within_reach(tmp_path: Path) -> None:
     spec = "7x6k4+gravity"
     near = "e1 d1 e2 d2 d3 b1 e3 e4 c1 d4 c2 d5 c3 c4 e5 d6 c5 e6 c6 f1 a1 a2"
     assert _run("build", spec, "--moves", near + " f2 f3", "--db", db, "--quiet")[0] == 0
-    status, _, err = _run("probe", spec, "--moves", "d d d", "--db", db)
+    status, _, err = _run("probe", spec, "--moves", "d d d", "--db", db, "--no-search")
     assert status == 2
     _one_line(err, "too far from the end for a table here", "stones on this board")
     assert "tablebase build" not in err
-    status, _, err = _run("probe", spec, "--moves", near, "--db", db)
+    status, _, err = _run("probe", spec, "--moves", near, "--db", db, "--no-search")
     assert status == 2
     _one_line(err, "build an endgame table from it: tablebase build 7x6k4+gravity --from")
 

@@ -209,7 +209,12 @@ def test_bad_input_is_400(client: TestClient) -> None:
            "board 1 of 1: board 'x?./.../...': unknown character '?'")
 
 
-def test_not_held_is_404_with_the_build_hint(client: TestClient, db: str) -> None:
+def test_not_held_is_404_with_the_build_hint(db: str) -> None:
+    with TestClient(make_app(db, search=None)) as client:
+        _not_held(client, db)
+
+
+def _not_held(client: TestClient, db: str) -> None:
     _error(client.get("/api/5x3k4"), 404,
            f"5x3k4 has not been built in this database; build it with: tablebase build 5x3k4"
            f" --db {db}")
@@ -294,7 +299,7 @@ def test_endgame_tables_are_served_the_same_way(tmp_path, capsys) -> None:  # ty
     game = Game(spec)
     board = play(game, moves + " a1")
     text = "/".join("".join(".xo"[v] for v in board[r * 7:(r + 1) * 7]) for r in range(6))
-    with TestClient(make_app(db)) as c:
+    with TestClient(make_app(db, search=None)) as c:
         games = c.get("/api/games").json()
         assert len(games) == 1
         assert games[0]["root"] is not None and len(games[0]["checksum"]) == 16

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from tablebase.builder.game import GameError
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE, tool_version
-from tablebase.query.cli import ask, audit, build, info, serve, strategy
+from tablebase.query.cli import ask, audit, build, info, serve, solve, strategy
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from tablebase.query.errors import QueryError, error_text, one_line
 
-FAMILIES = (build, info, ask, audit, serve, strategy)
+FAMILIES = (build, info, ask, solve, audit, serve, strategy)
 
 
 def make_parser() -> argparse.ArgumentParser:

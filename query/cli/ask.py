@@ -14,7 +14,9 @@ from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
 from tablebase.query.play.game import play_game
-from tablebase.query.shapes import line_json, moves_json, probe_json
+from tablebase.query.cli.solve import search_options
+from tablebase.query.search.answers import moves_or_search, probe_or_search
+from tablebase.query.shapes import answer_json, line_json, moves_json
 from tablebase.query.tablebase import open_tablebase
 
 
@@ -24,8 +26,11 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
-        probe = tb.probe(spec, board)
-    print(json.dumps(probe_json(spec, board, probe), indent=2) if args.json else probe)
+        answer = probe_or_search(tb, spec, board, args.search)
+    if args.json:
+        print(json.dumps(answer_json(spec, board, answer), indent=2))
+    else:
+        print(answer)
     return EXIT_OK
 
 
@@ -33,7 +38,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
-        probe, moves, table = tb.examine(spec, board)
+        probe, moves, table = moves_or_search(tb, spec, board, args.search)
     if args.json:
         print(json.dumps(moves_json(spec, board, probe, moves, table), indent=2))
         return EXIT_OK
@@ -42,11 +47,15 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     if not moves:  # the probe line has said who won
         return EXIT_OK
     width = max(4, *(len(m.move) for m in moves))
-    print(f"  {'move':<{width}}  {'value':<5}  depth after")
+    print(f"  {'move':<{width}}  {'value':<7}  depth after")
     for m in moves:
-        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {m.value.word:<5}  {m.depth:>11}")
+        value = "?" if m.value is None else m.value.word
+        depth = "?" if m.depth is None else m.depth
+        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {value:<7}  {depth:>11}")
     print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
-          " after it; * marks the best moves")
+          " after it; * marks the best moves" + ("; ? not proved within the search's time"
+                                                 if any(m.value is None or m.depth is None
+                                                        for m in moves) else ""))
     return EXIT_OK
 
 
@@ -104,15 +113,18 @@ def register(commands: Any) -> None:
     p = commands.add_parser("probe", help="value and depth of a position",
                             description="The value (win/draw/loss for the side to move) and"
                                         " depth (plies to the end under perfect play) of a"
-                                        " position.")
+                                        " position; where no table holds it, by search.")
     position_args(p)
+    search_options(p)
     p.set_defaults(run=_cmd_probe)
 
     p = commands.add_parser("moves", help="every legal move with its value, best first",
                             description="Every legal move with its value for the player making"
                                         " it and the depth after it, best first; * marks the"
-                                        " moves that keep the perfect value and depth.")
+                                        " moves that keep the perfect value and depth; where no"
+                                        " table holds the position, by search.")
     position_args(p)
+    search_options(p)
     p.set_defaults(run=_cmd_moves)
 
     p = commands.add_parser("line", help="a perfect line to the end of the game",

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from tablebase.query.cli.common import EXIT_OK, UsageError, db_option, whole_number
+from tablebase.query.cli.solve import search_options
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -41,7 +42,7 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablebase.query.server.app import DB_VARIABLE, make_app
+    from tablebase.query.server.app import DB_VARIABLE, SEARCH_VARIABLE, make_app
     from tablebase.query.tablebase import open_tablebase
 
     if args.workers < 1:
@@ -66,11 +67,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         if args.workers == 1:
-            Announced(uvicorn.Config(make_app(args.db), **options)).run(sockets=[sock])
+            Announced(uvicorn.Config(make_app(args.db, args.search), **options)).run(sockets=[sock])
         else:
             print(line, flush=True)
             # Worker processes build their own app, by name, on the database named here.
             os.environ[DB_VARIABLE] = args.db
+            os.environ[SEARCH_VARIABLE] = "" if args.search is None else str(args.search)
             uvicorn.run("tablebase.query.server.app:app_from_environment", factory=True,
                         workers=args.workers, fd=sock.fileno(), **options)
     except KeyboardInterrupt:
@@ -90,6 +92,7 @@ def register(commands: Any) -> None:
                                         " page at / to explore and play. The database is opened"
                                         " read-only.")
     db_option(p)
+    search_options(p)
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default: 127.0.0.1, this machine only)")
     p.add_argument("--port", default=8000,

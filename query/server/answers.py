@@ -23,6 +23,7 @@ from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import (board_texts, empty_board, json_kind, parse_board,
                                       parse_boards, play_moves)
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, moves_or_search
 from tablebase.query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
                                     stats_json)
 from tablebase.query.tablebase import Tablebase
@@ -43,8 +44,9 @@ class TooLargeError(QueryError, ValueError):
 class Answers:
     """The answers of the HTTP API from one database, opened read-only."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> None:
         self.db = db
+        self.search = search  # seconds to search a position no table holds (None: refuse)
         self._local = threading.local()
         self._games: list[GameRecord] = []
         self._games_read = -float("inf")
@@ -117,7 +119,7 @@ class Answers:
     def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `moves --json` object of a position: its value and depth, every move best first,
         and the root of the table that holds it (so that a page opened on it shows that table)."""
-        return moves_json(spec, board, *self.tablebase().examine(spec, board))
+        return moves_json(spec, board, *moves_or_search(self.tablebase(), spec, board, self.search))
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game."""

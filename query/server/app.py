@@ -5,6 +5,7 @@ the table's checksum as their ETag, since a built table never changes.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Awaitable, Callable
@@ -24,11 +25,13 @@ from tablebase.builder.game import GameError
 from tablebase.db.errors import GameNotBuiltError, StorageError
 from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError, error_text,
                                     one_line)
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The environment variable that names the database for `app_from_environment` (--workers).
 DB_VARIABLE = "TABLEBASE_SERVE_DB"
+SEARCH_VARIABLE = "TABLEBASE_SERVE_SEARCH"  # the workers' --search seconds; empty: none
 
 CACHE_ANSWERS = "public, max-age=86400"
 POSITION_PARAMS = {"board", "moves"}
@@ -62,9 +65,10 @@ def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -
     return JSONResponse(data, headers=headers)
 
 
-def make_app(db: str) -> ASGIApp:
-    """The ASGI app answering from the database `db` (a path or URL), opened read-only."""
-    answers = Answers(db)
+def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> ASGIApp:
+    """The ASGI app answering from the database `db` (a path or URL), opened read-only; a
+    position no table holds is searched for at most `search` seconds (None: refused)."""
+    answers = Answers(db, search)
 
     def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
         """Run `handler`, turning the errors of bad or unanswerable requests into JSON."""
@@ -100,6 +104,9 @@ def make_app(db: str) -> ASGIApp:
     async def position(request: Request) -> Response:
         spec, board = position_query(request)
         data = answers.moves(spec, board)
+        if data["source"] == "search":  # found within a time budget: not cached as final
+            digest = hashlib.sha1(json.dumps(data["moves"]).encode()).hexdigest()[:16]
+            return _tagged(data, f"search-{digest}", request, "no-store")
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
@@ -163,7 +170,8 @@ def make_app(db: str) -> ASGIApp:
 
 def app_from_environment() -> ASGIApp:
     """The app on the database named by TABLEBASE_SERVE_DB (for uvicorn's worker processes)."""
-    return make_app(os.environ[DB_VARIABLE])
+    search = os.environ.get(SEARCH_VARIABLE, "")
+    return make_app(os.environ[DB_VARIABLE], float(search) if search else None)
 
 
 class _BadRequest(QueryError, ValueError):

@@ -1,0 +1,219 @@
+"""Answers for positions no table holds, by search with the stored tables at its leaves: the
+one place that decides when the command line and the HTTP API fall back to search, and what a
+searched answer says (its value or only what was proved, and that it came from search)."""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tablebase.builder.game import Spec, Value, check_position, mover_at, open_cells
+from tablebase.builder.game.orders import stone_order
+from tablebase.builder.game.root import Root
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
+from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
+from tablebase.query.notation import board_text, move_name, to_move_name
+from tablebase.query.records import MoveInfo, Probe
+from tablebase.query.search.board import LeafTable, leaf_table
+from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
+from tablebase.query.tables import LOAD_LIMIT
+from tablebase.query.tablebase import Tablebase
+
+# Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.
+DEFAULT_SEARCH_SECONDS = 2.0
+# Tables of more positions stay out of the search's leaves (each is loaded whole).
+LEAF_LIMIT = LOAD_LIMIT // 4
+
+
+@dataclass(frozen=True)
+class Searched:
+    """A position answered by search: the board, and what search proved about it."""
+
+    spec: Spec
+    board: tuple[int, ...]
+    solution: Solution
+
+    @property
+    def ply(self) -> int:
+        """Stones on the board."""
+        return sum(1 for v in self.board if v)
+
+    @property
+    def to_move(self) -> str:
+        """'x' or 'o'."""
+        return to_move_name(self.ply)
+
+    @property
+    def move(self) -> str | None:
+        """The name of a move that keeps the value (and depth, where proved)."""
+        cell = self.solution.move
+        return None if cell is None else move_name(self.spec, cell)
+
+    def __str__(self) -> str:
+        s = self.solution
+        if s.depth == 0:
+            return f"game over: {s.known} for {self.to_move} (by search)"
+        return f"{self.to_move} to move: {s.known} (by search)"
+
+    @property
+    def effort(self) -> str:
+        """'12,345 nodes in 0.04 s (308,625 a second), 3 table hits'."""
+        s = self.solution
+        return (f"{s.nodes:,} nodes in {s.seconds:.2f} s ({s.rate:,.0f} a second),"
+                f" {s.table_hits:,} table hit{'' if s.table_hits == 1 else 's'}")
+
+
+@dataclass(frozen=True)
+class SearchedMove:
+    """One legal move by search: its name and cell, what is proved of its value for the player
+    making it ([low, high]) and of the depth after it, and whether it keeps the position's."""
+
+    move: str
+    cell: int
+    low: Value
+    high: Value
+    depth: int | None
+    best: bool
+
+    @property
+    def value(self) -> Value | None:
+        """The move's value, or None while only bounds are known."""
+        return self.low if self.low == self.high else None
+
+
+def check_searchable(spec: Spec, board: Sequence[int]) -> None:
+    """Raise ImpossiblePositionError unless `board` can arise in play (a search answers only
+    those)."""
+    text = board_text(spec, board)
+    try:
+        check_position(spec, board)
+    except ValueError as e:
+        raise ImpossiblePositionError(f"position {text!r} ({spec.name}): {e}") from None
+    if stone_order(spec, board) is None:
+        raise ImpossiblePositionError(
+            f"position {text!r} ({spec.name}): no order of alternating moves, x first, builds"
+            " it without the game ending first: it cannot be reached")
+
+
+def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
+    """The stored tables of `spec` small enough to load whole, as search leaves."""
+    if tb is None:
+        return []
+    try:
+        infos = tb.tables(spec)
+    except GameNotBuiltError:
+        return []
+    found = []
+    for info in infos:
+        if info.positions > LEAF_LIMIT:
+            continue
+        table = tb.table(spec, info.root)
+        root = Root.whole(spec) if info.root is None else Root(spec, tuple(info.root))
+        found.append(leaf_table(root, table.codes, table.value, table.depth))
+    return found
+
+
+def searcher(tb: Tablebase | None, spec: Spec, use_tables: bool = True) -> Searcher:
+    """A Searcher of `spec` with the database's tables at its leaves (unless `use_tables` is
+    False)."""
+    return Searcher(spec, leaves(tb, spec) if use_tables else ())
+
+
+def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], budget: Budget = Budget(),
+          progress: Progress | None = None, use_tables: bool = True,
+          engine: Searcher | None = None) -> Searched:
+    """Solve a legal position by search (tables at the leaves), within `budget`."""
+    board = tuple(int(v) for v in board)
+    check_searchable(spec, board)
+    engine = engine or searcher(tb, spec, use_tables)
+    return Searched(spec, board, engine.solve(board, budget, progress))
+
+
+def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
+    """Whether `error` from a table lookup means no table covers the position (search may
+    answer), rather than that it cannot be reached (a whole-board table lacks it)."""
+    if tb is None or isinstance(error, (GameNotBuiltError, MissingDatabaseError)):
+        return True
+    return isinstance(error, MissingPositionError) and not any(
+        t.root is None for t in tb.tables(spec))
+
+
+def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+                    search: float | None = DEFAULT_SEARCH_SECONDS) -> Probe | Searched:
+    """The table's answer for `board`, or (where no table holds it and `search` seconds are
+    allowed) the search's; otherwise the table's error."""
+    try:
+        if tb is None:
+            raise GameNotBuiltError(f"{spec.name} has not been built")
+        return tb.probe(spec, board)
+    except (GameNotBuiltError, MissingPositionError) as e:
+        if search is None or not _table_misses(tb, spec, e):
+            raise
+        return solve(tb, spec, board, Budget(seconds=search))
+
+
+def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+                    search: float | None = DEFAULT_SEARCH_SECONDS
+                    ) -> tuple[Probe | Searched, Sequence[MoveInfo | SearchedMove],
+                               tuple[int, ...] | None]:
+    """`Tablebase.examine`, or where no table holds `board` (and `search` allows), the
+    position and every move by search: half the seconds for the position, the rest shared by
+    its moves (None for the table's root: no table holds it)."""
+    try:
+        if tb is None:
+            raise GameNotBuiltError(f"{spec.name} has not been built")
+        return tb.examine(spec, board)
+    except (GameNotBuiltError, MissingPositionError) as e:
+        if search is None or not _table_misses(tb, spec, e):
+            raise
+    engine = searcher(tb, spec)
+    deadline = time.monotonic() + search
+    root = solve(tb, spec, board, Budget(seconds=search / 2), engine=engine)
+    if root.solution.depth == 0:
+        return root, [], None
+    cells = open_cells(spec, board)
+    moves = []
+    for i, cell in enumerate(cells):
+        child = list(board)
+        child[cell] = mover_at(root.ply)
+        share = max(0.0, deadline - time.monotonic()) / (len(cells) - i)
+        s = engine.solve(tuple(child), Budget(seconds=share))
+        low, high = Value(-s.high), Value(-s.low)
+        moves.append((cell, low, high, s.depth))
+    return root, _ranked(spec, root.solution, moves), None
+
+
+def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int | None]]
+            ) -> list[SearchedMove]:
+    """The searched moves best first (known values by score, then bounds), each marked best
+    when it keeps the root's value (and depth, where both are proved)."""
+    def key(m: tuple[int, Value, Value, int | None]) -> tuple[float, int]:
+        cell, low, high, depth = m
+        if low != high:
+            return (int(low) + int(high)) / 2, cell
+        if low == Value.WIN:
+            return 2 - (depth or 0) / 1000, cell
+        if low == Value.LOSS:
+            return -2 + (depth or 0) / 1000, cell
+        return 0, cell
+
+    def best(low: Value, high: Value, depth: int | None, cell: int) -> bool:
+        if root.value is None or low != high or low != root.value:
+            return cell == root.move
+        if root.depth is None or depth is None or root.value == Value.DRAW:
+            return True
+        return depth + 1 == root.depth
+
+    ordered = sorted(moves, key=lambda m: (-key(m)[0], key(m)[1]))
+    return [SearchedMove(move_name(spec, cell), cell, low, high, depth, best(low, high, depth, cell))
+            for cell, low, high, depth in ordered]
+
+
+def open_for_answers(db: str, search: float | None) -> Tablebase | None:
+    """The database's Tablebase, or None when there is no database and search may answer."""
+    try:
+        return Tablebase(db)
+    except MissingDatabaseError:
+        if search is None:
+            raise
+        return None

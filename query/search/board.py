@@ -1,0 +1,169 @@
+"""The arrays one game's search runs on (query/search/kernel.py): the rules as lines and maps,
+the board and its counts, the transposition table, and the stored tables used as leaves."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.builder.game import Spec
+from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.root import Root
+from tablebase.builder.game.symmetry import permutations
+from tablebase.query.errors import QueryError
+from tablebase.query.search import kernel
+from tablebase.query.search.kernel import WS
+
+# The board's two bitmasks are the table's key: a board of more cells needs another key.
+MAX_SEARCH_CELLS = 64
+# Transposition table slots (22 bytes each): 2**22 is 92 MiB.
+DEFAULT_SLOTS_LOG2 = 22
+
+
+class SearchRefusedError(QueryError, ValueError):
+    """A game the search cannot take (a board of more than 64 cells)."""
+
+
+@dataclass(frozen=True)
+class LeafTable:
+    """A stored table loaded for use at the leaves: its root, and its canonical codes (sorted)
+    with their scores on the kernel's scale."""
+
+    root: Root
+    codes: np.ndarray
+    scores: np.ndarray
+
+
+def leaf_table(root: Root, codes: np.ndarray, value: np.ndarray, depth: np.ndarray) -> LeafTable:
+    """A LeafTable from a loaded table's arrays (value for the side to move, depth in plies)."""
+    v = np.asarray(value, dtype=np.int64)
+    scores = np.where(v == 0, 0, v * (WS - np.asarray(depth, dtype=np.int64)))
+    return LeafTable(root, np.ascontiguousarray(codes, dtype=np.int64), scores.astype(np.int16))
+
+
+class Board:
+    """The kernel's arrays for one game, with a board loaded into them (`load`)."""
+
+    def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
+                 slots_log2: int = DEFAULT_SLOTS_LOG2) -> None:
+        if spec.cells > MAX_SEARCH_CELLS:
+            raise SearchRefusedError(
+                f"{spec.name} has {spec.cells} cells; the search takes boards of at most"
+                f" {MAX_SEARCH_CELLS}")
+        self.spec = spec
+        n = spec.cells
+        self.lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
+        through: list[list[int]] = [[] for _ in range(n)]
+        for i, line in enumerate(self.lines):
+            for c in line:
+                through[int(c)].append(i)
+        self.cl_off = np.cumsum([0] + [len(t) for t in through]).astype(np.int64)
+        self.cl_idx = np.array([i for t in through for i in t], dtype=np.int64)
+        self.perms = np.ascontiguousarray(permutations(spec), dtype=np.int64)
+        self.inv = np.argsort(self.perms, axis=1).astype(np.int64)
+        slots = 1 << slots_log2
+        self.par = np.array([n, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
+                             len(self.perms), slots - 1], dtype=np.int64)
+        self.board = np.zeros(n, dtype=np.uint8)
+        self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
+        self.st = np.zeros(1, dtype=np.int64)
+        self.bx = np.zeros(len(self.perms), dtype=np.uint64)
+        self.bo = np.zeros(len(self.perms), dtype=np.uint64)
+        # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
+        self.tk1 = np.zeros(slots, dtype=np.uint64)
+        self.tk2 = np.zeros(slots, dtype=np.uint64)
+        self.tlo = np.zeros(slots, dtype=np.int16)
+        self.thi = np.zeros(slots, dtype=np.int16)
+        self.tmv = np.zeros(slots, dtype=np.int16)
+        self.tfl = np.zeros(slots, dtype=np.uint8)
+        self.ctl = np.zeros(8, dtype=np.int64)
+        self.mv = np.zeros((n + 1, n), dtype=np.int64)
+        self.mh = np.zeros((n + 1, n), dtype=np.int64)
+        self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
+        self.leaves = len(leaves)
+
+    def load(self, board: Sequence[int]) -> None:
+        """Put `board` (cell values) on the arrays."""
+        self.board[:] = 0
+        self.cnt[:] = 0
+        self.st[0] = 0
+        self.bx[:] = 0
+        self.bo[:] = 0
+        for cell, v in enumerate(board):
+            if v:
+                self.place(cell, int(v))
+
+    def place(self, cell: int, player: int) -> bool:
+        """Play `player` on `cell`; whether that completes a line of theirs."""
+        return bool(kernel.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
+                                 self.cnt, self.st, self.bx, self.bo, cell, player))
+
+    def remove(self, cell: int) -> None:
+        """Take the stone off `cell`."""
+        kernel.remove(self.par, self.cl_off, self.cl_idx, self.perms, self.board, self.cnt,
+                      self.st, self.bx, self.bo, cell)
+
+    @property
+    def stones(self) -> int:
+        """Stones on the loaded board."""
+        return int(self.st[0])
+
+    def ordered_moves(self) -> list[int]:
+        """The playable cells of the loaded board, the kernel's best guess first."""
+        moves = np.zeros(self.spec.cells, dtype=np.int64)
+        keys = np.zeros(self.spec.cells, dtype=np.int64)
+        m = kernel.candidates(self.par, self.board, moves)
+        slot, kx, ko, g0 = kernel.slot_of(self.par, self.bx, self.bo)
+        first = -1
+        if self.tfl[slot] and self.tk1[slot] == kx and self.tk2[slot] == ko and self.tmv[slot] >= 0:
+            first = int(self.inv[g0, self.tmv[slot]])
+        kernel.order(self.par, self.cl_off, self.cl_idx, self.cnt, moves, keys, m, first,
+                     self.stones % 2)
+        return [int(c) for c in moves[:m]]
+
+    def search(self, alpha: int, beta: int) -> int:
+        """The kernel's search of the loaded board (not over) in the window (alpha, beta)."""
+        return int(kernel.search(
+            self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
+            self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
+            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
+            self.mv, self.mh, alpha, beta))
+
+
+def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """tinfo, tdata, tcodes, tscores (kernel.leaf) of the tables at the leaves."""
+    info, data, codes, scores = [], [], [], []
+    offset = 0
+    full = permutations(spec)
+    for table in leaves:
+        root = table.root
+        stones = [(c, v) for c, v in enumerate(root.board) if v]
+        row = [len(stones), len(data)]
+        data += [x for pair in stones for x in pair]
+        row += [root.cells, len(data)]
+        data += root.free.tolist()
+        stab = 3 ** root.symmetries.astype(np.int64)  # weight of free digit i under each map
+        row += [len(stab), len(data)]
+        data += stab.ravel().tolist()
+        # One orientation per coset of the stabiliser: maps t∘g give the same canonical code.
+        fixing = [full[s] for s in root.full_maps]
+        seen: set[tuple[int, ...]] = set()
+        reps = []
+        for g in range(len(full)):
+            if tuple(full[g]) in seen:
+                continue
+            reps.append(g)
+            seen |= {tuple(t[full[g]]) for t in fixing}
+        row += [len(reps), len(data)]
+        data += reps
+        row += [offset, len(table.codes)]
+        offset += len(table.codes)
+        info.append(row)
+        codes.append(table.codes)
+        scores.append(table.scores)
+    tinfo = np.array(info, dtype=np.int64).reshape(len(info), 10)
+    tcodes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+    tscores = np.concatenate(scores) if scores else np.zeros(0, dtype=np.int16)
+    return tinfo, np.array(data, dtype=np.int64), tcodes, tscores

@@ -1,0 +1,222 @@
+"""Solving one position by search: its exact value for the side to move, its depth where the
+search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
+the answer is what was proved so far, never a guess.
+
+The order of the work: short wins and losses first (a null window at WS - d for d = 1, 2, ...:
+a win within d plies, cut off at that depth by the kernel's bounds), then the value by two null
+windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
+and last a move whose child has the score found. The transposition table is kept between
+calls, so asking about a position's children after the position costs little.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from tablebase.builder.game import Spec, Value, outcome
+from tablebase.query.notation import outcome_text
+from tablebase.query.search import kernel
+from tablebase.query.search.board import Board, LeafTable
+from tablebase.query.search.kernel import WS
+
+# Deepening stops once one step costs this many nodes: the value search takes over.
+DEEPEN_NODES = 1 << 18
+# How often a timed search looks at the clock (and the progress line is redrawn).
+_POLL = 0.05
+
+Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
+
+
+class OutOfBudget(Exception):
+    """The budget ran out in the middle of a search (internal to this module and fallback)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a search may spend: seconds and nodes (None: no limit)."""
+
+    seconds: float | None = None
+    nodes: int | None = None
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What search proved about one position: the value lies in [low, high] (for the side to
+    move; equal once known), the depth (plies to the end, None until proved) and a move (cell)
+    that keeps them (None on a finished game, or when the budget ran out first)."""
+
+    low: Value
+    high: Value
+    depth: int | None
+    move: int | None
+    nodes: int
+    table_hits: int
+    seconds: float
+
+    @property
+    def value(self) -> Value | None:
+        """The value, or None while only bounds are known."""
+        return self.low if self.low == self.high else None
+
+    @property
+    def known(self) -> str:
+        """What is known, in words: 'win in 7 plies', 'win (depth not proved)', 'unknown: not
+        a loss', 'unknown'."""
+        if self.value is not None:
+            if self.depth is not None:
+                return outcome_text(self.value, self.depth)
+            return f"{self.value.word} (depth not proved)"
+        if self.low == Value.DRAW:
+            return "unknown: not a loss"
+        if self.high == Value.DRAW:
+            return "unknown: not a win"
+        return "unknown"
+
+    @property
+    def rate(self) -> float:
+        """Nodes a second."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class Searcher:
+    """Searches positions of one game, keeping its transposition table between them."""
+
+    def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
+                 slots_log2: int | None = None) -> None:
+        self.spec = spec
+        self.arrays = Board(spec, leaves) if slots_log2 is None else Board(spec, leaves, slots_log2)
+        self._deadline: float | None = None
+        self._progress: Progress | None = None
+
+    # --- the kernel, under the budget ----------------------------------------------
+
+    def _run(self, alpha: int, beta: int) -> int:
+        """One kernel search; OutOfBudget when it was stopped."""
+        a = self.arrays
+        if self._deadline is None and self._progress is None:
+            score = a.search(alpha, beta)
+        else:
+            box: list[int] = []
+            worker = threading.Thread(target=lambda: box.append(a.search(alpha, beta)))
+            worker.start()
+            try:
+                while worker.is_alive():
+                    worker.join(_POLL)
+                    if self._progress is not None:
+                        self._progress(int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS]))
+                    if self._deadline is not None and time.monotonic() > self._deadline:
+                        a.ctl[kernel.STOP] = 1
+            finally:  # Ctrl-C included: stop the kernel before leaving it running
+                a.ctl[kernel.STOP] = 1
+                worker.join()
+                a.ctl[kernel.STOP] = 0
+            score = box[0] if box else 0
+        if a.ctl[kernel.ABORTED]:
+            a.ctl[kernel.ABORTED] = 0
+            raise OutOfBudget
+        return score
+
+    def _child(self, cell: int, alpha: int, beta: int) -> int:
+        """The score of the loaded board's child after `cell`, searched in (alpha, beta)."""
+        a = self.arrays
+        player = 1 if a.stones % 2 == 0 else 2
+        made = a.place(cell, player)
+        try:
+            if made:
+                return WS if self.spec.misere else -WS
+            if a.stones == self.spec.cells:
+                return 0
+            return self._run(alpha, beta)
+        finally:
+            a.remove(cell)
+
+    def _wins_within(self, d: int) -> bool:
+        return self._run(WS - d - 1, WS - d) >= WS - d
+
+    def _loses_within(self, d: int) -> bool:
+        return self._run(-(WS - d), -(WS - d) + 1) <= -(WS - d)
+
+    # --- one position --------------------------------------------------------------
+
+    def solve(self, board: Sequence[int], budget: Budget = Budget(),
+              progress: Progress | None = None) -> Solution:
+        """What search proves about `board` (a legal position) within `budget`."""
+        a = self.arrays
+        start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
+        self._deadline = None if budget.seconds is None else start + budget.seconds
+        self._progress = progress
+        a.ctl[kernel.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
+        low, high, depth, move = Value.LOSS, Value.WIN, None, None
+        empties = self.spec.cells - sum(1 for v in board if v)
+        over = outcome(self.spec, board)
+        if over is not None:
+            low = high = over
+            depth = 0
+        else:
+            a.load(board)
+            try:
+                low, high, depth, move = self._solve(empties)
+            except OutOfBudget:
+                low, high, depth, move = self._partial
+        return Solution(low, high, depth, move, int(a.ctl[kernel.NODES]) - nodes0,
+                        int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
+
+    def _solve(self, empties: int) -> tuple[Value, Value, int | None, int | None]:
+        self._partial = (Value.LOSS, Value.WIN, None, None)
+        score, tried = None, 0
+        for d in range(1, empties + 1):
+            before = int(self.arrays.ctl[kernel.NODES])
+            if self._wins_within(d):
+                score = WS - d
+            elif self._loses_within(d):
+                score = d - WS
+            tried = d
+            if score is not None or int(self.arrays.ctl[kernel.NODES]) - before > DEEPEN_NODES:
+                break
+        if score is None:
+            if self._run(-1, 0) <= -1:
+                value = Value.LOSS
+            else:
+                self._partial = (Value.DRAW, Value.WIN, None, None)
+                value = Value.WIN if self._run(0, 1) >= 1 else Value.DRAW
+            self._partial = (value, value, empties if value == Value.DRAW else None, None)
+            if value == Value.DRAW:
+                score = 0
+            else:
+                self._partial = (value, value, None, self._keeping(int(value), sign_only=True))
+                score = self._bisect(value, tried + 1, empties)
+        value = Value(1 if score > 0 else -1 if score < 0 else 0)
+        depth = empties if score == 0 else WS - abs(score)
+        self._partial = (value, value, depth, None)
+        return value, value, depth, self._keeping(score)
+
+    def _bisect(self, value: Value, low: int, high: int) -> int:
+        """The exact score of a decided board: the least d in [low, high] within which the
+        win (or loss) comes."""
+        test = self._wins_within if value == Value.WIN else self._loses_within
+        while low < high:
+            mid = (low + high) // 2
+            if test(mid):
+                high = mid
+            else:
+                low = mid + 1
+        return WS - low if value == Value.WIN else low - WS
+
+    def _keeping(self, score: int, sign_only: bool = False) -> int | None:
+        """A move of the loaded board whose score is `score` (or, with `sign_only`, of its
+        sign; any move of a lost board)."""
+        moves = self.arrays.ordered_moves()
+        if sign_only and score < 0:
+            return moves[0]
+        for cell in moves:
+            if sign_only:
+                child = self._child(cell, -1, 1) if score == 0 else self._child(cell, -1, 0)
+                if (child == 0) if score == 0 else (child < 0):
+                    return cell
+                continue
+            want = kernel.invert(score)
+            if self._child(cell, want - 1, want + 1) == want:
+                return cell
+        raise AssertionError("no move keeps the score the search proved")
