@@ -3,7 +3,9 @@ win check, symmetry and a plain recursive negamax. It shares no code with builde
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -164,3 +166,64 @@ def play(game: Game, moves: str) -> tuple[int, ...]:
         assert cell in game.moves(board), (moves, move)
         board = game.child(board, cell)
     return board
+
+
+# -- plain AND/OR search for short forced wins on boards too big to solve (no gravity) --------
+# Two obviously sound shortcuts only: a side that can complete a line does; a side facing two
+# cells where the other completes a line (and none of its own) loses within two plies, and
+# facing one, only blocking it can last longer.
+
+def completing(game: Game, board: tuple[int, ...], player: int) -> list[int]:
+    """The empty cells where `player` would complete a line."""
+    return [c for c in game.open_cells(board)
+            if game.wins(board[:c] + (player,) + board[c + 1:], player)]
+
+
+def wins_within(game: Game, board: tuple[int, ...], d: int,
+                choose: Callable[[tuple[int, ...]], int | None] | None = None,
+                memo: dict | None = None) -> bool:
+    """Whether the side to move wins within d plies. With `choose`, only the move it picks is
+    tried where the winner moves (every defence is still tried): a check of someone else's
+    proof, fast; without, every move is tried: plain, exhaustive, slow."""
+    memo = {} if memo is None else memo
+    key = ("or", board, d)
+    if key not in memo:
+        memo[key] = _or(game, board, d, choose, memo)
+    return memo[key]
+
+
+def _or(game: Game, board: tuple[int, ...], d: int, choose: Any, memo: dict) -> bool:
+    if game.terminal_value(board) is not None or d < 1:
+        return False
+    me = 1 if game.stones(board) % 2 == 0 else 2
+    if completing(game, board, me):
+        return True
+    if d < 3:
+        return False  # no line now, and the other side moves next
+    if choose is not None:
+        cell = choose(board)
+        cells = [] if cell is None or cell not in game.open_cells(board) else [cell]
+    else:
+        blocks = completing(game, board, 3 - me)
+        cells = blocks[:1] if blocks else game.open_cells(board)
+    return any(loses_within(game, game.child(board, c), d - 1, choose, memo) for c in cells)
+
+
+def loses_within(game: Game, board: tuple[int, ...], d: int,
+                 choose: Callable[[tuple[int, ...]], int | None] | None = None,
+                 memo: dict | None = None) -> bool:
+    """Whether the side to move loses within d plies whatever it plays (see wins_within)."""
+    memo = {} if memo is None else memo
+    done = game.terminal_value(board)
+    if done is not None:
+        return done == LOSS
+    if d < 2:
+        return False
+    me = 1 if game.stones(board) % 2 == 0 else 2
+    if completing(game, board, me):
+        return False
+    threats = completing(game, board, 3 - me)
+    if len(threats) >= 2:
+        return True
+    cells = threats if threats else game.open_cells(board)
+    return all(wins_within(game, game.child(board, c), d - 1, choose, memo) for c in cells)

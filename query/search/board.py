@@ -131,6 +131,19 @@ class Board:
             self.mv, self.mh, alpha, beta))
 
 
+    def scores_many(self, boards: np.ndarray) -> np.ndarray:
+        """Exact scores (kernel scale) of many legal boards, by the kernel's full-window search."""
+        boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, self.spec.cells)
+        out = np.zeros(len(boards), dtype=np.int64)
+        self.ctl[kernel.LIMIT] = 1 << 62
+        kernel.scores_many(
+            self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
+            self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
+            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
+            self.mv, self.mh, boards, out)
+        return out
+
+
 def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """tinfo, tdata, tcodes, tscores (kernel.leaf) of the tables at the leaves."""

@@ -1,0 +1,186 @@
+"""`make bench` search section: positions no table can hold, answered by search.
+
+- 7x7 five in a row, 9 to 13 stones, a forced win within 9 plies (tests/search_positions/
+  7x7k5.txt): each solved by a fresh search (its own transposition table), timed; the value and
+  move checked by the plain AND/OR search of tests/reference.py (every defence tried).
+- Connect Four 7x6, 16 to 20 stones (connect4.txt): each solved by search, then its endgame
+  table built from the same position and compared (value, depth, and the move's value).
+- Tables at the leaves: 16-stone positions searched alone and then with the endgame tables of
+  every reply to the best move (18 stones) at the leaves, in the same run.
+- The search's positions a second beside the table's probes a second.
+
+    python tests/bench_search.py [--part gomoku|connect4|leaves]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tablebase.query.search.engine import Budget  # noqa: E402
+from tests.search_sets import read_set  # noqa: E402
+
+GOMOKU_SECONDS, CONNECT4_SECONDS = 1.0, 10.0
+
+
+def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
+    from tablebase.query.search.engine import Searcher
+    return Searcher(spec, leaves)
+
+
+def bench_gomoku() -> tuple[int, int, int]:
+    """(positions, solved within the time, agreeing with the plain search)."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import move_name, play_moves
+    from tests.reference import Game, wins_within
+    spec, game = parse_spec("7x7k5"), Game("7x7k5")
+    _fresh(spec).solve(play_moves(spec, "d4"), Budget(nodes=1000))  # compile (or load) first
+    rows = read_set("7x7k5.txt")
+    fast = agree = 0
+    print(f"{'stones':>6} {'answer':<16} {'move':<5} {'nodes':>9} {'seconds':>8} {'plain search':<14}")
+    for moves in rows:
+        board = play_moves(spec, moves)
+        searcher = _fresh(spec)
+        s = searcher.solve(board, Budget(seconds=30))
+        fast += s.seconds <= GOMOKU_SECONDS
+
+        def choose(b):  # type: ignore[no-untyped-def]
+            return searcher.solve(b).move
+        ok = (s.value is not None and s.value.word == "win" and s.depth is not None
+              and _move_wins(game, board, s.move, s.depth, choose))
+        # Exactness of the depth by the plain search trying every move, where it is quick.
+        exact = (not wins_within(game, board, s.depth - 2)) if ok and s.depth <= 7 else None
+        ok = ok and exact is not False
+        agree += ok
+        print(f"{len(moves.split()):>6} {s.known:<16} {move_name(spec, s.move):<5} {s.nodes:>9,} {s.seconds:>8.3f}"
+              f" {('agrees' if ok else 'DISAGREES') + (' (depth too)' if exact else ''):<14}",
+              flush=True)
+    print(f"7x7k5 short wins: {fast} of {len(rows)} solved within {GOMOKU_SECONDS:g} s; {agree}"
+          f" of {len(rows)} agree with the plain search (value and move)")
+    return len(rows), fast, agree
+
+
+def _move_wins(game, board, cell, depth, choose) -> bool:  # type: ignore[no-untyped-def]
+    """The plain search's check of a move: after it, every defence loses within depth - 1."""
+    from tests.reference import loses_within
+    return loses_within(game, game.child(board, cell), depth - 1, choose)
+
+
+def bench_connect4() -> None:
+    """Search against endgame tables built from the same positions."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
+    from tablebase.query import open_tablebase
+    from tablebase.query.notation import play_moves
+    spec = parse_spec("7x6k4+gravity")
+    rows = read_set("connect4.txt")
+    _fresh(spec).solve(play_moves(spec, "d1"), Budget(nodes=1000))
+    fast = agree = 0
+    print(f"{'stones':>6} {'search':<20} {'nodes':>11} {'search s':>9} {'table':<20}"
+          f" {'table s':>8} {'positions':>11}")
+    for moves in rows:
+        board = play_moves(spec, moves)
+        s = _fresh(spec).solve(board, Budget(seconds=120))
+        fast += s.seconds <= CONNECT4_SECONDS
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "c4.db")
+            start = time.perf_counter()
+            report = build(spec, db, root=board)
+            built = time.perf_counter() - start
+            with open_tablebase(db) as tb:
+                probe = tb.probe(spec, board)
+                keeps = s.move is not None and any(m.cell == s.move and m.best
+                                                   for m in tb.moves(spec, board))
+        same = (s.value == probe.value and s.depth == probe.depth and keeps)
+        agree += same
+        print(f"{len(moves.split()):>6} {s.known:<20} {s.nodes:>11,} {s.seconds:>9.2f}"
+              f" {str(probe.value.word) + ' in ' + str(probe.depth):<20} {built:>8.2f}"
+              f" {report.canonical:>11,}{'' if same else '  DISAGREES'}")
+    print(f"connect four 16-20 stones: {fast} of {len(rows)} solved within {CONNECT4_SECONDS:g} s;"
+          f" {agree} of {len(rows)} agree with the endgame table (value, depth, best move)")
+
+
+def bench_leaves(count: int = 4) -> None:
+    """16-stone positions searched alone, then with tables of every reply to the best move."""
+    from tablebase.builder.game import legal_moves, parse_spec
+    from tablebase.builder.pipeline import build
+    from tablebase.query import open_tablebase
+    from tablebase.query.notation import play_moves
+    from tablebase.query.search.answers import leaves
+    spec = parse_spec("7x6k4+gravity")
+    rows = [m for m in read_set("connect4.txt") if len(m.split()) == 16][:count]
+    print(f"{'position':<9} {'alone s':>8} {'nodes':>11} {'tables':>7} {'with s':>8} {'nodes':>11}"
+          f" {'table hits':>11} {'speed-up':>9} {'probes/s':>10} {'search pos/s':>13}")
+    ratios = []
+    for i, moves in enumerate(rows, 1):
+        board = list(play_moves(spec, moves))
+        alone = _fresh(spec).solve(board)
+        after = list(board)
+        after[alone.move] = 1  # 16 stones: x to move
+        with tempfile.TemporaryDirectory() as tmp:
+            db = os.path.join(tmp, "leaves.db")
+            for reply in legal_moves(spec, after):
+                child = list(after)
+                child[reply] = 2
+                if not legal_moves(spec, child):
+                    continue
+                build(spec, db, root=tuple(child))
+            with open_tablebase(db) as tb:
+                tables = leaves(tb, spec)
+                rate = _probe_rate(tb, spec, after)
+        with_tables = _fresh(spec, tables).solve(board)
+        assert (with_tables.value, with_tables.depth) == (alone.value, alone.depth)
+        ratios.append(alone.seconds / with_tables.seconds)
+        print(f"{i:<9} {alone.seconds:>8.3f} {alone.nodes:>11,} {len(tables):>7}"
+              f" {with_tables.seconds:>8.3f} {with_tables.nodes:>11,} {with_tables.table_hits:>11,}"
+              f" {ratios[-1]:>8.1f}x {rate:>10,.0f} {alone.rate:>13,.0f}")
+    print(f"tables at the leaves: {sum(r > 1 for r in ratios)} of {len(ratios)} positions faster"
+          " with them (same value and depth)")
+
+
+def _probe_rate(tb, spec, board) -> float:  # type: ignore[no-untyped-def]
+    """Probes a second of the table's answers, over the children of the children of `board`."""
+    from tablebase.builder.game import legal_moves
+    boards = []
+    for a in legal_moves(spec, board):
+        b = list(board)
+        b[a] = 2
+        for c in legal_moves(spec, b):
+            d = list(b)
+            d[c] = 1
+            boards.append(tuple(d))
+    start, done = time.perf_counter(), 0
+    for d in boards:
+        done += tb.get(spec, d) is not None
+    return len(boards) / (time.perf_counter() - start)
+
+
+def bench_search(part: str | None = None) -> None:
+    """Print the search section."""
+    print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
+    if part in (None, "gomoku"):
+        bench_gomoku()
+    if part in (None, "connect4"):
+        bench_connect4()
+    if part in (None, "leaves"):
+        bench_leaves()
+    print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
+          f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
+          " the table on at least 20; tables at the leaves faster on 16 stones")
+
+
+def main() -> None:
+    """Run the section (or one part of it)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves"))
+    bench_search(parser.parse_args().part)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The position sets of the search bench and tests, made by self-play of a simple player (it
+wins where it can, blocks a line the other side would complete, else plays a random move near
+the centre and the stones) and kept in tests/search_positions/ as moves from the empty board.
+
+    python tests/search_sets.py     # remake both sets (seeded: the same files every time)
+
+7x7k5.txt: 9 to 13 stones where the side to move has a forced win in 3 to 9 plies, as the
+search proves it within a second (tests check its value and move independently, with the
+plain AND/OR search of tests/reference.py). connect4.txt: 7x6 Connect Four positions of 16, 18
+and 20 stones, the game not over.
+"""
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+HERE = ROOT / "tests" / "search_positions"
+
+
+def simple_move(spec, board: list[int], rng: random.Random) -> int:  # type: ignore[no-untyped-def]
+    """The simple player's move: a win, else a block, else random near the centre and stones."""
+    from tablebase.builder.game import legal_moves, outcome
+    moves = legal_moves(spec, board)
+    ply = sum(1 for v in board if v)
+    me = 1 if ply % 2 == 0 else 2
+    for player in (me, 3 - me):
+        for cell in moves:
+            board[cell] = player
+            made = outcome(spec, board) is not None and any(board) and _line(spec, board, player)
+            board[cell] = 0
+            if made:
+                return cell
+    w, h = spec.width, spec.height
+
+    def weight(cell: int) -> float:
+        r, c = divmod(cell, w)
+        near = sum(1 for dr in (-1, 0, 1) for dc in (-1, 0, 1)
+                   if 0 <= r + dr < h and 0 <= c + dc < w and board[(r + dr) * w + c + dc])
+        centre = (w + h) / 2 - abs(r - (h - 1) / 2) - abs(c - (w - 1) / 2)
+        return 1 + near * 2 + centre
+    return rng.choices(moves, weights=[weight(c) for c in moves])[0]
+
+
+def _line(spec, board: list[int], player: int) -> bool:  # type: ignore[no-untyped-def]
+    from tablebase.builder.game.rules import has_line
+    return has_line(spec, board, player)
+
+
+def self_play(spec, rng: random.Random, stones: int) -> list[int] | None:  # type: ignore[no-untyped-def]
+    """The cells of a simple-player game's first `stones` moves (None if it ended before)."""
+    from tablebase.builder.game import outcome
+    board, cells = [0] * spec.cells, []
+    for i in range(stones):
+        cell = simple_move(spec, board, rng)
+        board[cell] = 1 if i % 2 == 0 else 2
+        cells.append(cell)
+        if outcome(spec, board) is not None:
+            return None
+    return cells
+
+
+def read_set(name: str) -> list[str]:
+    """The move lists of a set (one a line; lines starting with # are notes)."""
+    lines = (HERE / name).read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+
+
+def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import move_name
+    from tablebase.query.search.engine import Budget, Searcher
+    spec = parse_spec("7x7k5")
+    searcher = Searcher(spec)
+    found: list[str] = []
+    while len(found) < wanted:
+        cells = self_play(spec, rng, rng.randint(9, 13))
+        if cells is None:
+            continue
+        board = [0] * spec.cells
+        for i, c in enumerate(cells):
+            board[c] = 1 if i % 2 == 0 else 2
+        s = searcher.solve(board, Budget(seconds=1.0))
+        if s.value is not None and s.value.word == "win" and s.depth is not None \
+                and 3 <= s.depth <= 9:
+            found.append(" ".join(move_name(spec, c) for c in cells))
+    return found
+
+
+def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import move_name
+    spec = parse_spec("7x6k4+gravity")
+    found: list[str] = []
+    for stones in (16, 18, 20):
+        made = 0
+        while made < per_size:
+            cells = self_play(spec, rng, stones)
+            if cells is not None:
+                found.append(" ".join(move_name(spec, c) for c in cells))
+                made += 1
+    return found
+
+
+def main() -> None:
+    """Remake both sets."""
+    HERE.mkdir(exist_ok=True)
+    header = "# made by tests/search_sets.py (seeded self-play of a simple player); moves from the empty board\n"
+    (HERE / "7x7k5.txt").write_text(header + "\n".join(_gomoku(random.Random(455))) + "\n")
+    (HERE / "connect4.txt").write_text(header + "\n".join(_connect4(random.Random(7))) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Search (query/search/): exact values, depths and moves against the plain negamax of
+tests/reference.py and against built tables; tables at the leaves; budgets that run out give
+what was proved, never a guess; the command line and the HTTP API fall back to it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.query import open_tablebase
+from tablebase.query.cli import main
+from tablebase.query.notation import board_text, play_moves
+from tablebase.query.search.answers import leaves
+from tablebase.query.search.engine import Budget, Searcher
+from tests.reference import Game, loses_within, wins_within
+from tests.search_sets import read_set
+
+WORDS = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}
+
+
+@pytest.mark.parametrize("spec", ["3x3k3", "3x3k3+misere", "4x3k3+gravity", "3x3k2+misere"])
+def test_every_position_against_plain_negamax(spec: str) -> None:
+    game, searcher = Game(spec), Searcher(parse_spec(spec), slots_log2=16)
+    solved = 0
+    for board in sorted(game.reachable()):
+        value, depth = game.solve(board)
+        s = searcher.solve(board)
+        assert (s.value, s.depth) == (WORDS[value], depth), board
+        if depth:  # the move keeps value and depth
+            child_value, child_depth = game.solve(game.child(board, s.move))
+            assert (-child_value, child_depth + 1) == (value, depth), board
+            solved += 1
+    assert solved > 100
+
+
+def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
+    """Every stored position: the kernel's exact score (full window, in one compiled loop);
+    and the whole `solve` (null windows, depth by bisection, a move) on every position of the
+    small games and on a spread of 4x4k4's, its move keeping value and depth."""
+    import numpy as np
+
+    from tablebase.query.search.board import Board
+    from tablebase.query.search.kernel import WS
+    db = str(tmp_path / "t.db")
+    for spec_text in ("3x3k3", "4x3k3", "4x4k4"):
+        spec = parse_spec(spec_text)
+        build(spec, db)
+        with open_tablebase(db) as tb:
+            table = tb.table(spec)
+            boards = tb.boards(spec, table.codes)
+            scores = Board(spec).scores_many(boards)
+            depth = np.where(scores == 0, spec.cells - table.ply, WS - np.abs(scores))
+            assert (np.sign(scores) == table.value).all() and (depth == table.depth).all()
+            step = 1 if spec_text != "4x4k4" else 397  # about 3,000 of 1.2 million
+            searcher = Searcher(spec)  # alone: no tables at its leaves
+            for i in range(0, len(boards), step):
+                board = tuple(int(v) for v in boards[i])
+                s = searcher.solve(board)
+                assert (int(s.value), s.depth) == (table.value[i], table.depth[i]), board
+                if s.depth:
+                    assert any(m.cell == s.move and m.best for m in tb.moves(spec, board))
+            assert len(boards) > (1_000_000 if spec_text == "4x4k4" else 500)
+
+
+def test_tables_at_the_leaves_answer_for_the_positions_they_hold(tmp_path: Path) -> None:
+    spec, game = parse_spec("4x4k4"), Game("4x4k4")
+    db = str(tmp_path / "e.db")
+    root = play_moves(spec, "b2 c3 c2 b3")
+    build(spec, db, root=root)
+    with open_tablebase(db) as tb:
+        held = leaves(tb, spec)
+    assert len(held) == 1
+    alone, helped = Searcher(spec), Searcher(spec, held)
+    for moves in ("b2 c3 c2", "b2 c3", "b2 c3 c2 b3 a1", "b2 c3 a4"):
+        board = play_moves(spec, moves)
+        a, h = alone.solve(board), helped.solve(board)
+        assert (a.value, a.depth) == (h.value, h.depth)
+    board = play_moves(spec, "b2 c3 c2 b3 a1")
+    value, depth = game.solve(board)
+    assert (helped.solve(board).value, helped.solve(board).depth) == (WORDS[value], depth)
+    fresh = Searcher(spec, held).solve(root)
+    assert fresh.table_hits >= 1 and fresh.nodes < Searcher(spec).solve(root).nodes
+
+
+def _gomoku_set() -> list[str]:
+    return read_set("7x7k5.txt")
+
+
+def test_short_forced_wins_on_7x7_against_the_plain_search() -> None:
+    spec, game = parse_spec("7x7k5"), Game("7x7k5")
+    searcher = Searcher(spec)
+
+    def choose(b):  # type: ignore[no-untyped-def]
+        return searcher.solve(b).move
+    checked = 0
+    for moves in _gomoku_set():
+        board = play_moves(spec, moves)
+        assert 40 - 4 <= spec.cells - len(moves.split()) <= 40  # past the 39 a code holds
+        s = searcher.solve(board, Budget(seconds=30))
+        assert s.value == Value.WIN and s.depth is not None, moves
+        if s.depth > 5:
+            continue
+        # The plain search: the move chosen leaves the other side lost within the rest, every
+        # defence tried (the search only names the winner's moves), and trying every move,
+        # no win comes two plies sooner.
+        assert loses_within(game, game.child(board, s.move), s.depth - 1, choose)
+        assert wins_within(game, board, s.depth, choose)
+        assert not wins_within(game, board, s.depth - 2)
+        checked += 1
+    assert checked >= 5
+
+
+def test_a_budget_that_runs_out_gives_unknown_never_a_value() -> None:
+    spec = parse_spec("7x7k5")
+    searcher = Searcher(spec)
+    empty = (0,) * spec.cells
+    s = searcher.solve(empty, Budget(nodes=20_000))
+    assert (s.value, s.low, s.high, s.depth, s.move) == (None, Value.LOSS, Value.WIN, None, None)
+    assert s.known == "unknown" and 20_000 <= s.nodes < 30_000
+    s = searcher.solve(empty, Budget(seconds=0.3))
+    assert s.value is None and s.seconds < 3
+    # The searcher is still sound after being stopped: a short win is found exactly.
+    board = play_moves(spec, _gomoku_set()[0])
+    again = searcher.solve(board)
+    assert again.value == Value.WIN and again.depth == Searcher(spec).solve(board).depth
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_solve_probe_and_moves_on_the_command_line(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "none.db")  # solve needs no database
+    moves = _gomoku_set()[1]
+    spec = parse_spec("7x7k5")
+    text = board_text(spec, play_moves(spec, moves))
+    status, out, _ = _run(capsys, "solve", "7x7k5", "--moves", moves, "--db", db)
+    assert status == 0 and "to move: win in" in out and "(by search)" in out
+    assert out.splitlines()[1].startswith("best move: ")
+    status, out, _ = _run(capsys, "solve", "7x7k5", text, "--db", db, "--json")
+    data = json.loads(out)
+    assert data["source"] == "search" and data["value"] == "win" and data["move"]
+    status, out, _ = _run(capsys, "solve", "7x7k5", "--db", db, "--nodes", "5000")
+    assert status == 0 and out.startswith("x to move: unknown (by search)")
+    assert "best move" not in out
+    # probe and moves search a position no table holds, and say so; --no-search refuses.
+    build("3x3k3", str(tmp_path / "t.db"))
+    tdb = str(tmp_path / "t.db")
+    status, out, _ = _run(capsys, "probe", "7x7k5", text, "--db", tdb, "--json")
+    assert status == 0 and json.loads(out)["source"] == "search"
+    status, out, err = _run(capsys, "probe", "7x7k5", text, "--db", tdb, "--no-search")
+    assert status == 2 and "7x7k5 has not been built" in err and err.count("\n") == 1
+    status, out, _ = _run(capsys, "moves", "7x7k5", text, "--db", tdb, "--search", "5")
+    assert status == 0 and "(by search)" in out and "* " in out
+    status, out, _ = _run(capsys, "probe", "3x3k3", "x.o/.x./...", "--db", tdb, "--json")
+    assert json.loads(out)["source"] == "table"
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["solve", "7x7k5", "xxxxx../......./......./......./......./......./......."],
+     "impossible stone counts"),
+    (["solve", "9x9k5"], "the search takes boards of at most 64"),
+    (["solve", "7x7k5", "--time", "0"], "expected a positive number of seconds"),
+    (["probe", "7x7k5", "--search", "-1"], "expected a positive number of seconds"),
+])
+def test_bad_input_is_one_line(argv: list[str], fragment: str, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _run(capsys, *argv, "--db", str(tmp_path / "x.db"))
+    assert status == 2 and fragment in err and err.count("\n") == 1, err
+
+
+def test_the_http_api_searches_what_no_table_holds(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from tablebase.query.server.app import make_app
+    db = str(tmp_path / "t.db")
+    build("3x3k3", db)
+    spec = parse_spec("7x7k5")
+    text = board_text(spec, play_moves(spec, _gomoku_set()[2]))
+    with TestClient(make_app(db)) as client:
+        r = client.get("/api/7x7k5", params={"board": text})
+        assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
+        data = r.json()
+        assert data["source"] == "search" and data["value"] == "win"
+        assert any(m["best"] for m in data["moves"])
+    with TestClient(make_app(db, search=None)) as client:
+        assert client.get("/api/7x7k5", params={"board": text}).status_code == 404
