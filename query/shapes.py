@@ -15,6 +15,7 @@ from tablebase.query.notation import board_text, to_move_name
 from tablebase.query.records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
+    from tablebase.query.audit.course_file import CourseReport
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy import Strategy
@@ -217,3 +218,21 @@ def verify_json(report: VerifyReport, table: Root, seconds: float) -> dict[str, 
                    "board": None if p.code is None or not p.picture else
                    board_text(spec, table.boards_of(np.array([p.code]))[0])}
                   for p in report.first]}
+
+
+def course_json(report: CourseReport) -> dict[str, Any]:
+    """The `audit --json` object of a course file: each case with its truth and verdicts."""
+    def verdict(v: Any) -> dict[str, Any] | None:
+        return None if v is None else {"said": v.said, "kind": v.kind, "detail": v.detail}
+    spec = parse_spec(report.spec)
+    return {"spec": report.spec, "file": report.path, "solver": report.solver,
+            "ok": report.ok, "seconds": round(report.seconds, 3),
+            "cases": [{"line": r.case.line, "command": r.case.command,
+                       "board": board_text(spec, r.case.board),
+                       "truth": {"value": None if r.truth.value is None else r.truth.value.word,
+                                 "depth": r.truth.depth, "source": r.truth.source,
+                                 "proved": r.truth.known},
+                       "solver": verdict(r.solver),
+                       "expected": [verdict(v) for v in r.expected],
+                       "known_failure": r.case.known_failure}
+                      for r in report.results]}

@@ -5,11 +5,12 @@ import argparse
 import json
 from typing import Any
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.game import Spec, parse_spec
 from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, note_on_stderr,
                                         progress, whole_number)
 from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
+from tablebase.query.cli.solve import search_options
 from tablebase.query.tablebase import open_tablebase
 
 
@@ -33,6 +34,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.play is not None and builtin is not None:
         raise AuditInputError("--play needs a player: --engine or --solver MODULE:FUNCTION")
     opponent = parse_opponent(args.opponent)
+    path = _course_file(args.positions)
+    if path is not None:
+        return _audit_course_file(args, spec, path)
     with open_tablebase(args.db) as tb:
         tb.count(spec, args.root)  # a table the database lacks fails here, before any solver
         if builtin is not None:
@@ -71,6 +75,49 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
+def _course_file(positions: str | None) -> str | None:
+    """The path of `--positions file:PATH` when the file holds GTP commands (a course test
+    file), else None."""
+    from tablebase.query.audit.course_file import is_course_file
+
+    if positions is None or not positions.strip().startswith("file:"):
+        return None
+    path = positions.strip()[len("file:"):].strip()
+    return path if is_course_file(path) else None
+
+
+def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
+    """Audit a solver (and the file's own expectations) on a course test file."""
+    from tablebase.query.audit import open_candidate, open_gtp_engine
+    from tablebase.query.audit.course_file import audit_course_file, read_course_file
+    from tablebase.query.cli.audit_report import print_course
+    from tablebase.query.search.answers import open_for_answers
+    from tablebase.query.shapes import course_json
+
+    if args.builtin is not None or args.play is not None or args.root is not None:
+        raise AuditInputError("a course test file is audited with --engine or --solver, without"
+                              " --builtin, --play or --root")
+    cases = len(read_course_file(spec, path))  # a bad file fails here, before any solver
+    search = args.search  # None (--no-search): only the tables settle a case
+    tb = open_for_answers(args.db, search)
+    try:
+        if args.engine is not None:
+            opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
+        else:
+            opened = open_candidate(args.solver, spec, timeout=args.timeout)
+        with opened as candidate, progress(args.quiet)(total=cases, unit="case",
+                                                       desc=f"audit {path}") as bar:
+            report = audit_course_file(tb, spec, path, candidate, search, progress=bar.update)
+    finally:
+        if tb is not None:
+            tb.close()
+    if args.json:
+        print(json.dumps(course_json(report), indent=2))
+    else:
+        print_course(spec, report)
+    return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
 def register(commands: Any) -> None:
     """Add audit to the subcommands."""
     p = commands.add_parser(
@@ -103,7 +150,9 @@ def register(commands: Any) -> None:
                    help="all (terminal ones too), sample:N (N random ones, spread over plies and"
                         " values), uniform:N, ply:P (those with P stones), depth:D[-D2],"
                         " hardest:N (the longest wins and losses first), file:PATH (one position"
-                        " a line: board text or moves), or several joined by commas, such as"
+                        " a line: board text or moves; or a course test file of GTP commands,"
+                        " play/solve/genmove with #? [expected] lines, each position answered"
+                        " by a table or by search), or several joined by commas, such as"
                         " ply:12,sample:50 (file:PATH last); default: every stored non-terminal"
                         " position")
     p.add_argument("--seed", type=int, default=0,
@@ -136,6 +185,7 @@ def register(commands: Any) -> None:
                         " (a best move with probability L/10, else a random one)")
     p.add_argument("--as", dest="side", choices=("x", "o", "both"), default="both",
                    help="with --play, the side the player takes (default: both, x in odd games)")
+    search_options(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_audit)

@@ -160,3 +160,31 @@ def _moves_text(first: str, moves: Sequence[str], ends: Value) -> str:
     if ends == Value.DRAW:
         return f"{text}: a draw"
     return f"{text}: {players[0] if ends == Value.WIN else players[1]} wins"
+
+
+def print_course(spec: Spec, report: Any) -> None:
+    """A course file's audit as text: each case's truth and verdicts, then the counts."""
+    from tablebase.query.audit.course_file import case_title
+
+    who = report.solver or "no solver"
+    print(f"audit of {who} on the course file {report.path} ({spec.name}):"
+          f" {count(len(report.results), 'case')}")
+    for r in report.results:
+        print(f"  {case_title(spec, r.case)}")
+        print(f"    truth ({r.truth.source}): {r.truth.known}")
+        if r.solver is not None:
+            detail = f": {r.solver.detail}" if r.solver.detail else ""
+            print(f"    solver said '{r.solver.said}': {r.solver.kind}{detail}")
+        for v in r.expected:
+            detail = f": {v.detail}" if v.detail else ""
+            print(f"    file expects '{v.said}': {v.kind}{detail}")
+    kinds = sorted({r.solver.kind for r in report.results if r.solver is not None})
+    if kinds:
+        print("  solver: " + ", ".join(f"{report.count(k)} {k}" for k in kinds))
+    kinds = sorted({v.kind for r in report.results for v in r.expected})
+    if kinds:
+        print("  file: " + ", ".join(f"{report.count(k, 'file')} {k}" for k in kinds))
+    unsettled = report.count("unsettled") + report.count("unsettled", "file")
+    print(f"  {report.seconds:.1f} s" + ("; unsettled: the search's time ran out before the"
+                                          " truth was proved (--search S gives it longer)"
+                                          if unsettled else ""))

@@ -139,7 +139,8 @@ def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
 
 
 def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
-                    search: float | None = DEFAULT_SEARCH_SECONDS) -> Probe | Searched:
+                    search: float | None = DEFAULT_SEARCH_SECONDS,
+                    engine: Searcher | None = None) -> Probe | Searched:
     """The table's answer for `board`, or (where no table holds it and `search` seconds are
     allowed) the search's; otherwise the table's error."""
     try:
@@ -149,7 +150,7 @@ def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
     except (GameNotBuiltError, MissingPositionError) as e:
         if search is None or not _table_misses(tb, spec, e):
             raise
-        return solve(tb, spec, board, Budget(seconds=search))
+        return solve(tb, spec, board, Budget(seconds=search), engine=engine)
 
 
 def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
