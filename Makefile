@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)
-	$(PY) tests/bench.py
+	$(PY) tests/bench.py $(if $(SECTION),--section $(SECTION))
 
 # OpenSpiel comes only with the optional bench extra, installed on first use.
 $(VENV)/.installed-bench: $(STAMP)

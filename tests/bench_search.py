@@ -123,6 +123,8 @@ def bench_leaves(count: int = 4) -> None:
         alone = _fresh(spec).solve(board)
         after = list(board)
         after[alone.move] = 1  # 16 stones: x to move
+        if not legal_moves(spec, after):
+            continue  # the best move ends the game: no reply to build a table from
         with tempfile.TemporaryDirectory() as tmp:
             db = os.path.join(tmp, "leaves.db")
             for reply in legal_moves(spec, after):

@@ -76,6 +76,7 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
     spec = parse_spec("7x7k5")
     searcher = Searcher(spec)
     found: list[str] = []
+    quick = 0  # wins in 3 are the commonest: at most a quarter of the set
     while len(found) < wanted:
         cells = self_play(spec, rng, rng.randint(9, 13))
         if cells is None:
@@ -85,7 +86,8 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
             board[c] = 1 if i % 2 == 0 else 2
         s = searcher.solve(board, Budget(seconds=1.0))
         if s.value is not None and s.value.word == "win" and s.depth is not None \
-                and 3 <= s.depth <= 9:
+                and 3 <= s.depth <= 9 and (s.depth > 3 or quick < wanted // 4):
+            quick += s.depth == 3
             found.append(" ".join(move_name(spec, c) for c in cells))
     return found
 
@@ -93,13 +95,20 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
 def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
     from tablebase.builder.game import parse_spec
     from tablebase.query.notation import move_name
+    from tablebase.query.search.engine import Budget, Searcher
     spec = parse_spec("7x6k4+gravity")
+    searcher = Searcher(spec)
     found: list[str] = []
     for stones in (16, 18, 20):
         made = 0
         while made < per_size:
             cells = self_play(spec, rng, stones)
-            if cells is not None:
+            if cells is None:
+                continue
+            board = [0] * spec.cells
+            for i, c in enumerate(cells):
+                board[c] = 1 if i % 2 == 0 else 2
+            if searcher.solve(board, Budget(nodes=64)).depth not in (1, 2):  # not decided at once
                 found.append(" ".join(move_name(spec, c) for c in cells))
                 made += 1
     return found

@@ -34,7 +34,8 @@ AREAS: dict[str, set[str]] = {
     # The command line builds (builder.pipeline, builder.cluster) as well as answering.
     "query.cli": {"builder", "builder.game", "db", "query", "query.audit", "query.play",
                   "query.search", "query.verify", "query.shapes", "query.server"},
-    "query.public": {"builder", "builder.game", "db", "query", "query.audit", "query.cli"},
+    "query.public": {"builder", "builder.game", "db", "query", "query.audit", "query.cli",
+                     "query.search"},
 }
 FOLDERS = {"builder/game": "builder.game", "builder": "builder", "db": "db", "query": "query",
            "query/audit": "query.audit", "query/audit/solvers": "query.audit",

@@ -38,6 +38,8 @@ from tablebase.query.tablebase import Tablebase
 _COMMANDS = {"boardsize", "clear_board", "play", "solve", "genmove"}
 _EXPECT = re.compile(r"#\?\s*\[(.*)\]\s*(\*?)\s*$")
 _COURSE = Dialect("course")
+# The verdicts that are not mismatches: nothing wrong was claimed, or the truth is not known.
+FINE = ("right", "unsettled", "gave-up")
 
 
 @dataclass(frozen=True)
@@ -103,9 +105,16 @@ class CourseReport:
     @property
     def ok(self) -> bool:
         """Whether every settled answer of the solver and every expectation of the file is right."""
-        fine = ("right", "unsettled", "gave-up")
-        return all((r.solver is None or r.solver.kind in fine)
-                   and all(v.kind in fine for v in r.expected) for r in self.results)
+        return self.mismatched("solver") == 0 and self.mismatched("file") == 0
+
+    def mismatched(self, of: str) -> int:
+        """Settled answers of the solver (of='solver') or of the file ('file') that are wrong."""
+        return sum(self.count(kind, of) for kind in self._kinds(of) if kind not in FINE)
+
+    def _kinds(self, of: str) -> set[str]:
+        if of == "solver":
+            return {r.solver.kind for r in self.results if r.solver is not None}
+        return {v.kind for r in self.results for v in r.expected}
 
 
 def is_course_file(path: str) -> bool:

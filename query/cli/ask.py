@@ -47,11 +47,11 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     if not moves:  # the probe line has said who won
         return EXIT_OK
     width = max(4, *(len(m.move) for m in moves))
-    print(f"  {'move':<{width}}  {'value':<7}  depth after")
+    print(f"  {'move':<{width}}  {'value':<5}  depth after")
     for m in moves:
         value = "?" if m.value is None else m.value.word
         depth = "?" if m.depth is None else m.depth
-        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {value:<7}  {depth:>11}")
+        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {value:<5}  {depth:>11}")
     print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
           " after it; * marks the best moves" + ("; ? not proved within the search's time"
                                                  if any(m.value is None or m.depth is None

@@ -178,6 +178,9 @@ def print_course(spec: Spec, report: Any) -> None:
         for v in r.expected:
             detail = f": {v.detail}" if v.detail else ""
             print(f"    file expects '{v.said}': {v.kind}{detail}")
+    wrong, wrong_file = report.mismatched("solver"), report.mismatched("file")
+    print(f"  mismatched: {wrong + wrong_file} ({wrong} of the solver's answers, {wrong_file} of"
+          " the file's expectations)")
     kinds = sorted({r.solver.kind for r in report.results if r.solver is not None})
     if kinds:
         print("  solver: " + ", ".join(f"{report.count(k)} {k}" for k in kinds))

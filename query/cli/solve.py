@@ -63,7 +63,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     print(answer)
     if answer.move is not None:
         print(f"best move: {answer.move}")
-    print(f"searched {answer.effort}")
+    if answer.solution.depth != 0:
+        print(f"searched {answer.effort}")
     return EXIT_OK
 
 

@@ -7,12 +7,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec, Value, check_position, mover_at, open_cells
+from tablebase.builder.game import (Spec, Value, check_position, mover_at, open_cells,
+                                    parse_spec)
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
-from tablebase.query.notation import board_text, move_name, to_move_name
+from tablebase.query.notation import (board_text, game_over_text, move_name, parse_board,
+                                      to_move_name)
 from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.search.board import LeafTable, leaf_table
 from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
@@ -51,8 +53,8 @@ class Searched:
 
     def __str__(self) -> str:
         s = self.solution
-        if s.depth == 0:
-            return f"game over: {s.known} for {self.to_move} (by search)"
+        if s.depth == 0 and s.value is not None:
+            return game_over_text(s.value, self.to_move)
         return f"{self.to_move} to move: {s.known} (by search)"
 
     @property
@@ -127,6 +129,21 @@ def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], budget: Budget
     check_searchable(spec, board)
     engine = engine or searcher(tb, spec, use_tables)
     return Searched(spec, board, engine.solve(board, budget, progress))
+
+
+def search_position(spec: str | Spec, position: Sequence[int] | str, *,
+                    seconds: float | None = None, nodes: int | None = None,
+                    db: str | None = None) -> Searched:
+    """Solve a position (board text or cell values) by search within `seconds` and `nodes`
+    (None: no limit), with the tables of the database `db` (if given) at the leaves."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    board = parse_board(spec, position) if isinstance(position, str) else tuple(position)
+    tb = None if db is None else Tablebase(db)
+    try:
+        return solve(tb, spec, board, Budget(seconds, nodes))
+    finally:
+        if tb is not None:
+            tb.close()
 
 
 def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
