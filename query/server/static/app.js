@@ -107,6 +107,7 @@ function played(board, cell, stone, geo) {
 // Win green, draw yellow, loss dark red; t = depth after the move / cells: a fast win and a
 // slow loss are the brightest.
 function colour(value, depth, cells) {
+  if (value === null) return "#8a94a3";  // searched, not proved within the search's time
   const t = Math.min(1, depth / cells);
   const mix = (a, b, s) => a.map((x, i) => Math.round(x + (b[i] - x) * s));
   const rgb = value === "win" ? mix([60, 220, 90], [20, 95, 40], t)
@@ -182,7 +183,8 @@ function drawBoard(data) {
       // The value as a sign as well as a colour: + win, = draw, − loss (and the depth).
       const sign = { win: "+", draw: "=", loss: "\u2212" }[move.value];
       node(svg, "text", { x: x + size / 2, y: y + size * 0.6, "text-anchor": "middle",
-        "font-size": size * 0.28, class: "depth", fill: textOn(fill) }, `${sign}${move.depth}`);
+        "font-size": size * 0.28, class: "depth", fill: textOn(fill) },
+        move.value === null ? "?" : `${sign}${move.depth ?? "?"}`);
     } else if (geo.gravity) {
       node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
     }
@@ -213,8 +215,12 @@ function statusText(data) {
     return `game over: ${result}`;
   }
   const who = state.side === "both" ? "" : data.to_move === state.side ? " (you)" : " (computer)";
+  if (data.source === "search" && (data.value === null || data.depth === null)) {
+    return `${data.to_move} to move${who}: ${data.proved} (no table holds it; by search)`;
+  }
   const plies = `${data.depth} pl${data.depth === 1 ? "y" : "ies"}`;
-  return `${data.to_move} to move${who}: ${data.value} in ${plies} with perfect play`;
+  const by = data.source === "search" ? " (no table holds it; by search)" : "";
+  return `${data.to_move} to move${who}: ${data.value} in ${plies} with perfect play${by}`;
 }
 
 // Each ply's value as a signed score for x: +(cells + 1 - depth) when x wins, the same below
@@ -322,7 +328,8 @@ function drawMoves(data) {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.className = `move ${m.value}${m.best ? " best" : ""}`;
-    button.textContent = `${m.move}  ${m.value}${m.value === "draw" ? "" : ` in ${m.depth + 1}`}`;
+    button.textContent = m.value === null || m.depth === null ? `${m.move}  ${m.value ?? "?"}`
+      : `${m.move}  ${m.value}${m.value === "draw" ? "" : ` in ${m.depth + 1}`}`;
     button.title = `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth} plies left after it`;
     button.addEventListener("click", () => { clearError(); play(m, data); });
     item.appendChild(button);
@@ -467,6 +474,10 @@ async function startGame(spec, board, root) {
   state.at = 0;
   $("game").value = keyOf(spec, state.root);
   await show();
+  if (!(state.games || []).some((g) => g.spec === spec)) {
+    $("counts").replaceChildren();  // no table of this game: its positions are searched
+    return;
+  }
   const query = state.root ? `?root=${enc(state.root)}` : "";
   drawCounts(await api(`/api/${enc(spec)}/stats${query}`));
 }
