@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,9 +32,11 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.codetable import SPARSE, CodeTable
-from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SORTED, RangeDone,
+from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SHARED, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
-                                             kids_path, lookup_range, range_piece, solve_range)
+                                             forget_shared, kids_path, lookup_range,
+                                             publish_range, range_piece,
+                                             solve_range)
 from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
 from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root
@@ -45,6 +48,21 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.writer import BlockTarget
 
 EXTRA_HINT = "pip install 'tablebase[cluster]'"
+
+
+def _boot_id() -> str | None:
+    """This machine's boot id (Linux), or None where there is none."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return None
+
+
+class _NoBar:
+    """A progress bar that shows nothing."""
+
+    def update(self, n: int) -> None:
+        """Nothing to show."""
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
 # Sampled codes the client expands to cut a tier into ranges, at most.
@@ -103,6 +121,7 @@ class DaskExecutor:
         # Worker-seconds per task phase (merge, expand, send; load, solve, pack), summed over
         # the build, and the client's own seconds between tiers: the build's profile.
         self.profile: dict[str, float] = {}
+        self.shared_table: str | None = None  # the last solve's lookup table in /dev/shm
 
     @property
     def workers(self) -> int:
@@ -234,11 +253,50 @@ class DaskExecutor:
     def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
-        """Solve every tier below `solved_from` on the cluster, deepest first."""
-        path = str(work.path)
+        """Solve every tier below `solved_from` on the cluster, deepest first: with one lookup
+        table in /dev/shm that all workers share where they run on one machine."""
         top = len(counts) if solved_from is None else solved_from
         size = 3 ** root.cells
         limit = self._memory_limit() or plan.working
+        shared = None
+        if self._lookup(size, 0, counts, limit) == DIRECT and self._one_machine():
+            shared = f"/dev/shm/tablebase-{uuid.uuid4().hex}.lookup"
+        self.shared_table = shared  # the file, or None: for the tests and the bench's profile
+        try:
+            if shared is not None:
+                self._share(root, work, top, len(counts), shared)
+            self._solve_tiers(root, work, counts, top, shared, limit, progress, target, on_tier)
+        finally:
+            if shared is not None:
+                Path(shared).unlink(missing_ok=True)
+                try:
+                    self.client.run(forget_shared)
+                except Exception:  # noqa: BLE001 - a lost worker has unmapped it already
+                    pass
+
+    def _one_machine(self) -> bool:
+        """Whether every worker runs on this machine (same boot id), which has /dev/shm: then
+        they share one lookup table there instead of each loading its own."""
+        mine = _boot_id()
+        if mine is None or not Path("/dev/shm").is_dir():
+            return False
+        return set(self.client.run(_boot_id).values()) == {mine}
+
+    def _share(self, root: Root, work: WorkDir, top: int, tiers: int, file: str) -> None:
+        """Make the SHARED table's `file` (sparse: pages are taken as they are written) and,
+        for a resumed build, write the tier solved last into it."""
+        with open(file, "wb") as f:
+            f.truncate(3 ** root.cells)
+        if top < tiers:
+            parts = work.parts("scores", top)
+            calls = [(root, str(work.path), top, j, file) for j in range(parts)]
+            self._run(publish_range, calls, [1] * parts, _NoBar())
+
+    def _solve_tiers(self, root: Root, work: WorkDir, counts: list[TierCounts], top: int,
+                     shared: str | None, limit: int, progress: ProgressFactory,
+                     target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
+        """Solve tiers top-1 down to 0, each on the cluster."""
+        path, size = str(work.path), 3 ** root.cells
         clock = time.perf_counter()
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                       unit="tier") as bar:
@@ -246,7 +304,8 @@ class DaskExecutor:
                 tier = work.manifest["ranges"][str(ply)]
                 nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
                 parts_next = work.parts("codes", ply + 1) if nxt else 0
-                mode = self._lookup(size, nxt, counts, limit)
+                mode = (f"{SHARED}:{shared}" if shared is not None
+                        else self._lookup(size, nxt, counts, limit))
                 calls = [(root, path, ply, j, parts_next, mode, target,
                           self._block_place(tier, j, size)) for j in range(len(tier["sizes"]))]
                 clock = self._tick("client", clock)

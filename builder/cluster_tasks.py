@@ -17,6 +17,7 @@ another worker when one dies. Nothing here imports Dask, except to ask the worke
 """
 from __future__ import annotations
 
+
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +31,7 @@ from tablebase.builder.codetable import CodeTable, bitmap_bytes
 from tablebase.builder.enumerator import OPEN, children, classify, distinct_children
 from tablebase.builder.executor import tier_values
 from tablebase.builder.game.root import Root
+from tablebase.builder.kernels import OFFSET
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
@@ -42,7 +44,10 @@ from tablebase.db.writer import BlockTarget
 # Codes each task samples from the children it sends, for the client to cut the next tier.
 SAMPLE = 2048
 # Lookup tables of tier p+1 for solving, as the client chooses them per tier.
-DIRECT, SORTED = "direct", "sorted"
+# SHARED: one direct table in a file of /dev/shm that every worker of one machine maps; each
+# owner writes its range's scores into it once, so no worker loads the tier. The mode names
+# the file: "shared:/dev/shm/tablebase-....lookup", a new name for every solve.
+DIRECT, SORTED, SHARED = "direct", "sorted", "shared"
 
 
 @dataclass
@@ -263,6 +268,45 @@ def _next_tier(root: Root, path: str, ply: int, parts: int, mode: str) -> CodeTa
         return table
 
 
+def _shared_slots(root: Root, file: str) -> np.ndarray:
+    """This worker's map of the SHARED table in `file` (made by the client, 3**cells bytes),
+    kept while the solve lasts (a new solve names a new file)."""
+    key = f"{file}|{root.cells}"
+    with _lock:
+        found = _kept.get("shared")
+        if found is not None and found[0] == key:
+            return found[1]  # type: ignore[return-value]
+        _kept.pop("shared", None)
+        slots = np.memmap(file, dtype=np.uint8, mode="r+", shape=(3 ** root.cells,))
+        _kept["shared"] = (key, slots)  # type: ignore[assignment]
+        return slots
+
+
+def forget_shared() -> None:
+    """Unmap this worker's SHARED table: the client removes the file once the solve ends, and
+    a removed file of /dev/shm keeps its memory while anyone maps it."""
+    with _lock:
+        _kept.pop("shared", None)
+
+
+def _publish(slots: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> None:
+    """Write a range's scores into the SHARED table (idempotent: a range solved again after a
+    lost worker writes the same bytes)."""
+    step = 1 << 22
+    for start in range(0, len(codes), step):
+        slots[np.asarray(codes[start : start + step], dtype=np.int64)] = (
+            np.asarray(scores[start : start + step]).astype(np.int16) + OFFSET).astype(np.uint8)
+
+
+def publish_range(root: Root, path: str, ply: int, index: int, file: str) -> None:
+    """Write part `index` of solved tier `ply` into the SHARED table in `file` (a resumed
+    build's first tier, solved before the table existed)."""
+    work = Path(path)
+    _publish(_shared_slots(root, file), np.fromfile(part_path(work, "codes", ply, index),
+                                                   DTYPES["codes"]),
+             np.fromfile(part_path(work, "scores", ply, index), DTYPES["scores"]))
+
+
 def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mode: str,
                 target: BlockTarget | None, blocks: tuple[int, int, int, int],
                 kids: np.ndarray | None = None, *scored: np.ndarray) -> RangeSolved:
@@ -274,7 +318,10 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
     work, seconds = Path(path), {}
     with _cores():
         start = time.perf_counter()
-        if kids is None:
+        shared = mode.partition(":")[2] if mode.startswith(SHARED + ":") else None
+        if shared is not None:
+            table = CodeTable.over(root.cells, _shared_slots(root, shared))
+        elif kids is None:
             table = _next_tier(root, path, ply + 1, parts_next, mode)
         else:
             table = CodeTable(root.cells, direct=False)
@@ -288,6 +335,10 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
                             plan.chunk_rows(root.cells, len(root.symmetries)))
         file = write_part(work, "scores", ply, index, scores)
         seconds["solve"] = time.perf_counter() - start
+        if shared is not None:
+            start = time.perf_counter()
+            _publish(_shared_slots(root, shared), codes, scores)
+            seconds["load"] += time.perf_counter() - start
         start = time.perf_counter()
         rows, checksum = None, None
         if target is not None and len(codes):

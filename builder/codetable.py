@@ -56,6 +56,14 @@ class CodeTable:
         self._scores: np.ndarray = _NO_SCORES
         self._keys, self._values, self._shift = _NO_CODES, _NO_SCORES, 0
 
+    @classmethod
+    def over(cls, cells: int, slots: np.ndarray) -> CodeTable:
+        """A direct lookup table over `slots` (a byte per code, score + OFFSET, 0 for absent)
+        that others fill: a file every worker of one machine maps. `load` is never called."""
+        table = cls(cells, direct=False)
+        table.direct, table._slots = True, slots
+        return table
+
     @property
     def can_mark(self) -> bool:
         """Whether children can be deduplicated by marking rather than sorting."""

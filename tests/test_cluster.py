@@ -181,6 +181,9 @@ def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path:
     assert not work_path(db, name).exists()
     report = build(parse_spec(name), db, executor=executor, resume=True, work_dir=str(shared))
     assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
+    # Workers of one machine share one lookup table in /dev/shm (a resumed solve first writes
+    # the tier solved last into it), removed when the solve ends.
+    assert executor.shared_table is not None and not Path(executor.shared_table).exists()
     assert not work_path(db, name, str(shared)).exists()
     _same_table(table_db(name), db, name)
 

@@ -23,8 +23,9 @@ from tablebase.query.tablebase import Tablebase
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.
 DEFAULT_SEARCH_SECONDS = 2.0
-# Tables of more positions stay out of the search's leaves (each is loaded whole).
-LEAF_LIMIT = LOAD_LIMIT // 4
+# Tables of more positions stay out of the search's leaves (each is loaded whole, about 10
+# bytes a position).
+LEAF_LIMIT = LOAD_LIMIT
 
 
 @dataclass(frozen=True)
