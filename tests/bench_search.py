@@ -119,6 +119,7 @@ def bench_leaves(count: int = 4, least: int = 10_000) -> None:
     print(f"{'position':<9} {'alone s':>8} {'nodes':>11} {'tables':>7} {'load s':>7} {'with s':>8}"
           f" {'nodes':>11} {'table hits':>11} {'speed-up':>9} {'probes/s':>10} {'search pos/s':>13}")
     ratios: list[float] = []
+    _fresh(spec).solve(play_moves(spec, "d1"), Budget(nodes=1000))  # compile (or load) first
     for i, moves in enumerate(rows, 1):
         if len(ratios) == count:
             break
