@@ -39,6 +39,7 @@ from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SHARED, SORTED, Ran
                                              solve_range)
 from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
 from tablebase.builder.executor import SolvedTier
+from tablebase.builder.game.codec import digits
 from tablebase.builder.game.root import Root
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
@@ -63,6 +64,8 @@ class _NoBar:
 
     def update(self, n: int) -> None:
         """Nothing to show."""
+# How long a cluster left with no worker (all lost at once) waits for one to come back.
+_REJOIN_SECONDS = 60
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
 # Sampled codes the client expands to cut a tier into ranges, at most.
@@ -95,7 +98,29 @@ def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequen
     # The sample's children stand for the tier's, duplicates and all: an upper bound.
     if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
         return []
-    return sorted({int(c) for c in kids[(np.arange(1, owners) * len(kids)) // owners]})
+    # A child reached from k parents is sampled about k times as often as it is stored once:
+    # weigh each by 1/k (k: the stones its last mover could have played last), so that the
+    # ranges hold equal numbers of distinct positions, not of children.
+    weight = np.cumsum(1.0 / np.maximum(1, _last_stones(root, ply, kids)))
+    at = np.searchsorted(weight, weight[-1] * np.arange(1, owners) / owners)
+    return sorted({int(c) for c in kids[np.minimum(at, len(kids) - 1)]})
+
+
+def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
+    """For codes of tier ply+1: how many stones of the player who just moved could have been
+    the last one played (with gravity, those on top of their column)."""
+    board = digits(codes, root.cells)
+    mine = board == root.mover(ply)
+    if root.spec.gravity:
+        above = np.full(root.cells, -1, dtype=np.int64)
+        below = np.asarray(root.below)
+        has = below >= 0
+        above[below[has]] = np.flatnonzero(has)
+        clear = np.ones_like(mine)
+        has_above = above >= 0
+        clear[:, has_above] = board[:, above[has_above]] == 0
+        mine &= clear
+    return mine.sum(axis=1)
 
 
 def _spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
@@ -129,7 +154,17 @@ class DaskExecutor:
         return max(1, len(self.client.scheduler_info()["workers"]))
 
     def _addresses(self) -> list[str]:
-        return sorted(self.client.scheduler_info()["workers"])
+        """The workers' addresses; with none (all lost, their nannies restarting them), the
+        first to come back within a minute, else ClusterError."""
+        found = sorted(self.client.scheduler_info()["workers"])
+        if not found:
+            try:
+                self.client.wait_for_workers(1, timeout=_REJOIN_SECONDS)
+            except TimeoutError:
+                raise ClusterError(f"the cluster has no worker, and none joined within"
+                                   f" {_REJOIN_SECONDS} s") from None
+            found = sorted(self.client.scheduler_info()["workers"])
+        return found
 
     def _memory_limit(self) -> int:
         limits = [w.get("memory_limit") or 0 for w in self.client.scheduler_info()["workers"].values()]
