@@ -217,3 +217,21 @@ def test_missing_dask_names_the_extra(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["build", "3x3k3", "--workers", "2", "--db", str(tmp_path / "x.db")]) == 2
     err = capsys.readouterr().err.strip()
     assert "pip install 'tablebase[cluster]'" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("spec", ["4x3k3", "4x4k4+gravity"])
+def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
+    """The weight of a sampled child in the cuts is one over its parents: the stones its last
+    mover could have played last, counted here by tests/reference.py's own rules."""
+    import numpy as np
+
+    from tablebase.builder.game.root import Root
+    game, root = Game(spec), Root.whole(parse_spec(spec))
+    boards = sorted(b for b in game.reachable() if game.stones(b) == 5)[:200]
+    codes = np.array([game.code(b) for b in boards], dtype=np.int64)
+    counted = cluster._last_stones(root, 4, codes)
+    for board, n in zip(boards, counted):
+        last = 1  # x moved last after 5 stones
+        expected = sum(1 for c, v in enumerate(board) if v == last and (
+            not game.gravity or c < game.w or board[c - game.w] == 0))
+        assert n == expected, board
