@@ -32,18 +32,18 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.codetable import SPARSE, CodeTable
-from tablebase.builder.cluster_tasks import (DIRECT, SAMPLE, SHARED, SORTED, RangeDone,
+from tablebase.builder.cluster_cuts import next_cuts, spread
+from tablebase.builder.cluster_tasks import (DIRECT, SHARED, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
                                              forget_shared, kids_path, lookup_range,
                                              publish_range, range_piece,
                                              solve_range)
-from tablebase.builder.enumerator import OPEN, TierCounts, children, classify
+from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import SolvedTier
-from tablebase.builder.game.codec import digits
 from tablebase.builder.game.root import Root
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
-from tablebase.builder.workdir import DTYPES, DiskArray, WorkDir, part_path
+from tablebase.builder.workdir import WorkDir
 from tablebase.db.blocks import blocks_of
 from tablebase.db.checksum import TableChecksum
 from tablebase.db.writer import BlockTarget
@@ -64,12 +64,10 @@ class _NoBar:
 
     def update(self, n: int) -> None:
         """Nothing to show."""
+
+
 # How long a cluster left with no worker (all lost at once) waits for one to come back.
 _REJOIN_SECONDS = 60
-# A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
-_SMALL_TIER = 1 << 15
-# Sampled codes the client expands to cut a tier into ranges, at most.
-_CUT_SAMPLE = 1 << 14
 # The share of a worker's memory that the lookup table of tier p+1 may take to be loaded on
 # every worker for solving; a larger tier is looked up by its owners instead.
 _BROADCAST_SHARE = 0.25
@@ -77,65 +75,6 @@ _BROADCAST_SHARE = 0.25
 
 class ClusterError(RuntimeError):
     """The cluster cannot be used: Dask is not installed, or the scheduler cannot be reached."""
-
-
-def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
-              owners: int) -> list[int]:
-    """Where to cut tier ply+1 into `owners` code ranges (the inner cuts, ascending; none: one
-    range), from samples of tier `ply` (one per task, spread over `sizes` codes each): the
-    sampled parents are expanded here and the tier is cut at quantiles of their children."""
-    total = sum(sizes)
-    if ply >= root.cells or total == 0:
-        return []
-    take = [np.asarray(s)[np.linspace(0, len(s) - 1, max(1, round(_CUT_SAMPLE * n / total)))
-                          .astype(np.int64)] for s, n in zip(samples, sizes) if n and len(s)]
-    parents = np.concatenate(take)
-    sampled = len(parents)
-    distinct, inverse = np.unique(parents, return_inverse=True)
-    term, _ = classify(root, ply, distinct)
-    parents = parents[term[inverse] == OPEN]
-    kids = np.sort(np.concatenate([np.empty(0, np.int64), *children(root, parents, ply)]))
-    # The sample's children stand for the tier's, duplicates and all: an upper bound.
-    if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
-        return []
-    # A child reached from k parents is sampled about k times as often as it is stored once:
-    # weigh each by 1/k (k: the stones its last mover could have played last), so that the
-    # ranges hold equal numbers of distinct positions, not of children.
-    weight = np.cumsum(1.0 / np.maximum(1, _last_stones(root, ply, kids)))
-    at = np.searchsorted(weight, weight[-1] * np.arange(1, owners) / owners)
-    return sorted({int(c) for c in kids[np.minimum(at, len(kids) - 1)]})
-
-
-def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
-    """For codes of tier ply+1: how many stones of the player who just moved could have been
-    the last one played (with gravity, those on top of their column)."""
-    board = digits(codes, root.cells)
-    mine = board == root.mover(ply)
-    if root.spec.gravity:
-        above = np.full(root.cells, -1, dtype=np.int64)
-        below = np.asarray(root.below)
-        has = below >= 0
-        above[below[has]] = np.flatnonzero(has)
-        clear = np.ones_like(mine)
-        has_above = above >= 0
-        clear[:, has_above] = board[:, above[has_above]] == 0
-        mine &= clear
-    return mine.sum(axis=1)
-
-
-def _spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
-    """An evenly spread sample of each part file of a tier (rows read one by one, not the
-    whole file), and the parts' sizes."""
-    samples, sizes = [], []
-    for i in range(parts):
-        data = DiskArray(part_path(path, kind, ply, i), DTYPES[kind])
-        try:
-            rows = np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)
-            samples.append(np.array([data[int(r)] for r in rows], dtype=DTYPES[kind]))
-            sizes.append(len(data))
-        finally:
-            data.close()
-    return samples, sizes
 
 
 class DaskExecutor:
@@ -231,7 +170,7 @@ class DaskExecutor:
                 return counts
             # Resumed: send tier `last.ply`'s children again, from its range files.
             parts = work.parts("codes", last.ply)
-            samples, sizes = _spread(work.path, "codes", last.ply, parts)
+            samples, sizes = spread(work.path, "codes", last.ply, parts)
             cuts = next_cuts(root, last.ply, samples, sizes, owners)
             with progress(desc=f"  ply {last.ply} -> {last.ply + 1}", total=last.canonical,
                           unit="pos", unit_scale=True) as inner:

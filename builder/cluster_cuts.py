@@ -1,0 +1,79 @@
+"""Where a cluster cuts each tier into code ranges, one per worker: from a sample of the tier
+before it, expanded by the client, at quantiles of the sampled children weighted so that each
+range holds about as many distinct positions."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from tablebase.builder.cluster_tasks import SAMPLE
+from tablebase.builder.enumerator import OPEN, children, classify
+from tablebase.builder.game.codec import digits
+from tablebase.builder.game.root import Root
+from tablebase.builder.workdir import DTYPES, DiskArray, part_path
+
+# A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
+_SMALL_TIER = 1 << 15
+# Sampled codes the client expands to cut a tier into ranges, at most.
+_CUT_SAMPLE = 1 << 14
+
+
+def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
+              owners: int) -> list[int]:
+    """Where to cut tier ply+1 into `owners` code ranges (the inner cuts, ascending; none: one
+    range), from samples of tier `ply` (one per task, spread over `sizes` codes each): the
+    sampled parents are expanded here and the tier is cut at quantiles of their children."""
+    total = sum(sizes)
+    if ply >= root.cells or total == 0:
+        return []
+    take = [np.asarray(s)[np.linspace(0, len(s) - 1, max(1, round(_CUT_SAMPLE * n / total)))
+                          .astype(np.int64)] for s, n in zip(samples, sizes) if n and len(s)]
+    parents = np.concatenate(take)
+    sampled = len(parents)
+    distinct, inverse = np.unique(parents, return_inverse=True)
+    term, _ = classify(root, ply, distinct)
+    parents = parents[term[inverse] == OPEN]
+    kids = np.sort(np.concatenate([np.empty(0, np.int64), *children(root, parents, ply)]))
+    # The sample's children stand for the tier's, duplicates and all: an upper bound.
+    if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
+        return []
+    # A child reached from k parents is sampled about k times as often as it is stored once:
+    # weigh each by 1/k (k: the stones its last mover could have played last), so that the
+    # ranges hold equal numbers of distinct positions, not of children.
+    weight = np.cumsum(1.0 / np.maximum(1, _last_stones(root, ply, kids)))
+    at = np.searchsorted(weight, weight[-1] * np.arange(1, owners) / owners)
+    return sorted({int(c) for c in kids[np.minimum(at, len(kids) - 1)]})
+
+
+def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
+    """For codes of tier ply+1: how many stones of the player who just moved could have been
+    the last one played (with gravity, those on top of their column)."""
+    board = digits(codes, root.cells)
+    mine = board == root.mover(ply)
+    if root.spec.gravity:
+        above = np.full(root.cells, -1, dtype=np.int64)
+        below = np.asarray(root.below)
+        has = below >= 0
+        above[below[has]] = np.flatnonzero(has)
+        clear = np.ones_like(mine)
+        has_above = above >= 0
+        clear[:, has_above] = board[:, above[has_above]] == 0
+        mine &= clear
+    return mine.sum(axis=1)
+
+
+def spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
+    """An evenly spread sample of each part file of a tier (rows read one by one, not the
+    whole file), and the parts' sizes."""
+    samples, sizes = [], []
+    for i in range(parts):
+        data = DiskArray(part_path(path, kind, ply, i), DTYPES[kind])
+        try:
+            rows = np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)
+            samples.append(np.array([data[int(r)] for r in rows], dtype=DTYPES[kind]))
+            sizes.append(len(data))
+        finally:
+            data.close()
+    return samples, sizes
