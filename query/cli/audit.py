@@ -99,8 +99,7 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
                               " --builtin, --play or --root")
     cases = len(read_course_file(spec, path))  # a bad file fails here, before any solver
     search = args.search  # None (--no-search): only the tables settle a case
-    tb = open_for_answers(args.db, search)
-    try:
+    with open_for_answers(args.db, searching=search is not None) as tb:
         if args.engine is not None:
             opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:
@@ -108,9 +107,6 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
         with opened as candidate, progress(args.quiet)(total=cases, unit="case",
                                                        desc=f"audit {path}") as bar:
             report = audit_course_file(tb, spec, path, candidate, search, progress=bar.update)
-    finally:
-        if tb is not None:
-            tb.close()
     if args.json:
         print(json.dumps(course_json(report), indent=2))
     else:

@@ -9,8 +9,8 @@ from typing import Any
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.cli.common import EXIT_OK, board_from_args, position_args, progress
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers, solve
-from tablebase.query.search.engine import Budget
+from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, budget, open_for_answers,
+                                            solve)
 from tablebase.query.shapes import answer_json
 
 
@@ -45,18 +45,14 @@ def search_options(p: argparse.ArgumentParser) -> None:
 def _cmd_solve(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
-    tb = open_for_answers(args.db, 0.0 if args.no_tables else 1.0)
-    try:
-        with progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
-                                  bar_format="{desc}: {postfix}") as bar:
-            def shown(nodes: int, hits: int) -> None:
-                rate = nodes / max(bar.format_dict["elapsed"], 1e-9)
-                bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits")
-            answer = solve(tb, spec, board, Budget(args.time, args.nodes), progress=shown,
-                           use_tables=not args.no_tables)
-    finally:
-        if tb is not None:
-            tb.close()
+    with open_for_answers(args.db, searching=True) as tb, \
+            progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
+                                 bar_format="{desc}: {postfix}") as bar:
+        def shown(nodes: int, hits: int) -> None:
+            rate = nodes / max(bar.format_dict["elapsed"], 1e-9)
+            bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits")
+        answer = solve(tb, spec, board, budget(args.time, args.nodes), progress=shown,
+                       use_tables=not args.no_tables)
     if args.json:
         print(json.dumps(answer_json(spec, board, answer), indent=2))
         return EXIT_OK

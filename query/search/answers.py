@@ -4,8 +4,10 @@ searched answer says (its value or only what was proved, and that it came from s
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.builder.game import (Spec, Value, check_position, mover_at, open_cells,
                                     parse_spec)
@@ -16,10 +18,16 @@ from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
 from tablebase.query.notation import (board_text, game_over_text, move_name, parse_board,
                                       to_move_name)
 from tablebase.query.records import MoveInfo, Probe
-from tablebase.query.search.board import LeafTable, leaf_table
-from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
 from tablebase.query.tables import LOAD_LIMIT
 from tablebase.query.tablebase import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.search.board import LeafTable
+    from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
+
+# The search itself (query/search/engine.py, kernel.py) loads numba: it is imported where a
+# search runs, so that every command that may fall back to search does not start slower.
+T = TypeVar("T")
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.
 DEFAULT_SEARCH_SECONDS = 2.0
@@ -100,6 +108,8 @@ def check_searchable(spec: Spec, board: Sequence[int]) -> None:
 
 def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
     """The stored tables of `spec` small enough to load whole, as search leaves."""
+    from tablebase.query.search.board import leaf_table
+
     if tb is None:
         return []
     try:
@@ -119,17 +129,27 @@ def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
 def searcher(tb: Tablebase | None, spec: Spec, use_tables: bool = True) -> Searcher:
     """A Searcher of `spec` with the database's tables at its leaves (unless `use_tables` is
     False)."""
+    from tablebase.query.search.engine import Searcher
+
     return Searcher(spec, leaves(tb, spec) if use_tables else ())
 
 
-def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], budget: Budget = Budget(),
+def budget(seconds: float | None = None, nodes: int | None = None) -> Budget:
+    """A search budget of `seconds` and `nodes` (None: no limit)."""
+    from tablebase.query.search.engine import Budget
+
+    return Budget(seconds, nodes)
+
+
+def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], limit: Budget | None = None,
           progress: Progress | None = None, use_tables: bool = True,
           engine: Searcher | None = None) -> Searched:
-    """Solve a legal position by search (tables at the leaves), within `budget`."""
+    """Solve a legal position by search (tables at the leaves), within `limit` (None: no
+    limit)."""
     board = tuple(int(v) for v in board)
     check_searchable(spec, board)
     engine = engine or searcher(tb, spec, use_tables)
-    return Searched(spec, board, engine.solve(board, budget, progress))
+    return Searched(spec, board, engine.solve(board, limit or budget(), progress))
 
 
 def search_position(spec: str | Spec, position: Sequence[int] | str, *,
@@ -141,7 +161,7 @@ def search_position(spec: str | Spec, position: Sequence[int] | str, *,
     board = parse_board(spec, position) if isinstance(position, str) else tuple(position)
     tb = None if db is None else Tablebase(db)
     try:
-        return solve(tb, spec, board, Budget(seconds, nodes))
+        return solve(tb, spec, board, budget(seconds, nodes))
     finally:
         if tb is not None:
             tb.close()
@@ -156,19 +176,29 @@ def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
         t.root is None for t in tb.tables(spec))
 
 
+def _from_tables(tb: Tablebase | None, spec: Spec, search: float | None,
+                 read: Callable[[Tablebase], T]) -> T | None:
+    """read(tb): the tables' answer; None where no table covers the position and `search`
+    allows a search; otherwise the tables' error."""
+    try:
+        if tb is None:
+            raise GameNotBuiltError(f"{spec.name} has not been built")
+        return read(tb)
+    except (GameNotBuiltError, MissingPositionError) as e:
+        if search is None or not _table_misses(tb, spec, e):
+            raise
+        return None
+
+
 def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
                     search: float | None = DEFAULT_SEARCH_SECONDS,
                     engine: Searcher | None = None) -> Probe | Searched:
     """The table's answer for `board`, or (where no table holds it and `search` seconds are
     allowed) the search's; otherwise the table's error."""
-    try:
-        if tb is None:
-            raise GameNotBuiltError(f"{spec.name} has not been built")
-        return tb.probe(spec, board)
-    except (GameNotBuiltError, MissingPositionError) as e:
-        if search is None or not _table_misses(tb, spec, e):
-            raise
-        return solve(tb, spec, board, Budget(seconds=search), engine=engine)
+    found = _from_tables(tb, spec, search, lambda t: t.probe(spec, board))
+    if found is not None:
+        return found
+    return solve(tb, spec, board, budget(seconds=search), engine=engine)
 
 
 def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
@@ -178,16 +208,13 @@ def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
     """`Tablebase.examine`, or where no table holds `board` (and `search` allows), the
     position and every move by search: half the seconds for the position, the rest shared by
     its moves (None for the table's root: no table holds it)."""
-    try:
-        if tb is None:
-            raise GameNotBuiltError(f"{spec.name} has not been built")
-        return tb.examine(spec, board)
-    except (GameNotBuiltError, MissingPositionError) as e:
-        if search is None or not _table_misses(tb, spec, e):
-            raise
+    found = _from_tables(tb, spec, search, lambda t: t.examine(spec, board))
+    if found is not None:
+        return found
+    assert search is not None  # _from_tables raised otherwise
     engine = searcher(tb, spec)
     deadline = time.monotonic() + search
-    root = solve(tb, spec, board, Budget(seconds=search / 2), engine=engine)
+    root = solve(tb, spec, board, budget(seconds=search / 2), engine=engine)
     if root.solution.depth == 0:
         return root, [], None
     cells = open_cells(spec, board)
@@ -196,7 +223,7 @@ def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
         child = list(board)
         child[cell] = mover_at(root.ply)
         share = max(0.0, deadline - time.monotonic()) / (len(cells) - i)
-        s = engine.solve(tuple(child), Budget(seconds=share))
+        s = engine.solve(tuple(child), budget(seconds=share))
         low, high = Value(-s.high), Value(-s.low)
         moves.append((cell, low, high, s.depth))
     return root, _ranked(spec, root.solution, moves), None
@@ -228,11 +255,18 @@ def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int
             for cell, low, high, depth in ordered]
 
 
-def open_for_answers(db: str, search: float | None) -> Tablebase | None:
-    """The database's Tablebase, or None when there is no database and search may answer."""
+@contextmanager
+def open_for_answers(db: str, searching: bool) -> Iterator[Tablebase | None]:
+    """The database's Tablebase (closed on leaving), or None when there is no database and
+    `searching` (search answers without tables); a missing database is an error otherwise."""
     try:
-        return Tablebase(db)
+        tb: Tablebase | None = Tablebase(db)
     except MissingDatabaseError:
-        if search is None:
+        if not searching:
             raise
-        return None
+        tb = None
+    try:
+        yield tb
+    finally:
+        if tb is not None:
+            tb.close()
