@@ -4,9 +4,10 @@ One task a range a tier (builder/cluster_tasks.py), on the worker that owns the 
 
   enumerate ply p    owner j merges what the owners of tier p-1 sent to its range, classifies
                      and writes it, expands its open positions (deduplicated locally with the
-                     kernels of one process) and sends each owner of tier p+1 its children
-                     once, in one file. The client only cuts the ranges: it expands a small
-                     sample of tier p itself and cuts tier p+1 at the sample's quantiles.
+                     kernels of one process) and writes its children once, in one sorted
+                     file whose parts the owners of tier p+1 read. The client only cuts the
+                     ranges: it expands a sample of tier p's distinct positions (which its
+                     owners report) and cuts tier p+1 at quantiles of their children.
   solve ply p        owner j loads tier p+1 once (every worker keeps it while tier p lasts),
                      solves its range, writes its scores and packs its blocks; the client
                      inserts the blocks in code order (SQLite: one writer), or the workers
@@ -32,11 +33,11 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.codetable import SPARSE, CodeTable
-from tablebase.builder.cluster_cuts import next_cuts, spread
+from tablebase.builder.cluster_cuts import next_cuts
 from tablebase.builder.cluster_tasks import (DIRECT, SHARED, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
-                                             forget_shared, kids_path, lookup_range,
-                                             publish_range, range_piece,
+                                             forget_shared, incoming, kids_path,
+                                             lookup_range, publish_range, range_piece,
                                              solve_range)
 from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import SolvedTier
@@ -118,13 +119,16 @@ class DaskExecutor:
         return sorted(self.client.run(peak_bytes).values())
 
     def _run(self, fn: Callable[..., Any], calls: list[tuple[Any, ...]], sizes: Sequence[int],
-             bar: Any) -> list[Any]:
+             bar: Any, meanwhile: Callable[[], None] | None = None) -> list[Any]:
         """fn(*call) for every call, call i on worker i (or another if it is gone), results in
-        order; `bar` advances by a call's size as it ends."""
+        order; `bar` advances by a call's size as it ends; `meanwhile` runs here once they are
+        submitted."""
         addresses = self._addresses()
         futures = [self.client.submit(fn, *call, pure=False, workers=addresses[i % len(addresses)],
                                       allow_other_workers=True)
                    for i, call in enumerate(calls)]
+        if meanwhile is not None:
+            meanwhile()
         return self._gather(futures, sizes, bar)
 
     def _gather(self, futures: list[Any], sizes: Sequence[int], bar: Any) -> list[Any]:
@@ -153,55 +157,51 @@ class DaskExecutor:
                   done: list[TierCounts], progress: ProgressFactory,
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
         """Enumerate the tiers after `done` on the cluster; return the counts of all tiers."""
-        path, counts, m = str(work.path), list(done), work.manifest
-        ranges = m.setdefault("ranges", {})
-        owners = self.workers
+        path, counts, owners = str(work.path), list(done), self.workers
+        work.manifest.setdefault("ranges", {})
         clock = time.perf_counter()
-        # Each pass owns tier `ply`, whose ranges start at `cuts`, from what `sources` tasks
-        # sent (`sent`, whose samples of tier `ply` cut tier ply+1).
-        sent: list[RangeDone] = []
+        # Each pass owns tier `ply`, cut at `cuts`, from what `sources` tasks of tier ply-1
+        # sent (one file each); tier ply+1 is cut from the samples of tier `ply` its tasks
+        # report (distinct positions, so the cuts hold equal shares of positions).
         if not counts:
             ply, sources, cuts = 0, 1, []
-            samples, sizes = [np.zeros(1, np.int64)], [1]
-            np.zeros(1, np.int64).tofile(kids_path(work.path, 0, 0, 0))
+            np.zeros(1, np.int64).tofile(kids_path(work.path, 0, 0))
         else:
             last = counts[-1]
             if last.ply == root.cells or last.canonical == last.terminal_canonical:
                 return counts
             # Resumed: send tier `last.ply`'s children again, from its range files.
             parts = work.parts("codes", last.ply)
-            samples, sizes = spread(work.path, "codes", last.ply, parts)
-            cuts = next_cuts(root, last.ply, samples, sizes, owners)
+            cuts = work.manifest["ranges"][str(last.ply)]["cuts"]
+            sizes = work.manifest["ranges"][str(last.ply)]["sizes"]
             with progress(desc=f"  ply {last.ply} -> {last.ply + 1}", total=last.canonical,
                           unit="pos", unit_scale=True) as inner:
-                sent = self._run(enumerate_range, [(root, path, last.ply, i, 0, cuts, False)
-                                                   for i in range(parts)], sizes, inner)
+                sent = self._run(enumerate_range, [(root, path, last.ply, i, 0, cuts, True,
+                                                    False) for i in range(parts)], sizes, inner)
             ply, sources = last.ply + 1, parts
-            samples, sizes = [r.sample for r in sent], [sum(r.sent) for r in sent]
+            cuts = next_cuts(root, last.ply, [r.sample for r in sent], sizes, owners)
         with progress(desc=f"enumerate {root.name}", total=root.cells, initial=ply,
                       unit="tier") as bar:
             while True:
-                cuts_next = next_cuts(root, ply, samples, sizes, owners) if ply < root.cells else None
-                incoming = ([sum(r.sent[j] for r in sent) for j in range(len(cuts) + 1)]
-                            if sent else [1])
+                arriving = incoming(path, ply, sources, cuts)
                 clock = self._tick("client", clock)
-                with progress(desc=f"  ply {ply} -> {ply + 1}", total=sum(incoming), unit="pos",
+                with progress(desc=f"  ply {ply} -> {ply + 1}", total=sum(arriving), unit="pos",
                               unit_scale=True) as inner:
                     sent = self._run(enumerate_range,
-                                     [(root, path, ply, j, sources, cuts_next, True)
-                                      for j in range(len(cuts) + 1)], incoming, inner)
+                                     [(root, path, ply, j, sources, cuts, ply < root.cells, True)
+                                      for j in range(len(cuts) + 1)], arriving, inner)
                 clock = time.perf_counter()
                 counts.append(self._tier_enumerated(work, ply, cuts, sent))
                 for source in range(sources):
-                    for owner in range(len(cuts) + 1):
-                        kids_path(work.path, ply, source, owner).unlink(missing_ok=True)
+                    kids_path(work.path, ply, source).unlink(missing_ok=True)
                 on_tier(counts)
                 bar.update(1)
                 bar.set_postfix(ply=ply, positions=counts[-1].canonical)
-                if cuts_next is None or counts[-1].canonical == counts[-1].terminal_canonical:
+                if ply == root.cells or counts[-1].canonical == counts[-1].terminal_canonical:
                     break
-                ply, sources, cuts = ply + 1, len(cuts) + 1, cuts_next
-                samples, sizes = [r.sample for r in sent], [sum(r.sent) for r in sent]
+                sizes = [r.counts[0] for r in sent]
+                ply, sources = ply + 1, len(cuts) + 1
+                cuts = next_cuts(root, ply - 1, [r.sample for r in sent], sizes, owners)
         for left in work.path.glob("kids_*"):  # what the last tier's tasks sent: nothing
             left.unlink()
         return counts
@@ -272,6 +272,12 @@ class DaskExecutor:
         """Solve tiers top-1 down to 0, each on the cluster."""
         path, size = str(work.path), 3 ** root.cells
         clock = time.perf_counter()
+        # The client stores tier p's blocks while the workers solve tier p-1.
+        done: list[Callable[[], None]] = []
+
+        def finish() -> None:
+            while done:
+                done.pop()()
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                       unit="tier") as bar:
             for ply in reversed(range(top)):
@@ -286,22 +292,33 @@ class DaskExecutor:
                 with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
                               unit_scale=True) as inner:
                     if mode is None:
+                        finish()
                         solved = self._solve_routed(root, work, ply, calls, tier["sizes"], inner)
                     else:
-                        solved = self._run(solve_range, calls, tier["sizes"], inner)
+                        solved = self._run(solve_range, calls, tier["sizes"], inner, finish)
+                done.append(lambda ply=ply, solved=solved: self._tier_solved(  # type: ignore[misc]
+                    work, ply, solved, target, on_tier, bar))
                 clock = time.perf_counter()
-                work.add_parts("scores", ply, [r.file for r in solved])
-                checksum = TableChecksum()
-                for r in solved:
-                    if r.checksum is not None:
-                        checksum.merge(r.checksum)
-                blocks = ([row for r in solved for row in (r.blocks or [])]
-                          if target is not None and target.url is None else None)
-                values = tuple(sum(r.values[i] for r in solved) for i in range(3))
-                on_tier(SolvedTier(ply, values, None, blocks, checksum.hexdigest()))  # type: ignore[arg-type]
-                bar.update(1)
-                bar.set_postfix(ply=ply)
-                clock = self._tick("client", clock)
+            clock = self._tick("client", clock)
+            finish()
+
+    def _tier_solved(self, work: WorkDir, ply: int, solved: list[RangeSolved],
+                     target: BlockTarget | None, on_tier: Callable[[SolvedTier], None],
+                     bar: Any) -> None:
+        """Record a solved tier: its range files, checksum and values; its blocks stored."""
+        start = time.perf_counter()
+        work.add_parts("scores", ply, [r.file for r in solved])
+        checksum = TableChecksum()
+        for r in solved:
+            if r.checksum is not None:
+                checksum.merge(r.checksum)
+        blocks = ([row for r in solved for row in (r.blocks or [])]
+                  if target is not None and target.url is None else None)
+        values = tuple(sum(r.values[i] for r in solved) for i in range(3))
+        on_tier(SolvedTier(ply, values, None, blocks, checksum.hexdigest()))  # type: ignore[arg-type]
+        bar.update(1)
+        bar.set_postfix(ply=ply)
+        self._tick("client", start)
 
     def _lookup(self, size: int, nxt: int, counts: list[TierCounts], limit: int) -> str | None:
         """How every worker holds tier p+1 (`nxt` positions) to solve tier p; None: it is too

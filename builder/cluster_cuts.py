@@ -1,10 +1,10 @@
 """Where a cluster cuts each tier into code ranges, one per worker: from a sample of the tier
-before it, expanded by the client, at quantiles of the sampled children weighted so that each
-range holds about as many distinct positions."""
+before it (its distinct positions, as its owners report them), expanded by the client, at
+quantiles of the sampled children weighted so that each range holds about as many distinct
+positions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -12,7 +12,6 @@ from tablebase.builder.cluster_tasks import SAMPLE
 from tablebase.builder.enumerator import OPEN, children, classify
 from tablebase.builder.game.codec import digits
 from tablebase.builder.game.root import Root
-from tablebase.builder.workdir import DTYPES, DiskArray, part_path
 
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
@@ -62,18 +61,3 @@ def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
         clear[:, has_above] = board[:, above[has_above]] == 0
         mine &= clear
     return mine.sum(axis=1)
-
-
-def spread(path: Path, kind: str, ply: int, parts: int) -> tuple[list[np.ndarray], list[int]]:
-    """An evenly spread sample of each part file of a tier (rows read one by one, not the
-    whole file), and the parts' sizes."""
-    samples, sizes = [], []
-    for i in range(parts):
-        data = DiskArray(part_path(path, kind, ply, i), DTYPES[kind])
-        try:
-            rows = np.linspace(0, len(data) - 1, min(len(data), SAMPLE)).astype(np.int64)
-            samples.append(np.array([data[int(r)] for r in rows], dtype=DTYPES[kind]))
-            sizes.append(len(data))
-        finally:
-            data.close()
-    return samples, sizes

@@ -4,8 +4,10 @@ range a tier, each reading and writing files in the work directory that every wo
   enumerate   owner j of tier p merges the children that the tasks of tier p-1 sent to its
               code range (each piece already sorted and distinct), classifies and writes its
               range of tier p, expands its open positions with the same kernels and
-              deduplication as one process (marks in a bitmap, or sorted runs), and writes the
-              distinct children of each code range of tier p+1 once, in one file per owner.
+              deduplication as one process (marks in a bitmap, or sorted runs), and writes its
+              distinct children once, in one ascending file, of which each owner of tier p+1
+              reads the part in its range (found by bisection); it reports an even sample of
+              its range, from which the client cuts tier p+1.
   solve       owner j of tier p reads tier p+1 once per worker (all its ranges, into a lookup
               table it keeps while the tier lasts), solves its range, writes its scores and
               packs its range's blocks: on a server database it writes them itself, on SQLite
@@ -21,6 +23,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +35,7 @@ from tablebase.builder.enumerator import OPEN, children, classify, distinct_chil
 from tablebase.builder.executor import tier_values
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import OFFSET
-from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.memory import MemoryPlan, steady_malloc
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
 from tablebase.builder.threads import one_thread
@@ -57,8 +60,8 @@ class RangeDone:
     counts: tuple[int, int, int, int]  # canonical, reachable, terminal, terminal canonical
     files: dict[str, tuple[str, int, int]]  # kind -> (name, CRC-32, size) of its part files
     first: int | None  # its range's first code (None: empty)
-    sent: list[int]  # children sent to each owner of the next tier
-    sample: np.ndarray  # ascending codes spread evenly over the children it sent
+    sent: int  # distinct children written for the next tier
+    sample: np.ndarray  # ascending codes of its range, spread evenly over its positions
     spilled: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -74,9 +77,28 @@ class RangeSolved:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def kids_path(path: Path, ply: int, source: int, owner: int) -> Path:
-    """The children of tier `ply` that task `source` of the tier before sent to `owner`."""
-    return path / f"kids_{ply}.{source}-{owner}.bin"
+def kids_path(path: Path, ply: int, source: int) -> Path:
+    """The distinct children in tier `ply` of the open positions of range `source` of the tier
+    before, ascending: each owner of tier `ply` reads the part that falls in its range."""
+    return path / f"kids_{ply}.{source}.bin"
+
+
+def range_bounds(cuts: list[int], index: int) -> tuple[int | None, int | None]:
+    """Range `index`'s codes [low, high) of a tier cut at `cuts` (None: unbounded)."""
+    return (cuts[index - 1] if index else None), (cuts[index] if index < len(cuts) else None)
+
+
+def incoming(path: str, ply: int, sources: int, cuts: list[int]) -> list[int]:
+    """How many children the `sources` tasks of tier ply-1 sent to each range of tier `ply`."""
+    sizes = [0] * (len(cuts) + 1)
+    for s in range(sources):
+        for j in range(len(sizes)):
+            data = DiskArray(kids_path(Path(path), ply, s), DTYPES["codes"])
+            try:
+                sizes[j] += len(data.narrow(*range_bounds(cuts, j)))
+            finally:
+                data.close()
+    return sizes
 
 
 def _worker_threads() -> int:
@@ -88,8 +110,10 @@ def _worker_threads() -> int:
         return 1
 
 
-def _cores() -> AbstractContextManager[None]:
-    """Kernels on the threads this worker was given: one thread, unless it has more."""
+def _in_task() -> AbstractContextManager[None]:
+    """A task's setting on this worker: arrays reused rather than faulted in afresh, kernels
+    on the threads the worker was given (one thread, unless it has more)."""
+    steady_malloc()
     return one_thread() if _worker_threads() <= 1 else nullcontext()
 
 
@@ -108,6 +132,19 @@ def _plan() -> MemoryPlan:
 # per page the first time) and the lookup table of the tier being solved from.
 _kept: dict[str, tuple[str, CodeTable]] = {}
 _lock = threading.Lock()
+_pool: tuple[int, ThreadPoolExecutor] | None = None  # packing threads, where it has several
+
+
+def _pack_pool() -> ThreadPoolExecutor | None:
+    """Threads to pack blocks on, one per thread this worker was given (None: just one)."""
+    global _pool
+    threads = _worker_threads()
+    if threads <= 1:
+        return None
+    with _lock:
+        if _pool is None or _pool[0] != threads:
+            _pool = (threads, ThreadPoolExecutor(threads, thread_name_prefix="tablebase-pack"))
+        return _pool[1]
 
 
 def _marking_table(root: Root, plan: MemoryPlan) -> CodeTable:
@@ -132,25 +169,23 @@ def _writer(final: Path, record: Callable[[str, int, int], None]) -> ArrayWriter
                        record)
 
 
-def _split(chunk: np.ndarray, cuts: list[int]) -> list[np.ndarray]:
-    """An ascending chunk cut at the inner cuts, one piece per owner."""
-    at = np.searchsorted(chunk, cuts, side="left")
-    return np.split(chunk, at)
-
-
 def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
-                    cuts_next: list[int] | None, own: bool) -> RangeDone:
-    """Owner `index` of tier `ply`: merge the children the `sources` tasks of tier ply-1 sent
-    it, classify and write its range (with `own`; else read the range written before, as a
-    resumed build does), then send the distinct children of its open positions to the owners
-    of tier ply+1, whose ranges start at `cuts_next` (None: tier `ply` is the last)."""
+                    cuts: list[int], expand: bool, own: bool) -> RangeDone:
+    """Owner `index` of tier `ply` (cut at `cuts`): merge what the `sources` tasks of tier
+    ply-1 sent to its range, classify and write it (with `own`; else read the range written
+    before, as a resumed build does), then, with `expand`, write the distinct children of its
+    open positions in one file for the owners of tier ply+1; report a sample of its range,
+    from which the client cuts tier ply+1."""
     work, seconds = Path(path), {"merge": 0.0, "expand": 0.0, "send": 0.0}
-    with _cores(), _lock:
+    with _in_task(), _lock:
         plan = _plan()
         chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
         records: dict[str, tuple[str, int, int]] = {}
         counts = [0, 0, 0, 0]
         first: list[int] = []
+        sampler = _Sampler()
+        pieces = [DiskArray(kids_path(work, ply, s), DTYPES["codes"])
+                  .narrow(*range_bounds(cuts, index)) for s in range(sources)] if own else []
 
         def record(name: str, crc: int, size: int) -> None:
             records[name.split("_")[0]] = (name, crc, size)
@@ -158,14 +193,13 @@ def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
         def parents() -> Iterator[np.ndarray]:
             start = time.perf_counter()
             if own:
-                pieces = [DiskArray(kids_path(work, ply, s, index), DTYPES["codes"])
-                          for s in range(sources)]
                 out = {kind: _writer(part_path(work, kind, ply, index), record)
                        for kind in ("codes", "term")}
                 for codes in merge_unique(pieces, chunk_rows):
                     term, orbits = classify(root, ply, codes)
                     out["codes"].append(codes)
                     out["term"].append(term)
+                    sampler.add(codes)
                     closed = term != OPEN
                     counts[0] += len(codes)
                     counts[1] += int(orbits.sum())
@@ -183,60 +217,61 @@ def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
             else:
                 codes = np.fromfile(part_path(work, "codes", ply, index), DTYPES["codes"])
                 term = np.fromfile(part_path(work, "term", ply, index), DTYPES["term"])
+                sampler.add(codes)
                 seconds["merge"] += time.perf_counter() - start
                 yield codes[term == OPEN]
                 start = time.perf_counter()
             seconds["merge"] += time.perf_counter() - start
 
-        sent: list[int] = []
-        sample = np.empty(0, np.int64)
-        spilled = 0
-        if cuts_next is None:  # the last tier: classified and written, nothing to expand
+        sent = spilled = 0
+        if not expand:  # the last tier: classified and written, nothing to expand
             for _ in parents():
                 pass
         else:
             table = _marking_table(root, plan)
-            incoming = sum(kids_path(work, ply, s, index).stat().st_size // 8
-                           for s in range(sources)) if own else 0
+            arrived = sum(len(piece) for piece in pieces)
             try:
                 start = time.perf_counter()
                 source, collector = distinct_children(
-                    root, ply, parents(), incoming or 1 << 30, plan, table,
+                    root, ply, parents(), arrived or 1 << 30, plan, table,
                     lambda name: work / f"spill_{ply}.{index}.{name}")
                 seconds["expand"] = time.perf_counter() - start - seconds["merge"]
                 start = time.perf_counter()
-                sent, sample = _send(work, ply + 1, index, cuts_next, source)
+                out = _writer(kids_path(work, ply + 1, index), lambda *_: None)
+                for chunk in source:
+                    out.append(chunk)
+                out.close()
+                sent = out.count
                 seconds["send"] = time.perf_counter() - start
                 spilled = collector.spilled
             except BaseException:
                 _kept.pop("mark", None)  # marks may be left set: never reuse the table
                 raise
         return RangeDone(tuple(counts), records, first[0] if first else None,  # type: ignore[arg-type]
-                         sent, sample, spilled, seconds)
+                         sent, sampler.sample(), spilled, seconds)
 
 
-def _send(work: Path, ply: int, index: int, cuts: list[int], chunks: Iterator[np.ndarray]
-          ) -> tuple[list[int], np.ndarray]:
-    """Write ascending chunks of tier `ply` codes to one file per owner (split at `cuts`);
-    return how many went to each, and a sample spread evenly over them."""
-    owners = len(cuts) + 1
-    out = [_writer(kids_path(work, ply, index, k), lambda *_: None) for k in range(owners)]
-    samples, weights = [], []
-    for chunk in chunks:
-        for k, piece in enumerate(_split(chunk, cuts)):
-            if len(piece):
-                out[k].append(piece)
+class _Sampler:
+    """An evenly spread sample of the ascending chunks it is shown, at most SAMPLE codes."""
+
+    def __init__(self) -> None:
+        self._codes: list[np.ndarray] = []
+        self._weights: list[np.ndarray] = []
+
+    def add(self, chunk: np.ndarray) -> None:
+        """Sample one chunk (at most SAMPLE codes of it, each standing for its share)."""
         take = np.linspace(0, len(chunk) - 1, min(len(chunk), SAMPLE)).astype(np.int64)
-        samples.append(chunk[take])
-        weights.append(np.full(len(take), len(chunk) / max(1, len(take))))
-    for writer in out:
-        writer.close()
-    sample = np.concatenate(samples) if samples else np.empty(0, np.int64)
-    if len(sample) > SAMPLE:  # thin out to codes evenly spread over what was sent
-        spread = np.cumsum(np.concatenate(weights))
-        at = np.searchsorted(spread, (np.arange(SAMPLE) + 0.5) * spread[-1] / SAMPLE)
-        sample = sample[np.minimum(at, len(sample) - 1)]
-    return [writer.count for writer in out], sample
+        self._codes.append(np.asarray(chunk)[take])
+        self._weights.append(np.full(len(take), len(chunk) / max(1, len(take))))
+
+    def sample(self) -> np.ndarray:
+        """The sample: thinned out to SAMPLE codes evenly spread over all that were shown."""
+        sample = np.concatenate(self._codes) if self._codes else np.empty(0, np.int64)
+        if len(sample) > SAMPLE:
+            spread = np.cumsum(np.concatenate(self._weights))
+            at = np.searchsorted(spread, (np.arange(SAMPLE) + 0.5) * spread[-1] / SAMPLE)
+            sample = sample[np.minimum(at, len(sample) - 1)]
+        return sample
 
 
 # --- solving ---------------------------------------------------------------------------------
@@ -316,7 +351,7 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
     distinct children and their scores, answered by the owners of tier ply+1 (a tier too
     large to load on every worker); else tier ply+1 is loaded here, as `mode` says."""
     work, seconds = Path(path), {}
-    with _cores():
+    with _in_task():
         start = time.perf_counter()
         shared = mode.partition(":")[2] if mode.startswith(SHARED + ":") else None
         if shared is not None:
@@ -344,14 +379,14 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
         if target is not None and len(codes):
             first_index, next_code, low, high = blocks
             rows, checksum = target.store(root.ply + ply, first_index, codes, scores, next_code,
-                                          low, high)
+                                          low, high, _pack_pool())
         seconds["pack"] = time.perf_counter() - start
         return RangeSolved(tier_values(scores), file, checksum, rows, seconds)
 
 
 def expand_range(root: Root, path: str, ply: int, index: int) -> np.ndarray:
     """The sorted distinct canonical children of the open positions of range `index` of `ply`."""
-    with _cores():
+    with _in_task():
         work = Path(path)
         codes = np.fromfile(part_path(work, "codes", ply, index), DTYPES["codes"])
         codes = codes[np.fromfile(part_path(work, "term", ply, index), DTYPES["term"]) == OPEN]

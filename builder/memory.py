@@ -1,6 +1,7 @@
 """Memory: peak resident size per stage, and the plan that splits a build's budget."""
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import sys
@@ -40,6 +41,29 @@ def reset_peak() -> bool:
         return True
     except OSError:
         return False
+
+
+# glibc's malloc gives every array above its mmap threshold fresh pages from the kernel (a page
+# fault per 4 KiB written) and returns them on free; the threshold grows to 32 MiB only once
+# such arrays are freed, and Dask's worker processes pin it at 128 KiB (their environment sets
+# MALLOC_TRIM_THRESHOLD_). Measured, packing one 31.6 M-position tier of 5x4k4: 2.6 s in a
+# worker's environment, 0.95 s by default, 0.71 s with these settings.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_steady: list[bool] = []
+
+
+def steady_malloc() -> None:
+    """Let this process reuse freed arrays of up to 32 MiB instead of faulting in new pages
+    for each (glibc only; elsewhere, nothing)."""
+    if _steady:
+        return
+    _steady.append(True)
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(_M_TRIM_THRESHOLD, 64 << 20)
+    except (OSError, AttributeError):
+        pass
 
 
 def machine_bytes() -> int:

@@ -26,7 +26,7 @@ from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import Value, depth_of, value_of
 from tablebase.builder.kernels import warm_up
-from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
+from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak, steady_malloc
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
@@ -105,6 +105,7 @@ def _load_kernels() -> None:
     global _loaded
     if not _loaded:
         warm_up()
+        steady_malloc()
         _loaded = True
 
 

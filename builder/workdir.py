@@ -3,6 +3,7 @@ interrupted build resume from its last finished tier. It lives next to the datab
 removed when the build ends, whether it succeeded or failed (an interrupted one is kept)."""
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -294,13 +295,15 @@ class DiskArray:
         self.dtype = np.dtype(dtype)
         self._fd = os.open(path, os.O_RDONLY)
         self._len = os.fstat(self._fd).st_size // self.dtype.itemsize
+        self._base = 0  # the file's first row that is this array's row 0 (see `narrow`)
 
     def __len__(self) -> int:
         return self._len
 
     def _read(self, start: int, stop: int) -> np.ndarray:
         count = max(0, stop - start)
-        data = os.pread(self._fd, count * self.dtype.itemsize, start * self.dtype.itemsize)
+        data = os.pread(self._fd, count * self.dtype.itemsize,
+                        (self._base + start) * self.dtype.itemsize)
         return np.frombuffer(data, dtype=self.dtype)
 
     def __getitem__(self, key: int | slice | np.ndarray) -> np.ndarray | np.generic:
@@ -320,6 +323,14 @@ class DiskArray:
         low = int(index.min())
         # Indexes come in ascending chunks: read the span they cover, then pick.
         return self._read(low, int(index.max()) + 1)[index - low]
+
+    def narrow(self, low: int | None, high: int | None) -> DiskArray:
+        """Keep only the values in [low, high) (None: unbounded) of this ascending array, found
+        by bisection (a few reads); return the array."""
+        start = 0 if low is None else bisect.bisect_left(self, low)  # type: ignore[arg-type]
+        stop = self._len if high is None else bisect.bisect_left(self, high)  # type: ignore[arg-type]
+        self._base, self._len = self._base + start, max(0, stop - start)
+        return self
 
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         whole = self._read(0, self._len)
@@ -362,6 +373,14 @@ class JoinedArray:
             raise IndexError(f"index {int(key)} out of range for length {len(self)}")
         at = int(np.searchsorted(self._starts, i, side="right")) - 1
         return self._parts[at][i - int(self._starts[at])]
+
+    def narrow(self, low: int | None, high: int | None) -> DiskArray:
+        """Keep only the values in [low, high) (None: unbounded) of this ascending array, found
+        by bisection (a few reads); return the array."""
+        start = 0 if low is None else bisect.bisect_left(self, low)  # type: ignore[arg-type]
+        stop = self._len if high is None else bisect.bisect_left(self, high)  # type: ignore[arg-type]
+        self._base, self._len = self._base + start, max(0, stop - start)
+        return self
 
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         whole = self[0 : len(self)]

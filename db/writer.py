@@ -211,12 +211,13 @@ class BlockTarget:
         return cls(handle.table_name, handle.params.width * handle.params.height, url)
 
     def store(self, ply: int, first_index: int, codes: np.ndarray, scores: np.ndarray,
-              next_code: int, low: int, high: int) -> tuple[list[BlockRow] | None, str]:
+              next_code: int, low: int, high: int, pool: ThreadPoolExecutor | None = None
+              ) -> tuple[list[BlockRow] | None, str]:
         """Pack one code range [low, high) of `ply` (its positions, the next range's first code
-        `next_code`, its blocks numbered from `first_index`); write them when the worker writes
-        (replacing what a lost run wrote in the range) and return (None, checksum), else
-        (rows, checksum)."""
-        rows, checksum = pack_tier(ply, codes, scores, next_code, self.cells, None, first_index)
+        `next_code`, its blocks numbered from `first_index`; on `pool`'s threads if given);
+        write them when the worker writes (replacing what a lost run wrote in the range) and
+        return (None, checksum), else (rows, checksum)."""
+        rows, checksum = pack_tier(ply, codes, scores, next_code, self.cells, pool, first_index)
         if self.url is None:
             return rows, checksum
         table = blocks_table(self.table)

@@ -194,3 +194,25 @@ def test_deferred_tier_arrays_reach_the_disk_at_a_checkpoint(tmp_path: Path) -> 
     assert again.intact() and set(again.manifest["files"]) == {
         "codes_1.bin", "codes_2.bin", "scores_3.bin"}
     assert np.array_equal(again.get("scores", 3), [5, -3])
+
+
+def test_a_disk_array_narrows_to_a_code_range(tmp_path: Path) -> None:
+    # A cluster's owner reads the part of each sender's file that falls in its code range.
+    import numpy as np
+
+    from tablebase.builder.workdir import DiskArray
+
+    rng = np.random.default_rng(5)
+    codes = np.unique(rng.integers(0, 10_000, 3_000)).astype(np.int64)
+    path = tmp_path / "kids.bin"
+    codes.tofile(path)
+    edges = [None, -5, 0, int(codes[0]), int(codes[17]), 4_321, int(codes[-1]), 10_000, None]
+    for low in edges[:-1]:
+        for high in edges[1:]:
+            data = DiskArray(path, np.dtype(np.int64)).narrow(low, high)
+            expected = codes[(codes >= (-1 if low is None else low))
+                             & (codes < (1 << 40 if high is None else high))]
+            assert np.array_equal(np.asarray(data), expected), (low, high)
+            if len(expected) > 3:
+                assert data[1] == expected[1] and np.array_equal(data[1:3], expected[1:3])
+            data.close()
