@@ -15,33 +15,34 @@ from tablebase.builder.game.root import Root
 
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
-# Sampled codes the client expands to cut a tier into ranges, at most.
-_CUT_SAMPLE = 1 << 14
 
 
 def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
               owners: int) -> list[int]:
     """Where to cut tier ply+1 into `owners` code ranges (the inner cuts, ascending; none: one
-    range), from samples of tier `ply` (one per task, spread over `sizes` codes each): the
-    sampled parents are expanded here and the tier is cut at quantiles of their children."""
-    total = sum(sizes)
-    if ply >= root.cells or total == 0:
+    range), from samples of tier `ply` (one per range, spread evenly over its `sizes` codes):
+    the sampled parents are expanded here and the tier is cut at quantiles of their children."""
+    if owners <= 1 or ply >= root.cells or sum(sizes) == 0:
         return []
-    take = [np.asarray(s)[np.linspace(0, len(s) - 1, max(1, round(_CUT_SAMPLE * n / total)))
-                          .astype(np.int64)] for s, n in zip(samples, sizes) if n and len(s)]
-    parents = np.concatenate(take)
-    sampled = len(parents)
-    distinct, inverse = np.unique(parents, return_inverse=True)
-    term, _ = classify(root, ply, distinct)
-    parents = parents[term[inverse] == OPEN]
-    kids = np.sort(np.concatenate([np.empty(0, np.int64), *children(root, parents, ply)]))
-    # The sample's children stand for the tier's, duplicates and all: an upper bound.
-    if owners <= 1 or len(kids) * total < _SMALL_TIER * sampled:
+    found, weights = [np.empty(0, np.int64)], [np.empty(0)]
+    for sample, size in zip(samples, sizes):
+        sample = np.asarray(sample, dtype=np.int64)
+        if not size or not len(sample):
+            continue
+        term, _ = classify(root, ply, sample)
+        kids = np.concatenate([np.empty(0, np.int64), *children(root, sample[term == OPEN], ply)])
+        found.append(kids)
+        weights.append(np.full(len(kids), size / len(sample)))  # each stands for its range's share
+    kids, weight = np.concatenate(found), np.concatenate(weights)
+    # The children stand for the tier's, duplicates and all: an upper bound of its size.
+    if weight.sum() < _SMALL_TIER:
         return []
+    order = np.argsort(kids, kind="stable")
+    kids = kids[order]
     # A child reached from k parents is sampled about k times as often as it is stored once:
     # weigh each by 1/k (k: the stones its last mover could have played last), so that the
     # ranges hold equal numbers of distinct positions, not of children.
-    weight = np.cumsum(1.0 / np.maximum(1, _last_stones(root, ply, kids)))
+    weight = np.cumsum(weight[order] / np.maximum(1, _last_stones(root, ply, kids)))
     at = np.searchsorted(weight, weight[-1] * np.arange(1, owners) / owners)
     return sorted({int(c) for c in kids[np.minimum(at, len(kids) - 1)]})
 

@@ -6,8 +6,8 @@ speedup over the 1-worker cluster of one thread; "vs process" the time over the 
 build's (both cores); peak memory is each worker's resident peak, and the client's. Each
 cluster build's checksum is compared with the single process's. The profile line sums the
 worker-seconds of each task phase over the build (and the client's own seconds between tiers).
-By hand, another game (5x4k4 takes minutes):
-    python tests/bench_cluster.py --specs 5x4k4
+By hand, another game (5x4k4 takes minutes), each configuration run N times, the fastest shown:
+    python tests/bench_cluster.py --specs 5x4k4 --repeat N
 """
 from __future__ import annotations
 
@@ -75,34 +75,41 @@ def _in_child(*args: str) -> dict[str, Any] | None:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_cluster(specs: list[str] | None = None) -> None:
-    """Print single-process and 1- and 2-worker build times, speedups, peak memory, profiles."""
+def bench_cluster(specs: list[str] | None = None, repeat: int = 1) -> None:
+    """Print single-process and 1- and 2-worker build times, speedups, peak memory, profiles;
+    with `repeat` > 1, every configuration runs that many times, in alternating rounds, and
+    the fastest of each is shown (the machine is shared: the least disturbed run)."""
     print(f"cluster: builds on a local Dask cluster of worker processes, {os.cpu_count()} cores;"
-          " seconds exclude the cluster's start-up")
+          " seconds exclude the cluster's start-up"
+          + (f"; the fastest of {repeat} alternating runs of each" if repeat > 1 else ""))
     print(f"{'spec':<15}{'workers':>8}{'threads':>8}{'canonical':>12}{'enum s':>8}{'solve s':>8}"
           f"{'write s':>8}{'total s':>8}{'vs 1 worker':>12}{'vs process':>11}"
           "  peak MiB per worker (client)")
     for name in specs or CLUSTER_SPECS:
-        base: dict[str, Any] | None = None
-        one_worker = None
-        for workers, threads in CONFIGS:
-            r = _in_child("--one", name, str(workers), str(threads))
-            if r is None:
-                continue
-            if (workers, threads) == (0, 0):
-                base = r
-            if (workers, threads) == (1, 1):
-                one_worker = r["seconds"]
-            speed = (f"{one_worker / r['seconds']:.2f}x" if one_worker and workers and threads == 1
+        runs: dict[tuple[int, int], list[dict[str, Any]]] = {c: [] for c in CONFIGS}
+        for _ in range(repeat):
+            for workers, threads in CONFIGS:
+                r = _in_child("--one", name, str(workers), str(threads))
+                if r is not None:
+                    runs[(workers, threads)].append(r)
+        best = {c: min(rs, key=lambda r: r["seconds"]) for c, rs in runs.items() if rs}
+        base, one = best.get((0, 0)), best.get((1, 1))
+        for (workers, threads), r in best.items():
+            speed = (f"{one['seconds'] / r['seconds']:.2f}x" if one and workers and threads == 1
                      else "-")
             ratio = f"{r['seconds'] / base['seconds']:.2f}x" if base and r is not base else "-"
-            same = "" if base is None or r["checksum"] == base["checksum"] else "  CHECKSUM DIFFERS"
+            same = ("" if base is None or all(x["checksum"] == base["checksum"]
+                                              for x in runs[(workers, threads)])
+                    else "  CHECKSUM DIFFERS")
             peaks = ", ".join(f"{p / (1 << 20):,.0f}" for p in r["worker_peaks"]) or "-"
             st = r["stages"]
+            spread = (f"  runs {min(x['seconds'] for x in runs[(workers, threads)]):.2f}-"
+                      f"{max(x['seconds'] for x in runs[(workers, threads)]):.2f} s"
+                      if repeat > 1 else "")
             print(f"{name:<15}{workers or 'none':>8}{threads or '-':>8}{r['canonical']:>12,}"
                   f"{st['enumerate']:>8.2f}{st['solve']:>8.2f}{st['write']:>8.2f}"
                   f"{r['seconds']:>8.2f}{speed:>12}{ratio:>11}  {peaks}"
-                  f" ({r['client_peak'] / (1 << 20):,.0f}){same}", flush=True)
+                  f" ({r['client_peak'] / (1 << 20):,.0f}){spread}{same}", flush=True)
             if r["profile"]:
                 print(" " * 15 + "  worker-seconds: " + ", ".join(
                     f"{k} {v:.2f}" for k, v in r["profile"].items() if "ranges" not in k)
@@ -118,12 +125,14 @@ def main() -> None:
     """Run the cluster section on its own, or one build (--one, for the parent process)."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--specs", nargs="*", default=None)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run each configuration this many times, show the fastest")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(_one(args.one[0], int(args.one[1]), int(args.one[2]))))
         return
-    bench_cluster(args.specs)
+    bench_cluster(args.specs, args.repeat)
 
 
 if __name__ == "__main__":
