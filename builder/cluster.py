@@ -272,14 +272,15 @@ class DaskExecutor:
         """Solve tiers top-1 down to 0, each on the cluster."""
         path, size = str(work.path), 3 ** root.cells
         clock = time.perf_counter()
-        # The client stores tier p's blocks while the workers solve tier p-1.
-        done: list[Callable[[], None]] = []
-
-        def finish() -> None:
-            while done:
-                done.pop()()
         with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                       unit="tier") as bar:
+            # The client stores tier p's blocks while the workers solve tier p-1.
+            pending: list[tuple[int, list[RangeSolved]]] = []
+
+            def finish() -> None:
+                while pending:
+                    self._tier_solved(work, *pending.pop(), target, on_tier, bar)
+
             for ply in reversed(range(top)):
                 tier = work.manifest["ranges"][str(ply)]
                 nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
@@ -296,8 +297,7 @@ class DaskExecutor:
                         solved = self._solve_routed(root, work, ply, calls, tier["sizes"], inner)
                     else:
                         solved = self._run(solve_range, calls, tier["sizes"], inner, finish)
-                done.append(lambda ply=ply, solved=solved: self._tier_solved(  # type: ignore[misc]
-                    work, ply, solved, target, on_tier, bar))
+                pending.append((ply, solved))
                 clock = time.perf_counter()
             clock = self._tick("client", clock)
             finish()

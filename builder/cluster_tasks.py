@@ -55,12 +55,11 @@ DIRECT, SORTED, SHARED = "direct", "sorted", "shared"
 
 @dataclass
 class RangeDone:
-    """What one enumerate task reports: its range's counts and files, what it sent on."""
+    """What one enumerate task reports: its range's counts and files, a sample of its codes."""
 
     counts: tuple[int, int, int, int]  # canonical, reachable, terminal, terminal canonical
     files: dict[str, tuple[str, int, int]]  # kind -> (name, CRC-32, size) of its part files
     first: int | None  # its range's first code (None: empty)
-    sent: int  # distinct children written for the next tier
     sample: np.ndarray  # ascending codes of its range, spread evenly over its positions
     spilled: int = 0
     seconds: dict[str, float] = field(default_factory=dict)
@@ -223,7 +222,7 @@ def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
                 start = time.perf_counter()
             seconds["merge"] += time.perf_counter() - start
 
-        sent = spilled = 0
+        spilled = 0
         if not expand:  # the last tier: classified and written, nothing to expand
             for _ in parents():
                 pass
@@ -241,14 +240,13 @@ def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
                 for chunk in source:
                     out.append(chunk)
                 out.close()
-                sent = out.count
                 seconds["send"] = time.perf_counter() - start
                 spilled = collector.spilled
             except BaseException:
                 _kept.pop("mark", None)  # marks may be left set: never reuse the table
                 raise
         return RangeDone(tuple(counts), records, first[0] if first else None,  # type: ignore[arg-type]
-                         sent, sampler.sample(), spilled, seconds)
+                         sampler.sample(), spilled, seconds)
 
 
 class _Sampler:

@@ -49,15 +49,16 @@ def reset_peak() -> bool:
 # MALLOC_TRIM_THRESHOLD_). Measured, packing one 31.6 M-position tier of 5x4k4: 2.6 s in a
 # worker's environment, 0.95 s by default, 0.71 s with these settings.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
-_steady: list[bool] = []
+_steady = False
 
 
 def steady_malloc() -> None:
     """Let this process reuse freed arrays of up to 32 MiB instead of faulting in new pages
     for each (glibc only; elsewhere, nothing)."""
+    global _steady
     if _steady:
         return
-    _steady.append(True)
+    _steady = True
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)

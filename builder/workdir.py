@@ -374,14 +374,6 @@ class JoinedArray:
         at = int(np.searchsorted(self._starts, i, side="right")) - 1
         return self._parts[at][i - int(self._starts[at])]
 
-    def narrow(self, low: int | None, high: int | None) -> DiskArray:
-        """Keep only the values in [low, high) (None: unbounded) of this ascending array, found
-        by bisection (a few reads); return the array."""
-        start = 0 if low is None else bisect.bisect_left(self, low)  # type: ignore[arg-type]
-        stop = self._len if high is None else bisect.bisect_left(self, high)  # type: ignore[arg-type]
-        self._base, self._len = self._base + start, max(0, stop - start)
-        return self
-
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         whole = self[0 : len(self)]
         return whole if dtype is None else whole.astype(dtype)
