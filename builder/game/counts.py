@@ -12,7 +12,6 @@ reachability (builder/game/orders.py), and each ply's count is scaled by the sha
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from math import comb
 
@@ -31,6 +30,20 @@ def _free_per_column(spec: Spec, board: Sequence[int]) -> list[int]:
             for col in range(spec.width)]
 
 
+def _stacks(room: Sequence[int]) -> list[list[int]]:
+    """For columns with `room` free cells each: ways[c][s], the ways columns c, c+1, ... can
+    hold s stones between them (stacked from the bottom of each)."""
+    ways = [[1]]
+    for free in reversed(room):
+        after = ways[0]
+        grown = [0] * (len(after) + free)
+        for filled, n in enumerate(after):
+            for h in range(free + 1):
+                grown[filled + h] += n
+        ways.insert(0, grown)
+    return ways
+
+
 def _fillings(spec: Spec, board: Sequence[int]) -> list[int]:
     """Ways to put p stones on `board`'s free cells (gravity: one height per column, adding to
     p), for p = 0, 1, ..., ignoring colours."""
@@ -38,14 +51,7 @@ def _fillings(spec: Spec, board: Sequence[int]) -> list[int]:
     if not spec.gravity:
         total = sum(free_per_column)
         return [comb(total, p) for p in range(total + 1)]
-    ways = [1]
-    for free in free_per_column:
-        grown = [0] * (len(ways) + free)
-        for filled, n in enumerate(ways):
-            for h in range(free + 1):
-                grown[filled + h] += n
-        ways = grown
-    return ways
+    return _stacks(free_per_column)[0]
 
 
 def reachable_bound(spec: Spec, board: Sequence[int]) -> int:
@@ -62,35 +68,58 @@ def reachable_estimate(spec: Spec, board: Sequence[int], samples: int = 1000,
     can arise in play (within a few per cent where that share is not tiny)."""
     from tablebase.builder.game.orders import reachable  # compiled: imported when asked
 
-    rng = random.Random(seed)
-    free = [c for c, v in enumerate(board) if v == EMPTY]
-    columns = [[c for c in reversed(free) if c % spec.width == col] for col in range(spec.width)]
-    mover = X if sum(1 for v in board if v != EMPTY) % 2 == 0 else O
-    # Gravity: suffix[c][s] = ways columns c.. hold s stones, to draw heights evenly.
-    suffix: list[list[int]] = [[1]]
-    for col in reversed(columns):
-        after = suffix[0]
-        suffix.insert(0, [sum(after[s - h] for h in range(len(col) + 1) if 0 <= s - h < len(after))
-                          for s in range(len(after) + len(col))])
+    rng = np.random.default_rng(seed)
+    start = np.asarray(board, dtype=np.uint8)
+    free = np.flatnonzero(start == EMPTY)
+    mover = X if int(np.count_nonzero(start != EMPTY)) % 2 == 0 else O
     total = 0.0
     for p, n in enumerate(_fillings(spec, board)):
-        drawn = np.tile(np.asarray(board, dtype=np.uint8), (samples, 1))
-        for row in drawn:
-            if spec.gravity:
-                cells, left = [], p
-                for c, col in enumerate(columns):
-                    weights = [suffix[c + 1][left - h] if 0 <= left - h < len(suffix[c + 1])
-                               else 0 for h in range(len(col) + 1)]
-                    h = rng.choices(range(len(col) + 1), weights)[0]
-                    cells += col[:h]
-                    left -= h
-            else:
-                cells = rng.sample(free, p)
-            rng.shuffle(cells)
-            row[cells[: (p + 1) // 2]] = mover
-            row[cells[(p + 1) // 2:]] = X + O - mover
+        filled = (_drawn_gravity(spec, start, p, samples, rng) if spec.gravity
+                  else _drawn_anywhere(free, len(start), p, samples, rng))
+        # Colours: the filled cells in a random order, the first (p + 1) // 2 the mover's.
+        keys = np.where(filled, rng.random(filled.shape), 2.0)
+        rank = np.argsort(np.argsort(keys, axis=1), axis=1)
+        drawn = np.tile(start, (samples, 1))
+        drawn[filled & (rank < (p + 1) // 2)] = mover
+        drawn[filled & (rank >= (p + 1) // 2)] = X + O - mover
         total += n * comb(p, p // 2) * float(reachable(spec, drawn).mean())
     return int(total)
+
+
+def _drawn_anywhere(free: np.ndarray, cells: int, p: int, samples: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """`samples` rows of which cells hold a stone: p of the `free` cells, evenly drawn."""
+    filled = np.zeros((samples, cells), dtype=bool)
+    if p:
+        chosen = np.argsort(rng.random((samples, len(free))), axis=1)[:, :p]
+        filled[np.arange(samples)[:, None], free[chosen]] = True
+    return filled
+
+
+def _drawn_gravity(spec: Spec, board: np.ndarray, p: int, samples: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """`samples` rows of which cells hold a stone: p stones stacked on `board`'s columns, every
+    way of sharing p among the columns equally likely."""
+    room = _free_per_column(spec, list(board))
+    after = [np.asarray(ways, dtype=np.float64) for ways in _stacks(room)]
+    filled = np.zeros((samples, spec.cells), dtype=bool)
+    left = np.full(samples, p)
+    for col, free in enumerate(room):
+        rest = after[col + 1]
+        heights = np.arange(free + 1)
+        need = left[:, None] - heights[None, :]
+        ok = (need >= 0) & (need < len(rest))
+        weights = np.where(ok, rest[np.clip(need, 0, len(rest) - 1)], 0.0)
+        cumulative = np.cumsum(weights, axis=1)
+        draw = 1.0 - rng.random(samples)  # in (0, 1]: never a height of no weight
+        pick = (cumulative < draw[:, None] * cumulative[:, -1:]).sum(axis=1)
+        left -= pick
+        # The free cells of a column, lowest first (row 0 is the top row).
+        cells = [r * spec.width + col for r in reversed(range(spec.height))
+                 if board[r * spec.width + col] == EMPTY]
+        for h, cell in enumerate(cells):
+            filled[:, cell] = pick > h
+    return filled
 
 
 def stones_needed(spec: Spec, board: Sequence[int], symmetries: int,
