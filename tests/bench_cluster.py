@@ -6,6 +6,8 @@ speedup over the 1-worker cluster of one thread; "vs process" the time over the 
 build's (both cores); peak memory is each worker's resident peak, and the client's. Each
 cluster build's checksum is compared with the single process's. The profile line sums the
 worker-seconds of each task phase over the build (and the client's own seconds between tiers).
+The last line of each game runs two single-process one-thread builds at once: how much two
+processes that share nothing but the machine slow each other, a bound for two workers.
 By hand, another game (5x4k4 takes minutes), each configuration run N times, the fastest shown:
     python tests/bench_cluster.py --specs 5x4k4 --repeat N
 """
@@ -66,13 +68,18 @@ def _one(spec_text: str, workers: int, threads: int) -> dict[str, Any]:
             "profile": profile}
 
 
-def _in_child(*args: str) -> dict[str, Any] | None:
-    proc = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
-                          cwd=ROOT)
-    if proc.returncode != 0:
-        print(f"  {' '.join(args)} failed: {proc.stderr.strip().splitlines()[-1:]}")
-        return None
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+def _in_children(count: int, *args: str) -> list[dict[str, Any]]:
+    """Run `count` children with `args` at once; the results of those that succeeded."""
+    procs = [subprocess.Popen([sys.executable, __file__, *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT) for _ in range(count)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            print(f"  {' '.join(args)} failed: {err.strip().splitlines()[-1:]}")
+        else:
+            results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
 
 
 def bench_cluster(specs: list[str] | None = None, repeat: int = 1) -> None:
@@ -87,11 +94,14 @@ def bench_cluster(specs: list[str] | None = None, repeat: int = 1) -> None:
           "  peak MiB per worker (client)")
     for name in specs or CLUSTER_SPECS:
         runs: dict[tuple[int, int], list[dict[str, Any]]] = {c: [] for c in CONFIGS}
+        pairs: list[float] = []  # two one-thread processes at once: the slower one's seconds
         for _ in range(repeat):
             for workers, threads in CONFIGS:
-                r = _in_child("--one", name, str(workers), str(threads))
-                if r is not None:
-                    runs[(workers, threads)].append(r)
+                runs[(workers, threads)] += _in_children(1, "--one", name, str(workers),
+                                                         str(threads))
+            both = _in_children(2, "--one", name, "0", "1")
+            if len(both) == 2:
+                pairs.append(max(r["seconds"] for r in both))
         best = {c: min(rs, key=lambda r: r["seconds"]) for c, rs in runs.items() if rs}
         base, one = best.get((0, 0)), best.get((1, 1))
         for (workers, threads), r in best.items():
@@ -114,6 +124,13 @@ def bench_cluster(specs: list[str] | None = None, repeat: int = 1) -> None:
                 print(" " * 15 + "  worker-seconds: " + ", ".join(
                     f"{k} {v:.2f}" for k, v in r["profile"].items() if "ranges" not in k)
                     + f"; largest range {_spread(r['profile'])} the mean", flush=True)
+        alone = best.get((0, 1))
+        if pairs and alone:
+            # What two workers could reach on this machine: two processes that share nothing
+            # but its memory and caches, each as slow as it is beside the other.
+            print(f"{name:<15}two one-thread processes at once: the slower {min(pairs):.2f} s,"
+                  f" {min(pairs) / alone['seconds']:.2f}x one alone (a bound for two workers:"
+                  f" {2 * alone['seconds'] / min(pairs):.2f}x)", flush=True)
 
 
 def _spread(profile: dict[str, float]) -> str:
