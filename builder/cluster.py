@@ -24,20 +24,18 @@ from __future__ import annotations
 
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from tablebase.builder import cluster_shared
 from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.cluster_cuts import next_cuts
 from tablebase.builder.cluster_tasks import (DIRECT, SHARED, SORTED, RangeDone,
                                              RangeSolved, enumerate_range, expand_range,
-                                             forget_shared, incoming, kids_path,
-                                             lookup_range, publish_range, range_piece,
+                                             incoming, kids_path, lookup_range, range_piece,
                                              solve_range)
 from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import SolvedTier
@@ -50,21 +48,6 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.writer import BlockTarget
 
 EXTRA_HINT = "pip install 'tablebase[cluster]'"
-
-
-def _boot_id() -> str | None:
-    """This machine's boot id (Linux), or None where there is none."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return None
-
-
-class _NoBar:
-    """A progress bar that shows nothing."""
-
-    def update(self, n: int) -> None:
-        """Nothing to show."""
 
 
 # How long a cluster left with no worker (all lost at once) waits for one to come back.
@@ -86,7 +69,7 @@ class DaskExecutor:
         # Worker-seconds per task phase (merge, expand, send; load, solve, pack), summed over
         # the build, and the client's own seconds between tiers: the build's profile.
         self.profile: dict[str, float] = {}
-        self.shared_table: str | None = None  # the last solve's lookup table in /dev/shm
+        self.shared_table: str | None = None  # the name of the last solve's shared tables
 
     @property
     def workers(self) -> int:
@@ -228,43 +211,24 @@ class DaskExecutor:
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve every tier below `solved_from` on the cluster, deepest first: with one lookup
-        table in /dev/shm that all workers share where they run on one machine."""
+        table per machine in /dev/shm, which its workers share, where one fits."""
         top = len(counts) if solved_from is None else solved_from
         size = 3 ** root.cells
         limit = self._memory_limit() or plan.working
         shared = None
-        if self._lookup(size, 0, counts, limit) == DIRECT and self._one_machine():
-            shared = f"/dev/shm/tablebase-{uuid.uuid4().hex}.lookup"
-        self.shared_table = shared  # the file, or None: for the tests and the bench's profile
+        if self._lookup(size, 0, counts, limit) == DIRECT and all(
+                self.client.run(cluster_shared.can_share).values()):
+            shared = cluster_shared.new_name()
+        self.shared_table = shared  # the name, or None: for the tests and the bench's profile
         try:
-            if shared is not None:
-                self._share(root, work, top, len(counts), shared)
             self._solve_tiers(root, work, counts, top, shared, limit, progress, target, on_tier)
         finally:
             if shared is not None:
-                Path(shared).unlink(missing_ok=True)
+                cluster_shared.forget(shared)  # the client's machine may be a worker's too
                 try:
-                    self.client.run(forget_shared)
+                    self.client.run(cluster_shared.forget, shared)
                 except Exception:  # noqa: BLE001 - a lost worker has unmapped it already
                     pass
-
-    def _one_machine(self) -> bool:
-        """Whether every worker runs on this machine (same boot id), which has /dev/shm: then
-        they share one lookup table there instead of each loading its own."""
-        mine = _boot_id()
-        if mine is None or not Path("/dev/shm").is_dir():
-            return False
-        return set(self.client.run(_boot_id).values()) == {mine}
-
-    def _share(self, root: Root, work: WorkDir, top: int, tiers: int, file: str) -> None:
-        """Make the SHARED table's `file` (sparse: pages are taken as they are written) and,
-        for a resumed build, write the tier solved last into it."""
-        with open(file, "wb") as f:
-            f.truncate(3 ** root.cells)
-        if top < tiers:
-            parts = work.parts("scores", top)
-            calls = [(root, str(work.path), top, j, file) for j in range(parts)]
-            self._run(publish_range, calls, [1] * parts, _NoBar())
 
     def _solve_tiers(self, root: Root, work: WorkDir, counts: list[TierCounts], top: int,
                      shared: str | None, limit: int, progress: ProgressFactory,
@@ -315,6 +279,8 @@ class DaskExecutor:
         blocks = ([row for r in solved for row in (r.blocks or [])]
                   if target is not None and target.url is None else None)
         values = tuple(sum(r.values[i] for r in solved) for i in range(3))
+        self.profile["ranges fetched"] = (self.profile.get("ranges fetched", 0)
+                                          + sum(r.fetched for r in solved))
         on_tier(SolvedTier(ply, values, None, blocks, checksum.hexdigest()))  # type: ignore[arg-type]
         bar.update(1)
         bar.set_postfix(ply=ply)

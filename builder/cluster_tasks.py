@@ -8,8 +8,10 @@ range a tier, each reading and writing files in the work directory that every wo
               distinct children once, in one ascending file, of which each owner of tier p+1
               reads the part in its range (found by bisection); it reports an even sample of
               its range, from which the client cuts tier p+1.
-  solve       owner j of tier p reads tier p+1 once per worker (all its ranges, into a lookup
-              table it keeps while the tier lasts), solves its range, writes its scores and
+  solve       owner j of tier p looks tier p+1 up in its machine's shared table (where one
+              fits: builder/cluster_shared.py), else reads it once per worker (all its
+              ranges, into a lookup table it keeps while the tier lasts); it solves its
+              range, writes its scores and
               packs its range's blocks: on a server database it writes them itself, on SQLite
               it hands the rows to the client, the file's one writer.
 
@@ -30,11 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
+from tablebase.builder import cluster_shared
 from tablebase.builder.codetable import CodeTable, bitmap_bytes
 from tablebase.builder.enumerator import OPEN, children, classify, distinct_children
 from tablebase.builder.executor import tier_values
 from tablebase.builder.game.root import Root
-from tablebase.builder.kernels import OFFSET
 from tablebase.builder.memory import MemoryPlan, steady_malloc
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
@@ -47,9 +49,8 @@ from tablebase.db.writer import BlockTarget
 # Codes each task samples from the children it sends, for the client to cut the next tier.
 SAMPLE = 2048
 # Lookup tables of tier p+1 for solving, as the client chooses them per tier.
-# SHARED: one direct table in a file of /dev/shm that every worker of one machine maps; each
-# owner writes its range's scores into it once, so no worker loads the tier. The mode names
-# the file: "shared:/dev/shm/tablebase-....lookup", a new name for every solve.
+# SHARED: one direct table per machine that its workers share (builder/cluster_shared.py);
+# the mode names the solve's tables: "shared:tablebase-...", a new name for every solve.
 DIRECT, SORTED, SHARED = "direct", "sorted", "shared"
 
 
@@ -74,6 +75,7 @@ class RangeSolved:
     checksum: str | None
     blocks: list[BlockRow] | None
     seconds: dict[str, float] = field(default_factory=dict)
+    fetched: int = 0  # ranges of tier p+1 read into its machine's shared table first
 
 
 def kids_path(path: Path, ply: int, source: int) -> Path:
@@ -301,45 +303,6 @@ def _next_tier(root: Root, path: str, ply: int, parts: int, mode: str) -> CodeTa
         return table
 
 
-def _shared_slots(root: Root, file: str) -> np.ndarray:
-    """This worker's map of the SHARED table in `file` (made by the client, 3**cells bytes),
-    kept while the solve lasts (a new solve names a new file)."""
-    key = f"{file}|{root.cells}"
-    with _lock:
-        found = _kept.get("shared")
-        if found is not None and found[0] == key:
-            return found[1]  # type: ignore[return-value]
-        _kept.pop("shared", None)
-        slots = np.memmap(file, dtype=np.uint8, mode="r+", shape=(3 ** root.cells,))
-        _kept["shared"] = (key, slots)  # type: ignore[assignment]
-        return slots
-
-
-def forget_shared() -> None:
-    """Unmap this worker's SHARED table: the client removes the file once the solve ends, and
-    a removed file of /dev/shm keeps its memory while anyone maps it."""
-    with _lock:
-        _kept.pop("shared", None)
-
-
-def _publish(slots: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> None:
-    """Write a range's scores into the SHARED table (idempotent: a range solved again after a
-    lost worker writes the same bytes)."""
-    step = 1 << 22
-    for start in range(0, len(codes), step):
-        slots[np.asarray(codes[start : start + step], dtype=np.int64)] = (
-            np.asarray(scores[start : start + step]).astype(np.int16) + OFFSET).astype(np.uint8)
-
-
-def publish_range(root: Root, path: str, ply: int, index: int, file: str) -> None:
-    """Write part `index` of solved tier `ply` into the SHARED table in `file` (a resumed
-    build's first tier, solved before the table existed)."""
-    work = Path(path)
-    _publish(_shared_slots(root, file), np.fromfile(part_path(work, "codes", ply, index),
-                                                   DTYPES["codes"]),
-             np.fromfile(part_path(work, "scores", ply, index), DTYPES["scores"]))
-
-
 def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mode: str,
                 target: BlockTarget | None, blocks: tuple[int, int, int, int],
                 kids: np.ndarray | None = None, *scored: np.ndarray) -> RangeSolved:
@@ -352,8 +315,10 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
     with _in_task():
         start = time.perf_counter()
         shared = mode.partition(":")[2] if mode.startswith(SHARED + ":") else None
+        fetched = 0
         if shared is not None:
-            table = CodeTable.over(root.cells, _shared_slots(root, shared))
+            fetched = cluster_shared.complete(shared, root.cells, work, ply + 1, parts_next)
+            table = CodeTable.over(root.cells, cluster_shared.slots(shared, root.cells))
         elif kids is None:
             table = _next_tier(root, path, ply + 1, parts_next, mode)
         else:
@@ -370,7 +335,7 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
         seconds["solve"] = time.perf_counter() - start
         if shared is not None:
             start = time.perf_counter()
-            _publish(_shared_slots(root, shared), codes, scores)
+            cluster_shared.publish(shared, root.cells, ply, index, codes, scores)
             seconds["load"] += time.perf_counter() - start
         start = time.perf_counter()
         rows, checksum = None, None
@@ -379,7 +344,7 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
             rows, checksum = target.store(root.ply + ply, first_index, codes, scores, next_code,
                                           low, high, _pack_pool())
         seconds["pack"] = time.perf_counter() - start
-        return RangeSolved(tier_values(scores), file, checksum, rows, seconds)
+        return RangeSolved(tier_values(scores), file, checksum, rows, seconds, fetched)
 
 
 def expand_range(root: Root, path: str, ply: int, index: int) -> np.ndarray:

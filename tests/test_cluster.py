@@ -191,12 +191,37 @@ def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path:
     # The tier files went to the directory asked for, and stay there for --resume.
     assert (work_path(db, name, str(shared)) / "manifest.json").exists()
     assert not work_path(db, name).exists()
+    fetched = executor.profile.get("ranges fetched", 0)
     report = build(parse_spec(name), db, executor=executor, resume=True, work_dir=str(shared))
     assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
-    # Workers of one machine share one lookup table in /dev/shm (a resumed solve first writes
-    # the tier solved last into it), removed when the solve ends.
-    assert executor.shared_table is not None and not Path(executor.shared_table).exists()
+    # Workers of one machine share one lookup table in /dev/shm, removed when the solve ends;
+    # a resumed solve reads the tier solved last into it from the work directory.
+    assert executor.shared_table is not None
+    assert not list(Path("/dev/shm").glob(executor.shared_table + "*"))
+    assert (executor.profile.get("ranges fetched", 0) > fetched) == (stage == "solve")
     assert not work_path(db, name, str(shared)).exists()
+    _same_table(table_db(name), db, name)
+
+
+def _pretend_machines() -> None:
+    """On a worker: count as a machine of its own (its shared table a file of its own)."""
+    from tablebase.builder import cluster_shared as shared
+
+    pid = os.getpid()
+    shared.machine_id = lambda: f"machine{pid}"
+
+
+@pytest.mark.slow
+def test_workers_on_two_machines_share_a_table_each(table_db: Callable[[str], str],
+                                                     tmp_path: Path, small_tiers: None) -> None:
+    name, db = "4x3k3", str(tmp_path / "cluster.db")
+    with open_cluster(workers=2, memory_limit="1GiB") as two:
+        two.client.run(_pretend_machines)
+        build(parse_spec(name), db, executor=two)
+        # Each machine read the ranges that the other machine's worker solved from the work
+        # directory; on one machine none is (the resumed build's test above).
+        assert two.profile["ranges fetched"] > 0
+        assert not list(Path("/dev/shm").glob(two.shared_table + "*"))
     _same_table(table_db(name), db, name)
 
 
