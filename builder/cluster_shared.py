@@ -1,6 +1,6 @@
 """The lookup table that the workers of one machine share while a cluster solves.
 
-A byte per code (score + OFFSET, 0 for absent) in a file of /dev/shm, which every worker of
+A byte per code (score + OFFSET, 0 for absent: builder/codetable.py) in a file of /dev/shm, which every worker of
 the machine maps: no worker loads tier p+1 into a table of its own. Each owner writes its
 range's scores into its machine's table once it has solved them. Before solving tier p, a
 task makes sure that its machine's table holds every range of tier p+1: the ranges solved on
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.builder.kernels import OFFSET
+from tablebase.builder.codetable import put_scores
 from tablebase.builder.workdir import DTYPES, part_path
 
 _SHM = Path("/dev/shm")
@@ -78,11 +78,7 @@ def publish(name: str, cells: int, ply: int, index: int, codes: np.ndarray,
             scores: np.ndarray) -> None:
     """Write range `index` of solved tier `ply` into this machine's table, then its marker
     (idempotent: a range solved again after a lost worker writes the same bytes)."""
-    table = slots(name, cells)
-    step = 1 << 22
-    for start in range(0, len(codes), step):
-        table[np.asarray(codes[start : start + step], dtype=np.int64)] = (
-            np.asarray(scores[start : start + step]).astype(np.int16) + OFFSET).astype(np.uint8)
+    put_scores(slots(name, cells), codes, scores)
     _marker(name, ply, index).touch()
 
 

@@ -26,6 +26,16 @@ def bitmap_bytes(cells: int) -> int:
     return 2 * 8 * -(-3 ** cells // 64)
 
 
+def put_scores(slots: np.ndarray, codes: np.ndarray, scores: np.ndarray) -> None:
+    """Write `scores` into a direct table's `slots` (a byte per code, score + OFFSET) at `codes`,
+    a few million at a time (each step's index array is a temporary)."""
+    step = 1 << 22
+    for start in range(0, len(codes), step):
+        part = np.asarray(codes[start : start + step], dtype=np.int64)
+        slots[part] = (np.asarray(scores[start : start + step]).astype(np.int16)
+                       + OFFSET).astype(np.uint8)
+
+
 def hash_slots(positions: int) -> int:
     """Slots of the hash table of a tier of `positions`: a power of two, at most half full."""
     return 1 << max(4, (2 * positions - 1).bit_length())
@@ -110,11 +120,7 @@ class CodeTable:
         self.clear()
         self._codes, self._scores = codes, scores
         if self._slots is not None:
-            step = 1 << 22
-            for start in range(0, len(codes), step):
-                part = np.asarray(codes[start : start + step], dtype=np.int64)
-                self._slots[part] = (np.asarray(scores[start : start + step]).astype(np.int16)
-                                     + OFFSET).astype(np.uint8)
+            put_scores(self._slots, codes, scores)
         elif self.hashed:
             slots = hash_slots(len(codes))
             self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
