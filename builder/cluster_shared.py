@@ -49,8 +49,10 @@ def _file(name: str) -> Path:
     return _SHM / f"{name}-{(machine_id() or 'none')[:13]}.lookup"
 
 
-def _marker(name: str, ply: int, index: int) -> Path:
-    return _file(name).with_name(f"{_file(name).name}.{ply}.{index}")
+def _beside(name: str, suffix: str) -> Path:
+    """A file beside this machine's table: a range's marker, or the lock."""
+    table = _file(name)
+    return table.with_name(f"{table.name}.{suffix}")
 
 
 def slots(name: str, cells: int) -> np.ndarray:
@@ -79,21 +81,21 @@ def publish(name: str, cells: int, ply: int, index: int, codes: np.ndarray,
     """Write range `index` of solved tier `ply` into this machine's table, then its marker
     (idempotent: a range solved again after a lost worker writes the same bytes)."""
     put_scores(slots(name, cells), codes, scores)
-    _marker(name, ply, index).touch()
+    _beside(name, f"{ply}.{index}").touch()
 
 
 def complete(name: str, cells: int, work: Path, ply: int, parts: int) -> int:
     """Make this machine's table hold all `parts` ranges of solved tier `ply`, reading those
     it lacks from the work directory (one worker of the machine at a time); how many it read."""
-    if all(_marker(name, ply, k).exists() for k in range(parts)):
+    if all(_beside(name, f"{ply}.{k}").exists() for k in range(parts)):
         return 0
     import fcntl
 
     read = 0
-    with open(_file(name).with_name(_file(name).name + ".lock"), "a") as lock:
+    with open(_beside(name, "lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the worker dies
         for k in range(parts):
-            if not _marker(name, ply, k).exists():
+            if not _beside(name, f"{ply}.{k}").exists():
                 publish(name, cells, ply, k,
                         np.fromfile(part_path(work, "codes", ply, k), DTYPES["codes"]),
                         np.fromfile(part_path(work, "scores", ply, k), DTYPES["scores"]))

@@ -324,11 +324,15 @@ class DiskArray:
         # Indexes come in ascending chunks: read the span they cover, then pick.
         return self._read(low, int(index.max()) + 1)[index - low]
 
+    def rank(self, value: int | None, past: int) -> int:
+        """How many values of this ascending array are below `value` (None: `past`), found by
+        bisection (a few reads)."""
+        return past if value is None else bisect.bisect_left(self, value)  # type: ignore[arg-type]
+
     def narrow(self, low: int | None, high: int | None) -> DiskArray:
-        """Keep only the values in [low, high) (None: unbounded) of this ascending array, found
-        by bisection (a few reads); return the array."""
-        start = 0 if low is None else bisect.bisect_left(self, low)  # type: ignore[arg-type]
-        stop = self._len if high is None else bisect.bisect_left(self, high)  # type: ignore[arg-type]
+        """Keep only the values in [low, high) (None: unbounded) of this ascending array;
+        return the array."""
+        start, stop = self.rank(low, 0), self.rank(high, self._len)
         self._base, self._len = self._base + start, max(0, stop - start)
         return self
 

@@ -72,9 +72,14 @@ def reachable_estimate(spec: Spec, board: Sequence[int], samples: int = 1000,
     start = np.asarray(board, dtype=np.uint8)
     free = np.flatnonzero(start == EMPTY)
     mover = X if int(np.count_nonzero(start != EMPTY)) % 2 == 0 else O
+    # Gravity: each column's free cells, lowest first (row 0 is the top row), and the ways
+    # the columns from each one on can hold s stones, to draw heights evenly.
+    columns = [[r * spec.width + col for r in reversed(range(spec.height))
+                if board[r * spec.width + col] == EMPTY] for col in range(spec.width)]
+    after = [np.asarray(ways, dtype=np.float64) for ways in _stacks([len(c) for c in columns])]
     total = 0.0
     for p, n in enumerate(_fillings(spec, board)):
-        filled = (_drawn_gravity(spec, start, p, samples, rng) if spec.gravity
+        filled = (_drawn_gravity(columns, after, len(start), p, samples, rng) if spec.gravity
                   else _drawn_anywhere(free, len(start), p, samples, rng))
         # Colours: the filled cells in a random order, the first (p + 1) // 2 the mover's.
         keys = np.where(filled, rng.random(filled.shape), 2.0)
@@ -96,28 +101,23 @@ def _drawn_anywhere(free: np.ndarray, cells: int, p: int, samples: int,
     return filled
 
 
-def _drawn_gravity(spec: Spec, board: np.ndarray, p: int, samples: int,
-                   rng: np.random.Generator) -> np.ndarray:
-    """`samples` rows of which cells hold a stone: p stones stacked on `board`'s columns, every
-    way of sharing p among the columns equally likely."""
-    room = _free_per_column(spec, list(board))
-    after = [np.asarray(ways, dtype=np.float64) for ways in _stacks(room)]
-    filled = np.zeros((samples, spec.cells), dtype=bool)
+def _drawn_gravity(columns: list[list[int]], after: list[np.ndarray], cells: int, p: int,
+                   samples: int, rng: np.random.Generator) -> np.ndarray:
+    """`samples` rows of which cells hold a stone: p stones stacked on the `columns` (free
+    cells, lowest first), every way of sharing p among them equally likely (`after[c][s]`:
+    the ways columns c, c+1, ... hold s stones)."""
+    filled = np.zeros((samples, cells), dtype=bool)
     left = np.full(samples, p)
-    for col, free in enumerate(room):
+    for col, free in enumerate(columns):
         rest = after[col + 1]
-        heights = np.arange(free + 1)
-        need = left[:, None] - heights[None, :]
+        need = left[:, None] - np.arange(len(free) + 1)[None, :]
         ok = (need >= 0) & (need < len(rest))
         weights = np.where(ok, rest[np.clip(need, 0, len(rest) - 1)], 0.0)
         cumulative = np.cumsum(weights, axis=1)
         draw = 1.0 - rng.random(samples)  # in (0, 1]: never a height of no weight
         pick = (cumulative < draw[:, None] * cumulative[:, -1:]).sum(axis=1)
         left -= pick
-        # The free cells of a column, lowest first (row 0 is the top row).
-        cells = [r * spec.width + col for r in reversed(range(spec.height))
-                 if board[r * spec.width + col] == EMPTY]
-        for h, cell in enumerate(cells):
+        for h, cell in enumerate(free):
             filled[:, cell] = pick > h
     return filled
 
