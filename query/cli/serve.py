@@ -42,11 +42,14 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablebase.query.server.app import DB_VARIABLE, SEARCH_VARIABLE, make_app
+    from tablebase.query.server.app import (DB_VARIABLE, SEARCH_VARIABLE, SEARCHES_VARIABLE,
+                                            make_app)
+    from tablebase.query.server.searches import default_searches
     from tablebase.query.tablebase import open_tablebase
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, found {args.workers}")
+    searches = args.searches or default_searches(args.workers)
     # Open the database once here, so that a missing or foreign file is one line and exit 2
     # before anything listens.
     with open_tablebase(args.db):
@@ -54,8 +57,11 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
+    searching = ("no search" if args.search is None else
+                 f"up to {searches} search{'es' if searches != 1 else ''} of {args.search:g} s at"
+                 f" once{' per worker' if args.workers != 1 else ''}")
     line = (f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
-            f"{'s' if args.workers != 1 else ''}; Ctrl-C stops)")
+            f"{'s' if args.workers != 1 else ''}, {searching}; Ctrl-C stops)")
 
     class Announced(uvicorn.Server):
         """Says it serves once it does: its Ctrl-C handler is in place by then (a Ctrl-C in
@@ -67,12 +73,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         if args.workers == 1:
-            Announced(uvicorn.Config(make_app(args.db, args.search), **options)).run(sockets=[sock])
+            app = make_app(args.db, args.search, searches)
+            Announced(uvicorn.Config(app, **options)).run(sockets=[sock])
         else:
             print(line, flush=True)
             # Worker processes build their own app, by name, on the database named here.
             os.environ[DB_VARIABLE] = args.db
             os.environ[SEARCH_VARIABLE] = "" if args.search is None else str(args.search)
+            os.environ[SEARCHES_VARIABLE] = str(searches)
             uvicorn.run("tablebase.query.server.app:app_from_environment", factory=True,
                         workers=args.workers, fd=sock.fileno(), **options)
     except KeyboardInterrupt:
@@ -100,4 +108,10 @@ def register(commands: Any) -> None:
                    help="port to listen on; 0 picks a free one (default: 8000)")
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes sharing the port (default: 1)")
+    p.add_argument("--searches", metavar="N", default=None,
+                   type=whole_number(1, "a whole number of searches, at least 1"),
+                   help="searches run at once in each worker process, off the thread that"
+                        " answers from the tables; a search asked for beyond them is refused"
+                        " with 503 and Retry-After (default: one per core, shared among the"
+                        " workers)")
     p.set_defaults(run=_cmd_serve)

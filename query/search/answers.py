@@ -3,6 +3,8 @@ one place that decides when the command line and the HTTP API fall back to searc
 searched answer says (its value or only what was proved, and that it came from search)."""
 from __future__ import annotations
 
+import dataclasses
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -134,22 +136,29 @@ def searcher(tb: Tablebase | None, spec: Spec, use_tables: bool = True) -> Searc
     return Searcher(spec, leaves(tb, spec) if use_tables else ())
 
 
-def budget(seconds: float | None = None, nodes: int | None = None) -> Budget:
-    """A search budget of `seconds` and `nodes` (None: no limit)."""
+def budget(seconds: float | None = None, nodes: int | None = None,
+           cancel: threading.Event | None = None) -> Budget:
+    """A search budget of `seconds` and `nodes` (None: no limit), stopped early when `cancel`
+    is set."""
     from tablebase.query.search.engine import Budget
 
-    return Budget(seconds, nodes)
+    return Budget(seconds, nodes, cancel)
 
 
 def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], limit: Budget | None = None,
           progress: Progress | None = None, use_tables: bool = True,
-          engine: Searcher | None = None) -> Searched:
+          engine: Searcher | None = None, started: float | None = None) -> Searched:
     """Solve a legal position by search (tables at the leaves), within `limit` (None: no
-    limit)."""
+    limit), whose seconds count from `started` (a time.monotonic(); default: when the search
+    itself starts), so that checking the board and loading the leaves are paid from them."""
     board = tuple(int(v) for v in board)
     check_searchable(spec, board)
     engine = engine or searcher(tb, spec, use_tables)
-    return Searched(spec, board, engine.solve(board, limit or budget(), progress))
+    limit = limit or budget()
+    if started is not None and limit.seconds is not None:
+        left = max(0.0, started + limit.seconds - time.monotonic())
+        limit = dataclasses.replace(limit, seconds=left)
+    return Searched(spec, board, engine.solve(board, limit, progress))
 
 
 def search_position(spec: str | Spec, position: Sequence[int] | str, *,
@@ -195,26 +204,35 @@ def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
                     engine: Searcher | None = None) -> Probe | Searched:
     """The table's answer for `board`, or (where no table holds it and `search` seconds are
     allowed) the search's; otherwise the table's error."""
+    started = time.monotonic()
     found = _from_tables(tb, spec, search, lambda t: t.probe(spec, board))
     if found is not None:
         return found
-    return solve(tb, spec, board, budget(seconds=search), engine=engine)
+    return solve(tb, spec, board, budget(seconds=search), engine=engine, started=started)
 
 
-def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
-                    search: float | None = DEFAULT_SEARCH_SECONDS
-                    ) -> tuple[Probe | Searched, Sequence[MoveInfo | SearchedMove],
-                               tuple[int, ...] | None]:
-    """`Tablebase.examine`, or where no table holds `board` (and `search` allows), the
-    position and every move by search: half the seconds for the position, the rest shared by
-    its moves (None for the table's root: no table holds it)."""
-    found = _from_tables(tb, spec, search, lambda t: t.examine(spec, board))
-    if found is not None:
-        return found
-    assert search is not None  # _from_tables raised otherwise
-    engine = searcher(tb, spec)
-    deadline = time.monotonic() + search
-    root = solve(tb, spec, board, budget(seconds=search / 2), engine=engine)
+Examined = tuple[Probe | Searched, Sequence[MoveInfo | SearchedMove], tuple[int, ...] | None]
+
+
+def examine_tables(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+                   search: float | None = DEFAULT_SEARCH_SECONDS) -> Examined | None:
+    """`Tablebase.examine`'s answer; None where no table holds `board` and `search` allows a
+    search (`search_moves` answers then); otherwise the tables' error."""
+    return _from_tables(tb, spec, search, lambda t: t.examine(spec, board))
+
+
+def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], seconds: float,
+                 cancel: threading.Event | None = None, started: float | None = None,
+                 engine: Searcher | None = None) -> Examined:
+    """The position and every move by search, all within `seconds` of `started` (a
+    time.monotonic(); default now), making the searcher included: half the time left for the
+    position, the rest shared by its moves; what the time did not decide is left unproved.
+    Setting `cancel` stops the search as if its time were up."""
+    started = time.monotonic() if started is None else started
+    deadline = started + seconds
+    engine = engine or searcher(tb, spec)
+    root = solve(tb, spec, board, budget(seconds=seconds / 2, cancel=cancel), engine=engine,
+                 started=started)
     if root.solution.depth == 0:
         return root, [], None
     cells = open_cells(spec, board)
@@ -223,10 +241,23 @@ def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
         child = list(board)
         child[cell] = mover_at(root.ply)
         share = max(0.0, deadline - time.monotonic()) / (len(cells) - i)
-        s = engine.solve(tuple(child), budget(seconds=share))
+        s = engine.solve(tuple(child), budget(seconds=share, cancel=cancel))
         low, high = Value(-s.high), Value(-s.low)
         moves.append((cell, low, high, s.depth))
     return root, _ranked(spec, root.solution, moves), None
+
+
+def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+                    search: float | None = DEFAULT_SEARCH_SECONDS) -> Examined:
+    """`Tablebase.examine`, or where no table holds `board` (and `search` allows), the
+    position and every move by search within `search` seconds in all (None for the table's
+    root: no table holds it)."""
+    started = time.monotonic()
+    found = examine_tables(tb, spec, board, search)
+    if found is not None:
+        return found
+    assert search is not None  # examine_tables raised otherwise
+    return search_moves(tb, spec, board, search, started=started)
 
 
 def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int | None]]

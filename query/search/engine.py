@@ -35,10 +35,12 @@ class OutOfBudget(Exception):
 
 @dataclass(frozen=True)
 class Budget:
-    """How much a search may spend: seconds and nodes (None: no limit)."""
+    """How much a search may spend: seconds and nodes (None: no limit), and a flag another
+    thread may set to stop it as if its time were up (a client that went away)."""
 
     seconds: float | None = None
     nodes: int | None = None
+    cancel: threading.Event | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Searcher:
         self.spec = spec
         self.arrays = Board(spec, leaves) if slots_log2 is None else Board(spec, leaves, slots_log2)
         self._deadline: float | None = None
+        self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
 
     # --- the kernel, under the budget ----------------------------------------------
@@ -95,18 +98,24 @@ class Searcher:
     def _run(self, alpha: int, beta: int) -> int:
         """One kernel search; OutOfBudget when it was stopped."""
         a = self.arrays
-        if self._deadline is None and self._progress is None:
+        if self._deadline is None and self._progress is None and self._cancel is None:
             score = a.search(alpha, beta)
         else:
+            if self._stopped():
+                raise OutOfBudget
             box: list[int] = []
             worker = threading.Thread(target=lambda: box.append(a.search(alpha, beta)))
             worker.start()
             try:
                 while worker.is_alive():
-                    worker.join(_POLL)
+                    # Wake at the deadline itself, not at the next poll: a budget of many short
+                    # searches (every move of a position) would otherwise overrun by a poll each.
+                    wait = _POLL if self._deadline is None else min(
+                        _POLL, self._deadline - time.monotonic())
+                    worker.join(max(wait, 0.0))
                     if self._progress is not None:
                         self._progress(int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS]))
-                    if self._deadline is not None and time.monotonic() > self._deadline:
+                    if self._stopped():
                         a.ctl[kernel.STOP] = 1
             finally:  # Ctrl-C included: stop the kernel before leaving it running
                 a.ctl[kernel.STOP] = 1
@@ -117,6 +126,11 @@ class Searcher:
             a.ctl[kernel.ABORTED] = 0
             raise OutOfBudget
         return score
+
+    def _stopped(self) -> bool:
+        """Whether the budget's time is up or its search was cancelled."""
+        return ((self._deadline is not None and time.monotonic() >= self._deadline)
+                or (self._cancel is not None and self._cancel.is_set()))
 
     def _child(self, cell: int, alpha: int, beta: int) -> int:
         """The score of the loaded board's child after `cell`, searched in (alpha, beta)."""
@@ -146,6 +160,7 @@ class Searcher:
         a = self.arrays
         start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
         self._deadline = None if budget.seconds is None else start + budget.seconds
+        self._cancel = budget.cancel
         self._progress = progress
         a.ctl[kernel.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
         low, high, depth, move = Value.LOSS, Value.WIN, None, None

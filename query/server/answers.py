@@ -9,10 +9,9 @@ Tablebase (uvicorn answers on its one event-loop thread).
 from __future__ import annotations
 
 import hashlib
-
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,10 +22,14 @@ from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import (board_texts, empty_board, json_kind, parse_board,
                                       parse_boards, play_moves)
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, moves_or_search
+from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, examine_tables, search_moves,
+                                            searcher)
 from tablebase.query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
                                     stats_json)
 from tablebase.query.tablebase import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.search.engine import Searcher
 
 # Bounds on one request: a batch of boards, the request body, the text of a query.
 MAX_BATCH = 10_000
@@ -118,8 +121,36 @@ class Answers:
 
     def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `moves --json` object of a position: its value and depth, every move best first,
-        and the root of the table that holds it (so that a page opened on it shows that table)."""
-        return moves_json(spec, board, *moves_or_search(self.tablebase(), spec, board, self.search))
+        and the root of the table that holds it (so that a page opened on it shows that table);
+        by search within `search` seconds where no table holds it."""
+        started = time.monotonic()
+        found = self.moves_from_tables(spec, board)
+        return found if found is not None else self.moves_by_search(spec, board, started)
+
+    def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
+        """`moves` from the tables; None where no table holds the position and a search may
+        answer it (`moves_by_search`); the tables' error otherwise."""
+        found = examine_tables(self.tablebase(), spec, board, self.search)
+        return None if found is None else moves_json(spec, board, *found)
+
+    def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
+                        cancel: threading.Event | None = None) -> dict[str, Any]:
+        """`moves` by search, done within `search` seconds of `started` (a time.monotonic()),
+        stopped early when `cancel` is set; on any thread."""
+        assert self.search is not None  # moves_from_tables answered or raised otherwise
+        found = search_moves(self.tablebase(), spec, board, self.search, cancel, started,
+                             self._searcher(spec))
+        return moves_json(spec, board, *found)
+
+    def _searcher(self, spec: Spec) -> Searcher:
+        """This thread's searcher of `spec`, kept while its tables are the same: its
+        transposition table (proved bounds only) makes the next position of the same game
+        cheaper. One per thread, so that memory stays bounded by the pool's size."""
+        key = (spec.name, self.games_tag())
+        kept = getattr(self._local, "searcher", None)
+        if kept is None or kept[0] != key:
+            kept = self._local.searcher = (key, searcher(self.tablebase(), spec))
+        return kept[1]
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,11 +28,13 @@ from tablebase.query.errors import (MissingPositionError, MissingTableError, Que
                                     one_line)
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
+from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
 STATIC = Path(__file__).resolve().parent / "static"
 # The environment variable that names the database for `app_from_environment` (--workers).
 DB_VARIABLE = "TABLEBASE_SERVE_DB"
 SEARCH_VARIABLE = "TABLEBASE_SERVE_SEARCH"  # the workers' --search seconds; empty: none
+SEARCHES_VARIABLE = "TABLEBASE_SERVE_SEARCHES"  # searches at once in each worker process
 
 CACHE_ANSWERS = "public, max-age=86400"
 POSITION_PARAMS = {"board", "moves"}
@@ -65,16 +68,23 @@ def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -
     return JSONResponse(data, headers=headers)
 
 
-def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> ASGIApp:
+def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
+             searches: int | None = None) -> ASGIApp:
     """The ASGI app answering from the database `db` (a path or URL), opened read-only; a
-    position no table holds is searched for at most `search` seconds (None: refused)."""
+    position no table holds is searched for at most `search` seconds (None: refused), on at
+    most `searches` threads at once (default: one per core), off the event loop."""
     answers = Answers(db, search)
+    pool = SearchPool(searches or default_searches(), search or 0.0)
 
     def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
         """Run `handler`, turning the errors of bad or unanswerable requests into JSON."""
         async def run(request: Request) -> Response:
             try:
                 return await handler(request)
+            except BusyError as e:
+                response = error_response(503, str(e))
+                response.headers["Retry-After"] = str(e.retry_after)
+                return response
             except (GameError, StorageError, QueryError, ValueError, KeyError) as e:
                 message = error_text(e, request.path_params.get("spec"), db, http=True)
                 return error_response(_status(e), message)
@@ -102,8 +112,13 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> ASGIApp:
 
     @answering
     async def position(request: Request) -> Response:
+        started = time.monotonic()  # the budget counts from here: waiting is paid from it
         spec, board = position_query(request)
-        data = answers.moves(spec, board)
+        data = answers.moves_from_tables(spec, board)
+        if data is None:  # no table holds it: search, off the event loop
+            data = await pool.run(
+                lambda cancel: answers.moves_by_search(spec, board, started, cancel),
+                request.is_disconnected)
         if data["source"] == "search":  # found within a time budget: not cached as final
             digest = hashlib.sha1(json.dumps(data["moves"]).encode()).hexdigest()[:16]
             return _tagged(data, f"search-{digest}", request, "no-store")
@@ -150,6 +165,7 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> ASGIApp:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
         yield
+        pool.close()
         answers.close()
 
     routes = [
@@ -171,7 +187,9 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> ASGIApp:
 def app_from_environment() -> ASGIApp:
     """The app on the database named by TABLEBASE_SERVE_DB (for uvicorn's worker processes)."""
     search = os.environ.get(SEARCH_VARIABLE, "")
-    return make_app(os.environ[DB_VARIABLE], float(search) if search else None)
+    searches = os.environ.get(SEARCHES_VARIABLE, "")
+    return make_app(os.environ[DB_VARIABLE], float(search) if search else None,
+                    int(searches) if searches else None)
 
 
 class _BadRequest(QueryError, ValueError):

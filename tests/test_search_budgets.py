@@ -1,0 +1,159 @@
+"""Searches that never block and budgets that hold: the server answers its tables while more
+searches than cores run (a search beyond its slots is refused at once with 503 and
+Retry-After, a client that goes away frees its slot), and `probe`, `moves`, `solve` and the
+HTTP API return within their wall-clock budget however many moves a position has.
+
+The bounds asserted are generous (budget + 1 s, table answers under 0.5 s): they catch a
+search that ignores its budget or a server that waits behind one, not a slow machine."""
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tablebase.builder.game import parse_spec
+from tablebase.query.cli import main
+from tablebase.query.notation import board_text, empty_board, play_moves
+from tablebase.query.search.answers import budget, moves_or_search, probe_or_search, solve
+
+ROOT = Path(__file__).resolve().parents[1]
+GOMOKU = "7x7k5"
+# Nine stones on 7x7: 40 empty cells, 40 moves, none of them decided within seconds.
+#   7 | x . . . . . x
+#   6 | . . . . . o .
+#   5 | . . . . . . .
+#   4 | . . . x . . .
+#   3 | . . o . x . .
+#   2 | . x . . . . .
+#   1 | o . . . . . o
+#       a b c d e f g
+FORTY = "d4 c3 a7 g1 b2 f6 g7 a1 e3"
+SEARCHED = [f"d4 d5 e4 {m}" for m in ("a1", "a2", "a3", "b1", "b2", "b3", "g7", "g6")]
+
+
+def _forty() -> tuple[int, ...]:
+    spec = parse_spec(GOMOKU)
+    board = play_moves(spec, FORTY, empty_board(spec))
+    assert sum(1 for v in board if v == 0) == 40
+    return board
+
+
+@pytest.fixture(scope="module")
+def warm() -> None:
+    """The compiled search loaded once, so that the timings below are the search's own."""
+    spec = parse_spec(GOMOKU)
+    solve(None, spec, empty_board(spec), budget(seconds=0.05))
+
+
+@pytest.mark.parametrize("seconds", [0.5, 1.5])
+def test_moves_by_search_hold_their_budget(seconds: float, warm: None) -> None:
+    spec, board = parse_spec(GOMOKU), _forty()
+    start = time.monotonic()
+    probe, moves, _ = moves_or_search(None, spec, board, seconds)
+    took = time.monotonic() - start
+    empty = {f"{c}{r}" for r, row in enumerate(reversed(board_text(spec, board).split("/")), 1)
+             for c, v in zip("abcdefg", row) if v == "."}
+    assert len(empty) == 40 and {m.move for m in moves} == empty
+    assert probe.solution.value is None  # undecided: the budget, not the answer, ended it
+    assert took < seconds + 1.0, f"{took:.2f} s for a {seconds} s budget"
+    start = time.monotonic()
+    answer = probe_or_search(None, spec, board, seconds)
+    took = time.monotonic() - start
+    assert answer.solution.seconds <= took < seconds + 1.0
+
+
+def test_cli_budgets_hold(table_db: Callable[[str], str], warm: None,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["moves", GOMOKU, "--moves", FORTY, "--search", "1"],
+                 ["probe", GOMOKU, "--moves", FORTY, "--search", "1"],
+                 ["solve", GOMOKU, "--moves", FORTY, "--time", "1", "--quiet"]):
+        start = time.monotonic()
+        status = main([*argv, "--db", table_db("3x3k3")])
+        took = time.monotonic() - start
+        out = capsys.readouterr().out
+        assert status == 0 and "(by search)" in out, out
+        assert took < 2.0, f"{argv[0]}: {took:.2f} s for a 1 s budget"
+        if argv[0] == "moves":  # every move listed, each proved or shown as not proved
+            rows = [line for line in out.splitlines() if re.match(r"[* ] [a-g][1-7] ", line)]
+            assert len(rows) == 40
+
+
+# --- the server ------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
+    """`tablebase serve` on tic-tac-toe, searching other games for 1.5 s on 2 threads."""
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", table_db("3x3k3"),
+                             "--port", "0", "--search", "1.5", "--searches", "2"],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        found = re.match(r"serving .* at http://(127\.0\.0\.1):(\d+)/ \(.*2 searches", line)
+        assert found, line
+        yield found.group(1), int(found.group(2))
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+
+
+def _get(address: tuple[str, int], path: str) -> tuple[int, dict[str, object], float, str | None]:
+    """(status, JSON body, seconds, Retry-After) of one GET on a connection of its own."""
+    start = time.monotonic()
+    conn = http.client.HTTPConnection(*address, timeout=30)
+    try:
+        conn.request("GET", path)
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        return r.status, body, time.monotonic() - start, r.getheader("Retry-After")
+    finally:
+        conn.close()
+
+
+def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
+    results: list[tuple[int, dict[str, object], float, str | None]] = []
+    threads = [threading.Thread(target=lambda p=p: results.append(
+        _get(server, f"/api/{GOMOKU}?moves={p.replace(' ', '%20')}"))) for p in SEARCHED]
+    for t in threads:
+        t.start()
+    time.sleep(0.3)  # the searches have started (or been refused)
+    for moves in ("b2", "a1%20b2", "b2%20a1%20c3"):
+        status, body, took, _ = _get(server, f"/api/tictactoe?moves={moves}")
+        assert status == 200 and body["source"] == "table" and took < 0.5, (status, took)
+    status, _, took, _ = _get(server, "/health")
+    assert status == 200 and took < 0.5
+    for t in threads:
+        t.join()
+    assert len(results) == len(SEARCHED)
+    answered = [r for r in results if r[0] == 200]
+    refused = [r for r in results if r[0] == 503]
+    assert len(answered) + len(refused) == len(SEARCHED)
+    assert 1 <= len(answered) <= 2 + 2  # two slots; two more may start as the first finish
+    for status, body, took, _ in answered:
+        assert body["source"] == "search" and len(body["moves"]) == 45  # type: ignore[arg-type]
+        assert took < 1.5 + 1.0, f"a searched answer after {took:.2f} s"
+    for status, body, took, retry in refused:
+        assert took < 0.5 and retry == "2" and "busy" in str(body["error"])
+        assert list(body) == ["error"] and "\n" not in str(body["error"])
+
+
+def test_a_client_that_goes_away_frees_its_search(server: tuple[str, int]) -> None:
+    for moves in SEARCHED[:2]:  # take both slots, then hang up
+        s = socket.create_connection(server)
+        s.sendall(f"GET /api/{GOMOKU}?moves={moves.replace(' ', '%20')} HTTP/1.1\r\n"
+                  f"Host: x\r\n\r\n".encode())
+        time.sleep(0.1)
+        s.close()
+    time.sleep(0.5)  # well under the 1.5 s the searches would have run
+    status, body, took, _ = _get(server, f"/api/{GOMOKU}?moves=d4%20d5%20e4%20c1")
+    assert status == 200 and body["source"] == "search", body
