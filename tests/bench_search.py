@@ -8,13 +8,16 @@
 - Tables at the leaves: 16-stone positions searched alone and then with the endgame tables of
   every reply to the best move (18 stones) at the leaves, in the same run.
 - The search's positions a second beside the table's probes a second.
+- Budgets: `moves` by search on a 40-empty-cell 7x7 board, the search's wall time and the
+  command's.
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets]
 """
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -172,6 +175,41 @@ def _probe_rate(tb, spec, board) -> float:  # type: ignore[no-untyped-def]
     return len(boards) / (time.perf_counter() - start)
 
 
+# The 40-empty-cell 7x7 board of tests/test_search_budgets.py: no move decided within seconds.
+FORTY = "d4 c3 a7 g1 b2 f6 g7 a1 e3"
+
+
+def bench_budgets(seconds: float = 2.0) -> None:
+    """`moves` by search on a 40-empty-cell 7x7 board: the search's own wall time in this
+    process, and the whole command's (start-up included) as a user runs it."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import empty_board, play_moves
+    from tablebase.query.search.answers import moves_or_search, probe_or_search
+
+    spec = parse_spec("7x7k5")
+    board = play_moves(spec, FORTY, empty_board(spec))
+    probe_or_search(None, spec, board, 0.1)  # the compiled search loaded: start-up, not search
+    start = time.perf_counter()
+    _, moves, _ = moves_or_search(None, spec, board, seconds)
+    searched = time.perf_counter() - start
+    proved = sum(m.value is not None for m in moves)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "t.db")
+        subprocess.run([sys.executable, "-m", "tablebase", "build", "3x3k3", "--db", db,
+                        "--quiet"], check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+        times = []
+        for command in ("moves", "probe"):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "tablebase", command, "7x7k5", "--moves",
+                            FORTY, "--search", f"{seconds:g}", "--db", db], check=True, cwd=ROOT,
+                           stdout=subprocess.DEVNULL)
+            times.append(time.perf_counter() - start)
+    print(f"  budgets, 7x7k5 with 40 empty cells, --search {seconds:g}: moves' search"
+          f" {searched:.2f} s ({len(moves)} moves, {proved} proved; target <= {seconds + 0.3:g}"
+          f" s); the commands' wall time, start-up included: moves {times[0]:.2f} s, probe"
+          f" {times[1]:.2f} s")
+
+
 def bench_search(part: str | None = None) -> None:
     """Print the search section."""
     print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
@@ -181,6 +219,8 @@ def bench_search(part: str | None = None) -> None:
         bench_connect4()
     if part in (None, "leaves"):
         bench_leaves()
+    if part in (None, "budgets"):
+        bench_budgets()
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones")
@@ -189,7 +229,7 @@ def bench_search(part: str | None = None) -> None:
 def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves"))
+    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets"))
     bench_search(parser.parse_args().part)
 
 

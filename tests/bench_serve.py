@@ -4,7 +4,10 @@ hand, any built table: `python tests/bench_serve.py --spec 7x4k4+gravity --db c4
 The server runs as its own process (`python -m tablebase serve`); the load comes from this one,
 over keep-alive connections of the standard library's http.client, one per client thread.
 Figures: one connection's p50 and p99; 8 concurrent clients for 10 s (requests per second,
-p50, p99, errors, server memory before and after); a batch of 10,000 boards in one POST.
+p50, p99, errors, server memory before and after); a batch of 10,000 boards in one POST; then
+8 clients asking 7x7k5 positions no table holds (each searched for up to 2 s on the server's
+bounded pool, or refused with 503) while 8 others ask the table: the table answers' rate and
+p99, the searched answers' times and refusals, other errors, memory.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = "4x4k4"
 CLIENTS, SECONDS, SINGLE_REQUESTS, BATCH = 8, 10.0, 2000, 10_000
+SEARCH, SEARCH_SPEC = 2.0, "7x7k5"  # the server's --search budget and the searched game
 
 
 def _rss_mib(pid: int) -> float:
@@ -70,7 +74,8 @@ def _get(conn: http.client.HTTPConnection, path: str) -> int:
 
 
 def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", path, "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", path, "--port", "0",
+                             "--search", f"{SEARCH:g}"],
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     found = re.search(r"http://(127\.0\.0\.1):(\d+)/", line)
@@ -78,6 +83,91 @@ def _start(path: str) -> tuple[subprocess.Popen[str], str, int]:
         proc.kill()
         raise RuntimeError(f"serve did not start: {line!r}")
     return proc, found.group(1), int(found.group(2))
+
+
+def _searched_paths(n: int) -> list[str]:
+    """`n` different 7x7k5 positions of 4 to 6 stones, none held by a table: searched."""
+    import random
+
+    rng, cells = random.Random(7), [f"{c}{r}" for c in "abcdefg" for r in range(1, 8)]
+    return [f"/api/{SEARCH_SPEC}?moves=" + "%20".join(rng.sample(cells, rng.randint(4, 6)))
+            for _ in range(n)]
+
+
+def _mixed(host: str, port: int, proc: subprocess.Popen[str], paths: list[str]) -> None:
+    """CLIENTS asking searched positions and CLIENTS asking table positions for SECONDS."""
+    searched_paths = _searched_paths(4000)
+    table_ms: list[float] = []
+    searched_s: list[float] = []
+    refused_s: list[float] = []
+    other: list[int] = []
+    lock = threading.Lock()
+    def warm(path: str) -> None:
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        _get(conn, path)
+        conn.close()
+
+    # As many searches at once as the server runs (one a core): each search thread has made
+    # its searcher before memory is read.
+    warming = [threading.Thread(target=warm, args=(p,))
+               for p in searched_paths[:os.cpu_count() or 1]]
+    for t in warming:
+        t.start()
+    for t in warming:
+        t.join()
+    rss_before = _rss_mib(proc.pid)
+    deadline = time.perf_counter() + SECONDS
+
+    def asker(i: int, searching: bool) -> None:
+        conn = http.client.HTTPConnection(host, port, timeout=30)
+        j = i
+        while time.perf_counter() < deadline:
+            path = searched_paths[j % len(searched_paths)] if searching else paths[j % len(paths)]
+            start = time.perf_counter()
+            try:
+                status = _get(conn, path)
+            except (OSError, http.client.HTTPException):
+                status = 0
+                conn.close()
+                conn = http.client.HTTPConnection(host, port, timeout=30)
+            took = time.perf_counter() - start
+            with lock:
+                if status == 200:
+                    (searched_s if searching else table_ms).append(
+                        took if searching else took * 1000)
+                elif status == 503 and searching:
+                    refused_s.append(took)
+                else:
+                    other.append(status)
+            if status == 503:
+                time.sleep(0.25)  # a polite client waits a little before it asks again
+            j += CLIENTS
+        conn.close()
+
+    threads = [threading.Thread(target=asker, args=(i, searching))
+               for searching in (True, False) for i in range(CLIENTS)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    rss_after = _rss_mib(proc.pid)
+    print(f"serve with searches: {CLIENTS} clients ask {SEARCH_SPEC} positions no table holds"
+          f" (searched for up to {SEARCH:g} s, or 503) while {CLIENTS} ask the table, {SECONDS:g} s")
+    _row("table answers a second", f"{len(table_ms) / elapsed:,.0f} req/s", ">= 500 req/s")
+    _row("table answers p99", f"{_percentile(table_ms, 0.99):.2f} ms", "<= 25 ms")
+    _row("searched answers, slowest", f"{max(searched_s, default=0):.2f} s ({len(searched_s)})",
+         f"<= {SEARCH + 1:g} s")
+    _row("refused with 503, slowest", f"{max(refused_s, default=0) * 1000:.1f} ms"
+         f" ({len(refused_s)})", "at once")
+    _row("other errors", f"{len(other)}", "0")
+    _row("server memory after warm-up / after the load", f"{rss_before:.0f} / {rss_after:.0f}"
+         " MiB", "flat")
+
+
+def _row(name: str, figure: str, target: str = "") -> None:
+    print(f"  {name:<44}{figure:>16}" + (f"   target {target}" if target else ""))
 
 
 def bench_serve(spec: str = SPEC, db: str | None = None) -> None:
@@ -147,13 +237,17 @@ def bench_serve(spec: str = SPEC, db: str | None = None) -> None:
                 batch_ms.append((time.perf_counter() - start) * 1000)
                 assert response.status == 200 and len(answer) == BATCH
             conn.close()
+            _report(spec, single, loaded, elapsed, errors, rss_before, rss_after, batch_ms)
+            _mixed(host, port, proc, paths)
         finally:
             proc.terminate()
             proc.wait()
 
-    def row(name: str, figure: str, target: str = "") -> None:
-        print(f"  {name:<44}{figure:>16}" + (f"   target {target}" if target else ""))
 
+def _report(spec: str, single: list[float], loaded: list[float], elapsed: float,
+            errors: list[int], rss_before: float, rss_after: float, batch_ms: list[float]) -> None:
+    """The table-only figures."""
+    row = _row
     print(f"serve: `tablebase serve` on loopback, GET /api/{spec}?board=... (the moves object)"
           " on random stored positions; load from a second process")
     row("one connection p50", f"{_percentile(single, 0.5):.2f} ms", "<= 5 ms")

@@ -83,6 +83,12 @@ class Board:
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
         self.leaves = len(leaves)
 
+    def reserve(self) -> None:
+        """Touch every page of the transposition table now, so that a long-lived searcher (a
+        server's) holds its whole memory from its first search instead of growing into it."""
+        for table in (self.tk1, self.tk2, self.tlo, self.thi, self.tmv, self.tfl):
+            table.fill(0)
+
     def load(self, board: Sequence[int]) -> None:
         """Put `board` (cell values) on the arrays."""
         self.board[:] = 0

@@ -145,11 +145,15 @@ class Answers:
     def _searcher(self, spec: Spec) -> Searcher:
         """This thread's searcher of `spec`, kept while its tables are the same: its
         transposition table (proved bounds only) makes the next position of the same game
-        cheaper. One per thread, so that memory stays bounded by the pool's size."""
+        cheaper. One per thread, its memory held from the start, so that the server's memory
+        is flat and bounded by the pool's size."""
         key = (spec.name, self.games_tag())
         kept = getattr(self._local, "searcher", None)
         if kept is None or kept[0] != key:
-            kept = self._local.searcher = (key, searcher(self.tablebase(), spec))
+            self._local.searcher = None  # the old one's memory is freed before the new is made
+            made = searcher(self.tablebase(), spec)
+            made.arrays.reserve()
+            kept = self._local.searcher = (key, made)
         return kept[1]
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
