@@ -147,6 +147,12 @@ def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
         assert list(body) == ["error"] and "\n" not in str(body["error"])
 
 
+def test_the_http_budget_holds_for_forty_moves(server: tuple[str, int], warm: None) -> None:
+    status, body, took, _ = _get(server, f"/api/{GOMOKU}?moves={FORTY.replace(' ', '%20')}")
+    assert status == 200 and body["source"] == "search" and body["value"] is None
+    assert len(body["moves"]) == 40 and took < 1.5 + 1.0, took  # type: ignore[arg-type]
+
+
 def test_a_client_that_goes_away_frees_its_search(server: tuple[str, int]) -> None:
     for moves in SEARCHED[:2]:  # take both slots, then hang up
         s = socket.create_connection(server)

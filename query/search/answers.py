@@ -161,6 +161,15 @@ def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], limit: Budget 
     return Searched(spec, board, engine.solve(board, limit, progress))
 
 
+def load_search() -> None:
+    """Load the compiled search and the reachability test it checks boards with (numba's
+    cache: about half a second, once per process), by solving tic-tac-toe: a server does this
+    before it answers, so that no request's budget pays for it and every search can be
+    stopped at once."""
+    spec = parse_spec("3x3k3")
+    solve(None, spec, (0,) * spec.cells)
+
+
 def search_position(spec: str | Spec, position: Sequence[int] | str, *,
                     seconds: float | None = None, nodes: int | None = None,
                     db: str | None = None) -> Searched:

@@ -5,6 +5,7 @@ the table's checksum as their ETag, since a built table never changes.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -26,7 +27,7 @@ from tablebase.builder.game import GameError
 from tablebase.db.errors import GameNotBuiltError, StorageError
 from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError, error_text,
                                     one_line)
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
@@ -164,6 +165,8 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> Any:
+        if search is not None:
+            await asyncio.get_running_loop().run_in_executor(None, load_search)
         yield
         pool.close()
         answers.close()
