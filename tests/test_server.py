@@ -4,6 +4,7 @@ equals the Python API and the plain negamax of tests/reference.py."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import warnings
@@ -21,6 +22,7 @@ with warnings.catch_warnings():
 from tablebase.query import open_tablebase  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
 from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS  # noqa: E402
 from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game  # noqa: E402
@@ -63,7 +65,8 @@ def _cli_json(*argv: str, capsys: pytest.CaptureFixture[str]) -> object:
 
 def test_health(client: TestClient) -> None:
     r = client.get("/health")
-    assert r.status_code == 200 and r.json() == {"status": "ok"}
+    assert r.status_code == 200 and r.json() == {
+        "status": "ok", "search": {"seconds": DEFAULT_SEARCH_SECONDS, "running": 0, "most": os.cpu_count() or 1}}
     assert r.headers["access-control-allow-origin"] == "*"
 
 

@@ -104,7 +104,11 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"}, headers={"Cache-Control": "no-store"})
+        # The search budget lets a page wait long enough for a searched answer.
+        searching = None if search is None else {"seconds": search, "running": pool.running,
+                                                 "most": pool.size}
+        return JSONResponse({"status": "ok", "search": searching},
+                            headers={"Cache-Control": "no-store"})
 
     @answering
     async def games(request: Request) -> Response:

@@ -27,14 +27,26 @@ function showError(message) {
   box.hidden = false;
 }
 
+// A position no table holds is searched for up to the server's budget (from /health): a
+// position of a game without a whole-board table is awaited that much longer.
+let searchMs = 0;
+
+function mightSearch(path) {
+  const m = /^\/api\/([^/?]+)(\?|$)/.exec(path);
+  if (!m || m[1] === "games") return false;
+  const spec = decodeURIComponent(m[1]);
+  return !(state.games || []).some((g) => g.spec === spec && !g.root);
+}
+
 async function api(path) {
   const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(), TIMEOUT_MS);
+  const wait = TIMEOUT_MS + (mightSearch(path) ? searchMs : 0);
+  const timer = setTimeout(() => abort.abort(), wait);
   let response;
   try {
     response = await fetch(path, { signal: abort.signal });
   } catch (e) {
-    const why = e.name === "AbortError" ? `no answer within ${TIMEOUT_MS / 1000} s` : e.message;
+    const why = e.name === "AbortError" ? `no answer within ${wait / 1000} s` : e.message;
     showError(`cannot reach the server: ${why}`);
     throw e;
   } finally {
@@ -496,6 +508,8 @@ async function openLink(games, spec, board) {
 }
 
 async function main() {
+  const health = await api("/health");
+  searchMs = health.search ? health.search.seconds * 1000 : 0;
   const games = state.games = await api("/api/games");
   fillMenu(games);
   $("game").addEventListener("change", () => {
