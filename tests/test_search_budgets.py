@@ -91,11 +91,10 @@ def test_cli_budgets_hold(table_db: Callable[[str], str], warm: None,
 # --- the server ------------------------------------------------------------------------
 
 
-@pytest.fixture()
-def server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
-    """`tablebase serve` on tic-tac-toe, searching other games for 1.5 s on 2 threads."""
-    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", table_db("3x3k3"),
-                             "--port", "0", "--search", "1.5", "--searches", "2"],
+def _serve(db: str, seconds: float) -> Iterator[tuple[str, int]]:
+    """`tablebase serve` on `db`, searching other games for `seconds` on 2 threads."""
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
+                             "--search", str(seconds), "--searches", "2"],
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
@@ -105,6 +104,18 @@ def server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)
+
+
+@pytest.fixture()
+def server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
+    """The server on tic-tac-toe, searching for 1.5 s."""
+    yield from _serve(table_db("3x3k3"), 1.5)
+
+
+@pytest.fixture()
+def patient_server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
+    """The server on tic-tac-toe, searching for 60 s: a search that ends early was stopped."""
+    yield from _serve(table_db("3x3k3"), 60)
 
 
 def _get(address: tuple[str, int], path: str) -> tuple[int, dict[str, object], float, str | None]:
@@ -153,13 +164,21 @@ def test_the_http_budget_holds_for_forty_moves(server: tuple[str, int], warm: No
     assert len(body["moves"]) == 40 and took < 1.5 + 1.0, took  # type: ignore[arg-type]
 
 
-def test_a_client_that_goes_away_frees_its_search(server: tuple[str, int]) -> None:
+def test_a_client_that_goes_away_frees_its_search(patient_server: tuple[str, int]) -> None:
     for moves in SEARCHED[:2]:  # take both slots, then hang up
-        s = socket.create_connection(server)
+        s = socket.create_connection(patient_server)
         s.sendall(f"GET /api/{GOMOKU}?moves={moves.replace(' ', '%20')} HTTP/1.1\r\n"
                   f"Host: x\r\n\r\n".encode())
-        time.sleep(0.1)
+        time.sleep(0.2)
         s.close()
-    time.sleep(0.5)  # well under the 1.5 s the searches would have run
-    status, body, took, _ = _get(server, f"/api/{GOMOKU}?moves=d4%20d5%20e4%20c1")
-    assert status == 200 and body["source"] == "search", body
+    start = time.monotonic()
+    running = 2
+    while running and time.monotonic() - start < 20:  # a third of what they would have run
+        _, health, _, _ = _get(patient_server, "/health")
+        running = health["search"]["running"]  # type: ignore[index]
+        time.sleep(0.05)
+    assert running == 0, f"the searches still run {time.monotonic() - start:.1f} s after hang-up"
+    # A slot is free again: a finished game (x made five on the first row) goes through it.
+    won = "a1 a7 b1 b7 c1 c7 d1 d7 e1".replace(" ", "%20")
+    status, body, _, _ = _get(patient_server, f"/api/{GOMOKU}?moves={won}")
+    assert status == 200 and body["source"] == "search" and body["terminal"], body

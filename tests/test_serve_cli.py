@@ -73,9 +73,10 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int,
         assert status == 200 and body["status"] == "ok"
         status, body = _get(url + "api/tictactoe?moves=b2")
         assert status == 200 and body["to_move"] == "o" and body["value"] == "draw"
-        # No table of 5x3k4: every worker searches it (the --search budget reached them).
-        status, body = _get(url + "api/5x3k4")
-        assert status == 200 and body["source"] == "search" and body["value"] == "draw"
+        # No table of 4x3k3: every worker searches it (the --search budget reached them). A
+        # game solved in milliseconds, so that a loaded machine still proves it in budget.
+        status, body = _get(url + "api/4x3k3")
+        assert status == 200 and body["source"] == "search" and body["value"] == "win"
     finally:
         proc.send_signal(signal.SIGINT)
         try:
