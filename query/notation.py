@@ -262,6 +262,30 @@ def play_moves(spec: Spec, text: str, board: Sequence[int] | None = None) -> tup
     return current
 
 
+_BOARD_CHARS = frozenset("xXoO./")
+
+
+def parse_position(spec: Spec, text: str) -> tuple[int, ...]:
+    """The position one line names: board text; board text then moves ("x.o/.x./... b2 a1");
+    moves from the empty board ("b2 a1 c3"); or, with +gravity on at most nine columns, a
+    string of column digits from 1 (Pascal Pons' test files: "4453" plays d, d, e, c)."""
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise NotationError("an empty line names no position")
+    if set(tokens[0]) <= _BOARD_CHARS:
+        board = parse_board(spec, tokens[0])
+        return play_moves(spec, " ".join(tokens[1:]), board) if len(tokens) > 1 else board
+    if spec.gravity and spec.width <= 9 and len(tokens) == 1 and tokens[0].isdigit():
+        columns = []
+        for ch in tokens[0]:
+            if not 1 <= int(ch) <= spec.width:
+                raise NotationError(
+                    f"column {ch} in {_shown(tokens[0])}: columns run from 1 to {spec.width}")
+            columns.append(column_name(int(ch) - 1))
+        return play_moves(spec, " ".join(columns))
+    return play_moves(spec, " ".join(tokens))
+
+
 _CELL_BYTES = np.full(256, 255, dtype=np.uint8)
 for _ch, _v in ((".", 0), ("x", 1), ("X", 1), ("o", 2), ("O", 2)):
     _CELL_BYTES[ord(_ch)] = _v

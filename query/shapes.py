@@ -47,6 +47,14 @@ def answer_json(spec: Spec, board: Sequence[int], answer: Probe | Searched) -> d
             "seconds": round(s.seconds, 3)}
 
 
+def numbered_json(number: int, answer: dict[str, Any] | None = None,
+                  error: str | None = None) -> dict[str, Any]:
+    """One line of `solve --positions --json`: the line's number, then its `answer_json`
+    object, or `error` (the one-line message) where the line named no position to solve."""
+    return {"line": number, **(answer or {})} if error is None else {"line": number,
+                                                                      "error": error}
+
+
 def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
                     depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
     """`probe_json` objects of many positions at once, from their board texts and the

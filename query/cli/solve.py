@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
 
-from tablebase.builder.game import parse_spec
-from tablebase.query.cli.common import EXIT_OK, board_from_args, position_args, progress
+from tablebase.builder.game import Spec, parse_spec
+from tablebase.query.cli.common import (EXIT_OK, EXIT_USAGE, UsageError, board_from_args,
+                                        position_args, progress)
+from tablebase.query.errors import one_line
+from tablebase.query.notation import board_text
 from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, budget, open_for_answers,
-                                            solve)
-from tablebase.query.shapes import answer_json
+                                            solve, solve_each)
+from tablebase.query.shapes import answer_json, numbered_json
 
 
 def _seconds(text: str) -> float:
@@ -44,6 +50,11 @@ def search_options(p: argparse.ArgumentParser) -> None:
 
 def _cmd_solve(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
+    if args.positions is not None:
+        if args.position is not None or args.moves:
+            raise UsageError("--positions reads the positions from a file: give no POSITION"
+                             " or --moves with it")
+        return _solve_lines(args, spec)
     board = board_from_args(spec, args)
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
@@ -64,6 +75,49 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _solve_lines(args: argparse.Namespace, spec: Spec) -> int:
+    """solve --positions: one answer a line, in order, as each is found; a line that names no
+    position gets its error in its place (and on stderr), and the exit status 2 at the end."""
+    failed = 0
+    with _lines(args.positions) as lines, open_for_answers(args.db, searching=True) as tb, \
+            progress(args.quiet)(desc=f"solve {spec.name}", unit=" positions") as bar:
+        for number, answer in solve_each(tb if not args.no_tables else None, spec, lines,
+                                         budget(args.time, args.nodes)):
+            bar.update(1)
+            if isinstance(answer, Exception):
+                failed += 1
+                message = f"line {number}: {one_line(str(answer))}"
+                print(f"tablebase: error: {message}", file=sys.stderr)
+                print(json.dumps(numbered_json(number, error=message)) if args.json
+                      else f"{number}: error: {one_line(str(answer))}", flush=True)
+                continue
+            if args.json:
+                data = answer_json(spec, answer.board, answer)
+                print(json.dumps(numbered_json(number, data)), flush=True)
+            else:
+                move = "" if answer.move is None else f"; best move {answer.move}"
+                print(f"{number}: {board_text(spec, answer.board)}  {answer}{move}", flush=True)
+    if failed:
+        print(f"tablebase: error: {failed} line{'s' if failed != 1 else ''} named no position"
+              " to solve", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+@contextmanager
+def _lines(path: str) -> Iterator[TextIO]:
+    """The lines of `path` ('-': standard input), or UsageError when it cannot be read."""
+    if path == "-":
+        yield sys.stdin
+        return
+    try:
+        handle = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    with handle:
+        yield handle
+
+
 def register(commands: Any) -> None:
     """Add solve to the subcommands."""
     p = commands.add_parser(
@@ -78,6 +132,11 @@ def register(commands: Any) -> None:
                    help="stop after S seconds (default: no limit)")
     p.add_argument("--nodes", metavar="N", type=_nodes, default=None,
                    help="stop after N nodes (default: no limit)")
+    p.add_argument("--positions", metavar="FILE",
+                   help="solve every position FILE names ('-': standard input), one a line:"
+                        " board text, board text then moves, or moves (with +gravity also"
+                        " Pascal Pons' column digits, e.g. 4453); one answer a line, in order"
+                        " (--time and --nodes apply to each)")
     p.add_argument("--no-tables", action="store_true",
                    help="search alone, without the stored tables at the leaves")
     p.add_argument("--quiet", action="store_true", help="no progress line")

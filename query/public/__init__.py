@@ -24,6 +24,7 @@ _API = {
     "ManyProbes": "tablebase.query.records",
     "TableInfo": "tablebase.query.records",
     "search_position": "tablebase.query.search.answers",
+    "search_positions": "tablebase.query.search.answers",
     "Searched": "tablebase.query.search.answers",
     "Solution": "tablebase.query.search.engine",
     "build": "tablebase.builder.pipeline",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -18,7 +18,7 @@ from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
 from tablebase.query.notation import (board_text, game_over_text, move_name, parse_board,
-                                      to_move_name)
+                                      parse_position, to_move_name)
 from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.tables import LOAD_LIMIT
 from tablebase.query.tablebase import Tablebase
@@ -159,6 +159,46 @@ def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], limit: Budget 
         left = max(0.0, started + limit.seconds - time.monotonic())
         limit = dataclasses.replace(limit, seconds=left)
     return Searched(spec, board, engine.solve(board, limit, progress))
+
+
+def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str], *,
+                     seconds: float | None = None, nodes: int | None = None,
+                     db: str | None = None) -> Iterator[Searched]:
+    """Solve positions one after another (each a line `parse_position` reads, or cell values)
+    with one searcher, whose transposition table carries over from one to the next: each
+    within `seconds` and `nodes` (None: no limit), with the tables of the database `db` (if
+    given) at the leaves. Raises at the first position that cannot be read or reached, after
+    yielding the answers before it."""
+    spec = parse_spec(spec) if isinstance(spec, str) else spec
+    tb = None if db is None else Tablebase(db)
+    try:
+        for _, answer in solve_each(tb, spec, positions, budget(seconds, nodes)):
+            if isinstance(answer, Exception):
+                raise answer
+            yield answer
+    finally:
+        if tb is not None:
+            tb.close()
+
+
+def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[int] | str],
+               limit: Budget) -> Iterator[tuple[int, Searched | ValueError]]:
+    """(number from 1, answer) for each position, or the error (InvalidPositionError,
+    NotationError, ImpossiblePositionError: ValueErrors) that one gives instead; one searcher
+    for all, each position's `limit` counted from reading it. Blank lines and lines starting
+    with '#' are skipped (still counted)."""
+    engine = searcher(tb, spec)
+    for number, position in enumerate(positions, 1):
+        if isinstance(position, str) and (not position.strip()
+                                          or position.lstrip().startswith("#")):
+            continue
+        started = time.monotonic()
+        try:
+            board = (parse_position(spec, position) if isinstance(position, str)
+                     else tuple(int(v) for v in position))
+            yield number, solve(tb, spec, board, limit, engine=engine, started=started)
+        except ValueError as e:
+            yield number, e
 
 
 def load_search() -> None:
