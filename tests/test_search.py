@@ -36,6 +36,28 @@ def test_every_position_against_plain_negamax(spec: str) -> None:
     assert solved > 100
 
 
+@pytest.mark.parametrize("spec", ["3x3k3", "4x3k3+gravity", "3x3k2+misere"])
+def test_every_move_by_search_against_plain_negamax(spec: str) -> None:
+    """moves by search (no table): each move's value and depth, the best marked, on every
+    fifth position (all of them take 13 s a game); the moves are valued against the
+    position's value, so this checks those bounds too."""
+    from tablebase.query.search.answers import search_moves
+
+    game, rules = Game(spec), parse_spec(spec)
+    engine = Searcher(rules, slots_log2=16)
+    for board in sorted(game.reachable())[::5]:
+        if game.terminal_value(board) is not None:
+            continue
+        value, depth = game.solve(board)
+        root, moves, _ = search_moves(None, rules, board, 30.0, engine=engine)
+        assert (root.solution.value, root.solution.depth) == (WORDS[value], depth)
+        assert sorted(m.cell for m in moves) == sorted(game.moves(board))
+        for m in moves:
+            child_value, child_depth = game.solve(game.child(board, m.cell))
+            assert (m.value, m.depth) == (WORDS[-child_value], child_depth), (board, m)
+            assert m.best == ((-child_value, child_depth + 1) == (value, depth)), (board, m)
+
+
 def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
     """Every stored position: the kernel's exact score (full window, in one compiled loop);
     and the whole `solve` (null windows, depth by bisection, a move) on every position of the

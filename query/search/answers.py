@@ -274,26 +274,41 @@ def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], secon
                  cancel: threading.Event | None = None, started: float | None = None,
                  engine: Searcher | None = None) -> Examined:
     """The position and every move by search, all within `seconds` of `started` (a
-    time.monotonic(); default now), making the searcher included: half the time left for the
-    position, the rest shared by its moves; what the time did not decide is left unproved.
-    Setting `cancel` stops the search as if its time were up."""
+    time.monotonic(); default now), making the searcher included; setting `cancel` stops it
+    as if the time were up. The work goes best value first: the position (up to half the
+    time), then every move's value, bounded by the position's (no move is better for its
+    player than the position: one null window settles most), then the depths; what the time
+    did not decide is left unproved, as bounds where some are proved."""
     started = time.monotonic() if started is None else started
     deadline = started + seconds
     engine = engine or searcher(tb, spec)
     root = solve(tb, spec, board, budget(seconds=seconds / 2, cancel=cancel), engine=engine,
                  started=started)
-    if root.solution.depth == 0:
+    s = root.solution
+    if s.depth == 0:
         return root, [], None
-    cells = open_cells(spec, board)
-    moves = []
-    for i, cell in enumerate(cells):
-        child = list(board)
-        child[cell] = mover_at(root.ply)
-        share = max(0.0, deadline - time.monotonic()) / (len(cells) - i)
-        s = engine.solve(tuple(child), budget(seconds=share, cancel=cancel))
-        low, high = Value(-s.high), Value(-s.low)
-        moves.append((cell, low, high, s.depth))
-    return root, _ranked(spec, root.solution, moves), None
+    mover = mover_at(root.ply)
+    # What each child is known to be, for the side to move there: at least the negation of
+    # the position's upper bound. The move that keeps a proved value and depth is exact.
+    known: dict[int, tuple[Value, Value, int | None]] = {}
+    for cell in open_cells(spec, board):
+        known[cell] = (Value(-s.high), Value.WIN, None)
+        if cell == s.move and s.value is not None and s.depth is not None:
+            known[cell] = (Value(-s.value), Value(-s.value), s.depth - 1)
+
+    def settle(cells: list[int], depth: bool) -> None:
+        for i, cell in enumerate(cells):
+            low, high, _ = known[cell]
+            share = max(0.0, deadline - time.monotonic()) / (len(cells) - i)
+            child = tuple(mover if c == cell else v for c, v in enumerate(board))
+            found = engine.solve(child, budget(seconds=share, cancel=cancel),
+                                 known=(low, high), depth=depth, move=False)
+            known[cell] = (found.low, found.high, found.depth)
+
+    settle([c for c, (low, high, _) in known.items() if low != high], depth=False)
+    settle([c for c, (low, high, d) in known.items() if low == high and d is None], depth=True)
+    moves = [(cell, Value(-high), Value(-low), d) for cell, (low, high, d) in known.items()]
+    return root, _ranked(spec, s, moves), None
 
 
 def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],

@@ -155,57 +155,68 @@ class Searcher:
     # --- one position --------------------------------------------------------------
 
     def solve(self, board: Sequence[int], budget: Budget = Budget(),
-              progress: Progress | None = None) -> Solution:
-        """What search proves about `board` (a legal position) within `budget`."""
+              progress: Progress | None = None, known: tuple[Value, Value] | None = None,
+              depth: bool = True, move: bool = True) -> Solution:
+        """What search proves about `board` (a legal position) within `budget`. `known`: bounds
+        on its value proved elsewhere (a move's child is no better for the player moving than
+        the position: the tests they decide are skipped); `depth` and `move`: whether to go on,
+        once the value is known, to prove the depth and to find a move that keeps them."""
         a = self.arrays
         start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
         self._deadline = None if budget.seconds is None else start + budget.seconds
         self._cancel = budget.cancel
         self._progress = progress
         a.ctl[kernel.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
-        low, high, depth, move = Value.LOSS, Value.WIN, None, None
+        lo, hi = known or (Value.LOSS, Value.WIN)
+        low, high, found_depth, found_move = lo, hi, None, None
         empties = self.spec.cells - sum(1 for v in board if v)
         over = outcome(self.spec, board)
         if over is not None:
             low = high = over
-            depth = 0
+            found_depth = 0
         else:
             a.load(board)
             try:
-                low, high, depth, move = self._solve(empties)
+                low, high, found_depth, found_move = self._solve(empties, lo, hi, depth, move)
             except OutOfBudget:
-                low, high, depth, move = self._partial
-        return Solution(low, high, depth, move, int(a.ctl[kernel.NODES]) - nodes0,
+                low, high, found_depth, found_move = self._partial
+        return Solution(low, high, found_depth, found_move, int(a.ctl[kernel.NODES]) - nodes0,
                         int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
 
-    def _solve(self, empties: int) -> tuple[Value, Value, int | None, int | None]:
-        self._partial = (Value.LOSS, Value.WIN, None, None)
-        score, tried = None, 0
-        for d in range(1, empties + 1):
+    def _solve(self, empties: int, lo: Value, hi: Value, want_depth: bool, want_move: bool
+               ) -> tuple[Value, Value, int | None, int | None]:
+        self._partial = (lo, hi, empties if lo == hi == Value.DRAW else None, None)
+        score, tried = (0 if lo == hi == Value.DRAW else None), 0
+        for d in range(1, empties + 1 if score is None else 1):
             before = int(self.arrays.ctl[kernel.NODES])
-            if self._wins_within(d):
+            if hi == Value.WIN and self._wins_within(d):
                 score = WS - d
-            elif self._loses_within(d):
+            elif lo == Value.LOSS and self._loses_within(d):
                 score = d - WS
             tried = d
             if score is not None or int(self.arrays.ctl[kernel.NODES]) - before > DEEPEN_NODES:
                 break
         if score is None:
-            if self._run(-1, 0) <= -1:
+            if lo == hi:
+                value = lo
+            elif lo == Value.LOSS and (hi == Value.LOSS or self._run(-1, 0) <= -1):
                 value = Value.LOSS
             else:
-                self._partial = (Value.DRAW, Value.WIN, None, None)
-                value = Value.WIN if self._run(0, 1) >= 1 else Value.DRAW
+                self._partial = (Value.DRAW, hi, None, None)
+                value = Value.WIN if hi == Value.WIN and self._run(0, 1) >= 1 else Value.DRAW
             self._partial = (value, value, empties if value == Value.DRAW else None, None)
             if value == Value.DRAW:
                 score = 0
+            elif not want_depth:
+                return self._partial
             else:
-                self._partial = (value, value, None, self._keeping(int(value), sign_only=True))
+                keeping = self._keeping(int(value), sign_only=True) if want_move else None
+                self._partial = (value, value, None, keeping)
                 score = self._bisect(value, tried + 1, empties)
         value = Value(1 if score > 0 else -1 if score < 0 else 0)
         depth = empties if score == 0 else WS - abs(score)
         self._partial = (value, value, depth, None)
-        return value, value, depth, self._keeping(score)
+        return value, value, depth, self._keeping(score) if want_move else None
 
     def _bisect(self, value: Value, low: int, high: int) -> int:
         """The exact score of a decided board: the least d in [low, high] within which the
