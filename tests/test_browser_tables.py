@@ -103,6 +103,42 @@ def test_a_literal_plus_and_bad_links(browser: Any, server: Server) -> None:
     assert page.errors == []
 
 
+def test_a_searched_position_says_what_search_proved(browser: Any, server: Server,
+                                                     tmp_path: Path) -> None:
+    # 7x7 five in a row, no table: o to move wins in 5 with d4 (tests/search_positions).
+    board = ".....x./.....o./....o../....xx./....o../....xo./....x.."
+    for width in (1280, 375):
+        page = _page(browser, width)
+        page.goto(f"{server.url}?spec=7x7k5&board={quote(board)}")
+        status = _settled(page)
+        assert status.startswith("o to move: win in 5 plies") and "by search" in status
+        assert page.input_value("#game") == "7x7k5"
+        label = page.eval_on_selector("#game", "s => s.selectedOptions[0].textContent")
+        assert label == "Gomoku 7x7 (7x7k5), by search"
+        # No stored positions to count: the chart is hidden and the note says why.
+        assert page.eval_on_selector("#counts", "e => getComputedStyle(e).display") == "none"
+        assert "answered by search" in page.inner_text("#counts-note")
+        # Every move shows the same thing on its cell and in the list.
+        cells = dict(page.eval_on_selector_all(
+            "#board rect.open", "els => els.map(e => [e.dataset.move,"
+            " e.nextElementSibling.textContent])"))
+        listed = dict(line.split(maxsplit=1) for line in page.eval_on_selector_all(
+            "#moves button", "els => els.map(e => e.textContent)"))
+        assert sorted(cells) == sorted(listed) and len(cells) == 40
+        signs = {"win": "+", "loss": "\u2212"}
+        for move, words in listed.items():
+            mark = cells[move]
+            if words.startswith(("win in", "loss in")):
+                value, _, plies = words.split()
+                assert mark == f"{signs[value]}{plies}", (move, mark, words)
+            else:
+                assert (words, mark) in {("?", "?"), ("draw", "="), ("\u2265 draw", "\u2265="),
+                                         ("\u2264 draw", "\u2264=")}, (move, mark, words)
+        assert listed["d4"].rstrip(" *") == "win in 5" and cells["d4"] == "+5"
+        page.screenshot(path=str(_shots(tmp_path) / f"searched-{width}.png"), full_page=True)
+        assert page.errors == []
+
+
 def test_a_near_win_is_far_from_the_axis(browser: Any, server: Server, tmp_path: Path) -> None:
     page = _page(browser, 1280)
     page.goto(f"{server.url}?spec=tictactoe&board=xx./oo./...")

@@ -213,3 +213,16 @@ def test_the_http_api_searches_what_no_table_holds(tmp_path: Path) -> None:
         assert any(m["best"] for m in data["moves"])
     with TestClient(make_app(db, search=None)) as client:
         assert client.get("/api/7x7k5", params={"board": text}).status_code == 404
+
+
+def test_a_bound_proved_for_a_move_is_shown() -> None:
+    from tablebase.query.cli.ask import _value
+    from tablebase.query.search.answers import SearchedMove
+
+    def move(low: Value, high: Value) -> SearchedMove:
+        return SearchedMove("a1", 0, low, high, None, False)
+
+    assert _value(move(Value.DRAW, Value.WIN)) == ">=draw"
+    assert _value(move(Value.LOSS, Value.DRAW)) == "<=draw"
+    assert _value(move(Value.LOSS, Value.WIN)) == "?"
+    assert _value(move(Value.LOSS, Value.LOSS)) == "loss"

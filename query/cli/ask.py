@@ -7,7 +7,7 @@ import random
 import sys
 from typing import Any
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli.common import (EXIT_OK, board_from_args, db_option, position_args,
                                         progress, root_option)
 from tablebase.query.cli.strategy import level_option
@@ -15,7 +15,8 @@ from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
 from tablebase.query.play.game import play_game
 from tablebase.query.cli.solve import search_options
-from tablebase.query.search.answers import moves_or_search, probe_or_search
+from tablebase.query.records import MoveInfo
+from tablebase.query.search.answers import SearchedMove, moves_or_search, probe_or_search
 from tablebase.query.shapes import answer_json, line_json, moves_json
 from tablebase.query.tablebase import open_tablebase
 
@@ -34,6 +35,15 @@ def _cmd_probe(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _value(m: MoveInfo | SearchedMove) -> str:
+    """A move's value as the table shows it: the word, or what search proved of it."""
+    if m.value is not None:
+        return m.value.word
+    if isinstance(m, SearchedMove) and Value.DRAW in (m.low, m.high) and m.low != m.high:
+        return ">=draw" if m.low == Value.DRAW else "<=draw"
+    return "?"
+
+
 def _cmd_moves(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     board = board_from_args(spec, args)
@@ -49,13 +59,14 @@ def _cmd_moves(args: argparse.Namespace) -> int:
     width = max(4, *(len(m.move) for m in moves))
     print(f"  {'move':<{width}}  {'value':<5}  depth after")
     for m in moves:
-        value = "?" if m.value is None else m.value.word
         depth = "?" if m.depth is None else m.depth
-        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {value:<5}  {depth:>11}")
+        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {_value(m):<5}  {depth:>11}")
+    bounded = any(m.value is None and _value(m) != "?" for m in moves)
     print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
           " after it; * marks the best moves" + ("; ? not proved within the search's time"
                                                  if any(m.value is None or m.depth is None
-                                                        for m in moves) else ""))
+                                                        for m in moves) else "")
+          + ("; >=draw, <=draw: proved no worse, no better than a draw" if bounded else ""))
     return EXIT_OK
 
 

@@ -130,6 +130,21 @@ function colour(value, depth, cells) {
 
 // --- drawing ----------------------------------------------------------------------------
 
+// A move's value in words and as the board's short mark, the same number in both: plies to
+// the end with that move (its depth after, plus the move), a draw without one (every draw
+// fills the board); a searched move shows what is proved: "?" nothing, ">= draw" a bound.
+function moveText(m) {
+  if (m.value === null) {
+    const bound = m.at_least === "draw" ? ["\u2265", "\u2265 draw"]
+      : m.at_most === "draw" ? ["\u2264", "\u2264 draw"] : null;
+    return bound ? { mark: `${bound[0]}=`, words: bound[1] } : { mark: "?", words: "?" };
+  }
+  const sign = { win: "+", draw: "=", loss: "\u2212" }[m.value];
+  if (m.value === "draw") return { mark: sign, words: "draw" };
+  const plies = m.depth === null ? "?" : m.depth + 1;
+  return { mark: `${sign}${plies}`, words: `${m.value} in ${plies}` };
+}
+
 function node(parent, tag, attrs, text) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
@@ -192,11 +207,9 @@ function drawBoard(data) {
       rect.classList.add("open");
       Object.assign(rect.dataset, { move: move.move, value: move.value, depth: move.depth });
       if (geo.gravity) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
-      // The value as a sign as well as a colour: + win, = draw, − loss (and the depth).
-      const sign = { win: "+", draw: "=", loss: "\u2212" }[move.value];
+      // The value as a sign as well as a colour: + win, = draw, − loss (and the plies).
       node(svg, "text", { x: x + size / 2, y: y + size * 0.6, "text-anchor": "middle",
-        "font-size": size * 0.28, class: "depth", fill: textOn(fill) },
-        move.value === null ? "?" : `${sign}${move.depth ?? "?"}`);
+        "font-size": size * 0.28, class: "depth", fill: textOn(fill) }, moveText(move).mark);
     } else if (geo.gravity) {
       node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
     }
@@ -253,7 +266,8 @@ function drawHistory(answers) {
   for (let ply = first; ply <= cells; ply += Math.max(1, Math.ceil(span / 8))) {
     node(svg, "text", { x: x(ply), y: h - 6, "text-anchor": "middle", class: "label" }, ply);
   }
-  const points = answers.map((a) => {
+  // A searched position whose value or depth is not proved has no place on the chart.
+  const points = answers.filter((a) => a.value !== null && a.depth !== null).map((a) => {
     const forX = a.to_move === "x" ? a.value : { win: "loss", loss: "win", draw: "draw" }[a.value];
     const score = forX === "win" ? top - a.depth : forX === "loss" ? a.depth - top : 0;
     return [x(a.ply), y(score), forX, a];
@@ -265,7 +279,7 @@ function drawHistory(answers) {
     node(dot, "title", {}, `after ply ${a.ply}: ${forX === "draw" ? "a draw" : forX === "win" ? "x wins" : "o wins"}, ${a.depth} to the end`);
   }
   const end = answers.at(-1);
-  if (end && end.terminal) {
+  if (end && end.terminal && points.length) {
     const [px, py, forX] = points.at(-1);
     node(svg, "text", { x: Math.min(px, w - 60), y: py + (py < mid ? 18 : -10), class: "label result" },
       forX === "draw" ? "draw" : forX === "win" ? "x won" : "o won");
@@ -340,9 +354,10 @@ function drawMoves(data) {
     const item = document.createElement("li");
     const button = document.createElement("button");
     button.className = `move ${m.value}${m.best ? " best" : ""}`;
-    button.textContent = m.value === null || m.depth === null ? `${m.move}  ${m.value ?? "?"}`
-      : `${m.move}  ${m.value}${m.value === "draw" ? "" : ` in ${m.depth + 1}`}`;
-    button.title = `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth} plies left after it`;
+    button.textContent = `${m.move}  ${moveText(m).words}`;
+    button.title = m.value === null
+      ? `${data.to_move} plays ${m.move}: ${moveText(m).words === "?" ? "not proved" : moveText(m).words} for ${data.to_move} (by search)`
+      : `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth ?? "?"} plies left after it`;
     button.addEventListener("click", () => { clearError(); play(m, data); });
     item.appendChild(button);
     return item;
@@ -457,6 +472,26 @@ function tableLabel(g) {
 }
 
 const keyOf = (spec, root) => (root ? `${spec}@${root}` : spec);
+const COUNTS_NOTE = "Stored positions (one per symmetry orbit) per ply, by their value for the"
+  + " side to move.";
+
+// The menu names a game no table holds too (opened by a link), marked as answered by search.
+function searchedOption(spec) {
+  const menu = $("game");
+  if ([...menu.options].some((o) => o.value === spec)) return;
+  let group = $("searched-games");
+  if (!group) {
+    group = document.createElement("optgroup");
+    group.id = "searched-games";
+    group.label = "no table: by search";
+    menu.appendChild(group);
+  }
+  const option = document.createElement("option");
+  option.value = spec;
+  option.textContent = `${gameName(spec)} (${spec}), by search`;
+  option.title = `no table of ${spec} in this database: every position is searched`;
+  group.appendChild(option);
+}
 
 function fillMenu(games) {
   const menu = $("game"), groups = new Map();
@@ -477,19 +512,22 @@ function fillMenu(games) {
 
 // A table is a spec and a root (board text; null for the whole board): a game starts at
 // `board` or at the table's root, new game returns to the root, the counts are the table's.
-async function startGame(spec, board, root) {
+async function startGame(spec, board, root, known = null) {
   state.spec = spec;
   state.root = root || null;
   state.geo = geometry(spec);
-  state.cache = new Map();
+  state.cache = new Map(known ? [[known.board, known]] : []);  // an answer already fetched
   state.history = [board || state.root || emptyBoard(state.geo)];
   state.at = 0;
+  const tabled = (state.games || []).some((g) => g.spec === spec);
+  if (!tabled) searchedOption(spec);
   $("game").value = keyOf(spec, state.root);
+  $("counts").style.display = tabled ? "" : "none";
+  $("counts-note").textContent = tabled ? COUNTS_NOTE
+    : `No table of ${gameName(spec)} in this database: its positions are answered by search,`
+      + " so there are no stored positions to count.";
   await show();
-  if (!(state.games || []).some((g) => g.spec === spec)) {
-    $("counts").replaceChildren();  // no table of this game: its positions are searched
-    return;
-  }
+  if (!tabled) return;
   const query = state.root ? `?root=${enc(state.root)}` : "";
   drawCounts(await api(`/api/${enc(spec)}/stats${query}`));
 }
@@ -499,8 +537,7 @@ async function startGame(spec, board, root) {
 async function openLink(games, spec, board) {
   if (board) {
     const data = await api(`/api/${enc(spec)}?board=${enc(board)}`);
-    state.cache.set(data.board, data);
-    return startGame(data.spec, data.board, data.table);
+    return startGame(data.spec, data.board, data.table, data);
   }
   const name = games.some((g) => g.spec === spec) ? spec : (await api(`/api/${enc(spec)}`)).spec;
   const table = games.find((g) => g.spec === name && !g.root) || games.find((g) => g.spec === name);
@@ -513,7 +550,8 @@ async function main() {
   const games = state.games = await api("/api/games");
   fillMenu(games);
   $("game").addEventListener("change", () => {
-    const g = games.find((t) => keyOf(t.spec, t.root) === $("game").value);
+    const g = games.find((t) => keyOf(t.spec, t.root) === $("game").value)
+      || { spec: $("game").value, root: null };  // a game by search
     clearError();
     startGame(g.spec, null, g.root);
   });
