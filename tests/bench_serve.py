@@ -109,12 +109,8 @@ def _mixed(host: str, port: int, proc: subprocess.Popen[str], paths: list[str]) 
 
     # As many searches at once as the server runs (one a core): each search thread has made
     # its searcher before memory is read.
-    warming = [threading.Thread(target=warm, args=(p,))
-               for p in searched_paths[:os.cpu_count() or 1]]
-    for t in warming:
-        t.start()
-    for t in warming:
-        t.join()
+    _together([threading.Thread(target=warm, args=(p,))
+               for p in searched_paths[:os.cpu_count() or 1]])
     rss_before = _rss_mib(proc.pid)
     deadline = time.perf_counter() + SECONDS
 
@@ -144,14 +140,8 @@ def _mixed(host: str, port: int, proc: subprocess.Popen[str], paths: list[str]) 
             j += CLIENTS
         conn.close()
 
-    threads = [threading.Thread(target=asker, args=(i, searching))
-               for searching in (True, False) for i in range(CLIENTS)]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    elapsed = time.perf_counter() - started
+    elapsed = _together([threading.Thread(target=asker, args=(i, searching))
+                         for searching in (True, False) for i in range(CLIENTS)])
     rss_after = _rss_mib(proc.pid)
     print(f"serve with searches: {CLIENTS} clients ask {SEARCH_SPEC} positions no table holds"
           f" (searched for up to {SEARCH:g} s, or 503) while {CLIENTS} ask the table, {SECONDS:g} s")
@@ -164,6 +154,16 @@ def _mixed(host: str, port: int, proc: subprocess.Popen[str], paths: list[str]) 
     _row("other errors", f"{len(other)}", "0")
     _row("server memory after warm-up / after the load", f"{rss_before:.0f} / {rss_after:.0f}"
          " MiB", "flat")
+
+
+def _together(threads: list[threading.Thread]) -> float:
+    """Run the threads at once; the seconds until the last has finished."""
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - started
 
 
 def _row(name: str, figure: str, target: str = "") -> None:
@@ -215,13 +215,8 @@ def bench_serve(spec: str = SPEC, db: str | None = None) -> None:
                     j += CLIENTS
                 conn.close()
 
-            threads = [threading.Thread(target=client, args=(i,)) for i in range(CLIENTS)]
-            started = time.perf_counter()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            elapsed = time.perf_counter() - started
+            elapsed = _together([threading.Thread(target=client, args=(i,))
+                                 for i in range(CLIENTS)])
             rss_after = _rss_mib(proc.pid)
             loaded = [x for lat in latencies for x in lat]
 
