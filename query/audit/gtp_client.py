@@ -88,8 +88,8 @@ class GtpEngine:
                 text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=self.directory,
                 start_new_session=True)  # its own process group, so that a kill takes its children
         except OSError as e:
-            raise EngineStartError(
-                f"cannot start engine {self.command!r}: {start_failure(self._argv, e)}") from None
+            why = start_failure(self._argv, e, self.directory)
+            raise EngineStartError(f"cannot start engine {self.command!r}: {why}") from None
         self._process = process
         # Fresh queues per process: lines still arriving from a killed one are never read.
         self._lines = lines = queue.Queue()

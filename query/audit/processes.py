@@ -91,11 +91,20 @@ def describe_exception(error: BaseException) -> str:
     return text
 
 
-def start_failure(argv: list[str], error: OSError) -> str:
-    """Why a program could not start, naming the real cause: a program that exists but cannot
-    run is usually its `#!` line naming an interpreter this machine lacks, or a missing execute
-    permission; otherwise the system's reason."""
-    program = shutil.which(argv[0]) or argv[0] if argv else ""
+def start_failure(argv: list[str], error: OSError, directory: str | None = None) -> str:
+    """Why a program could not start (in `directory`, None: here), naming the real cause: a
+    name not on PATH; a program that exists but cannot run is usually its `#!` line naming an
+    interpreter this machine lacks, or a missing execute permission; otherwise the system's
+    reason."""
+    name = argv[0] if argv else ""
+    if isinstance(error, FileNotFoundError) and name and "/" not in name and not shutil.which(name):
+        # A name without a slash is looked for on PATH only, never in the current directory.
+        if os.path.isfile(os.path.join(directory or ".", name)):
+            return (f"'{name}' is not on PATH, and a command without a '/' is looked for only"
+                    f" there; the file of that name here runs as --engine \"./{name}\" (or"
+                    f" \"python3 {name}\")")
+        return f"'{name}' is not a file here nor a command on PATH"
+    program = shutil.which(name) or name
     if isinstance(error, FileNotFoundError) and program and os.path.isfile(program):
         try:
             with open(program, "rb") as f:
