@@ -7,7 +7,9 @@ import os
 import re
 import shutil
 import traceback
+from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 from tablebase.query.errors import QueryError
 
@@ -121,3 +123,21 @@ def start_failure(argv: list[str], error: OSError, directory: str | None = None)
         return (f"{program} is not executable (chmod +x {program}, or run it with its interpreter,"
                 f" e.g. --engine \"python3 {program}\")")
     return str(error.strerror or error)
+
+
+def pump_lines(stream: Any, put: Any) -> None:
+    """Hand every line of `stream` to `put`, then None at the end (run in a reader thread)."""
+    try:
+        for line in stream:
+            put(line)
+    except (OSError, ValueError):
+        pass  # the stream was closed under us: the process is being stopped
+    put(None)
+
+
+def keep_nonblank(lines: deque[str]) -> Any:
+    """A `put` for pump_lines that keeps the last non-blank lines (stripped) in `lines`."""
+    def put(line: str | None) -> None:
+        if line is not None and line.strip():
+            lines.append(line.strip())
+    return put
