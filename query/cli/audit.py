@@ -97,16 +97,17 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     if args.builtin is not None or args.play is not None or args.root is not None:
         raise AuditInputError("a course test file is audited with --engine or --solver, without"
                               " --builtin, --play or --root")
-    cases = len(read_course_file(spec, path))  # a bad file fails here, before any solver
+    cases = read_course_file(spec, path)  # a bad file fails here, before any solver
     search = args.search  # None (--no-search): only the tables settle a case
     with open_for_answers(args.db, searching=search is not None) as tb:
         if args.engine is not None:
             opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
-        with opened as candidate, progress(args.quiet)(total=cases, unit="case",
-                                                       desc=f"audit {path}") as bar:
-            report = audit_course_file(tb, spec, path, candidate, search, progress=bar.update)
+        with opened as candidate:
+            with progress(args.quiet)(total=len(cases), unit="case", desc=f"audit {path}") as bar:
+                report = audit_course_file(tb, spec, path, candidate, search,
+                                           progress=bar.update)
     if args.json:
         print(json.dumps(course_json(report), indent=2))
     else:
