@@ -110,6 +110,7 @@ def test_every_case_is_judged_against_the_truth(tmp_path: Path,
     assert nine["spec"] == "9x9k5" and nine["truth"]["source"] == "none"
     assert "81 cells" in nine["truth"]["proved"] and nine["known_failure"]
     assert kinds["60"] == ["gave-up", "unknown"]
+    assert "this course file may take up to about" in err  # the estimate, before the audit
 
 
 def test_the_truths_are_the_reference_values(tmp_path: Path,

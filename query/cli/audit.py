@@ -88,8 +88,9 @@ def _course_file(positions: str | None) -> str | None:
 
 def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     """Audit a solver (and the file's own expectations) on a course test file."""
-    from tablebase.query.audit import open_candidate, open_gtp_engine
+    from tablebase.query.audit import EngineCandidate, open_candidate, open_gtp_engine
     from tablebase.query.audit.course_file import audit_course_file, read_course_file
+    from tablebase.query.audit.estimate import course_note
     from tablebase.query.cli.audit_report import print_course
     from tablebase.query.search.answers import open_for_answers
     from tablebase.query.shapes import course_json
@@ -105,6 +106,11 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
         else:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
         with opened as candidate:
+            course = (isinstance(candidate, EngineCandidate)
+                      and candidate.engine.dialect.name == "course")
+            note = course_note(cases, args.timeout, search, course)
+            if note is not None:
+                note_on_stderr(note)
             with progress(args.quiet)(total=len(cases), unit="case", desc=f"audit {path}") as bar:
                 report = audit_course_file(tb, spec, path, candidate, search,
                                            progress=bar.update)
