@@ -19,14 +19,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec, Value, outcome
+from tablebase.builder.game import InvalidPositionError, Spec, Value
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.audit.candidates import Candidate, EngineCandidate, Reply
 from tablebase.query.audit.course_reading import (COURSE, SETTINGS, CourseCase, is_course_file,
-                                                  read_course_file)
+                                                  point, point_fault, read_course_file)
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
-from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
+from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import board_text, outcome_text, parse_move, place
 from tablebase.query.search.answers import Searched, probe_or_search, searcher
 from tablebase.query.search.engine import Searcher
@@ -164,30 +164,28 @@ def _read_expected(text: str, command: str, to_move: str) -> Reply | Verdict:
     return Reply(text, value, COURSE.move_in(words[1]) if len(words) == 2 else None)
 
 
-def _as_written(reply: Reply) -> str:
-    """The reply's move as its own words wrote it (D4, Z9), not as our notation spells it."""
+def _cell(spec: Spec, board: tuple[int, ...], reply: Reply, gtp: bool) -> tuple[str, int | str]:
+    """The reply's move as it was written (D4, Z9: never re-spelt) and the cell it plays on
+    `board`, or why it cannot be played. `gtp`: the reply writes GTP points (the course's
+    words, an engine of its dialect), else our move names (a function's)."""
     assert reply.move is not None
-    for word in re.split(r"[\s'\"(),=]+", reply.said):
-        if word and (word.lower() == reply.move or COURSE.move_in(word) == reply.move):
-            return word
-    return reply.move
-
-
-def _cell(spec: Spec, board: tuple[int, ...], move: str, written: str) -> int | str:
-    """The cell `move` (our name) plays on `board`, or why it cannot, naming it as `written`."""
+    if gtp:
+        written = reply.said.split()[-1]
+        fault = point_fault(spec, board, written)
+        cell = point(spec, written)
+        return written, fault if fault is not None or cell is None else cell
+    words = re.split(r"[\s'\"(),=]+", reply.said)
+    written = next((w for w in words if w and w.lower() == reply.move), reply.move)
     try:
-        return parse_move(spec, board, move)
-    except NotationError:
-        return f"{written} is no point of the {spec.width}x{spec.height} board"
-    except IllegalMoveError as e:
-        if outcome(spec, board) is not None:
-            return f"{written} comes after the end of the game"
-        return f"{written} is taken" if not spec.gravity else str(e)
+        return written, parse_move(spec, board, reply.move)
+    except InvalidPositionError as e:
+        return written, str(e)
 
 
 def _judge(oracle: _Oracle, board: tuple[int, ...], command: str, truth: Truth,
-           reply: Reply) -> Verdict:
-    """`reply` against the truth: its value, and the value its move keeps."""
+           reply: Reply, gtp: bool = True) -> Verdict:
+    """`reply` against the truth: its value, and the value its move keeps (GTP points, or with
+    `gtp` False our move names)."""
     spec = oracle.spec
     if reply.failure is not None or reply.gave_up:
         return Verdict(reply.said, "gave-up" if reply.gave_up else reply.failure.kind,  # type: ignore[union-attr]
@@ -204,8 +202,7 @@ def _judge(oracle: _Oracle, board: tuple[int, ...], command: str, truth: Truth,
                 if needs_move else Verdict(reply.said, "right"))
     if not needs_move and command == "solve":
         return Verdict(reply.said, "right")  # a lost side's move is not asked for
-    written = _as_written(reply)
-    cell = _cell(spec, board, reply.move, written)
+    written, cell = _cell(spec, board, reply, gtp)
     if isinstance(cell, str):
         return Verdict(reply.said, "illegal-move", cell)
     after = oracle.truth(place(board, cell))
@@ -234,8 +231,9 @@ def _question(oracle: _Oracle, case: CourseCase, candidate: Candidate | None,
     if failure is not None:
         solver = Verdict("", failure.kind, failure.message)
     elif candidate is not None:
+        gtp = isinstance(candidate, EngineCandidate) and candidate.engine.dialect.name == "course"
         solver = _judge(oracle, case.board, case.command, truth,
-                        candidate.ask(case.spec, case.board))
+                        candidate.ask(case.spec, case.board), gtp)
         if only_unknown and solver.kind == "right":
             solver = Verdict(solver.said, "proved", "right by the truth, where the file expects"
                              " 'unknown': gogui-regress fails this test, a test of the time"
