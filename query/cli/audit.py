@@ -153,8 +153,9 @@ def register(commands: Any) -> None:
                    help="all (terminal ones too), sample:N (N random ones, spread over plies and"
                         " values), uniform:N, ply:P (those with P stones), depth:D[-D2],"
                         " hardest:N (the longest wins and losses first), file:PATH (one position"
-                        " a line: board text or moves; or a course test file of GTP commands,"
-                        " play/solve/genmove with #? [expected] lines, each position answered"
+                        " a line: board text or moves; or a course test file of GTP commands"
+                        " as gogui-regress reads it, boardsize/timelimit/play/solve/genmove with"
+                        " #? [expected] lines, each position answered"
                         " by a table or by search), or several joined by commas, such as"
                         " ply:12,sample:50 (file:PATH last); default: every stored non-terminal"
                         " position")
