@@ -232,14 +232,17 @@ def course_json(report: CourseReport) -> dict[str, Any]:
     """The `audit --json` object of a course file: each case with its truth and verdicts."""
     def verdict(v: Any) -> dict[str, Any] | None:
         return None if v is None else {"said": v.said, "kind": v.kind, "detail": v.detail}
-    spec = parse_spec(report.spec)
+
+    def truth(t: Any) -> dict[str, Any] | None:
+        return None if t is None else {"value": None if t.value is None else t.value.word,
+                                       "depth": t.depth, "source": t.source, "proved": t.known}
     return {"spec": report.spec, "file": report.path, "solver": report.solver,
-            "ok": report.ok, "seconds": round(report.seconds, 3),
-            "cases": [{"line": r.case.line, "command": r.case.command,
-                       "board": board_text(spec, r.case.board),
-                       "truth": {"value": None if r.truth.value is None else r.truth.value.word,
-                                 "depth": r.truth.depth, "source": r.truth.source,
-                                 "proved": r.truth.known},
+            "ok": report.ok, "seconds": round(report.seconds, 3), "notes": list(report.notes),
+            "cases": [{"line": r.case.line, "id": r.case.id, "command": r.case.command,
+                       "text": r.case.text, "spec": r.case.spec.name,
+                       "board": board_text(r.case.spec, r.case.board),
+                       "timelimit": r.case.timelimit, "pattern": r.case.pattern,
+                       "truth": truth(r.truth),
                        "solver": verdict(r.solver),
                        "expected": [verdict(v) for v in r.expected],
                        "known_failure": r.case.known_failure}

@@ -161,21 +161,29 @@ def test_unknown_on_the_command_line(db: str, capsys: pytest.CaptureFixture[str]
     assert main([*argv, "--strict"]) == 1
 
 
-def test_start_errors_name_the_real_cause(tmp_path: Path, db: str,
+def test_start_errors_name_the_real_cause(tmp_path: Path, db: str, monkeypatch: pytest.MonkeyPatch,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """An engine whose `#!` line names a missing interpreter, one without the execute bit and a
-    missing file each get one line naming what is wrong (not "No such file" for a file that
-    exists)."""
+    """An engine whose `#!` line names a missing interpreter, one without the execute bit, a
+    missing file, and a name without a '/' that is not on PATH (whether or not a file of that
+    name is here) each get one line naming what is wrong (not "No such file" for a file that
+    exists, nor the interpreter of a file that was never looked at)."""
     lacking = tmp_path / "Gomoku.py"
     lacking.write_text("#!/usr/bin/python9\nprint('hello')\n")
     lacking.chmod(0o755)
     plain = tmp_path / "plain.py"
     plain.write_text("print('hello')\n")
     plain.chmod(0o644)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", str(SAMPLES))  # holds no Gomoku.py
     for engine, fragment in ((lacking, "names the interpreter '/usr/bin/python9', which this"
                                        " machine lacks"),
                              (plain, "is not executable (chmod +x"),
-                             (tmp_path / "missing.py", "No such file or directory")):
+                             (tmp_path / "missing.py", "No such file or directory"),
+                             ("Gomoku.py", "'Gomoku.py' is not on PATH, and a command without a"
+                                           " '/' is looked for only there; the file of that"
+                                           " name here runs as --engine \"./Gomoku.py\""),
+                             ("Gomoku2.py", "'Gomoku2.py' is not a file here nor a command on"
+                                            " PATH")):
         assert main(["audit", "3x3k3", "--engine", str(engine), "--db", db, "--quiet"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and fragment in err, err

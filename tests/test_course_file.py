@@ -12,7 +12,6 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.query.audit.course_file import audit_course_file, is_course_file, read_course_file
 from tablebase.query.cli import main
-from tablebase.query.errors import AuditInputError
 from tests.reference import Game, loses_within, wins_within
 
 HERE = Path(__file__).resolve().parent
@@ -66,7 +65,7 @@ def test_a_wrong_engine_is_caught_and_the_text_report_names_the_line(
     status, out, _ = _run(capsys, "audit", "7x7k5", "--engine", f"{ENGINE} --wrong-at {deep}",
                           "--positions", f"file:{FILE}", "--db", str(tmp_path / "n.db"))
     assert status == 1
-    assert "line 79: solve, b to play, 38 stones" in out
+    assert "line 79: 40 solve, b to play, 38 stones" in out
     assert "solver said '= w': wrong-value: the side to play has a draw in 11 plies" in out
     assert "solver: 4 gave-up, 2 wrong-value" in out
     assert "file: 1 non-optimal-move, 10 right, 1 wrong-value" in out
@@ -77,17 +76,3 @@ def test_no_search_leaves_the_cases_unsettled(tmp_path: Path) -> None:
     report = audit_course_file(None, spec, FILE, None, None)
     assert report.ok and all(r.truth.value is None for r in report.results)
     assert report.count("unsettled", "file") == 12
-
-
-@pytest.mark.parametrize("text, fragment", [
-    ("boardsize 7\nplay w D4\nsolve\n", "line 2: w plays, but b is to play"),
-    ("boardsize 9\nsolve\n", "line 1: boardsize 9, but the game is 7x7k5"),
-    ("boardsize 7\nplay b D4\nplay w D4\nsolve\n", "line 3:"),
-    ("boardsize 7\nplay b D4\n#? [b A1]\nsolve\n", "line 3: an expectation follows no solve"),
-    ("boardsize 7\nplay b D4\n", "has no solve or genmove"),
-])
-def test_a_bad_file_is_one_line_naming_where(text: str, fragment: str, tmp_path: Path) -> None:
-    path = tmp_path / "bad.gtp"
-    path.write_text(text)
-    with pytest.raises(AuditInputError, match=fragment):
-        read_course_file(parse_spec("7x7k5"), str(path))

@@ -7,8 +7,9 @@ something that answers; `selection` picks the positions; `solvers/` are the text
 from __future__ import annotations
 
 from tablebase.query.audit.candidates import (BUILTIN_PREFIX, DEFAULT_TIMEOUT, BuiltinCandidate,
-                                              Candidate, FunctionCandidate, moves_to,
-                                              open_candidate, open_gtp_engine, read_return)
+                                              Candidate, EngineCandidate, FunctionCandidate,
+                                              moves_to, open_candidate, open_gtp_engine,
+                                              read_return)
 from tablebase.query.audit.positions import (CHECKS, KINDS, AuditReport, BuiltinAudit,
                                              Counterexample, audit, audit_builtins, builtin_names,
                                              judge)
@@ -17,7 +18,8 @@ from tablebase.query.audit.selection import (Selection, orientations, parse_sele
 from tablebase.query.errors import AuditInputError
 
 __all__ = ["AuditInputError", "AuditReport", "BUILTIN_PREFIX", "BuiltinAudit", "BuiltinCandidate",
-           "CHECKS", "Candidate", "Counterexample", "DEFAULT_TIMEOUT", "FunctionCandidate", "KINDS",
+           "CHECKS", "Candidate", "Counterexample", "DEFAULT_TIMEOUT", "EngineCandidate",
+           "FunctionCandidate", "KINDS",
            "Selection", "audit", "audit_builtins", "builtin_names", "judge", "moves_to",
            "open_candidate", "open_gtp_engine", "orientations", "parse_selection", "read_return",
            "select_positions"]

@@ -188,7 +188,7 @@ class ProcessCandidate:
         return self.worker.restarts
 
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
-        answer = self.worker.call(board_text(spec, board), _to_move(board))
+        answer = self.worker.call(board_text(spec, board), _to_move(board), spec.name)
         if isinstance(answer, Failure):
             return Reply("", failure=answer)
         return read_return(answer.value)
@@ -231,12 +231,10 @@ class EngineCandidate:
         return self.engine.restarts
 
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
-        order = moves_to(spec, board)
-        played: list[tuple[str, str]] = []
-        current = (EMPTY,) * spec.cells
-        for cell in order:
-            played.append((_to_move(current), move_name(spec, cell)))
-            current = place(current, cell)
+        switched = self.engine.set_game(spec)  # a course file's boardsize changes the game
+        if isinstance(switched, Failure):
+            return Reply("", failure=switched)
+        played = _played(spec, board)
         if self.engine.asks == "genmove":
             answer = self.engine.genmove(played, _to_move(board))
         else:
@@ -245,17 +243,22 @@ class EngineCandidate:
             return Reply("", failure=answer)
         return read_engine_answer(answer, _to_move(board))
 
+    def play_test(self, spec: Spec, board: tuple[int, ...], cell: int) -> str | Failure:
+        """Set up `board` and play `cell` for the side to move (a course file's `play` with an
+        expected answer): the engine's answer to that play, or a Failure."""
+        switched = self.engine.set_game(spec)
+        if isinstance(switched, Failure):
+            return switched
+        d = self.engine.dialect
+        move = f"play {d.colour(_to_move(board))} {d.move_out(move_name(spec, cell))}"
+        return self.engine.send([*self.engine.setup(_played(spec, board)), move])
+
     # A whole game on the engine's own board, for audit by play: set up once, then the
     # opponent's moves are told and the engine's are asked with `genmove`.
 
     def begin_game(self, spec: Spec, board: tuple[int, ...]) -> Failure | None:
         """Clear the engine's board and play the moves that reach `board` (the game's start)."""
-        current = (EMPTY,) * spec.cells
-        played = []
-        for cell in moves_to(spec, board):
-            played.append((_to_move(current), move_name(spec, cell)))
-            current = place(current, cell)
-        return self.engine.new_game(played)
+        return self.engine.new_game(_played(spec, board))
 
     def tell(self, player: str, move: str) -> Failure | None:
         """Play the opponent's move on the engine's board."""
@@ -292,6 +295,16 @@ def moves_to(spec: Spec, board: tuple[int, ...]) -> list[int]:
     if order is None:
         raise AuditInputError(f"no order of moves reaches {board_text(spec, board)!r}")
     return order
+
+
+def _played(spec: Spec, board: tuple[int, ...]) -> list[tuple[str, str]]:
+    """(player, move name) pairs from the empty board, x first, that reach `board`."""
+    current = (EMPTY,) * spec.cells
+    played = []
+    for cell in moves_to(spec, board):
+        played.append((_to_move(current), move_name(spec, cell)))
+        current = place(current, cell)
+    return played
 
 
 def _to_move(board: Sequence[int]) -> str:

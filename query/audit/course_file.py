@@ -1,63 +1,48 @@
-"""Course test files: the GTP command files the CMPUT 455 assignments hand out, read as they
-are, every position answered by a table or by search, and both the solver's answers and the
-file's own expectations judged against that truth.
+"""Course test files audited: each case of a file (read by course_reading.py) settled by a table
+or by search, and both the solver's answers and the file's own expectations judged against that
+truth.
 
-    boardsize 7
-    clear_board
-    play b D4
-    play w C3
-    10 solve
-    #? [b A3]
-    20 genmove b
-    #? [draw G1|draw G5]
-
-A command may carry a number in front; `play`, `clear_board` and `boardsize` set the board up,
-`solve` and `genmove` are the cases (each judged on the board as it stands), and the `#? [...]`
-line after one is what the file expects: alternatives split by `|`, a trailing `*` marking a
-known failure. Other commands (`timelimit`, `komi`, ...) are passed over. An expected `solve`
-answer names the winner (`b`, `w`, `draw`, or `unknown`) and, when the side to play wins or
-draws, a move that does; a `genmove` expectation is a move.
+A question (`solve`, `genmove`) is judged on its board: an expected `solve` answer names the
+winner (`b`, `w`, `draw`) and, when the side to play wins or draws, a move that does; a
+`genmove` expectation is a point (`pass` or `resign` where the game is over). An expected
+`unknown` claims nothing: the course's test (gogui-regress) passes only an engine that answers
+`unknown`, that is one that runs out of its time, so an engine that proves the truth there is
+counted apart (`proved`), neither right nor wrong. A command that sets something up
+(`timelimit`, `boardsize`, `play`, `clear_board`) answers nothing when it succeeds: the empty
+answer is what an expectation after it is judged against, and an engine is asked it as the
+file says. The file's `timelimit` reaches the engine for the questions that follow.
 """
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tablebase.builder.game import InvalidPositionError, Spec, Value
-from tablebase.query.audit.candidates import Candidate, Reply
-from tablebase.query.audit.dialects import Dialect
 from tablebase.db.errors import GameNotBuiltError
-from tablebase.query.errors import AuditInputError, MissingPositionError
-from tablebase.query.notation import board_text, move_name, outcome_text, parse_move, place
+from tablebase.query.audit.candidates import Candidate, EngineCandidate, Reply
+from tablebase.query.audit.course_reading import (COURSE, SETTINGS, CourseCase, is_course_file,
+                                                  point, point_fault, read_course_file)
+from tablebase.query.audit.dialects import told_timelimit
+from tablebase.query.audit.processes import Failure
+from tablebase.query.errors import MissingPositionError
+from tablebase.query.notation import board_text, outcome_text, parse_move, place
 from tablebase.query.search.answers import Searched, probe_or_search, searcher
 from tablebase.query.search.engine import Searcher
 from tablebase.query.tablebase import Tablebase
 
-_COMMANDS = {"boardsize", "clear_board", "play", "solve", "genmove"}
-_EXPECT = re.compile(r"#\?\s*\[(.*)\]\s*(\*?)\s*$")
-_COURSE = Dialect("course")
+__all__ = ["CaseResult", "CourseCase", "CourseReport", "FINE", "Truth", "Verdict",
+           "audit_course_file", "case_title", "is_course_file", "read_course_file"]
+
 # The verdicts that are not mismatches: nothing wrong was claimed, or the truth is not known.
-FINE = ("right", "unsettled", "gave-up")
-
-
-@dataclass(frozen=True)
-class CourseCase:
-    """One `solve` or `genmove` of a file: where it is, the board it asks about, and what the
-    file expects (alternatives as written; empty: nothing)."""
-
-    line: int
-    command: str
-    board: tuple[int, ...]
-    expected: tuple[str, ...]
-    known_failure: bool = False
+FINE = ("right", "unsettled", "gave-up", "unknown", "proved", "not-asked", "not-judged")
 
 
 @dataclass(frozen=True)
 class Truth:
-    """A position's value for the side to move, by table or search (value None: not settled
-    within the search's time; `known` says what was proved)."""
+    """A position's value for the side to move, by table or search (value None: not settled;
+    `known` says what was proved, or why nothing was)."""
 
     value: Value | None
     depth: int | None
@@ -68,7 +53,8 @@ class Truth:
 @dataclass(frozen=True)
 class Verdict:
     """One answer judged: its words, its kind ('right', 'wrong-value', 'non-optimal-move',
-    'illegal-move', 'no-move', 'gave-up', 'unsettled', or a solver failure's kind) and why."""
+    'illegal-move', 'no-move', 'unreadable', 'wrong-answer', 'gave-up', 'unknown', 'proved',
+    'unsettled', 'not-asked', 'not-judged', or a solver failure's kind) and why."""
 
     said: str
     kind: str
@@ -77,24 +63,26 @@ class Verdict:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """A case with its truth, the solver's verdict (None when no solver was asked) and the
-    verdicts of the file's expected alternatives."""
+    """A case with its truth (None for a command that asks nothing), the solver's verdict (None
+    when the solver was not asked) and the verdicts of the file's expected alternatives."""
 
     case: CourseCase
-    truth: Truth
+    truth: Truth | None
     solver: Verdict | None
     expected: tuple[Verdict, ...]
 
 
 @dataclass(frozen=True)
 class CourseReport:
-    """The audit of one course file."""
+    """The audit of one course file; `notes` say what the engine was told otherwise than the
+    file says."""
 
     spec: str
     path: str
     solver: str | None
     results: tuple[CaseResult, ...]
     seconds: float
+    notes: tuple[str, ...] = ()
 
     def count(self, kind: str, of: str = "solver") -> int:
         """How many solver verdicts (or with of='file', file alternatives) are of `kind`."""
@@ -109,99 +97,23 @@ class CourseReport:
 
     def mismatched(self, of: str) -> int:
         """Settled answers of the solver (of='solver') or of the file ('file') that are wrong."""
-        return sum(self.count(kind, of) for kind in self._kinds(of) if kind not in FINE)
+        return sum(self.count(kind, of) for kind in self.kinds(of) if kind not in FINE)
 
-    def _kinds(self, of: str) -> set[str]:
+    def kinds(self, of: str) -> list[str]:
+        """The kinds of the solver's (of='solver') or the file's ('file') verdicts, sorted."""
         if of == "solver":
-            return {r.solver.kind for r in self.results if r.solver is not None}
-        return {v.kind for r in self.results for v in r.expected}
-
-
-def is_course_file(path: str) -> bool:
-    """Whether the file at `path` reads as GTP commands (a play, solve, genmove, clear_board or
-    boardsize line) rather than one position a line."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return any(_command(line)[0] in _COMMANDS for line in f)
-    except (OSError, UnicodeDecodeError):
-        return False  # listed_codes says why it cannot be read
-
-
-def _command(line: str) -> tuple[str, list[str]]:
-    """(command, arguments) of a GTP line, its number dropped; ('', []) for none."""
-    words = line.split("#", 1)[0].split()
-    if words and words[0].isdigit():
-        words = words[1:]
-    return (words[0].lower(), words[1:]) if words else ("", [])
-
-
-def read_course_file(spec: Spec, path: str) -> list[CourseCase]:
-    """The cases of a course file; AuditInputError naming the line that cannot be followed."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise AuditInputError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
-    board = [0] * spec.cells
-    cases: list[CourseCase] = []
-    for number, line in enumerate(lines, 1):
-        expected = _EXPECT.match(line.strip())
-        if expected is not None:
-            if not cases or cases[-1].line != _last_case_line(lines, number):
-                raise AuditInputError(f"{path} line {number}: an expectation follows no solve or"
-                                      " genmove")
-            alternatives = tuple(a.strip() for a in expected.group(1).split("|") if a.strip())
-            last = cases[-1]
-            cases[-1] = CourseCase(last.line, last.command, last.board, alternatives,
-                                   bool(expected.group(2)))
-            continue
-        command, args = _command(line)
-        where = f"{path} line {number}"
-        if command == "boardsize":
-            if args[:1] != [str(spec.width)] or spec.width != spec.height:
-                raise AuditInputError(f"{where}: boardsize {' '.join(args)}, but the game is"
-                                      f" {spec.name}")
-        elif command == "clear_board":
-            board = [0] * spec.cells
-        elif command == "play":
-            board = _played(spec, board, args, where)
-        elif command in ("solve", "genmove"):
-            cases.append(CourseCase(number, command, tuple(board), ()))
-    if not cases:
-        raise AuditInputError(f"{path} has no solve or genmove command to audit")
-    return cases
-
-
-def _last_case_line(lines: Sequence[str], number: int) -> int:
-    """The line number of the last command before line `number` (comments and blanks skipped)."""
-    for back in range(number - 1, 0, -1):
-        if _command(lines[back - 1])[0]:
-            return back
-    return 0
-
-
-def _played(spec: Spec, board: list[int], args: list[str], where: str) -> list[int]:
-    """The board after `play COLOUR MOVE`; the colour must be the side to move."""
-    if len(args) != 2 or _COURSE.player(args[0]) is None:
-        raise AuditInputError(f"{where}: expected 'play b|w MOVE', found 'play {' '.join(args)}'")
-    ply = sum(1 for v in board if v)
-    if _COURSE.player(args[0]) != "xo"[ply % 2]:
-        raise AuditInputError(f"{where}: {args[0]} plays, but {_COURSE.colour('xo'[ply % 2])} is"
-                              " to play (black first, then in turn)")
-    try:
-        cell = parse_move(spec, board, _COURSE.move_in(args[1]))
-    except InvalidPositionError as e:
-        raise AuditInputError(f"{where}: {e}") from None
-    return list(place(board, cell))
+            return sorted({r.solver.kind for r in self.results if r.solver is not None})
+        return sorted({v.kind for r in self.results for v in r.expected})
 
 
 class _Oracle:
-    """The truth of positions, by table or search (one Searcher for the file, so that what it
-    learnt about one case helps the next), each searched for at most `seconds`."""
+    """The truth of positions of one game, by table or search (one Searcher for the game, so
+    that what it learnt about one case helps the next), each searched for at most `seconds`."""
 
     def __init__(self, tb: Tablebase | None, spec: Spec, seconds: float | None) -> None:
         self.tb, self.spec, self.seconds = tb, spec, seconds
-        self.engine: Searcher = searcher(tb, spec)
+        self.engine: Searcher | None = None
+        self.refused: str | None = None  # why the search cannot take this game
         self.known: dict[tuple[int, ...], Truth] = {}
 
     def truth(self, board: tuple[int, ...]) -> Truth:
@@ -212,11 +124,22 @@ class _Oracle:
         return found
 
     def _settle(self, board: tuple[int, ...]) -> Truth:
+        from tablebase.query.search.board import SearchRefusedError  # loads the search
+
+        if self.engine is None and self.refused is None and self.seconds is not None:
+            try:
+                self.engine = searcher(self.tb, self.spec)
+            except SearchRefusedError as e:
+                self.refused = str(e)  # a table may still hold the position
+        seconds = None if self.refused is not None else self.seconds
         try:
-            answer = probe_or_search(self.tb, self.spec, board, self.seconds, self.engine)
+            answer = probe_or_search(self.tb, self.spec, board, seconds, self.engine)
         except (MissingPositionError, GameNotBuiltError) as e:
-            if self.seconds is not None:
+            if seconds is not None:
                 raise
+            if self.refused is not None:
+                return Truth(None, None, "none", f"not settled: no table holds it, and"
+                                                 f" {self.refused}")
             return Truth(None, None, "none", f"unknown: {e}; searching was refused")
         if isinstance(answer, Searched):
             s = answer.solution
@@ -224,33 +147,54 @@ class _Oracle:
         return Truth(answer.value, answer.depth, "table", outcome_text(answer.value, answer.depth))
 
 
-def _read_expected(text: str, command: str, to_move: str) -> Reply:
-    """An expected answer in the course's words as a Reply (value for the side to move)."""
+def _read_expected(text: str, command: str, to_move: str) -> Reply | Verdict:
+    """An expected answer in the course's words as a Reply (value for the side to move), or
+    the verdict on one no solver could give."""
     words = text.split()
     if command == "genmove":
-        return Reply(text, move=_COURSE.move_in(words[0]) if len(words) == 1 else text)
-    winner = words[0].lower() if words else ""
-    if winner == "unknown":
-        return Reply(text, gave_up=True)
-    player = "draw" if winner == "draw" else _COURSE.player(winner)
+        if len(words) != 1:
+            return Verdict(text, "unreadable", "a genmove answer is one point, pass or resign")
+        passes = words[0].lower() in ("pass", "resign")
+        return Reply(text, move=None if passes else COURSE.move_in(words[0]))
+    player = "draw" if words[0].lower() == "draw" else COURSE.player(words[0])
     if player is None or len(words) > 2:
-        return Reply(text, move=text)  # unreadable: judged as an illegal move, naming it
+        return Verdict(text, "unreadable", "a solve answer is b, w or draw (then a move, where"
+                                           " the side to play wins or draws) or unknown")
     value = Value.DRAW if player == "draw" else Value.WIN if player == to_move else Value.LOSS
-    return Reply(text, value, _COURSE.move_in(words[1]) if len(words) == 2 else None)
+    return Reply(text, value, COURSE.move_in(words[1]) if len(words) == 2 else None)
+
+
+def _cell(spec: Spec, board: tuple[int, ...], reply: Reply, gtp: bool) -> tuple[str, int | str]:
+    """The reply's move as it was written (D4, Z9: never re-spelt) and the cell it plays on
+    `board`, or why it cannot be played. `gtp`: the reply writes GTP points (the course's
+    words, an engine of its dialect), else our move names (a function's)."""
+    assert reply.move is not None
+    if gtp:
+        written = reply.said.split()[-1]
+        fault = point_fault(spec, board, written)
+        cell = point(spec, written)
+        return written, fault if fault is not None or cell is None else cell
+    words = re.split(r"[\s'\"(),=]+", reply.said)
+    written = next((w for w in words if w and w.lower() == reply.move), reply.move)
+    try:
+        return written, parse_move(spec, board, reply.move)
+    except InvalidPositionError as e:
+        return written, str(e)
 
 
 def _judge(oracle: _Oracle, board: tuple[int, ...], command: str, truth: Truth,
-           reply: Reply) -> Verdict:
-    """`reply` against the truth: its value, and the value its move keeps."""
+           reply: Reply, gtp: bool = True) -> Verdict:
+    """`reply` against the truth: its value, and the value its move keeps (GTP points, or with
+    `gtp` False our move names)."""
     spec = oracle.spec
     if reply.failure is not None or reply.gave_up:
         return Verdict(reply.said, "gave-up" if reply.gave_up else reply.failure.kind,  # type: ignore[union-attr]
                        "" if reply.failure is None else reply.failure.message)
     if truth.value is None:
-        return Verdict(reply.said, "unsettled", f"the search proved only: {truth.known}")
+        return Verdict(reply.said, "unsettled", "the truth is not settled" if truth.source == "none"
+                       else f"the search proved only: {truth.known}")
     if reply.value is not None and reply.value != truth.value:
-        return Verdict(reply.said, "wrong-value",
-                       f"the side to play has a {truth.known}")
+        return Verdict(reply.said, "wrong-value", f"the side to play has a {truth.known}")
     over = truth.depth == 0
     needs_move = not over and (command == "genmove" or truth.value != Value.LOSS)
     if reply.move is None:
@@ -258,50 +202,157 @@ def _judge(oracle: _Oracle, board: tuple[int, ...], command: str, truth: Truth,
                 if needs_move else Verdict(reply.said, "right"))
     if not needs_move and command == "solve":
         return Verdict(reply.said, "right")  # a lost side's move is not asked for
-    try:
-        cell = parse_move(spec, board, reply.move)
-    except InvalidPositionError as e:
-        return Verdict(reply.said, "illegal-move", str(e))
+    written, cell = _cell(spec, board, reply, gtp)
+    if isinstance(cell, str):
+        return Verdict(reply.said, "illegal-move", cell)
     after = oracle.truth(place(board, cell))
     if after.value is None:
-        return Verdict(reply.said, "unsettled",
-                       f"{move_name(spec, cell)}: the search proved only {after.known} after it")
+        return Verdict(reply.said, "unsettled", f"{written}: not settled after it ({after.known})")
     if Value(-after.value) != truth.value:
         return Verdict(reply.said, "non-optimal-move",
-                       f"{move_name(spec, cell)} gives {Value(-after.value).word}, where the"
-                       f" position is a {truth.value.word}")
+                       f"{written} gives {Value(-after.value).word}, where the position is a"
+                       f" {truth.value.word}")
     return Verdict(reply.said, "right")
+
+
+def _expects_unknown(truth: Truth) -> Verdict:
+    settled = f"; the truth: {truth.known}" if truth.value is not None else ""
+    return Verdict("unknown", "unknown", "the course's test passes only '= unknown', an engine"
+                                         f" that runs out of its time{settled}")
+
+
+def _question(oracle: _Oracle, case: CourseCase, candidate: Candidate | None,
+              failure: Failure | None) -> CaseResult:
+    """A solve or genmove judged: the solver's answer and each expected alternative."""
+    truth = oracle.truth(case.board)
+    to_move = "xo"[sum(1 for v in case.board if v) % 2]
+    solver = None
+    only_unknown = bool(case.expected) and all(a.lower() == "unknown" for a in case.expected)
+    if failure is not None:
+        solver = Verdict("", failure.kind, failure.message)
+    elif candidate is not None:
+        gtp = isinstance(candidate, EngineCandidate) and candidate.engine.dialect.name == "course"
+        solver = _judge(oracle, case.board, case.command, truth,
+                        candidate.ask(case.spec, case.board), gtp)
+        if only_unknown and solver.kind == "right":
+            solver = Verdict(solver.said, "proved", "right by the truth, where the file expects"
+                             " 'unknown': gogui-regress fails this test, a test of the time"
+                             " limit, though the course welcomes a proof")
+        elif only_unknown and solver.kind == "gave-up":
+            solver = Verdict(solver.said, "gave-up", "as the file expects")
+    expected: list[Verdict] = []
+    if case.pattern == "":
+        expected.append(Verdict("", "wrong-answer", f"{case.command} always answers something"))
+    for text in case.expected:
+        if text.lower() == "unknown":
+            expected.append(_expects_unknown(truth))
+            continue
+        read = _read_expected(text, case.command, to_move)
+        expected.append(read if isinstance(read, Verdict)
+                        else _judge(oracle, case.board, case.command, truth, read))
+    return CaseResult(case, truth, solver, tuple(expected))
+
+
+def _setting(case: CourseCase, engine: EngineCandidate | None) -> CaseResult:
+    """A command that sets something up, followed by an expectation: it answers nothing when it
+    succeeds (gogui-regress matches the expectation against that), and an engine is asked it."""
+    if case.command not in SETTINGS:
+        passed = Verdict(case.pattern or "", "not-judged",
+                         f"the audit asks no engine '{case.command}'")
+        return CaseResult(case, None, None, (passed,))
+    fits = _regress_matches(case.pattern or "", "")
+    file = Verdict(case.pattern or "", "right" if fits else "wrong-answer",
+                   "" if fits else f"'{case.text}' answers nothing when it succeeds")
+    solver = None
+    if engine is not None:
+        answer = _engine_setting(engine, case)
+        if answer is None:
+            solver = Verdict("", "not-asked", f"the {engine.engine.dialect.name} dialect has no"
+                                              f" {case.command}")
+        elif isinstance(answer, Failure):
+            solver = Verdict("", answer.kind, answer.message)
+        else:
+            solver = Verdict(f"= {answer}".strip(), "right" if not answer else "wrong-answer",
+                             "" if not answer else f"'{case.text}' answers nothing when it"
+                                                   " succeeds")
+    return CaseResult(case, None, solver, (file,))
+
+
+def _engine_setting(candidate: EngineCandidate, case: CourseCase) -> str | Failure | None:
+    """The engine's answer to a setting command as the file gives it (None: not sent)."""
+    engine = candidate.engine
+    if case.command == "timelimit":
+        return engine.set_timelimit(case.timelimit, force=True)
+    if case.command == "boardsize":
+        return engine.set_game(case.spec, force=True)
+    if case.command == "play":
+        assert case.cell is not None
+        before = case.board[:case.cell] + (0,) + case.board[case.cell + 1:]
+        return candidate.play_test(case.spec, before, case.cell)
+    switched = engine.set_game(case.spec)
+    return switched if isinstance(switched, Failure) else engine.send([case.text])
+
+
+def _regress_matches(pattern: str, response: str) -> bool:
+    """Whether gogui-regress passes `response` for the expectation `pattern`: a regular
+    expression matched against the whole response ('!' in front: must not match)."""
+    negated = pattern.startswith("!")
+    try:
+        found = re.fullmatch(pattern[negated:], response, re.M | re.S) is not None
+    except re.error:
+        found = pattern[negated:] == response
+    return found != negated
 
 
 def audit_course_file(tb: Tablebase | None, spec: Spec, path: str,
                       candidate: Candidate | None, search: float | None,
                       progress: Callable[[int], None] | None = None) -> CourseReport:
-    """Read the course file at `path`, settle each case by table or search (at most `search`
-    seconds a position), and judge the candidate's answers (if any) and the file's."""
+    """Read the course file at `path` (game `spec` until a boardsize), settle each question by
+    table or search (at most `search` seconds a position), and judge the candidate's answers
+    (if any) and the file's."""
     start = time.monotonic()
     cases = read_course_file(spec, path)
-    oracle = _Oracle(tb, spec, search)
+    oracles: dict[Spec, _Oracle] = {}
+    engine = candidate if isinstance(candidate, EngineCandidate) else None
     results = []
     for case in cases:
-        truth = oracle.truth(case.board)
-        to_move = "xo"[sum(1 for v in case.board if v) % 2]
-        solver = None
-        if candidate is not None:
-            solver = _judge(oracle, case.board, case.command, truth,
-                            candidate.ask(spec, case.board))
-        expected = tuple(_judge(oracle, case.board, case.command, truth,
-                                _read_expected(text, case.command, to_move))
-                         for text in case.expected)
-        results.append(CaseResult(case, truth, solver, expected))
+        failure = None
+        if engine is not None and case.command != "timelimit":
+            told = engine.engine.set_timelimit(case.timelimit)  # the file's, for what follows
+            failure = told if isinstance(told, Failure) else None
+        if case.question:
+            if case.spec not in oracles:
+                oracles[case.spec] = _Oracle(tb, case.spec, search)
+            results.append(_question(oracles[case.spec], case, candidate, failure))
+        else:
+            results.append(_setting(case, engine))
         if progress is not None:
             progress(1)
     label = None if candidate is None else getattr(candidate, "label", None)
-    return CourseReport(spec.name, path, label, tuple(results), time.monotonic() - start)
+    notes = () if engine is None or engine.engine.dialect.name != "course" else \
+        timelimit_notes(cases, engine.engine.timeout)
+    return CourseReport(spec.name, path, label, tuple(results), time.monotonic() - start, notes)
+
+
+def timelimit_notes(cases: list[CourseCase], timeout: float) -> tuple[str, ...]:
+    """What the engine is told for each of the file's timelimits that it cannot be told as is."""
+    notes = []
+    for wanted in sorted({c.timelimit for c in cases}):
+        told = told_timelimit(timeout, wanted)
+        if told != wanted:
+            why = ("the course's engines take 1 to 100 seconds" if not 1 <= wanted <= 100 else
+                   f"a second under --timeout {timeout:g}; --timeout {wanted + 1} sends it whole")
+            notes.append(f"the file's timelimit {wanted} is sent as timelimit {told} ({why})")
+    return tuple(notes)
 
 
 def case_title(spec: Spec, case: CourseCase) -> str:
-    """'line 12: solve, o to play, 11 stones: ......./...'."""
+    """'line 12: 10 solve, w to play, 11 stones: ......./...' (the game named when it is not
+    `spec`); a setting: 'line 3: 00 timelimit 1'."""
+    written = f"{case.id} {case.text}" if case.id is not None else case.text
+    if not case.question:
+        return f"line {case.line}: {written}"
     ply = sum(1 for v in case.board if v)
-    return (f"line {case.line}: {case.command}, {_COURSE.colour('xo'[ply % 2])} to play, {ply}"
-            f" stones: {board_text(spec, case.board)}")
-
+    game = "" if case.spec == spec else f" on {case.spec.name}"
+    return (f"line {case.line}: {written}, {COURSE.colour('xo'[ply % 2])} to play, {ply}"
+            f" stones{game}: {board_text(case.spec, case.board)}")

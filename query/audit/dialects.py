@@ -10,7 +10,7 @@ from tablebase.builder.game import Spec
 from tablebase.query.audit.processes import GameRefusedError
 from tablebase.query.notation import GTP_COLUMNS, column_name
 
-__all__ = ["COURSE_TIMELIMIT", "DIALECTS", "Dialect", "GTP_COLUMNS"]
+__all__ = ["COURSE_TIMELIMIT", "DIALECTS", "Dialect", "GTP_COLUMNS", "told_timelimit"]
 
 DIALECTS = ("auto", "plain", "course")
 # The course dialect's `timelimit` takes whole seconds from 1 to 100.
@@ -41,18 +41,22 @@ class Dialect:
             word = {"black": "b", "white": "w"}.get(word, word)
         return "xo"[self.colours.index(word)] if word in self.colours else None
 
-    def handshake(self, spec: Spec, timeout: float) -> list[tuple[str, bool]]:
-        """The commands that tell the engine the game, each with whether '?' refuses the game."""
+    def handshake(self, spec: Spec, timeout: float,
+                  timelimit: int | None = None) -> list[tuple[str, bool]]:
+        """The commands that tell the engine the game, each with whether '?' refuses the game;
+        the course dialect's `timelimit` is `timelimit` seconds as told_timelimit keeps it."""
         if self.name == "plain":
             return [(f"boardsize {spec.width} {spec.height}", True), (f"set_game {spec.name}", True)]
         if spec.width != spec.height or spec.gravity or spec.misere:
             raise GameRefusedError(
                 f"the course dialect plays N x N boards without gravity or misere; {spec.name}"
                 " needs the plain dialect (--dialect plain)")
-        # The course's timelimit takes 1 to 100 seconds; the audit's own timeout (a second
-        # longer) stays in force whatever the engine was told.
-        limit = min(COURSE_TIMELIMIT, max(1, int(timeout) - 1))
-        return [(f"boardsize {spec.width}", True), (f"timelimit {limit}", False)]
+        return [(f"boardsize {spec.width}", True),
+                (f"timelimit {told_timelimit(timeout, timelimit)}", False)]
+
+    def timelimit(self, timeout: float, timelimit: int | None) -> str | None:
+        """The command that sets the engine's time, or None in the plain dialect (it has none)."""
+        return None if self.name == "plain" else f"timelimit {told_timelimit(timeout, timelimit)}"
 
     def move_out(self, name: str) -> str:
         """Our move name (b2) as the engine writes it (plain: b2; course: B2, columns skip I)."""
@@ -72,3 +76,12 @@ class Dialect:
         if m is None or m.group(1).upper() not in GTP_COLUMNS:
             return text.lower()
         return f"{column_name(GTP_COLUMNS.index(m.group(1).upper()))}{m.group(2)}"
+
+
+def told_timelimit(timeout: float, wanted: int | None = None) -> int:
+    """The seconds a course engine is told: `wanted` (None: as long as the timeout allows), at
+    most a second under the audit's `timeout` and within the course's 1 to 100."""
+    # The audit's own timeout stays in force whatever the engine was told: the engine gets a
+    # second less, so that its answer (often '= unknown' at its limit) arrives in time.
+    under = max(1, int(timeout) - 1)
+    return max(1, min(COURSE_TIMELIMIT, under, under if wanted is None else wanted))

@@ -2,16 +2,20 @@
 before they start, from node counts: each searches one sample position per ply (the cheap, late
 plies first, within a small time budget), the nodes of the plies not sampled are extrapolated by
 the last growth ratio, and nodes become seconds at the rate the samples ran. Other solvers and
-engines are timed on their first answers, and the rest is taken to cost the same."""
+engines are timed on their first answers, and the rest is taken to cost the same; a course
+file's worst case is said before it starts, from the time each question may take."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tablebase.builder.game import Spec, decode
 from tablebase.builder.game.symmetry import images as image_codes
 from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.progress import duration
+from tablebase.query.audit.course_reading import CourseCase
+from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT, Selection, select_positions
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.tablebase import Tablebase
@@ -94,3 +98,27 @@ def answers_note(boards: int, answered: int, seconds: float) -> str | None:
     return (f"this audit may take about {duration(each * boards)}: {boards:,} boards at"
             f" {each:.2g} s an answer (timed on the first {answered}); --positions sample:N or"
             " --max-failures N end sooner")
+
+
+def course_note(cases: Sequence[CourseCase], timeout: float | None, search: float | None,
+                course_engine: bool = False) -> str | None:
+    """The note before a course file's audit, when its worst case is long: a course engine may
+    take each question's timelimit as it is told it (and a second), and the search `search`
+    seconds on each question's position and on the position after each move judged (the
+    solver's, with a `timeout`, and the file's). Other solvers are not guessed at."""
+    questions = [c for c in cases if c.question]
+    engine = 0.0
+    if course_engine and timeout is not None:
+        engine = sum(min(timeout, told_timelimit(timeout, c.timelimit) + 1) for c in questions)
+    positions = len({(c.spec, c.board) for c in questions}) + sum(
+        len(c.expected) + (timeout is not None) for c in questions)
+    searching = 0.0 if search is None else search * positions
+    if engine + searching < WORTH_SAYING:
+        return None
+    parts = [f"the engine up to {duration(engine)} (its timelimits, as told)"] if engine else []
+    if searching:
+        parts.append(f"the search up to {search:g} s on each of {positions:,} positions"
+                     " (--search S)")
+    return (f"this course file may take up to about {duration(engine + searching)}:"
+            f" {len(questions):,} question{'' if len(questions) == 1 else 's'};"
+            f" {' and '.join(parts)}")

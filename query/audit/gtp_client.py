@@ -29,12 +29,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
 
 from tablebase.builder.game import Spec
 from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer,
                                              EngineStartError, Failure, GameRefusedError,
-                                             start_failure)
+                                             keep_nonblank, pump_lines, start_failure)
 from tablebase.query.audit.dialects import DIALECTS, Dialect
 
 # Seconds to wait, after an unreadable answer, for a second response that would show the engine
@@ -62,6 +61,7 @@ class GtpEngine:
         self.timeout = timeout
         self.directory = directory
         self.restarts = 0
+        self.timelimit: int | None = None  # the seconds asked for (a course file's); None: all
         self.requested = dialect
         self.dialect = Dialect("plain" if dialect == "auto" else dialect)
         self.commands: frozenset[str] | None = None
@@ -88,15 +88,15 @@ class GtpEngine:
                 text=True, encoding="utf-8", errors="replace", bufsize=1, cwd=self.directory,
                 start_new_session=True)  # its own process group, so that a kill takes its children
         except OSError as e:
-            raise EngineStartError(
-                f"cannot start engine {self.command!r}: {start_failure(self._argv, e)}") from None
+            why = start_failure(self._argv, e, self.directory)
+            raise EngineStartError(f"cannot start engine {self.command!r}: {why}") from None
         self._process = process
         # Fresh queues per process: lines still arriving from a killed one are never read.
         self._lines = lines = queue.Queue()
         self._errors = errors = deque(maxlen=3)
-        threading.Thread(target=_pump, args=(process.stdout, lines.put), daemon=True).start()
+        threading.Thread(target=pump_lines, args=(process.stdout, lines.put), daemon=True).start()
         self._stderr_reader = threading.Thread(
-            target=_pump, args=(process.stderr, _keep_nonblank(errors)), daemon=True)
+            target=pump_lines, args=(process.stderr, keep_nonblank(errors)), daemon=True)
         self._stderr_reader.start()
         limit = self.timeout + STARTUP_GRACE
         deadline = time.monotonic() + limit
@@ -107,7 +107,7 @@ class GtpEngine:
             if self.requested == "auto" and self.commands is not None:
                 self.dialect = Dialect("plain" if "set_game" in self.commands else "course")
         try:
-            steps = self.dialect.handshake(self.spec, self.timeout)
+            steps = self.dialect.handshake(self.spec, self.timeout, self.timelimit)
         except GameRefusedError:
             self._stop()
             raise
@@ -153,7 +153,7 @@ class GtpEngine:
         """What this client sends, in one line (for the report): per position, or with `play`
         per game."""
         d = self.dialect
-        game = " then ".join(c for c, _ in d.handshake(self.spec, self.timeout))
+        game = " then ".join(c for c, _ in d.handshake(self.spec, self.timeout, self.timelimit))
         x, o = d.colours
         if play:
             return (f"{d.name} dialect ({x}/{o}): {game}; per game clear_board, then in turn"
@@ -290,14 +290,15 @@ class GtpEngine:
                                              " restarted")
         return text
 
-    def _setup(self, moves: Sequence[tuple[str, str]]) -> list[str]:
+    def setup(self, moves: Sequence[tuple[str, str]]) -> list[str]:
+        """The commands that clear the engine's board and play `moves` ((player, move name))."""
         d = self.dialect
         return ["clear_board", *(f"play {d.colour(p)} {d.move_out(m)}" for p, m in moves)]
 
     def solve(self, moves: Sequence[tuple[str, str]]) -> EngineAnswer | Failure:
         """Set up the position reached by `moves` ((player, move name) pairs from the empty board,
         x first) and ask `solve`; the answer (winner 'x', 'o', 'draw' or 'unknown'), or a Failure."""
-        text = self._exchange([*self._setup(moves), "solve"], time.monotonic() + self.timeout)
+        text = self._exchange([*self.setup(moves), "solve"], time.monotonic() + self.timeout)
         if isinstance(text, Failure):
             return text
         words = text.split()
@@ -317,7 +318,7 @@ class GtpEngine:
         """Ask `genmove` for `player` ('x' or 'o'): after setting up `moves` from the empty board,
         or (None) on the engine's board as it stands. The answer has winner None and the move in
         our notation (None for pass or resign), or is a Failure."""
-        commands = [] if moves is None else self._setup(moves)
+        commands = [] if moves is None else self.setup(moves)
         text = self._exchange([*commands, f"genmove {self.dialect.colour(player)}"],
                               time.monotonic() + self.timeout)
         if isinstance(text, Failure):
@@ -329,16 +330,51 @@ class GtpEngine:
         move = None if words[0].lower() in ("pass", "resign") else self.dialect.move_in(words[0])
         return EngineAnswer(None, move, f"= {text}")
 
+    def send(self, commands: Sequence[str]) -> str | Failure:
+        """Send commands in turn (within the timeout); the text of the last answer, or a Failure
+        (a '?' answer included; the engine is then started again)."""
+        return self._exchange(commands, time.monotonic() + self.timeout)
+
+    def set_game(self, spec: Spec, force: bool = False) -> str | Failure | None:
+        """Tell the engine the game `spec` (a course file's `boardsize`), unless it plays it
+        already and not `force`: the answer to the first command (None: nothing was sent), or a
+        Failure, after which the engine is started again on the game it had."""
+        if spec == self.spec and not force:
+            return None
+        old, self.spec = self.spec, spec
+        deadline, first = time.monotonic() + self.timeout, None
+        for command, required in self.dialect.handshake(spec, self.timeout, self.timelimit):
+            answer = self._request(command, deadline, self.timeout)
+            if isinstance(answer, Failure) or (required and not answer[0]):
+                self.spec = old  # restarted on the game it had; a later case asks again
+                self._restart()
+                message = (answer.message if isinstance(answer, Failure)
+                           else f"answered '? {answer[1]}' to '{command}'")
+                kind = answer.kind if isinstance(answer, Failure) else "bad-answer"
+                return Failure(kind, f"{message}; the engine was restarted")
+            first = answer[1] if first is None else first
+        return first
+
+    def set_timelimit(self, seconds: int | None, force: bool = False) -> str | Failure | None:
+        """Ask the engine for `seconds` a question (as told_timelimit keeps it), unless it was
+        told that already and not `force`: its answer, a Failure, or None when nothing was sent
+        (the plain dialect has no timelimit)."""
+        before = self.dialect.timelimit(self.timeout, self.timelimit)
+        self.timelimit = seconds  # a restart tells it too
+        command = self.dialect.timelimit(self.timeout, seconds)
+        if command is None or (command == before and not force):
+            return None
+        return self.send([command])
+
     def new_game(self, moves: Sequence[tuple[str, str]]) -> Failure | None:
         """Start a game on the engine's board: clear it and play `moves` (from the empty board)."""
-        text = self._exchange(self._setup(moves), time.monotonic() + self.timeout)
+        text = self.send(self.setup(moves))
         return text if isinstance(text, Failure) else None
 
     def tell(self, player: str, move: str) -> Failure | None:
         """Play the opponent's move on the engine's board."""
         d = self.dialect
-        text = self._exchange([f"play {d.colour(player)} {d.move_out(move)}"],
-                              time.monotonic() + self.timeout)
+        text = self.send([f"play {d.colour(player)} {d.move_out(move)}"])
         return text if isinstance(text, Failure) else None
 
     def close(self) -> None:
@@ -359,19 +395,3 @@ class GtpEngine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def _pump(stream: Any, put: Any) -> None:
-    """Hand every line of `stream` to `put`, then None at the end (run in a reader thread)."""
-    try:
-        for line in stream:
-            put(line)
-    except (OSError, ValueError):
-        pass  # the stream was closed under us: the process is being stopped
-    put(None)
-
-
-def _keep_nonblank(lines: deque[str]) -> Any:
-    def put(line: str | None) -> None:
-        if line is not None and line.strip():
-            lines.append(line.strip())
-    return put

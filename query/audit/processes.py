@@ -7,7 +7,9 @@ import os
 import re
 import shutil
 import traceback
+from collections import deque
 from dataclasses import dataclass
+from typing import Any
 
 from tablebase.query.errors import QueryError
 
@@ -91,11 +93,20 @@ def describe_exception(error: BaseException) -> str:
     return text
 
 
-def start_failure(argv: list[str], error: OSError) -> str:
-    """Why a program could not start, naming the real cause: a program that exists but cannot
-    run is usually its `#!` line naming an interpreter this machine lacks, or a missing execute
-    permission; otherwise the system's reason."""
-    program = shutil.which(argv[0]) or argv[0] if argv else ""
+def start_failure(argv: list[str], error: OSError, directory: str | None = None) -> str:
+    """Why a program could not start (in `directory`, None: here), naming the real cause: a
+    name not on PATH; a program that exists but cannot run is usually its `#!` line naming an
+    interpreter this machine lacks, or a missing execute permission; otherwise the system's
+    reason."""
+    name = argv[0] if argv else ""
+    if isinstance(error, FileNotFoundError) and name and "/" not in name and not shutil.which(name):
+        # A name without a slash is looked for on PATH only, never in the current directory.
+        if os.path.isfile(os.path.join(directory or ".", name)):
+            return (f"'{name}' is not on PATH, and a command without a '/' is looked for only"
+                    f" there; the file of that name here runs as --engine \"./{name}\" (or"
+                    f" \"python3 {name}\")")
+        return f"'{name}' is not a file here nor a command on PATH"
+    program = shutil.which(name) or name
     if isinstance(error, FileNotFoundError) and program and os.path.isfile(program):
         try:
             with open(program, "rb") as f:
@@ -112,3 +123,21 @@ def start_failure(argv: list[str], error: OSError) -> str:
         return (f"{program} is not executable (chmod +x {program}, or run it with its interpreter,"
                 f" e.g. --engine \"python3 {program}\")")
     return str(error.strerror or error)
+
+
+def pump_lines(stream: Any, put: Any) -> None:
+    """Hand every line of `stream` to `put`, then None at the end (run in a reader thread)."""
+    try:
+        for line in stream:
+            put(line)
+    except (OSError, ValueError):
+        pass  # the stream was closed under us: the process is being stopped
+    put(None)
+
+
+def keep_nonblank(lines: deque[str]) -> Any:
+    """A `put` for pump_lines that keeps the last non-blank lines (stripped) in `lines`."""
+    def put(line: str | None) -> None:
+        if line is not None and line.strip():
+            lines.append(line.strip())
+    return put

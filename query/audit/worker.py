@@ -63,7 +63,7 @@ def _serve(module_name: str, function_name: str, directory: str, spec: str,
     except SolverImportError as e:
         conn.send(("load-error", str(e)))
         return
-    extra = {"spec": spec} if takes_spec(function) else {}
+    given = takes_spec(function)
     conn.send(("ready", None))
     while True:
         try:
@@ -72,7 +72,8 @@ def _serve(module_name: str, function_name: str, directory: str, spec: str,
             return
         if request is None:
             return
-        board, to_move = request
+        board, to_move, game = request
+        extra = {"spec": game or spec} if given else {}
         try:
             result = function(board, to_move, **extra)
         except KeyboardInterrupt:
@@ -150,11 +151,12 @@ class FunctionWorker:
         self._start()
         return code
 
-    def call(self, board: str, to_move: str) -> Returned | Failure:
-        """Call the function on board text and 'x' or 'o'; what it returned, or what went wrong."""
+    def call(self, board: str, to_move: str, spec: str | None = None) -> Returned | Failure:
+        """Call the function on board text and 'x' or 'o' (of the game `spec`, None: the
+        worker's); what it returned, or what went wrong."""
         assert self._conn is not None, "the worker is closed"
         try:
-            self._conn.send((board, to_move))
+            self._conn.send((board, to_move, spec))
         except OSError:
             code = self._restart()
             return Failure("crash", f"the solver's process had exited (status {code}); restarted")

@@ -88,8 +88,9 @@ def _course_file(positions: str | None) -> str | None:
 
 def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     """Audit a solver (and the file's own expectations) on a course test file."""
-    from tablebase.query.audit import open_candidate, open_gtp_engine
+    from tablebase.query.audit import EngineCandidate, open_candidate, open_gtp_engine
     from tablebase.query.audit.course_file import audit_course_file, read_course_file
+    from tablebase.query.audit.estimate import course_note
     from tablebase.query.cli.audit_report import print_course
     from tablebase.query.search.answers import open_for_answers
     from tablebase.query.shapes import course_json
@@ -97,16 +98,22 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     if args.builtin is not None or args.play is not None or args.root is not None:
         raise AuditInputError("a course test file is audited with --engine or --solver, without"
                               " --builtin, --play or --root")
-    cases = len(read_course_file(spec, path))  # a bad file fails here, before any solver
+    cases = read_course_file(spec, path)  # a bad file fails here, before any solver
     search = args.search  # None (--no-search): only the tables settle a case
     with open_for_answers(args.db, searching=search is not None) as tb:
         if args.engine is not None:
             opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:
             opened = open_candidate(args.solver, spec, timeout=args.timeout)
-        with opened as candidate, progress(args.quiet)(total=cases, unit="case",
-                                                       desc=f"audit {path}") as bar:
-            report = audit_course_file(tb, spec, path, candidate, search, progress=bar.update)
+        with opened as candidate:
+            course = (isinstance(candidate, EngineCandidate)
+                      and candidate.engine.dialect.name == "course")
+            note = course_note(cases, args.timeout, search, course)
+            if note is not None:
+                note_on_stderr(note)
+            with progress(args.quiet)(total=len(cases), unit="case", desc=f"audit {path}") as bar:
+                report = audit_course_file(tb, spec, path, candidate, search,
+                                           progress=bar.update)
     if args.json:
         print(json.dumps(course_json(report), indent=2))
     else:
@@ -146,8 +153,9 @@ def register(commands: Any) -> None:
                    help="all (terminal ones too), sample:N (N random ones, spread over plies and"
                         " values), uniform:N, ply:P (those with P stones), depth:D[-D2],"
                         " hardest:N (the longest wins and losses first), file:PATH (one position"
-                        " a line: board text or moves; or a course test file of GTP commands,"
-                        " play/solve/genmove with #? [expected] lines, each position answered"
+                        " a line: board text or moves; or a course test file of GTP commands"
+                        " as gogui-regress reads it, boardsize/timelimit/play/solve/genmove with"
+                        " #? [expected] lines, each position answered"
                         " by a table or by search), or several joined by commas, such as"
                         " ply:12,sample:50 (file:PATH last); default: every stored non-terminal"
                         " position")

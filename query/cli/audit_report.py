@@ -169,9 +169,12 @@ def print_course(spec: Spec, report: Any) -> None:
     who = report.solver or "no solver"
     print(f"audit of {who} on the course file {report.path} ({spec.name}):"
           f" {count(len(report.results), 'case')}")
+    for note in report.notes:
+        print(f"  note: {note}")
     for r in report.results:
         print(f"  {case_title(spec, r.case)}")
-        print(f"    truth ({r.truth.source}): {r.truth.known}")
+        if r.truth is not None:
+            print(f"    truth ({r.truth.source}): {r.truth.known}")
         if r.solver is not None:
             detail = f": {r.solver.detail}" if r.solver.detail else ""
             print(f"    solver said '{r.solver.said}': {r.solver.kind}{detail}")
@@ -181,13 +184,21 @@ def print_course(spec: Spec, report: Any) -> None:
     wrong, wrong_file = report.mismatched("solver"), report.mismatched("file")
     print(f"  mismatched: {wrong + wrong_file} ({wrong} of the solver's answers, {wrong_file} of"
           " the file's expectations)")
-    kinds = sorted({r.solver.kind for r in report.results if r.solver is not None})
-    if kinds:
-        print("  solver: " + ", ".join(f"{report.count(k)} {k}" for k in kinds))
-    kinds = sorted({v.kind for r in report.results for v in r.expected})
-    if kinds:
-        print("  file: " + ", ".join(f"{report.count(k, 'file')} {k}" for k in kinds))
+    for of, name in (("solver", "solver"), ("file", "file")):
+        if report.kinds(of):
+            print(f"  {name}: " + ", ".join(f"{report.count(k, of)} {k}" for k in report.kinds(of)))
+    if report.count("proved"):
+        print(f"  proved: {report.count('proved')} where the file expects 'unknown' (right by the"
+              " truth; the course's test passes only 'unknown')")
+    refused = sum(1 for r in report.results if r.truth is not None and r.truth.value is None
+                  and r.truth.source == "none")
     unsettled = report.count("unsettled") + report.count("unsettled", "file")
-    print(f"  {report.seconds:.1f} s" + ("; unsettled: the search's time ran out before the"
-                                          " truth was proved (--search S gives it longer)"
-                                          if unsettled else ""))
+    why = []
+    if refused:
+        why.append(f"{count(refused, 'position')} no table holds and the search cannot take")
+    timed_out = sum(1 for r in report.results if r.truth is not None and r.truth.value is None
+                    and r.truth.source == "search")
+    if timed_out or (unsettled and not refused):
+        why.append("the search's time ran out before the truth was proved (--search S gives it"
+                   " longer)")
+    print(f"  {report.seconds:.1f} s" + (f"; unsettled: {'; '.join(why)}" if why else ""))

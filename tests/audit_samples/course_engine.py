@@ -5,15 +5,17 @@ answered `= b C3`, `= w`, `= draw C3` (the move given when the side to play wins
 k comes from the command line, as course engines fix their game:
 
     python course_engine.py --k 5 [--wrong-at BOARD] [--unknown-from N] [--strict-timelimit]
-                                  [--answer-twice COMMAND]
+                                  [--answer-twice COMMAND] [--log FILE]
 
 With --wrong-at (board text, rows top to bottom, such as x../.o./...) it answers `solve` wrongly
 on exactly that board; with --unknown-from N it answers `= unknown` on boards with N or more
 empty cells, as an engine that runs out of time does; with --strict-timelimit it refuses a
 `timelimit` outside the course's 1 to 100 seconds, as some course engines do; with
 --answer-twice COMMAND it sends two responses to that command, as an engine that prints an
-error and then its answer does, so that every later reply is off by one. The search is alpha-beta over bitboards with a transposition table, an
-immediate-win check and forced blocks, so an endgame of about 20 empty cells takes seconds.
+error and then its answer does, so that every later reply is off by one; with --log FILE it
+appends every command it receives to FILE, so that a test can see what reached it. The search
+is alpha-beta over bitboards with a transposition table, an immediate-win check and forced
+blocks, so an endgame of about 20 empty cells takes seconds.
 Standalone on purpose: it imports nothing of the project.
 """
 from __future__ import annotations
@@ -154,6 +156,7 @@ def main() -> None:
     parser.add_argument("--unknown-from", type=int)
     parser.add_argument("--strict-timelimit", action="store_true")
     parser.add_argument("--answer-twice")
+    parser.add_argument("--log")
     args = parser.parse_args()
     board: Board | None = None
     commands = ("protocol_version", "name", "list_commands", "known_command", "boardsize",
@@ -171,6 +174,9 @@ def main() -> None:
         words = line.split()
         if not words:
             continue
+        if args.log:
+            with open(args.log, "a", encoding="utf-8") as log:
+                log.write(line.strip() + "\n")
         command = words[0].lower()
         if command == "quit":
             reply()
