@@ -341,6 +341,15 @@ def test_an_engine_wrong_on_one_position_is_caught_there(tb: Tablebase, spec: st
     assert "value, move" in report.shapes
 
 
+def test_lines_before_a_response_are_passed_over(tb: Tablebase) -> None:
+    """Course engines print their search's progress on stdout before answering: as
+    gogui-regress does, the client passes over such lines and reads the response after them."""
+    spec = parse_spec("3x3k3")
+    with open_gtp_engine(f"{ENGINE} --chatter", spec) as engine:
+        report = audit(tb, spec, engine, selection=Selection("ply", 2))
+    assert report.ok and report.positions == 12 and report.restarts == 0
+
+
 def test_a_hanging_engine_times_out_and_the_audit_finishes(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
     with open_gtp_engine(f"{ENGINE} --hang .../.x./... --crash .x./.../... --nonsense x../.../...",

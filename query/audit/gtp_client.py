@@ -41,6 +41,11 @@ from tablebase.query.audit.dialects import DIALECTS, Dialect
 STRAY_WAIT = 0.2
 
 
+def _shown(line: str) -> str:
+    """A line of the engine's, cut to fit in a message."""
+    return line if len(line) <= 60 else line[:57] + "..."
+
+
 class GtpEngine:
     """An external program started from `command` (split as a shell would, run without one),
     told the game in `dialect` ('plain', 'course' or 'auto'), and asked `solve` or `genmove`.
@@ -215,11 +220,16 @@ class GtpEngine:
             return Failure("crash", self._exit_text(f"before '{command}'"))
         self._last = command
         collected: list[str] | None = None
+        chatter: list[str] = []
         while True:
             remaining = deadline - time.monotonic()
             try:
                 line = self._lines.get(timeout=max(remaining, 0))
             except queue.Empty:
+                if chatter:
+                    return Failure("bad-answer", f"answered {_shown(chatter[0])!r} to '{command}'"
+                                                 f" and no response within {limit:g} s: a"
+                                                 " response starts with '=' or '?'")
                 return Failure("timeout", f"no answer to '{command}' within {limit:g} s")
             if line is None:
                 return Failure("crash", self._exit_text(f"after '{command}'"))
@@ -238,9 +248,9 @@ class GtpEngine:
                     collected = [text] if text else []
                     continue
                 return line[0] == "=", text
-            shown = line if len(line) <= 60 else line[:57] + "..."
-            return Failure("bad-answer", f"answered {shown!r} to '{command}': a response starts"
-                                         " with '=' or '?'")
+            # Not a response: passed over, as gogui-regress does (course engines print their
+            # search's progress on stdout before answering); a bad answer if none follows.
+            chatter.append(line)
 
     def _stray(self, wait: float = 0.0) -> str | None:
         """A line waiting with no command asked (within `wait` seconds): a second response to
@@ -255,7 +265,7 @@ class GtpEngine:
             if line is None:
                 self._lines.put(None)  # the end of its output: for the next request to see
                 return None
-            if line.strip():
+            if line.strip()[:1] in ("=", "?"):  # other lines are chatter, passed over
                 return line.strip()
 
     def _out_of_step(self, stray: str) -> Failure:

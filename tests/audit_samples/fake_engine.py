@@ -77,6 +77,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     for flag in ("--wrong", "--hang", "--crash", "--nonsense", "--refuse"):
         parser.add_argument(flag)
+    parser.add_argument("--chatter", action="store_true",
+                        help="print search progress on stdout before each answer to solve, as"
+                             " real course engines do")
     args = parser.parse_args()
     game: Game | None = None
     cells = ""
@@ -127,6 +130,8 @@ def main() -> None:
                 sys.stdout.flush()
                 continue
             value, cell = game.solve(cells, me)
+            if args.chatter:
+                sys.stdout.write(f"0 {cells.count('.')}\nsearching {cells}\n")
             if cells in special.get("wrong", ()):
                 value = 1 if value <= 0 else -1
                 cell = None
