@@ -25,7 +25,8 @@ from tablebase.builder.game.spec import Spec
 # A row's status, as the kernel leaves it.
 FOUND, NONE, GAVE_UP = 0, 1, 2
 # Column states a gravity search may visit on one board before it gives up (its hash table
-# holds twice as many slots): far more than any reachable board needs.
+# holds twice as many slots): far more than any reachable board needs. Read at each call and
+# passed to the kernel (a compiled function would freeze a global), so that tests can lower it.
 STATES = 1 << 19
 
 
@@ -58,7 +59,7 @@ def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint6
 
 
 def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int, height: int,
-            gravity: bool, out: np.ndarray, status: np.ndarray, keys: np.ndarray,
+            gravity: bool, limit: int, out: np.ndarray, status: np.ndarray, keys: np.ndarray,
             stamps: np.ndarray) -> None:
     n, cells = boards.shape
     b = np.empty(cells, dtype=np.uint8)
@@ -164,12 +165,12 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
                             b[cell] = mover
                         if usable:
                             visited += 1
-                            if visited > STATES:
+                            if visited > limit:
                                 break
                             if _first_visit(keys, stamps, stamp, key - weight[c]):
                                 break
                 c += 1
-            if visited > STATES:
+            if visited > limit:
                 status[r] = GAVE_UP
                 break
             if c < width:
@@ -215,10 +216,11 @@ def _run(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = None
                                    f" {start.size}")
     out = np.full((len(boards), spec.cells), -1, dtype=np.int16)
     status = np.empty(len(boards), dtype=np.int8)
-    slots = 2 * STATES if spec.gravity else 1
+    limit = STATES
+    slots = 2 << max(limit - 1, 0).bit_length() if spec.gravity else 1  # a power of two
     _kernel()(boards, np.ascontiguousarray(start),
               np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
-              spec.gravity, out, status,
+              spec.gravity, limit, out, status,
               np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.int64))
     return out, status
 
