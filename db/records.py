@@ -10,6 +10,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
 
@@ -163,6 +165,33 @@ def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Loo
         if row is not None:
             hit[i], value[i], depth[i] = True, row[0], row[1]
     return Lookup(hit, value, depth)
+
+
+def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[object]],
+                where: str) -> Lookup:
+    """The Lookup of the codes `asked` from the rows (code, ply, value, depth) a table of the
+    rows layout returned for them, each checked first: rows carry no checks of their own, and
+    a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
+    stones plus the root's, and its value and depth possible with the cells left empty
+    (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
+    for row in rows:
+        if len(row) != 4 or not all(type(v) is int for v in row):  # SQLite keeps any type
+            raise _bad_row(where, row)
+    data = np.array(rows, dtype=np.int64).reshape(-1, 4)
+    code, ply, value, depth = data.T
+    stones = stone_counts(code) + sum(ch != "0" for ch in game.root)
+    cells = game.width * game.height
+    ok = (ply == stones) & possible(value, depth, cells - ply, game.misere)
+    if not ok.all():
+        raise _bad_row(where, rows[int(np.flatnonzero(~ok)[0])])
+    return lookup_of(asked, {int(c): (int(v), int(d)) for c, _, v, d in data.tolist()})
+
+
+def _bad_row(where: str, row: Sequence[object]) -> DamagedTableError:
+    names = ("code", "ply", "value", "depth")
+    shown = ", ".join(f"{name} {v!r:.20}" for name, v in zip(names, row))
+    return DamagedTableError(f"{where} is damaged: a row ({shown}) holds what no position of the"
+                             " table can; run `tablebase verify`", "a row no position can hold")
 
 
 def empty_positions() -> PositionArrays:

@@ -142,3 +142,27 @@ def test_a_lost_row_is_damage_not_unreachable(tmp_path: Path) -> None:
         conn.commit()
     with open_tablebase(path) as tb, pytest.raises(DamagedTableError, match="is damaged: it holds"):
         tb.probe("4x3k3", text)
+
+
+def _text(game: Game, code: int) -> str:
+    """Board text of a code, written independently of the notation under test."""
+    board = game.board(code)
+    return "/".join("".join(".xo"[v] for v in board[r * game.w:(r + 1) * game.w])
+                    for r in range(game.h))
+
+
+@pytest.mark.parametrize("change", ["value = 7", "value = -value", "depth = depth + 1",
+                                   "ply = ply + 1", "value = 'win'", "depth = 2.5"])
+def test_a_garbled_row_is_damage_not_an_answer(tmp_path: Path, change: str) -> None:
+    """A row SQLite reads back fine but no position can hold (as a page damaged where SQLite
+    cannot tell leaves it): the damaged-table error, never its value, never a traceback."""
+    path = tmp_path / "rows.db"
+    build("4x3k3", str(path), layout="rows")
+    truth = stored_rows(path, "4x3k3")
+    code = sorted(c for c, (ply, value, _) in truth.items() if ply == 5 and value)[10]
+    with closing(sqlite3.connect(path)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games").fetchone()
+        conn.execute(f'UPDATE "{table}" SET {change} WHERE code = ?', (code,))
+        conn.commit()
+    with open_tablebase(path) as tb, pytest.raises(DamagedTableError, match="is damaged: a row"):
+        tb.probe("4x3k3", _text(Game("4x3k3"), code))
