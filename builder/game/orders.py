@@ -230,8 +230,11 @@ def order_status(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = No
     """For each board (rows of cell values), FOUND where an order of alternating moves builds
     it from `root` (None: the empty board; else a position, cell values, that every board must
     hold), NONE where none does (it cannot be reached from there), GAVE_UP where the search
-    stopped at its limit (STATES) without knowing."""
-    return _run(spec, boards, root)[1]
+    stopped at its limit (STATES) without knowing, or cannot search a board this wide."""
+    try:
+        return _run(spec, boards, root)[1]
+    except SearchLimitError:
+        return np.full(len(np.asarray(boards).reshape(-1, spec.cells)), GAVE_UP, dtype=np.int8)
 
 
 def reachable(spec: Spec, boards: np.ndarray) -> np.ndarray:
