@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.codec import decode
 from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
@@ -167,24 +167,26 @@ def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Loo
     return Lookup(hit, value, depth)
 
 
-def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[object]],
+def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[Any]],
                 where: str) -> Lookup:
     """The Lookup of the codes `asked` from the rows (code, ply, value, depth) a table of the
     rows layout returned for them, each checked first: rows carry no checks of their own, and
     a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
     stones plus the root's, and its value and depth possible with the cells left empty
     (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
+    root_stones = sum(ch != "0" for ch in game.root)
+    cells = game.width * game.height
+    found: dict[int, tuple[int, int]] = {}
+    # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.
     for row in rows:
         if len(row) != 4 or not all(type(v) is int for v in row):  # SQLite keeps any type
             raise _bad_row(where, row)
-    data = np.array(rows, dtype=np.int64).reshape(-1, 4)
-    code, ply, value, depth = data.T
-    stones = stone_counts(code) + sum(ch != "0" for ch in game.root)
-    cells = game.width * game.height
-    ok = (ply == stones) & possible(value, depth, cells - ply, game.misere)
-    if not ok.all():
-        raise _bad_row(where, rows[int(np.flatnonzero(~ok)[0])])
-    return lookup_of(asked, {int(c): (int(v), int(d)) for c, _, v, d in data.tolist()})
+        code, ply, value, depth = row
+        stones = root_stones + sum(1 for digit in decode(code, cells) if digit)
+        if ply != stones or not possible(value, depth, cells - ply, game.misere):
+            raise _bad_row(where, row)
+        found[code] = (value, depth)
+    return lookup_of(asked, found)
 
 
 def _bad_row(where: str, row: Sequence[object]) -> DamagedTableError:
