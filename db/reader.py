@@ -16,7 +16,7 @@ from tablebase.db.engine import check_schema, describe, error_reason, open_engin
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
-                                  empty_positions, lookup_of)
+                                  empty_positions, rows_lookup)
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
 from tablebase.db.store import CheckedStore
 
@@ -157,22 +157,23 @@ class UrlReader(_UrlTable):
         super().__init__(engine, game)
         self.count = int(game.canonical or 0)
         self._table = positions_table(self.table)
+        self._game = game
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
         asked = [int(c) for c in codes]
         wanted = sorted(set(asked))
         t = self._table
-        found: dict[int, tuple[int, int]] = {}
+        rows: list[tuple[object, ...]] = []
         try:
             with self.snapshot():  # no transaction left open behind a read
                 for start in range(0, len(wanted), IN_BATCH):
-                    rows = self._conn.execute(select(t.c.code, t.c.value, t.c.depth).where(
-                        t.c.code.in_(wanted[start:start + IN_BATCH]))).all()
-                    found.update((int(r.code), (r.value, r.depth)) for r in rows)
+                    rows += [tuple(r) for r in self._conn.execute(
+                        select(t.c.code, t.c.ply, t.c.value, t.c.depth).where(
+                            t.c.code.in_(wanted[start:start + IN_BATCH]))).all()]
         except SQLAlchemyError as e:
             raise self._fail(e) from e
-        return lookup_of(asked, found)
+        return rows_lookup(self._game, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time, on this connection."""

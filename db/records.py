@@ -6,10 +6,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from tablebase.builder.game.codec import decode
+from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
 
@@ -163,6 +165,35 @@ def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Loo
         if row is not None:
             hit[i], value[i], depth[i] = True, row[0], row[1]
     return Lookup(hit, value, depth)
+
+
+def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[Any]],
+                where: str) -> Lookup:
+    """The Lookup of the codes `asked` from the rows (code, ply, value, depth) a table of the
+    rows layout returned for them, each checked first: rows carry no checks of their own, and
+    a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
+    stones plus the root's, and its value and depth possible with the cells left empty
+    (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
+    root_stones = sum(ch != "0" for ch in game.root)
+    cells = game.width * game.height
+    found: dict[int, tuple[int, int]] = {}
+    # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.
+    for row in rows:
+        if len(row) != 4 or not all(type(v) is int for v in row):  # SQLite keeps any type
+            raise _bad_row(where, row)
+        code, ply, value, depth = row
+        stones = root_stones + sum(1 for digit in decode(code, cells) if digit)
+        if ply != stones or not possible(value, depth, cells - ply, game.misere):
+            raise _bad_row(where, row)
+        found[code] = (value, depth)
+    return lookup_of(asked, found)
+
+
+def _bad_row(where: str, row: Sequence[object]) -> DamagedTableError:
+    names = ("code", "ply", "value", "depth")
+    shown = ", ".join(f"{name} {v!r:.20}" for name, v in zip(names, row))
+    return DamagedTableError(f"{where} is damaged: a row ({shown}) holds what no position of the"
+                             " table can; run `tablebase verify`", "a row no position can hold")
 
 
 def empty_positions() -> PositionArrays:

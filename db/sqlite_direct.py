@@ -22,7 +22,8 @@ import numpy as np
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
-from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, lookup_of
+from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
+                                  rows_lookup)
 from tablebase.db.store import CheckedStore
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
@@ -128,22 +129,22 @@ class SqliteReader(_Table):
     def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
         super().__init__(conn, game)
         self.count = int(game.canonical or 0)
+        self._game = game
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
         asked = [int(c) for c in codes]  # Python ints: sqlite3 binds numpy ints as BLOBs
-        found: dict[int, tuple[int, int]] = {}
+        rows: list[tuple[object, ...]] = []
         wanted = list(set(asked))
         try:
             for start in range(0, len(wanted), IN_BATCH):
                 part = wanted[start:start + IN_BATCH]
-                rows = self._conn.execute(
-                    f"SELECT code, value, depth FROM {self._quoted} WHERE code IN"
+                rows += self._conn.execute(
+                    f"SELECT code, ply, value, depth FROM {self._quoted} WHERE code IN"
                     f" ({','.join('?' * len(part))})", part)
-                found.update((code, (value, depth)) for code, value, depth in rows)
         except sqlite3.Error as e:
             raise self._fail(e) from e
-        return lookup_of(asked, found)
+        return rows_lookup(self._game, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time."""

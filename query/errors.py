@@ -28,8 +28,10 @@ class ImpossiblePositionError(QueryError, InvalidPositionError):
 
 
 class MissingPositionError(QueryError, KeyError):
-    """No table holds the position: it cannot be reached from the empty board, or from the
-    root of any endgame table the database has. `build_from` is the board text to build an
+    """No table holds the position, and the rules say none should: it cannot be reached from
+    the empty board, or from the root of any endgame table the database has (or their search
+    gave up, and the message says so; a table that lacks a position the rules reach raises
+    DamagedTableError instead: query/misses.py). `build_from` is the board text to build an
     endgame table from, when that is the way to an answer."""
 
     def __init__(self, message: str, build_from: str | None = None) -> None:

@@ -22,13 +22,13 @@ import numpy as np
 from tablebase.builder.game import (EMPTY, O, X, Spec, Value, check_position, decode, mover_at,
                                     open_cells, parse_spec, score)
 from tablebase.builder.game.root import Root
-from tablebase.db.errors import DamagedTableError, DatabaseError
+from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import CHUNK, DEFAULT_DATABASE
 from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
 from tablebase.db.store import Store, complete_tables, open_store
 from tablebase.query.errors import MissingPositionError, NotationError
-from tablebase.query.misses import missing_error
-from tablebase.query.notation import board_text, move_name, parse_board, to_move_name
+from tablebase.query.misses import missing_codes_error, missing_error
+from tablebase.query.notation import move_name, parse_board, to_move_name
 from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
 from tablebase.query.tables import LOAD_LIMIT, StoredTable, select_table
 
@@ -174,10 +174,10 @@ class Tablebase:
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
         """The error for a board no table holds (query/misses.py)."""
-        def stored_and_open(parent: tuple[int, ...]) -> bool:
+        def holder(parent: tuple[int, ...]) -> StoredTable | None:
             found = self._locate(spec, parent)
-            return found is not None and not found[0].terminal
-        return missing_error(spec, board, self._tables(spec), stored_and_open, self.name)
+            return None if found is None or found[0].terminal else found[1]
+        return missing_error(spec, board, self._tables(spec), holder, self.name)
 
     def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
         """The probe of `board`, the table that holds it, and the board map to read it with."""
@@ -217,10 +217,9 @@ class Tablebase:
         scored = []
         for i, (cell, code) in enumerate(children):
             if not found.found[i]:
-                raise DamagedTableError(
-                    f"{self.name}: the {table.root.name} table is damaged: it lacks the position"
-                    f" after {move_name(spec, cell)} from {board_text(spec, board)!r}, a stored"
-                    " position; run `tablebase verify`, then rebuild it with --force")
+                child = list(board)
+                child[cell] = mover
+                raise self._missing(spec, tuple(child))
             value, depth = _VALUES[-int(found.value[i])], int(found.depth[i])
             scored.append((score(value, depth + 1), cell, value, depth))
         scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order
@@ -233,9 +232,11 @@ class Tablebase:
     def probe(self, spec: str | Spec, position: Position) -> Probe:
         """Value (for the side to move) and depth (plies to the end) of `position`.
 
-        Raises MissingPositionError (a KeyError) when the table does not hold the position,
-        which for a possible board means it cannot be reached from the empty board, and an
-        InvalidPositionError (a ValueError) for a board that cannot be read or cannot arise.
+        Raises MissingPositionError (a KeyError) when no table holds the position: the rules
+        reach it from no table's root (or their search gave up), or no endgame table covers it;
+        DamagedTableError (a DatabaseError) when a table lacks a position the rules reach from
+        its root; an InvalidPositionError (a ValueError) for a board that cannot be read or
+        cannot arise.
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
@@ -358,19 +359,14 @@ class Tablebase:
 
     def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
                    root: Position | None = None) -> ManyProbes:
-        """Like `get_many`, but raises MissingPositionError if the table lacks any of the codes."""
+        """Like `get_many`, but raises MissingPositionError if the table lacks any of the codes
+        because the rules do not reach them from its root, DamagedTableError if they do."""
         spec = self.spec(spec)
         answers = self.get_many(spec, codes, root)
         if not answers.found.all():
-            missing = np.flatnonzero(~answers.found)
-            first = int(np.asarray(codes)[missing[0]])
-            board = tuple(int(v) for v in self.boards(spec, [first], root)[0])
-            where = ("they cannot be reached from the empty board" if root is None
-                     else "they cannot be reached from its root")
-            raise MissingPositionError(
-                f"{len(missing):,} of {len(answers.found):,} codes are not in the"
-                f" {self._table(spec, root).root.name} table ({where}); the first is code"
-                f" {first}, {board_text(spec, board)!r}")
+            missing = np.asarray(codes, dtype=np.int64)[~answers.found]
+            raise missing_codes_error(self._table(spec, root), missing, len(answers.found),
+                                      self.name)
         return answers
 
     def positions(self, spec: str | Spec, batch: int = CHUNK,

@@ -14,6 +14,7 @@ import numpy as np
 
 from tablebase.builder.game import Spec, canonical_board, digits
 from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
 from tablebase.db.records import GameRecord
@@ -63,6 +64,17 @@ class StoredTable:
                 if code not in seen:
                     seen.add(code)
                     yield s
+
+    def reaches(self, board: Sequence[int]) -> bool | None:
+        """Whether the rules reach `board` from this table's root (in an orientation that holds
+        the root), so that the table must hold it: None where the move-order search
+        (builder/game/orders.py) gave up and nothing else settled it."""
+        spec = self.root.spec
+        images = [transform(spec, board, s) if s else tuple(board)
+                  for s in self.orientations(board)]
+        if not images:
+            return False
+        return verdict(order_status(spec, np.array(images, dtype=np.uint8), self.root.board))
 
     def stored_code(self, board: Sequence[int], codes: np.ndarray) -> int:
         """The code of `board` among this table's sorted stored `codes` (in whichever
@@ -119,6 +131,14 @@ class StoredTable:
                 f"code {bad} is out of range for the {self.root.name} table: codes run from 0"
                 f" to {limit - 1}")
         return asked
+
+
+def verdict(status: np.ndarray) -> bool | None:
+    """From order_status of some boards: True where an order of moves was found for any,
+    else None where the search gave up on one, else False."""
+    if (status == FOUND).any():
+        return True
+    return None if (status == GAVE_UP).any() else False
 
 
 def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.notation import board_text
@@ -64,32 +64,33 @@ def test_answers_stay_right_while_another_game_is_built(tmp_path: Path) -> None:
 
 
 # The rival swaps the 4x3k3 table back and forth, through the real writer, between the true
-# table and one whose non-terminal depths are all 40 higher (which keeps every move's order),
-# so any answer mixing the two shows.
+# table and one whose wins and losses are all 40 plies longer (which keeps every move's order),
+# so any answer mixing the two shows. Both are packed: a rows table checks each row it reads,
+# and such depths are no position's (a packed table stores scores, and a draw's depth is its
+# empty cells, so draws stay as they are).
 SWAPPER = textwrap.dedent("""
     import sys
     import numpy as np
     from tablebase.db.engine import open_database
     from tablebase.db.reader import UrlStore
     from tablebase.db.store import complete_tables
-    from tablebase.db.records import PositionArrays
     from tablebase.db.writer import (GameParams, GameSummary, begin_build, finish_build,
-                                     write_positions)
+                                     write_tier)
     path, rounds = sys.argv[1], int(sys.argv[2])
     with open_database(path, writable=True) as engine:
         store = UrlStore(engine, path, 3)
         game = complete_tables(store, "4x3k3")[0]
-        rows = list(store.reader(game).load())
+        codes, ply, value, depth = store.reader(game).load()
+        depth = depth.astype(np.int64)
         plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)
         for i in range(rounds):
-            shift = 40 if i % 2 == 0 else 0
-            handle = begin_build(engine, params, force=True, layout="rows")
-            for start in range(0, len(rows[0]), 5000):
-                part = slice(start, start + 5000)
-                write_positions(engine, handle, PositionArrays(
-                    rows[0][part], rows[1][part], rows[2][part],
-                    np.where(rows[3][part] > 0, rows[3][part] + shift, 0)))
+            shifted = np.where(depth > 0, depth + (40 if i % 2 == 0 else 0), 0)
+            scores = np.where(value == 1, 64 - shifted, np.where(value == -1, shifted - 64, 0))
+            handle = begin_build(engine, params, force=True, coded_cells=12)
+            for p in np.unique(ply).tolist():
+                at = ply == p
+                write_tier(engine, handle, p, codes[at], scores[at].astype(np.int8))
             finish_build(engine, handle, GameSummary(
                 game.reachable, game.canonical, game.terminal, game.terminal_canonical,
                 game.wins, game.draws, game.losses, game.root_value, game.root_depth,
@@ -124,7 +125,7 @@ def test_a_rebuilt_game_is_seen_whole(tmp_path: Path) -> None:
             assert depths in ([base - 1 - j for j in range(base)],
                               [base - 1 - j + 40 for j in range(base - 1)] + [0]), depths
             moves = tb.moves(spec, text)
-            kinds = {m.depth >= 40 for m in moves if m.depth != 0}
+            kinds = {m.depth >= 40 for m in moves if m.depth != 0 and m.value != Value.DRAW}
             assert len(kinds) <= 1, [(m.move, m.depth) for m in moves]
             shifted += kinds == {True}
             plain += kinds == {False}

@@ -3,16 +3,18 @@ its stones can be played in, checked against the rules kernel's whole-board func
 against tests/reference.py."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from tablebase.builder.game import EMPTY, InvalidPositionError, parse_spec, play
 from tablebase.builder.game.codec import digits, weighted_sum
-from tablebase.builder.game.orders import stone_order
+from tablebase.builder.game.orders import FOUND, move_orders, order_status, stone_order
 from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.symmetry import canonical_many, permutations
 from tablebase.query.notation import parse_board, play_moves
-from tests.reference import Game, parse
+from tests.reference import Game, parse, play as reference_play, reachable_from
 
 ROOTS = [("4x4k4", ""), ("3x3k3", ""), ("4x4k3", "b2 c3 c2 b3"), ("5x4k4+gravity", ""),
          ("7x7k5", "d4 d5 c4 a1 b1 c1 e1 f1 g1 a2 b2 c2 e2 f2 g2 a3"),
@@ -75,3 +77,29 @@ def test_a_whole_root_codes_every_cell_with_the_whole_group() -> None:
     assert root.is_whole and root.key == "" and root.cells == 12
     assert np.array_equal(root.symmetries, permutations(spec))
     assert Root.from_key(spec, check_root(spec, parse_board(spec, "x.../..../....")).key).ply == 1
+
+
+@pytest.mark.parametrize("spec_text, moves", [
+    ("3x3k3", ""), ("3x3k3+misere", "b2 a1"), ("4x3k3", "b2 c2 a1"),
+    ("4x3k3+gravity", "b1 b2 c1"), ("4x4k3+gravity", "a1 b1 a2 b2 c1")])
+def test_an_order_from_the_root_exists_exactly_for_what_play_reaches(spec_text: str,
+                                                                      moves: str) -> None:
+    """Every board that holds the root, against a breadth-first search of play from it: the
+    orders found are orders of legal moves from the root, and only boards play reaches get
+    one (never "gave up" on boards this small)."""
+    spec, game = parse_spec(spec_text), Game(spec_text)
+    root = reference_play(game, moves) if moves else (0,) * game.n
+    free = [c for c, v in enumerate(root) if v == 0]
+    boards = np.tile(np.array(root, dtype=np.uint8), (3 ** len(free), 1))
+    boards[:, free] = list(itertools.product((0, 1, 2), repeat=len(free)))
+    status = order_status(spec, boards, root)
+    found = {tuple(int(v) for v in b) for b in boards[status == FOUND]}
+    reached = reachable_from(game, root)
+    assert found == reached and set(status.tolist()) <= {0, 1}
+    ordered = sorted(reached)
+    for board, order in zip(ordered, move_orders(spec, np.array(ordered, np.uint8), root)):
+        current = root
+        for cell in order[order >= 0].tolist():
+            assert cell in game.moves(current), (board, order)
+            current = game.child(current, cell)
+        assert current == board

@@ -1,11 +1,15 @@
-"""The rules on hand-built positions, and which boards are refused as impossible."""
+"""The rules on hand-built positions, which boards are refused as impossible, and which values
+and depths a position can have."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tablebase.builder.game import (InvalidPositionError, Value, check_position, legal_moves,
                                     outcome, parse_spec, play, side_to_move)
 from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.values import possible
+from tests.reference import Game
 
 TTT = parse_spec("3x3k3")
 
@@ -73,3 +77,21 @@ def test_impossible_boards(text: str, fragment: str) -> None:
 def test_floating_stone() -> None:
     with pytest.raises(InvalidPositionError, match="floating stone in column b"):
         check_position(parse_spec("3x3k3+gravity"), board(".x./.../..."))
+
+
+@pytest.mark.parametrize("spec", ["3x3k3", "3x3k3+misere", "4x3k3+gravity",
+                                  "3x3k3+gravity+misere"])
+def test_every_solved_value_and_depth_is_possible_and_no_flipped_one(spec: str) -> None:
+    """On every reachable position, against the reference negamax: its value and depth pass;
+    the other side's value at the same depth never does (wins and losses fall on different
+    plies), nor a draw before the board is full, nor a depth past the empty cells."""
+    game = Game(spec)
+    boards = sorted(game.reachable())
+    value, depth = np.array([game.solve(b) for b in boards]).T
+    empties = np.array([game.n - game.stones(b) for b in boards])
+    misere = "misere" in spec
+    assert possible(value, depth, empties, misere).all()
+    decisive = value != 0
+    assert not possible(-value[decisive], depth[decisive], empties[decisive], misere).any()
+    assert not possible(0 * value, depth, empties + 1, misere).any()
+    assert not possible(value, empties + 1, empties, misere).any()

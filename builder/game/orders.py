@@ -1,10 +1,13 @@
-"""Move orders: for a board, an order of alternating moves, x first, from the empty board that
-builds it through unfinished positions, so that every move is legal: the stones of a board
-with no line in any alternating order (with gravity, one that stacks every column bottom up),
-and on a board where the last mover has made a line, one of its stones on every such line last.
+"""Move orders: for a board, an order of alternating moves from a root (the empty board, or
+the root of an endgame table: builder/game/root.py) that builds it through unfinished positions,
+so that every move is legal: the board must hold the root's stones, and the other stones go in
+any alternating order where the board has no line (with gravity, one that stacks every column
+bottom up on the root's stones); where the last mover has made a line, one of their stones on
+every such line goes last, and it is not one of the root's.
 
 `move_orders` runs over many boards at once in machine code (numba), for the `moves` column of
-an export of a whole table; `stone_order` is one board's. The kernel is compiled (or loaded from
+an export of a whole table; `stone_order` is one board's; `order_status` says only whether an
+order was found, none exists, or the search gave up. The kernel is compiled (or loaded from
 numba's cache) on first use, so that importing the rules costs no numba import; standalone on
 purpose: numba's cache notices a change to the file of a cached function only.
 """
@@ -22,7 +25,8 @@ from tablebase.builder.game.spec import Spec
 # A row's status, as the kernel leaves it.
 FOUND, NONE, GAVE_UP = 0, 1, 2
 # Column states a gravity search may visit on one board before it gives up (its hash table
-# holds twice as many slots): far more than any reachable board needs.
+# holds twice as many slots): far more than any reachable board needs. Read at each call and
+# passed to the kernel (a compiled function would freeze a global), so that tests can lower it.
 STATES = 1 << 19
 
 
@@ -54,38 +58,52 @@ def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint6
     return True
 
 
-def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gravity: bool,
-            out: np.ndarray, status: np.ndarray, keys: np.ndarray, stamps: np.ndarray) -> None:
+def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int, height: int,
+            gravity: bool, limit: int, out: np.ndarray, status: np.ndarray, keys: np.ndarray,
+            stamps: np.ndarray) -> None:
     n, cells = boards.shape
     b = np.empty(cells, dtype=np.uint8)
     heights = np.zeros(width, dtype=np.int64)
+    floor = np.zeros(width, dtype=np.int64)  # the root's stones in each column
     weight = np.empty(width, dtype=np.uint64)
     choice = np.empty(cells + 1, dtype=np.int64)
+    start = 0  # stones on the root
+    for i in range(cells):
+        start += root[i] != 0
+    first = 1 if start % 2 == 0 else 2  # the player who moves first from the root
     for c in range(width):
         weight[c] = np.uint64(height + 1) ** np.uint64(c)
+        for row in range(height - 1, -1, -1):
+            if root[row * width + c] == 0:
+                break
+            floor[c] += 1
     for r in range(n):
         status[r] = NONE
         for i in range(cells):
             b[i] = boards[r, i]
         xs = 0
         os_ = 0
+        held = True
         for i in range(cells):
             xs += b[i] == 1
             os_ += b[i] == 2
+            if root[i] != 0 and b[i] != root[i]:
+                held = False
         ply = xs + os_
-        if not (xs == os_ or xs == os_ + 1):
+        if not held or not (xs == os_ or xs == os_ + 1):
             continue
+        moves = ply - start  # the stones played from the root
         last = 1 if ply % 2 == 1 else 2  # the player who moved last (x moves at even plies)
-        if ply > 0 and made_line(b, lines_, 3 - last):
+        if moves > 0 and made_line(b, lines_, 3 - last):
             continue  # the other player's line: the game ended before the last move
-        won = ply > 0 and made_line(b, lines_, last)
+        won = moves > 0 and made_line(b, lines_, last)
         if not gravity:
             # Without gravity any alternating order of a line-free board will do; on a won board
-            # the last stone must be one whose removal leaves no line.
+            # the last stone must be one of the moves whose removal leaves no line.
             final = -1
             if won:
                 for i in range(cells):
-                    if b[i] == last:
+                    if b[i] == last and root[i] == 0:
                         b[i] = 0
                         broken = not made_line(b, lines_, last)
                         b[i] = last
@@ -94,23 +112,24 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
                             break
                 if final < 0:
                     continue
-            nx = 0
-            no = 0
+            nfirst = 0
+            nsecond = 0
             for i in range(cells):
-                if i == final:
+                if i == final or root[i] != 0 or b[i] == 0:
                     continue
-                if b[i] == 1:
-                    out[r, 2 * nx] = i
-                    nx += 1
-                elif b[i] == 2:
-                    out[r, 2 * no + 1] = i
-                    no += 1
+                if b[i] == first:
+                    out[r, 2 * nfirst] = i
+                    nfirst += 1
+                else:
+                    out[r, 2 * nsecond + 1] = i
+                    nsecond += 1
             if final >= 0:
-                out[r, ply - 1] = final
+                out[r, moves - 1] = final
             status[r] = FOUND
             continue
-        # Gravity: backwards, depth first, take off a top stone of the last mover until the
-        # board is empty; a column state (its heights) once left is never tried again.
+        # Gravity: backwards, depth first, take off a top stone of the last mover (never one
+        # of the root's) until only the root is left; a column state (its heights) once left is
+        # never tried again.
         floating = False
         key = np.uint64(0)
         for c in range(width):
@@ -130,13 +149,13 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
         depth = 0
         choice[0] = -1
         while True:
-            if depth == ply:
+            if depth == moves:
                 status[r] = FOUND
                 break
             mover = 1 if (ply - depth) % 2 == 1 else 2
             c = choice[depth] + 1
             while c < width:
-                if heights[c] > 0:
+                if heights[c] > floor[c]:
                     cell = (height - heights[c]) * width + c
                     if b[cell] == mover:
                         usable = True
@@ -146,17 +165,17 @@ def _orders(boards: np.ndarray, lines_: np.ndarray, width: int, height: int, gra
                             b[cell] = mover
                         if usable:
                             visited += 1
-                            if visited > STATES:
+                            if visited > limit:
                                 break
                             if _first_visit(keys, stamps, stamp, key - weight[c]):
                                 break
                 c += 1
-            if visited > STATES:
+            if visited > limit:
                 status[r] = GAVE_UP
                 break
             if c < width:
                 choice[depth] = c
-                out[r, ply - 1 - depth] = (height - heights[c]) * width + c
+                out[r, moves - 1 - depth] = (height - heights[c]) * width + c
                 heights[c] -= 1
                 key -= weight[c]
                 depth += 1
@@ -184,32 +203,52 @@ def _kernel():  # type: ignore[no-untyped-def]
     return names["_orders"]
 
 
-def _run(spec: Spec, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(orders, status) of boards, as the kernel leaves them."""
+def _run(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = None
+         ) -> tuple[np.ndarray, np.ndarray]:
+    """(orders, status) of boards from `root` (None: the empty board), as the kernel leaves
+    them."""
     boards = np.ascontiguousarray(np.asarray(boards, dtype=np.uint8).reshape(-1, spec.cells))
     if spec.gravity and (spec.height + 1) ** spec.width >= 1 << 63:
         raise SearchLimitError(f"{spec.name} is too wide to search for an order of its columns")
+    start = np.zeros(spec.cells, dtype=np.uint8) if root is None else np.asarray(root, np.uint8)
+    if start.shape != (spec.cells,):
+        raise InvalidPositionError(f"a root of {spec.name} has {spec.cells} cells, found"
+                                   f" {start.size}")
     out = np.full((len(boards), spec.cells), -1, dtype=np.int16)
     status = np.empty(len(boards), dtype=np.int8)
-    slots = 2 * STATES if spec.gravity else 1
-    _kernel()(boards, np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
-              spec.gravity, out, status, np.zeros(slots, dtype=np.uint64),
-              np.zeros(slots, dtype=np.int64))
+    limit = STATES
+    slots = 2 << max(limit - 1, 0).bit_length() if spec.gravity else 1  # a power of two
+    _kernel()(boards, np.ascontiguousarray(start),
+              np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
+              spec.gravity, limit, out, status,
+              np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.int64))
     return out, status
+
+
+def order_status(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = None
+                 ) -> np.ndarray:
+    """For each board (rows of cell values), FOUND where an order of alternating moves builds
+    it from `root` (None: the empty board; else a position, cell values, that every board must
+    hold), NONE where none does (it cannot be reached from there), GAVE_UP where the search
+    stopped at its limit (STATES) without knowing, or cannot search a board this wide."""
+    try:
+        return _run(spec, boards, root)[1]
+    except SearchLimitError:
+        return np.full(len(np.asarray(boards).reshape(-1, spec.cells)), GAVE_UP, dtype=np.int8)
 
 
 def reachable(spec: Spec, boards: np.ndarray) -> np.ndarray:
     """Whether each board can arise in play from the empty board (counted as reachable where
     the search gave up)."""
-    return _run(spec, boards)[1] != NONE
+    return order_status(spec, boards) != NONE
 
 
-def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
-    """For each board (rows of cell values), the cells of an alternating order of moves from the
-    empty board that reaches it (a row padded with -1 past its stones); raises
-    InvalidPositionError naming the first board no order builds, SearchLimitError where the
-    search gave up."""
-    out, status = _run(spec, boards)
+def move_orders(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = None) -> np.ndarray:
+    """For each board (rows of cell values), the cells of an alternating order of moves from
+    `root` (None: the empty board) that reaches it (a row padded with -1 past its moves);
+    raises InvalidPositionError naming the first board no order builds, SearchLimitError where
+    the search gave up."""
+    out, status = _run(spec, boards, root)
     failed = np.flatnonzero(status != FOUND)
     if len(failed):
         first = int(failed[0])
@@ -218,18 +257,20 @@ def move_orders(spec: Spec, boards: np.ndarray) -> np.ndarray:
                 f"gave up looking for an order of alternating moves that stacks board"
                 f" {first + 1} after {STATES:,} column states: whether it can be reached is not"
                 " known")
+        origin = ", x first," if root is None or not any(root) else " from the root"
         raise InvalidPositionError(
-            f"board {first + 1}: no order of alternating moves, x first, builds it without"
-            " the game ending first: the position cannot be reached")
+            f"board {first + 1}: no order of alternating moves{origin} builds it without the"
+            " game ending first: the position cannot be reached")
     return out
 
 
-def stone_order(spec: Spec, board: Sequence[int]) -> list[int] | None:
-    """The cells of one board's order of moves (see move_orders), or None when there is none;
-    raises SearchLimitError when the search gives up, so that "unreachable" is never said of a
-    board that was not searched to the end."""
+def stone_order(spec: Spec, board: Sequence[int], root: Sequence[int] | None = None
+                ) -> list[int] | None:
+    """The cells of one board's order of moves from `root` (see move_orders), or None when
+    there is none; raises SearchLimitError when the search gives up, so that "unreachable" is
+    never said of a board that was not searched to the end."""
     try:
-        row = move_orders(spec, np.asarray(board, dtype=np.uint8)[None, :])[0]
+        row = move_orders(spec, np.asarray(board, dtype=np.uint8)[None, :], root)[0]
     except InvalidPositionError:
         return None
     return [int(c) for c in row if c >= 0]

@@ -227,7 +227,9 @@ def search_position(spec: str | Spec, position: Sequence[int] | str, *,
 
 def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
     """Whether `error` from a table lookup means no table covers the position (search may
-    answer), rather than that it cannot be reached (a whole-board table lacks it)."""
+    answer), rather than that it cannot be reached (a whole-board table lacks it). A table that
+    lacks a position the rules reach from its root raises DamagedTableError, which is never
+    searched past (query/misses.py)."""
     if tb is None or isinstance(error, (GameNotBuiltError, MissingDatabaseError)):
         return True
     return isinstance(error, MissingPositionError) and not any(
