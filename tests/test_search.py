@@ -226,3 +226,16 @@ def test_a_bound_proved_for_a_move_is_shown() -> None:
     assert _value(move(Value.LOSS, Value.DRAW)) == "<=draw"
     assert _value(move(Value.LOSS, Value.WIN)) == "?"
     assert _value(move(Value.LOSS, Value.LOSS)) == "loss"
+
+
+def test_a_board_the_rules_gave_up_on_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablebase.builder.game import orders
+    from tablebase.builder.game.errors import SearchLimitError
+    from tablebase.query.search.answers import check_searchable
+
+    monkeypatch.setattr(orders, "STATES", 1)  # the move-order search gives up at once
+    spec = parse_spec("4x3k3+gravity")
+    with pytest.raises(SearchLimitError,
+                       match=r"^position '\.\.\.\./\.\.\.\./\.xo\.' \(4x3k3\+gravity\): gave up"
+                             r" .* is not known; it is not searched$"):
+        check_searchable(spec, (0,) * 9 + (1, 2, 0))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.builder.game import (Spec, Value, check_position, mover_at, open_cells,
                                     parse_spec)
+from tablebase.builder.game.errors import SearchLimitError
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
@@ -102,7 +103,12 @@ def check_searchable(spec: Spec, board: Sequence[int]) -> None:
         check_position(spec, board)
     except ValueError as e:
         raise ImpossiblePositionError(f"position {text!r} ({spec.name}): {e}") from None
-    if stone_order(spec, board) is None:
+    try:
+        order = stone_order(spec, board)
+    except SearchLimitError as e:  # its message counts boards ("board 1"): say which one
+        raise SearchLimitError(f"position {text!r} ({spec.name}): {e}; it is not searched"
+                               ) from None
+    if order is None:
         raise ImpossiblePositionError(
             f"position {text!r} ({spec.name}): no order of alternating moves, x first, builds"
             " it without the game ending first: it cannot be reached")
@@ -182,11 +188,11 @@ def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str],
 
 
 def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[int] | str],
-               limit: Budget) -> Iterator[tuple[int, Searched | ValueError]]:
-    """(number from 1, answer) for each position, or the error (InvalidPositionError,
-    NotationError, ImpossiblePositionError: ValueErrors) that one gives instead; one searcher
-    for all, each position's `limit` counted from reading it. Blank lines and lines starting
-    with '#' are skipped (still counted)."""
+               limit: Budget) -> Iterator[tuple[int, Searched | ValueError | SearchLimitError]]:
+    """(number from 1, answer) for each position, or the error that one gives instead
+    (InvalidPositionError, NotationError, ImpossiblePositionError, SearchLimitError); one
+    searcher for all, each position's `limit` counted from reading it. Blank lines and lines
+    starting with '#' are skipped (still counted)."""
     engine = searcher(tb, spec)
     for number, position in enumerate(positions, 1):
         if isinstance(position, str) and (not position.strip()
@@ -197,7 +203,7 @@ def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[in
             board = (parse_position(spec, position) if isinstance(position, str)
                      else tuple(int(v) for v in position))
             yield number, solve(tb, spec, board, limit, engine=engine, started=started)
-        except ValueError as e:
+        except (ValueError, SearchLimitError) as e:
             yield number, e
 
 
