@@ -5,9 +5,11 @@ A position is looked up through its canonical code; moves are reported in the ca
 orientation. Values are always for the side to move, except a move's value, which is for the
 player making the move (lichess reports the value of the position after it instead).
 
-    from tablebase import open_tablebase
-    with open_tablebase("tablebase.db") as tb:
-        tb.probe("3x3k3", "x.o/.x./...")   # Probe(value=<Value.LOSS: -1>, depth=4, to_move='o', ...)
+    >>> from tablebase import build, open_tablebase
+    >>> report = build("3x3k3", "tablebase.db")
+    >>> with open_tablebase("tablebase.db") as tb:
+    ...     tb.probe("3x3k3", "x.o/.x./...")
+    Probe(value=<Value.DRAW: 0>, depth=6, to_move='o', terminal=False, ply=3)
 """
 from __future__ import annotations
 

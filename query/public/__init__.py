@@ -4,10 +4,11 @@ This folder is the top-level `tablebase` package itself (pyproject.toml maps it 
 owner's folders under it: `tablebase.builder`, `tablebase.db`, `tablebase.query`). It holds the
 public API, imported on first use so that `tablebase probe` starts without loading the builder:
 
-    import tablebase
-    tablebase.build("3x3k3", "tablebase.db")
-    with tablebase.open_tablebase("tablebase.db") as tb:
-        tb.probe("3x3k3", "x.o/.x./...")     # o to move: loss in 4 plies
+    >>> import tablebase
+    >>> report = tablebase.build("3x3k3", "tablebase.db")
+    >>> with tablebase.open_tablebase("tablebase.db") as tb:
+    ...     print(tb.probe("3x3k3", "x.o/.x./..."))
+    o to move: draw in 6 plies
 """
 from __future__ import annotations
 
