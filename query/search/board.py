@@ -12,7 +12,7 @@ from tablebase.builder.game.geometry import lines
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
-from tablebase.query.search import kernel
+from tablebase.query.search import kernel, lookup, moves
 from tablebase.query.search.kernel import WS
 
 # The board's two bitmasks are the table's key: a board of more cells needs another key.
@@ -102,12 +102,12 @@ class Board:
 
     def place(self, cell: int, player: int) -> bool:
         """Play `player` on `cell`; whether that completes a line of theirs."""
-        return bool(kernel.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
+        return bool(moves.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
                                  self.cnt, self.st, self.bx, self.bo, cell, player))
 
     def remove(self, cell: int) -> None:
         """Take the stone off `cell`."""
-        kernel.remove(self.par, self.cl_off, self.cl_idx, self.perms, self.board, self.cnt,
+        moves.remove(self.par, self.cl_off, self.cl_idx, self.perms, self.board, self.cnt,
                       self.st, self.bx, self.bo, cell)
 
     @property
@@ -117,16 +117,16 @@ class Board:
 
     def ordered_moves(self) -> list[int]:
         """The playable cells of the loaded board, the kernel's best guess first."""
-        moves = np.zeros(self.spec.cells, dtype=np.int64)
+        cells = np.zeros(self.spec.cells, dtype=np.int64)
         keys = np.zeros(self.spec.cells, dtype=np.int64)
-        m = kernel.candidates(self.par, self.board, moves)
-        slot, kx, ko, g0 = kernel.slot_of(self.par, self.bx, self.bo)
+        m = moves.candidates(self.par, self.board, cells)
+        slot, kx, ko, g0 = lookup.slot_of(self.par, self.bx, self.bo)
         first = -1
         if self.tfl[slot] and self.tk1[slot] == kx and self.tk2[slot] == ko and self.tmv[slot] >= 0:
             first = int(self.inv[g0, self.tmv[slot]])
-        kernel.order(self.par, self.cl_off, self.cl_idx, self.cnt, moves, keys, m, first,
-                     self.stones % 2)
-        return [int(c) for c in moves[:m]]
+        moves.order(self.par, self.cl_off, self.cl_idx, self.cnt, cells, keys, m, first,
+                    self.stones % 2)
+        return [int(c) for c in cells[:m]]
 
     def search(self, alpha: int, beta: int) -> int:
         """The kernel's search of the loaded board (not over) in the window (alpha, beta)."""
@@ -152,7 +152,7 @@ class Board:
 
 def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """tinfo, tdata, tcodes, tscores (kernel.leaf) of the tables at the leaves."""
+    """tinfo, tdata, tcodes, tscores (lookup.leaf) of the tables at the leaves."""
     info, data, codes, scores = [], [], [], []
     offset = 0
     full = permutations(spec)

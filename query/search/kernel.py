@@ -34,184 +34,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tablebase.query.search.lookup import INF, leaf, slot_of
+from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
+
 WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
-INF = 1 << 20
 NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED = 0, 1, 2, 3, 4, 5
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
-
-
-@njit(cache=True, nogil=True, inline="always")
-def backup(child: int) -> int:
-    """A move's score from its child's: one more ply to the end, seen from the other side."""
-    if child > 0:
-        return -child + 1
-    if child < 0:
-        return -child - 1
-    return 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def invert(score: int) -> int:
-    """The child's score a move of `score` needs (the inverse of `backup`; a window bound)."""
-    if score > 0:
-        return -score - 1
-    if score < 0:
-        return -score + 1
-    return 0
-
-
-@njit(cache=True, nogil=True)
-def place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, player):  # type: ignore[no-untyped-def]
-    """Put `player`'s stone on `cell`; whether it completes one of that player's lines."""
-    board[cell] = player
-    st[0] += 1
-    p = player - 1
-    made = False
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        line = cl_idx[j]
-        cnt[p, line] += 1
-        if cnt[p, line] == par[3]:
-            made = True
-    for g in range(par[6]):
-        bit = np.uint64(1) << np.uint64(perms[g, cell])
-        if player == 1:
-            bx[g] |= bit
-        else:
-            bo[g] |= bit
-    return made
-
-
-@njit(cache=True, nogil=True)
-def remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell):  # type: ignore[no-untyped-def]
-    """Take the stone off `cell` (the inverse of `place`)."""
-    player = board[cell]
-    board[cell] = 0
-    st[0] -= 1
-    p = player - 1
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        cnt[p, cl_idx[j]] -= 1
-    for g in range(par[6]):
-        bit = ~(np.uint64(1) << np.uint64(perms[g, cell]))
-        if player == 1:
-            bx[g] &= bit
-        else:
-            bo[g] &= bit
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _completes(cnt, cl_off, cl_idx, k, cell, me):  # type: ignore[no-untyped-def]
-    """Whether a stone of player index `me` on empty `cell` completes a line of theirs."""
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        line = cl_idx[j]
-        if cnt[me, line] == k - 1 and cnt[1 - me, line] == 0:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def candidates(par, board, out):  # type: ignore[no-untyped-def]
-    """The playable cells into `out`, in cell order; their number."""
-    n, w, h = par[0], par[1], par[2]
-    m = 0
-    if par[4]:
-        for col in range(w):
-            for row in range(h - 1, -1, -1):
-                if board[row * w + col] == 0:
-                    out[m] = row * w + col
-                    m += 1
-                    break
-    else:
-        for c in range(n):
-            if board[c] == 0:
-                out[m] = c
-                m += 1
-    return m
-
-
-@njit(cache=True, nogil=True)
-def order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me):  # type: ignore[no-untyped-def]
-    """Sort moves[:m] best first: `first` (the table's best move) leads, then by the lines the
-    move builds and blocks (a heuristic: it only orders, never prunes)."""
-    k = par[3]
-    for i in range(m):
-        c = moves[i]
-        key = 0
-        for j in range(cl_off[c], cl_off[c + 1]):
-            line = cl_idx[j]
-            a, b = cnt[me, line], cnt[1 - me, line]
-            if b == 0:
-                key += 1 << min(2 * a + 1, 40)
-            if a == 0:
-                key += 1 << min(2 * b, 40)
-        if par[5]:
-            key = -key  # misere: the quiet cells first
-        if c == first:
-            key = 1 << 50
-        keys[i] = key
-        j = i
-        while j > 0 and keys[j - 1] < key:  # insertion sort, descending
-            keys[j] = keys[j - 1]
-            moves[j] = moves[j - 1]
-            j -= 1
-        keys[j] = key
-        moves[j] = c
-
-
-@njit(cache=True, nogil=True)
-def slot_of(par, bx, bo):  # type: ignore[no-untyped-def]
-    """(slot, key x, key o, orientation) of the board in the transposition table."""
-    g0 = 0
-    for g in range(1, par[6]):
-        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
-            g0 = g
-    kx, ko = bx[g0], bo[g0]
-    mixed = kx * np.uint64(0x9E3779B97F4A7C15) ^ (ko + np.uint64(0x632BE59BD9B4E019)) \
-        * np.uint64(0xC2B2AE3D27D4EB4F)
-    return np.int64((mixed >> np.uint64(20)) & np.uint64(par[7])), kx, ko, g0
-
-
-@njit(cache=True, nogil=True)
-def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-untyped-def]
-    """The score a stored table gives the board, or INF when none holds it.
-
-    tinfo rows: root stones, stone offset, free cells, free offset, stabiliser size, stabiliser
-    offset, orientation count, orientation offset, code offset, code count (tdata holds the
-    root's stone cells and values, free cells, stabiliser maps and orientations)."""
-    for t in range(tinfo.shape[0]):
-        if stones < tinfo[t, 0]:
-            continue
-        so, nf, fo, ns, sto, ng, go = (tinfo[t, 1], tinfo[t, 2], tinfo[t, 3], tinfo[t, 4],
-                                       tinfo[t, 5], tinfo[t, 6], tinfo[t, 7])
-        lo, count = tinfo[t, 8], tinfo[t, 9]
-        for gi in range(ng):
-            g = tdata[go + gi]
-            holds = True
-            for i in range(tinfo[t, 0]):
-                if board[inv[g, tdata[so + 2 * i]]] != tdata[so + 2 * i + 1]:
-                    holds = False
-                    break
-            if not holds:
-                continue
-            best = -1
-            for s in range(ns):
-                code = 0
-                weight_row = sto + s * nf
-                for i in range(nf):
-                    d = board[inv[g, tdata[fo + i]]]
-                    if d:
-                        code += d * tdata[weight_row + i]
-                if best < 0 or code < best:
-                    best = code
-            a, b = lo, lo + count
-            while a < b:
-                mid = (a + b) >> 1
-                if tcodes[mid] < best:
-                    a = mid + 1
-                else:
-                    b = mid
-            if a < lo + count and tcodes[a] == best:
-                return np.int64(tscores[a])
-    return INF
 
 
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
@@ -248,13 +76,13 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             forced, phase = -1, _RETURN
             if not misere:
                 for i in range(m):
-                    if _completes(cnt, cl_off, cl_idx, k, moves[i], me):
+                    if completes(cnt, cl_off, cl_idx, k, moves[i], me):
                         r = WS - 1
                         break
                 else:
                     threats = 0
                     for i in range(m):
-                        if _completes(cnt, cl_off, cl_idx, k, moves[i], 1 - me):
+                        if completes(cnt, cl_off, cl_idx, k, moves[i], 1 - me):
                             threats += 1
                             forced = moves[i]
                     if threats >= 2:
