@@ -14,10 +14,11 @@ from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.search import kernel, lookup, moves
 from tablebase.query.search.kernel import WS
+from tablebase.query.search.proofs import pairing_tables
 
 # The board's two bitmasks are the table's key: a board of more cells needs another key.
 MAX_SEARCH_CELLS = 64
-# Transposition table slots (22 bytes each): 2**22 is 92 MiB.
+# Transposition table slots (30 bytes each): 2**22 is 126 MiB.
 DEFAULT_SLOTS_LOG2 = 22
 
 
@@ -67,7 +68,7 @@ class Board:
                              len(self.perms), slots - 1], dtype=np.int64)
         self.board = np.zeros(n, dtype=np.uint8)
         self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
-        self.st = np.zeros(1, dtype=np.int64)
+        self.st = np.array([0, len(self.lines), len(self.lines)], dtype=np.int64)
         self.bx = np.zeros(len(self.perms), dtype=np.uint64)
         self.bo = np.zeros(len(self.perms), dtype=np.uint64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
@@ -77,23 +78,25 @@ class Board:
         self.thi = np.zeros(slots, dtype=np.int16)
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
-        self.ctl = np.zeros(8, dtype=np.int64)
+        self.tz = np.zeros(slots, dtype=np.uint64)
+        self.ctl = np.zeros(9, dtype=np.int64)
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
+        self.pairing = tuple(pairing_tables(spec, self.lines))
         self.leaves = len(leaves)
 
     def reserve(self) -> None:
         """Touch every page of the transposition table now, so that a long-lived searcher (a
         server's) holds its whole memory from its first search instead of growing into it."""
-        for table in (self.tk1, self.tk2, self.tlo, self.thi, self.tmv, self.tfl):
+        for table in (self.tk1, self.tk2, self.tlo, self.thi, self.tmv, self.tfl, self.tz):
             table.fill(0)
 
     def load(self, board: Sequence[int]) -> None:
         """Put `board` (cell values) on the arrays."""
         self.board[:] = 0
         self.cnt[:] = 0
-        self.st[0] = 0
+        self.st[:] = (0, len(self.lines), len(self.lines))
         self.bx[:] = 0
         self.bo[:] = 0
         for cell, v in enumerate(board):
@@ -133,8 +136,8 @@ class Board:
         return int(kernel.search(
             self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
             self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
-            self.mv, self.mh, alpha, beta))
+            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.tscores, self.mv, self.mh, self.pairing, alpha, beta))
 
 
     def scores_many(self, boards: np.ndarray) -> np.ndarray:
@@ -145,8 +148,8 @@ class Board:
         kernel.scores_many(
             self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
             self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
-            self.mv, self.mh, boards, out)
+            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.tscores, self.mv, self.mh, self.pairing, boards, out)
         return out
 
 

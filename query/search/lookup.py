@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 INF = 1 << 20
+NO_BOUND = 30000  # a bound no score reaches, as the table's int16 bounds hold it
 
 
 @njit(cache=True, nogil=True)
@@ -63,3 +64,45 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
             if a < lo + count and tcodes[a] == best:
                 return np.int64(tscores[a])
     return INF
+
+
+# Flags of a table entry (tfl): used, and what its zone (tz) is the zone of: the proof that the
+# side to move cannot win (hi <= 0) or that the other side cannot (lo >= 0). See kernel.py.
+USED, HI_ZONE, LO_ZONE = 1, 2, 4
+ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)  # the zone "every cell": nothing known
+
+
+@njit(cache=True, nogil=True)
+def turn_zone(zone, maps, g, n):  # type: ignore[no-untyped-def]
+    """`zone` (a cell bitmask) with each cell c moved to maps[g, c]."""
+    if zone == ALL_CELLS:
+        return zone
+    out = np.uint64(0)
+    for c in range(n):
+        if (zone >> np.uint64(c)) & np.uint64(1):
+            out |= np.uint64(1) << np.uint64(maps[g, c])
+    return out
+
+
+@njit(cache=True, nogil=True)
+def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, flag,  # type: ignore[no-untyped-def]
+          perms, g0, n):
+    """Write bounds [lo, hi] and a best move (key orientation; -1: none) under key (kx, ko);
+    with `flag` (HI_ZONE / LO_ZONE) the zone (board orientation) of that proof replaces the
+    entry's, else a zone the same key already holds is kept (a proof stays a proof)."""
+    keep = tfl[slot] & USED and tk1[slot] == kx and tk2[slot] == ko
+    kept = tfl[slot] & (HI_ZONE | LO_ZONE) if keep else 0
+    if flag and zone != ALL_CELLS:
+        tz[slot] = turn_zone(zone, perms, g0, n)
+        kept = flag
+    tk1[slot], tk2[slot], tfl[slot] = kx, ko, USED | kept
+    # The bounds are int16: "none" (+-INF) is kept as a bound beyond any score.
+    tlo[slot], thi[slot], tmv[slot] = max(lo, -NO_BOUND), min(hi, NO_BOUND), move
+
+
+@njit(cache=True, nogil=True)
+def stored_zone(tfl, tz, slot, flag, inv, g0, n):  # type: ignore[no-untyped-def]
+    """The entry's zone of the proof `flag` in board orientation (ALL_CELLS: none kept)."""
+    if tfl[slot] & flag:
+        return turn_zone(tz[slot], inv, g0, n)
+    return ALL_CELLS

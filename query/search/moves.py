@@ -29,13 +29,16 @@ def invert(score: int) -> int:
 
 @njit(cache=True, nogil=True)
 def place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, player):  # type: ignore[no-untyped-def]
-    """Put `player`'s stone on `cell`; whether it completes one of that player's lines."""
+    """Put `player`'s stone on `cell`; whether it completes one of that player's lines.
+    st: stones, then the lines still open (no stone of the other side) for x and for o."""
     board[cell] = player
     st[0] += 1
     p = player - 1
     made = False
     for j in range(cl_off[cell], cl_off[cell + 1]):
         line = cl_idx[j]
+        if cnt[p, line] == 0:
+            st[2 - p] -= 1  # the line was open for the other side: now closed to it
         cnt[p, line] += 1
         if cnt[p, line] == par[3]:
             made = True
@@ -56,7 +59,10 @@ def remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell):  # type: i
     st[0] -= 1
     p = player - 1
     for j in range(cl_off[cell], cl_off[cell + 1]):
-        cnt[p, cl_idx[j]] -= 1
+        line = cl_idx[j]
+        cnt[p, line] -= 1
+        if cnt[p, line] == 0:
+            st[2 - p] += 1
     for g in range(par[6]):
         bit = ~(np.uint64(1) << np.uint64(perms[g, cell]))
         if player == 1:
