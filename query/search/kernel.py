@@ -51,6 +51,8 @@ Arrays (the `Board` of engine.py makes them):
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
@@ -65,6 +67,25 @@ WS = 1024  # the kernel's win score: larger than any depth on a board of up to 6
 SIGN = 256
 NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE = range(9)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
+
+
+def _drop_stale_cache() -> None:
+    """Delete the kernel's cached machine code when a module it calls is newer: numba keys a
+    function's cache on its own file only, and would run the old moves, look-ups or proofs."""
+    here = Path(__file__).parent
+    newest = max((here / name).stat().st_mtime
+                 for name in ("kernel.py", "moves.py", "lookup.py", "proofs.py"))
+    for index in (here / "__pycache__").glob("kernel.*.nbi"):
+        try:
+            if index.stat().st_mtime < newest:
+                for cached in index.parent.glob(index.name[:-len(".nbi")] + ".*nbc"):
+                    cached.unlink()
+                index.unlink()
+        except OSError:  # another process got there first, or a read-only install
+            pass
+
+
+_drop_stale_cache()
 
 
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
