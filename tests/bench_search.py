@@ -8,10 +8,12 @@
 - Tables at the leaves: 16-stone positions searched alone and then with the endgame tables of
   every reply to the best move (18 stones) at the leaves, in the same run.
 - The search's positions a second beside the table's probes a second.
-- Budgets: `moves` by search on a 40-empty-cell 7x7 board, the search's wall time and the
+- Budgets: `moves` by search on a 63-empty-cell 8x8 board, the search's wall time and the
   command's.
+- Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
+  within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty]
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from tablebase.query.search.engine import Budget  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
-GOMOKU_SECONDS, CONNECT4_SECONDS = 1.0, 10.0
+GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
 
 
 def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
@@ -175,19 +177,19 @@ def _probe_rate(tb, spec, board) -> float:  # type: ignore[no-untyped-def]
     return len(boards) / (time.perf_counter() - start)
 
 
-# The 40-empty-cell 7x7 board of tests/test_search_budgets.py: no move decided within seconds.
-FORTY = "d4 c3 a7 g1 b2 f6 g7 a1 e3"
+# The 63-empty-cell 8x8 board of tests/test_search_budgets.py: no move decided within seconds.
+OPEN_GAME, OPEN = "8x8k5", "d4"
 
 
 def bench_budgets(seconds: float = 2.0) -> None:
-    """`moves` by search on a 40-empty-cell 7x7 board: the search's own wall time in this
+    """`moves` by search on a 63-empty-cell 8x8 board: the search's own wall time in this
     process, and the whole command's (start-up included) as a user runs it."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.notation import empty_board, play_moves
     from tablebase.query.search.answers import moves_or_search, probe_or_search
 
-    spec = parse_spec("7x7k5")
-    board = play_moves(spec, FORTY, empty_board(spec))
+    spec = parse_spec(OPEN_GAME)
+    board = play_moves(spec, OPEN, empty_board(spec))
     probe_or_search(None, spec, board, 0.1)  # the compiled search loaded: start-up, not search
     start = time.perf_counter()
     _, moves, _ = moves_or_search(None, spec, board, seconds)
@@ -200,14 +202,38 @@ def bench_budgets(seconds: float = 2.0) -> None:
         times = []
         for command in ("moves", "probe"):
             start = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "tablebase", command, "7x7k5", "--moves",
-                            FORTY, "--search", f"{seconds:g}", "--db", db], check=True, cwd=ROOT,
+            subprocess.run([sys.executable, "-m", "tablebase", command, OPEN_GAME, "--moves",
+                            OPEN, "--search", f"{seconds:g}", "--db", db], check=True, cwd=ROOT,
                            stdout=subprocess.DEVNULL)
             times.append(time.perf_counter() - start)
-    print(f"  budgets, 7x7k5 with 40 empty cells, --search {seconds:g}: moves' search"
+    print(f"  budgets, {OPEN_GAME} with 63 empty cells, --search {seconds:g}: moves' search"
           f" {searched:.2f} s ({len(moves)} moves, {proved} proved; target <= {seconds + 0.3:g}"
           f" s); the commands' wall time, start-up included: moves {times[0]:.2f} s, probe"
           f" {times[1]:.2f} s")
+
+
+def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
+    """The empty boards of five in a row, each solved by a fresh search within EMPTY_SECONDS."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import move_name
+    from tablebase.query.search import kernel
+    _fresh(parse_spec("5x5k5")).solve((0,) * 25, Budget(nodes=1000))  # compile (or load) first
+    print(f"{'board':<6} {'answer':<20} {'value':<6} {'depth':>5} {'move':<5} {'seconds':>8}"
+          f" {'nodes':>11} {'pairings':>10} {'proved':>9}")
+    proved = 0
+    for text in specs:
+        spec = parse_spec(text)
+        searcher = _fresh(spec)
+        s = searcher.solve((0,) * spec.cells, Budget(seconds=EMPTY_SECONDS))
+        proved += s.value is not None and s.depth is not None
+        ctl = searcher.arrays.ctl
+        print(f"{text:<6} {s.known:<20} {s.value.word if s.value is not None else '-':<6}"
+              f" {s.depth if s.depth is not None else '-':>5}"
+              f" {move_name(spec, s.move) if s.move is not None else '-':<5} {s.seconds:>8.2f}"
+              f" {s.nodes:>11,} {int(ctl[kernel.PAIRINGS]):>10,} {int(ctl[kernel.PAIRED]):>9,}",
+              flush=True)
+    print(f"empty boards: {proved} of {len(specs)} proved within {EMPTY_SECONDS:g} s each"
+          " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
 def bench_search(part: str | None = None) -> None:
@@ -221,15 +247,19 @@ def bench_search(part: str | None = None) -> None:
         bench_leaves()
     if part in (None, "budgets"):
         bench_budgets()
+    if part in (None, "gomoku-empty"):
+        bench_empty()
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
-          " the table on at least 20; tables at the leaves faster on 16 stones")
+          " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
+          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s")
 
 
 def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets"))
+    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
+                                           "gomoku-empty"))
     bench_search(parser.parse_args().part)
 
 

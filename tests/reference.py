@@ -227,3 +227,26 @@ def loses_within(game: Game, board: tuple[int, ...], d: int,
         return True
     cells = threats if threats else game.open_cells(board)
     return all(wins_within(game, game.child(board, c), d - 1, choose, memo) for c in cells)
+
+
+# -- a side's forced line with the turn given, whatever the stone counts ------------------------
+
+def can_force_line(game: Game, board: tuple[int, ...], player: int, to_move: int,
+                   memo: dict | None = None) -> bool:
+    """Whether `player` (1 or 2) can force a line of theirs from `board` with `to_move` moving
+    next, the counts of stones being free (extra stones of one side allowed): a line of the
+    other side ends the game first, a full board is a draw (normal rules, no gravity)."""
+    memo = {} if memo is None else memo
+    key = (board, player, to_move)
+    if key not in memo:
+        if game.wins(board, player):
+            memo[key] = True
+        elif game.wins(board, 3 - player) or 0 not in board:
+            memo[key] = False
+        else:
+            children = [board[:c] + (to_move,) + board[c + 1:]
+                        for c, v in enumerate(board) if v == 0]
+            results = (can_force_line(game, child, player, 3 - to_move, memo)
+                       for child in children)
+            memo[key] = any(results) if to_move == player else all(results)
+    return memo[key]

@@ -28,23 +28,19 @@ from tablebase.query.search.answers import budget, moves_or_search, probe_or_sea
 
 ROOT = Path(__file__).resolve().parents[1]
 GOMOKU = "7x7k5"
-# Nine stones on 7x7: 40 empty cells, 40 moves, none of them decided within seconds.
-#   7 | x . . . . . x
-#   6 | . . . . . o .
-#   5 | . . . . . . .
-#   4 | . . . x . . .
-#   3 | . . o . x . .
-#   2 | . x . . . . .
-#   1 | o . . . . . o
-#       a b c d e f g
-FORTY = "d4 c3 a7 g1 b2 f6 g7 a1 e3"
-SEARCHED = [f"d4 d5 e4 {m}" for m in ("a1", "a2", "a3", "b1", "b2", "b3", "g7", "g6")]
+# 8x8 five in a row after one stone: 63 empty cells, 63 moves, none of them decided within
+# seconds (unknown after 60 s; 7x7 positions of nine stones are now proved draws in a second
+# or two, and the empty 8x8 board took Ko et al. 17 hours).
+OPEN_GAME = "8x8k5"
+OPEN = "d4"
+# Searches that outlast their budgets: one stone near the centre of the 8x8 board.
+SEARCHED = ["d4", "d5", "e4", "e5", "c4", "d3", "e6", "f5"]
 
 
-def _forty() -> tuple[int, ...]:
-    spec = parse_spec(GOMOKU)
-    board = play_moves(spec, FORTY, empty_board(spec))
-    assert sum(1 for v in board if v == 0) == 40
+def _open() -> tuple[int, ...]:
+    spec = parse_spec(OPEN_GAME)
+    board = play_moves(spec, OPEN, empty_board(spec))
+    assert sum(1 for v in board if v == 0) == 63
     return board
 
 
@@ -57,13 +53,13 @@ def warm() -> None:
 
 @pytest.mark.parametrize("seconds", [0.5, 1.5])
 def test_moves_by_search_hold_their_budget(seconds: float, warm: None) -> None:
-    spec, board = parse_spec(GOMOKU), _forty()
+    spec, board = parse_spec(OPEN_GAME), _open()
     start = time.monotonic()
     probe, moves, _ = moves_or_search(None, spec, board, seconds)
     took = time.monotonic() - start
     empty = {f"{c}{r}" for r, row in enumerate(reversed(board_text(spec, board).split("/")), 1)
-             for c, v in zip("abcdefg", row) if v == "."}
-    assert len(empty) == 40 and {m.move for m in moves} == empty
+             for c, v in zip("abcdefgh", row) if v == "."}
+    assert len(empty) == 63 and {m.move for m in moves} == empty
     assert probe.solution.value is None  # undecided: the budget, not the answer, ended it
     assert took < seconds + 1.0, f"{took:.2f} s for a {seconds} s budget"
     start = time.monotonic()
@@ -74,9 +70,9 @@ def test_moves_by_search_hold_their_budget(seconds: float, warm: None) -> None:
 
 def test_cli_budgets_hold(table_db: Callable[[str], str], warm: None,
                           capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["moves", GOMOKU, "--moves", FORTY, "--search", "1"],
-                 ["probe", GOMOKU, "--moves", FORTY, "--search", "1"],
-                 ["solve", GOMOKU, "--moves", FORTY, "--time", "1", "--quiet"]):
+    for argv in (["moves", OPEN_GAME, "--moves", OPEN, "--search", "1"],
+                 ["probe", OPEN_GAME, "--moves", OPEN, "--search", "1"],
+                 ["solve", OPEN_GAME, "--moves", OPEN, "--time", "1", "--quiet"]):
         start = time.monotonic()
         status = main([*argv, "--db", table_db("3x3k3")])
         took = time.monotonic() - start
@@ -84,8 +80,8 @@ def test_cli_budgets_hold(table_db: Callable[[str], str], warm: None,
         assert status == 0 and "(by search)" in out, out
         assert took < 2.0, f"{argv[0]}: {took:.2f} s for a 1 s budget"
         if argv[0] == "moves":  # every move listed, each proved or shown as not proved
-            rows = [line for line in out.splitlines() if re.match(r"[* ] [a-g][1-7] ", line)]
-            assert len(rows) == 40
+            rows = [line for line in out.splitlines() if re.match(r"[* ] [a-h][1-8] ", line)]
+            assert len(rows) == 63
 
 
 # --- the server ------------------------------------------------------------------------
@@ -134,7 +130,7 @@ def _get(address: tuple[str, int], path: str) -> tuple[int, dict[str, object], f
 def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
     results: list[tuple[int, dict[str, object], float, str | None]] = []
     threads = [threading.Thread(target=lambda p=p: results.append(
-        _get(server, f"/api/{GOMOKU}?moves={p.replace(' ', '%20')}"))) for p in SEARCHED]
+        _get(server, f"/api/{OPEN_GAME}?moves={p}"))) for p in SEARCHED]
     for t in threads:
         t.start()
     time.sleep(0.3)  # the searches have started (or been refused)
@@ -151,23 +147,23 @@ def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
     assert len(answered) + len(refused) == len(SEARCHED)
     assert 1 <= len(answered) <= 2 + 2  # two slots; two more may start as the first finish
     for status, body, took, _ in answered:
-        assert body["source"] == "search" and len(body["moves"]) == 45  # type: ignore[arg-type]
+        assert body["source"] == "search" and len(body["moves"]) == 63  # type: ignore[arg-type]
         assert took < 1.5 + 1.0, f"a searched answer after {took:.2f} s"
     for status, body, took, retry in refused:
         assert took < 0.5 and retry == "2" and "busy" in str(body["error"])
         assert list(body) == ["error"] and "\n" not in str(body["error"])
 
 
-def test_the_http_budget_holds_for_forty_moves(server: tuple[str, int], warm: None) -> None:
-    status, body, took, _ = _get(server, f"/api/{GOMOKU}?moves={FORTY.replace(' ', '%20')}")
+def test_the_http_budget_holds_for_sixty_three_moves(server: tuple[str, int], warm: None) -> None:
+    status, body, took, _ = _get(server, f"/api/{OPEN_GAME}?moves={OPEN}")
     assert status == 200 and body["source"] == "search" and body["value"] is None
-    assert len(body["moves"]) == 40 and took < 1.5 + 1.0, took  # type: ignore[arg-type]
+    assert len(body["moves"]) == 63 and took < 1.5 + 1.0, took  # type: ignore[arg-type]
 
 
 def test_a_client_that_goes_away_frees_its_search(patient_server: tuple[str, int]) -> None:
     for moves in SEARCHED[:2]:  # take both slots, then hang up
         s = socket.create_connection(patient_server)
-        s.sendall(f"GET /api/{GOMOKU}?moves={moves.replace(' ', '%20')} HTTP/1.1\r\n"
+        s.sendall(f"GET /api/{OPEN_GAME}?moves={moves} HTTP/1.1\r\n"
                   f"Host: x\r\n\r\n".encode())
         time.sleep(0.2)
         s.close()

@@ -12,12 +12,13 @@ from tablebase.builder.game.geometry import lines
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
-from tablebase.query.search import kernel
+from tablebase.query.search import kernel, lookup, moves
 from tablebase.query.search.kernel import WS
+from tablebase.query.search.proofs import pairing_tables
 
 # The board's two bitmasks are the table's key: a board of more cells needs another key.
 MAX_SEARCH_CELLS = 64
-# Transposition table slots (22 bytes each): 2**22 is 92 MiB.
+# Transposition table slots (30 bytes each): 2**22 is 126 MiB.
 DEFAULT_SLOTS_LOG2 = 22
 
 
@@ -67,7 +68,7 @@ class Board:
                              len(self.perms), slots - 1], dtype=np.int64)
         self.board = np.zeros(n, dtype=np.uint8)
         self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
-        self.st = np.zeros(1, dtype=np.int64)
+        self.st = np.array([0, len(self.lines), len(self.lines)], dtype=np.int64)
         self.bx = np.zeros(len(self.perms), dtype=np.uint64)
         self.bo = np.zeros(len(self.perms), dtype=np.uint64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
@@ -77,23 +78,25 @@ class Board:
         self.thi = np.zeros(slots, dtype=np.int16)
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
-        self.ctl = np.zeros(8, dtype=np.int64)
+        self.tz = np.zeros(slots, dtype=np.uint64)
+        self.ctl = np.zeros(9, dtype=np.int64)
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
+        self.pairing = tuple(pairing_tables(spec, self.lines))
         self.leaves = len(leaves)
 
     def reserve(self) -> None:
         """Touch every page of the transposition table now, so that a long-lived searcher (a
         server's) holds its whole memory from its first search instead of growing into it."""
-        for table in (self.tk1, self.tk2, self.tlo, self.thi, self.tmv, self.tfl):
+        for table in (self.tk1, self.tk2, self.tlo, self.thi, self.tmv, self.tfl, self.tz):
             table.fill(0)
 
     def load(self, board: Sequence[int]) -> None:
         """Put `board` (cell values) on the arrays."""
         self.board[:] = 0
         self.cnt[:] = 0
-        self.st[0] = 0
+        self.st[:] = (0, len(self.lines), len(self.lines))
         self.bx[:] = 0
         self.bo[:] = 0
         for cell, v in enumerate(board):
@@ -102,12 +105,12 @@ class Board:
 
     def place(self, cell: int, player: int) -> bool:
         """Play `player` on `cell`; whether that completes a line of theirs."""
-        return bool(kernel.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
+        return bool(moves.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
                                  self.cnt, self.st, self.bx, self.bo, cell, player))
 
     def remove(self, cell: int) -> None:
         """Take the stone off `cell`."""
-        kernel.remove(self.par, self.cl_off, self.cl_idx, self.perms, self.board, self.cnt,
+        moves.remove(self.par, self.cl_off, self.cl_idx, self.perms, self.board, self.cnt,
                       self.st, self.bx, self.bo, cell)
 
     @property
@@ -117,24 +120,24 @@ class Board:
 
     def ordered_moves(self) -> list[int]:
         """The playable cells of the loaded board, the kernel's best guess first."""
-        moves = np.zeros(self.spec.cells, dtype=np.int64)
+        cells = np.zeros(self.spec.cells, dtype=np.int64)
         keys = np.zeros(self.spec.cells, dtype=np.int64)
-        m = kernel.candidates(self.par, self.board, moves)
-        slot, kx, ko, g0 = kernel.slot_of(self.par, self.bx, self.bo)
+        m = moves.candidates(self.par, self.board, cells)
+        slot, kx, ko, g0 = lookup.slot_of(self.par, self.bx, self.bo)
         first = -1
         if self.tfl[slot] and self.tk1[slot] == kx and self.tk2[slot] == ko and self.tmv[slot] >= 0:
             first = int(self.inv[g0, self.tmv[slot]])
-        kernel.order(self.par, self.cl_off, self.cl_idx, self.cnt, moves, keys, m, first,
-                     self.stones % 2)
-        return [int(c) for c in moves[:m]]
+        moves.order(self.par, self.cl_off, self.cl_idx, self.cnt, cells, keys, m, first,
+                    self.stones % 2)
+        return [int(c) for c in cells[:m]]
 
     def search(self, alpha: int, beta: int) -> int:
         """The kernel's search of the loaded board (not over) in the window (alpha, beta)."""
         return int(kernel.search(
             self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
             self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
-            self.mv, self.mh, alpha, beta))
+            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.tscores, self.mv, self.mh, self.pairing, alpha, beta))
 
 
     def scores_many(self, boards: np.ndarray) -> np.ndarray:
@@ -145,14 +148,14 @@ class Board:
         kernel.scores_many(
             self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
             self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.ctl, self.tinfo, self.tdata, self.tcodes, self.tscores,
-            self.mv, self.mh, boards, out)
+            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.tscores, self.mv, self.mh, self.pairing, boards, out)
         return out
 
 
 def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """tinfo, tdata, tcodes, tscores (kernel.leaf) of the tables at the leaves."""
+    """tinfo, tdata, tcodes, tscores (lookup.leaf) of the tables at the leaves."""
     info, data, codes, scores = [], [], [], []
     offset = 0
     full = permutations(spec)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
 from tablebase.query.search import kernel
+from tablebase.query.search.moves import invert
 from tablebase.query.search.board import Board, LeafTable
 from tablebase.query.search.kernel import WS
 
@@ -242,7 +243,7 @@ class Searcher:
                 if (child == 0) if score == 0 else (child < 0):
                     return cell
                 continue
-            want = kernel.invert(score)
+            want = invert(score)
             if self._child(cell, want - 1, want + 1) == want:
                 return cell
         raise AssertionError("no move keeps the score the search proved")

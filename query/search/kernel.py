@@ -11,227 +11,111 @@ guessed:
     in 2; facing one, only the block can do better than that;
   - a node with no win in 1 scores at most WS - 3 (WS - 2 in misere), and at least WS - 2
     below zero (WS - 1 in misere): the "mate distance" bounds, which also make a null window
-    around WS - d a search for a win within d plies, cut off at that depth by itself.
+    around WS - d a search for a win within d plies, cut off at that depth by itself;
+  - (no gravity) a side with no open line (every line holds a stone of the other side) never
+    completes one: it cannot win (normal rules; cannot lose, misere), so the score is at most
+    (at least) 0, and a draw, 0, when neither side has one: every game then fills the board;
+  - (normal rules, no gravity) a pairing against a side (proofs.py) proves the same bound.
 
-The transposition table holds lower and upper bounds of a node's exact score (relative to the
-node, so valid wherever it is reached) under the board's two bitmasks in the orientation that
-makes them smallest: the key is the board itself, so two positions never share an entry.
+Zones (normal rules, no gravity, and only in windows asking for a sign, inside +-SIGN). A proof
+that a side A cannot win comes with a zone Z of cells such that A still cannot force a line if
+A is given extra stones on any empty cells outside Z (the turn unchanged): the pairs of a
+pairing; nothing for dead lines; the completing cell for the other side's line made now, the
+two threat cells when A faces two; at a node where the defender moved, its move and its
+child's zone; at a node where A moved, the union of the zones of A's moves searched. Lines
+still open for A must keep an empty cell in Z (two where A is to move and its moves were
+dismissed as losing to the other side's line), or extra stones could complete one: `hit_lines`
+adds such cells.
+The rule: where A is to move and one move m has been refuted (the reply's proof has zone Z_m),
+a move m' outside Z_m needs no search: A with m' and the reply is no better off than A with m,
+the reply and the extra stone m' (an extra stone of one's own never hurts in this game: a
+strategy for fewer stones plays on with a free move wherever it would play on the extra one),
+and outside Z_m that extra stone changes nothing. A node that skipped moves returns "at most
+0" (no win), never a loss it did not prove for every move. The table keeps a zone with each
+such bound (tz, in the key's orientation); a bound without one has the zone "every cell".
 
 Arrays (the `Board` of engine.py makes them):
 
     par      int64[8]       cells, width, height, k, gravity, misere, maps, table slots - 1
     lines    (L, k) int64   the winning lines;  cl_off/cl_idx: the lines through each cell
     perms, inv  (G, cells)  the board's symmetry maps and their inverses
-    board    uint8[cells];  cnt (2, L) int16: stones of x / o on each line;  st[0]: stones
+    board    uint8[cells];  cnt (2, L) int16: stones of x / o on each line
+    st       int64[3]       stones, lines open for x, lines open for o
     bx, bo   uint64[G]      the board's x and o bitmasks in each orientation
-    tk1/tk2/tlo/thi/tmv/tfl the transposition table: key, bounds, best move, used
-    ctl      int64[8]       nodes, node limit, stop flag, table hits, TT hits, aborted
+    tk1/tk2/tlo/thi/tmv/tfl/tz  the transposition table: key, bounds, best move, flags, zone
+    ctl      int64[9]       nodes, node limit, stop flag, table hits, TT hits, aborted,
+                            pairings tried, proofs without search, the root's zone (bits)
     tinfo, tdata, tcodes, tscores  the stored tables at the leaves (engine.py, _leaf_tables)
     mv, mh   (cells + 1, cells) int64  move lists and their order keys, one row a ply
+    pt       proofs.PairingTables       the runs of the board and their pairings
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from tablebase.query.search.lookup import (ALL_CELLS, HI_ZONE, INF, LO_ZONE, leaf, slot_of, store,
+                                           stored_zone)
+from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
+from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win, hit_lines, refuting_reply
+
 WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
-INF = 1 << 20
-NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED = 0, 1, 2, 3, 4, 5
+# Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
+# out): there the proofs below that settle a sign alone may prune (the zones).
+SIGN = 256
+NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE = range(9)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
 
-@njit(cache=True, nogil=True, inline="always")
-def backup(child: int) -> int:
-    """A move's score from its child's: one more ply to the end, seen from the other side."""
-    if child > 0:
-        return -child + 1
-    if child < 0:
-        return -child - 1
-    return 0
+def _drop_stale_cache() -> None:
+    """Delete the kernel's cached machine code when a module it calls is newer: numba keys a
+    function's cache on its own file only, and would run the old moves, look-ups or proofs."""
+    here = Path(__file__).parent
+    newest = max((here / name).stat().st_mtime
+                 for name in ("kernel.py", "moves.py", "lookup.py", "proofs.py"))
+    for index in (here / "__pycache__").glob("kernel.*.nbi"):
+        try:
+            if index.stat().st_mtime < newest:
+                for cached in index.parent.glob(index.name[:-len(".nbi")] + ".*nbc"):
+                    cached.unlink()
+                index.unlink()
+        except OSError:  # another process got there first, or a read-only install
+            pass
 
 
-@njit(cache=True, nogil=True, inline="always")
-def invert(score: int) -> int:
-    """The child's score a move of `score` needs (the inverse of `backup`; a window bound)."""
-    if score > 0:
-        return -score - 1
-    if score < 0:
-        return -score + 1
-    return 0
-
-
-@njit(cache=True, nogil=True)
-def place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, player):  # type: ignore[no-untyped-def]
-    """Put `player`'s stone on `cell`; whether it completes one of that player's lines."""
-    board[cell] = player
-    st[0] += 1
-    p = player - 1
-    made = False
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        line = cl_idx[j]
-        cnt[p, line] += 1
-        if cnt[p, line] == par[3]:
-            made = True
-    for g in range(par[6]):
-        bit = np.uint64(1) << np.uint64(perms[g, cell])
-        if player == 1:
-            bx[g] |= bit
-        else:
-            bo[g] |= bit
-    return made
-
-
-@njit(cache=True, nogil=True)
-def remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell):  # type: ignore[no-untyped-def]
-    """Take the stone off `cell` (the inverse of `place`)."""
-    player = board[cell]
-    board[cell] = 0
-    st[0] -= 1
-    p = player - 1
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        cnt[p, cl_idx[j]] -= 1
-    for g in range(par[6]):
-        bit = ~(np.uint64(1) << np.uint64(perms[g, cell]))
-        if player == 1:
-            bx[g] &= bit
-        else:
-            bo[g] &= bit
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _completes(cnt, cl_off, cl_idx, k, cell, me):  # type: ignore[no-untyped-def]
-    """Whether a stone of player index `me` on empty `cell` completes a line of theirs."""
-    for j in range(cl_off[cell], cl_off[cell + 1]):
-        line = cl_idx[j]
-        if cnt[me, line] == k - 1 and cnt[1 - me, line] == 0:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
-def candidates(par, board, out):  # type: ignore[no-untyped-def]
-    """The playable cells into `out`, in cell order; their number."""
-    n, w, h = par[0], par[1], par[2]
-    m = 0
-    if par[4]:
-        for col in range(w):
-            for row in range(h - 1, -1, -1):
-                if board[row * w + col] == 0:
-                    out[m] = row * w + col
-                    m += 1
-                    break
-    else:
-        for c in range(n):
-            if board[c] == 0:
-                out[m] = c
-                m += 1
-    return m
-
-
-@njit(cache=True, nogil=True)
-def order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me):  # type: ignore[no-untyped-def]
-    """Sort moves[:m] best first: `first` (the table's best move) leads, then by the lines the
-    move builds and blocks (a heuristic: it only orders, never prunes)."""
-    k = par[3]
-    for i in range(m):
-        c = moves[i]
-        key = 0
-        for j in range(cl_off[c], cl_off[c + 1]):
-            line = cl_idx[j]
-            a, b = cnt[me, line], cnt[1 - me, line]
-            if b == 0:
-                key += 1 << min(2 * a + 1, 40)
-            if a == 0:
-                key += 1 << min(2 * b, 40)
-        if par[5]:
-            key = -key  # misere: the quiet cells first
-        if c == first:
-            key = 1 << 50
-        keys[i] = key
-        j = i
-        while j > 0 and keys[j - 1] < key:  # insertion sort, descending
-            keys[j] = keys[j - 1]
-            moves[j] = moves[j - 1]
-            j -= 1
-        keys[j] = key
-        moves[j] = c
-
-
-@njit(cache=True, nogil=True)
-def slot_of(par, bx, bo):  # type: ignore[no-untyped-def]
-    """(slot, key x, key o, orientation) of the board in the transposition table."""
-    g0 = 0
-    for g in range(1, par[6]):
-        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
-            g0 = g
-    kx, ko = bx[g0], bo[g0]
-    mixed = kx * np.uint64(0x9E3779B97F4A7C15) ^ (ko + np.uint64(0x632BE59BD9B4E019)) \
-        * np.uint64(0xC2B2AE3D27D4EB4F)
-    return np.int64((mixed >> np.uint64(20)) & np.uint64(par[7])), kx, ko, g0
-
-
-@njit(cache=True, nogil=True)
-def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-untyped-def]
-    """The score a stored table gives the board, or INF when none holds it.
-
-    tinfo rows: root stones, stone offset, free cells, free offset, stabiliser size, stabiliser
-    offset, orientation count, orientation offset, code offset, code count (tdata holds the
-    root's stone cells and values, free cells, stabiliser maps and orientations)."""
-    for t in range(tinfo.shape[0]):
-        if stones < tinfo[t, 0]:
-            continue
-        so, nf, fo, ns, sto, ng, go = (tinfo[t, 1], tinfo[t, 2], tinfo[t, 3], tinfo[t, 4],
-                                       tinfo[t, 5], tinfo[t, 6], tinfo[t, 7])
-        lo, count = tinfo[t, 8], tinfo[t, 9]
-        for gi in range(ng):
-            g = tdata[go + gi]
-            holds = True
-            for i in range(tinfo[t, 0]):
-                if board[inv[g, tdata[so + 2 * i]]] != tdata[so + 2 * i + 1]:
-                    holds = False
-                    break
-            if not holds:
-                continue
-            best = -1
-            for s in range(ns):
-                code = 0
-                weight_row = sto + s * nf
-                for i in range(nf):
-                    d = board[inv[g, tdata[fo + i]]]
-                    if d:
-                        code += d * tdata[weight_row + i]
-                if best < 0 or code < best:
-                    best = code
-            a, b = lo, lo + count
-            while a < b:
-                mid = (a + b) >> 1
-                if tcodes[mid] < best:
-                    a = mid + 1
-                else:
-                    b = mid
-            if a < lo + count and tcodes[a] == best:
-                return np.int64(tscores[a])
-    return INF
+_drop_stale_cache()
 
 
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
 # cannot relink a cached recursive function into another compiled caller).
 _A0, _B, _ACUR, _BEST, _BM, _I, _M, _LO, _HI, _SLOT, _G0, _LOWER, _UPPER, _CELL = range(14)
+_MODE, _SKIPPED, _HIT2 = 14, 15, 16
 _ENTER, _NEXT, _RETURN = 0, 1, 2
+_ATTACK, _DEFEND = 1, 2  # a node whose window asks "does the side to move win?" / "not lose?"
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bit(cell):  # type: ignore[no-untyped-def]
+    return np.uint64(1) << np.uint64(cell)
 
 
 @njit(cache=True, nogil=True)
 def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
-           tk1, tk2, tlo, thi, tmv, tfl, ctl, tinfo, tdata, tcodes, tscores, mv, mh,
+           tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes, tscores, mv, mh, pt,
            alpha, beta):
     """The score of the board (not over) if it lies inside (alpha, beta), else a bound on it
     beyond the window it fell out of (fail-soft); 0 with ctl[ABORTED] set when stopped.
     Negamax over an explicit stack of frames: enter a node, try its moves in turn, return."""
     n, k, misere = par[0], par[3], par[5]
-    fr = np.zeros((n + 2, 14), dtype=np.int64)
+    proofs = par[4] == 0  # dead lines, pairings and zones: boards without gravity
+    fr = np.zeros((n + 2, 17), dtype=np.int64)
     fkx = np.zeros(n + 2, dtype=np.uint64)
     fko = np.zeros(n + 2, dtype=np.uint64)
-    d, a, b, r, phase = 0, alpha, beta, 0, _ENTER
+    fzone = np.zeros(n + 2, dtype=np.uint64)  # attack: the children's zones, joined; defence: the cut's
+    fneed = np.zeros(n + 2, dtype=np.uint64)  # attack: the moves no child's proof covers
+    d, a, b, r, rz, phase = 0, alpha, beta, 0, ALL_CELLS, _ENTER
     while True:
         if phase == _ENTER:
             ctl[NODES] += 1
@@ -245,20 +129,29 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             me = stones % 2  # the index (0: x, 1: o) of the side to move
             moves, keys = mv[stones], mh[stones]
             m = candidates(par, board, moves)
-            forced, phase = -1, _RETURN
+            mode = 0
+            if proofs and not misere and -SIGN < a and b < SIGN:
+                mode = _ATTACK if a >= 0 else (_DEFEND if b <= 0 else 0)
+            occupied = bx[0] | bo[0]
+            forced, phase, rz = -1, _RETURN, ALL_CELLS
             if not misere:
                 for i in range(m):
-                    if _completes(cnt, cl_off, cl_idx, k, moves[i], me):
+                    if completes(cnt, cl_off, cl_idx, k, moves[i], me):
                         r = WS - 1
+                        if mode == _DEFEND:
+                            rz = hit_lines(_bit(moves[i]), 1, 1 - me, cnt, lines, occupied)
                         break
                 else:
-                    threats = 0
+                    threats, threat_cells = 0, np.uint64(0)
                     for i in range(m):
-                        if _completes(cnt, cl_off, cl_idx, k, moves[i], 1 - me):
+                        if completes(cnt, cl_off, cl_idx, k, moves[i], 1 - me):
                             threats += 1
                             forced = moves[i]
+                            threat_cells |= _bit(forced)
                     if threats >= 2:
                         r = -(WS - 2)
+                        if mode == _ATTACK:
+                            rz = hit_lines(threat_cells, 2, me, cnt, lines, occupied)
                     else:
                         phase = _ENTER
             else:
@@ -270,11 +163,12 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             if tfl[slot] and tk1[slot] == kx and tk2[slot] == ko:
                 ctl[TT_HITS] += 1
                 lo, hi = np.int64(tlo[slot]), np.int64(thi[slot])
-                if lo >= b:
-                    r, phase = lo, _RETURN
-                    continue
-                if hi <= a or lo == hi:
-                    r, phase = hi, _RETURN
+                if lo >= b or hi <= a or lo == hi:
+                    r, phase = (lo if lo >= b else hi), _RETURN
+                    if mode == _ATTACK and r <= 0:
+                        rz = stored_zone(tfl, tz, slot, HI_ZONE, inv, g0, n)
+                    elif mode == _DEFEND and r >= 0:
+                        rz = stored_zone(tfl, tz, slot, LO_ZONE, inv, g0, n)
                     continue
                 a, b = max(a, lo), min(b, hi)
                 if tmv[slot] >= 0:
@@ -283,10 +177,43 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 held = leaf(tinfo, tdata, tcodes, tscores, inv, board, stones)
                 if held != INF:
                     ctl[TABLE_HITS] += 1
-                    tk1[slot], tk2[slot], tfl[slot] = kx, ko, 1
-                    tlo[slot], thi[slot], tmv[slot] = held, held, -1
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, held, held, -1,
+                          ALL_CELLS, 0, perms, g0, n)
                     r, phase = held, _RETURN
                     continue
+            if proofs:
+                zlo, zhi, reply = ALL_CELLS, ALL_CELLS, -1
+                if misere:  # a side with no open line never completes one: it cannot lose
+                    if st[1 + me] == 0:
+                        lo = max(lo, 0)
+                    if st[2 - me] == 0:
+                        hi = min(hi, 0)
+                else:
+                    if hi > 0 and b > 0:  # worth knowing: the side to move cannot win
+                        ctl[PAIRINGS] += 1
+                        done, zone = cannot_win(me, st, cnt, occupied, pt, PAIRING_STEPS)
+                        if done:
+                            hi, zhi = 0, zone
+                    if lo < 0 and a < 0:  # the other side cannot win
+                        ctl[PAIRINGS] += 1
+                        done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
+                        if not done and mode == _DEFEND:
+                            reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,
+                                                         moves, m, pt, PAIRING_STEPS)
+                            done = reply >= 0
+                        if done:
+                            lo, zlo = 0, zone
+                if lo >= b or hi <= a or lo == hi:
+                    ctl[PAIRED] += 1
+                    flag = (HI_ZONE if zhi != ALL_CELLS else 0) | (LO_ZONE if zlo != ALL_CELLS else 0)
+                    move = perms[g0, reply] if reply >= 0 else (tmv[slot] if first >= 0 else -1)
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move,
+                          zhi | zlo if flag == HI_ZONE | LO_ZONE else (zhi if zhi != ALL_CELLS else zlo),
+                          flag, perms, g0, n)
+                    r, phase = (lo if lo >= b else hi), _RETURN
+                    rz = zhi if mode == _ATTACK else zlo
+                    continue
+                a, b = max(a, lo), min(b, hi)
             upper = WS - 2 if misere else WS - 3
             lower = -(WS - 1) if misere else -(WS - 2)
             if upper <= a:
@@ -303,13 +230,24 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             f = fr[d]
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper
+            f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode == _ATTACK
             fkx[d], fko[d] = kx, ko
+            fzone[d] = _bit(forced) if f[_HIT2] else np.uint64(0)
+            fneed[d] = ALL_CELLS
             phase = _NEXT
         elif phase == _NEXT:
             f = fr[d]
             stones = st[0]
             if f[_I] >= f[_M] or f[_ACUR] >= f[_B]:
-                best, lo, hi = f[_BEST], f[_LO], f[_HI]
+                best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, ALL_CELLS
+                if f[_MODE] == _ATTACK and best <= 0:
+                    if f[_SKIPPED]:
+                        best = max(best, 0)  # the moves skipped are proved no wins, no more
+                    rz, flag = fzone[d], HI_ZONE
+                    if f[_HIT2]:
+                        rz = hit_lines(rz, 2, stones % 2, cnt, lines, bx[0] | bo[0])
+                elif f[_MODE] == _DEFEND and best >= 0:
+                    rz, flag = fzone[d], LO_ZONE
                 if best <= f[_A0]:
                     lo, hi = (lo if lo > -INF else f[_LOWER]), min(hi, best)
                 elif best >= f[_B]:
@@ -317,18 +255,20 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 else:
                     lo, hi = best, best
                 if lo <= hi:  # always, unless a bound was wrong; then keep the table as it was
-                    slot = f[_SLOT]
-                    tk1[slot], tk2[slot], tfl[slot] = fkx[d], fko[d], 1
-                    tlo[slot], thi[slot] = max(lo, f[_LOWER]), min(hi, f[_UPPER])
-                    tmv[slot] = perms[f[_G0], f[_BM]]
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], fkx[d], fko[d],
+                          max(lo, f[_LOWER]), min(hi, f[_UPPER]), perms[f[_G0], f[_BM]], rz,
+                          flag, perms, f[_G0], n)
                 r, phase = best, _RETURN
                 continue
             cell = mv[stones, f[_I]]
             f[_I] += 1
+            if f[_MODE] == _ATTACK and fneed[d] & _bit(cell) == 0:
+                f[_SKIPPED] = 1  # a child's proof covers this move too (the zone rule, above)
+                continue
             if place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, 1 + stones % 2):
-                child = WS if misere else -WS  # the line ends the game: for the side now to move
+                child, zone = (WS if misere else -WS), ALL_CELLS  # the line ends the game
             elif st[0] == n:
-                child = 0
+                child, zone = 0, np.uint64(0)
             else:
                 f[_CELL] = cell
                 a, b = invert(f[_B]), invert(f[_ACUR])
@@ -336,29 +276,36 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 phase = _ENTER
                 continue
             remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell)
-            score = backup(child)
-            if score > f[_BEST]:
-                f[_BEST], f[_BM] = score, cell
-            if f[_BEST] > f[_ACUR]:
-                f[_ACUR] = f[_BEST]
-        else:  # _RETURN: r is the node's result
+            _take(f, fzone, fneed, d, cell, backup(child), zone)
+        else:  # _RETURN: r is the node's result, rz the zone of its proof
             if d == 0:
+                ctl[ROOT_ZONE] = np.int64(rz)  # the bits of the root's zone (tests read them)
                 return r
             d -= 1
             f = fr[d]
             remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, f[_CELL])
-            score = backup(r)
-            if score > f[_BEST]:
-                f[_BEST], f[_BM] = score, f[_CELL]
-            if f[_BEST] > f[_ACUR]:
-                f[_ACUR] = f[_BEST]
+            _take(f, fzone, fneed, d, f[_CELL], backup(r), rz)
             phase = _NEXT
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _take(f, fzone, fneed, d, cell, score, zone):  # type: ignore[no-untyped-def]
+    """A move's score (and its child's zone) into its node's frame."""
+    if f[_MODE] == _ATTACK and score <= 0:
+        fzone[d] |= zone
+        fneed[d] &= zone
+    elif f[_MODE] == _DEFEND and score >= 0 and f[_BEST] < 0:
+        fzone[d] = zone | _bit(cell)
+    if score > f[_BEST]:
+        f[_BEST], f[_BM] = score, cell
+    if f[_BEST] > f[_ACUR]:
+        f[_ACUR] = f[_BEST]
 
 
 @njit(cache=True, nogil=True)
 def scores_many(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
-                tk1, tk2, tlo, thi, tmv, tfl, ctl, tinfo, tdata, tcodes, tscores, mv, mh,
-                boards, out):
+                tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes, tscores, mv, mh,
+                pt, boards, out):
     """The exact score of each legal board (rows of cell values) into `out`, by a full-window
     search: the kernel alone, without the driver's null windows (for checks of many boards)."""
     n, k = par[0], par[3]
@@ -380,5 +327,5 @@ def scores_many(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo, 
             out[r] = 0
         else:
             out[r] = search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
-                            tk1, tk2, tlo, thi, tmv, tfl, ctl, tinfo, tdata, tcodes, tscores,
-                            mv, mh, -INF, INF)
+                            tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes,
+                            tscores, mv, mh, pt, -INF, INF)

@@ -1,0 +1,241 @@
+"""Proofs without search that a side cannot complete a line (normal rules, no gravity): lines
+already dead, and pairing strategies, found by a small compiled search over the board's
+straight runs; and the cell sets ("zones") such proofs depend on (numba).
+
+A pairing for the attacker is a set of disjoint pairs of empty cells such that every line still
+open for the attacker (no defender stone on it) holds a whole pair. Soundness: whenever the
+attacker takes a cell of a pair, the defender takes the other (if the attacker takes a cell in
+no pair, the defender plays anywhere; a defender stone on a pair only kills the lines through
+it). So no pair ever holds two attacker stones, and no open line can be completed: the
+attacker cannot win, whoever moves first, and extra attacker stones on cells outside the pairs
+change nothing (they open no line: only defender stones close lines). In the real game the
+defender may win first or be forced elsewhere by nothing: its own threats only help it.
+
+Two cells lie in a common line only along one straight run of the board (a row, column or
+diagonal of at least k cells), so a pairing splits into one choice per run: a set of pairs on
+that run covering its open windows. Each run's minimal choices for each set of open windows are
+listed once per game (`pairing_tables`); the compiled search picks one per run, cells disjoint,
+most constrained run first.
+
+    run of 7 cells, k = 5:   a b c d e f g    windows a-e, b-f, c-g
+    one pair inside c-e covers all three windows; a pair in a-b covers a-e alone.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from tablebase.builder.game import Spec
+
+# At most this many choices are kept for one run and one set of open windows (the smallest
+# first): fewer choices only make the search miss pairings, never claim a false one.
+MAX_CHOICES = 32
+# Steps (choices tried) one pairing search may take before giving up (not found: no claim).
+PAIRING_STEPS = 512
+_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
+
+
+class PairingTables(NamedTuple):
+    """Runs and their choices as the compiled search reads them, with its scratch arrays."""
+
+    run_off: np.ndarray   # int64[R + 1]: run r's windows are run_win[run_off[r]:run_off[r+1]]
+    run_win: np.ndarray   # int64: line numbers (rows of geometry.lines) of each run's windows
+    ch_off: np.ndarray    # int64[R, 2**W]: first choice of run r with open-window set s
+    ch_num: np.ndarray    # int64[R, 2**W]: how many
+    ch_mask: np.ndarray   # uint64: the choices, as cell bitmasks
+    opts: np.ndarray      # scratch uint64[R, MAX_CHOICES]
+    nopt: np.ndarray      # scratch int64[R] and the search's stack (three int64[R], uint64[R])
+    taken: np.ndarray
+    level_run: np.ndarray
+    level_next: np.ndarray
+    level_used: np.ndarray
+
+
+@lru_cache(maxsize=None)
+def _choices(length: int, k: int, windows: int) -> tuple[int, ...]:
+    """Minimal sets of disjoint pairs (as bitmasks of positions 0..length-1 on a run) that put
+    a whole pair inside every window of the set `windows` (bit s: the window starting at s)."""
+    found: set[int] = set()
+
+    def extend(used: int, pairs: tuple[tuple[int, int], ...]) -> None:
+        for s in range(length - k + 1):
+            if windows >> s & 1 and not any(s <= i and j < s + k for i, j in pairs):
+                for i in range(s, s + k):  # the first window without a pair: every pair in it
+                    for j in range(i + 1, s + k):
+                        if not (used >> i & 1 or used >> j & 1):
+                            extend(used | 1 << i | 1 << j, pairs + ((i, j),))
+                return
+        found.add(used)
+
+    extend(0, ())
+    minimal: list[int] = []
+    for mask in sorted(found, key=lambda m: (bin(m).count("1"), m)):
+        if not any(m & mask == m for m in minimal):
+            minimal.append(mask)
+    return tuple(minimal[:MAX_CHOICES])
+
+
+def _runs(spec: Spec) -> list[list[int]]:
+    """The board's straight runs of at least k cells, each as its cells in order."""
+    w, h, out = spec.width, spec.height, []
+    for dr, dc in _DIRECTIONS:
+        for r in range(h):
+            for c in range(w):
+                if 0 <= r - dr < h and 0 <= c - dc < w:
+                    continue  # not the first cell of its run
+                cells, rr, cc = [], r, c
+                while 0 <= rr < h and 0 <= cc < w:
+                    cells.append(rr * w + cc)
+                    rr, cc = rr + dr, cc + dc
+                if len(cells) >= spec.k:
+                    out.append(cells)
+    return out
+
+
+def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
+    """The runs of `spec` (k >= 2, no gravity) and their minimal choices of pairs."""
+    index = {tuple(int(c) for c in line): i for i, line in enumerate(lines)}
+    runs = _runs(spec) if spec.k >= 2 else []
+    width = max((len(r) - spec.k + 1 for r in runs), default=1)
+    run_off, run_win = [0], []
+    ch_off = np.zeros((max(len(runs), 1), 1 << width), dtype=np.int64)
+    ch_num = np.zeros_like(ch_off)
+    masks: list[int] = []
+    for r, cells in enumerate(runs):
+        count = len(cells) - spec.k + 1
+        run_win += [index[tuple(cells[s:s + spec.k])] for s in range(count)]
+        run_off.append(len(run_win))
+        for windows in range(1, 1 << count):
+            ch_off[r, windows] = len(masks)
+            for pos in _choices(len(cells), spec.k, windows):
+                masks.append(sum(1 << cells[i] for i in range(len(cells)) if pos >> i & 1))
+            ch_num[r, windows] = len(masks) - ch_off[r, windows]
+    n = max(len(runs), 1)
+    return PairingTables(
+        np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
+        ch_num, np.array(masks + [0], dtype=np.uint64), np.zeros((n, MAX_CHOICES), np.uint64),
+        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+        np.zeros(n, np.int64), np.zeros(n, np.uint64))
+
+
+@njit(cache=True, nogil=True)
+def find_pairing(p, cnt, occupied, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
+                 opts, nopt, taken, level_run, level_next, level_used, limit):
+    """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
+    0) when none was found within `limit` steps. `occupied`: the board's stones as a bitmask."""
+    runs = 0
+    for r in range(run_off.shape[0] - 1):
+        windows = 0
+        for j in range(run_off[r], run_off[r + 1]):
+            if cnt[1 - p, run_win[j]] == 0:
+                windows |= 1 << (j - run_off[r])
+        if windows == 0:
+            continue
+        c = 0
+        for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
+            if ch_mask[o] & occupied == 0:
+                opts[runs, c] = ch_mask[o]
+                c += 1
+        if c == 0:
+            return False, np.uint64(0)
+        nopt[runs] = c
+        taken[runs] = 0
+        runs += 1
+    used = np.uint64(0)
+    level, steps = 0, 0
+    while True:
+        # Most constrained run first: the one with the fewest choices still disjoint from
+        # `used`; with none left for some run, this branch fails.
+        pick, fewest = -1, 1 << 30
+        for v in range(runs):
+            if taken[v]:
+                continue
+            c = 0
+            for i in range(nopt[v]):
+                if opts[v, i] & used == 0:
+                    c += 1
+            if c < fewest:
+                pick, fewest = v, c
+                if c == 0:
+                    break
+        if pick < 0:
+            return True, used
+        if fewest > 0:
+            level_run[level], level_next[level], level_used[level] = pick, 0, used
+            taken[pick] = 1
+            level += 1
+        # Take the next choice at the deepest level that has one left; undo levels without.
+        while level > 0:
+            steps += 1
+            if steps > limit:
+                return False, np.uint64(0)
+            v, base = level_run[level - 1], level_used[level - 1]
+            i = level_next[level - 1]
+            while i < nopt[v] and opts[v, i] & base != 0:
+                i += 1
+            if i < nopt[v]:
+                level_next[level - 1] = i + 1
+                used = base | opts[v, i]
+                break
+            taken[v] = 0
+            level -= 1
+        if level == 0:
+            return False, np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-def]
+    """`zone` grown until every line open for player index `p` has `need` of its empty cells in
+    it (or all of them, when fewer are empty)."""
+    for line in range(lines.shape[0]):
+        if cnt[1 - p, line] != 0:
+            continue
+        have = 0
+        for c in lines[line]:
+            bit = np.uint64(1) << np.uint64(c)
+            if bit & occupied == 0 and bit & zone != 0:
+                have += 1
+        for c in lines[line]:
+            if have >= need:
+                break
+            bit = np.uint64(1) << np.uint64(c)
+            if bit & occupied == 0 and bit & zone == 0:
+                zone |= bit
+                have += 1
+    return zone
+
+
+@njit(cache=True, nogil=True)
+def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
+    """Whether player index `p` provably cannot complete a line, and the cells the proof uses:
+    no line open for p at all (none), or a pairing against p's open lines."""
+    if st[1 + p] == 0:
+        return True, np.uint64(0)
+    return find_pairing(p, cnt, occupied, pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6],
+                        pt[7], pt[8], pt[9], pt[10], limit)
+
+
+@njit(cache=True, nogil=True)
+def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
+    """A move of player index `me` after which the other side cannot complete a line (by
+    `cannot_win`), and its proof's cells with the move's; (-1, 0) when none is found."""
+    for i in range(m):
+        c = moves[i]
+        bit = np.uint64(1) << np.uint64(c)
+        for j in range(cl_off[c], cl_off[c + 1]):
+            line = cl_idx[j]
+            if cnt[me, line] == 0:
+                st[2 - me] -= 1
+            cnt[me, line] += 1
+        done, zone = cannot_win(1 - me, st, cnt, occupied | bit, pt, limit)
+        for j in range(cl_off[c], cl_off[c + 1]):
+            line = cl_idx[j]
+            cnt[me, line] -= 1
+            if cnt[me, line] == 0:
+                st[2 - me] += 1
+        if done:
+            return c, zone | bit
+    return -1, np.uint64(0)
