@@ -1,0 +1,417 @@
+"""The compiled search of gravity boards (Connect Four and its kin, normal rules) on bitboards:
+the rules by bit tricks, a transposition table of one 64-bit word a slot, and the whole solve
+(null windows on the score, then a move keeping it) in one call that releases the GIL, so that
+threads may share the table (numba, no recursion: see kernel.py's explicit stack).
+
+The encoding, drawn for 7x6 (a column of H + 1 bits, bottom first; cell = row * W + col of the
+rest of the package has row 0 on top):
+
+    bit of each square                      the two boards
+     6 13 20 27 34 41 48   <- spare row     me    the stones of the side to move
+     5 12 19 26 33 40 47                    mask  every stone
+     4 11 18 25 32 39 46                    key   me + mask: in each column the h stones
+     3 10 17 24 31 38 45                          give 2**h - 1 plus the mover's bits, a number
+     2  9 16 23 30 37 44                          of [2**h - 1, 2**(h+1) - 2], so the key is
+     1  8 15 22 29 36 43                          the position itself, never a hash
+     0  7 14 21 28 35 42   <- bottom row
+
+The spare row stays empty: a line shifted across a column's top meets it and breaks, so no
+line wraps. A column's lowest empty square is the bit `(mask + bottom) & column`.
+
+Scores count stones (Pons' scale), always for the side to move: with n stones on a board of C
+cells, a game won (lost) by a last move that leaves m stones on the board scores
+(C + 2 - m) // 2 (its negative); a draw 0. A winner's m always has the same parity, so the score
+and the depth m - n determine each other (engine.py converts); a move's score is minus its
+child's, as the stones the winner plays do not depend on whose turn it is.
+
+Arrays (`Bitboards` in bitboard.py makes them):
+
+    par     int64   W, H, k, C, table size (a prime), hints, mirror, horizontal step ... (_P_*)
+    bb      uint64  bottom row, board, then each column's bits
+    order   int64   the columns, centre first
+    tt      uint64  the table: key mod 2**46 | high + 64 | low + 64 | hint column + 1
+    ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
+    lt_*            the stored tables at the leaves (bitboard.py, `leaf_arrays`)
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.extending import intrinsic
+
+STOP, LIMIT = 0, 1
+NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
+_P_W, _P_H, _P_K, _P_C, _P_SIZE, _P_HINTS, _P_MIRROR, _P_STEPS = 0, 1, 2, 3, 4, 5, 6, 7
+# out[]: score, proved low, proved high, move column, aborted
+SCORE, LOW, HIGH, MOVE, ABORTED = 0, 1, 2, 3, 4
+OVER = -100  # the score of a board whose last move made a line
+_CHECK = 1023  # nodes between looks at the stop flag and the node limit
+
+_U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
+# The entry: the key's low 46 bits, then the bounds + 64 (7 bits each, never 0: a used slot),
+# then the hint column + 1 (4 bits; 0: none). Key mod 2**46 and key mod the prime table size
+# (the slot) give the key mod their product (Chinese remainder theorem): a key of at most 64
+# bits is identified exactly once the size exceeds 2**18 (bitboard.py checks size * 2**46).
+_KEY_BITS, _KEY_SHIFT = np.uint64((1 << 46) - 1), np.uint64(18)
+_HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(11), np.uint64(4), np.uint64(0x7F)
+_BIAS = 64
+
+
+@intrinsic
+def _popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """Set bits of a uint64 (one machine instruction)."""
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return builder.call(fn, args)
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def wins(me, empty, par):  # type: ignore[no-untyped-def]
+    """The empty squares (of `empty`) where a stone of `me` completes k in a row.
+
+    A square x wins when, along some direction of step s, the t squares below it
+    (x - s, ..., x - t s) and the k - 1 - t above it are all `me`'s, for some t in [0, k);
+    vertically only t = k - 1 (nothing lies above an empty square)."""
+    k, h = par[_P_K], par[_P_H]
+    r = _U0
+    if h >= k:  # vertical lines
+        v = _ALL
+        for j in range(1, k):
+            v &= me << np.uint64(j)
+        r = v
+    for i in range(3):
+        s = par[_P_STEPS + i]
+        if s == 0:  # no line of k fits in this direction
+            continue
+        if k == 4:  # Connect Four, unrolled: pairs below and above, then the third stone
+            s1, s2, s3 = np.uint64(s), np.uint64(2 * s), np.uint64(3 * s)
+            lo2 = (me << s1) & (me << s2)
+            hi2 = (me >> s1) & (me >> s2)
+            r |= (lo2 & ((me << s3) | (me >> s1))) | (hi2 & ((me >> s3) | (me << s1)))
+        else:
+            for t in range(k):
+                x = _ALL
+                for j in range(1, t + 1):
+                    x &= me << np.uint64(j * s)
+                for j in range(1, k - t):
+                    x &= me >> np.uint64(j * s)
+                r |= x
+    return r & empty
+
+
+@njit(cache=True, nogil=True)
+def has_line(x, par):  # type: ignore[no-untyped-def]
+    """Whether the stones x hold k in a row."""
+    k = par[_P_K]
+    for i in range(4):
+        s = 1 if i == 3 else par[_P_STEPS + i]
+        if s == 0 or (i == 3 and par[_P_H] < k):
+            continue
+        v = x
+        for j in range(1, k):
+            v &= x >> np.uint64(j * s)
+        if v:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bound(entry, shift):  # type: ignore[no-untyped-def]
+    return np.int64((entry >> shift) & _FIELD) - _BIAS
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _store(tt, size, key, low, high, col):  # type: ignore[no-untyped-def]
+    """One aligned 64-bit store: another thread reads the old entry or the new, never half."""
+    tt[np.int64(key % np.uint64(size))] = (
+        ((key & _KEY_BITS) << _KEY_SHIFT) | (np.uint64(high + _BIAS) << _HI_SHIFT)
+        | (np.uint64(low + _BIAS) << _LO_SHIFT) | np.uint64(col + 1))
+
+
+@njit(cache=True, nogil=True)
+def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  # type: ignore[no-untyped-def]
+    """The score a stored table gives the board (x's and o's bitboards, n stones), or -999.
+
+    lt_info rows: root stones, free cells, stabiliser size, weights offset (lt_data), code
+    offset, code count, orientation, bits offset (lt_bits: root x, root o, then each free
+    cell's bit in this orientation). lt_scores: 0 a draw, +-(depth + 1) a win or loss."""
+    for t in range(lt_info.shape[0]):
+        if n < lt_info[t, 0]:
+            continue
+        nf, ns, wo, bo = lt_info[t, 1], lt_info[t, 2], lt_info[t, 3], lt_info[t, 7]
+        rx, ro = lt_bits[bo], lt_bits[bo + 1]
+        if (xs & rx) != rx or (os & ro) != ro:
+            continue
+        best = -1
+        for s in range(ns):
+            code = 0
+            for i in range(nf):
+                bit = lt_bits[bo + 2 + i]
+                if xs & bit:
+                    code += lt_data[wo + s * nf + i]
+                elif os & bit:
+                    code += 2 * lt_data[wo + s * nf + i]
+            if best < 0 or code < best:
+                best = code
+        a, b = lt_info[t, 4], lt_info[t, 4] + lt_info[t, 5]
+        end = b
+        while a < b:
+            mid = (a + b) >> 1
+            if lt_codes[mid] < best:
+                a = mid + 1
+            else:
+                b = mid
+        if a < end and lt_codes[a] == best:
+            v = np.int64(lt_scores[a])
+            if v == 0:
+                return 0
+            m = n + abs(v) - 1  # stones on the board after the last move
+            return (c + 2 - m) // 2 if v > 0 else -((c + 2 - m) // 2)
+    return -999
+
+
+_NONE = -999  # table_score: no stored table holds the board
+# A frame's fields in `si` (one row a ply below the node searched): the window, the node's
+# proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
+_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _MV = range(12)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stopped(ctl, t, nodes):  # type: ignore[no-untyped-def]
+    """Publish this thread's nodes; whether the search must stop (flag, node limit, or
+    another thread's solve finished: ctl[STOP] is 1 for the budget, 2 for that)."""
+    ctl[NODES + 8 * t] = nodes
+    total = 0
+    for j in range((ctl.shape[0] - 8) // 8):
+        total += ctl[NODES + 8 * j]
+    return ctl[STOP] != 0 or total >= ctl[LIMIT]
+
+
+@njit(cache=True, nogil=True)
+def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
+            su, si, n0, alpha, beta):
+    """(score, stopped) of the board in su[0] (me, mask, and both mirrored; n0 stones; its side
+    to move cannot win at once): exact inside (alpha, beta), else a bound beyond the window
+    it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
+    w, c, size, mirror, hints = par[_P_W], par[_P_C], par[_P_SIZE], par[_P_MIRROR], par[_P_HINTS]
+    bottom, board = bb[0], bb[1]
+    tables = lt_info.shape[0] > 0
+    nodes, hits = ctl[NODES + 8 * t], 0
+    d, r = 0, 0
+    si[0, _A], si[0, _B] = alpha, beta
+    while True:
+        # --- enter the node at depth d: r and done, or its frame made ready to try moves
+        nodes += 1
+        if (nodes & _CHECK) == 0 and _stopped(ctl, t, nodes):
+            ctl[HITS + 8 * t] += hits
+            return 0, True
+        n = n0 + d
+        me, mk = su[d, 0], su[d, 1]
+        empty = board & ~mk
+        possible = (mk + bottom) & board
+        threat = wins(me ^ mk, empty, par)  # where the opponent would complete a line
+        forced = possible & threat
+        done = True
+        if forced & (forced - _U1):  # two threats to block: lost at the opponent's next move
+            r = -((c - n) // 2)
+        else:
+            # Never play below an opponent's winning square (it would play there and win), and
+            # block a single threat: any other move loses at once, so while a move remains
+            # that does not, the best is among those that do not.
+            moves = (forced if forced else possible) & ~(threat >> _U1)
+            if moves == 0:
+                r = -((c - n) // 2)
+            elif n >= c - 2:  # we cannot win now, the opponent cannot win with the last square
+                r = 0
+            else:
+                # We cannot win now and the opponent cannot win next: the game runs at least
+                # to our next stone (lo) and is not won by us before it (hi).
+                lo, hi = -((c - 2 - n) // 2), (c - 1 - n) // 2
+                key, flip, hint = me + mk, 0, -1
+                if mirror:
+                    rkey = su[d, 2] + su[d, 3]
+                    if rkey < key:
+                        key, flip = rkey, 1
+                e = tt[np.int64(key % np.uint64(size))]
+                if (e >> _KEY_SHIFT) == (key & _KEY_BITS) and (e & (_FIELD << _LO_SHIFT)):
+                    lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
+                    hint = np.int64(e & np.uint64(15)) - 1
+                    if hint >= 0 and flip:
+                        hint = w - 1 - hint
+                elif tables:
+                    xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
+                    held = table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c)
+                    if held != _NONE:
+                        hits += 1
+                        lo = hi = held
+                        _store(tt, size, key, held, held, -1)
+                a, b = si[d, _A], si[d, _B]
+                if lo >= b:
+                    r = lo
+                elif hi <= a or lo == hi:
+                    r = hi
+                else:
+                    done = False
+                    su[d, 4] = key
+                    a, b = max(a, lo), min(b, hi)
+                    si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
+                    si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
+                    # Order: the table's move, then by the squares the move makes winning for
+                    # us (Pons' order: it only orders, never prunes), centre first on ties.
+                    m = 0
+                    for i in range(w):
+                        col = order[i]
+                        mv = moves & bb[2 + col]
+                        if mv == 0:
+                            continue
+                        if col == hint:
+                            score = 1 << 20
+                        else:
+                            score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
+                        j = m
+                        while j > 0 and si[d, _MV + w + j - 1] < score:
+                            si[d, _MV + j] = si[d, _MV + j - 1]
+                            si[d, _MV + w + j] = si[d, _MV + w + j - 1]
+                            j -= 1
+                        si[d, _MV + j], si[d, _MV + w + j] = col, score
+                        m += 1
+                    si[d, _N] = m
+        if done:
+            # --- return r up the stack until a node has a move left to try
+            while True:
+                if d == 0:
+                    ctl[NODES + 8 * t] = nodes
+                    ctl[HITS + 8 * t] += hits
+                    return r, False
+                d -= 1
+                s, col = -r, si[d, _CUR]
+                if s > si[d, _BS]:
+                    si[d, _BS], si[d, _BEST] = s, col
+                key = su[d, 4]
+                hcol = si[d, _BEST] if si[d, _FLIP] == 0 else w - 1 - si[d, _BEST]
+                if not hints:
+                    hcol = -1
+                if s >= si[d, _B]:  # a cut: s is a lower bound
+                    _store(tt, size, key, s, si[d, _HI], hcol)
+                    r = s
+                    continue
+                if s > si[d, _A]:
+                    si[d, _A] = s
+                if si[d, _I] < si[d, _N]:
+                    break
+                r = si[d, _BS]
+                if r > si[d, _A0]:  # inside the window: exact
+                    _store(tt, size, key, r, r, hcol)
+                else:  # every move at most r: an upper bound
+                    _store(tt, size, key, si[d, _LO], r, hcol)
+        # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
+        i = si[d, _I]
+        si[d, _I] = i + 1
+        col = si[d, _MV + i]
+        si[d, _CUR] = col
+        me, mk = su[d, 0], su[d, 1]
+        mv = (mk + bottom) & bb[2 + col]
+        su[d + 1, 0], su[d + 1, 1] = me ^ mk, mk | mv
+        if mirror:
+            rme, rmk = su[d, 2], su[d, 3]
+            rmv = (rmk + bottom) & bb[2 + w - 1 - col]
+            su[d + 1, 2], su[d + 1, 3] = rme ^ rmk, rmk | rmv
+        si[d + 1, _A], si[d + 1, _B] = -si[d, _B], -si[d, _A]
+        d += 1
+
+
+@njit(cache=True, nogil=True)
+def mirrored(x, par, bb):  # type: ignore[no-untyped-def]
+    """The bitboard x with its columns in reverse order."""
+    w, h1 = par[_P_W], np.uint64(par[_P_H] + 1)
+    out = _U0
+    for col in range(w):
+        out |= ((x & bb[2 + col]) >> (np.uint64(col) * h1)) << (np.uint64(w - 1 - col) * h1)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _half(x):  # type: ignore[no-untyped-def]
+    """x / 2 rounded towards zero."""
+    return x // 2 if x >= 0 else -((-x) // 2)
+
+
+@njit(cache=True, nogil=True)
+def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
+          me, mk, n, out):
+    """Solve the board (me, mask; n stones) into out[]: its score, the proved low and high, a
+    column keeping the score (-1: none or not found), and aborted (1: stopped by the budget
+    with only low and high proved; 2: stopped because another thread finished). A finished
+    game scores OVER (its last move made a line) or 0 (a full board), with no move."""
+    w, c = par[_P_W], par[_P_C]
+    bottom, board = bb[0], bb[1]
+    out[MOVE], out[ABORTED] = -1, 0
+    if n > 0 and has_line(me ^ mk, par):
+        out[SCORE] = out[LOW] = out[HIGH] = OVER
+        return
+    if n == c:
+        out[SCORE] = out[LOW] = out[HIGH] = 0
+        return
+    possible = (mk + bottom) & board
+    win = wins(me, board & ~mk, par) & possible
+    if win:
+        for col in range(w):
+            if win & bb[2 + col]:
+                out[MOVE] = col
+                break
+        out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
+        return
+    su = np.zeros((c + 2, 5), dtype=np.uint64)
+    si = np.zeros((c + 2, _MV + 2 * w), dtype=np.int64)
+    rme, rmk = mirrored(me, par, bb), mirrored(mk, par, bb)
+    # The score lies in [loss at the opponent's next move, win with our next stone but one].
+    lo, hi = -((c - n) // 2), (c - 1 - n) // 2
+    while lo < hi:
+        # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
+        med = lo + (hi - lo) // 2
+        if med <= 0 and _half(lo) < med:
+            med = _half(lo)
+        elif med >= 0 and _half(hi) > med:
+            med = _half(hi)
+        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me, mk, rme, rmk
+        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
+                             lt_scores, su, si, n, med, med + 1)
+        if stopped:
+            out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
+            return
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    out[SCORE] = out[LOW] = out[HIGH] = lo
+    # A move keeping it: the first whose child scores at most -lo (every child scores at least
+    # that); where every move loses at once, the block if there is one.
+    threat = wins(me ^ mk, board & ~mk, par)
+    forced = possible & threat
+    moves = (forced if forced else possible) & ~(threat >> _U1)
+    if moves == 0:
+        moves = forced if forced else possible
+        for col in range(w):
+            if moves & bb[2 + col]:
+                out[MOVE] = col
+                return
+    for i in range(w):
+        col = order[i]
+        mv = moves & bb[2 + col]
+        if mv == 0:
+            continue
+        if n + 1 == c:  # the last square: a draw
+            out[MOVE] = col
+            return
+        rmv = (rmk + bottom) & bb[2 + w - 1 - col]
+        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me ^ mk, mk | mv, rme ^ rmk, rmk | rmv
+        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
+                             lt_scores, su, si, n + 1, -lo, -lo + 1)
+        if stopped:
+            out[ABORTED] = 1 if ctl[STOP] != 2 else 2
+            return
+        if r <= -lo:
+            out[MOVE] = col
+            return
