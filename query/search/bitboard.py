@@ -25,15 +25,6 @@ def fits(spec: Spec) -> bool:
     return spec.gravity and not spec.misere and spec.width * (spec.height + 1) <= 64
 
 
-def _prime_below(n: int) -> int:
-    """The largest prime at most n (n >= 2)."""
-    def prime(p: int) -> bool:
-        return p >= 2 and all(p % q for q in range(2, int(p ** 0.5) + 1))
-    while not prime(n):
-        n -= 1
-    return n
-
-
 def bit_of(spec: Spec, cell: int) -> int:
     """The bit of a cell (row-major, row 0 on top): column * (H + 1) + rows from the bottom."""
     row, col = divmod(cell, spec.width)
@@ -70,26 +61,26 @@ class Bitboards:
         self.spec = spec
         w, h, k = spec.width, spec.height, spec.k
         bits = w * (h + 1)
-        # The key identifies the position only if size * 2**46 covers every key (gravity.py).
-        size = _prime_below(max(1 << slots_log2, 1 << max(0, bits - 46) + 1, 2))
-        assert size << 46 >= 1 << bits
         wide, tall = w >= k, h >= k
-        self.par = np.array([w, h, k, spec.cells, size, int(w <= 15), int(mirror),
+        # Slot and tag identify the key only if the tag (B - s bits) fits its 46 (gravity.py).
+        log2 = min(max(slots_log2, bits - 46), bits)
+        self.par = np.array([w, h, k, spec.cells, bits - log2, int(w <= 15), int(mirror),
                              h + 1 if wide else 0, h + 2 if wide and tall else 0,
                              h if wide and tall else 0], dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
-        self.bb = np.array([bottom, column * bottom] + [column << (c * (h + 1)) for c in range(w)],
-                           dtype=np.uint64)
+        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2)) - 1]
+                           + [column << (c * (h + 1)) for c in range(w)], dtype=np.uint64)
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tt = np.zeros(size, dtype=np.uint64)
+        self.tt = np.zeros(1 << log2, dtype=np.uint64)
         self.threads = max(1, threads)
         self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
         self.ctl[gravity.LIMIT] = 1 << 62
         self.lt = leaf_arrays(spec, leaves)
         self.leaves = len(leaves)
+        self._cell_bits = [1 << bit_of(spec, cell) for cell in range(spec.cells)]
 
     def reserve(self) -> None:
         """Touch every page of the table now (a long-lived searcher's memory, held at once)."""
@@ -97,13 +88,14 @@ class Bitboards:
 
     def position(self, board: Sequence[int]) -> tuple[int, int, int]:
         """(me, mask, stones) of a board of cell values: `me` holds the side to move's stones."""
-        x = o = 0
-        for cell, v in enumerate(board):
-            if v == 1:
-                x |= 1 << bit_of(self.spec, cell)
-            elif v == 2:
-                o |= 1 << bit_of(self.spec, cell)
-        stones = sum(1 for v in board if v)
+        x = o = stones = 0
+        for bit, v in zip(self._cell_bits, board):
+            if v:
+                stones += 1
+                if v == 1:
+                    x |= bit
+                else:
+                    o |= bit
         return (x if stones % 2 == 0 else o), x | o, stones
 
     def cell_of(self, board: Sequence[int], col: int) -> int:
@@ -117,12 +109,12 @@ class Bitboards:
     @property
     def nodes(self) -> int:
         """Nodes searched by all threads since this searcher was made."""
-        return int(self.ctl[gravity.NODES::8].sum())
+        return sum(self.ctl[gravity.NODES::8].tolist())
 
     @property
     def hits(self) -> int:
         """Stored-table answers at the leaves, all threads."""
-        return int(self.ctl[gravity.HITS::8].sum())
+        return sum(self.ctl[gravity.HITS::8].tolist())
 
     def solve(self, me: int, mask: int, stones: int, thread: int, out: np.ndarray) -> None:
         """The kernel's solve on one thread (gravity.solve); releases the GIL."""

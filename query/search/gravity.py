@@ -26,34 +26,37 @@ child's, as the stones the winner plays do not depend on whose turn it is.
 
 Arrays (`Bitboards` in bitboard.py makes them):
 
-    par     int64   W, H, k, C, table size (a prime), hints, mirror, horizontal step ... (_P_*)
-    bb      uint64  bottom row, board, then each column's bits
+    par     int64   W, H, k, C, slot shift, hints, mirror, horizontal step ... (_P_*)
+    bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first
-    tt      uint64  the table: key mod 2**46 | high + 64 | low + 64 | hint column + 1
+    tt      uint64  the table: tag | high + 64 | low + 64 | hint column + 1
     ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
     lt_*            the stored tables at the leaves (bitboard.py, `leaf_arrays`)
 """
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit
-from numba.core import types
+from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
-_P_W, _P_H, _P_K, _P_C, _P_SIZE, _P_HINTS, _P_MIRROR, _P_STEPS = 0, 1, 2, 3, 4, 5, 6, 7
+_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_HINTS, _P_MIRROR, _P_STEPS = 0, 1, 2, 3, 4, 5, 6, 7
+_COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted
 SCORE, LOW, HIGH, MOVE, ABORTED = 0, 1, 2, 3, 4
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
-# The entry: the key's low 46 bits, then the bounds + 64 (7 bits each, never 0: a used slot),
-# then the hint column + 1 (4 bits; 0: none). Key mod 2**46 and key mod the prime table size
-# (the slot) give the key mod their product (Chinese remainder theorem): a key of at most 64
-# bits is identified exactly once the size exceeds 2**18 (bitboard.py checks size * 2**46).
-_KEY_BITS, _KEY_SHIFT = np.uint64((1 << 46) - 1), np.uint64(18)
+# The slot and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
+# bijection of B-bit numbers; its top bits pick the slot (of 2**s), its low B - s bits are the
+# tag, so slot and tag give back the key: a position is identified exactly, never by a hash
+# alone (bitboard.py makes s >= B - 46). The entry: the tag (46 bits at most), the bounds + 64
+# (7 bits each, never 0: a used slot), the hint column + 1 (4 bits; 0: none).
+_MUL, _TAG_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(18)
 _HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(11), np.uint64(4), np.uint64(0x7F)
 _BIAS = 64
 
@@ -67,7 +70,7 @@ def _popcount(typingctx, x):  # type: ignore[no-untyped-def]
     return types.uint64(types.uint64), codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def wins(me, empty, par):  # type: ignore[no-untyped-def]
     """The empty squares (of `empty`) where a stone of `me` completes k in a row.
 
@@ -101,7 +104,19 @@ def wins(me, empty, par):  # type: ignore[no-untyped-def]
     return r & empty
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _wins4(me, empty, s1, s2, s3):  # type: ignore[no-untyped-def]
+    """`wins` for k = 4 with lines in every direction (steps s1, s2, s3 and 1): unrolled, the
+    steps held by the caller (Connect Four's hot path)."""
+    r = (me << _U1) & (me << np.uint64(2)) & (me << np.uint64(3))
+    for s in (s1, s2, s3):
+        lo2 = (me << s) & (me << (s + s))
+        hi2 = (me >> s) & (me >> (s + s))
+        r |= (lo2 & ((me << (s + s + s)) | (me >> s))) | (hi2 & ((me >> (s + s + s)) | (me << s)))
+    return r & empty
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def has_line(x, par):  # type: ignore[no-untyped-def]
     """Whether the stones x hold k in a row."""
     k = par[_P_K]
@@ -117,20 +132,41 @@ def has_line(x, par):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _bound(entry, shift):  # type: ignore[no-untyped-def]
     return np.int64((entry >> shift) & _FIELD) - _BIAS
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _store(tt, size, key, low, high, col):  # type: ignore[no-untyped-def]
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
+    """(slot, tag) of a key."""
+    h = (key * _MUL) & bb[2]
+    return np.int64(h >> shift), h & bb[3]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _store(tt, slot, tag, low, high, col):  # type: ignore[no-untyped-def]
     """One aligned 64-bit store: another thread reads the old entry or the new, never half."""
-    tt[np.int64(key % np.uint64(size))] = (
-        ((key & _KEY_BITS) << _KEY_SHIFT) | (np.uint64(high + _BIAS) << _HI_SHIFT)
-        | (np.uint64(low + _BIAS) << _LO_SHIFT) | np.uint64(col + 1))
+    tt[slot] = ((tag << _TAG_SHIFT) | (np.uint64(high + _BIAS) << _HI_SHIFT)
+                | (np.uint64(low + _BIAS) << _LO_SHIFT) | np.uint64(col + 1))
 
 
-@njit(cache=True, nogil=True)
+@intrinsic
+def _prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+    """Ask the memory for arr[idx] now (a hint; it changes no value)."""
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep, data
+        return context.get_dummy_value()
+    return types.void(arr, idx), codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  # type: ignore[no-untyped-def]
     """The score a stored table gives the board (x's and o's bitboards, n stones), or -999.
 
@@ -175,10 +211,10 @@ def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  
 _NONE = -999  # table_score: no stored table holds the board
 # A frame's fields in `si` (one row a ply below the node searched): the window, the node's
 # proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
-_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _MV = range(12)
+_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _MV = range(13)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _stopped(ctl, t, nodes):  # type: ignore[no-untyped-def]
     """Publish this thread's nodes; whether the search must stop (flag, node limit, or
     another thread's solve finished: ctl[STOP] is 1 for the budget, 2 for that)."""
@@ -189,18 +225,21 @@ def _stopped(ctl, t, nodes):  # type: ignore[no-untyped-def]
     return ctl[STOP] != 0 or total >= ctl[LIMIT]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
             su, si, n0, alpha, beta):
     """(score, stopped) of the board in su[0] (me, mask, and both mirrored; n0 stones; its side
     to move cannot win at once): exact inside (alpha, beta), else a bound beyond the window
     it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
-    w, c, size, mirror, hints = par[_P_W], par[_P_C], par[_P_SIZE], par[_P_MIRROR], par[_P_HINTS]
+    w, c, mirror, hints = par[_P_W], par[_P_C], par[_P_MIRROR], par[_P_HINTS]
+    shift = np.uint64(par[_P_SHIFT])
     bottom, board = bb[0], bb[1]
     tables = lt_info.shape[0] > 0
+    s1, s2, s3 = np.uint64(par[_P_STEPS]), np.uint64(par[_P_STEPS + 1]), np.uint64(par[_P_STEPS + 2])
+    four = par[_P_K] == 4 and par[_P_H] >= 4 and s1 != 0 and s2 != 0 and s3 != 0
     nodes, hits = ctl[NODES + 8 * t], 0
     d, r = 0, 0
-    si[0, _A], si[0, _B] = alpha, beta
+    si[0, _A], si[0, _B], si[0, _BEST] = alpha, beta, -1
     while True:
         # --- enter the node at depth d: r and done, or its frame made ready to try moves
         nodes += 1
@@ -211,7 +250,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
         me, mk = su[d, 0], su[d, 1]
         empty = board & ~mk
         possible = (mk + bottom) & board
-        threat = wins(me ^ mk, empty, par)  # where the opponent would complete a line
+        # where the opponent would complete a line
+        threat = _wins4(me ^ mk, empty, s1, s2, s3) if four else wins(me ^ mk, empty, par)
         forced = possible & threat
         done = True
         if forced & (forced - _U1):  # two threats to block: lost at the opponent's next move
@@ -234,8 +274,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     rkey = su[d, 2] + su[d, 3]
                     if rkey < key:
                         key, flip = rkey, 1
-                e = tt[np.int64(key % np.uint64(size))]
-                if (e >> _KEY_SHIFT) == (key & _KEY_BITS) and (e & (_FIELD << _LO_SHIFT)):
+                slot, tag = _slot(key, shift, bb)
+                e = tt[slot]
+                if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
                     lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
                     hint = np.int64(e & np.uint64(15)) - 1
                     if hint >= 0 and flip:
@@ -246,7 +287,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
-                        _store(tt, size, key, held, held, -1)
+                        _store(tt, slot, tag, held, held, -1)
                 a, b = si[d, _A], si[d, _B]
                 if lo >= b:
                     r = lo
@@ -254,7 +295,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     r = hi
                 else:
                     done = False
-                    su[d, 4] = key
+                    su[d, 4], si[d, _SLOT] = tag, slot
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
                     si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
@@ -263,13 +304,23 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     m = 0
                     for i in range(w):
                         col = order[i]
-                        mv = moves & bb[2 + col]
+                        mv = moves & bb[_COL + col]
                         if mv == 0:
                             continue
+                        # The child's table slot, fetched now: its entry comes from memory
+                        # while this loop counts threats (most nodes wait on that load).
+                        ckey = (me ^ mk) + (mk | mv)
+                        if mirror:
+                            rmk = su[d, 3]
+                            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
+                            ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | rmv))
+                        _prefetch(tt, _slot(ckey, shift, bb)[0])
                         if col == hint:
                             score = 1 << 20
                         else:
-                            score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
+                            made = (_wins4(me | mv, empty & ~mv, s1, s2, s3) if four
+                                    else wins(me | mv, empty & ~mv, par))
+                            score = np.int64(_popcount(made))
                         j = m
                         while j > 0 and si[d, _MV + w + j - 1] < score:
                             si[d, _MV + j] = si[d, _MV + j - 1]
@@ -289,12 +340,12 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 s, col = -r, si[d, _CUR]
                 if s > si[d, _BS]:
                     si[d, _BS], si[d, _BEST] = s, col
-                key = su[d, 4]
+                slot, tag = si[d, _SLOT], su[d, 4]
                 hcol = si[d, _BEST] if si[d, _FLIP] == 0 else w - 1 - si[d, _BEST]
                 if not hints:
                     hcol = -1
                 if s >= si[d, _B]:  # a cut: s is a lower bound
-                    _store(tt, size, key, s, si[d, _HI], hcol)
+                    _store(tt, slot, tag, s, si[d, _HI], hcol)
                     r = s
                     continue
                 if s > si[d, _A]:
@@ -303,42 +354,42 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     break
                 r = si[d, _BS]
                 if r > si[d, _A0]:  # inside the window: exact
-                    _store(tt, size, key, r, r, hcol)
+                    _store(tt, slot, tag, r, r, hcol)
                 else:  # every move at most r: an upper bound
-                    _store(tt, size, key, si[d, _LO], r, hcol)
+                    _store(tt, slot, tag, si[d, _LO], r, hcol)
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
         i = si[d, _I]
         si[d, _I] = i + 1
         col = si[d, _MV + i]
         si[d, _CUR] = col
         me, mk = su[d, 0], su[d, 1]
-        mv = (mk + bottom) & bb[2 + col]
+        mv = (mk + bottom) & bb[_COL + col]
         su[d + 1, 0], su[d + 1, 1] = me ^ mk, mk | mv
         if mirror:
             rme, rmk = su[d, 2], su[d, 3]
-            rmv = (rmk + bottom) & bb[2 + w - 1 - col]
+            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
             su[d + 1, 2], su[d + 1, 3] = rme ^ rmk, rmk | rmv
         si[d + 1, _A], si[d + 1, _B] = -si[d, _B], -si[d, _A]
         d += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def mirrored(x, par, bb):  # type: ignore[no-untyped-def]
     """The bitboard x with its columns in reverse order."""
     w, h1 = par[_P_W], np.uint64(par[_P_H] + 1)
     out = _U0
     for col in range(w):
-        out |= ((x & bb[2 + col]) >> (np.uint64(col) * h1)) << (np.uint64(w - 1 - col) * h1)
+        out |= ((x & bb[_COL + col]) >> (np.uint64(col) * h1)) << (np.uint64(w - 1 - col) * h1)
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _half(x):  # type: ignore[no-untyped-def]
     """x / 2 rounded towards zero."""
     return x // 2 if x >= 0 else -((-x) // 2)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
           me, mk, n, out):
     """Solve the board (me, mask; n stones) into out[]: its score, the proved low and high, a
@@ -358,7 +409,7 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
     win = wins(me, board & ~mk, par) & possible
     if win:
         for col in range(w):
-            if win & bb[2 + col]:
+            if win & bb[_COL + col]:
                 out[MOVE] = col
                 break
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
@@ -367,7 +418,7 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
     si = np.zeros((c + 2, _MV + 2 * w), dtype=np.int64)
     rme, rmk = mirrored(me, par, bb), mirrored(mk, par, bb)
     # The score lies in [loss at the opponent's next move, win with our next stone but one].
-    lo, hi = -((c - n) // 2), (c - 1 - n) // 2
+    lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
         med = lo + (hi - lo) // 2
@@ -383,29 +434,32 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
             return
         if r <= med:
             hi = r
-        else:
-            lo = r
+        else:  # the move that cut at the root (if the root searched one) scores at least r
+            lo, move = r, si[0, _BEST]
     out[SCORE] = out[LOW] = out[HIGH] = lo
-    # A move keeping it: the first whose child scores at most -lo (every child scores at least
-    # that); where every move loses at once, the block if there is one.
+    if move >= 0:
+        out[MOVE] = move
+        return
+    # Otherwise a move keeping it: the first whose child scores at most -lo (every child
+    # scores at least that); where every move loses at once, the block if there is one.
     threat = wins(me ^ mk, board & ~mk, par)
     forced = possible & threat
     moves = (forced if forced else possible) & ~(threat >> _U1)
     if moves == 0:
         moves = forced if forced else possible
         for col in range(w):
-            if moves & bb[2 + col]:
+            if moves & bb[_COL + col]:
                 out[MOVE] = col
                 return
     for i in range(w):
         col = order[i]
-        mv = moves & bb[2 + col]
+        mv = moves & bb[_COL + col]
         if mv == 0:
             continue
         if n + 1 == c:  # the last square: a draw
             out[MOVE] = col
             return
-        rmv = (rmk + bottom) & bb[2 + w - 1 - col]
+        rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
         su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me ^ mk, mk | mv, rme ^ rmk, rmk | rmv
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
                              lt_scores, su, si, n + 1, -lo, -lo + 1)
