@@ -10,8 +10,12 @@
 - The search's positions a second beside the table's probes a second.
 - Budgets: `moves` by search on a 40-empty-cell 7x7 board, the search's wall time and the
   command's.
+- Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
+  built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run;
+  --empty adds the empty board (minutes for both).
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|pons] [--pons DIR]
+                                 [--empty]
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
+from tests.bench_pons import bench_pons  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS = 1.0, 10.0
@@ -210,7 +215,7 @@ def bench_budgets(seconds: float = 2.0) -> None:
           f" {times[1]:.2f} s")
 
 
-def bench_search(part: str | None = None) -> None:
+def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False) -> None:
     """Print the search section."""
     print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
     if part in (None, "gomoku"):
@@ -221,16 +226,24 @@ def bench_search(part: str | None = None) -> None:
         bench_leaves()
     if part in (None, "budgets"):
         bench_budgets()
+    if part in (None, "pons"):
+        print("Connect Four 7x6 on Pons' test sets, our search beside his solver (same run):")
+        bench_pons(pons, empty)
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
-          " the table on at least 20; tables at the leaves faster on 16 stones")
+          " the table on at least 20; tables at the leaves faster on 16 stones; on Pons' sets"
+          " every answer his and our mean time a position at most his")
 
 
 def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets"))
-    bench_search(parser.parse_args().part)
+    parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets", "pons"))
+    parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
+    parser.add_argument("--empty", action="store_true",
+                        help="also the empty 7x6 board (minutes for both solvers)")
+    args = parser.parse_args()
+    bench_search(args.part, args.pons, args.empty)
 
 
 if __name__ == "__main__":
