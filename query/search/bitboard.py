@@ -80,31 +80,15 @@ class Bitboards:
         self.ctl[gravity.LIMIT] = 1 << 62
         self.lt = leaf_arrays(spec, leaves)
         self.leaves = len(leaves)
-        self._cell_bits = [1 << bit_of(spec, cell) for cell in range(spec.cells)]
+        self.outs = np.zeros((self.threads, 7), dtype=np.int64)
+        self.cell_bits = np.array([bit_of(spec, cell) for cell in range(spec.cells)], dtype=np.int64)
+        self.stacks = [gravity.stack_arrays(spec.cells, w) for _ in range(self.threads)]
+        # gravity.solve's arguments up to the thread's, and after it its stack.
+        self._args = (self.par, self.bb, self.order, self.tt, self.ctl)
 
     def reserve(self) -> None:
         """Touch every page of the table now (a long-lived searcher's memory, held at once)."""
         self.tt.fill(0)
-
-    def position(self, board: Sequence[int]) -> tuple[int, int, int]:
-        """(me, mask, stones) of a board of cell values: `me` holds the side to move's stones."""
-        x = o = stones = 0
-        for bit, v in zip(self._cell_bits, board):
-            if v:
-                stones += 1
-                if v == 1:
-                    x |= bit
-                else:
-                    o |= bit
-        return (x if stones % 2 == 0 else o), x | o, stones
-
-    def cell_of(self, board: Sequence[int], col: int) -> int:
-        """The cell a stone dropped in column `col` of `board` lands on."""
-        w = self.spec.width
-        for row in range(self.spec.height - 1, -1, -1):
-            if board[row * w + col] == 0:
-                return row * w + col
-        raise ValueError(f"column {col} is full")
 
     @property
     def nodes(self) -> int:
@@ -116,11 +100,13 @@ class Bitboards:
         """Stored-table answers at the leaves, all threads."""
         return sum(self.ctl[gravity.HITS::8].tolist())
 
-    def solve(self, me: int, mask: int, stones: int, thread: int, out: np.ndarray) -> None:
-        """The kernel's solve on one thread (gravity.solve); releases the GIL."""
-        info, bits, data, codes, scores = self.lt
-        gravity.solve(self.par, self.bb, self.order, self.tt, self.ctl, thread, info, bits, data,
-                      codes, scores, np.uint64(me), np.uint64(mask), stones, out)
+    def solve(self, cells: np.ndarray, thread: int) -> np.ndarray:
+        """The kernel's solve of a board (cell values, uint8) on one thread (gravity.solve, which
+        releases the GIL): its out[] (the thread's row of `outs`)."""
+        out = self.outs[thread]
+        gravity.solve(*self._args, thread, *self.lt, *self.stacks[thread], self.cell_bits, cells,
+                      out)
+        return out
 
 
 def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]

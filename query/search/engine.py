@@ -200,11 +200,13 @@ class Searcher:
 
     def _solve_bits(self, bits: Bitboards, board: Sequence[int], nodes: int | None) -> Solution:
         """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
-        start, nodes0, hits0 = time.monotonic(), bits.nodes, bits.hits
-        me, mask, stones = bits.position(board)
+        start, nodes0 = time.monotonic(), bits.nodes
+        hits0 = bits.hits if bits.leaves else 0
+        cells = np.frombuffer(bytes(board), dtype=np.uint8)
         bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else nodes0 + nodes
-        out = self._run_bits(bits, me, mask, stones)
-        low, high, col = int(out[gravity.LOW]), int(out[gravity.HIGH]), int(out[gravity.MOVE])
+        out = self._run_bits(bits, cells).tolist()
+        low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
+            out[gravity.CELL]
         depth: int | None = None
         if low == high == gravity.OVER:
             vlow = vhigh = Value.LOSS
@@ -215,18 +217,17 @@ class Searcher:
         else:  # the budget ran out: what the null windows proved
             vlow = Value.WIN if low > 0 else Value.DRAW if low == 0 else Value.LOSS
             vhigh = Value.WIN if high > 0 else Value.DRAW if high == 0 else Value.LOSS
-        move = None if col < 0 or depth is None or depth == 0 else bits.cell_of(board, col)
-        return Solution(vlow, vhigh, depth, move, bits.nodes - nodes0, bits.hits - hits0,
-                        time.monotonic() - start)
+        move = None if cell < 0 or depth is None or depth == 0 else cell
+        return Solution(vlow, vhigh, depth, move, bits.nodes - nodes0,
+                        (bits.hits if bits.leaves else 0) - hits0, time.monotonic() - start)
 
-    def _run_bits(self, bits: Bitboards, me: int, mask: int, stones: int) -> np.ndarray:
+    def _run_bits(self, bits: Bitboards, cells: np.ndarray) -> np.ndarray:
         """The kernel's out[] of the best thread: one that finished, else the bounds all proved.
 
         Lazy SMP: every thread solves the same board, sharing the table (each entry one word, so
         a thread reads another's whole or not at all, and every entry is a proved bound: any
         mix of them is sound); the first to finish stops the others."""
-        outs = np.zeros((bits.threads, 5), dtype=np.int64)
-        ctl = bits.ctl
+        outs, ctl = bits.outs, bits.ctl
         if self._stopped():
             outs[0, gravity.LOW], outs[0, gravity.HIGH] = -1, 1  # nothing proved
             return outs[0]
@@ -234,13 +235,13 @@ class Searcher:
         if _INLINE_NODES and (self._deadline is None
                               or self._deadline - time.monotonic() > _INLINE_SECONDS):
             ctl[gravity.LIMIT] = min(limit, bits.nodes + _INLINE_NODES)
-            bits.solve(me, mask, stones, 0, outs[0])
+            out = bits.solve(cells, 0)
             ctl[gravity.LIMIT] = limit
-            if outs[0, gravity.ABORTED] == 0 or bits.nodes >= limit:
-                return outs[0]
+            if out[gravity.ABORTED] == 0 or bits.nodes >= limit:
+                return out
 
         def work(t: int) -> None:
-            bits.solve(me, mask, stones, t, outs[t])
+            bits.solve(cells, t)
             if outs[t, gravity.ABORTED] == 0 and ctl[gravity.STOP] == 0:
                 ctl[gravity.STOP] = 2  # done: the other threads stop
 

@@ -45,8 +45,8 @@ STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
 _P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_HINTS, _P_MIRROR, _P_STEPS = 0, 1, 2, 3, 4, 5, 6, 7
 _COL = 4  # bb[_COL + col]: the column's bits
-# out[]: score, proved low, proved high, move column, aborted
-SCORE, LOW, HIGH, MOVE, ABORTED = 0, 1, 2, 3, 4
+# out[]: score, proved low, proved high, move column, aborted, stones, the move's cell
+SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL = range(7)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
@@ -209,9 +209,16 @@ def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  
 
 
 _NONE = -999  # table_score: no stored table holds the board
+# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, both mirrored, the tag) and si.
 # A frame's fields in `si` (one row a ply below the node searched): the window, the node's
 # proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
 _A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _MV = range(13)
+
+
+def stack_arrays(cells: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A thread's stack for `_search`: su and si, a row a ply."""
+    return (np.zeros((cells + 2, 5), dtype=np.uint64),
+            np.zeros((cells + 2, _MV + 2 * width), dtype=np.int64))
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -391,7 +398,33 @@ def _half(x):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
-          me, mk, n, out):
+          su, si, cell_bits, cells, out):
+    """Solve a board of cell values (uint8, row-major; cell_bits: each cell's bit) into out[]:
+    `_solve`'s, its stones, and the cell of the move (-1: none)."""
+    x, mk, n = _U0, _U0, 0
+    for i in range(cells.shape[0]):
+        if cells[i]:
+            bit = _U1 << np.uint64(cell_bits[i])
+            n += 1
+            mk |= bit
+            if cells[i] == 1:
+                x |= bit
+    _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores, su, si,
+           x if n % 2 == 0 else x ^ mk, mk, n, out)
+    out[STONES], out[CELL] = n, -1
+    col = out[MOVE]
+    if col >= 0:
+        h, w = par[_P_H], par[_P_W]
+        drop = (mk + bb[0]) & bb[_COL + col]  # the square the stone lands on
+        for row in range(h):
+            if drop >> np.uint64(col * (h + 1) + h - 1 - row):
+                out[CELL] = row * w + col
+                break
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
+           su, si, me, mk, n, out):
     """Solve the board (me, mask; n stones) into out[]: its score, the proved low and high, a
     column keeping the score (-1: none or not found), and aborted (1: stopped by the budget
     with only low and high proved; 2: stopped because another thread finished). A finished
@@ -414,8 +447,6 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
                 break
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
-    su = np.zeros((c + 2, 5), dtype=np.uint64)
-    si = np.zeros((c + 2, _MV + 2 * w), dtype=np.int64)
     rme, rmk = mirrored(me, par, bb), mirrored(mk, par, bb)
     # The score lies in [loss at the opponent's next move, win with our next stone but one].
     lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
