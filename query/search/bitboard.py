@@ -15,8 +15,9 @@ from tablebase.query.search.kernel import WS
 
 # Table slots (8 bytes each): 2**23 is 64 MiB.
 DEFAULT_SLOTS_LOG2 = 23
-# Searching threads sharing one table (lazy SMP).
+# Searching threads sharing one table (lazy SMP), and their marks of the nodes they are in.
 DEFAULT_THREADS = 2
+BUSY = 1 << 12
 
 
 def fits(spec: Spec) -> bool:
@@ -66,7 +67,8 @@ class Bitboards:
         log2 = min(max(slots_log2, bits - 46), bits)
         self.par = np.array([w, h, k, spec.cells, bits - log2, int(w <= 15), int(mirror),
                              h + 1 if wide else 0, h + 2 if wide and tall else 0,
-                             h if wide and tall else 0], dtype=np.int64)
+                             h if wide and tall else 0, BUSY if threads > 1 else 0],
+                            dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
         self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2)) - 1]
@@ -74,7 +76,7 @@ class Bitboards:
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tt = np.zeros(1 << log2, dtype=np.uint64)
+        self.tt = np.zeros((1 << log2) + int(self.par[gravity._P_BUSY]), dtype=np.uint64)
         self.threads = max(1, threads)
         self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
         self.ctl[gravity.LIMIT] = 1 << 62

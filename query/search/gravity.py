@@ -43,7 +43,8 @@ from numba.extending import intrinsic
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
-_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_HINTS, _P_MIRROR, _P_STEPS = 0, 1, 2, 3, 4, 5, 6, 7
+_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_HINTS, _P_MIRROR, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 6, 7, 10
+_BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell
 SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL = range(7)
@@ -212,13 +213,13 @@ _NONE = -999  # table_score: no stored table holds the board
 # The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, both mirrored, the tag) and si.
 # A frame's fields in `si` (one row a ply below the node searched): the window, the node's
 # proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
-_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _MV = range(13)
+_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(15)
 
 
 def stack_arrays(cells: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """A thread's stack for `_search`: su and si, a row a ply."""
     return (np.zeros((cells + 2, 5), dtype=np.uint64),
-            np.zeros((cells + 2, _MV + 2 * width), dtype=np.int64))
+            np.zeros((cells + 2, _MV + 3 * width), dtype=np.int64))
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -240,6 +241,11 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
     it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
     w, c, mirror, hints = par[_P_W], par[_P_C], par[_P_MIRROR], par[_P_HINTS]
     shift = np.uint64(par[_P_SHIFT])
+    # Threads mark the big nodes they are searching in `busy` slots past the table's end; a
+    # thread puts off a move whose child another is searching (ABDADA): the threads split
+    # the work instead of repeating it. It only orders moves: every move is still searched.
+    nbusy = par[_P_BUSY]
+    size = tt.shape[0] - nbusy
     bottom, board = bb[0], bb[1]
     tables = lt_info.shape[0] > 0
     s1, s2, s3 = np.uint64(par[_P_STEPS]), np.uint64(par[_P_STEPS + 1]), np.uint64(par[_P_STEPS + 2])
@@ -306,6 +312,10 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
                     si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
+                    si[d, _MARK] = 0
+                    if nbusy and c - n >= _BUSY_EMPTY:
+                        si[d, _MARK] = size + (slot & (nbusy - 1))
+                        tt[si[d, _MARK]] = key + _U1
                     # Order: the table's move, then by the squares the move makes winning for
                     # us (Pons' order: it only orders, never prunes), centre first on ties.
                     m = 0
@@ -329,13 +339,13 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                                     else wins(me | mv, empty & ~mv, par))
                             score = np.int64(_popcount(made))
                         j = m
-                        while j > 0 and si[d, _MV + w + j - 1] < score:
+                        while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
                             si[d, _MV + j] = si[d, _MV + j - 1]
-                            si[d, _MV + w + j] = si[d, _MV + w + j - 1]
+                            si[d, _MV + 2 * w + j] = si[d, _MV + 2 * w + j - 1]
                             j -= 1
-                        si[d, _MV + j], si[d, _MV + w + j] = col, score
+                        si[d, _MV + j], si[d, _MV + 2 * w + j] = col, score
                         m += 1
-                    si[d, _N] = m
+                    si[d, _N], si[d, _N0] = m, m
         if done:
             # --- return r up the stack until a node has a move left to try
             while True:
@@ -353,6 +363,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     hcol = -1
                 if s >= si[d, _B]:  # a cut: s is a lower bound
                     _store(tt, slot, tag, s, si[d, _HI], hcol)
+                    if si[d, _MARK]:
+                        tt[si[d, _MARK]] = _U0
                     r = s
                     continue
                 if s > si[d, _A]:
@@ -364,13 +376,26 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     _store(tt, slot, tag, r, r, hcol)
                 else:  # every move at most r: an upper bound
                     _store(tt, slot, tag, si[d, _LO], r, hcol)
+                if si[d, _MARK]:
+                    tt[si[d, _MARK]] = _U0
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
-        i = si[d, _I]
-        si[d, _I] = i + 1
-        col = si[d, _MV + i]
-        si[d, _CUR] = col
         me, mk = su[d, 0], su[d, 1]
-        mv = (mk + bottom) & bb[_COL + col]
+        while True:
+            i = si[d, _I]
+            si[d, _I] = i + 1
+            col = si[d, _MV + i]
+            mv = (mk + bottom) & bb[_COL + col]
+            if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
+                break
+            ckey = (me ^ mk) + (mk | mv)
+            if mirror:
+                rmk = su[d, 3]
+                ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | ((rmk + bottom) & bb[_COL + w - 1 - col])))
+            if tt[size + (_slot(ckey, shift, bb)[0] & (nbusy - 1))] != ckey + _U1:
+                break
+            si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
+            si[d, _N] += 1
+        si[d, _CUR] = col
         su[d + 1, 0], su[d + 1, 1] = me ^ mk, mk | mv
         if mirror:
             rme, rmk = su[d, 2], su[d, 3]
