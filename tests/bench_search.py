@@ -12,8 +12,12 @@
   command's.
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
+- Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
+  built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run;
+  --empty adds the empty board (minutes for both).
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons]
+                                 [--pons DIR] [--empty]
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
+from tests.bench_pons import bench_pons  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
@@ -236,7 +241,7 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
           " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
-def bench_search(part: str | None = None) -> None:
+def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False) -> None:
     """Print the search section."""
     print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
     if part in (None, "gomoku"):
@@ -249,18 +254,26 @@ def bench_search(part: str | None = None) -> None:
         bench_budgets()
     if part in (None, "gomoku-empty"):
         bench_empty()
+    if part in (None, "pons"):
+        print("Connect Four 7x6 on Pons' test sets, our search beside his solver (same run):")
+        bench_pons(pons, empty)
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
-          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s")
+          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; on Pons' sets"
+          " every answer his and our mean time a position at most his")
 
 
 def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty"))
-    bench_search(parser.parse_args().part)
+                                           "gomoku-empty", "pons"))
+    parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
+    parser.add_argument("--empty", action="store_true",
+                        help="also the empty 7x6 board (minutes for both solvers)")
+    args = parser.parse_args()
+    bench_search(args.part, args.pons, args.empty)
 
 
 if __name__ == "__main__":

@@ -2,12 +2,15 @@
 wins where it can, blocks a line the other side would complete, else plays a random move near
 the centre and the stones) and kept in tests/search_positions/ as moves from the empty board.
 
-    python tests/search_sets.py     # remake both sets (seeded: the same files every time)
+    python tests/search_sets.py [7x7k5|connect4|pons]   # remake the sets (seeded: the same
+                                                        # files every time), or only one
 
 7x7k5.txt: 9 to 13 stones where the side to move has a forced win in 3 to 9 plies, as the
 search proves it within a second (tests check its value and move independently, with the
 plain AND/OR search of tests/reference.py). connect4.txt: 7x6 Connect Four positions of 16, 18
-and 20 stones, the game not over.
+and 20 stones, the game not over. connect4_pons.txt: 7x6 positions of 24 to 32 stones in Pascal
+Pons' format ("MOVES SCORE": 1-based column digits, his score), each scored by the plain
+negamax of tests/reference.py, none decided within two plies.
 """
 from __future__ import annotations
 
@@ -114,12 +117,50 @@ def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
     return found
 
 
+def pons_score(cells: int, stones: int, value: int, depth: int) -> int:
+    """Pons' score of a value and depth for the side to move (his definition: a win with the
+    move made after m stones scores (cells + 1 - m) // 2, a loss the opposite; a draw 0)."""
+    if value == 0:
+        return 0
+    before_last = stones + depth - 1  # stones on the board before the winning move
+    return (cells + 1 - before_last) // 2 * value
+
+
+def _pons(rng: random.Random, wanted: int = 36) -> list[str]:
+    from tablebase.builder.game import parse_spec
+    from tests.reference import Game
+    spec, game = parse_spec("7x6k4+gravity"), Game("7x6k4+gravity")
+    found: list[str] = []
+    while len(found) < wanted:
+        stones = 24 + 2 * (len(found) % 5)
+        cells = self_play(spec, rng, stones + len(found) % 2)
+        if cells is None:
+            continue
+        board = [0] * spec.cells
+        for i, c in enumerate(cells):
+            board[c] = 1 if i % 2 == 0 else 2
+        game.solve.cache_clear()
+        value, depth = game.solve(tuple(board))
+        if depth > 2:
+            moves = "".join(str(c % spec.width + 1) for c in cells)
+            found.append(f"{moves} {pons_score(spec.cells, len(cells), value, depth)}")
+    return found
+
+
 def main() -> None:
-    """Remake both sets."""
+    """Remake the sets."""
     HERE.mkdir(exist_ok=True)
     header = "# made by tests/search_sets.py (seeded self-play of a simple player); moves from the empty board\n"
-    (HERE / "7x7k5.txt").write_text(header + "\n".join(_gomoku(random.Random(455))) + "\n")
-    (HERE / "connect4.txt").write_text(header + "\n".join(_connect4(random.Random(7))) + "\n")
+    only = sys.argv[1] if len(sys.argv) > 1 else None
+    if only in (None, "7x7k5"):
+        (HERE / "7x7k5.txt").write_text(header + "\n".join(_gomoku(random.Random(455))) + "\n")
+    if only in (None, "connect4"):
+        (HERE / "connect4.txt").write_text(header + "\n".join(_connect4(random.Random(7))) + "\n")
+    if only in (None, "pons"):
+        (HERE / "connect4_pons.txt").write_text(
+            "# made by tests/search_sets.py (seeded self-play of a simple player); Pons' format:"
+            " 1-based columns and his score, by the plain negamax of tests/reference.py\n"
+            + "\n".join(_pons(random.Random(35))) + "\n")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,10 @@ from dataclasses import dataclass
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
-from tablebase.query.search import kernel
+import numpy as np
+
+from tablebase.query.search import gravity, kernel
+from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
 from tablebase.query.search.moves import invert
 from tablebase.query.search.board import Board, LeafTable
 from tablebase.query.search.kernel import WS
@@ -26,6 +29,9 @@ from tablebase.query.search.kernel import WS
 DEEPEN_NODES = 1 << 18
 # How often a timed search looks at the clock (and the progress line is redrawn).
 _POLL = 0.05
+# A bitboard search first runs this many nodes in the caller's thread, where a timed budget has
+# more than _INLINE_SECONDS left: most positions end there, without starting a thread.
+_INLINE_NODES, _INLINE_SECONDS = 1 << 14, 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
 
@@ -84,12 +90,22 @@ class Solution:
 
 
 class Searcher:
-    """Searches positions of one game, keeping its transposition table between them."""
+    """Searches positions of one game, keeping its transposition table between them: gravity
+    boards that fit 64 bits on bitboards (gravity.py, `threads` sharing the table), others
+    on kernel.py's arrays."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int | None = None) -> None:
+                 slots_log2: int | None = None, threads: int | None = None) -> None:
         self.spec = spec
-        self.arrays = Board(spec, leaves) if slots_log2 is None else Board(spec, leaves, slots_log2)
+        self.bits: Bitboards | None = None
+        self.arrays: Board | Bitboards
+        if fits(spec):
+            self.bits = self.arrays = Bitboards(
+                spec, leaves, **({} if slots_log2 is None else {"slots_log2": slots_log2}),
+                **({} if threads is None else {"threads": threads}))
+        else:
+            self._board = self.arrays = (Board(spec, leaves) if slots_log2 is None
+                                         else Board(spec, leaves, slots_log2))
         self._deadline: float | None = None
         self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
@@ -98,7 +114,7 @@ class Searcher:
 
     def _run(self, alpha: int, beta: int) -> int:
         """One kernel search; OutOfBudget when it was stopped."""
-        a = self.arrays
+        a = self._board
         if self._deadline is None and self._progress is None and self._cancel is None:
             score = a.search(alpha, beta)
         else:
@@ -135,7 +151,7 @@ class Searcher:
 
     def _child(self, cell: int, alpha: int, beta: int) -> int:
         """The score of the loaded board's child after `cell`, searched in (alpha, beta)."""
-        a = self.arrays
+        a = self._board
         player = 1 if a.stones % 2 == 0 else 2
         made = a.place(cell, player)
         try:
@@ -161,12 +177,15 @@ class Searcher:
         """What search proves about `board` (a legal position) within `budget`. `known`: bounds
         on its value proved elsewhere (a move's child is no better for the player moving than
         the position: the tests they decide are skipped); `depth` and `move`: whether to go on,
-        once the value is known, to prove the depth and to find a move that keeps them."""
-        a = self.arrays
-        start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
-        self._deadline = None if budget.seconds is None else start + budget.seconds
+        once the value is known, to prove the depth and to find a move that keeps them (the
+        bitboard search of gravity boards proves them together, always)."""
+        self._deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
         self._cancel = budget.cancel
         self._progress = progress
+        if self.bits is not None:
+            return self._solve_bits(self.bits, board, budget.nodes, known)
+        a = self._board
+        start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
         a.ctl[kernel.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
         lo, hi = known or (Value.LOSS, Value.WIN)
         low, high, found_depth, found_move = lo, hi, None, None
@@ -184,18 +203,100 @@ class Searcher:
         return Solution(low, high, found_depth, found_move, int(a.ctl[kernel.NODES]) - nodes0,
                         int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
 
+    # --- gravity boards on bitboards: the whole solve in one compiled call per thread ------
+
+    def _solve_bits(self, bits: Bitboards, board: Sequence[int], nodes: int | None,
+                    known: tuple[Value, Value] | None = None) -> Solution:
+        """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
+        start, nodes0 = time.monotonic(), bits.nodes
+        hits0 = bits.hits if bits.leaves else 0
+        cells = np.frombuffer(bytes(board), dtype=np.uint8)
+        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else nodes0 + nodes
+        out = self._run_bits(bits, cells).tolist()
+        low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
+            out[gravity.CELL]
+        depth: int | None = None
+        if low == high == gravity.OVER:
+            vlow = vhigh = Value.LOSS
+            depth = 0
+        elif low == high:
+            vlow, depth = score_outcome(self.spec, stones, low)
+            vhigh = vlow
+        else:  # the budget ran out: what the null windows proved, and what was known before
+            vlow = Value.WIN if low > 0 else Value.DRAW if low == 0 else Value.LOSS
+            vhigh = Value.WIN if high > 0 else Value.DRAW if high == 0 else Value.LOSS
+            if known is not None:
+                vlow, vhigh = max(vlow, known[0]), min(vhigh, known[1])
+        move = None if cell < 0 or depth is None or depth == 0 else cell
+        return Solution(vlow, vhigh, depth, move, bits.nodes - nodes0,
+                        (bits.hits if bits.leaves else 0) - hits0, time.monotonic() - start)
+
+    def _run_bits(self, bits: Bitboards, cells: np.ndarray) -> np.ndarray:
+        """The kernel's out[] of the best thread: one that finished, else the bounds all proved.
+
+        Lazy SMP: every thread solves the same board, sharing the table (each entry one word, so
+        a thread reads another's whole or not at all, and every entry is a proved bound: any
+        mix of them is sound); the first to finish stops the others."""
+        outs, ctl = bits.outs, bits.ctl
+        if self._stopped():
+            outs[0, gravity.LOW], outs[0, gravity.HIGH] = -1, 1  # nothing proved
+            return outs[0]
+        limit = int(ctl[gravity.LIMIT])
+        if _INLINE_NODES and (self._deadline is None
+                              or self._deadline - time.monotonic() > _INLINE_SECONDS):
+            ctl[gravity.LIMIT] = min(limit, bits.nodes + _INLINE_NODES)
+            out = bits.solve(cells, 0)
+            ctl[gravity.LIMIT] = limit
+            if out[gravity.ABORTED] == 0 or bits.nodes >= limit:
+                return out
+
+        def work(t: int) -> None:
+            bits.solve(cells, t)
+            if outs[t, gravity.ABORTED] == 0 and ctl[gravity.STOP] == 0:
+                ctl[gravity.STOP] = 2  # done: the other threads stop
+
+        watch = self._deadline is not None or self._cancel is not None or self._progress is not None
+        workers = [threading.Thread(target=work, args=(t,))
+                   for t in range(0 if watch else 1, bits.threads)]
+        try:
+            for worker in workers:
+                worker.start()
+            if not watch:
+                work(0)
+            while alive := [worker for worker in workers if worker.is_alive()]:
+                wait = _POLL if self._deadline is None else min(
+                    _POLL, self._deadline - time.monotonic())
+                alive[0].join(max(wait, 0.0))
+                if self._progress is not None:
+                    self._progress(bits.nodes, bits.hits)
+                if self._stopped() and ctl[gravity.STOP] == 0:
+                    ctl[gravity.STOP] = 1
+        finally:  # Ctrl-C included: stop the kernels before leaving them running
+            if ctl[gravity.STOP] == 0:
+                ctl[gravity.STOP] = 1
+            for worker in workers:
+                worker.join()
+            ctl[gravity.STOP] = 0
+        for row in outs:
+            if row[gravity.ABORTED] == 0:
+                return row
+        best = outs[0].copy()  # every thread stopped by the budget: the bounds any one proved
+        best[gravity.LOW] = outs[:, gravity.LOW].max()
+        best[gravity.HIGH] = outs[:, gravity.HIGH].min()
+        return best
+
     def _solve(self, empties: int, lo: Value, hi: Value, want_depth: bool, want_move: bool
                ) -> tuple[Value, Value, int | None, int | None]:
         self._partial = (lo, hi, empties if lo == hi == Value.DRAW else None, None)
         score, tried = (0 if lo == hi == Value.DRAW else None), 0
         for d in range(1, empties + 1 if score is None else 1):
-            before = int(self.arrays.ctl[kernel.NODES])
+            before = int(self._board.ctl[kernel.NODES])
             if hi == Value.WIN and self._wins_within(d):
                 score = WS - d
             elif lo == Value.LOSS and self._loses_within(d):
                 score = d - WS
             tried = d
-            if score is not None or int(self.arrays.ctl[kernel.NODES]) - before > DEEPEN_NODES:
+            if score is not None or int(self._board.ctl[kernel.NODES]) - before > DEEPEN_NODES:
                 break
         if score is None:
             if lo == hi:
@@ -234,7 +335,7 @@ class Searcher:
     def _keeping(self, score: int, sign_only: bool = False) -> int | None:
         """A move of the loaded board whose score is `score` (or, with `sign_only`, of its
         sign; any move of a lost board)."""
-        moves = self.arrays.ordered_moves()
+        moves = self._board.ordered_moves()
         if sign_only and score < 0:
             return moves[0]
         for cell in moves:

@@ -1,0 +1,151 @@
+"""The arrays a gravity board's bitboard search runs on (query/search/gravity.py): its geometry,
+its transposition table and counters, the stored tables at its leaves in bitboard form; boards
+and scores converted between the package's cells and depths and the kernel's bits and stones."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tablebase.builder.game import Spec, Value
+from tablebase.builder.game.symmetry import permutations
+from tablebase.query.search import gravity
+from tablebase.query.search.board import LeafTable
+from tablebase.query.search.kernel import WS
+
+# Table slots (8 bytes each): 2**23 is 64 MiB.
+DEFAULT_SLOTS_LOG2 = 23
+# Searching threads sharing one table (lazy SMP), and their marks of the nodes they are in.
+DEFAULT_THREADS = 2
+BUSY = 1 << 12
+
+
+def fits(spec: Spec) -> bool:
+    """Whether the bitboard search takes `spec`: gravity, normal rules, a column of H + 1 bits
+    each within 64 bits (misere and wider boards keep kernel.py's search)."""
+    return spec.gravity and not spec.misere and spec.width * (spec.height + 1) <= 64
+
+
+def bit_of(spec: Spec, cell: int) -> int:
+    """The bit of a cell (row-major, row 0 on top): column * (H + 1) + rows from the bottom."""
+    row, col = divmod(cell, spec.width)
+    return col * (spec.height + 1) + spec.height - 1 - row
+
+
+def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
+    """(value, depth) of a kernel score (stones) on a board of `stones` stones: the winner's last
+    move leaves m stones, one of the two m with (C + 2 - m) // 2 == |score| of the parity of
+    the winner's moves (odd depth for a win of the side to move, even for a loss)."""
+    if score == 0:
+        return Value.DRAW, spec.cells - stones
+    depth = spec.cells + 1 - 2 * abs(score) - stones
+    if depth % 2 != (1 if score > 0 else 0):
+        depth += 1
+    return (Value.WIN if score > 0 else Value.LOSS), depth
+
+
+def stones_score(spec: Spec, stones: int, value: Value, depth: int) -> int:
+    """The kernel score of a value and depth (the inverse of `score_outcome`)."""
+    if value == Value.DRAW:
+        return 0
+    left = (spec.cells + 2 - stones - depth) // 2
+    return left if value == Value.WIN else -left
+
+
+class Bitboards:
+    """The bitboard search's arrays for one game (a spec that `fits`)."""
+
+    def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
+                 slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS,
+                 mirror: bool = True) -> None:
+        assert fits(spec), spec
+        self.spec = spec
+        w, h, k = spec.width, spec.height, spec.k
+        bits = w * (h + 1)
+        wide, tall = w >= k, h >= k
+        # Slot and tag identify the key only if the tag (B - s bits) fits its 46 (gravity.py).
+        log2 = min(max(slots_log2, bits - 46), bits)
+        self.par = np.array([w, h, k, spec.cells, bits - log2, int(w <= 15), int(mirror),
+                             h + 1 if wide else 0, h + 2 if wide and tall else 0,
+                             h if wide and tall else 0, BUSY if threads > 1 else 0],
+                            dtype=np.int64)
+        column = (1 << h) - 1
+        bottom = sum(1 << (c * (h + 1)) for c in range(w))
+        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2)) - 1]
+                           + [column << (c * (h + 1)) for c in range(w)], dtype=np.uint64)
+        self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
+                              dtype=np.int64)
+        # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
+        self.tt = np.zeros((1 << log2) + int(self.par[gravity._P_BUSY]), dtype=np.uint64)
+        self.threads = max(1, threads)
+        self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
+        self.ctl[gravity.LIMIT] = 1 << 62
+        self.lt = leaf_arrays(spec, leaves)
+        self.leaves = len(leaves)
+        self.outs = np.zeros((self.threads, 7), dtype=np.int64)
+        self.cell_bits = np.array([bit_of(spec, cell) for cell in range(spec.cells)], dtype=np.int64)
+        self.stacks = [gravity.stack_arrays(spec.cells, w) for _ in range(self.threads)]
+        # gravity.solve's arguments up to the thread's, and after it its stack.
+        self._args = (self.par, self.bb, self.order, self.tt, self.ctl)
+
+    def reserve(self) -> None:
+        """Touch every page of the table now (a long-lived searcher's memory, held at once)."""
+        self.tt.fill(0)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched by all threads since this searcher was made."""
+        return sum(self.ctl[gravity.NODES::8].tolist())
+
+    @property
+    def hits(self) -> int:
+        """Stored-table answers at the leaves, all threads."""
+        return sum(self.ctl[gravity.HITS::8].tolist())
+
+    def solve(self, cells: np.ndarray, thread: int) -> np.ndarray:
+        """The kernel's solve of a board (cell values, uint8) on one thread (gravity.solve, which
+        releases the GIL): its out[] (the thread's row of `outs`)."""
+        out = self.outs[thread]
+        gravity.solve(*self._args, thread, *self.lt, *self.stacks[thread], self.cell_bits, cells,
+                      out)
+        return out
+
+
+def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """lt_info, lt_bits, lt_data, lt_codes, lt_scores (gravity.table_score) of the tables: a row
+    for each table and each orientation of the board that can put its root's stones in place
+    (one per coset of the root's stabiliser: the others give the same canonical code)."""
+    full = permutations(spec)
+    inv = np.argsort(full, axis=1)
+    info: list[list[int]] = []
+    bits: list[int] = []
+    data: list[int] = []
+    codes, scores = [], []
+    offset = 0
+    for table in leaves:
+        root = table.root
+        weights = len(data)
+        data += (3 ** root.symmetries.astype(np.int64)).ravel().tolist()
+        fixing = [full[s] for s in root.full_maps]
+        seen: set[tuple[int, ...]] = set()
+        for g in range(len(full)):
+            if tuple(full[g]) in seen:
+                continue
+            seen |= {tuple(t[full[g]]) for t in fixing}
+            # The board holds the root in orientation g when cell inv[g, c] holds root cell c.
+            rx = sum(1 << bit_of(spec, int(inv[g, c])) for c, v in enumerate(root.board) if v == 1)
+            ro = sum(1 << bit_of(spec, int(inv[g, c])) for c, v in enumerate(root.board) if v == 2)
+            info.append([root.ply, root.cells, len(root.symmetries), weights, offset,
+                         len(table.codes), g, len(bits)])
+            bits += [rx, ro] + [1 << bit_of(spec, int(inv[g, c])) for c in root.free]
+        offset += len(table.codes)
+        codes.append(np.asarray(table.codes, dtype=np.int64))
+        s = np.asarray(table.scores, dtype=np.int64)
+        # kernel.py's scale (WS - depth) to +-(depth + 1): gravity.table_score's.
+        scores.append(np.where(s == 0, 0, np.sign(s) * (WS - np.abs(s) + 1)).astype(np.int16))
+    return (np.array(info, dtype=np.int64).reshape(len(info), 8),
+            np.array(bits, dtype=np.uint64),
+            np.array(data, dtype=np.int64),
+            np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64),
+            np.concatenate(scores) if scores else np.zeros(0, dtype=np.int16))

@@ -1,0 +1,230 @@
+"""The bitboard search of gravity boards (query/search/gravity.py through engine.Searcher):
+every position of small boards against the plain negamax of tests/reference.py, each pruning
+rule on a position built to trigger it, Connect Four positions in Pons' notation scored by the
+plain search, budgets, two threads, and stored tables at the leaves."""
+from __future__ import annotations
+
+import random
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.pipeline import build
+from tablebase.query import open_tablebase
+from tablebase.query.search import engine, gravity
+from tablebase.query.search.answers import leaves
+from tablebase.query.search.bitboard import Bitboards, bit_of, fits
+from tablebase.query.search.engine import Budget, Searcher
+from tests.reference import Game, reachable_from
+from tests.search_sets import read_set
+
+WORDS = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}
+
+
+def drop(game: Game, moves: str) -> tuple[int, ...]:
+    """The board after Pons' moves (1-based column digits), each dropped to the lowest empty
+    square of its column."""
+    board = tuple([0] * game.n)
+    for ch in moves:
+        col = int(ch) - 1
+        cell = max(c for c in game.open_cells(board) if c % game.w == col)
+        board = game.child(board, cell)
+    return board
+
+
+def check(game: Game, searcher: Searcher, board: tuple[int, ...]) -> None:
+    """The search's value and depth are the plain negamax's, and its move keeps them."""
+    value, depth = game.solve(board)
+    s = searcher.solve(board)
+    assert (s.value, s.depth) == (WORDS[value], depth), board
+    if depth:
+        child_value, child_depth = game.solve(game.child(board, s.move))
+        assert (-child_value, child_depth + 1) == (value, depth), board
+    else:
+        assert s.move is None
+
+
+def test_which_games_take_bitboards() -> None:
+    assert fits(parse_spec("7x6k4+gravity")) and fits(parse_spec("8x7k4+gravity"))
+    assert not fits(parse_spec("7x6k4+gravity+misere")) and not fits(parse_spec("9x7k4+gravity"))
+    assert not fits(parse_spec("4x4k4"))
+    assert isinstance(Searcher(parse_spec("4x4k3+gravity"), slots_log2=12).arrays, Bitboards)
+
+
+@pytest.mark.parametrize("spec", ["4x4k3+gravity", "3x4k3+gravity", "4x3k2+gravity"])
+def test_every_position_against_plain_negamax(spec: str) -> None:
+    game = Game(spec)
+    searcher = Searcher(parse_spec(spec), slots_log2=12)  # a small table: entries replaced
+    for board in sorted(game.reachable()):
+        check(game, searcher, board)
+
+
+def test_five_by_four_sample_against_plain_negamax() -> None:
+    spec, game = parse_spec("5x4k4+gravity"), Game("5x4k4+gravity")
+    searcher, rng = Searcher(spec, slots_log2=16), random.Random(54)
+    for _ in range(150):  # random games stopped at 8 to 14 stones, the game not over
+        board = tuple([0] * game.n)
+        for _ in range(rng.randint(8, 14)):
+            if not game.moves(board):
+                break
+            board = game.child(board, rng.choice(game.moves(board)))
+        check(game, searcher, board)
+
+
+@pytest.mark.parametrize("spec", ["7x6k4+gravity", "5x4k3+gravity", "6x5k5+gravity",
+                                  "4x4k2+gravity"])
+def test_winning_squares_by_bit_tricks_against_the_lines(spec: str) -> None:
+    """gravity.wins: the empty squares where a stone completes a line, on random stacked
+    boards (any heights and colours, reachable or not) against the reference's line check."""
+    game, bits, rng = Game(spec), Bitboards(parse_spec(spec), slots_log2=8), random.Random(3)
+    for _ in range(300):
+        board = [0] * game.n
+        for col in range(game.w):
+            for row in range(game.h - 1, game.h - 1 - rng.randint(0, game.h), -1):
+                board[row * game.w + col] = rng.choice((1, 2))
+        mine = sum(1 << bit_of(bits.spec, c) for c, v in enumerate(board) if v == 1)
+        mask = sum(1 << bit_of(bits.spec, c) for c, v in enumerate(board) if v)
+        assert bool(gravity.has_line(np.uint64(mine), bits.par)) == game.wins(tuple(board), 1)
+        if game.wins(tuple(board), 1):
+            continue  # every square would "complete" a line already there
+        found = int(gravity.wins(np.uint64(mine), np.uint64(int(bits.bb[1]) & ~mask), bits.par))
+        want = 0
+        for c in range(game.n):
+            if board[c] == 0:
+                board[c] = 1
+                if game.wins(tuple(board), 1):
+                    want |= 1 << bit_of(bits.spec, c)
+                board[c] = 0
+        assert found == want, board
+
+
+# Each sound pruning rule of the kernel on a 5x4k4+gravity position that triggers it (Pons'
+# moves, x first), with the plain negamax's outcome of the position and of every move.
+PRUNED = {
+    # a win at once, found by bit tricks (x: column 1 holds three)   . . . . .
+    # -> win in 1, only in column 1                                   x o . . .
+    "a win at once": "121212",                                      # x o . . .  (x to move)
+    # a single threat to block (o: column 5 holds three)             . . . . .
+    # -> every move but column 5 loses in 2                           . . . . o
+    "the only block": "152515",                                     # x . . . o  (x to move)
+    # two threats (x: an open three on the bottom row)               . . . . .
+    # -> o loses in 2 whatever it plays                               . o o . .
+    "two threats": "22334",                                         # . x x x .  (o to move)
+    # never below the opponent's winning square (x's diagonal        . . . . .
+    # ends on column 2's top square): o in column 2 loses in 2;      . . x . .
+    # column 4 alone keeps the draw                                   . o o x .
+    "a move under a winning square": "534122433",                   # o x o x x  (o to move)
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRUNED))
+def test_each_pruning_rule_against_plain_negamax(name: str) -> None:
+    game = Game("5x4k4+gravity")
+    board = drop(game, PRUNED[name])
+    check(game, Searcher(parse_spec("5x4k4+gravity"), slots_log2=16), board)
+    s = Searcher(parse_spec("5x4k4+gravity"), slots_log2=16).solve(board)
+    keeping = [c for c in game.moves(board)
+               if (-game.solve(game.child(board, c))[0], game.solve(game.child(board, c))[1] + 1)
+               == game.solve(board)]
+    assert s.move in keeping and len(keeping) == (5 if name == "two threats" else 1)
+
+
+def _pons_set() -> list[tuple[str, int]]:
+    rows = [line.split() for line in read_set("connect4_pons.txt")]
+    return [(moves, int(score)) for moves, score in rows]
+
+
+def pons_outcome(cells: int, stones: int, score: int) -> tuple[Value, int]:
+    """Value and depth from Pons' score (a win whose move is made after m stones scores
+    (cells + 1 - m) // 2): the m of the winner's parity."""
+    if score == 0:
+        return Value.DRAW, cells - stones
+    for m in range(stones, cells):
+        winner_moves = (m - stones) % 2 == 0  # the side to move makes the move after m stones
+        if (cells + 1 - m) // 2 == abs(score) and winner_moves == (score > 0):
+            return (Value.WIN if score > 0 else Value.LOSS), m - stones + 1
+    raise AssertionError(score)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_connect_four_in_pons_notation_scored_by_the_plain_negamax(
+        threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/search_positions/connect4_pons.txt: 7x6 positions of 24 to 32 stones, scored by the
+    plain negamax (tests/search_sets.py); two threads from the first node (no inline start)."""
+    if threads == 2:
+        monkeypatch.setattr(engine, "_INLINE_NODES", 0)
+    game, searcher = Game("7x6k4+gravity"), Searcher(parse_spec("7x6k4+gravity"), threads=threads)
+    rows = _pons_set()
+    assert len(rows) >= 30 and {np.sign(score) for _, score in rows} == {-1, 0, 1}
+    for moves, score in rows:
+        board = drop(game, moves)
+        s = searcher.solve(board)
+        assert (s.value, s.depth) == pons_outcome(42, len(moves), score), moves
+        # The move keeps them: its child scores minus the position's (the search again, a
+        # fresh searcher: the same table could only repeat itself).
+        child = Searcher(parse_spec("7x6k4+gravity"), slots_log2=16).solve(game.child(board, s.move))
+        assert (child.value, child.depth) == (Value(-int(s.value)), s.depth - 1) if s.depth > 1 \
+            else child.depth == 0
+
+
+def test_two_threads_give_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every 4x4k3+gravity position on two threads sharing a small table (entries replaced
+    under both) against the plain negamax, and middle-game 7x6 positions of many nodes."""
+    monkeypatch.setattr(engine, "_INLINE_NODES", 0)
+    game = Game("4x4k3+gravity")
+    searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10, threads=2)
+    for board in sorted(game.reachable())[::7]:
+        check(game, searcher, board)
+    spec, c4 = parse_spec("7x6k4+gravity"), Game("7x6k4+gravity")
+    one, two = Searcher(spec, threads=1), Searcher(spec, threads=2)
+    for moves in read_set("connect4.txt")[::4]:
+        board = drop(c4, "".join(str("abcdefg".index(m[0]) + 1) for m in moves.split()))
+        a, b = one.solve(board), two.solve(board)
+        assert (a.value, a.depth) == (b.value, b.depth) and a.value is not None, moves
+
+
+def test_budgets_stop_it_with_only_what_was_proved() -> None:
+    spec = parse_spec("7x6k4+gravity")
+    searcher, empty = Searcher(spec), (0,) * 42
+    s = searcher.solve(empty, Budget(nodes=50_000))
+    assert (s.value, s.low, s.high, s.depth, s.move) == (None, Value.LOSS, Value.WIN, None, None)
+    assert 50_000 <= s.nodes < 50_000 + 4096
+    start = time.monotonic()
+    s = searcher.solve(empty, Budget(seconds=0.3))
+    assert s.value is None and time.monotonic() - start < 0.3 + 0.2
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    start = time.monotonic()
+    s = searcher.solve(empty, Budget(cancel=cancel))
+    assert s.value is None and time.monotonic() - start < 0.2 + 0.2
+    # Still sound after being stopped: a position of the Pons set, exactly.
+    moves, score = _pons_set()[0]
+    again = searcher.solve(drop(Game("7x6k4+gravity"), moves))
+    assert (again.value, again.depth) == pons_outcome(42, len(moves), score)
+
+
+def test_stored_tables_at_the_leaves(tmp_path: Path) -> None:
+    """5x4k4+gravity with an endgame table of an 8-stone position at the leaves: the answers of
+    its ancestors are the plain negamax's, and the table is used."""
+    spec, game = parse_spec("5x4k4+gravity"), Game("5x4k4+gravity")
+    db = str(tmp_path / "g.db")
+    root = drop(game, "33424153")
+    build(spec, db, root=root)
+    with open_tablebase(db) as tb:
+        held = leaves(tb, spec)
+    assert len(held) == 1
+    helped = Searcher(spec, held, slots_log2=14)
+    for moves in ("3342415", "334241", "33424153", "334241535", "53424133"):
+        board = drop(game, moves)
+        check(game, helped, board)
+    fresh = Searcher(spec, held, slots_log2=14).solve(drop(game, "3342415"))
+    assert fresh.table_hits >= 1
+    assert fresh.nodes < Searcher(spec, slots_log2=14).solve(drop(game, "3342415")).nodes
+    mirrored = "".join(str(6 - int(ch)) for ch in "33424153")  # the root's mirror image
+    assert reachable_from(game, drop(game, mirrored))  # a legal board
+    check(game, helped, drop(game, mirrored))
+    assert Searcher(spec, held, slots_log2=14).solve(drop(game, mirrored)).table_hits >= 1
