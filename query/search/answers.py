@@ -209,11 +209,13 @@ def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[in
 
 def load_search() -> None:
     """Load the compiled search and the reachability test it checks boards with (numba's
-    cache: about half a second, once per process), by solving tic-tac-toe: a server does this
-    before it answers, so that no request's budget pays for it and every search can be
-    stopped at once."""
-    spec = parse_spec("3x3k3")
-    solve(None, spec, (0,) * spec.cells)
+    cache: about half a second, once per process; the first run after a change compiles), by
+    solving small boards of each kind: tic-tac-toe, a five-in-a-row board (its draw proofs)
+    and a gravity board (the bitboard search). A server does this before it answers, so that
+    no request's budget pays for it and every search can be stopped at once."""
+    for name, nodes in (("3x3k3", None), ("5x5k5", 20_000), ("4x4k3+gravity", None)):
+        spec = parse_spec(name)
+        solve(None, spec, (0,) * spec.cells, budget(nodes=nodes))
 
 
 def search_position(spec: str | Spec, position: Sequence[int] | str, *,
