@@ -205,7 +205,7 @@ def test_the_http_api_searches_what_no_table_holds(tmp_path: Path) -> None:
     build("3x3k3", db)
     spec = parse_spec("7x7k5")
     text = board_text(spec, play_moves(spec, _gomoku_set()[2]))
-    with TestClient(make_app(db)) as client:
+    with TestClient(make_app(db, search=10.0)) as client:
         r = client.get("/api/7x7k5", params={"board": text})
         assert r.status_code == 200 and r.headers["cache-control"] == "no-store"
         data = r.json()

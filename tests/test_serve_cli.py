@@ -58,9 +58,11 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) ->
     # A database of its own: the shared one may hold 4x3k3, which this test must search.
     db = str(tmp_path / "t.db")
     build("3x3k3", db)
+    # --search 10: the game searched below takes milliseconds alone, but a machine loaded by
+    # the whole suite must still prove it within half the budget.
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
-                             "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                             "--workers", str(workers), "--search", "10"], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         found = re.match(r"serving .* at (http://127\.0\.0\.1:\d+/) \(", line)
