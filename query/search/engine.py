@@ -2,7 +2,8 @@
 search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
 the answer is what was proved so far, never a guess.
 
-The order of the work: short wins and losses first (a null window at WS - d for d = 1, 2, ...:
+The order of the work: a first look for a draw (two null windows of a few thousand nodes, on
+boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
 a win within d plies, cut off at that depth by the kernel's bounds), then the value by two null
 windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
 and last a move whose child has the score found. The transposition table is kept between
@@ -19,11 +20,14 @@ from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
 from tablebase.query.search import kernel
 from tablebase.query.search.moves import invert
-from tablebase.query.search.board import Board, LeafTable
+from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 
 # Deepening stops once one step costs this many nodes: the value search takes over.
 DEEPEN_NODES = 1 << 18
+# Before deepening, boards without gravity get a first look for a draw of this many nodes a
+# null window (proofs without search settle most drawn m,n,k positions in a few nodes).
+QUICK_NODES = 1 << 12
 # How often a timed search looks at the clock (and the progress line is redrawn).
 _POLL = 0.05
 
@@ -87,9 +91,10 @@ class Searcher:
     """Searches positions of one game, keeping its transposition table between them."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int | None = None) -> None:
+                 slots_log2: int | None = None, proofs: int = ZONES) -> None:
         self.spec = spec
-        self.arrays = Board(spec, leaves) if slots_log2 is None else Board(spec, leaves, slots_log2)
+        self.arrays = Board(spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2,
+                            proofs)
         self._deadline: float | None = None
         self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
@@ -182,7 +187,10 @@ class Searcher:
     def _solve(self, empties: int) -> tuple[Value, Value, int | None, int | None]:
         self._partial = (Value.LOSS, Value.WIN, None, None)
         score, tried = None, 0
-        for d in range(1, empties + 1):
+        if not (self.spec.gravity or self.spec.misere or self.arrays.par[8] == PLAIN) \
+                and self._quick_draw():
+            score, tried = 0, empties  # a draw: no short win to look for
+        for d in range(tried + 1, empties + 1):
             before = int(self.arrays.ctl[kernel.NODES])
             if self._wins_within(d):
                 score = WS - d
@@ -207,6 +215,28 @@ class Searcher:
         depth = empties if score == 0 else WS - abs(score)
         self._partial = (value, value, depth, None)
         return value, value, depth, self._keeping(score)
+
+    def _quick_draw(self) -> bool:
+        """Whether two null windows of QUICK_NODES nodes each prove the loaded board a draw
+        (neither side can win: a pairing or dead lines in a few plies, as in most drawn m,n,k
+        positions); False when they do not, or run out of their nodes first."""
+        a = self.arrays
+        limit = int(a.ctl[kernel.LIMIT])
+        try:
+            for alpha, beta in ((-1, 0), (0, 1)):
+                a.ctl[kernel.LIMIT] = min(limit, int(a.ctl[kernel.NODES]) + QUICK_NODES)
+                try:
+                    score = self._run(alpha, beta)
+                except OutOfBudget:
+                    if self._stopped() or int(a.ctl[kernel.NODES]) >= limit:
+                        raise  # the budget itself ran out, not the first look's nodes
+                    return False
+                if (score < 0) if alpha < 0 else (score > 0):
+                    return False
+                self._partial = (Value.DRAW, Value.WIN, None, None)  # not a loss, proved
+        finally:
+            a.ctl[kernel.LIMIT] = limit
+        return True
 
     def _bisect(self, value: Value, low: int, high: int) -> int:
         """The exact score of a decided board: the least d in [low, high] within which the

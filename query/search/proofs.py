@@ -52,6 +52,7 @@ class PairingTables(NamedTuple):
     level_run: np.ndarray
     level_next: np.ndarray
     level_used: np.ndarray
+    cells: np.ndarray     # int64[1]: the board's cells
 
 
 @lru_cache(maxsize=None)
@@ -118,15 +119,24 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
         ch_num, np.array(masks + [0], dtype=np.uint64), np.zeros((n, MAX_CHOICES), np.uint64),
         np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.uint64))
+        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.array([spec.cells], np.int64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):  # type: ignore[no-untyped-def]
+    """The set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
 @njit(cache=True, nogil=True)
-def find_pairing(p, cnt, occupied, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
+def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
                  opts, nopt, taken, level_run, level_next, level_used, limit):
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
     0) when none was found within `limit` steps. `occupied`: the board's stones as a bitmask."""
-    runs = 0
+    runs, need = 0, 0
     for r in range(run_off.shape[0] - 1):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
@@ -141,9 +151,12 @@ def find_pairing(p, cnt, occupied, run_off, run_win, ch_off, ch_num, ch_mask,  #
                 c += 1
         if c == 0:
             return False, np.uint64(0)
+        need += _popcount(opts[runs, 0])  # the smallest choice left: they are sorted by size
         nopt[runs] = c
         taken[runs] = 0
         runs += 1
+    if need > n_cells - _popcount(occupied):
+        return False, np.uint64(0)  # more cells needed than are empty, runs being disjoint
     used = np.uint64(0)
     level, steps = 0, 0
     while True:
@@ -214,8 +227,8 @@ def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     no line open for p at all (none), or a pairing against p's open lines."""
     if st[1 + p] == 0:
         return True, np.uint64(0)
-    return find_pairing(p, cnt, occupied, pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6],
-                        pt[7], pt[8], pt[9], pt[10], limit)
+    return find_pairing(p, cnt, occupied, pt[11][0], pt[0], pt[1], pt[2], pt[3], pt[4],
+                        pt[5], pt[6], pt[7], pt[8], pt[9], pt[10], limit)
 
 
 @njit(cache=True, nogil=True)
