@@ -62,7 +62,8 @@ from numba import njit
 from tablebase.query.search.lookup import (ALL_CELLS, INF, LOSS, NO_LOSS, NO_WIN, WIN, leaf,
                                            slot_of, store, stored_zone)
 from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
-from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win, hit_lines, refuting_reply
+from tablebase.query.search.proofs import (PAIRING_STEPS, REPLY_STEPS, cannot_win, hit_lines,
+                                           refuting_reply)
 
 WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
@@ -203,10 +204,12 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                         done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if not done and mode == _DEFEND:
                             reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,
-                                                         moves, m, pt, PAIRING_STEPS)
+                                                         moves, m, pt, REPLY_STEPS)
                             done = reply >= 0
                         if done:
                             lo, zlo = 0, zone
+                if ctl[STOP] != 0:  # pairing searches cost up to milliseconds: look now
+                    ctl[ABORTED] = 1
                 if lo >= b or hi <= a or lo == hi:
                     ctl[PAIRED] += 1
                     flag = (NO_WIN if zhi != ALL_CELLS else 0) | (NO_LOSS if zlo != ALL_CELLS else 0)

@@ -33,8 +33,10 @@ from tablebase.builder.game import Spec
 # At most this many choices are kept for one run and one set of open windows (the smallest
 # first): fewer choices only make the search miss pairings, never claim a false one.
 MAX_CHOICES = 32
-# Steps (choices tried) one pairing search may take before giving up (not found: no claim).
+# Steps (choices tried) one pairing search may take before giving up (not found: no claim);
+# fewer for each reply tried in turn (`refuting_reply`).
 PAIRING_STEPS = 512
+REPLY_STEPS = 16
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
