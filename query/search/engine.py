@@ -2,9 +2,10 @@
 search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
 the answer is what was proved so far, never a guess.
 
-The order of the work: a first look for a draw (two null windows of a few thousand nodes, on
+The order of the work: a first look for a draw (two null windows of some thousand nodes, on
 boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
-a win within d plies, cut off at that depth by the kernel's bounds), then the value by two null
+a win within d plies, cut off at that depth by the kernel's bounds; a step is given a bounded
+number of nodes), then the value by two null
 windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
 and last a move whose child has the score found. The transposition table is kept between
 calls, so asking about a position's children after the position costs little.
@@ -15,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
@@ -23,15 +25,16 @@ from tablebase.query.search.moves import invert
 from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 
-# Deepening stops once one step costs this many nodes: the value search takes over.
+# Deepening stops at a step that would cost more nodes than this: the value search takes over.
 DEEPEN_NODES = 1 << 18
 # Before deepening, boards without gravity get a first look for a draw of this many nodes a
-# null window (proofs without search settle most drawn m,n,k positions in a few nodes).
-QUICK_NODES = 1 << 12
+# null window (proofs without search settle most drawn m,n,k positions in a few thousand).
+QUICK_NODES = 1 << 14
 # How often a timed search looks at the clock (and the progress line is redrawn).
 _POLL = 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
+T = TypeVar("T")
 
 
 class OutOfBudget(Exception):
@@ -191,13 +194,13 @@ class Searcher:
                 and self._quick_draw():
             score, tried = 0, empties  # a draw: no short win to look for
         for d in range(tried + 1, empties + 1):
-            before = int(self.arrays.ctl[kernel.NODES])
-            if self._wins_within(d):
-                score = WS - d
-            elif self._loses_within(d):
-                score = d - WS
-            tried = d
-            if score is not None or int(self.arrays.ctl[kernel.NODES]) - before > DEEPEN_NODES:
+            step = self._capped(DEEPEN_NODES, lambda: (
+                WS - d if self._wins_within(d) else d - WS if self._loses_within(d) else 0))
+            if step is None:
+                break  # too costly a step: the value search takes over
+            tried = d  # no win or loss within d plies (or the one found)
+            if step:
+                score = step
                 break
         if score is None:
             if self._run(-1, 0) <= -1:
@@ -216,27 +219,29 @@ class Searcher:
         self._partial = (value, value, depth, None)
         return value, value, depth, self._keeping(score)
 
+    def _capped(self, nodes: int, work: Callable[[], T]) -> T | None:
+        """work() within `nodes` more nodes of the kernel's, or None when those ran out first
+        (OutOfBudget when the budget itself did)."""
+        a = self.arrays
+        limit = int(a.ctl[kernel.LIMIT])
+        a.ctl[kernel.LIMIT] = min(limit, int(a.ctl[kernel.NODES]) + nodes)
+        try:
+            return work()
+        except OutOfBudget:
+            if self._stopped() or int(a.ctl[kernel.NODES]) >= limit:
+                raise
+            return None
+        finally:
+            a.ctl[kernel.LIMIT] = limit
+
     def _quick_draw(self) -> bool:
         """Whether two null windows of QUICK_NODES nodes each prove the loaded board a draw
         (neither side can win: a pairing or dead lines in a few plies, as in most drawn m,n,k
         positions); False when they do not, or run out of their nodes first."""
-        a = self.arrays
-        limit = int(a.ctl[kernel.LIMIT])
-        try:
-            for alpha, beta in ((-1, 0), (0, 1)):
-                a.ctl[kernel.LIMIT] = min(limit, int(a.ctl[kernel.NODES]) + QUICK_NODES)
-                try:
-                    score = self._run(alpha, beta)
-                except OutOfBudget:
-                    if self._stopped() or int(a.ctl[kernel.NODES]) >= limit:
-                        raise  # the budget itself ran out, not the first look's nodes
-                    return False
-                if (score < 0) if alpha < 0 else (score > 0):
-                    return False
-                self._partial = (Value.DRAW, Value.WIN, None, None)  # not a loss, proved
-        finally:
-            a.ctl[kernel.LIMIT] = limit
-        return True
+        if not self._capped(QUICK_NODES, lambda: self._run(-1, 0) >= 0):
+            return False
+        self._partial = (Value.DRAW, Value.WIN, None, None)  # not a loss, proved
+        return bool(self._capped(QUICK_NODES, lambda: self._run(0, 1) <= 0))
 
     def _bisect(self, value: Value, low: int, high: int) -> int:
         """The exact score of a decided board: the least d in [low, high] within which the
