@@ -55,6 +55,7 @@ class PairingTables(NamedTuple):
     level_next: np.ndarray
     level_used: np.ndarray
     cells: np.ndarray     # int64[1]: the board's cells
+    run_mask: np.ndarray  # uint64[R]: the cells of each run
 
 
 @lru_cache(maxsize=None)
@@ -121,7 +122,8 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
         ch_num, np.array(masks + [0], dtype=np.uint64), np.zeros((n, MAX_CHOICES), np.uint64),
         np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.array([spec.cells], np.int64))
+        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.array([spec.cells], np.int64),
+        np.array([sum(1 << c for c in cells) for cells in runs] or [0], dtype=np.uint64))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -237,9 +239,27 @@ def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
 def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
     """A move of player index `me` after which the other side cannot complete a line (by
     `cannot_win`), and its proof's cells with the move's; (-1, 0) when none is found."""
+    # A run with windows open for the other side but no choice of pairs left gets one only
+    # from a stone on it (closing some of its windows): the move must lie on every such run.
+    run_off, run_win, ch_off, ch_num, ch_mask, run_mask = pt[0], pt[1], pt[2], pt[3], pt[4], pt[12]
+    allowed = ~np.uint64(0)
+    for r in range(run_off.shape[0] - 1):
+        windows = 0
+        for j in range(run_off[r], run_off[r + 1]):
+            if cnt[me, run_win[j]] == 0:
+                windows |= 1 << (j - run_off[r])
+        if windows == 0:
+            continue
+        for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
+            if ch_mask[o] & occupied == 0:
+                break
+        else:
+            allowed &= run_mask[r]
     for i in range(m):
         c = moves[i]
         bit = np.uint64(1) << np.uint64(c)
+        if bit & allowed == 0:
+            continue
         for j in range(cl_off[c], cl_off[c + 1]):
             line = cl_idx[j]
             if cnt[me, line] == 0:
