@@ -18,7 +18,7 @@ from tablebase.query.search.proofs import pairing_tables
 
 # The board's two bitmasks are the table's key: a board of more cells needs another key.
 MAX_SEARCH_CELLS = 64
-# Transposition table slots (30 bytes each): 2**22 is 126 MiB.
+# Transposition table slots (31 bytes each): 2**22 is 130 MiB.
 DEFAULT_SLOTS_LOG2 = 22
 
 

@@ -91,7 +91,9 @@ class Solution:
 
 
 class Searcher:
-    """Searches positions of one game, keeping its transposition table between them."""
+    """Searches positions of one game, keeping its transposition table between them;
+    `proofs` says what the kernel may prove without search (board.py: PLAIN, PAIRINGS,
+    ZONES, the default)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
                  slots_log2: int | None = None, proofs: int = ZONES) -> None:

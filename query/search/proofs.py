@@ -9,7 +9,9 @@ no pair, the defender plays anywhere; a defender stone on a pair only kills the 
 it). So no pair ever holds two attacker stones, and no open line can be completed: the
 attacker cannot win, whoever moves first, and extra attacker stones on cells outside the pairs
 change nothing (they open no line: only defender stones close lines). In the real game the
-defender may win first or be forced elsewhere by nothing: its own threats only help it.
+answers are always possible: an open line keeps two empty cells of its pair, so the attacker
+never threatens to complete one and the defender is never forced elsewhere; a line of the
+defender's own only ends the game sooner.
 
 Two cells lie in a common line only along one straight run of the board (a row, column or
 diagonal of at least k cells), so a pairing splits into one choice per run: a set of pairs on
