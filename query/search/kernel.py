@@ -186,6 +186,11 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                           ALL_CELLS, 0, perms, g0, n)
                     r, phase = held, _RETURN
                     continue
+            if forced >= 0:
+                moves[0] = forced
+                m = 1
+            else:  # ordered before the proofs: a refuting reply is looked for best first
+                order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me)
             if near:
                 zlo, zhi, reply = ALL_CELLS, ALL_CELLS, -1
                 if misere:  # a side with no open line never completes one: it cannot lose
@@ -229,11 +234,6 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             if lower >= b:
                 r, phase = lower, _RETURN
                 continue
-            if forced >= 0:
-                moves[0] = forced
-                m = 1
-            else:
-                order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me)
             f = fr[d]
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper

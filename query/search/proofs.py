@@ -38,7 +38,7 @@ MAX_CHOICES = 32
 # Steps (choices tried) one pairing search may take before giving up (not found: no claim);
 # fewer for each reply tried in turn (`refuting_reply`).
 PAIRING_STEPS = 512
-REPLY_STEPS = 16
+REPLY_STEPS = 64
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
