@@ -118,34 +118,43 @@ def _root_zone(arrays: Board) -> int:
     return int(arrays.ctl.view(np.uint64)[kernel.ROOT_ZONE])
 
 
-@pytest.mark.parametrize("spec_text, stones", [("4x4k4", range(4, 11)), ("5x4k4", range(9, 14))])
-def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range) -> None:
-    """The search's null windows return, with "the side to move cannot win" (window (0, 1)) or
-    "the other side cannot" (window (-1, 0)), the zone of that proof: extra stones of the side
-    that cannot win on any cells outside it must leave it unable to force a line (the rule the
-    search prunes by). Checked with the plain search on random extra stones."""
+@pytest.mark.parametrize("spec_text, stones, kinds_seen", [
+    ("4x4k4", range(4, 11), 3), ("5x4k4", range(9, 14), 3),  # drawish: no loss with a zone
+    ("5x4k3", range(8, 12), 4)])
+def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
+                                              kinds_seen: int) -> None:
+    """The search's null windows (0, 1) and (-1, 0) return with what they prove (the side to
+    move cannot win, or wins; the other side cannot win, or the side to move loses) the zone of
+    that proof: extra stones, on any cells outside it, of the side the proof is against must
+    leave the proof true (the rule the search prunes by). Checked with the plain search on
+    random extra stones."""
     game, spec = _game(spec_text), parse_spec(spec_text)
     arrays, rng, memo = Board(spec, slots_log2=16), random.Random(11), {}
     arrays.ctl[kernel.LIMIT] = 1 << 60
+    kinds: set[tuple[tuple[int, int], bool]] = set()
     zones = 0
     for board in _positions(spec_text, stones, 40, seed=3):
         me = 1 if game.stones(board) % 2 == 0 else 2
-        for window, attacker in (((0, 1), me), ((-1, 0), 3 - me)):
+        for window in ((0, 1), (-1, 0)):
             arrays.load(board)
             score = arrays.search(*window)
             zone = _root_zone(arrays)
-            proved = score <= 0 if window == (0, 1) else score >= 0
-            assert proved == (not can_force_line(game, board, attacker, me, memo)), board
-            if not proved or zone == int(ALL_CELLS):
+            # (0, 1): a win of the side to move, or none; (-1, 0): a loss, or none.
+            winner = me if window == (0, 1) else 3 - me
+            wins = score >= 1 if window == (0, 1) else score <= -1
+            assert wins == can_force_line(game, board, winner, me, memo), board
+            if zone == int(ALL_CELLS):
                 continue
             zones += 1
+            kinds.add((window, wins))
+            extra_side = 3 - winner if wins else winner  # the stones that must not matter
             free = [c for c, v in enumerate(board) if v == 0 and not zone >> c & 1]
             for size in {0, len(free), rng.randint(0, len(free))}:
                 extra = list(board)
                 for c in rng.sample(free, size):
-                    extra[c] = attacker
-                assert not can_force_line(game, tuple(extra), attacker, me, memo), (board, zone)
-    assert zones >= 30
+                    extra[c] = extra_side
+                assert can_force_line(game, tuple(extra), winner, me, memo) == wins, (board, zone)
+    assert zones >= 30 and len(kinds) == kinds_seen
 
 
 @pytest.mark.parametrize("spec_text, stones, count", [("4x4k4", range(6, 11), 40),

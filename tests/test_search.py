@@ -136,7 +136,7 @@ def test_short_forced_wins_on_7x7_against_the_plain_search() -> None:
 
 
 def test_a_budget_that_runs_out_gives_unknown_never_a_value() -> None:
-    spec = parse_spec("7x7k5")
+    spec = parse_spec("8x8k5")  # the empty 8x8 board: undecided for minutes (7x7: under a second)
     searcher = Searcher(spec)
     empty = (0,) * spec.cells
     s = searcher.solve(empty, Budget(nodes=20_000))
@@ -145,9 +145,9 @@ def test_a_budget_that_runs_out_gives_unknown_never_a_value() -> None:
     s = searcher.solve(empty, Budget(seconds=0.3))
     assert s.value is None and s.seconds < 3
     # The searcher is still sound after being stopped: a short win is found exactly.
-    board = play_moves(spec, _gomoku_set()[0])
+    board = play_moves(spec, "b1 h8 c1 h7 d1 h6")  # x plays e1: a four open at both ends
     again = searcher.solve(board)
-    assert again.value == Value.WIN and again.depth == Searcher(spec).solve(board).depth
+    assert again.value == Value.WIN and again.depth == Searcher(spec).solve(board).depth == 3
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -168,7 +168,7 @@ def test_solve_probe_and_moves_on_the_command_line(tmp_path: Path,
     status, out, _ = _run(capsys, "solve", "7x7k5", text, "--db", db, "--json")
     data = json.loads(out)
     assert data["source"] == "search" and data["value"] == "win" and data["move"]
-    status, out, _ = _run(capsys, "solve", "7x7k5", "--db", db, "--nodes", "5000")
+    status, out, _ = _run(capsys, "solve", "8x8k5", "--db", db, "--nodes", "5000")
     assert status == 0 and out.startswith("x to move: unknown (by search)")
     assert "best move" not in out
     # probe and moves search a position no table holds, and say so; --no-search refuses.

@@ -18,8 +18,13 @@ from tablebase.query.search.proofs import pairing_tables
 
 # The board's two bitmasks are the table's key: a board of more cells needs another key.
 MAX_SEARCH_CELLS = 64
-# Transposition table slots (30 bytes each): 2**22 is 126 MiB.
+# Transposition table slots (31 bytes each): 2**22 is 130 MiB.
 DEFAULT_SLOTS_LOG2 = 22
+
+
+# What the kernel may prove without search (boards without gravity): nothing (the plain
+# alpha-beta, kept for comparison), dead lines and pairings, and with them zones.
+PLAIN, PAIRINGS, ZONES = 0, 1, 2
 
 
 class SearchRefusedError(QueryError, ValueError):
@@ -47,7 +52,7 @@ class Board:
     """The kernel's arrays for one game, with a board loaded into them (`load`)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int = DEFAULT_SLOTS_LOG2) -> None:
+                 slots_log2: int = DEFAULT_SLOTS_LOG2, proofs: int = ZONES) -> None:
         if spec.cells > MAX_SEARCH_CELLS:
             raise SearchRefusedError(
                 f"{spec.name} has {spec.cells} cells; the search takes boards of at most"
@@ -65,7 +70,7 @@ class Board:
         self.inv = np.argsort(self.perms, axis=1).astype(np.int64)
         slots = 1 << slots_log2
         self.par = np.array([n, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
-                             len(self.perms), slots - 1], dtype=np.int64)
+                             len(self.perms), slots - 1, proofs], dtype=np.int64)
         self.board = np.zeros(n, dtype=np.uint8)
         self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
         self.st = np.array([0, len(self.lines), len(self.lines)], dtype=np.int64)

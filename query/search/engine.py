@@ -2,8 +2,10 @@
 search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
 the answer is what was proved so far, never a guess.
 
-The order of the work: short wins and losses first (a null window at WS - d for d = 1, 2, ...:
-a win within d plies, cut off at that depth by the kernel's bounds), then the value by two null
+The order of the work: a first look for a draw (two null windows of some thousand nodes, on
+boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
+a win within d plies, cut off at that depth by the kernel's bounds; a step is given a bounded
+number of nodes), then the value by two null
 windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
 and last a move whose child has the score found. The transposition table is kept between
 calls, so asking about a position's children after the position costs little.
@@ -14,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
@@ -22,11 +25,14 @@ import numpy as np
 from tablebase.query.search import gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
 from tablebase.query.search.moves import invert
-from tablebase.query.search.board import Board, LeafTable
+from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 
-# Deepening stops once one step costs this many nodes: the value search takes over.
+# Deepening stops at a step that would cost more nodes than this: the value search takes over.
 DEEPEN_NODES = 1 << 18
+# Before deepening, boards without gravity get a first look for a draw of this many nodes a
+# null window (proofs without search settle most drawn m,n,k positions in a few thousand).
+QUICK_NODES = 1 << 14
 # How often a timed search looks at the clock (and the progress line is redrawn).
 _POLL = 0.05
 # A bitboard search first runs this many nodes in the caller's thread, where a timed budget has
@@ -34,6 +40,7 @@ _POLL = 0.05
 _INLINE_NODES, _INLINE_SECONDS = 1 << 14, 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
+T = TypeVar("T")
 
 
 class OutOfBudget(Exception):
@@ -92,10 +99,12 @@ class Solution:
 class Searcher:
     """Searches positions of one game, keeping its transposition table between them: gravity
     boards that fit 64 bits on bitboards (gravity.py, `threads` sharing the table), others
-    on kernel.py's arrays."""
+    on kernel.py's arrays, where `proofs` says what the kernel may prove without search
+    (board.py: PLAIN, PAIRINGS, ZONES, the default)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int | None = None, threads: int | None = None) -> None:
+                 slots_log2: int | None = None, threads: int | None = None,
+                 proofs: int = ZONES) -> None:
         self.spec = spec
         self.bits: Bitboards | None = None
         self.arrays: Board | Bitboards
@@ -104,8 +113,8 @@ class Searcher:
                 spec, leaves, **({} if slots_log2 is None else {"slots_log2": slots_log2}),
                 **({} if threads is None else {"threads": threads}))
         else:
-            self._board = self.arrays = (Board(spec, leaves) if slots_log2 is None
-                                         else Board(spec, leaves, slots_log2))
+            self._board = self.arrays = Board(
+                spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
         self._deadline: float | None = None
         self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
@@ -289,14 +298,19 @@ class Searcher:
                ) -> tuple[Value, Value, int | None, int | None]:
         self._partial = (lo, hi, empties if lo == hi == Value.DRAW else None, None)
         score, tried = (0 if lo == hi == Value.DRAW else None), 0
-        for d in range(1, empties + 1 if score is None else 1):
-            before = int(self._board.ctl[kernel.NODES])
-            if hi == Value.WIN and self._wins_within(d):
-                score = WS - d
-            elif lo == Value.LOSS and self._loses_within(d):
-                score = d - WS
-            tried = d
-            if score is not None or int(self._board.ctl[kernel.NODES]) - before > DEEPEN_NODES:
+        if score is None and lo == Value.LOSS and hi >= Value.DRAW \
+                and not (self.spec.gravity or self.spec.misere
+                         or self._board.par[8] == PLAIN) and self._quick_draw(hi):
+            score, tried = 0, empties  # a draw: no short win to look for
+        for d in range(tried + 1, empties + 1 if score is None else 1):
+            step = self._capped(DEEPEN_NODES, lambda: (
+                WS - d if hi == Value.WIN and self._wins_within(d)
+                else d - WS if lo == Value.LOSS and self._loses_within(d) else 0))
+            if step is None:
+                break  # too costly a step: the value search takes over
+            tried = d  # no win or loss within d plies (or the one found)
+            if step:
+                score = step
                 break
         if score is None:
             if lo == hi:
@@ -319,6 +333,30 @@ class Searcher:
         depth = empties if score == 0 else WS - abs(score)
         self._partial = (value, value, depth, None)
         return value, value, depth, self._keeping(score) if want_move else None
+
+    def _capped(self, nodes: int, work: Callable[[], T]) -> T | None:
+        """work() within `nodes` more nodes of the kernel's, or None when those ran out first
+        (OutOfBudget when the budget itself did)."""
+        a = self._board
+        limit = int(a.ctl[kernel.LIMIT])
+        a.ctl[kernel.LIMIT] = min(limit, int(a.ctl[kernel.NODES]) + nodes)
+        try:
+            return work()
+        except OutOfBudget:
+            if self._stopped() or int(a.ctl[kernel.NODES]) >= limit:
+                raise
+            return None
+        finally:
+            a.ctl[kernel.LIMIT] = limit
+
+    def _quick_draw(self, hi: Value) -> bool:
+        """Whether two null windows of QUICK_NODES nodes each prove the loaded board a draw
+        (neither side can win: a pairing or dead lines in a few plies, as in most drawn m,n,k
+        positions); False when they do not, or run out of their nodes first."""
+        if not self._capped(QUICK_NODES, lambda: self._run(-1, 0) >= 0):
+            return False
+        self._partial = (Value.DRAW, hi, None, None)  # not a loss, proved
+        return bool(self._capped(QUICK_NODES, lambda: self._run(0, 1) <= 0))
 
     def _bisect(self, value: Value, low: int, high: int) -> int:
         """The exact score of a decided board: the least d in [low, high] within which the

@@ -17,26 +17,29 @@ guessed:
     (at least) 0, and a draw, 0, when neither side has one: every game then fills the board;
   - (normal rules, no gravity) a pairing against a side (proofs.py) proves the same bound.
 
-Zones (normal rules, no gravity, and only in windows asking for a sign, inside +-SIGN). A proof
-that a side A cannot win comes with a zone Z of cells such that A still cannot force a line if
-A is given extra stones on any empty cells outside Z (the turn unchanged): the pairs of a
-pairing; nothing for dead lines; the completing cell for the other side's line made now, the
-two threat cells when A faces two; at a node where the defender moved, its move and its
-child's zone; at a node where A moved, the union of the zones of A's moves searched. Lines
-still open for A must keep an empty cell in Z (two where A is to move and its moves were
-dismissed as losing to the other side's line), or extra stones could complete one: `hit_lines`
-adds such cells.
-The rule: where A is to move and one move m has been refuted (the reply's proof has zone Z_m),
-a move m' outside Z_m needs no search: A with m' and the reply is no better off than A with m,
-the reply and the extra stone m' (an extra stone of one's own never hurts in this game: a
-strategy for fewer stones plays on with a free move wherever it would play on the extra one),
-and outside Z_m that extra stone changes nothing. A node that skipped moves returns "at most
-0" (no win), never a loss it did not prove for every move. The table keeps a zone with each
-such bound (tz, in the key's orientation); a bound without one has the zone "every cell".
+Zones (normal rules, no gravity, and only in windows asking for a sign, inside +-SIGN). Each
+proof of a sign - a side cannot win; a side wins (so the other loses) - comes with a zone Z of
+cells such that it stays true when the side it is against (the one that cannot win; the
+loser) gets extra stones on any empty cells outside Z, the turn unchanged: the pairs of a
+pairing; nothing for dead lines; the completing cell of a line made now; the two threat cells
+a side faces; at a node where one move settled it, that move and its child's zone; at a node
+where every move failed, the union of their zones. Lines still open for the side the proof
+is against keep an empty cell in Z (two where that side is to move and its moves were
+dismissed as losing to the other side's line), or extra stones could complete one:
+`hit_lines` adds such cells.
+The rule: where every move must fail and one move m has (its child's proof has zone Z_m), a
+move m' outside Z_m fails too and needs no search: the mover with m' is no better off than
+with m and the extra stone m' (an extra stone of one's own never hurts in this game: a
+strategy for fewer stones plays on with a free move wherever it would play on the extra one;
+and it never delays one's win), and outside Z_m that extra stone changes nothing. A node that
+skipped moves returns what is proved of them, "no win" or "a loss" of unknown depth, never a
+score it did not prove for every move. The table keeps a zone with such bounds (tz, in the
+key's orientation, with flags for which proof it is); a bound without one has every cell.
 
 Arrays (the `Board` of engine.py makes them):
 
-    par      int64[8]       cells, width, height, k, gravity, misere, maps, table slots - 1
+    par      int64[9]       cells, width, height, k, gravity, misere, maps, table slots - 1,
+                            proofs (board.py: PLAIN, PAIRINGS, ZONES)
     lines    (L, k) int64   the winning lines;  cl_off/cl_idx: the lines through each cell
     perms, inv  (G, cells)  the board's symmetry maps and their inverses
     board    uint8[cells];  cnt (2, L) int16: stones of x / o on each line
@@ -56,10 +59,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from tablebase.query.search.lookup import (ALL_CELLS, HI_ZONE, INF, LO_ZONE, leaf, slot_of, store,
-                                           stored_zone)
+from tablebase.query.search.lookup import (ALL_CELLS, INF, LOSS, NO_LOSS, NO_WIN, WIN, leaf,
+                                           slot_of, store, stored_zone)
 from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
-from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win, hit_lines, refuting_reply
+from tablebase.query.search.proofs import (PAIRING_STEPS, REPLY_STEPS, cannot_win, hit_lines,
+                                           refuting_reply)
 
 WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
@@ -109,7 +113,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
     beyond the window it fell out of (fail-soft); 0 with ctl[ABORTED] set when stopped.
     Negamax over an explicit stack of frames: enter a node, try its moves in turn, return."""
     n, k, misere = par[0], par[3], par[5]
-    proofs = par[4] == 0  # dead lines, pairings and zones: boards without gravity
+    proofs = par[8] if par[4] == 0 else 0  # 1: dead lines and pairings, 2: zones too; no gravity
     fr = np.zeros((n + 2, 17), dtype=np.int64)
     fkx = np.zeros(n + 2, dtype=np.uint64)
     fko = np.zeros(n + 2, dtype=np.uint64)
@@ -129,8 +133,11 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             me = stones % 2  # the index (0: x, 1: o) of the side to move
             moves, keys = mv[stones], mh[stones]
             m = candidates(par, board, moves)
-            mode = 0
-            if proofs and not misere and -SIGN < a and b < SIGN:
+            # Proofs that settle a sign are sought only in windows about a sign: in a search
+            # for a win within d plies they cost more than they cut.
+            near = proofs > 0 and -SIGN < a and b < SIGN
+            mode = 0  # 0: no zones; else the window asks "a win?" (a >= 0) or "no loss?" (b <= 0)
+            if near and proofs > 1 and not misere:
                 mode = _ATTACK if a >= 0 else (_DEFEND if b <= 0 else 0)
             occupied = bx[0] | bo[0]
             forced, phase, rz = -1, _RETURN, ALL_CELLS
@@ -138,7 +145,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 for i in range(m):
                     if completes(cnt, cl_off, cl_idx, k, moves[i], me):
                         r = WS - 1
-                        if mode == _DEFEND:
+                        if mode:
                             rz = hit_lines(_bit(moves[i]), 1, 1 - me, cnt, lines, occupied)
                         break
                 else:
@@ -150,7 +157,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                             threat_cells |= _bit(forced)
                     if threats >= 2:
                         r = -(WS - 2)
-                        if mode == _ATTACK:
+                        if mode:
                             rz = hit_lines(threat_cells, 2, me, cnt, lines, occupied)
                     else:
                         phase = _ENTER
@@ -165,10 +172,8 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 lo, hi = np.int64(tlo[slot]), np.int64(thi[slot])
                 if lo >= b or hi <= a or lo == hi:
                     r, phase = (lo if lo >= b else hi), _RETURN
-                    if mode == _ATTACK and r <= 0:
-                        rz = stored_zone(tfl, tz, slot, HI_ZONE, inv, g0, n)
-                    elif mode == _DEFEND and r >= 0:
-                        rz = stored_zone(tfl, tz, slot, LO_ZONE, inv, g0, n)
+                    if mode:
+                        rz = stored_zone(tfl, tz, slot, _wanted(r <= a, a, b), inv, g0, n)
                     continue
                 a, b = max(a, lo), min(b, hi)
                 if tmv[slot] >= 0:
@@ -181,7 +186,12 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                           ALL_CELLS, 0, perms, g0, n)
                     r, phase = held, _RETURN
                     continue
-            if proofs:
+            if forced >= 0:
+                moves[0] = forced
+                m = 1
+            else:  # ordered before the proofs: a refuting reply is looked for best first
+                order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me)
+            if near:
                 zlo, zhi, reply = ALL_CELLS, ALL_CELLS, -1
                 if misere:  # a side with no open line never completes one: it cannot lose
                     if st[1 + me] == 0:
@@ -199,19 +209,21 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                         done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if not done and mode == _DEFEND:
                             reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,
-                                                         moves, m, pt, PAIRING_STEPS)
+                                                         moves, m, pt, REPLY_STEPS)
                             done = reply >= 0
                         if done:
                             lo, zlo = 0, zone
+                if ctl[STOP] != 0:  # pairing searches cost up to milliseconds: look now
+                    ctl[ABORTED] = 1
                 if lo >= b or hi <= a or lo == hi:
                     ctl[PAIRED] += 1
-                    flag = (HI_ZONE if zhi != ALL_CELLS else 0) | (LO_ZONE if zlo != ALL_CELLS else 0)
+                    flag = (NO_WIN if zhi != ALL_CELLS else 0) | (NO_LOSS if zlo != ALL_CELLS else 0)
                     move = perms[g0, reply] if reply >= 0 else (tmv[slot] if first >= 0 else -1)
-                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move,
-                          zhi | zlo if flag == HI_ZONE | LO_ZONE else (zhi if zhi != ALL_CELLS else zlo),
+                    zone = zhi | zlo if flag == NO_WIN | NO_LOSS else (zhi if zhi != ALL_CELLS else zlo)
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone,
                           flag, perms, g0, n)
                     r, phase = (lo if lo >= b else hi), _RETURN
-                    rz = zhi if mode == _ATTACK else zlo
+                    rz = zhi if r <= a else zlo
                     continue
                 a, b = max(a, lo), min(b, hi)
             upper = WS - 2 if misere else WS - 3
@@ -222,15 +234,10 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             if lower >= b:
                 r, phase = lower, _RETURN
                 continue
-            if forced >= 0:
-                moves[0] = forced
-                m = 1
-            else:
-                order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me)
             f = fr[d]
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper
-            f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode == _ATTACK
+            f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode != 0
             fkx[d], fko[d] = kx, ko
             fzone[d] = _bit(forced) if f[_HIT2] else np.uint64(0)
             fneed[d] = ALL_CELLS
@@ -240,14 +247,14 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             stones = st[0]
             if f[_I] >= f[_M] or f[_ACUR] >= f[_B]:
                 best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, ALL_CELLS
-                if f[_MODE] == _ATTACK and best <= 0:
-                    if f[_SKIPPED]:
-                        best = max(best, 0)  # the moves skipped are proved no wins, no more
-                    rz, flag = fzone[d], HI_ZONE
+                if f[_MODE] and best <= f[_A0]:  # every move failed: their zones, joined
+                    if f[_SKIPPED]:  # skipped moves are proved no wins (losses), no more
+                        best = max(best, 0 if f[_A0] >= 0 else n - stones - WS)
+                    rz, flag = fzone[d], _proved(True, f[_A0], f[_B])
                     if f[_HIT2]:
                         rz = hit_lines(rz, 2, stones % 2, cnt, lines, bx[0] | bo[0])
-                elif f[_MODE] == _DEFEND and best >= 0:
-                    rz, flag = fzone[d], LO_ZONE
+                elif f[_MODE]:  # a move reached the window's top: its zone
+                    rz, flag = fzone[d], _proved(False, f[_A0], f[_B])
                 if best <= f[_A0]:
                     lo, hi = (lo if lo > -INF else f[_LOWER]), min(hi, best)
                 elif best >= f[_B]:
@@ -262,7 +269,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 continue
             cell = mv[stones, f[_I]]
             f[_I] += 1
-            if f[_MODE] == _ATTACK and fneed[d] & _bit(cell) == 0:
+            if f[_MODE] and fneed[d] & _bit(cell) == 0:
                 f[_SKIPPED] = 1  # a child's proof covers this move too (the zone rule, above)
                 continue
             if place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, 1 + stones % 2):
@@ -289,12 +296,31 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _wanted(low, a, b):  # type: ignore[no-untyped-def]
+    """The table's zone flag of a proof of "score <= a" (`low`) or of "score >= b", in a
+    window about a sign: no win (a >= 0) or a loss; no loss (b <= 0) or a win."""
+    if low:
+        return NO_WIN if a >= 0 else LOSS
+    return NO_LOSS if b <= 0 else WIN
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _proved(low, a, b):  # type: ignore[no-untyped-def]
+    """The zone flags a proof of "score <= a" (`low`) or "score >= b" earns: a loss's zone is
+    also one of "no win", a win's of "no loss"."""
+    flag = _wanted(low, a, b)
+    return flag | (NO_WIN if flag == LOSS else 0) | (NO_LOSS if flag == WIN else 0)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _take(f, fzone, fneed, d, cell, score, zone):  # type: ignore[no-untyped-def]
-    """A move's score (and its child's zone) into its node's frame."""
-    if f[_MODE] == _ATTACK and score <= 0:
+    """A move's score (and its child's zone) into its node's frame: a move that fails joins
+    its zone to the node's (and the moves left to search shrink to the zones' common cells);
+    one that reaches the window's top (in a window about a sign, the cut) gives its own."""
+    if f[_MODE] and score <= f[_A0]:
         fzone[d] |= zone
         fneed[d] &= zone
-    elif f[_MODE] == _DEFEND and score >= 0 and f[_BEST] < 0:
+    elif f[_MODE] and score >= f[_B]:
         fzone[d] = zone | _bit(cell)
     if score > f[_BEST]:
         f[_BEST], f[_BM] = score, cell

@@ -66,9 +66,10 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
     return INF
 
 
-# Flags of a table entry (tfl): used, and what its zone (tz) is the zone of: the proof that the
-# side to move cannot win (hi <= 0) or that the other side cannot (lo >= 0). See kernel.py.
-USED, HI_ZONE, LO_ZONE = 1, 2, 4
+# Flags of a table entry (tfl): used, and what its zone (tz) is the zone of (kernel.py): the
+# proof that the side to move cannot win (hi <= 0), that it loses (hi < 0), that the other side
+# cannot win (lo >= 0), that the side to move wins (lo > 0).
+USED, NO_WIN, LOSS, NO_LOSS, WIN = 1, 2, 4, 8, 16
 ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)  # the zone "every cell": nothing known
 
 
@@ -88,10 +89,11 @@ def turn_zone(zone, maps, g, n):  # type: ignore[no-untyped-def]
 def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, flag,  # type: ignore[no-untyped-def]
           perms, g0, n):
     """Write bounds [lo, hi] and a best move (key orientation; -1: none) under key (kx, ko);
-    with `flag` (HI_ZONE / LO_ZONE) the zone (board orientation) of that proof replaces the
-    entry's, else a zone the same key already holds is kept (a proof stays a proof)."""
+    with `flag` (NO_WIN, LOSS, NO_LOSS, WIN or several) the zone (board orientation) of those
+    proofs replaces the entry's, else a zone the same key already holds is kept (a proof stays
+    a proof)."""
     keep = tfl[slot] & USED and tk1[slot] == kx and tk2[slot] == ko
-    kept = tfl[slot] & (HI_ZONE | LO_ZONE) if keep else 0
+    kept = tfl[slot] & ~USED if keep else 0
     if flag and zone != ALL_CELLS:
         tz[slot] = turn_zone(zone, perms, g0, n)
         kept = flag
@@ -102,7 +104,8 @@ def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, fl
 
 @njit(cache=True, nogil=True)
 def stored_zone(tfl, tz, slot, flag, inv, g0, n):  # type: ignore[no-untyped-def]
-    """The entry's zone of the proof `flag` in board orientation (ALL_CELLS: none kept)."""
+    """The entry's zone in board orientation if it is the zone of one of the proofs `flag`
+    (ALL_CELLS: none kept)."""
     if tfl[slot] & flag:
         return turn_zone(tz[slot], inv, g0, n)
     return ALL_CELLS

@@ -9,7 +9,9 @@ no pair, the defender plays anywhere; a defender stone on a pair only kills the 
 it). So no pair ever holds two attacker stones, and no open line can be completed: the
 attacker cannot win, whoever moves first, and extra attacker stones on cells outside the pairs
 change nothing (they open no line: only defender stones close lines). In the real game the
-defender may win first or be forced elsewhere by nothing: its own threats only help it.
+answers are always possible: an open line keeps two empty cells of its pair, so the attacker
+never threatens to complete one and the defender is never forced elsewhere; a line of the
+defender's own only ends the game sooner.
 
 Two cells lie in a common line only along one straight run of the board (a row, column or
 diagonal of at least k cells), so a pairing splits into one choice per run: a set of pairs on
@@ -33,8 +35,10 @@ from tablebase.builder.game import Spec
 # At most this many choices are kept for one run and one set of open windows (the smallest
 # first): fewer choices only make the search miss pairings, never claim a false one.
 MAX_CHOICES = 32
-# Steps (choices tried) one pairing search may take before giving up (not found: no claim).
+# Steps (choices tried) one pairing search may take before giving up (not found: no claim);
+# fewer for each reply tried in turn (`refuting_reply`).
 PAIRING_STEPS = 512
+REPLY_STEPS = 64
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
@@ -52,6 +56,8 @@ class PairingTables(NamedTuple):
     level_run: np.ndarray
     level_next: np.ndarray
     level_used: np.ndarray
+    cells: np.ndarray     # int64[1]: the board's cells
+    run_mask: np.ndarray  # uint64[R]: the cells of each run
 
 
 @lru_cache(maxsize=None)
@@ -118,15 +124,25 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
         ch_num, np.array(masks + [0], dtype=np.uint64), np.zeros((n, MAX_CHOICES), np.uint64),
         np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.uint64))
+        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.array([spec.cells], np.int64),
+        np.array([sum(1 << c for c in cells) for cells in runs] or [0], dtype=np.uint64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _popcount(x):  # type: ignore[no-untyped-def]
+    """The set bits of a uint64."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
 
 
 @njit(cache=True, nogil=True)
-def find_pairing(p, cnt, occupied, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
+def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
                  opts, nopt, taken, level_run, level_next, level_used, limit):
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
     0) when none was found within `limit` steps. `occupied`: the board's stones as a bitmask."""
-    runs = 0
+    runs, need = 0, 0
     for r in range(run_off.shape[0] - 1):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
@@ -141,9 +157,12 @@ def find_pairing(p, cnt, occupied, run_off, run_win, ch_off, ch_num, ch_mask,  #
                 c += 1
         if c == 0:
             return False, np.uint64(0)
+        need += _popcount(opts[runs, 0])  # the smallest choice left: they are sorted by size
         nopt[runs] = c
         taken[runs] = 0
         runs += 1
+    if need > n_cells - _popcount(occupied):
+        return False, np.uint64(0)  # more cells needed than are empty, runs being disjoint
     used = np.uint64(0)
     level, steps = 0, 0
     while True:
@@ -214,17 +233,35 @@ def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     no line open for p at all (none), or a pairing against p's open lines."""
     if st[1 + p] == 0:
         return True, np.uint64(0)
-    return find_pairing(p, cnt, occupied, pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6],
-                        pt[7], pt[8], pt[9], pt[10], limit)
+    return find_pairing(p, cnt, occupied, pt[11][0], pt[0], pt[1], pt[2], pt[3], pt[4],
+                        pt[5], pt[6], pt[7], pt[8], pt[9], pt[10], limit)
 
 
 @njit(cache=True, nogil=True)
 def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
     """A move of player index `me` after which the other side cannot complete a line (by
     `cannot_win`), and its proof's cells with the move's; (-1, 0) when none is found."""
+    # A run with windows open for the other side but no choice of pairs left gets one only
+    # from a stone on it (closing some of its windows): the move must lie on every such run.
+    run_off, run_win, ch_off, ch_num, ch_mask, run_mask = pt[0], pt[1], pt[2], pt[3], pt[4], pt[12]
+    allowed = ~np.uint64(0)
+    for r in range(run_off.shape[0] - 1):
+        windows = 0
+        for j in range(run_off[r], run_off[r + 1]):
+            if cnt[me, run_win[j]] == 0:
+                windows |= 1 << (j - run_off[r])
+        if windows == 0:
+            continue
+        for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
+            if ch_mask[o] & occupied == 0:
+                break
+        else:
+            allowed &= run_mask[r]
     for i in range(m):
         c = moves[i]
         bit = np.uint64(1) << np.uint64(c)
+        if bit & allowed == 0:
+            continue
         for j in range(cl_off[c], cl_off[c + 1]):
             line = cl_idx[j]
             if cnt[me, line] == 0:
