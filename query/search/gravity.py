@@ -210,7 +210,8 @@ def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  
 
 
 _NONE = -999  # table_score: no stored table holds the board
-# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, both mirrored, the tag) and si.
+# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, both mirrored, the tag, then
+# each move's child key, by column) and si.
 # A frame's fields in `si` (one row a ply below the node searched): the window, the node's
 # proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
 _A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(15)
@@ -218,7 +219,7 @@ _A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV =
 
 def stack_arrays(cells: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """A thread's stack for `_search`: su and si, a row a ply."""
-    return (np.zeros((cells + 2, 5), dtype=np.uint64),
+    return (np.zeros((cells + 2, 5 + width), dtype=np.uint64),
             np.zeros((cells + 2, _MV + 3 * width), dtype=np.int64))
 
 
@@ -312,10 +313,6 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
                     si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
-                    si[d, _MARK] = 0
-                    if nbusy and c - n >= _BUSY_EMPTY:
-                        si[d, _MARK] = size + (slot & (nbusy - 1))
-                        tt[si[d, _MARK]] = key + _U1
                     # Order: the table's move, then by the squares the move makes winning for
                     # us (Pons' order: it only orders, never prunes), centre first on ties.
                     m = 0
@@ -331,6 +328,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                             rmk = su[d, 3]
                             rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
                             ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | rmv))
+                        su[d, 5 + col] = ckey
                         _prefetch(tt, _slot(ckey, shift, bb)[0])
                         if col == hint:
                             score = 1 << 20
@@ -346,6 +344,10 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         si[d, _MV + j], si[d, _MV + 2 * w + j] = col, score
                         m += 1
                     si[d, _N], si[d, _N0] = m, m
+                    si[d, _MARK] = 0
+                    if nbusy and c - n >= _BUSY_EMPTY:
+                        si[d, _MARK] = size + (slot & (nbusy - 1))
+                        tt[si[d, _MARK]] = key + _U1
         if done:
             # --- return r up the stack until a node has a move left to try
             while True:
@@ -387,10 +389,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
             mv = (mk + bottom) & bb[_COL + col]
             if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
                 break
-            ckey = (me ^ mk) + (mk | mv)
-            if mirror:
-                rmk = su[d, 3]
-                ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | ((rmk + bottom) & bb[_COL + w - 1 - col])))
+            ckey = su[d, 5 + col]  # the child's key, from the ordering
             if tt[size + (_slot(ckey, shift, bb)[0] & (nbusy - 1))] != ckey + _U1:
                 break
             si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
