@@ -63,15 +63,15 @@ class Bitboards:
         w, h, k = spec.width, spec.height, spec.k
         bits = w * (h + 1)
         wide, tall = w >= k, h >= k
-        # Slot and tag identify the key only if the tag (B - s bits) fits its 46 (gravity.py).
-        log2 = min(max(slots_log2, bits - 46), bits)
-        self.par = np.array([w, h, k, spec.cells, bits - log2, int(w <= 15), int(mirror),
+        # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 40 (gravity.py).
+        log2 = min(max(slots_log2, bits - 39), bits + 1)
+        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1, int(w <= 15), int(mirror),
                              h + 1 if wide else 0, h + 2 if wide and tall else 0,
                              h if wide and tall else 0, BUSY if threads > 1 else 0],
                             dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
-        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2)) - 1]
+        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2 + 1)) - 1]
                            + [column << (c * (h + 1)) for c in range(w)], dtype=np.uint64)
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)

@@ -52,12 +52,14 @@ OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
-# The slot and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
-# bijection of B-bit numbers; its top bits pick the slot (of 2**s), its low B - s bits are the
-# tag, so slot and tag give back the key: a position is identified exactly, never by a hash
-# alone (bitboard.py makes s >= B - 46). The entry: the tag (46 bits at most), the bounds + 64
-# (7 bits each, never 0: a used slot), the hint column + 1 (4 bits; 0: none).
-_MUL, _TAG_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(18)
+# The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
+# bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
+# low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
+# exactly, never by a hash alone (bitboard.py makes s >= B - 39). The entry: the tag (40 bits
+# at most), the work (empty squares, 6 bits), the bounds + 64 (7 bits each, never 0: a used
+# slot), the hint column + 1 (4 bits; 0: none). A bucket's first slot keeps the entry of most
+# work, its second the latest other (one cache line: both come with one load).
+_MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(24), np.uint64(18)
 _HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(11), np.uint64(4), np.uint64(0x7F)
 _BIAS = 64
 
@@ -140,16 +142,37 @@ def _bound(entry, shift):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
-    """(slot, tag) of a key."""
+    """(the bucket's first slot, tag) of a key."""
     h = (key * _MUL) & bb[2]
-    return np.int64(h >> shift), h & bb[3]
+    return np.int64(h >> shift) << 1, h & bb[3]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _store(tt, slot, tag, low, high, col):  # type: ignore[no-untyped-def]
-    """One aligned 64-bit store: another thread reads the old entry or the new, never half."""
-    tt[slot] = ((tag << _TAG_SHIFT) | (np.uint64(high + _BIAS) << _HI_SHIFT)
-                | (np.uint64(low + _BIAS) << _LO_SHIFT) | np.uint64(col + 1))
+def _entry(tt, slot, tag):  # type: ignore[no-untyped-def]
+    """The key's entry in its bucket, or 0."""
+    e = tt[slot]
+    if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
+        return e
+    e = tt[slot + 1]
+    if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
+        return e
+    return _U0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _store(tt, slot, tag, low, high, col, work):  # type: ignore[no-untyped-def]
+    """Aligned 64-bit stores: another thread reads the old entry or the new, never half."""
+    e = ((tag << _TAG_SHIFT) | (np.uint64(work) << _WORK_SHIFT)
+         | (np.uint64(high + _BIAS) << _HI_SHIFT) | (np.uint64(low + _BIAS) << _LO_SHIFT)
+         | np.uint64(col + 1))
+    first = tt[slot]
+    if (first >> _TAG_SHIFT) == tag:
+        tt[slot] = e
+    elif np.int64((first >> _WORK_SHIFT) & np.uint64(63)) <= work:
+        tt[slot] = e
+        tt[slot + 1] = first  # the entry it displaces stays, as the latest other
+    else:
+        tt[slot + 1] = e
 
 
 @intrinsic
@@ -289,8 +312,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     if rkey < key:
                         key, flip = rkey, 1
                 slot, tag = _slot(key, shift, bb)
-                e = tt[slot]
-                if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
+                e = _entry(tt, slot, tag)
+                if e:
                     lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
                     hint = np.int64(e & np.uint64(15)) - 1
                     if hint >= 0 and flip:
@@ -301,7 +324,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
-                        _store(tt, slot, tag, held, held, -1)
+                        _store(tt, slot, tag, held, held, -1, c - n)
                 a, b = si[d, _A], si[d, _B]
                 if lo >= b:
                     r = lo
@@ -346,7 +369,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     si[d, _N], si[d, _N0] = m, m
                     si[d, _MARK] = 0
                     if nbusy and c - n >= _BUSY_EMPTY:
-                        si[d, _MARK] = size + (slot & (nbusy - 1))
+                        si[d, _MARK] = size + ((slot >> 1) & (nbusy - 1))
                         tt[si[d, _MARK]] = key + _U1
         if done:
             # --- return r up the stack until a node has a move left to try
@@ -364,7 +387,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 if not hints:
                     hcol = -1
                 if s >= si[d, _B]:  # a cut: s is a lower bound
-                    _store(tt, slot, tag, s, si[d, _HI], hcol)
+                    _store(tt, slot, tag, s, si[d, _HI], hcol, c - n0 - d)
                     if si[d, _MARK]:
                         tt[si[d, _MARK]] = _U0
                     r = s
@@ -375,9 +398,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     break
                 r = si[d, _BS]
                 if r > si[d, _A0]:  # inside the window: exact
-                    _store(tt, slot, tag, r, r, hcol)
+                    _store(tt, slot, tag, r, r, hcol, c - n0 - d)
                 else:  # every move at most r: an upper bound
-                    _store(tt, slot, tag, si[d, _LO], r, hcol)
+                    _store(tt, slot, tag, si[d, _LO], r, hcol, c - n0 - d)
                 if si[d, _MARK]:
                     tt[si[d, _MARK]] = _U0
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
@@ -390,7 +413,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
             if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
                 break
             ckey = su[d, 5 + col]  # the child's key, from the ordering
-            if tt[size + (_slot(ckey, shift, bb)[0] & (nbusy - 1))] != ckey + _U1:
+            if tt[size + ((_slot(ckey, shift, bb)[0] >> 1) & (nbusy - 1))] != ckey + _U1:
                 break
             si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
             si[d, _N] += 1
