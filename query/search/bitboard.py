@@ -56,16 +56,15 @@ class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS,
-                 mirror: bool = True) -> None:
+                 slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS) -> None:
         assert fits(spec), spec
         self.spec = spec
         w, h, k = spec.width, spec.height, spec.k
         bits = w * (h + 1)
         wide, tall = w >= k, h >= k
-        # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 40 (gravity.py).
-        log2 = min(max(slots_log2, bits - 39), bits + 1)
-        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1, int(w <= 15), int(mirror),
+        # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 44 (gravity.py).
+        log2 = min(max(slots_log2, bits - 43), bits + 1)
+        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1,
                              h + 1 if wide else 0, h + 2 if wide and tall else 0,
                              h if wide and tall else 0, BUSY if threads > 1 else 0],
                             dtype=np.int64)

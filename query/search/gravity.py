@@ -26,10 +26,10 @@ child's, as the stones the winner plays do not depend on whose turn it is.
 
 Arrays (`Bitboards` in bitboard.py makes them):
 
-    par     int64   W, H, k, C, slot shift, hints, mirror, horizontal step ... (_P_*)
+    par     int64   W, H, k, C, bucket shift, steps horizontal and diagonal, busy (_P_*)
     bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first
-    tt      uint64  the table: tag | high + 64 | low + 64 | hint column + 1
+    tt      uint64  the table (tag | work | high + 64 | low + 64), then the busy marks
     ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
     lt_*            the stored tables at the leaves (bitboard.py, `leaf_arrays`)
 """
@@ -43,7 +43,7 @@ from numba.extending import intrinsic
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
-_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_HINTS, _P_MIRROR, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 6, 7, 10
+_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 8
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell
@@ -55,12 +55,12 @@ _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
 # The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
 # bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
 # low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
-# exactly, never by a hash alone (bitboard.py makes s >= B - 39). The entry: the tag (40 bits
+# exactly, never by a hash alone (bitboard.py makes s >= B - 43). The entry: the tag (44 bits
 # at most), the work (empty squares, 6 bits), the bounds + 64 (7 bits each, never 0: a used
-# slot), the hint column + 1 (4 bits; 0: none). A bucket's first slot keeps the entry of most
-# work, its second the latest other (one cache line: both come with one load).
-_MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(24), np.uint64(18)
-_HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(11), np.uint64(4), np.uint64(0x7F)
+# slot). A bucket's first slot keeps the entry of most work, its second the latest other (one
+# cache line: both come with one load).
+_MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(20), np.uint64(14)
+_HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(7), np.uint64(0), np.uint64(0x7F)
 _BIAS = 64
 
 
@@ -160,11 +160,10 @@ def _entry(tt, slot, tag):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _store(tt, slot, tag, low, high, col, work):  # type: ignore[no-untyped-def]
+def _store(tt, slot, tag, low, high, work):  # type: ignore[no-untyped-def]
     """Aligned 64-bit stores: another thread reads the old entry or the new, never half."""
     e = ((tag << _TAG_SHIFT) | (np.uint64(work) << _WORK_SHIFT)
-         | (np.uint64(high + _BIAS) << _HI_SHIFT) | (np.uint64(low + _BIAS) << _LO_SHIFT)
-         | np.uint64(col + 1))
+         | (np.uint64(high + _BIAS) << _HI_SHIFT) | (np.uint64(low + _BIAS) << _LO_SHIFT))
     first = tt[slot]
     if (first >> _TAG_SHIFT) == tag:
         tt[slot] = e
@@ -233,16 +232,16 @@ def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  
 
 
 _NONE = -999  # table_score: no stored table holds the board
-# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, both mirrored, the tag, then
-# each move's child key, by column) and si.
+# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, the tag, then each move's
+# child key, by column) and si.
 # A frame's fields in `si` (one row a ply below the node searched): the window, the node's
 # proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
-_A, _B, _A0, _LO, _HI, _FLIP, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(15)
+_A, _B, _A0, _LO, _HI, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(14)
 
 
 def stack_arrays(cells: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """A thread's stack for `_search`: su and si, a row a ply."""
-    return (np.zeros((cells + 2, 5 + width), dtype=np.uint64),
+    return (np.zeros((cells + 2, 3 + width), dtype=np.uint64),
             np.zeros((cells + 2, _MV + 3 * width), dtype=np.int64))
 
 
@@ -260,10 +259,10 @@ def _stopped(ctl, t, nodes):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy")
 def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
             su, si, n0, alpha, beta):
-    """(score, stopped) of the board in su[0] (me, mask, and both mirrored; n0 stones; its side
+    """(score, stopped) of the board in su[0] (me, mask; n0 stones; its side
     to move cannot win at once): exact inside (alpha, beta), else a bound beyond the window
     it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
-    w, c, mirror, hints = par[_P_W], par[_P_C], par[_P_MIRROR], par[_P_HINTS]
+    w, c = par[_P_W], par[_P_C]
     shift = np.uint64(par[_P_SHIFT])
     # Threads mark the big nodes they are searching in `busy` slots past the table's end; a
     # thread puts off a move whose child another is searching (ABDADA): the threads split
@@ -306,25 +305,18 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 # We cannot win now and the opponent cannot win next: the game runs at least
                 # to our next stone (lo) and is not won by us before it (hi).
                 lo, hi = -((c - 2 - n) // 2), (c - 1 - n) // 2
-                key, flip, hint = me + mk, 0, -1
-                if mirror:
-                    rkey = su[d, 2] + su[d, 3]
-                    if rkey < key:
-                        key, flip = rkey, 1
+                key = me + mk
                 slot, tag = _slot(key, shift, bb)
                 e = _entry(tt, slot, tag)
                 if e:
                     lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
-                    hint = np.int64(e & np.uint64(15)) - 1
-                    if hint >= 0 and flip:
-                        hint = w - 1 - hint
                 elif tables:
                     xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
                     held = table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c)
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
-                        _store(tt, slot, tag, held, held, -1, c - n)
+                        _store(tt, slot, tag, held, held, c - n)
                 a, b = si[d, _A], si[d, _B]
                 if lo >= b:
                     r = lo
@@ -332,12 +324,12 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     r = hi
                 else:
                     done = False
-                    su[d, 4], si[d, _SLOT] = tag, slot
+                    su[d, 2], si[d, _SLOT] = tag, slot
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
-                    si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
-                    # Order: the table's move, then by the squares the move makes winning for
-                    # us (Pons' order: it only orders, never prunes), centre first on ties.
+                    si[d, _I], si[d, _BEST], si[d, _BS] = 0, -1, -1000
+                    # Order: by the squares the move makes winning for us (Pons' order: it only
+                    # orders, never prunes), centre first on ties.
                     m = 0
                     for i in range(w):
                         col = order[i]
@@ -347,18 +339,11 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         # The child's table slot, fetched now: its entry comes from memory
                         # while this loop counts threats (most nodes wait on that load).
                         ckey = (me ^ mk) + (mk | mv)
-                        if mirror:
-                            rmk = su[d, 3]
-                            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-                            ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | rmv))
-                        su[d, 5 + col] = ckey
+                        su[d, 3 + col] = ckey
                         _prefetch(tt, _slot(ckey, shift, bb)[0])
-                        if col == hint:
-                            score = 1 << 20
-                        else:
-                            made = (_wins4(me | mv, empty & ~mv, s1, s2, s3) if four
-                                    else wins(me | mv, empty & ~mv, par))
-                            score = np.int64(_popcount(made))
+                        made = (_wins4(me | mv, empty & ~mv, s1, s2, s3) if four
+                                else wins(me | mv, empty & ~mv, par))
+                        score = np.int64(_popcount(made))
                         j = m
                         while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
                             si[d, _MV + j] = si[d, _MV + j - 1]
@@ -382,12 +367,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 s, col = -r, si[d, _CUR]
                 if s > si[d, _BS]:
                     si[d, _BS], si[d, _BEST] = s, col
-                slot, tag = si[d, _SLOT], su[d, 4]
-                hcol = si[d, _BEST] if si[d, _FLIP] == 0 else w - 1 - si[d, _BEST]
-                if not hints:
-                    hcol = -1
+                slot, tag = si[d, _SLOT], su[d, 2]
                 if s >= si[d, _B]:  # a cut: s is a lower bound
-                    _store(tt, slot, tag, s, si[d, _HI], hcol, c - n0 - d)
+                    _store(tt, slot, tag, s, si[d, _HI], c - n0 - d)
                     if si[d, _MARK]:
                         tt[si[d, _MARK]] = _U0
                     r = s
@@ -398,9 +380,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     break
                 r = si[d, _BS]
                 if r > si[d, _A0]:  # inside the window: exact
-                    _store(tt, slot, tag, r, r, hcol, c - n0 - d)
+                    _store(tt, slot, tag, r, r, c - n0 - d)
                 else:  # every move at most r: an upper bound
-                    _store(tt, slot, tag, si[d, _LO], r, hcol, c - n0 - d)
+                    _store(tt, slot, tag, si[d, _LO], r, c - n0 - d)
                 if si[d, _MARK]:
                     tt[si[d, _MARK]] = _U0
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
@@ -412,29 +394,15 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
             mv = (mk + bottom) & bb[_COL + col]
             if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
                 break
-            ckey = su[d, 5 + col]  # the child's key, from the ordering
+            ckey = su[d, 3 + col]  # the child's key, from the ordering
             if tt[size + ((_slot(ckey, shift, bb)[0] >> 1) & (nbusy - 1))] != ckey + _U1:
                 break
             si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
             si[d, _N] += 1
         si[d, _CUR] = col
         su[d + 1, 0], su[d + 1, 1] = me ^ mk, mk | mv
-        if mirror:
-            rme, rmk = su[d, 2], su[d, 3]
-            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-            su[d + 1, 2], su[d + 1, 3] = rme ^ rmk, rmk | rmv
         si[d + 1, _A], si[d + 1, _B] = -si[d, _B], -si[d, _A]
         d += 1
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def mirrored(x, par, bb):  # type: ignore[no-untyped-def]
-    """The bitboard x with its columns in reverse order."""
-    w, h1 = par[_P_W], np.uint64(par[_P_H] + 1)
-    out = _U0
-    for col in range(w):
-        out |= ((x & bb[_COL + col]) >> (np.uint64(col) * h1)) << (np.uint64(w - 1 - col) * h1)
-    return out
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -494,7 +462,6 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
                 break
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
-    rme, rmk = mirrored(me, par, bb), mirrored(mk, par, bb)
     # The score lies in [loss at the opponent's next move, win with our next stone but one].
     lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
     while lo < hi:
@@ -504,7 +471,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
             med = _half(lo)
         elif med >= 0 and _half(hi) > med:
             med = _half(hi)
-        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me, mk, rme, rmk
+        su[0, 0], su[0, 1] = me, mk
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
                              lt_scores, su, si, n, med, med + 1)
         if stopped:
@@ -537,8 +504,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
         if n + 1 == c:  # the last square: a draw
             out[MOVE] = col
             return
-        rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me ^ mk, mk | mv, rme ^ rmk, rmk | rmv
+        su[0, 0], su[0, 1] = me ^ mk, mk | mv
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
                              lt_scores, su, si, n + 1, -lo, -lo + 1)
         if stopped:
