@@ -88,7 +88,9 @@ def test_winning_squares_by_bit_tricks_against_the_lines(spec: str) -> None:
                 board[row * game.w + col] = rng.choice((1, 2))
         mine = sum(1 << bit_of(bits.spec, c) for c, v in enumerate(board) if v == 1)
         mask = sum(1 << bit_of(bits.spec, c) for c, v in enumerate(board) if v)
-        assert bool(gravity.has_line(np.uint64(mine), bits.par)) == game.wins(tuple(board), 1)
+        # A stone completing a line with k - 1 others: the board holds a line.
+        assert bool(gravity.wins(np.uint64(mine), np.uint64(mine), bits.par)) \
+            == game.wins(tuple(board), 1)
         if game.wins(tuple(board), 1):
             continue  # every square would "complete" a line already there
         found = int(gravity.wins(np.uint64(mine), np.uint64(int(bits.bb[1]) & ~mask), bits.par))

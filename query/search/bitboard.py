@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.game import Spec, Value
+from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.search import gravity
 from tablebase.query.search.board import LeafTable
@@ -53,7 +54,15 @@ def stones_score(spec: Spec, stones: int, value: Value, depth: int) -> int:
 
 
 class Bitboards:
-    """The bitboard search's arrays for one game (a spec that `fits`)."""
+    """The bitboard search's arrays for one game (a spec that `fits`):
+
+    par     int64   W, H, k, C, bucket shift, steps horizontal and diagonal, busy (gravity._P_*)
+    bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
+    order   int64   the columns, centre first
+    tt      uint64  the table (gravity.py's entries), then the busy marks of the threads
+    ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
+    lt              the stored tables at the leaves (`leaf_arrays`)
+    """
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
                  slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS) -> None:
@@ -83,7 +92,10 @@ class Bitboards:
         self.leaves = len(leaves)
         self.outs = np.zeros((self.threads, 7), dtype=np.int64)
         self.cell_bits = np.array([bit_of(spec, cell) for cell in range(spec.cells)], dtype=np.int64)
-        self.stacks = [gravity.stack_arrays(spec.cells, w) for _ in range(self.threads)]
+        # A thread's stack (gravity.py's su and si), a row a ply.
+        self.stacks = [(np.zeros((spec.cells + 2, 3 + w), dtype=np.uint64),
+                        np.zeros((spec.cells + 2, gravity.FRAME + 3 * w), dtype=np.int64))
+                       for _ in range(self.threads)]
         # gravity.solve's arguments up to the thread's, and after it its stack.
         self._args = (self.par, self.bb, self.order, self.tt, self.ctl)
 
@@ -140,9 +152,10 @@ def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
             bits += [rx, ro] + [1 << bit_of(spec, int(inv[g, c])) for c in root.free]
         offset += len(table.codes)
         codes.append(np.asarray(table.codes, dtype=np.int64))
+        # kernel.py's scale (WS - depth) to stones: the last move leaves m stones.
         s = np.asarray(table.scores, dtype=np.int64)
-        # kernel.py's scale (WS - depth) to +-(depth + 1): gravity.table_score's.
-        scores.append(np.where(s == 0, 0, np.sign(s) * (WS - np.abs(s) + 1)).astype(np.int16))
+        m = root.ply + stone_counts(table.codes).astype(np.int64) + WS - np.abs(s)
+        scores.append((np.sign(s) * ((spec.cells + 2 - m) // 2)).astype(np.int16))
     return (np.array(info, dtype=np.int64).reshape(len(info), 8),
             np.array(bits, dtype=np.uint64),
             np.array(data, dtype=np.int64),

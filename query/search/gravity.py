@@ -18,20 +18,10 @@ rest of the package has row 0 on top):
 The spare row stays empty: a line shifted across a column's top meets it and breaks, so no
 line wraps. A column's lowest empty square is the bit `(mask + bottom) & column`.
 
-Scores count stones (Pons' scale), always for the side to move: with n stones on a board of C
-cells, a game won (lost) by a last move that leaves m stones on the board scores
-(C + 2 - m) // 2 (its negative); a draw 0. A winner's m always has the same parity, so the score
-and the depth m - n determine each other (engine.py converts); a move's score is minus its
-child's, as the stones the winner plays do not depend on whose turn it is.
-
-Arrays (`Bitboards` in bitboard.py makes them):
-
-    par     int64   W, H, k, C, bucket shift, steps horizontal and diagonal, busy (_P_*)
-    bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
-    order   int64   the columns, centre first
-    tt      uint64  the table (tag | work | high + 64 | low + 64), then the busy marks
-    ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
-    lt_*            the stored tables at the leaves (bitboard.py, `leaf_arrays`)
+Scores count stones (Pons' scale, for the side to move; bitboard.py converts them to depths):
+a move's score is minus its child's. The rules live here with the search, not in a module of
+their own: numba's cache notices a change to the file of a cached function only. The arrays
+are drawn in bitboard.py.
 """
 from __future__ import annotations
 
@@ -50,6 +40,7 @@ _COL = 4  # bb[_COL + col]: the column's bits
 SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL = range(7)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
+_NONE = -999  # table_score: no stored table holds the board
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
 # The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
@@ -60,8 +51,7 @@ _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
 # slot). A bucket's first slot keeps the entry of most work, its second the latest other (one
 # cache line: both come with one load).
 _MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(20), np.uint64(14)
-_HI_SHIFT, _LO_SHIFT, _FIELD = np.uint64(7), np.uint64(0), np.uint64(0x7F)
-_BIAS = 64
+_HI_SHIFT, _LO_SHIFT, _FIELD, _BIAS = np.uint64(7), np.uint64(0), np.uint64(0x7F), 64
 
 
 @intrinsic
@@ -108,39 +98,6 @@ def wins(me, empty, par):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _wins4(me, empty, s1, s2, s3):  # type: ignore[no-untyped-def]
-    """`wins` for k = 4 with lines in every direction (steps s1, s2, s3 and 1): unrolled, the
-    steps held by the caller (Connect Four's hot path)."""
-    r = (me << _U1) & (me << np.uint64(2)) & (me << np.uint64(3))
-    for s in (s1, s2, s3):
-        lo2 = (me << s) & (me << (s + s))
-        hi2 = (me >> s) & (me >> (s + s))
-        r |= (lo2 & ((me << (s + s + s)) | (me >> s))) | (hi2 & ((me >> (s + s + s)) | (me << s)))
-    return r & empty
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def has_line(x, par):  # type: ignore[no-untyped-def]
-    """Whether the stones x hold k in a row."""
-    k = par[_P_K]
-    for i in range(4):
-        s = 1 if i == 3 else par[_P_STEPS + i]
-        if s == 0 or (i == 3 and par[_P_H] < k):
-            continue
-        v = x
-        for j in range(1, k):
-            v &= x >> np.uint64(j * s)
-        if v:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _bound(entry, shift):  # type: ignore[no-untyped-def]
-    return np.int64((entry >> shift) & _FIELD) - _BIAS
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
     """(the bucket's first slot, tag) of a key."""
     h = (key * _MUL) & bb[2]
@@ -150,12 +107,9 @@ def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _entry(tt, slot, tag):  # type: ignore[no-untyped-def]
     """The key's entry in its bucket, or 0."""
-    e = tt[slot]
-    if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
-        return e
-    e = tt[slot + 1]
-    if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
-        return e
+    for e in (tt[slot], tt[slot + 1]):
+        if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
+            return e
     return _U0
 
 
@@ -190,12 +144,12 @@ def _prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  # type: ignore[no-untyped-def]
-    """The score a stored table gives the board (x's and o's bitboards, n stones), or -999.
+def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n):  # type: ignore[no-untyped-def]
+    """The score a stored table gives the board (x's and o's bitboards, n stones), or _NONE.
 
     lt_info rows: root stones, free cells, stabiliser size, weights offset (lt_data), code
     offset, code count, orientation, bits offset (lt_bits: root x, root o, then each free
-    cell's bit in this orientation). lt_scores: 0 a draw, +-(depth + 1) a win or loss."""
+    cell's bit in this orientation); lt_scores on this kernel's scale."""
     for t in range(lt_info.shape[0]):
         if n < lt_info[t, 0]:
             continue
@@ -214,80 +168,48 @@ def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c):  
                     code += 2 * lt_data[wo + s * nf + i]
             if best < 0 or code < best:
                 best = code
-        a, b = lt_info[t, 4], lt_info[t, 4] + lt_info[t, 5]
-        end = b
-        while a < b:
-            mid = (a + b) >> 1
-            if lt_codes[mid] < best:
-                a = mid + 1
-            else:
-                b = mid
+        lo, end = lt_info[t, 4], lt_info[t, 4] + lt_info[t, 5]
+        a = lo + np.searchsorted(lt_codes[lo:end], best)
         if a < end and lt_codes[a] == best:
-            v = np.int64(lt_scores[a])
-            if v == 0:
-                return 0
-            m = n + abs(v) - 1  # stones on the board after the last move
-            return (c + 2 - m) // 2 if v > 0 else -((c + 2 - m) // 2)
-    return -999
-
-
-_NONE = -999  # table_score: no stored table holds the board
-# The stack (`stack_arrays`): su (uint64, a row a ply: me, mask, the tag, then each move's
-# child key, by column) and si.
-# A frame's fields in `si` (one row a ply below the node searched): the window, the node's
-# proved bounds, its key's orientation, the moves (columns, best first) and their order keys.
+            return np.int64(lt_scores[a])
+    return _NONE
+# The stack: su (uint64, a row a ply: me, mask, the tag, then each move's child key by column)
+# and si, a frame a ply below the node searched: the window, the node's proved bounds, the
+# moves (columns, best first, then those put off) and their order keys.
 _A, _B, _A0, _LO, _HI, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(14)
-
-
-def stack_arrays(cells: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """A thread's stack for `_search`: su and si, a row a ply."""
-    return (np.zeros((cells + 2, 3 + width), dtype=np.uint64),
-            np.zeros((cells + 2, _MV + 3 * width), dtype=np.int64))
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _stopped(ctl, t, nodes):  # type: ignore[no-untyped-def]
-    """Publish this thread's nodes; whether the search must stop (flag, node limit, or
-    another thread's solve finished: ctl[STOP] is 1 for the budget, 2 for that)."""
-    ctl[NODES + 8 * t] = nodes
-    total = 0
-    for j in range((ctl.shape[0] - 8) // 8):
-        total += ctl[NODES + 8 * j]
-    return ctl[STOP] != 0 or total >= ctl[LIMIT]
+FRAME = _MV  # si's row: these fields, then 3 W (moves, deferred moves, their order keys)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
-            su, si, n0, alpha, beta):
-    """(score, stopped) of the board in su[0] (me, mask; n0 stones; its side
-    to move cannot win at once): exact inside (alpha, beta), else a bound beyond the window
-    it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
-    w, c = par[_P_W], par[_P_C]
-    shift = np.uint64(par[_P_SHIFT])
+            su, si, n0, alpha, beta, moving):
+    """(score, stopped) of the board in su[0] (me, mask; n0 stones; its side to move cannot
+    win at once): exact inside (alpha, beta), else a bound beyond the window it fell out of
+    (fail-soft); with `moving`, the root searches its moves whatever its entry says, so that
+    si[0, _BEST] is a move that cut. Negamax over an explicit stack: enter, try moves, return."""
+    w, c, shift = par[_P_W], par[_P_C], np.uint64(par[_P_SHIFT])
     # Threads mark the big nodes they are searching in `busy` slots past the table's end; a
     # thread puts off a move whose child another is searching (ABDADA): the threads split
     # the work instead of repeating it. It only orders moves: every move is still searched.
-    nbusy = par[_P_BUSY]
-    size = tt.shape[0] - nbusy
-    bottom, board = bb[0], bb[1]
-    tables = lt_info.shape[0] > 0
-    s1, s2, s3 = np.uint64(par[_P_STEPS]), np.uint64(par[_P_STEPS + 1]), np.uint64(par[_P_STEPS + 2])
-    four = par[_P_K] == 4 and par[_P_H] >= 4 and s1 != 0 and s2 != 0 and s3 != 0
-    nodes, hits = ctl[NODES + 8 * t], 0
-    d, r = 0, 0
+    nbusy, bottom, board, tables = par[_P_BUSY], bb[0], bb[1], lt_info.shape[0] > 0
+    size, nodes, hits, d, r = tt.shape[0] - nbusy, ctl[NODES + 8 * t], 0, 0, 0
     si[0, _A], si[0, _B], si[0, _BEST] = alpha, beta, -1
     while True:
         # --- enter the node at depth d: r and done, or its frame made ready to try moves
         nodes += 1
-        if (nodes & _CHECK) == 0 and _stopped(ctl, t, nodes):
-            ctl[HITS + 8 * t] += hits
-            return 0, True
+        if (nodes & _CHECK) == 0:  # publish the nodes; stop for the flag or the node limit
+            ctl[NODES + 8 * t] = nodes
+            total = 0
+            for j in range((ctl.shape[0] - 8) // 8):
+                total += ctl[NODES + 8 * j]
+            if ctl[STOP] != 0 or total >= ctl[LIMIT]:  # STOP: 1 the budget, 2 another finished
+                ctl[HITS + 8 * t] += hits
+                return 0, True
         n = n0 + d
         me, mk = su[d, 0], su[d, 1]
         empty = board & ~mk
         possible = (mk + bottom) & board
-        # where the opponent would complete a line
-        threat = _wins4(me ^ mk, empty, s1, s2, s3) if four else wins(me ^ mk, empty, par)
+        threat = wins(me ^ mk, empty, par)  # where the opponent would complete a line
         forced = possible & threat
         done = True
         if forced & (forced - _U1):  # two threats to block: lost at the opponent's next move
@@ -308,11 +230,12 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 key = me + mk
                 slot, tag = _slot(key, shift, bb)
                 e = _entry(tt, slot, tag)
-                if e:
-                    lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
+                if e and not (moving and d == 0):
+                    lo = max(lo, np.int64((e >> _LO_SHIFT) & _FIELD) - _BIAS)
+                    hi = min(hi, np.int64((e >> _HI_SHIFT) & _FIELD) - _BIAS)
                 elif tables:
                     xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
-                    held = table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c)
+                    held = _NONE if moving and d == 0 else table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n)
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
@@ -341,9 +264,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         ckey = (me ^ mk) + (mk | mv)
                         su[d, 3 + col] = ckey
                         _prefetch(tt, _slot(ckey, shift, bb)[0])
-                        made = (_wins4(me | mv, empty & ~mv, s1, s2, s3) if four
-                                else wins(me | mv, empty & ~mv, par))
-                        score = np.int64(_popcount(made))
+                        score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
                         j = m
                         while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
                             si[d, _MV + j] = si[d, _MV + j - 1]
@@ -405,12 +326,6 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
         d += 1
 
 
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _half(x):  # type: ignore[no-untyped-def]
-    """x / 2 rounded towards zero."""
-    return x // 2 if x >= 0 else -((-x) // 2)
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
           su, si, cell_bits, cells, out):
@@ -426,15 +341,9 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
                 x |= bit
     _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores, su, si,
            x if n % 2 == 0 else x ^ mk, mk, n, out)
-    out[STONES], out[CELL] = n, -1
-    col = out[MOVE]
-    if col >= 0:
-        h, w = par[_P_H], par[_P_W]
-        drop = (mk + bb[0]) & bb[_COL + col]  # the square the stone lands on
-        for row in range(h):
-            if drop >> np.uint64(col * (h + 1) + h - 1 - row):
-                out[CELL] = row * w + col
-                break
+    col = out[MOVE]  # the stone lands above the column's stones (row 0 on top)
+    height = np.int64(_popcount(mk & bb[_COL + col])) if col >= 0 else 0
+    out[STONES], out[CELL] = n, (par[_P_H] - 1 - height) * par[_P_W] + col if col >= 0 else -1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -447,7 +356,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     w, c = par[_P_W], par[_P_C]
     bottom, board = bb[0], bb[1]
     out[MOVE], out[ABORTED] = -1, 0
-    if n > 0 and has_line(me ^ mk, par):
+    if n > 0 and wins(me ^ mk, me ^ mk, par):  # a stone of the last mover's completes a line
         out[SCORE] = out[LOW] = out[HIGH] = OVER
         return
     if n == c:
@@ -456,24 +365,21 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     possible = (mk + bottom) & board
     win = wins(me, board & ~mk, par) & possible
     if win:
-        for col in range(w):
-            if win & bb[_COL + col]:
-                out[MOVE] = col
-                break
+        out[MOVE] = _first_column(win, w, bb)
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
     # The score lies in [loss at the opponent's next move, win with our next stone but one].
     lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
-        med = lo + (hi - lo) // 2
-        if med <= 0 and _half(lo) < med:
-            med = _half(lo)
-        elif med >= 0 and _half(hi) > med:
-            med = _half(hi)
+        med, half_lo, half_hi = lo + (hi - lo) // 2, -((-lo) // 2), hi // 2  # towards zero
+        if med <= 0 and half_lo < med:
+            med = half_lo
+        elif med >= 0 and half_hi > med:
+            med = half_hi
         su[0, 0], su[0, 1] = me, mk
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n, med, med + 1)
+                             lt_scores, su, si, n, med, med + 1, False)
         if stopped:
             out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
             return
@@ -485,31 +391,27 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     if move >= 0:
         out[MOVE] = move
         return
-    # Otherwise a move keeping it: the first whose child scores at most -lo (every child
-    # scores at least that); where every move loses at once, the block if there is one.
-    threat = wins(me ^ mk, board & ~mk, par)
-    forced = possible & threat
-    moves = (forced if forced else possible) & ~(threat >> _U1)
-    if moves == 0:
-        moves = forced if forced else possible
-        for col in range(w):
-            if moves & bb[_COL + col]:
-                out[MOVE] = col
-                return
-    for i in range(w):
-        col = order[i]
-        mv = moves & bb[_COL + col]
-        if mv == 0:
-            continue
-        if n + 1 == c:  # the last square: a draw
-            out[MOVE] = col
-            return
-        su[0, 0], su[0, 1] = me ^ mk, mk | mv
-        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n + 1, -lo, -lo + 1)
-        if stopped:
-            out[ABORTED] = 1 if ctl[STOP] != 2 else 2
-            return
-        if r <= -lo:
-            out[MOVE] = col
-            return
+    # Otherwise a move keeping it: one that cuts the root's search above lo - 1 (every move
+    # scores at most lo); with no move searched (all lose at once, or the board fills with a
+    # draw), any non-losing move, else any move.
+    su[0, 0], su[0, 1] = me, mk
+    r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
+                         lt_scores, su, si, n, lo - 1, lo, True)
+    if stopped:
+        out[ABORTED] = 1 if ctl[STOP] != 2 else 2
+        return
+    out[MOVE] = si[0, _BEST]
+    if out[MOVE] < 0:
+        threat = wins(me ^ mk, board & ~mk, par)
+        forced = possible & threat
+        moves = (forced if forced else possible) & ~(threat >> _U1)
+        out[MOVE] = _first_column(moves if moves else possible, w, bb)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _first_column(squares, w, bb):  # type: ignore[no-untyped-def]
+    """The first column holding one of the squares (-1: none)."""
+    for col in range(w):
+        if squares & bb[_COL + col]:
+            return col
+    return -1
