@@ -10,10 +10,12 @@ calls, so asking about a position's children after the position costs little.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
@@ -33,6 +35,19 @@ _POLL = 0.05
 _INLINE_NODES, _INLINE_SECONDS = 1 << 14, 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
+
+
+def idle_cores() -> int:
+    """Cores of this process's set that nothing else is running on now (Linux: the runnable
+    tasks of /proc/loadavg, the least of a few looks, less this thread; elsewhere: all but
+    one). A helper thread on a busy core would only take turns with the search it helps."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        runnable = min(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
+                       for _ in range(3))
+    except (OSError, ValueError, IndexError):
+        return cores - 1
+    return max(0, cores - runnable)
 
 
 class OutOfBudget(Exception):
@@ -246,8 +261,9 @@ class Searcher:
                 ctl[gravity.STOP] = 2  # done: the other threads stop
 
         watch = self._deadline is not None or self._cancel is not None or self._progress is not None
+        threads = min(bits.threads, 1 + idle_cores())
         workers = [threading.Thread(target=work, args=(t,))
-                   for t in range(0 if watch else 1, bits.threads)]
+                   for t in range(0 if watch else 1, threads)]
         try:
             for worker in workers:
                 worker.start()
@@ -267,12 +283,13 @@ class Searcher:
             for worker in workers:
                 worker.join()
             ctl[gravity.STOP] = 0
-        for row in outs:
+        ran = outs[:threads]
+        for row in ran:
             if row[gravity.ABORTED] == 0:
                 return row
         best = outs[0].copy()  # every thread stopped by the budget: the bounds any one proved
-        best[gravity.LOW] = outs[:, gravity.LOW].max()
-        best[gravity.HIGH] = outs[:, gravity.HIGH].min()
+        best[gravity.LOW] = ran[:, gravity.LOW].max()
+        best[gravity.HIGH] = ran[:, gravity.HIGH].min()
         return best
 
     def _solve(self, empties: int) -> tuple[Value, Value, int | None, int | None]:
