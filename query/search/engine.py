@@ -2,6 +2,10 @@
 search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
 the answer is what was proved so far, never a guess.
 
+Gravity boards that fit 64 bits (Connect Four) go to the bitboard kernel (gravity.py), whose
+whole solve is one compiled call per thread, started here on idle cores and stopped at the
+budget; the order below is kernel.py's, for every other game.
+
 The order of the work: short wins and losses first (a null window at WS - d for d = 1, 2, ...:
 a win within d plies, cut off at that depth by the kernel's bounds), then the value by two null
 windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
@@ -17,10 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablebase.builder.game import Spec, Value, outcome
-from tablebase.query.notation import outcome_text
 import numpy as np
 
+from tablebase.builder.game import Spec, Value, outcome
+from tablebase.query.notation import outcome_text
 from tablebase.query.search import gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
 from tablebase.query.search.board import Board, LeafTable
@@ -217,7 +221,8 @@ class Searcher:
         """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
         start, nodes0 = time.monotonic(), bits.nodes
         hits0 = bits.hits if bits.leaves else 0
-        cells = np.frombuffer(bytes(board), dtype=np.uint8)
+        cells = (np.frombuffer(bytes(board), dtype=np.uint8) if isinstance(board, tuple)
+                 else np.asarray(board, dtype=np.uint8))
         bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else nodes0 + nodes
         out = self._run_bits(bits, cells).tolist()
         low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
