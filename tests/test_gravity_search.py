@@ -236,3 +236,13 @@ def test_stored_tables_at_the_leaves(tmp_path: Path) -> None:
     assert reachable_from(game, drop(game, mirrored))  # a legal board
     check(game, helped, drop(game, mirrored))
     assert Searcher(spec, held, slots_log2=14).solve(drop(game, mirrored)).table_hits >= 1
+
+
+def test_a_spent_budget_still_says_a_game_is_over() -> None:
+    spec, game = parse_spec("7x6k4+gravity"), Game("7x6k4+gravity")
+    searcher, spent = Searcher(spec), Budget(seconds=0.0)
+    over = searcher.solve(drop(game, "1212121"), spent)  # x's four in column 1
+    assert (over.value, over.depth, over.move) == (Value.LOSS, 0, None)
+    at_once = searcher.solve(drop(game, "121212"), spent)
+    assert (at_once.value, at_once.depth, at_once.move) == (Value.WIN, 1, 2 * 7 + 0)  # a3
+    assert searcher.solve((0,) * 42, spent).value is None

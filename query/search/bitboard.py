@@ -90,7 +90,8 @@ class Bitboards:
         self.ctl[gravity.LIMIT] = 1 << 62
         self.lt = leaf_arrays(spec, leaves)
         self.leaves = len(leaves)
-        self.outs = np.zeros((self.threads, 7), dtype=np.int64)
+        self.outs = np.zeros((self.threads, gravity.DONE + 2), dtype=np.int64)
+        self.total = 0  # the nodes of all threads so far, as the kernels count them in ctl
         self.cell_bits = np.array([bit_of(spec, cell) for cell in range(spec.cells)], dtype=np.int64)
         # A thread's stack (gravity.py's su and si), a row a ply.
         self.stacks = [(np.zeros((spec.cells + 2, 3 + w), dtype=np.uint64),

@@ -219,12 +219,12 @@ class Searcher:
 
     def _solve_bits(self, bits: Bitboards, board: Sequence[int], nodes: int | None) -> Solution:
         """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
-        start, nodes0 = time.monotonic(), bits.nodes
-        hits0 = bits.hits if bits.leaves else 0
+        start, base = time.monotonic(), bits.total
         cells = (np.frombuffer(bytes(board), dtype=np.uint8) if isinstance(board, tuple)
                  else np.asarray(board, dtype=np.uint8))
-        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else nodes0 + nodes
-        out = self._run_bits(bits, cells).tolist()
+        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else base + nodes
+        out, done, hits = self._run_bits(bits, cells, base)
+        bits.total = base + done
         low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
             out[gravity.CELL]
         depth: int | None = None
@@ -238,27 +238,31 @@ class Searcher:
             vlow = Value.WIN if low > 0 else Value.DRAW if low == 0 else Value.LOSS
             vhigh = Value.WIN if high > 0 else Value.DRAW if high == 0 else Value.LOSS
         move = None if cell < 0 or depth is None or depth == 0 else cell
-        return Solution(vlow, vhigh, depth, move, bits.nodes - nodes0,
-                        (bits.hits if bits.leaves else 0) - hits0, time.monotonic() - start)
+        return Solution(vlow, vhigh, depth, move, done, hits, time.monotonic() - start)
 
-    def _run_bits(self, bits: Bitboards, cells: np.ndarray) -> np.ndarray:
-        """The kernel's out[] of the best thread: one that finished, else the bounds all proved.
+    def _run_bits(self, bits: Bitboards, cells: np.ndarray, base: int
+                  ) -> tuple[list[int], int, int]:
+        """The kernel's out[] of the best thread (one that finished, else the bounds all
+        proved), and the nodes and table hits of all threads; `base`: the nodes before.
 
         Lazy SMP: every thread solves the same board, sharing the table (each entry one word, so
         a thread reads another's whole or not at all, and every entry is a proved bound: any
         mix of them is sound); the first to finish stops the others."""
         outs, ctl = bits.outs, bits.ctl
-        if self._stopped():
-            outs[0, gravity.LOW], outs[0, gravity.HIGH] = -1, 1  # nothing proved
-            return outs[0]
-        limit = int(ctl[gravity.LIMIT])
+        if self._stopped():  # a finished game or a win at once, else at most 1,024 nodes
+            ctl[gravity.STOP] = 1
+            out = bits.solve(cells, 0).tolist()
+            ctl[gravity.STOP] = 0
+            return out, out[gravity.DONE], out[gravity.DONE + 1]
+        limit, done, hits = int(ctl[gravity.LIMIT]), 0, 0
         if _INLINE_NODES and (self._deadline is None
                               or self._deadline - time.monotonic() > _INLINE_SECONDS):
-            ctl[gravity.LIMIT] = min(limit, bits.nodes + _INLINE_NODES)
-            out = bits.solve(cells, 0)
+            ctl[gravity.LIMIT] = min(limit, base + _INLINE_NODES)
+            out = bits.solve(cells, 0).tolist()
             ctl[gravity.LIMIT] = limit
-            if out[gravity.ABORTED] == 0 or bits.nodes >= limit:
-                return out
+            done, hits = out[gravity.DONE], out[gravity.DONE + 1]
+            if out[gravity.ABORTED] == 0 or base + done >= limit:
+                return out, done, hits
 
         def work(t: int) -> None:
             bits.solve(cells, t)
@@ -289,13 +293,15 @@ class Searcher:
                 worker.join()
             ctl[gravity.STOP] = 0
         ran = outs[:threads]
+        done += int(ran[:, gravity.DONE].sum())
+        hits += int(ran[:, gravity.DONE + 1].sum())
         for row in ran:
             if row[gravity.ABORTED] == 0:
-                return row
-        best = outs[0].copy()  # every thread stopped by the budget: the bounds any one proved
-        best[gravity.LOW] = ran[:, gravity.LOW].max()
-        best[gravity.HIGH] = ran[:, gravity.HIGH].min()
-        return best
+                return row.tolist(), done, hits
+        best = outs[0].tolist()  # every thread stopped by the budget: the bounds any one proved
+        best[gravity.LOW] = int(ran[:, gravity.LOW].max())
+        best[gravity.HIGH] = int(ran[:, gravity.HIGH].min())
+        return best, done, hits
 
     def _solve(self, empties: int) -> tuple[Value, Value, int | None, int | None]:
         self._partial = (Value.LOSS, Value.WIN, None, None)

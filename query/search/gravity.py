@@ -36,8 +36,9 @@ NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache li
 _P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 8
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
-# out[]: score, proved low, proved high, move column, aborted, stones, the move's cell
-SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL = range(7)
+# out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
+# this call's nodes and table hits
+SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL, DONE = range(8)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 _NONE = -999  # table_score: no stored table holds the board
@@ -330,8 +331,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
           su, si, cell_bits, cells, out):
     """Solve a board of cell values (uint8, row-major; cell_bits: each cell's bit) into out[]:
-    `_solve`'s, its stones, and the cell of the move (-1: none)."""
-    x, mk, n = _U0, _U0, 0
+    `_solve`'s, its stones, the cell of the move (-1: none), this call's nodes and hits."""
+    x, mk, n, nodes, hits = _U0, _U0, 0, ctl[NODES + 8 * t], ctl[HITS + 8 * t]
     for i in range(cells.shape[0]):
         if cells[i]:
             bit = _U1 << np.uint64(cell_bits[i])
@@ -344,6 +345,7 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
     col = out[MOVE]  # the stone lands above the column's stones (row 0 on top)
     height = np.int64(_popcount(mk & bb[_COL + col])) if col >= 0 else 0
     out[STONES], out[CELL] = n, (par[_P_H] - 1 - height) * par[_P_W] + col if col >= 0 else -1
+    out[DONE], out[DONE + 1] = ctl[NODES + 8 * t] - nodes, ctl[HITS + 8 * t] - hits
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
