@@ -45,14 +45,6 @@ def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
     return (Value.WIN if score > 0 else Value.LOSS), depth
 
 
-def stones_score(spec: Spec, stones: int, value: Value, depth: int) -> int:
-    """The kernel score of a value and depth (the inverse of `score_outcome`)."""
-    if value == Value.DRAW:
-        return 0
-    left = (spec.cells + 2 - stones - depth) // 2
-    return left if value == Value.WIN else -left
-
-
 class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`):
 
@@ -73,9 +65,9 @@ class Bitboards:
         wide, tall = w >= k, h >= k
         # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 44 (gravity.py).
         log2 = min(max(slots_log2, bits - 43), bits + 1)
-        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1,
-                             h + 1 if wide else 0, h + 2 if wide and tall else 0,
-                             h if wide and tall else 0, BUSY if threads > 1 else 0],
+        busy = BUSY if threads > 1 else 0
+        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1, h + 1 if wide else 0,
+                             h + 2 if wide and tall else 0, h if wide and tall else 0, busy],
                             dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
@@ -84,7 +76,7 @@ class Bitboards:
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tt = np.zeros((1 << log2) + int(self.par[gravity._P_BUSY]), dtype=np.uint64)
+        self.tt = np.zeros((1 << log2) + busy, dtype=np.uint64)
         self.threads = max(1, threads)
         self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
         self.ctl[gravity.LIMIT] = 1 << 62
