@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,9 +54,11 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int,
-                                                table_db: Callable[[str], str]) -> None:
-    db = table_db("3x3k3")
+def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) -> None:
+    # A database of its own: the shared one may hold 4x3k3 (built by another test of the same
+    # worker process), which this test must search.
+    db = str(tmp_path / "t.db")
+    build("3x3k3", db)
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
                              "--workers", str(workers)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
