@@ -370,8 +370,9 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
         out[MOVE] = _first_column(win, w, bb)
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
-    # The score lies in [loss at the opponent's next move, win with our next stone but one].
-    lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
+    # The score lies in [loss at the opponent's next move, win with our next stone but one];
+    # hi starts one stone higher, as Pons': its windows cost fewer nodes (begin-easy: 10%).
+    lo, hi, move = -((c - n) // 2), (c + 1 - n) // 2, -1
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
         med, half_lo, half_hi = lo + (hi - lo) // 2, -((-lo) // 2), hi // 2  # towards zero
