@@ -6,11 +6,12 @@ His checkout is found by `--pons DIR` or the TABLEBASE_PONS environment variable
 DIR, DIR/resources or DIR/data); absent, the part is skipped with the reason. His solver is
 built from DIR's Solver.cpp with his Makefile's flags, behind a small driver of ours (his
 main.cpp prints only the score): it reads positions on stdin and prints "score nodes
-microseconds", timing his `Solver::solve` alone (strong solve, no opening book), the table
+nanoseconds", timing his `Solver::solve` alone (strong solve, no opening book), the table
 kept from one position to the next as his main.cpp does. Ours: `Searcher.solve` (value,
 depth and a move) timed per position in this process, after one warm-up call loads the
-compiled search and the table's memory is taken (`reserve`, as a server's searcher does). The two alternate position by position, so that a shared machine's load
-falls on both.
+compiled search and the table's memory is taken (`reserve`, as a server's searcher does).
+The two take turns (SETS: by runs of positions), so that a shared machine's load falls on
+both.
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
 """
@@ -23,13 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
-# (file, name, stride): every 50th line, begin-hard every 100th.
-SETS = [("Test_L3_R1", "end-easy", 50), ("Test_L2_R1", "middle-easy", 50),
-        ("Test_L2_R2", "middle-medium", 50), ("Test_L1_R1", "begin-easy", 50),
-        ("Test_L1_R2", "begin-medium", 50), ("Test_L1_R3", "begin-hard", 100)]
+from tests.search_sets import read_set
+
+# (file, name, stride, run): every 50th line, begin-hard every 100th; the two solvers take
+# turns by runs of this many positions: the whole sample in the easy sets, where a solve
+# takes microseconds and the first after a switch of process pays some 150 us of cold caches
+# (ours: Python's), one position at a time elsewhere, so that a shared machine's load
+# falls on both alike.
+SETS = [("Test_L3_R1", "end-easy", 50, 20), ("Test_L2_R1", "middle-easy", 50, 20),
+        ("Test_L2_R2", "middle-medium", 50, 1), ("Test_L1_R1", "begin-easy", 50, 20),
+        ("Test_L1_R2", "begin-medium", 50, 1), ("Test_L1_R3", "begin-hard", 100, 1)]
 
 _DRIVER = r"""
-// The bench's driver (ours) around Pons' Solver: "score nodes microseconds" per stdin line.
+// The bench's driver (ours) around Pons' Solver: "score nodes nanoseconds" per stdin line.
 #include "Solver.hpp"
 #include <chrono>
 #include <iostream>
@@ -46,7 +53,7 @@ int main() {
     int score = solver.solve(P, false);
     auto end = std::chrono::steady_clock::now();
     std::cout << score << " " << solver.getNodeCount() - before << " "
-              << std::chrono::duration_cast<std::chrono::microseconds>(end - start).count()
+              << std::chrono::duration_cast<std::chrono::nanoseconds>(end - start).count()
               << std::endl;
   }
 }
@@ -87,8 +94,8 @@ class Pons:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(moves + "\n")
         self.proc.stdin.flush()
-        score, nodes, micros = self.proc.stdout.readline().split()
-        return int(score), int(nodes), int(micros) / 1e6
+        score, nodes, nanos = self.proc.stdout.readline().split()
+        return int(score), int(nodes), int(nanos) / 1e9
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -130,44 +137,50 @@ def bench_pons(given: str | None = None, empty: bool = False) -> None:
         print("  pons: skipped: no g++ to build his solver")
         return
     searcher = Searcher(parse_spec("7x6k4+gravity"))
-    # The compiled search loaded (a win in 1) and the table's memory held, as a server's
-    # searcher holds it (his table is cleared, so touched, when his solver starts).
-    searcher.solve(board_of("121212"))
+    # The compiled search loaded and run once (a position of our own set, not of his), and
+    # the table's memory held, as a server's searcher holds it (his table is cleared, so
+    # touched, when his solver starts).
+    searcher.solve(board_of(read_set("connect4_pons.txt")[0].split()[0]))
     searcher.arrays.reserve()
     with tempfile.TemporaryDirectory() as tmp:
         pons = Pons(root, tmp)
         try:
             print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'his ms':>10} {'ours/his':>9}"
                   f" {'disagree':>8}")
-            for name, label, stride in SETS:
+            for name, label, stride, run in SETS:
                 path = _set_file(root, name)
                 if path is None:
                     print(f"  {name}: skipped: not in {root}")
                     continue
                 rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-                _one_set(searcher, pons, f"{label} ({name[5:]})", rows[::stride])
+                _one_set(searcher, pons, f"{label} ({name[5:]})", rows[::stride], run)
             if empty:
                 _one_set(searcher, pons, "empty board", [["", "1"]])
         finally:
             pons.close()
 
 
-def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]]) -> None:  # type: ignore[no-untyped-def]
+def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int = 1) -> None:  # type: ignore[no-untyped-def]
     ours = his = 0.0
     disagree = 0
-    for i, (moves, score) in enumerate(rows):
-        board = board_of(moves)
-        for turn in ((0, 1) if i % 2 == 0 else (1, 0)):
+    for first in range(0, len(rows), run):
+        chunk = rows[first:first + run]
+        boards = [board_of(moves) for moves, _ in chunk]
+        found, theirs = [], []
+        for turn in ((0, 1) if (first // run) % 2 == 0 else (1, 0)):
             if turn == 0:
-                start = time.perf_counter()
-                s = searcher.solve(board)
-                ours += time.perf_counter() - start
+                for board in boards:
+                    start = time.perf_counter()
+                    found.append(searcher.solve(board))
+                    ours += time.perf_counter() - start
             else:
-                his_score, _, seconds = pons.solve(moves)
-                his += seconds
-        want = his_outcome(len(moves), his_score)
-        disagree += ((int(s.value), s.depth) != want or his_score != int(score)
-                     or s.move is None or board[s.move] != 0)
+                for moves, _ in chunk:
+                    theirs.append(pons.solve(moves))
+                    his += theirs[-1][2]
+        for (moves, score), board, s, (his_score, _, _) in zip(chunk, boards, found, theirs):
+            want = his_outcome(len(moves), his_score)
+            disagree += ((int(s.value), s.depth) != want or his_score != int(score)
+                         or s.move is None or board[s.move] != 0)
     n = len(rows)
     print(f"  {label:<22} {n:>9} {1000 * ours / n:>10.3f} {1000 * his / n:>10.3f}"
           f" {ours / his if his else float('inf'):>8.2f}x {disagree:>8}", flush=True)

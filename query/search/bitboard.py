@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.game import Spec, Value
+from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.search import gravity
 from tablebase.query.search.board import LeafTable
@@ -44,47 +45,50 @@ def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
     return (Value.WIN if score > 0 else Value.LOSS), depth
 
 
-def stones_score(spec: Spec, stones: int, value: Value, depth: int) -> int:
-    """The kernel score of a value and depth (the inverse of `score_outcome`)."""
-    if value == Value.DRAW:
-        return 0
-    left = (spec.cells + 2 - stones - depth) // 2
-    return left if value == Value.WIN else -left
-
-
 class Bitboards:
-    """The bitboard search's arrays for one game (a spec that `fits`)."""
+    """The bitboard search's arrays for one game (a spec that `fits`):
+
+    par     int64   W, H, k, C, bucket shift, steps horizontal and diagonal, busy (gravity._P_*)
+    bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
+    order   int64   the columns, centre first
+    tt      uint64  the table (gravity.py's entries), then the busy marks of the threads
+    ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
+    lt              the stored tables at the leaves (`leaf_arrays`)
+    """
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS,
-                 mirror: bool = True) -> None:
+                 slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS) -> None:
         assert fits(spec), spec
         self.spec = spec
         w, h, k = spec.width, spec.height, spec.k
         bits = w * (h + 1)
         wide, tall = w >= k, h >= k
-        # Slot and tag identify the key only if the tag (B - s bits) fits its 46 (gravity.py).
-        log2 = min(max(slots_log2, bits - 46), bits)
-        self.par = np.array([w, h, k, spec.cells, bits - log2, int(w <= 15), int(mirror),
-                             h + 1 if wide else 0, h + 2 if wide and tall else 0,
-                             h if wide and tall else 0, BUSY if threads > 1 else 0],
+        # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 44 (gravity.py).
+        log2 = min(max(slots_log2, bits - 43), bits + 1)
+        busy = BUSY if threads > 1 else 0
+        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1, h + 1 if wide else 0,
+                             h + 2 if wide and tall else 0, h if wide and tall else 0, busy],
                             dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
-        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2)) - 1]
+        self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2 + 1)) - 1]
                            + [column << (c * (h + 1)) for c in range(w)], dtype=np.uint64)
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tt = np.zeros((1 << log2) + int(self.par[gravity._P_BUSY]), dtype=np.uint64)
+        self.tt = np.zeros((1 << log2) + busy, dtype=np.uint64)
         self.threads = max(1, threads)
         self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
         self.ctl[gravity.LIMIT] = 1 << 62
         self.lt = leaf_arrays(spec, leaves)
         self.leaves = len(leaves)
-        self.outs = np.zeros((self.threads, 7), dtype=np.int64)
+        self.outs = np.zeros((self.threads, gravity.DONE + 2), dtype=np.int64)
+        self.total = 0  # the nodes of all threads so far, as the kernels count them in ctl
         self.cell_bits = np.array([bit_of(spec, cell) for cell in range(spec.cells)], dtype=np.int64)
-        self.stacks = [gravity.stack_arrays(spec.cells, w) for _ in range(self.threads)]
+        # A thread's stack (gravity.py's su and si), a row a ply.
+        self.stacks = [(np.zeros((spec.cells + 2, 3 + w), dtype=np.uint64),
+                        np.zeros((spec.cells + 2, gravity.FRAME + 3 * w), dtype=np.int64))
+                       for _ in range(self.threads)]
         # gravity.solve's arguments up to the thread's, and after it its stack.
         self._args = (self.par, self.bb, self.order, self.tt, self.ctl)
 
@@ -141,9 +145,10 @@ def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
             bits += [rx, ro] + [1 << bit_of(spec, int(inv[g, c])) for c in root.free]
         offset += len(table.codes)
         codes.append(np.asarray(table.codes, dtype=np.int64))
+        # kernel.py's scale (WS - depth) to stones: the last move leaves m stones.
         s = np.asarray(table.scores, dtype=np.int64)
-        # kernel.py's scale (WS - depth) to +-(depth + 1): gravity.table_score's.
-        scores.append(np.where(s == 0, 0, np.sign(s) * (WS - np.abs(s) + 1)).astype(np.int16))
+        m = root.ply + stone_counts(table.codes).astype(np.int64) + WS - np.abs(s)
+        scores.append((np.sign(s) * ((spec.cells + 2 - m) // 2)).astype(np.int16))
     return (np.array(info, dtype=np.int64).reshape(len(info), 8),
             np.array(bits, dtype=np.uint64),
             np.array(data, dtype=np.int64),

@@ -2,6 +2,10 @@
 search proves it, and a move that keeps them; within a budget of seconds and nodes, past which
 the answer is what was proved so far, never a guess.
 
+Gravity boards that fit 64 bits (Connect Four) go to the bitboard kernel (gravity.py), whose
+whole solve is one compiled call per thread, started here on idle cores and stopped at the
+budget; the order below is kernel.py's, for every other game.
+
 The order of the work: a first look for a draw (two null windows of some thousand nodes, on
 boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
 a win within d plies, cut off at that depth by the kernel's bounds; a step is given a bounded
@@ -12,16 +16,18 @@ calls, so asking about a position's children after the position costs little.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
+
+import numpy as np
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
-import numpy as np
-
 from tablebase.query.search import gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
 from tablebase.query.search.moves import invert
@@ -41,6 +47,19 @@ _INLINE_NODES, _INLINE_SECONDS = 1 << 14, 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
 T = TypeVar("T")
+
+
+def idle_cores() -> int:
+    """Cores of this process's set that nothing else is running on now (Linux: the runnable
+    tasks of /proc/loadavg, the least of a few looks, less this thread; elsewhere: all but
+    one). A helper thread on a busy core would only take turns with the search it helps."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        runnable = min(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
+                       for _ in range(3))
+    except (OSError, ValueError, IndexError):
+        return cores - 1
+    return max(0, cores - runnable)
 
 
 class OutOfBudget(Exception):
@@ -217,11 +236,12 @@ class Searcher:
     def _solve_bits(self, bits: Bitboards, board: Sequence[int], nodes: int | None,
                     known: tuple[Value, Value] | None = None) -> Solution:
         """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
-        start, nodes0 = time.monotonic(), bits.nodes
-        hits0 = bits.hits if bits.leaves else 0
-        cells = np.frombuffer(bytes(board), dtype=np.uint8)
-        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else nodes0 + nodes
-        out = self._run_bits(bits, cells).tolist()
+        start, base = time.monotonic(), bits.total
+        cells = (np.frombuffer(bytes(board), dtype=np.uint8) if isinstance(board, tuple)
+                 else np.asarray(board, dtype=np.uint8))
+        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else base + nodes
+        out, done, hits = self._run_bits(bits, cells, base)
+        bits.total = base + done
         low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
             out[gravity.CELL]
         depth: int | None = None
@@ -237,27 +257,31 @@ class Searcher:
             if known is not None:
                 vlow, vhigh = max(vlow, known[0]), min(vhigh, known[1])
         move = None if cell < 0 or depth is None or depth == 0 else cell
-        return Solution(vlow, vhigh, depth, move, bits.nodes - nodes0,
-                        (bits.hits if bits.leaves else 0) - hits0, time.monotonic() - start)
+        return Solution(vlow, vhigh, depth, move, done, hits, time.monotonic() - start)
 
-    def _run_bits(self, bits: Bitboards, cells: np.ndarray) -> np.ndarray:
-        """The kernel's out[] of the best thread: one that finished, else the bounds all proved.
+    def _run_bits(self, bits: Bitboards, cells: np.ndarray, base: int
+                  ) -> tuple[list[int], int, int]:
+        """The kernel's out[] of the best thread (one that finished, else the bounds all
+        proved), and the nodes and table hits of all threads; `base`: the nodes before.
 
         Lazy SMP: every thread solves the same board, sharing the table (each entry one word, so
         a thread reads another's whole or not at all, and every entry is a proved bound: any
         mix of them is sound); the first to finish stops the others."""
         outs, ctl = bits.outs, bits.ctl
-        if self._stopped():
-            outs[0, gravity.LOW], outs[0, gravity.HIGH] = -1, 1  # nothing proved
-            return outs[0]
-        limit = int(ctl[gravity.LIMIT])
+        if self._stopped():  # a finished game or a win at once, else at most 1,024 nodes
+            ctl[gravity.STOP] = 1
+            out = bits.solve(cells, 0).tolist()
+            ctl[gravity.STOP] = 0
+            return out, out[gravity.DONE], out[gravity.DONE + 1]
+        limit, done, hits = int(ctl[gravity.LIMIT]), 0, 0
         if _INLINE_NODES and (self._deadline is None
                               or self._deadline - time.monotonic() > _INLINE_SECONDS):
-            ctl[gravity.LIMIT] = min(limit, bits.nodes + _INLINE_NODES)
-            out = bits.solve(cells, 0)
+            ctl[gravity.LIMIT] = min(limit, base + _INLINE_NODES)
+            out = bits.solve(cells, 0).tolist()
             ctl[gravity.LIMIT] = limit
-            if out[gravity.ABORTED] == 0 or bits.nodes >= limit:
-                return out
+            done, hits = out[gravity.DONE], out[gravity.DONE + 1]
+            if out[gravity.ABORTED] == 0 or base + done >= limit:
+                return out, done, hits
 
         def work(t: int) -> None:
             bits.solve(cells, t)
@@ -265,8 +289,9 @@ class Searcher:
                 ctl[gravity.STOP] = 2  # done: the other threads stop
 
         watch = self._deadline is not None or self._cancel is not None or self._progress is not None
+        threads = min(bits.threads, 1 + idle_cores())
         workers = [threading.Thread(target=work, args=(t,))
-                   for t in range(0 if watch else 1, bits.threads)]
+                   for t in range(0 if watch else 1, threads)]
         try:
             for worker in workers:
                 worker.start()
@@ -286,13 +311,16 @@ class Searcher:
             for worker in workers:
                 worker.join()
             ctl[gravity.STOP] = 0
-        for row in outs:
+        ran = outs[:threads]
+        done += int(ran[:, gravity.DONE].sum())
+        hits += int(ran[:, gravity.DONE + 1].sum())
+        for row in ran:
             if row[gravity.ABORTED] == 0:
-                return row
-        best = outs[0].copy()  # every thread stopped by the budget: the bounds any one proved
-        best[gravity.LOW] = outs[:, gravity.LOW].max()
-        best[gravity.HIGH] = outs[:, gravity.HIGH].min()
-        return best
+                return row.tolist(), done, hits
+        best = outs[0].tolist()  # every thread stopped by the budget: the bounds any one proved
+        best[gravity.LOW] = int(ran[:, gravity.LOW].max())
+        best[gravity.HIGH] = int(ran[:, gravity.HIGH].min())
+        return best, done, hits
 
     def _solve(self, empties: int, lo: Value, hi: Value, want_depth: bool, want_move: bool
                ) -> tuple[Value, Value, int | None, int | None]:

@@ -18,65 +18,199 @@ rest of the package has row 0 on top):
 The spare row stays empty: a line shifted across a column's top meets it and breaks, so no
 line wraps. A column's lowest empty square is the bit `(mask + bottom) & column`.
 
-Scores count stones (Pons' scale), always for the side to move: with n stones on a board of C
-cells, a game won (lost) by a last move that leaves m stones on the board scores
-(C + 2 - m) // 2 (its negative); a draw 0. A winner's m always has the same parity, so the score
-and the depth m - n determine each other (engine.py converts); a move's score is minus its
-child's, as the stones the winner plays do not depend on whose turn it is.
-
-Arrays (`Bitboards` in bitboard.py makes them):
-
-    par     int64   W, H, k, C, slot shift, hints, mirror, horizontal step ... (_P_*)
-    bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
-    order   int64   the columns, centre first
-    tt      uint64  the table: tag | high + 64 | low + 64 | hint column + 1
-    ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
-    lt_*            the stored tables at the leaves (bitboard.py, `leaf_arrays`)
+Scores count stones (Pons' scale, for the side to move; bitboard.py converts them to depths):
+a move's score is minus its child's. The rules live here with the search, not in a module of
+their own: numba's cache notices a change to the file of a cached function only. The arrays
+are drawn in bitboard.py.
 """
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit
+from numba.core import cgutils, types
+from numba.extending import intrinsic
 
-from tablebase.query.search.gravity_rules import (  # noqa: F401 (re-exported)
-    _A, _A0, _B, _BEST, _bound, _BS, _BUSY_EMPTY, _CHECK, _COL, _CUR, _FIELD, _FLIP, _HI,
-    _HI_SHIFT, _I, _LO, _LO_SHIFT, _MARK, _MV, _N, _N0, _NONE, _P_BUSY, _P_C, _P_H, _P_HINTS,
-    _P_K, _P_MIRROR, _P_SHIFT, _P_STEPS, _P_W, _popcount, _prefetch, _SLOT, _slot, _stopped,
-    _store, _TAG_SHIFT, _U0, _U1, _wins4, ABORTED, CELL, has_line, HIGH, HITS, LIMIT, LOW, MOVE,
-    NODES, OVER, SCORE, stack_arrays, STONES, STOP, table_score, wins)
+STOP, LIMIT = 0, 1
+NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
+_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 8
+_BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
+_COL = 4  # bb[_COL + col]: the column's bits
+# out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
+# this call's nodes and table hits
+SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL, DONE = range(8)
+OVER = -100  # the score of a board whose last move made a line
+_CHECK = 1023  # nodes between looks at the stop flag and the node limit
+_NONE = -999  # table_score: no stored table holds the board
+
+_U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
+# The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
+# bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
+# low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
+# exactly, never by a hash alone (bitboard.py makes s >= B - 43). The entry: the tag (44 bits
+# at most), the work (empty squares, 6 bits), the bounds + 64 (7 bits each, never 0: a used
+# slot). A bucket's first slot keeps the entry of most work, its second the latest other (one
+# cache line: both come with one load).
+_MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(20), np.uint64(14)
+_HI_SHIFT, _LO_SHIFT, _FIELD, _BIAS = np.uint64(7), np.uint64(0), np.uint64(0x7F), 64
+
+
+@intrinsic
+def _popcount(typingctx, x):  # type: ignore[no-untyped-def]
+    """Set bits of a uint64 (one machine instruction)."""
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
+        return builder.call(fn, args)
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def wins(me, empty, par):  # type: ignore[no-untyped-def]
+    """The empty squares (of `empty`) where a stone of `me` completes k in a row.
+
+    A square x wins when, along some direction of step s, the t squares below it
+    (x - s, ..., x - t s) and the k - 1 - t above it are all `me`'s, for some t in [0, k);
+    vertically only t = k - 1 (nothing lies above an empty square)."""
+    k, h = par[_P_K], par[_P_H]
+    r = _U0
+    if h >= k:  # vertical lines
+        v = _ALL
+        for j in range(1, k):
+            v &= me << np.uint64(j)
+        r = v
+    for i in range(3):
+        s = par[_P_STEPS + i]
+        if s == 0:  # no line of k fits in this direction
+            continue
+        if k == 4:  # Connect Four, unrolled: pairs below and above, then the third stone
+            s1, s2, s3 = np.uint64(s), np.uint64(2 * s), np.uint64(3 * s)
+            lo2 = (me << s1) & (me << s2)
+            hi2 = (me >> s1) & (me >> s2)
+            r |= (lo2 & ((me << s3) | (me >> s1))) | (hi2 & ((me >> s3) | (me << s1)))
+        else:
+            for t in range(k):
+                x = _ALL
+                for j in range(1, t + 1):
+                    x &= me << np.uint64(j * s)
+                for j in range(1, k - t):
+                    x &= me >> np.uint64(j * s)
+                r |= x
+    return r & empty
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
+    """(the bucket's first slot, tag) of a key."""
+    h = (key * _MUL) & bb[2]
+    return np.int64(h >> shift) << 1, h & bb[3]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _entry(tt, slot, tag):  # type: ignore[no-untyped-def]
+    """The key's entry in its bucket, or 0."""
+    for e in (tt[slot], tt[slot + 1]):
+        if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
+            return e
+    return _U0
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _store(tt, slot, tag, low, high, work):  # type: ignore[no-untyped-def]
+    """Aligned 64-bit stores: another thread reads the old entry or the new, never half."""
+    e = ((tag << _TAG_SHIFT) | (np.uint64(work) << _WORK_SHIFT)
+         | (np.uint64(high + _BIAS) << _HI_SHIFT) | (np.uint64(low + _BIAS) << _LO_SHIFT))
+    first = tt[slot]
+    if (first >> _TAG_SHIFT) == tag:
+        tt[slot] = e
+    elif np.int64((first >> _WORK_SHIFT) & np.uint64(63)) <= work:
+        tt[slot] = e
+        tt[slot + 1] = first  # the entry it displaces stays, as the latest other
+    else:
+        tt[slot + 1] = e
+
+
+@intrinsic
+def _prefetch(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+    """Ask the memory for arr[idx] now (a hint; it changes no value)."""
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = builder.module.declare_intrinsic(
+            "llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])  # read, keep, data
+        return context.get_dummy_value()
+    return types.void(arr, idx), codegen
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n):  # type: ignore[no-untyped-def]
+    """The score a stored table gives the board (x's and o's bitboards, n stones), or _NONE.
+
+    lt_info rows: root stones, free cells, stabiliser size, weights offset (lt_data), code
+    offset, code count, orientation, bits offset (lt_bits: root x, root o, then each free
+    cell's bit in this orientation); lt_scores on this kernel's scale."""
+    for t in range(lt_info.shape[0]):
+        if n < lt_info[t, 0]:
+            continue
+        nf, ns, wo, bo = lt_info[t, 1], lt_info[t, 2], lt_info[t, 3], lt_info[t, 7]
+        rx, ro = lt_bits[bo], lt_bits[bo + 1]
+        if (xs & rx) != rx or (os & ro) != ro:
+            continue
+        best = -1
+        for s in range(ns):
+            code = 0
+            for i in range(nf):
+                bit = lt_bits[bo + 2 + i]
+                if xs & bit:
+                    code += lt_data[wo + s * nf + i]
+                elif os & bit:
+                    code += 2 * lt_data[wo + s * nf + i]
+            if best < 0 or code < best:
+                best = code
+        lo, end = lt_info[t, 4], lt_info[t, 4] + lt_info[t, 5]
+        a = lo + np.searchsorted(lt_codes[lo:end], best)
+        if a < end and lt_codes[a] == best:
+            return np.int64(lt_scores[a])
+    return _NONE
+# The stack: su (uint64, a row a ply: me, mask, the tag, then each move's child key by column)
+# and si, a frame a ply below the node searched: the window, the node's proved bounds, the
+# moves (columns, best first, then those put off) and their order keys.
+_A, _B, _A0, _LO, _HI, _N, _I, _BEST, _BS, _CUR, _SLOT, _N0, _MARK, _MV = range(14)
+FRAME = _MV  # si's row: these fields, then 3 W (moves, deferred moves, their order keys)
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
-            su, si, n0, alpha, beta):
-    """(score, stopped) of the board in su[0] (me, mask, and both mirrored; n0 stones; its side
-    to move cannot win at once): exact inside (alpha, beta), else a bound beyond the window
-    it fell out of (fail-soft). Negamax over an explicit stack: enter, try moves, return."""
-    w, c, mirror, hints = par[_P_W], par[_P_C], par[_P_MIRROR], par[_P_HINTS]
-    shift = np.uint64(par[_P_SHIFT])
+            su, si, n0, alpha, beta, moving):
+    """(score, stopped) of the board in su[0] (me, mask; n0 stones; its side to move cannot
+    win at once): exact inside (alpha, beta), else a bound beyond the window it fell out of
+    (fail-soft); with `moving`, the root searches its moves whatever its entry says, so that
+    si[0, _BEST] is a move that cut. Negamax over an explicit stack: enter, try moves, return."""
+    w, c, shift = par[_P_W], par[_P_C], np.uint64(par[_P_SHIFT])
     # Threads mark the big nodes they are searching in `busy` slots past the table's end; a
     # thread puts off a move whose child another is searching (ABDADA): the threads split
     # the work instead of repeating it. It only orders moves: every move is still searched.
-    nbusy = par[_P_BUSY]
-    size = tt.shape[0] - nbusy
-    bottom, board = bb[0], bb[1]
-    tables = lt_info.shape[0] > 0
-    s1, s2, s3 = np.uint64(par[_P_STEPS]), np.uint64(par[_P_STEPS + 1]), np.uint64(par[_P_STEPS + 2])
-    four = par[_P_K] == 4 and par[_P_H] >= 4 and s1 != 0 and s2 != 0 and s3 != 0
-    nodes, hits = ctl[NODES + 8 * t], 0
-    d, r = 0, 0
+    nbusy, bottom, board, tables = par[_P_BUSY], bb[0], bb[1], lt_info.shape[0] > 0
+    size, nodes, hits, d, r = tt.shape[0] - nbusy, ctl[NODES + 8 * t], 0, 0, 0
     si[0, _A], si[0, _B], si[0, _BEST] = alpha, beta, -1
     while True:
         # --- enter the node at depth d: r and done, or its frame made ready to try moves
         nodes += 1
-        if (nodes & _CHECK) == 0 and _stopped(ctl, t, nodes):
-            ctl[HITS + 8 * t] += hits
-            return 0, True
+        if (nodes & _CHECK) == 0:  # publish the nodes; stop for the flag or the node limit
+            ctl[NODES + 8 * t] = nodes
+            total = 0
+            for j in range((ctl.shape[0] - 8) // 8):
+                total += ctl[NODES + 8 * j]
+            if ctl[STOP] != 0 or total >= ctl[LIMIT]:  # STOP: 1 the budget, 2 another finished
+                ctl[HITS + 8 * t] += hits
+                return 0, True
         n = n0 + d
         me, mk = su[d, 0], su[d, 1]
         empty = board & ~mk
         possible = (mk + bottom) & board
-        # where the opponent would complete a line
-        threat = _wins4(me ^ mk, empty, s1, s2, s3) if four else wins(me ^ mk, empty, par)
+        threat = wins(me ^ mk, empty, par)  # where the opponent would complete a line
         forced = possible & threat
         done = True
         if forced & (forced - _U1):  # two threats to block: lost at the opponent's next move
@@ -94,25 +228,19 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 # We cannot win now and the opponent cannot win next: the game runs at least
                 # to our next stone (lo) and is not won by us before it (hi).
                 lo, hi = -((c - 2 - n) // 2), (c - 1 - n) // 2
-                key, flip, hint = me + mk, 0, -1
-                if mirror:
-                    rkey = su[d, 2] + su[d, 3]
-                    if rkey < key:
-                        key, flip = rkey, 1
+                key = me + mk
                 slot, tag = _slot(key, shift, bb)
-                e = tt[slot]
-                if (e >> _TAG_SHIFT) == tag and (e & (_FIELD << _LO_SHIFT)):
-                    lo, hi = max(lo, _bound(e, _LO_SHIFT)), min(hi, _bound(e, _HI_SHIFT))
-                    hint = np.int64(e & np.uint64(15)) - 1
-                    if hint >= 0 and flip:
-                        hint = w - 1 - hint
+                e = _entry(tt, slot, tag)
+                if e and not (moving and d == 0):
+                    lo = max(lo, np.int64((e >> _LO_SHIFT) & _FIELD) - _BIAS)
+                    hi = min(hi, np.int64((e >> _HI_SHIFT) & _FIELD) - _BIAS)
                 elif tables:
                     xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
-                    held = table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n, c)
+                    held = _NONE if moving and d == 0 else table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n)
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
-                        _store(tt, slot, tag, held, held, -1)
+                        _store(tt, slot, tag, held, held, c - n)
                 a, b = si[d, _A], si[d, _B]
                 if lo >= b:
                     r = lo
@@ -120,16 +248,12 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     r = hi
                 else:
                     done = False
-                    su[d, 4], si[d, _SLOT] = tag, slot
+                    su[d, 2], si[d, _SLOT] = tag, slot
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
-                    si[d, _FLIP], si[d, _I], si[d, _BEST], si[d, _BS] = flip, 0, hint, -1000
-                    si[d, _MARK] = 0
-                    if nbusy and c - n >= _BUSY_EMPTY:
-                        si[d, _MARK] = size + (slot & (nbusy - 1))
-                        tt[si[d, _MARK]] = key + _U1
-                    # Order: the table's move, then by the squares the move makes winning for
-                    # us (Pons' order: it only orders, never prunes), centre first on ties.
+                    si[d, _I], si[d, _BEST], si[d, _BS] = 0, -1, -1000
+                    # Order: by the squares the move makes winning for us (Pons' order: it only
+                    # orders, never prunes), centre first on ties.
                     m = 0
                     for i in range(w):
                         col = order[i]
@@ -139,17 +263,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         # The child's table slot, fetched now: its entry comes from memory
                         # while this loop counts threats (most nodes wait on that load).
                         ckey = (me ^ mk) + (mk | mv)
-                        if mirror:
-                            rmk = su[d, 3]
-                            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-                            ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | rmv))
+                        su[d, 3 + col] = ckey
                         _prefetch(tt, _slot(ckey, shift, bb)[0])
-                        if col == hint:
-                            score = 1 << 20
-                        else:
-                            made = (_wins4(me | mv, empty & ~mv, s1, s2, s3) if four
-                                    else wins(me | mv, empty & ~mv, par))
-                            score = np.int64(_popcount(made))
+                        score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
                         j = m
                         while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
                             si[d, _MV + j] = si[d, _MV + j - 1]
@@ -158,6 +274,10 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         si[d, _MV + j], si[d, _MV + 2 * w + j] = col, score
                         m += 1
                     si[d, _N], si[d, _N0] = m, m
+                    si[d, _MARK] = 0
+                    if nbusy and c - n >= _BUSY_EMPTY:
+                        si[d, _MARK] = size + ((slot >> 1) & (nbusy - 1))
+                        tt[si[d, _MARK]] = key + _U1
         if done:
             # --- return r up the stack until a node has a move left to try
             while True:
@@ -169,12 +289,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 s, col = -r, si[d, _CUR]
                 if s > si[d, _BS]:
                     si[d, _BS], si[d, _BEST] = s, col
-                slot, tag = si[d, _SLOT], su[d, 4]
-                hcol = si[d, _BEST] if si[d, _FLIP] == 0 else w - 1 - si[d, _BEST]
-                if not hints:
-                    hcol = -1
+                slot, tag = si[d, _SLOT], su[d, 2]
                 if s >= si[d, _B]:  # a cut: s is a lower bound
-                    _store(tt, slot, tag, s, si[d, _HI], hcol)
+                    _store(tt, slot, tag, s, si[d, _HI], c - n0 - d)
                     if si[d, _MARK]:
                         tt[si[d, _MARK]] = _U0
                     r = s
@@ -185,9 +302,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     break
                 r = si[d, _BS]
                 if r > si[d, _A0]:  # inside the window: exact
-                    _store(tt, slot, tag, r, r, hcol)
+                    _store(tt, slot, tag, r, r, c - n0 - d)
                 else:  # every move at most r: an upper bound
-                    _store(tt, slot, tag, si[d, _LO], r, hcol)
+                    _store(tt, slot, tag, si[d, _LO], r, c - n0 - d)
                 if si[d, _MARK]:
                     tt[si[d, _MARK]] = _U0
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
@@ -199,46 +316,23 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
             mv = (mk + bottom) & bb[_COL + col]
             if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
                 break
-            ckey = (me ^ mk) + (mk | mv)
-            if mirror:
-                rmk = su[d, 3]
-                ckey = min(ckey, (su[d, 2] ^ rmk) + (rmk | ((rmk + bottom) & bb[_COL + w - 1 - col])))
-            if tt[size + (_slot(ckey, shift, bb)[0] & (nbusy - 1))] != ckey + _U1:
+            ckey = su[d, 3 + col]  # the child's key, from the ordering
+            if tt[size + ((_slot(ckey, shift, bb)[0] >> 1) & (nbusy - 1))] != ckey + _U1:
                 break
             si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
             si[d, _N] += 1
         si[d, _CUR] = col
         su[d + 1, 0], su[d + 1, 1] = me ^ mk, mk | mv
-        if mirror:
-            rme, rmk = su[d, 2], su[d, 3]
-            rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-            su[d + 1, 2], su[d + 1, 3] = rme ^ rmk, rmk | rmv
         si[d + 1, _A], si[d + 1, _B] = -si[d, _B], -si[d, _A]
         d += 1
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def mirrored(x, par, bb):  # type: ignore[no-untyped-def]
-    """The bitboard x with its columns in reverse order."""
-    w, h1 = par[_P_W], np.uint64(par[_P_H] + 1)
-    out = _U0
-    for col in range(w):
-        out |= ((x & bb[_COL + col]) >> (np.uint64(col) * h1)) << (np.uint64(w - 1 - col) * h1)
-    return out
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _half(x):  # type: ignore[no-untyped-def]
-    """x / 2 rounded towards zero."""
-    return x // 2 if x >= 0 else -((-x) // 2)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
           su, si, cell_bits, cells, out):
     """Solve a board of cell values (uint8, row-major; cell_bits: each cell's bit) into out[]:
-    `_solve`'s, its stones, and the cell of the move (-1: none)."""
-    x, mk, n = _U0, _U0, 0
+    `_solve`'s, its stones, the cell of the move (-1: none), this call's nodes and hits."""
+    x, mk, n, nodes, hits = _U0, _U0, 0, ctl[NODES + 8 * t], ctl[HITS + 8 * t]
     for i in range(cells.shape[0]):
         if cells[i]:
             bit = _U1 << np.uint64(cell_bits[i])
@@ -248,15 +342,10 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
                 x |= bit
     _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores, su, si,
            x if n % 2 == 0 else x ^ mk, mk, n, out)
-    out[STONES], out[CELL] = n, -1
-    col = out[MOVE]
-    if col >= 0:
-        h, w = par[_P_H], par[_P_W]
-        drop = (mk + bb[0]) & bb[_COL + col]  # the square the stone lands on
-        for row in range(h):
-            if drop >> np.uint64(col * (h + 1) + h - 1 - row):
-                out[CELL] = row * w + col
-                break
+    col = out[MOVE]  # the stone lands above the column's stones (row 0 on top)
+    height = np.int64(_popcount(mk & bb[_COL + col])) if col >= 0 else 0
+    out[STONES], out[CELL] = n, (par[_P_H] - 1 - height) * par[_P_W] + col if col >= 0 else -1
+    out[DONE], out[DONE + 1] = ctl[NODES + 8 * t] - nodes, ctl[HITS + 8 * t] - hits
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -269,7 +358,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     w, c = par[_P_W], par[_P_C]
     bottom, board = bb[0], bb[1]
     out[MOVE], out[ABORTED] = -1, 0
-    if n > 0 and has_line(me ^ mk, par):
+    if n > 0 and wins(me ^ mk, me ^ mk, par):  # a stone of the last mover's completes a line
         out[SCORE] = out[LOW] = out[HIGH] = OVER
         return
     if n == c:
@@ -278,25 +367,22 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     possible = (mk + bottom) & board
     win = wins(me, board & ~mk, par) & possible
     if win:
-        for col in range(w):
-            if win & bb[_COL + col]:
-                out[MOVE] = col
-                break
+        out[MOVE] = _first_column(win, w, bb)
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
-    rme, rmk = mirrored(me, par, bb), mirrored(mk, par, bb)
-    # The score lies in [loss at the opponent's next move, win with our next stone but one].
-    lo, hi, move = -((c - n) // 2), (c - 1 - n) // 2, -1
+    # The score lies in [loss at the opponent's next move, win with our next stone but one];
+    # hi starts one stone higher, as Pons': its windows cost fewer nodes (begin-easy: 10%).
+    lo, hi, move = -((c - n) // 2), (c + 1 - n) // 2, -1
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
-        med = lo + (hi - lo) // 2
-        if med <= 0 and _half(lo) < med:
-            med = _half(lo)
-        elif med >= 0 and _half(hi) > med:
-            med = _half(hi)
-        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me, mk, rme, rmk
+        med, half_lo, half_hi = lo + (hi - lo) // 2, -((-lo) // 2), hi // 2  # towards zero
+        if med <= 0 and half_lo < med:
+            med = half_lo
+        elif med >= 0 and half_hi > med:
+            med = half_hi
+        su[0, 0], su[0, 1] = me, mk
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n, med, med + 1)
+                             lt_scores, su, si, n, med, med + 1, False)
         if stopped:
             out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
             return
@@ -308,32 +394,27 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     if move >= 0:
         out[MOVE] = move
         return
-    # Otherwise a move keeping it: the first whose child scores at most -lo (every child
-    # scores at least that); where every move loses at once, the block if there is one.
-    threat = wins(me ^ mk, board & ~mk, par)
-    forced = possible & threat
-    moves = (forced if forced else possible) & ~(threat >> _U1)
-    if moves == 0:
-        moves = forced if forced else possible
-        for col in range(w):
-            if moves & bb[_COL + col]:
-                out[MOVE] = col
-                return
-    for i in range(w):
-        col = order[i]
-        mv = moves & bb[_COL + col]
-        if mv == 0:
-            continue
-        if n + 1 == c:  # the last square: a draw
-            out[MOVE] = col
-            return
-        rmv = (rmk + bottom) & bb[_COL + w - 1 - col]
-        su[0, 0], su[0, 1], su[0, 2], su[0, 3] = me ^ mk, mk | mv, rme ^ rmk, rmk | rmv
-        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n + 1, -lo, -lo + 1)
-        if stopped:
-            out[ABORTED] = 1 if ctl[STOP] != 2 else 2
-            return
-        if r <= -lo:
-            out[MOVE] = col
-            return
+    # Otherwise a move keeping it: one that cuts the root's search above lo - 1 (every move
+    # scores at most lo); with no move searched (all lose at once, or the board fills with a
+    # draw), any non-losing move, else any move.
+    su[0, 0], su[0, 1] = me, mk
+    r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
+                         lt_scores, su, si, n, lo - 1, lo, True)
+    if stopped:
+        out[ABORTED] = 1 if ctl[STOP] != 2 else 2
+        return
+    out[MOVE] = si[0, _BEST]
+    if out[MOVE] < 0:
+        threat = wins(me ^ mk, board & ~mk, par)
+        forced = possible & threat
+        moves = (forced if forced else possible) & ~(threat >> _U1)
+        out[MOVE] = _first_column(moves if moves else possible, w, bb)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _first_column(squares, w, bb):  # type: ignore[no-untyped-def]
+    """The first column holding one of the squares (-1: none)."""
+    for col in range(w):
+        if squares & bb[_COL + col]:
+            return col
+    return -1
