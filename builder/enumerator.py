@@ -67,9 +67,10 @@ def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.nd
     codes = np.asarray(codes)
     if ply == 0:  # the root, never terminal (check_root refuses such roots)
         return (np.full(len(codes), OPEN, dtype=np.int8),
-                kernels.classify(codes, root.image_weights, 0, _NO_LINES, False, False, OPEN)[1])
+                kernels.classify(codes, root.image_weights, 0, _NO_LINES, _NO_LINES, False, False,
+                                 OPEN)[1])
     last = root.mover(ply - 1)
-    return kernels.classify(codes, root.image_weights, last, root.line_bits(last),
+    return kernels.classify(codes, root.image_weights, last, *root.line_rules(last),
                             ply == root.cells, root.spec.misere, OPEN)
 
 

@@ -12,20 +12,19 @@ The arrays a kernel sees:
     weights  (cells, S) int64   weights[i, s] = 3**(where map s sends free cell i)
     below    (cells,)   int64   gravity: the free cell under free cell i, or -1 (plays anywhere)
     masks    (L,)       int64   the lines the last mover can still make, bits over free cells
+    ends     (L,)       int64   the free cells beyond each line's ends (+exact; else 0)
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from tablebase.builder.game.compiled import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablebase.builder.game.kernel import backup, lower_bound, made_mask
 from tablebase.builder.game.values import WIN_SCORE
 from tablebase.builder.threads import THREADS, in_parallel, one_thread, split_rows
 
 __all__ = ["one_thread", "split_rows"]  # re-exported: the verify pass splits its rows too
-
-# Everything compiled lives in this one file: numba's cache notices a change to the file of a
-# cached function only, not to the functions it calls from other files.
 
 # How `solve` finds a child's score: its byte, its slot in a hash table, or a binary search.
 DIRECT, HASHED, SORTED = 0, 1, 2
@@ -112,8 +111,9 @@ def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
 
 
 @njit(cache=True, nogil=True)
-def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray, full: bool,
-              won_score: int, open_mark: int, term: np.ndarray, orbits: np.ndarray) -> None:
+def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
+              ends: np.ndarray, full: bool, won_score: int, open_mark: int, term: np.ndarray,
+              orbits: np.ndarray) -> None:
     """term[r]: won_score when the last mover (digit `last`) has made a line, else 0 on a
     full board, else open_mark; orbits[r]: how many distinct images code r has."""
     cells, maps = weights.shape
@@ -135,28 +135,12 @@ def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarr
         for i in range(cells):
             if d[i] == last:
                 stones |= np.int64(1) << i
-        won = False
-        for m in masks:
-            if stones & m == m:
-                won = True
-                break
-        if won:
+        if made_mask(stones, masks, ends):
             term[r] = won_score
         elif full:
             term[r] = 0
         else:
             term[r] = open_mark
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _backup(score: int) -> int:
-    # The mover's score of a move to a child of this score (values.backup, one at a time).
-    flipped = -score
-    if flipped > 0:
-        return flipped - 1
-    if flipped < 0:
-        return flipped + 1
-    return 0
 
 
 # --- sets of codes as bitmaps: one bit per code ----------------------------------------------
@@ -279,17 +263,11 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
                     return kid
                 score = np.int64(values[at])
             else:
-                lo, hi = 0, size
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if keys[mid] < kid:
-                        lo = mid + 1
-                    else:
-                        hi = mid
+                lo = lower_bound(keys, 0, size, kid)
                 if lo == size or keys[lo] != kid:
                     return kid
                 score = np.int64(values[lo])
-            value = _backup(score)
+            value = backup(score)
             if value > top:
                 top = value
         best[r] = top
@@ -335,15 +313,19 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
         targets[0].dtype == np.uint64))
 
 
-def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray, full: bool,
-             misere: bool, open_mark: int) -> tuple[np.ndarray, np.ndarray]:
-    """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark."""
-    codes, weights, masks = _arr(codes, np.int64), _arr(weights, np.int64), _arr(masks, np.int64)
+def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
+             ends: np.ndarray, full: bool, misere: bool, open_mark: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark;
+    `masks` and `ends`: Root.line_rules of the last mover."""
+    codes, weights = _arr(codes, np.int64), _arr(weights, np.int64)
+    masks, ends = _arr(masks, np.int64), _arr(ends, np.int64)
     term = np.empty(len(codes), dtype=np.int8)
     orbits = np.empty(len(codes), dtype=np.int64)
     won_score = WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
-    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], weights, last, masks, full,
-                                                  won_score, open_mark, term[a:b], orbits[a:b]))
+    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], weights, last, masks, ends,
+                                                  full, won_score, open_mark, term[a:b],
+                                                  orbits[a:b]))
     return term, orbits
 
 
@@ -392,7 +374,7 @@ def warm_up() -> None:
     expand(codes, weights, below, False, 1, 2)
     mark(codes, weights, below, False, 1, [np.zeros(9, np.uint8)])
     mark(codes, weights, below, False, 1, [np.zeros(1, np.uint64), np.zeros(1, np.uint64)])
-    classify(codes, weights, 1, np.ones(1, np.int64), False, False, UNSET)
+    classify(codes, weights, 1, np.ones(1, np.int64), np.zeros(1, np.int64), False, False, UNSET)
     keys, values = np.full(8, EMPTY_KEY, np.int64), np.zeros(8, np.int8)  # 8 slots: shift 61
     hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61)
     _fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61, 0, 8,

@@ -107,7 +107,7 @@ def _undecided(missing: str, table: StoredTable) -> MissingPositionError:
     """Neither unreachable nor damage: the move-order search gave up (orders.STATES)."""
     return MissingPositionError(
         f"{missing}, and whether it can be reached from {_origin(table)} is not known (the"
-        f" search for an order of moves gave up after {orders.STATES:,} column states); if it"
+        f" search for an order of moves gave up after {orders.STATES:,} states); if it"
         " can, the table is damaged: run `tablebase verify`")
 
 

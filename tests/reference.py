@@ -11,7 +11,8 @@ WIN, DRAW, LOSS = 1, 0, -1
 
 
 class Game:
-    """A W x H board, k in a row, optional gravity and misere; cells row-major, row 0 on top."""
+    """A W x H board, k in a row, optional gravity, misere and exact (a run of exactly k wins,
+    a longer one does not); cells row-major, row 0 on top."""
 
     def __init__(self, spec: str) -> None:
         m = re.fullmatch(r"(\d+)x(\d+)k(\d+)((?:\+\w+)*)", spec)
@@ -19,6 +20,7 @@ class Game:
         self.w, self.h, self.k = int(m[1]), int(m[2]), int(m[3])
         flags = set(m[4].split("+")[1:])
         self.gravity, self.misere = "gravity" in flags, "misere" in flags
+        self.exact = "exact" in flags
         self.n = self.w * self.h
         self.lines = []
         for r in range(self.h):
@@ -44,7 +46,27 @@ class Game:
 
     # -- rules ------------------------------------------------------------------
     def wins(self, board: tuple[int, ...], player: int) -> bool:
+        if self.exact:
+            return self._exact_run(board, player)
         return any(all(board[c] == player for c in line) for line in self.lines)
+
+    def _exact_run(self, board: tuple[int, ...], player: int) -> bool:
+        """Whether some run of the player's stones (a maximal one, in one of the four
+        directions) is exactly k long, counted from its first stone."""
+        def mine(r: int, c: int) -> bool:
+            return 0 <= r < self.h and 0 <= c < self.w and board[r * self.w + c] == player
+
+        for r in range(self.h):
+            for c in range(self.w):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    if not mine(r, c) or mine(r - dr, c - dc):
+                        continue  # not the first stone of a run in this direction
+                    length = 0
+                    while mine(r + dr * length, c + dc * length):
+                        length += 1
+                    if length == self.k:
+                        return True
+        return False
 
     def stones(self, board: tuple[int, ...]) -> int:
         return sum(1 for v in board if v)

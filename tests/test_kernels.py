@@ -95,10 +95,22 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
 
 
 def test_compiled_backup_is_values_backup_on_every_score() -> None:
+    from tablebase.builder.game import kernel
     from tablebase.builder.game.values import WIN_SCORE, backup
 
     scores = np.arange(-WIN_SCORE, WIN_SCORE + 1)
-    assert [kernels._backup(int(x)) for x in scores] == backup(scores).tolist()
+    assert [kernel.backup(int(x)) for x in scores] == backup(scores).tolist()
+    decided = scores[np.abs(scores) > 1]  # a real score is at least WIN_SCORE - 39 away from 0
+    assert [kernel.invert(kernel.backup(int(x))) for x in decided] == decided.tolist()
+
+
+def test_the_compiled_sorted_look_up() -> None:
+    from tablebase.builder.game import kernel
+
+    keys = np.array([2, 4, 4, 9], dtype=np.int64)
+    for key in range(11):
+        for lo, hi in ((0, 4), (1, 3), (2, 2)):
+            assert kernel.lower_bound(keys, lo, hi, key) == lo + np.searchsorted(keys[lo:hi], key)
 
 
 def test_expand_refuses_more_moves_than_its_bound() -> None:

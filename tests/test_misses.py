@@ -120,7 +120,7 @@ def test_where_the_search_gives_up_nothing_is_said_either_way(
         message = str(info.value)
         assert message == (f"position {board!r} ({WHOLE}) is not in the {WHOLE} table, and"
                            " whether it can be reached from the empty board is not known (the"
-                           " search for an order of moves gave up after 1 column states); if"
+                           " search for an order of moves gave up after 1 states); if"
                            " it can, the table is damaged: run `tablebase verify`")
         status, out, err = _run(path, "probe", WHOLE, board)
         assert (status, out) == (2, "") and err == f"tablebase: error: {message}\n"

@@ -51,8 +51,8 @@ def test_lines_with_a_stone_of_the_other_player_are_dead() -> None:
     #   . . .      column and the anti-diagonal; the main diagonal is nobody's
     spec = parse_spec("3x3k3")
     root = check_root(spec, parse_board(spec, "x../.o./..."))
-    assert len(root.line_masks(1)) == 4  # top row, left column, bottom row, right column
-    assert len(root.line_masks(2)) == 5  # middle row, middle column, anti-diagonal, bottom, right
+    assert len(root.line_rules(1)[0]) == 4  # top row, left column, bottom row, right column
+    assert len(root.line_rules(2)[0]) == 5  # middle row, middle column, anti-diagonal, bottom, right
     assert (root.free.tolist(), root.cells, root.ply) == ([1, 2, 3, 5, 6, 7, 8], 7, 2)
 
 

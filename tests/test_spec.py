@@ -1,4 +1,4 @@
-"""The spec grammar: WxHkK[+gravity][+misere], width first, and its refusals."""
+"""The spec grammar: WxHkK[+gravity][+misere][+exact], width first, and its refusals."""
 from __future__ import annotations
 
 import pytest

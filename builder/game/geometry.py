@@ -11,6 +11,11 @@ A 4x3 board (4 columns, 3 rows):
 
 With gravity a stone falls to the bottom-most empty cell of its column
 (largest row index).
+
+A line is k cells in a row. Under the exact rule (`+exact`) a line wins only if it is a whole
+run: the cells just beyond its two ends (`line_ends`) are not the player's, so that six in a
+row wins no game of five. Every rule that asks "has this player made a line" reads these two
+arrays: `lines` and `line_ends`.
 """
 from __future__ import annotations
 
@@ -29,19 +34,41 @@ def cell_index(spec: Spec, row: int, col: int) -> int:
     return row * spec.width + col
 
 
+def _on_board(spec: Spec, row: int, col: int) -> bool:
+    return 0 <= row < spec.height and 0 <= col < spec.width
+
+
 @lru_cache(maxsize=None)
-def lines(spec: Spec) -> np.ndarray:
-    """Every line of k cells that wins, as an (L, k) int array of cell numbers."""
+def _lines_and_ends(spec: Spec) -> tuple[np.ndarray, np.ndarray]:
     found: list[list[int]] = []
+    ends: list[list[int]] = []
     for dr, dc in _DIRECTIONS:
         for row in range(spec.height):
             for col in range(spec.width):
                 end_row, end_col = row + dr * (spec.k - 1), col + dc * (spec.k - 1)
-                if 0 <= end_row < spec.height and 0 <= end_col < spec.width:
-                    line = [cell_index(spec, row + dr * i, col + dc * i) for i in range(spec.k)]
-                    # With k == 1 every direction yields the same single cell.
-                    if spec.k > 1 or (dr, dc) == (0, 1):
-                        found.append(line)
-    result = np.array(found, dtype=np.int64).reshape(len(found), spec.k)
-    result.setflags(write=False)
-    return result
+                # With k == 1 every direction yields the same single cell (under +exact with
+                # ends of its own: a lone stone in one direction is a run of exactly one).
+                if not _on_board(spec, end_row, end_col) \
+                        or (spec.k == 1 and (dr, dc) != (0, 1) and not spec.exact):
+                    continue
+                found.append([cell_index(spec, row + dr * i, col + dc * i) for i in range(spec.k)])
+                beyond = ((row - dr, col - dc), (end_row + dr, end_col + dc))
+                ends.append([cell_index(spec, r, c) if spec.exact and _on_board(spec, r, c)
+                             else -1 for r, c in beyond])
+    out = (np.array(found, dtype=np.int64).reshape(len(found), spec.k),
+           np.array(ends, dtype=np.int64).reshape(len(found), 2))
+    for array in out:
+        array.setflags(write=False)
+    return out
+
+
+def lines(spec: Spec) -> np.ndarray:
+    """Every line of k cells, as an (L, k) int array of cell numbers."""
+    return _lines_and_ends(spec)[0]
+
+
+def line_ends(spec: Spec) -> np.ndarray:
+    """For each line of `lines`, the cells just before its first and after its last cell
+    (L, 2), which must not be the player's for the line to win; -1 where off the board or
+    where the spec has no exact rule (any line of k wins)."""
+    return _lines_and_ends(spec)[1]

@@ -1,15 +1,15 @@
 """Move orders: for a board, an order of alternating moves from a root (the empty board, or
 the root of an endgame table: builder/game/root.py) that builds it through unfinished positions,
 so that every move is legal: the board must hold the root's stones, and the other stones go in
-any alternating order where the board has no line (with gravity, one that stacks every column
-bottom up on the root's stones); where the last mover has made a line, one of their stones on
-every such line goes last, and it is not one of the root's.
+an alternating order where no board on the way has a line (under normal rules any order of a
+board without one; with gravity, one that stacks every column bottom up on the root's stones);
+where the last mover has made a line, one of their stones on every such line goes last, and it
+is not one of the root's.
 
 `move_orders` runs over many boards at once in machine code (numba), for the `moves` column of
 an export of a whole table; `stone_order` is one board's; `order_status` says only whether an
 order was found, none exists, or the search gave up. The kernel is compiled (or loaded from
-numba's cache) on first use, so that importing the rules costs no numba import; standalone on
-purpose: numba's cache notices a change to the file of a cached function only.
+numba's cache) on first use, so that importing the rules costs no numba import.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.spec import Spec
 
 # A row's status, as the kernel leaves it.
@@ -28,21 +28,6 @@ FOUND, NONE, GAVE_UP = 0, 1, 2
 # holds twice as many slots): far more than any reachable board needs. Read at each call and
 # passed to the kernel (a compiled function would freeze a global), so that tests can lower it.
 STATES = 1 << 19
-
-
-def made_line(b: np.ndarray, lines_: np.ndarray, player: int) -> bool:
-    """Whether `player` holds every cell of one of the lines (cell indexes, one line a row)
-    on board `b`: plain Python, compiled by the kernels that call it (`_kernel` here, and the
-    verify pass's)."""
-    for i in range(lines_.shape[0]):
-        whole = True
-        for j in range(lines_.shape[1]):
-            if b[lines_[i, j]] != player:
-                whole = False
-                break
-        if whole:
-            return True
-    return False
 
 
 def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint64) -> bool:
@@ -58,10 +43,16 @@ def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint6
     return True
 
 
-def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int, height: int,
-            gravity: bool, limit: int, out: np.ndarray, status: np.ndarray, keys: np.ndarray,
-            stamps: np.ndarray) -> None:
+def _no_line(b: np.ndarray, lines_: np.ndarray, ends: np.ndarray) -> bool:
+    """Whether neither player has made a line on `b` (a position the game goes on from)."""
+    return not made_line(b, lines_, ends, 1) and not made_line(b, lines_, ends, 2)
+
+
+def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, ends: np.ndarray,
+            width: int, height: int, gravity: bool, exact: bool, limit: int, out: np.ndarray,
+            status: np.ndarray, keys: np.ndarray, stamps: np.ndarray) -> None:
     n, cells = boards.shape
+    bit = np.empty(cells, dtype=np.int64)
     b = np.empty(cells, dtype=np.uint8)
     heights = np.zeros(width, dtype=np.int64)
     floor = np.zeros(width, dtype=np.int64)  # the root's stones in each column
@@ -94,9 +85,13 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
             continue
         moves = ply - start  # the stones played from the root
         last = 1 if ply % 2 == 1 else 2  # the player who moved last (x moves at even plies)
-        if moves > 0 and made_line(b, lines_, 3 - last):
+        if moves > 0 and made_line(b, lines_, ends, 3 - last):
             continue  # the other player's line: the game ended before the last move
-        won = moves > 0 and made_line(b, lines_, last)
+        won = moves > 0 and made_line(b, lines_, ends, last)
+        if not gravity and exact:
+            status[r] = _exact_order(b, root, lines_, ends, moves, ply, limit, out[r], keys,
+                                     stamps, r + 1, choice, bit)
+            continue
         if not gravity:
             # Without gravity any alternating order of a line-free board will do; on a won board
             # the last stone must be one of the moves whose removal leaves no line.
@@ -105,7 +100,7 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
                 for i in range(cells):
                     if b[i] == last and root[i] == 0:
                         b[i] = 0
-                        broken = not made_line(b, lines_, last)
+                        broken = not made_line(b, lines_, ends, last)
                         b[i] = last
                         if broken:
                             final = i
@@ -129,7 +124,9 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
             continue
         # Gravity: backwards, depth first, take off a top stone of the last mover (never one
         # of the root's) until only the root is left; a column state (its heights) once left is
-        # never tried again.
+        # never tried again. Under normal rules a board without a line has none in any of its
+        # subsets, so only the first stone taken off needs a look; under +exact a subset may
+        # hold a run of exactly k that the whole board overgrew, so every step does.
         floating = False
         key = np.uint64(0)
         for c in range(width):
@@ -159,9 +156,9 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
                     cell = (height - heights[c]) * width + c
                     if b[cell] == mover:
                         usable = True
-                        if depth == 0 and won:
+                        if exact or (depth == 0 and won):
                             b[cell] = 0
-                            usable = not made_line(b, lines_, last)
+                            usable = _no_line(b, lines_, ends)
                             b[cell] = mover
                         if usable:
                             visited += 1
@@ -176,6 +173,7 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
             if c < width:
                 choice[depth] = c
                 out[r, moves - 1 - depth] = (height - heights[c]) * width + c
+                b[out[r, moves - 1 - depth]] = 0
                 heights[c] -= 1
                 key -= weight[c]
                 depth += 1
@@ -186,9 +184,61 @@ def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, width: int
                 depth -= 1
                 heights[choice[depth]] += 1
                 key += weight[choice[depth]]
+                b[out[r, moves - 1 - depth]] = 1 if (ply - depth) % 2 == 1 else 2
 
 
-_COMPILED = ("made_line", "_first_visit", "_orders")
+def _exact_order(b: np.ndarray, root: np.ndarray, lines_: np.ndarray, ends: np.ndarray,
+                 moves: int, ply: int, limit: int, out: np.ndarray, keys: np.ndarray,
+                 stamps: np.ndarray, stamp: int, choice: np.ndarray, bit: np.ndarray) -> int:
+    """The status of one board without gravity under +exact, its order into `out`: backwards,
+    depth first, take off a stone of the player who moved last (never one of the root's) such
+    that nobody has a line on what is left; a set of stones once left is never tried again."""
+    cells = b.shape[0]
+    count = 0
+    for i in range(cells):
+        bit[i] = -1
+        if root[i] == 0 and b[i] != 0:
+            bit[i] = count
+            count += 1
+    if count > 64:
+        return GAVE_UP  # the sets of stones taken off are keyed by a 64-bit mask
+    key = np.uint64(0)
+    visited = 0
+    depth = 0
+    choice[0] = -1
+    while True:
+        if depth == moves:
+            return FOUND
+        mover = 1 if (ply - depth) % 2 == 1 else 2
+        c = choice[depth] + 1
+        while c < cells:
+            if b[c] == mover and bit[c] >= 0:
+                b[c] = 0
+                if _no_line(b, lines_, ends):
+                    visited += 1
+                    if visited > limit:
+                        b[c] = mover
+                        return GAVE_UP
+                    if _first_visit(keys, stamps, stamp, key | (np.uint64(1) << np.uint64(bit[c]))):
+                        break  # taken off: b keeps it off while the search goes deeper
+                b[c] = mover
+            c += 1
+        if c < cells:
+            choice[depth] = c
+            out[moves - 1 - depth] = c
+            key |= np.uint64(1) << np.uint64(bit[c])
+            depth += 1
+            choice[depth] = -1
+        elif depth == 0:
+            return NONE  # no order builds this board
+        else:
+            depth -= 1
+            c = choice[depth]
+            b[c] = 1 if (ply - depth) % 2 == 1 else 2
+            key &= ~(np.uint64(1) << np.uint64(bit[c]))
+
+
+_COMPILED = ("_first_visit", "_no_line", "_exact_order", "_orders")
 _compiling = threading.Lock()
 
 
@@ -197,7 +247,9 @@ def _kernel():  # type: ignore[no-untyped-def]
     names = globals()
     with _compiling:
         if not hasattr(names["_orders"], "py_func"):
-            from numba import njit
+            from tablebase.builder.game.compiled import njit
+            from tablebase.builder.game.kernel import made_line
+            names["made_line"] = made_line
             for name in _COMPILED:
                 names[name] = njit(cache=True, nogil=True)(names[name])
     return names["_orders"]
@@ -217,10 +269,11 @@ def _run(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = None
     out = np.full((len(boards), spec.cells), -1, dtype=np.int16)
     status = np.empty(len(boards), dtype=np.int8)
     limit = STATES
-    slots = 2 << max(limit - 1, 0).bit_length() if spec.gravity else 1  # a power of two
+    slots = 2 << max(limit - 1, 0).bit_length() if spec.gravity or spec.exact else 1  # 2**n
     _kernel()(boards, np.ascontiguousarray(start),
-              np.ascontiguousarray(lines(spec), dtype=np.int64), spec.width, spec.height,
-              spec.gravity, limit, out, status,
+              np.ascontiguousarray(lines(spec), dtype=np.int64),
+              np.ascontiguousarray(line_ends(spec), dtype=np.int64), spec.width, spec.height,
+              spec.gravity, spec.exact, limit, out, status,
               np.zeros(slots, dtype=np.uint64), np.zeros(slots, dtype=np.int64))
     return out, status
 
@@ -255,7 +308,7 @@ def move_orders(spec: Spec, boards: np.ndarray, root: Sequence[int] | None = Non
         if status[first] == GAVE_UP:
             raise SearchLimitError(
                 f"gave up looking for an order of alternating moves that stacks board"
-                f" {first + 1} after {STATES:,} column states: whether it can be reached is not"
+                f" {first + 1} after {STATES:,} states: whether it can be reached is not"
                 " known")
         origin = ", x first," if root is None or not any(root) else " from the root"
         raise InvalidPositionError(

@@ -11,8 +11,9 @@ stones are implicit. On this 4x3 root, x to move:
 free cell 3 is board cell 6, and a code is base 3 over the 8 free cells (free cell i is the
 digit of weight 3**i). For the empty board the free cells are all the cells, so whole-board
 codes are exactly the codes of codec.py. A line still counts for a player when the root has
-none of the other player's stones on it; restricted to the free cells it is a bitmask, and the
-player has made it once all its free cells are theirs. The table's symmetry maps are the
+none of the other player's stones on it (and, under +exact, none of theirs beyond its ends);
+restricted to the free cells it is a bitmask, and the player has made it once all its free
+cells are theirs and none of the free cells beyond its ends (a second bitmask). The table's symmetry maps are the
 board's maps that fix the root (its stabiliser), acting on the free cells.
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
 from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
@@ -115,33 +116,33 @@ class Root:
         weights.setflags(write=False)
         return weights
 
-    def line_masks(self, player: int) -> np.ndarray:
-        """The lines `player` can still make, as uint64 bitmasks over free cells."""
+    def line_rules(self, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """The lines `player` can still make as int64 bitmasks over free cells (every mask is
+        below 2**39), and for each the free cells beyond its ends that must not be theirs
+        (0 without +exact): kernel.made_mask's arguments."""
         return self._masks[0 if player == X else 1]
 
-    def line_bits(self, player: int) -> np.ndarray:
-        """`line_masks` as int64 (every mask is below 2**39), for compiled kernels."""
-        return self._line_bits[0 if player == X else 1]
-
     @cached_property
-    def _line_bits(self) -> tuple[np.ndarray, np.ndarray]:
-        return tuple(m.astype(np.int64) for m in self._masks)  # type: ignore[return-value]
-
-    @cached_property
-    def _masks(self) -> tuple[np.ndarray, np.ndarray]:
+    def _masks(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
         index = np.full(self.spec.cells, -1, dtype=np.int64)
         index[self.free] = np.arange(self.cells)
-        found: tuple[list[int], list[int]] = ([], [])
-        for line in lines(self.spec):
+        found: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
+        for line, ends in zip(lines(self.spec), line_ends(self.spec)):
             stones = {self.board[int(c)] for c in line} - {EMPTY}
             mask = sum(1 << int(index[c]) for c in line if index[c] >= 0)
+            beyond = [int(e) for e in ends if e >= 0]
+            end_mask = sum(1 << int(index[e]) for e in beyond if index[e] >= 0)
             for i, player in enumerate((X, O)):
-                if stones <= {player}:
-                    found[i].append(mask)
-        out = tuple(np.array(sorted(set(m)), dtype=np.uint64) for m in found)
-        for masks in out:
+                if stones <= {player} and all(self.board[e] != player for e in beyond):
+                    found[i].add((mask, end_mask))
+        out = []
+        for pairs in found:
+            rows = np.array(sorted(pairs), dtype=np.int64).reshape(len(pairs), 2)
+            masks, ends_ = np.ascontiguousarray(rows[:, 0]), np.ascontiguousarray(rows[:, 1])
             masks.setflags(write=False)
-        return out  # type: ignore[return-value]
+            ends_.setflags(write=False)
+            out.append((masks, ends_))
+        return out[0], out[1]
 
     @cached_property
     def below(self) -> np.ndarray:
@@ -221,8 +222,10 @@ def check_root(spec: Spec, board: Sequence[int]) -> Root:
         raise InvalidPositionError(
             f"the position has {free} empty cells; an endgame table codes at most {MAX_CELLS}"
             f" (place at least {free - MAX_CELLS} more stones)")
-    if spec.gravity and stone_order(spec, board) is None:
+    # Without gravity any line-free board is reached by some order, unless under +exact a
+    # subset of an overline was a line on the way: then the search says.
+    if (spec.gravity or spec.exact) and stone_order(spec, board) is None:
+        how = "stacks the stones this way" if spec.gravity else "avoids a line on the way"
         raise InvalidPositionError(
-            "no order of alternating moves, x first, stacks the stones this way: the position"
-            " cannot be reached")
+            f"no order of alternating moves, x first, {how}: the position cannot be reached")
     return Root(spec, board)

@@ -2,7 +2,8 @@
 
 X moves first, so the side to move follows from the stone counts. The game ends
 when the last move made k in a row (normal rules: the side to move has lost;
-misere: has won) or when the board is full (a draw). Scalar functions serve
+misere: has won; +exact: a run of exactly k, geometry.line_ends) or when the board is full
+(a draw). Scalar functions serve
 queries and tests; whole tiers are worked on as digit arrays by builder/game/root.py, over a
 table root's free cells.
 """
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 from tablebase.builder.game.codec import EMPTY, O, X
 from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.spec import Spec
 from tablebase.builder.game.values import Value
 
@@ -30,8 +31,10 @@ def side_to_move(board: Sequence[int]) -> int:
 
 
 def has_line(spec: Spec, board: Sequence[int], player: int) -> bool:
-    """Whether `player` has k in a row."""
-    return any(all(board[int(c)] == player for c in line) for line in lines(spec))
+    """Whether `player` has made a line: k in a row (+exact: and not more)."""
+    return any(all(board[int(c)] == player for c in line)
+               and all(e < 0 or board[int(e)] != player for e in ends)
+               for line, ends in zip(lines(spec), line_ends(spec)))
 
 
 def check_position(spec: Spec, board: Sequence[int]) -> None:

@@ -16,20 +16,23 @@ MAX_CELLS = 39
 MAX_WIDTH, MAX_HEIGHT = 26, 99
 
 ALIASES = {"tictactoe": "3x3k3", "tic-tac-toe": "3x3k3"}
-FLAGS = ("gravity", "misere")
+FLAGS = ("gravity", "misere", "exact")
 
 _SPEC_RE = re.compile(r"(\d{1,6})x(\d{1,6})k(\d{1,6})((?:\+[^+]*)*)")
 
 
 @dataclass(frozen=True)
 class Spec:
-    """A game: `width` columns, `height` rows, `k` in a row wins (or loses, with `misere`)."""
+    """A game: `width` columns, `height` rows, `k` in a row wins (or loses, with `misere`);
+    with `gravity` a stone falls to the lowest empty cell of its column; with `exact` only a
+    run of exactly k counts (an overline of more than k neither wins nor loses)."""
 
     width: int
     height: int
     k: int
     gravity: bool = False
     misere: bool = False
+    exact: bool = False
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.height < 1:
@@ -68,7 +71,8 @@ class Spec:
 
 
 def parse_spec(text: str) -> Spec:
-    """Parse `WxHkK[+gravity][+misere]` (or the alias `tictactoe`); raise InvalidSpecError naming the fault."""
+    """Parse `WxHkK[+gravity][+misere][+exact]` (or the alias `tictactoe`); raise
+    InvalidSpecError naming the fault."""
     if not isinstance(text, str):
         raise InvalidSpecError(f"a spec is a string such as 3x3k3, found {type(text).__name__}")
     cleaned = text.strip().lower()
@@ -77,7 +81,7 @@ def parse_spec(text: str) -> Spec:
     match = _SPEC_RE.fullmatch(cleaned)
     if match is None:
         raise InvalidSpecError(
-            f"cannot read spec {shown!r}: expected WIDTHxHEIGHTkK with optional +gravity and +misere,"
+            f"cannot read spec {shown!r}: expected WIDTHxHEIGHTkK with optional {_known()},"
             " e.g. 3x3k3, 4x3k3, 4x4k4+gravity, or tictactoe")
     width, height, k = (int(match.group(i)) for i in (1, 2, 3))
     flags = match.group(4).split("+")[1:]
@@ -85,8 +89,12 @@ def parse_spec(text: str) -> Spec:
     for flag in flags:
         if flag not in FLAGS:
             raise InvalidSpecError(
-                f"unknown flag +{flag} in spec {shown!r}; known flags: +gravity, +misere")
+                f"unknown flag +{flag} in spec {shown!r}; known flags: {_known()}")
         if flag in seen:
             raise InvalidSpecError(f"flag +{flag} appears twice in spec {shown!r}")
         seen.add(flag)
-    return Spec(width, height, k, gravity="gravity" in seen, misere="misere" in seen)
+    return Spec(width, height, k, **{flag: flag in seen for flag in FLAGS})
+
+
+def _known() -> str:
+    return ", ".join(f"+{flag}" for flag in FLAGS)

@@ -173,7 +173,7 @@ def _resized(spec: Spec, args: list[str], where: str) -> Spec:
         raise AuditInputError(f"{where}: boardsize {size}: GTP points name 1 to"
                               f" {len(GTP_COLUMNS)} columns (A to Z, skipping I)")
     try:
-        return Spec(size, size, spec.k, spec.gravity, spec.misere)
+        return replace(spec, width=size, height=size)  # the same rules on the new board
     except InvalidSpecError as e:
         raise AuditInputError(f"{where}: boardsize {size} in a game of {spec.k} in a row: {e}") \
             from None

@@ -152,7 +152,7 @@ def register(commands: Any) -> None:
                                         " from the empty board (at most 39 cells), or with"
                                         " --from/--moves an endgame table of everything reachable"
                                         " from that position (at most 39 empty cells).")
-    p.add_argument("spec", metavar="SPEC", help="WxHkK[+gravity][+misere], or tictactoe")
+    p.add_argument("spec", metavar="SPEC", help="WxHkK[+gravity][+misere][+exact], or tictactoe")
     p.add_argument("--from", dest="root", metavar="POSITION",
                    help="build the endgame table rooted at this position (board text, as for"
                         " probe)")

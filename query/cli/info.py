@@ -99,7 +99,8 @@ def _storage_text(game: GameRecord) -> str:
 
 
 def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
-    rules = "misère: k in a row loses" if spec.misere else "k in a row wins"
+    row = "exactly k in a row" if spec.exact else "k in a row"
+    rules = f"misère: {row} loses" if spec.misere else f"{row} wins"
     drop = ", stones drop (gravity)" if spec.gravity else ""
     root = Root.from_key(spec, game.root)
     print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k} ({rules}{drop})")

@@ -23,8 +23,9 @@ BUSY = 1 << 12
 
 def fits(spec: Spec) -> bool:
     """Whether the bitboard search takes `spec`: gravity, normal rules, a column of H + 1 bits
-    each within 64 bits (misere and wider boards keep kernel.py's search)."""
-    return spec.gravity and not spec.misere and spec.width * (spec.height + 1) <= 64
+    each within 64 bits (misere, +exact and wider boards keep kernel.py's search)."""
+    return (spec.gravity and not spec.misere and not spec.exact
+            and spec.width * (spec.height + 1) <= 64)
 
 
 def bit_of(spec: Spec, cell: int) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.game import Spec
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
@@ -60,6 +60,7 @@ class Board:
         self.spec = spec
         n = spec.cells
         self.lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
+        self.ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
         through: list[list[int]] = [[] for _ in range(n)]
         for i, line in enumerate(self.lines):
             for c in line:
@@ -69,6 +70,11 @@ class Board:
         self.perms = np.ascontiguousarray(permutations(spec), dtype=np.int64)
         self.inv = np.argsort(self.perms, axis=1).astype(np.int64)
         slots = 1 << slots_log2
+        if spec.exact:
+            # Pairings and dead lines prove that no line of k can be completed, so no run of
+            # exactly k either: still sound. Zones assume a proof holds whatever happens outside
+            # the lines it needs; under +exact a stone beyond a line's end changes it: none.
+            proofs = min(proofs, PAIRINGS)
         self.par = np.array([n, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
                              len(self.perms), slots - 1, proofs], dtype=np.int64)
         self.board = np.zeros(n, dtype=np.uint8)
@@ -110,7 +116,7 @@ class Board:
 
     def place(self, cell: int, player: int) -> bool:
         """Play `player` on `cell`; whether that completes a line of theirs."""
-        return bool(moves.place(self.par, self.cl_off, self.cl_idx, self.perms, self.board,
+        return bool(moves.place(self.par, self.cl_off, self.cl_idx, self.ends, self.perms, self.board,
                                  self.cnt, self.st, self.bx, self.bo, cell, player))
 
     def remove(self, cell: int) -> None:
@@ -139,9 +145,9 @@ class Board:
     def search(self, alpha: int, beta: int) -> int:
         """The kernel's search of the loaded board (not over) in the window (alpha, beta)."""
         return int(kernel.search(
-            self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
-            self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.par, self.lines, self.ends, self.cl_off, self.cl_idx, self.perms, self.inv,
+            self.board, self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo,
+            self.thi, self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
             self.tscores, self.mv, self.mh, self.pairing, alpha, beta))
 
 
@@ -151,9 +157,9 @@ class Board:
         out = np.zeros(len(boards), dtype=np.int64)
         self.ctl[kernel.LIMIT] = 1 << 62
         kernel.scores_many(
-            self.par, self.lines, self.cl_off, self.cl_idx, self.perms, self.inv, self.board,
-            self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo, self.thi,
-            self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
+            self.par, self.lines, self.ends, self.cl_off, self.cl_idx, self.perms, self.inv,
+            self.board, self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo,
+            self.thi, self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
             self.tscores, self.mv, self.mh, self.pairing, boards, out)
         return out
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit
+from tablebase.builder.game.compiled import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 

@@ -54,13 +54,12 @@ Arrays (the `Board` of engine.py makes them):
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from numba import njit
+from tablebase.builder.game.compiled import njit
 
 from tablebase.query.search.lookup import (ALL_CELLS, INF, LOSS, NO_LOSS, NO_WIN, WIN, leaf,
                                            slot_of, store, stored_zone)
+from tablebase.builder.game.kernel import ends_clear
 from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
 from tablebase.query.search.proofs import (PAIRING_STEPS, REPLY_STEPS, cannot_win, hit_lines,
                                            refuting_reply)
@@ -71,25 +70,6 @@ WS = 1024  # the kernel's win score: larger than any depth on a board of up to 6
 SIGN = 256
 NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE = range(9)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
-
-
-def _drop_stale_cache() -> None:
-    """Delete the kernel's cached machine code when a module it calls is newer: numba keys a
-    function's cache on its own file only, and would run the old moves, look-ups or proofs."""
-    here = Path(__file__).parent
-    newest = max((here / name).stat().st_mtime
-                 for name in ("kernel.py", "moves.py", "lookup.py", "proofs.py"))
-    for index in (here / "__pycache__").glob("kernel.*.nbi"):
-        try:
-            if index.stat().st_mtime < newest:
-                for cached in index.parent.glob(index.name[:-len(".nbi")] + ".*nbc"):
-                    cached.unlink()
-                index.unlink()
-        except OSError:  # another process got there first, or a read-only install
-            pass
-
-
-_drop_stale_cache()
 
 
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
@@ -106,7 +86,7 @@ def _bit(cell):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
+def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
            tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes, tscores, mv, mh, pt,
            alpha, beta):
     """The score of the board (not over) if it lies inside (alpha, beta), else a bound on it
@@ -143,7 +123,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             forced, phase, rz = -1, _RETURN, ALL_CELLS
             if not misere:
                 for i in range(m):
-                    if completes(cnt, cl_off, cl_idx, k, moves[i], me):
+                    if completes(cnt, board, cl_off, cl_idx, ends, k, moves[i], me):
                         r = WS - 1
                         if mode:
                             rz = hit_lines(_bit(moves[i]), 1, 1 - me, cnt, lines, occupied)
@@ -151,7 +131,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
                 else:
                     threats, threat_cells = 0, np.uint64(0)
                     for i in range(m):
-                        if completes(cnt, cl_off, cl_idx, k, moves[i], 1 - me):
+                        if completes(cnt, board, cl_off, cl_idx, ends, k, moves[i], 1 - me):
                             threats += 1
                             forced = moves[i]
                             threat_cells |= _bit(forced)
@@ -272,7 +252,7 @@ def search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # ty
             if f[_MODE] and fneed[d] & _bit(cell) == 0:
                 f[_SKIPPED] = 1  # a child's proof covers this move too (the zone rule, above)
                 continue
-            if place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, 1 + stones % 2):
+            if place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, cell, 1 + stones % 2):
                 child, zone = (WS if misere else -WS), ALL_CELLS  # the line ends the game
             elif st[0] == n:
                 child, zone = 0, np.uint64(0)
@@ -329,7 +309,7 @@ def _take(f, fzone, fneed, d, cell, score, zone):  # type: ignore[no-untyped-def
 
 
 @njit(cache=True, nogil=True)
-def scores_many(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
+def scores_many(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
                 tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes, tscores, mv, mh,
                 pt, boards, out):
     """The exact score of each legal board (rows of cell values) into `out`, by a full-window
@@ -341,17 +321,17 @@ def scores_many(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo, 
                 remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, c)
         for c in range(n):
             if boards[r, c] != 0:
-                place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, c, boards[r, c])
+                place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, c, boards[r, c])
         last = 0 if st[0] % 2 == 1 else 1  # the index of the player who moved last
         over = False
         for line in range(cnt.shape[1]):
-            if st[0] > 0 and cnt[last, line] == k:
+            if st[0] > 0 and cnt[last, line] == k and ends_clear(board, ends, line, last + 1):
                 over = True
         if over:
             out[r] = WS if par[5] else -WS
         elif st[0] == n:
             out[r] = 0
         else:
-            out[r] = search(par, lines, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
+            out[r] = search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                             tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes,
                             tscores, mv, mh, pt, -INF, INF)

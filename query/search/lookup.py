@@ -3,7 +3,8 @@ board itself in its smallest orientation), and the score a stored table gives it
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from tablebase.builder.game.compiled import njit
+from tablebase.builder.game.kernel import lower_bound
 
 INF = 1 << 20
 NO_BOUND = 30000  # a bound no score reaches, as the table's int16 bounds hold it
@@ -54,13 +55,7 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
                         code += d * tdata[weight_row + i]
                 if best < 0 or code < best:
                     best = code
-            a, b = lo, lo + count
-            while a < b:
-                mid = (a + b) >> 1
-                if tcodes[mid] < best:
-                    a = mid + 1
-                else:
-                    b = mid
+            a = lower_bound(tcodes, lo, lo + count, best)
             if a < lo + count and tcodes[a] == best:
                 return np.int64(tscores[a])
     return INF

@@ -1,36 +1,22 @@
-"""The rules as the compiled search sees them: placing and taking back a stone (keeping the
-lines' stone counts and the board's bitmasks), whether a stone completes a line, the playable
-cells, the order moves are tried in, and the backup of a score by one ply (numba)."""
+"""The board as the compiled search keeps it: placing and taking back a stone (keeping the
+lines' stone counts and the board's bitmasks), whether a stone completes a line (counted here,
+decided by the rules kernel's `ends_clear` under +exact), the playable cells and the order
+moves are tried in (numba). The backup of a score is the rules kernel's."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from tablebase.builder.game.compiled import njit
+from tablebase.builder.game.kernel import backup, ends_clear, invert
 
-@njit(cache=True, nogil=True, inline="always")
-def backup(child: int) -> int:
-    """A move's score from its child's: one more ply to the end, seen from the other side."""
-    if child > 0:
-        return -child + 1
-    if child < 0:
-        return -child - 1
-    return 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def invert(score: int) -> int:
-    """The child's score a move of `score` needs (the inverse of `backup`; a window bound)."""
-    if score > 0:
-        return -score - 1
-    if score < 0:
-        return -score + 1
-    return 0
+__all__ = ["backup", "invert"]  # re-exported: the search's modules take them from here
 
 
 @njit(cache=True, nogil=True)
-def place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, player):  # type: ignore[no-untyped-def]
+def place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, cell, player):  # type: ignore[no-untyped-def]
     """Put `player`'s stone on `cell`; whether it completes one of that player's lines.
-    st: stones, then the lines still open (no stone of the other side) for x and for o."""
+    st: stones, then the lines still open (no stone of the other side) for x and for o;
+    ends: geometry.line_ends (the cells a line's player must not hold beyond it, +exact)."""
     board[cell] = player
     st[0] += 1
     p = player - 1
@@ -40,7 +26,7 @@ def place(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell, player):  # 
         if cnt[p, line] == 0:
             st[2 - p] -= 1  # the line was open for the other side: now closed to it
         cnt[p, line] += 1
-        if cnt[p, line] == par[3]:
+        if cnt[p, line] == par[3] and ends_clear(board, ends, line, player):
             made = True
     for g in range(par[6]):
         bit = np.uint64(1) << np.uint64(perms[g, cell])
@@ -72,11 +58,13 @@ def remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell):  # type: i
 
 
 @njit(cache=True, nogil=True, inline="always")
-def completes(cnt, cl_off, cl_idx, k, cell, me):  # type: ignore[no-untyped-def]
-    """Whether a stone of player index `me` on empty `cell` completes a line of theirs."""
+def completes(cnt, board, cl_off, cl_idx, ends, k, cell, me):  # type: ignore[no-untyped-def]
+    """Whether a stone of player index `me` on empty `cell` completes a line of theirs (the
+    cell lies inside the line, so its ends are as they were before the stone)."""
     for j in range(cl_off[cell], cl_off[cell + 1]):
         line = cl_idx[j]
-        if cnt[me, line] == k - 1 and cnt[1 - me, line] == 0:
+        if cnt[me, line] == k - 1 and cnt[1 - me, line] == 0 \
+                and ends_clear(board, ends, line, me + 1):
             return True
     return False
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from tablebase.builder.game.compiled import njit
 
 from tablebase.builder.game import Spec
 

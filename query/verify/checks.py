@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.game.codec import encode_many
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.spec import Spec
 from tablebase.builder.game.symmetry import orbit_sizes
@@ -78,10 +78,14 @@ def _words(value: int) -> str:
 
 
 def _has_line(spec: Spec, boards: np.ndarray, player: int) -> np.ndarray:
-    """Whether `player` has k in a row, line by line (independent of the builder's bitmasks)."""
+    """Whether `player` has made a line, line by line (independent of the builder's bitmasks):
+    k in a row, and under +exact neither cell beyond its ends theirs."""
     found = np.zeros(len(boards), dtype=bool)
-    for line in lines(spec):
-        found |= np.all(boards[:, line] == player, axis=1)
+    for line, ends in zip(lines(spec), line_ends(spec)):
+        made = np.all(boards[:, line] == player, axis=1)
+        for end in ends[ends >= 0]:
+            made &= boards[:, end] != player
+        found |= made
     return found
 
 

@@ -10,10 +10,10 @@ verify.py's own numpy check, which words the problem; rows that pass are not loo
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from tablebase.builder.game.compiled import njit
 
-from tablebase.builder.game.geometry import lines
-from tablebase.builder.game.orders import made_line
+from tablebase.builder.game.geometry import line_ends, lines
+from tablebase.builder.game.kernel import made_line
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 
@@ -33,15 +33,11 @@ def _canonical(d: np.ndarray, pows: np.ndarray) -> int:
     return best
 
 
-# The rules' own line test (builder/game/orders.py), compiled for this module's kernels
-# (its Python function, whether or not the move-order kernel has compiled it already).
-_made_line = njit(cache=True, nogil=True)(getattr(made_line, "py_func", made_line))
-
-
 @njit(cache=True, nogil=True)
 def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
-           gravity: bool, misere: bool, cells_of_lines: np.ndarray, kid_codes: np.ndarray,
+           gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
+           kid_codes: np.ndarray,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
            flagged: np.ndarray) -> None:
     cells = root_board.shape[0]
@@ -69,7 +65,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             flagged[r] = True
             continue
         last = 1 if stones % 2 == 1 else 2
-        if stones > 0 and _made_line(board, cells_of_lines, last):
+        if stones > 0 and made_line(board, cells_of_lines, ends, last):
             want = WIN if misere else LOSS
             flagged[r] = v != want or dep != 0
             continue
@@ -148,8 +144,8 @@ class TierChecker:
         self._board = np.array(root.board, dtype=np.int64)
         self._free = np.asarray(root.free, dtype=np.int64)
         self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
-        self._lines = np.array([list(line) for line in lines(spec)], dtype=np.int64).reshape(
-            -1, spec.k)
+        self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
+        self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
              below: tuple[np.ndarray, ...]) -> np.ndarray:
@@ -165,7 +161,8 @@ class TierChecker:
         # Both cores: rows are independent, and has_parent is only ever set to True.
         split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
-            spec.width, spec.gravity, spec.misere, self._lines, *kids, has_parent, flagged[a:b]))
+            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *kids, has_parent,
+            flagged[a:b]))
         return flagged
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:

@@ -1,5 +1,5 @@
 """A GTP-style engine for tests/test_audit.py, speaking the dialect the README documents: it
-solves any WxHkK[+gravity][+misere] game by memoised negamax, except where told to misbehave.
+solves any WxHkK[+gravity][+misere][+exact] game by memoised negamax, except where told to misbehave.
 
     python fake_engine.py [--wrong BOARD] [--hang BOARD] [--crash BOARD] [--nonsense BOARD]
                           [--refuse GAME]
@@ -24,13 +24,17 @@ class Game:
         self.w, self.h, self.k = int(m[1]), int(m[2]), int(m[3])
         flags = set(m[4].split("+")[1:])
         self.gravity, self.misere = "gravity" in flags, "misere" in flags
+        self.exact = "exact" in flags  # a line wins only with no own stone just beyond it
         self.lines = set()
         for r in range(self.h):
             for c in range(self.w):
                 for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                    cells = [(r + dr * i, c + dc * i) for i in range(self.k)]
-                    if all(0 <= y < self.h and 0 <= x < self.w for y, x in cells):
-                        self.lines.add(tuple(y * self.w + x for y, x in cells))
+                    cells = [(r + dr * i, c + dc * i) for i in range(-1, self.k + 1)]
+                    inside = [0 <= y < self.h and 0 <= x < self.w for y, x in cells]
+                    if all(inside[1:-1]):
+                        flat = [y * self.w + x if ok else -1 for (y, x), ok in zip(cells, inside)]
+                        ends = tuple(e for e in (flat[0], flat[-1]) if e >= 0 and self.exact)
+                        self.lines.add((tuple(flat[1:-1]), ends))
         self.solve = lru_cache(maxsize=None)(self._solve)
 
     def cell(self, move: str) -> int:
@@ -42,7 +46,8 @@ class Game:
 
     def over(self, cells: str, me: str) -> int | None:
         last = "o" if me == "x" else "x"
-        if any(all(cells[i] == last for i in line) for line in self.lines):
+        if any(all(cells[i] == last for i in line) and all(cells[e] != last for e in ends)
+               for line, ends in self.lines):
             return 1 if self.misere else -1
         return 0 if "." not in cells else None
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tablebase.builder.game import EMPTY, Spec, Value, check_position, outcome
-from tablebase.builder.game.geometry import lines
+from tablebase.builder.game.geometry import line_ends, lines
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,11 @@ class SearchRules:
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
-        all_lines = [tuple(int(c) for c in line) for line in lines(spec)]
+        # Each line with the cells beyond its ends that must not be the mover's (+exact).
+        all_lines = [(tuple(int(c) for c in line), tuple(int(e) for e in ends if e >= 0))
+                     for line, ends in zip(lines(spec), line_ends(spec))]
         self.lines_through = tuple(
-            tuple(line for line in all_lines if cell in line) for cell in range(spec.cells))
+            tuple(pair for pair in all_lines if cell in pair[0]) for cell in range(spec.cells))
         # Completing a line ends the game; the side left to move has lost, or won under misere.
         self.line_value = int(Value.WIN if spec.misere else Value.LOSS)
 
@@ -55,19 +57,21 @@ class SearchRules:
         """The value (-1, 0, 1) for the side to move if the game is over, else None.
 
         `last` is the cell of the move that produced `board`, or None at the root. Only a line
-        through the last move can be new: the search never continues from a finished game.
+        through the last move can be new: the search never continues from a finished game (and
+        a stone beyond a line's end makes it an overline, never a new line).
         """
         if last is None:
             value = outcome(self.spec, board)
             return None if value is None else int(value)
         mover = board[last]
-        for line in self.lines_through[last]:
+        for line, ends in self.lines_through[last]:
             # A plain loop rather than all(...): this is the innermost test of every search.
             for cell in line:
                 if board[cell] != mover:
                     break
             else:
-                return self.line_value
+                if all(board[e] != mover for e in ends):
+                    return self.line_value
         return int(Value.DRAW) if EMPTY not in board else None
 
     def moves(self, board: tuple[int, ...]) -> list[int]:

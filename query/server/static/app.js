@@ -456,7 +456,9 @@ async function showLine() {
 // --- tables and links -------------------------------------------------------------------
 
 function gameName(spec) {
-  const geo = geometry(spec), misere = spec.includes("misere") ? " misère" : "";
+  const geo = geometry(spec);
+  const misere = (spec.includes("misere") ? " misère" : "") +
+    (spec.includes("exact") ? `, exactly ${geo.k}` : "");
   if (spec.startsWith("3x3k3") && !geo.gravity) return `tic-tac-toe${misere}`;
   if (geo.gravity && geo.k === 4) return `Connect Four ${geo.width}x${geo.height}${misere}`;
   if (!geo.gravity && geo.k === 5) return `Gomoku ${geo.width}x${geo.height}${misere}`;

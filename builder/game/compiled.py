@@ -1,0 +1,136 @@
+"""Compiled code's cache, kept honest: numba saves each compiled function's machine code and
+reuses it while the function's own file is unchanged, but not when a file it calls or takes a
+constant from changes, so a rule written once and compiled into several kernels would go stale
+in all but its own module. This module puts a cache locator in front of numba's for the files
+of this package: its stamp is the contents of the function's file and of every module of the
+package that file imports, directly or not (read from the source, once a process).
+
+Compiled modules take `njit` from here rather than from numba, so that the locator is in
+place before their first function is made (it applies to every `njit(cache=True)` function of
+the package created after this module is imported).
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import sys
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from numba import njit
+from numba.core import caching
+
+# numba's list of cache locators, tried in order (a private name before numba 0.61).
+_IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+
+__all__ = ["njit", "source_stamp", "sources"]
+
+# The packages whose compiled functions get this stamp (a test adds one of its own).
+PACKAGES = ["tablebase"]
+
+
+def _ours(name: str) -> bool:
+    return name.split(".")[0] in PACKAGES
+
+
+def _module_file(name: str) -> str | None:
+    """The source file of the package's module `name`, or None (a name in a module, not a
+    module). Read from the modules imported so far, without importing anything: a compiled
+    function is created after the imports at the top of its file have run, theirs included."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        module = sys.modules.get(".".join(parts[:i]))
+        if module is not None:
+            break
+    else:
+        return None
+    rest = parts[i:]
+    if not rest:
+        found = getattr(module, "__file__", None)
+        return found if isinstance(found, str) and found.endswith(".py") else None
+    for folder in getattr(module, "__path__", ()):
+        base = Path(folder, *rest)
+        for candidate in (base / "__init__.py", base.with_suffix(".py")):
+            if candidate.is_file():
+                return str(candidate)
+    return None
+
+
+@lru_cache(maxsize=None)
+def _imports(path: str) -> tuple[str, ...]:
+    """The files of the package's modules that the source file `path` imports by name."""
+    tree = ast.parse(Path(path).read_bytes(), filename=path)
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # `from a.b import c`: c may be a module of its own or a name in a.b.
+            names.append(node.module)
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+    files = (_module_file(name) for name in names if _ours(name))
+    return tuple(sorted({f for f in files if f is not None}))
+
+
+def sources(path: str) -> set[str]:
+    """The source file `path` and every package file it imports, directly or not."""
+    seen: set[str] = set()
+    todo = [path]
+    while todo:
+        here = todo.pop()
+        if here not in seen:
+            seen.add(here)
+            todo += _imports(here)
+    return seen
+
+
+@lru_cache(maxsize=None)
+def source_stamp(path: str) -> str:
+    """A digest of the contents of `sources(path)`."""
+    digest = hashlib.sha256()
+    for name in sorted(sources(path)):
+        digest.update(name.encode() + b"\0" + Path(name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+class _Locator(caching._CacheLocator):  # type: ignore[misc, name-defined]
+    """numba's own locator for the file (the same cache folder), with the package's stamp."""
+
+    def __init__(self, inner: Any, py_file: str) -> None:
+        self._inner = inner
+        self._py_file = py_file
+
+    def ensure_cache_path(self) -> None:
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self) -> str:
+        return str(self._inner.get_cache_path())
+
+    def get_source_stamp(self) -> Any:
+        return source_stamp(self._py_file)
+
+    def get_disambiguator(self) -> str:
+        return str(self._inner.get_disambiguator())
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> _Locator | None:
+        if not _ours(getattr(py_func, "__module__", "") or ""):
+            return None
+        for other in _IMPL._locator_classes:
+            if other is not cls:
+                inner = other.from_function(py_func, py_file)
+                if inner is not None:
+                    return cls(inner, py_file)
+        return None
+
+
+def _register() -> None:
+    """Put the package's locator first (once, however often this module is reloaded)."""
+    classes = _IMPL._locator_classes
+    classes[:] = [c for c in classes if c.__name__ != _Locator.__name__
+                  or c.__module__ != __name__]
+    classes.insert(0, _Locator)
+
+
+_register()

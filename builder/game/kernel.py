@@ -1,0 +1,83 @@
+"""The rules as compiled kernels see them, written once: whether a player has made a line (on
+a board of cell values, or on a bitmask of their stones), the backup of a score by one ply and
+its inverse, and the search for a code in a sorted array. Called by the builder's kernels,
+move orders, verify's first pass and the search (numba; importing the rules' Python modules
+does not import this one).
+
+A line is a row of `lines` (k cells) with its row of `ends` (geometry.line_ends: the two
+cells beyond it that must not be the player's, -1 for none). Scores are values.py's: a win in
+d plies scores WIN_SCORE - d for the side to move (the search's scale uses its own constant,
+and the backup is the same on any scale).
+"""
+from __future__ import annotations
+
+from tablebase.builder.game.compiled import njit
+
+
+@njit(cache=True, nogil=True, inline="always")
+def ends_clear(board, ends, line, player):  # type: ignore[no-untyped-def]
+    """Whether neither cell beyond `line` holds `player`'s stone (always, without +exact)."""
+    for j in range(2):
+        e = ends[line, j]
+        if e >= 0 and board[e] == player:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def made_line(board, lines, ends, player):  # type: ignore[no-untyped-def]
+    """Whether `player` has made a line on `board` (cell values): every cell of one of
+    `lines` theirs, and neither of its ends."""
+    for i in range(lines.shape[0]):
+        whole = True
+        for j in range(lines.shape[1]):
+            if board[lines[i, j]] != player:
+                whole = False
+                break
+        if whole and ends_clear(board, ends, i, player):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def made_mask(stones, masks, ends):  # type: ignore[no-untyped-def]
+    """Whether the bitmask `stones` (one player's) makes a line: all of some `masks[i]` and
+    none of `ends[i]` (the same lines as bitmasks over cells: Root.line_rules)."""
+    for i in range(masks.shape[0]):
+        if stones & masks[i] == masks[i] and stones & ends[i] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def backup(child):  # type: ignore[no-untyped-def]
+    """A move's score from its child's: one more ply to the end, seen from the other side
+    (values.backup, one score at a time)."""
+    if child > 0:
+        return -child + 1
+    if child < 0:
+        return -child - 1
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def invert(score):  # type: ignore[no-untyped-def]
+    """The child's score a move of `score` needs (the inverse of `backup`; a window bound)."""
+    if score > 0:
+        return -score - 1
+    if score < 0:
+        return -score + 1
+    return 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def lower_bound(keys, lo, hi, key):  # type: ignore[no-untyped-def]
+    """The first index of keys[lo:hi] (sorted ascending) holding at least `key`, else hi."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
