@@ -176,9 +176,10 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
             assert (-child_value, child_depth + 1) == (value, depth), board
     assert searcher.arrays.ctl[kernel.PAIRED] > 0
     # Every bound the transposition table holds (a board in its key's orientation) contains
-    # the board's exact score.
+    # the board's exact score: a seeded sample of 300 entries (each a plain negamax).
     a, held = searcher.arrays, 0
-    for slot in np.nonzero(a.tfl)[0]:
+    used = np.nonzero(a.tfl)[0]
+    for slot in np.random.default_rng(7).permutation(used)[:300]:
         kx, ko = int(a.tk1[slot]), int(a.tk2[slot])
         board = tuple(1 if kx >> c & 1 else 2 if ko >> c & 1 else 0 for c in range(game.n))
         if game.terminal_value(board) is None and game.stones(board) >= stones.start:
@@ -186,7 +187,7 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
             exact = value * (kernel.WS - depth)
             assert a.tlo[slot] <= exact <= a.thi[slot], (board, a.tlo[slot], a.thi[slot])
             held += 1
-    assert held > count
+    assert held > min(count, 100)
 
 
 @pytest.mark.parametrize("spec_text, cells", [("5x5k5", 25), ("6x6k5", 36)])
