@@ -27,7 +27,8 @@ from tablebase.builder.game.root import Root
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import CHUNK, DEFAULT_DATABASE
 from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
-from tablebase.db.store import Store, complete_tables, open_store
+from tablebase.db.store import complete_tables, open_store
+from tablebase.db.store_base import Store
 from tablebase.query.errors import MissingPositionError, NotationError
 from tablebase.query.misses import missing_codes_error, missing_error
 from tablebase.query.notation import move_name, parse_board, to_move_name

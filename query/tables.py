@@ -18,7 +18,7 @@ from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
 from tablebase.db.records import GameRecord
-from tablebase.db.store import TableReader
+from tablebase.db.store_base import TableReader
 from tablebase.query.errors import MissingTableError, NotationError
 
 # Codes read from the store at once by `read_many`.

@@ -1,6 +1,7 @@
 """The house rules, checked with ast over every source file: the import arrows point one way
 (down the data flow: rules kernel -> builder -> db -> query -> the faces), only db/ touches a
-database driver, nothing imports the folders by their bare names, and no file needs scrolling.
+database driver, nothing imports the folders by their bare names, no module reaches itself
+through imports, and no file needs scrolling.
 """
 from __future__ import annotations
 
@@ -124,3 +125,40 @@ def test_no_module_needs_scrolling() -> None:
     long = [f"{p.relative_to(ROOT)}: {n}" for p in _sources()
             if (n := len(p.read_text().splitlines())) > 420]
     assert long == []
+
+
+def _module_of(path: Path) -> str:
+    """The installed name of a source file (pyproject.toml's package-dir: query/public is
+    `tablebase` itself)."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[:2] == ["query", "public"]:
+        parts = parts[2:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["tablebase", *parts])
+
+
+def test_no_import_cycles() -> None:
+    """No module reaches itself through imports, counting those made inside functions (a
+    deferred import hides a cycle from Python, not from the reader): each of our modules and
+    the ones it names form a graph with no loop."""
+    modules = {_module_of(p): p for p in _sources()}
+    graph = {name: {m for m in _imports(path) if m in modules and m != name}
+             for name, path in modules.items()}
+    cycles: list[str] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
