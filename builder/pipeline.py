@@ -31,12 +31,13 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
 from tablebase.db.checksum import TableChecksum
-from tablebase.db.facts import LAYOUT_PACKED, tool_version
+from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
 from tablebase.db.records import PositionArrays
 from tablebase.db.writer import (BlockTarget, BuildHandle, GameParams, GameSummary, PlyCounts,
                                  abandon_build, begin_build, blocks_written, finish_build,
                                  write_blocks, write_positions, write_tier)
+from tablebase.version import tool_version
 
 STAGES = ("enumerate", "solve", "write")
 MANIFEST_VERSION = 4

@@ -15,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # under the rooms (audit, play, verify), shapes above them, and the faces (cli, server) on top.
 # query/public is the top-level `tablebase` package (pyproject.toml), the public API over all.
 AREAS: dict[str, set[str]] = {
+    # The package's version (query/public/version.py, installed as tablebase.version): the
+    # builder stamps every table with it, the faces print it. A leaf: everyone may read it.
+    "version": set(),
     "builder.game": set(),
     # db reads the rules kernel's codes and scores: a packed table stores the solver's score
     # byte and derives each position's ply from its code (db/blocks.py).
@@ -54,6 +57,8 @@ def _area_of_file(path: Path) -> str:
     rel = path.relative_to(ROOT)
     if rel.as_posix() == "query/shapes.py":
         return "query.shapes"
+    if rel.as_posix() == "query/public/version.py":
+        return "version"
     return FOLDERS[rel.parent.as_posix()]
 
 
@@ -98,7 +103,7 @@ def test_import_arrows_point_one_way() -> None:
             if not module.startswith("tablebase.") or module == "tablebase":
                 continue
             target = _area_of_module(module)
-            allowed = AREAS[area] | {area}
+            allowed = AREAS[area] | {area, "version"}
             base = target.split(".")[0] if target in _NAMED else target
             if target not in allowed and not (target in _NAMED and base in allowed):
                 wrong.append(f"{path.relative_to(ROOT)} ({area}) imports {module}")

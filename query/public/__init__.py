@@ -59,7 +59,7 @@ __all__ = ["__version__", *sorted(_API)]
 def __getattr__(name: str) -> Any:
     """The public name `name`, imported from its module on first use."""
     if name == "__version__":
-        from tablebase.db.facts import tool_version
+        from tablebase.version import tool_version
         return tool_version()
     module = _API.get(name)
     if module is None:
