@@ -1,7 +1,7 @@
 """The executor seam of the build: who runs the per-chunk functions of enumeration and solving.
 
 The pipeline calls one executor for both stages. The local executor is the single-process
-path; builder/cluster.py runs the same compiled kernels over code ranges on a Dask cluster,
+path; builder/cluster/ runs the same compiled kernels over code ranges on a Dask cluster,
 whose workers also pack (and on a server database write) the blocks of their ranges. Either
 gives the same positions, so the table cannot tell them apart (the same checksum).
 """

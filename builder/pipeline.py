@@ -144,7 +144,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     `force` is false. A failure removes the work directory and the unfinished table; an
     interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
     complete until the last, atomic step. `executor` runs enumeration and solving (default:
-    this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
+    this process; builder/cluster/: a Dask cluster); `work_dir` is the directory the tier
     files go under (default: next to the database), one that every worker can read.
     `layout` is how the table is stored: "packed" (blocks, the default) or "rows" (one SQL
     row per position). A build estimated past a billion positions or the free disk

@@ -1,6 +1,6 @@
 """Builds on a Dask cluster: each worker owns a code range of every tier, for the whole build.
 
-One task a range a tier (builder/cluster_tasks.py), on the worker that owns the range:
+One task a range a tier (builder/cluster/tasks.py), on the worker that owns the range:
 
   enumerate ply p    owner j merges what the owners of tier p-1 sent to its range, classifies
                      and writes it, expands its open positions (deduplicated locally with the
@@ -30,13 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder import cluster_shared
+from tablebase.builder.cluster import shared_table
+from tablebase.builder.cluster.cuts import next_cuts
+from tablebase.builder.cluster.tasks import (DIRECT, SHARED, SORTED, RangeDone, RangeSolved,
+                                             enumerate_range, expand_range, incoming, kids_path,
+                                             lookup_range, range_piece, solve_range)
 from tablebase.builder.codetable import SPARSE, CodeTable
-from tablebase.builder.cluster_cuts import next_cuts
-from tablebase.builder.cluster_tasks import (DIRECT, SHARED, SORTED, RangeDone,
-                                             RangeSolved, enumerate_range, expand_range,
-                                             incoming, kids_path, lookup_range, range_piece,
-                                             solve_range)
 from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root
@@ -217,16 +216,16 @@ class DaskExecutor:
         limit = self._memory_limit() or plan.working
         shared = None
         if self._lookup(size, 0, counts, limit) == DIRECT and all(
-                self.client.run(cluster_shared.can_share).values()):
-            shared = cluster_shared.new_name()
+                self.client.run(shared_table.can_share).values()):
+            shared = shared_table.new_name()
         self.shared_table = shared  # the name, or None: for the tests and the bench's profile
         try:
             self._solve_tiers(root, work, counts, top, shared, limit, progress, target, on_tier)
         finally:
             if shared is not None:
-                cluster_shared.forget(shared)  # the client's machine may be a worker's too
+                shared_table.forget(shared)  # the client's machine may be a worker's too
                 try:
-                    self.client.run(cluster_shared.forget, shared)
+                    self.client.run(shared_table.forget, shared)
                 except Exception:  # noqa: BLE001 - a lost worker has unmapped it already
                     pass
 
