@@ -14,8 +14,9 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.enumerator import TierCounts, enumerate_tiers
+from tablebase.builder.enumerator import enumerate_tiers
 from tablebase.builder.game.root import Root
+from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.retrograde import solve_tiers
