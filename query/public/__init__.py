@@ -19,6 +19,7 @@ from typing import Any
 _API = {
     "open_tablebase": "tablebase.query.tablebase",
     "Tablebase": "tablebase.query.tablebase",
+    "TableView": "tablebase.query.table_view",
     "Probe": "tablebase.query.records",
     "MoveInfo": "tablebase.query.records",
     "Step": "tablebase.query.records",
