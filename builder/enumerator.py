@@ -10,7 +10,6 @@ finished tier is written to the work directory.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +17,7 @@ import numpy as np
 from tablebase.builder import kernels
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.game.root import Root
+from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import UniqueCollector
@@ -26,21 +26,6 @@ from tablebase.builder.workdir import WorkDir
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
 OPEN = np.iinfo(np.int8).min
 _NO_LINES = np.empty(0, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class TierCounts:
-    """Counts of one tier: canonical positions, and positions counted with all their images."""
-
-    ply: int
-    canonical: int
-    reachable: int
-    terminal: int
-    terminal_canonical: int
-
-    def to_dict(self) -> dict[str, int]:
-        """A JSON-ready dict."""
-        return asdict(self)
 
 
 def children(root: Root, codes: np.ndarray, ply: int,
@@ -140,7 +125,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                 source, collector = distinct_children(root, ply, parents(), opened, plan, table,
                                                       work.scratch)
             counts.append(_store_tier(root, work, ply + 1, source))
-            work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + collector.spilled
+            work.manifest.spilled_runs += collector.spilled
             del codes, term
             if on_tier is not None:
                 on_tier(counts)

@@ -1,7 +1,7 @@
 """The executor seam of the build: who runs the per-chunk functions of enumeration and solving.
 
 The pipeline calls one executor for both stages. The local executor is the single-process
-path; builder/cluster.py runs the same compiled kernels over code ranges on a Dask cluster,
+path; builder/cluster/ runs the same compiled kernels over code ranges on a Dask cluster,
 whose workers also pack (and on a server database write) the blocks of their ranges. Either
 gives the same positions, so the table cannot tell them apart (the same checksum).
 """
@@ -14,8 +14,9 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.enumerator import TierCounts, enumerate_tiers
+from tablebase.builder.enumerator import enumerate_tiers
 from tablebase.builder.game.root import Root
+from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.retrograde import solve_tiers

@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
-from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.game.errors import BuildTooLargeError, WholeBoardTooLargeError
@@ -26,28 +25,21 @@ from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import Value, depth_of, value_of
 from tablebase.builder.kernels import warm_up
+from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak, steady_malloc
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
 from tablebase.db.checksum import TableChecksum
-from tablebase.db.facts import LAYOUT_PACKED, tool_version
+from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
 from tablebase.db.records import PositionArrays
 from tablebase.db.writer import (BlockTarget, BuildHandle, GameParams, GameSummary, PlyCounts,
                                  abandon_build, begin_build, blocks_written, finish_build,
                                  write_blocks, write_positions, write_tier)
+from tablebase.version import tool_version
 
 STAGES = ("enumerate", "solve", "write")
-MANIFEST_VERSION = 4
-
-
-@dataclass
-class StageFigures:
-    """Wall seconds and peak resident bytes of one stage."""
-
-    seconds: float = 0.0
-    peak_bytes: int = 0
 
 
 @dataclass
@@ -93,8 +85,8 @@ class _Stage:
 
     def __exit__(self, exc_type: object, *exc: object) -> None:
         if exc_type is None:
-            self.work.manifest.setdefault("stages", {})[self.name] = {
-                "seconds": time.perf_counter() - self._start, "peak_bytes": peak_bytes()}
+            self.work.manifest.stages[self.name] = StageFigures(
+                time.perf_counter() - self._start, peak_bytes())
             self.work.save_manifest(now=False)
 
 
@@ -143,7 +135,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     `force` is false. A failure removes the work directory and the unfinished table; an
     interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
     complete until the last, atomic step. `executor` runs enumeration and solving (default:
-    this process; builder/cluster.py: a Dask cluster); `work_dir` is the directory the tier
+    this process; builder/cluster/: a Dask cluster); `work_dir` is the directory the tier
     files go under (default: next to the database), one that every worker can read.
     `layout` is how the table is stored: "packed" (blocks, the default) or "rows" (one SQL
     row per position). A build estimated past a billion positions or the free disk
@@ -173,15 +165,13 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
     with open_database(database, writable=True, cache_bytes=cache) as engine:
         handle = begin_build(engine, params, force=force, layout=layout, coded_cells=table.cells,
-                             resume_table=manifest["table"] if manifest else None)
+                             resume_table=manifest.table if manifest else None)
         resumed_stage = None
-        if manifest is not None and manifest["table"] == handle.table_name:
+        if manifest is not None and manifest.table == handle.table_name:
             resumed_stage = _stage_of(manifest)
         else:
-            work.start({"version": MANIFEST_VERSION, "spec": spec.name, "root": table.key,
-                        "tool_version": tool_version(), "table": handle.table_name,
-                        "layout": layout, "tiers": [], "enumerated": False,
-                        "solved_from": None, "values": {}, "checksums": {}})
+            work.start(Manifest(spec=spec.name, root=table.key, tool_version=tool_version(),
+                                table=handle.table_name, layout=layout))
         try:
             report = _run(table, work, plan, engine, handle, progress, write_chunk, executor)
         except KeyboardInterrupt:
@@ -197,7 +187,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     return report
 
 
-def _resumable(work: WorkDir, root: Root, layout: str) -> dict[str, Any] | None:
+def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:
     """The manifest of an interrupted build of this table by this tool in `layout`, or None."""
     if not work.exists():
         return None
@@ -205,21 +195,21 @@ def _resumable(work: WorkDir, root: Root, layout: str) -> dict[str, Any] | None:
         manifest = work.load_manifest()
     except (OSError, ValueError):
         return None
-    same = (manifest.get("version") == MANIFEST_VERSION and manifest.get("spec") == root.spec.name
-            and manifest.get("root") == root.key
-            and manifest.get("tool_version") == tool_version() and manifest.get("layout") == layout)
+    same = (manifest.version == MANIFEST_VERSION and manifest.spec == root.spec.name
+            and manifest.root == root.key
+            and manifest.tool_version == tool_version() and manifest.layout == layout)
     # A power loss can leave the manifest and the files out of step: then start over.
     return manifest if same and work.intact() else None
 
 
-def _stage_of(manifest: dict[str, Any]) -> str:
+def _stage_of(manifest: Manifest) -> str:
     """Where a resumed build picks up, in words."""
-    if not manifest["enumerated"]:
-        return f"enumerate, continuing after ply {max(len(manifest['tiers']) - 1, 0)}"
-    if manifest["solved_from"] != 0:
-        top = manifest["solved_from"] if manifest["solved_from"] is not None else len(manifest["tiers"])
+    if not manifest.enumerated:
+        return f"enumerate, continuing after ply {max(len(manifest.tiers) - 1, 0)}"
+    if manifest.solved_from != 0:
+        top = manifest.solved_from if manifest.solved_from is not None else len(manifest.tiers)
         return f"solve, continuing at ply {top - 1}"
-    if manifest["layout"] == LAYOUT_PACKED:
+    if manifest.layout == LAYOUT_PACKED:
         return "write, every ply's blocks written"
     return "write, continuing after the positions already written"
 
@@ -229,18 +219,18 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     m = work.manifest
     table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells),
                       bits=plan.direct_fits(bitmap_bytes(root.cells)))
-    counts = [TierCounts(**t) for t in m["tiers"]]
-    if not m["enumerated"]:
+    counts = list(m.tiers)
+    if not m.enumerated:
         with _Stage(work, "enumerate"):
             def tier_done(done: list[TierCounts]) -> None:
-                m["tiers"] = [t.to_dict() for t in done]
+                m.tiers = list(done)
                 work.save_manifest(now=False)
             counts = executor.enumerate(root, work, plan, table, counts, progress, tier_done)
-            m["enumerated"] = True
-    if m["solved_from"] != 0:
+            m.enumerated = True
+    if m.solved_from != 0:
         with _Stage(work, "solve"):
             def solved(tier: SolvedTier) -> None:
-                m["values"][str(tier.ply)] = list(tier.values)
+                m.values[tier.ply] = tier.values
                 if handle.layout == LAYOUT_PACKED:
                     # Packed as soon as solved: the blocks are written before the manifest
                     # says the tier is done (a resumed build writes a ply again harmlessly).
@@ -252,8 +242,8 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                         write_blocks(engine, handle, ply, tier.blocks)
                     else:
                         blocks_written(handle, ply, counts[tier.ply].canonical)
-                    m["checksums"][str(tier.ply)] = tier.checksum
-                m["solved_from"] = tier.ply
+                    m.checksums[tier.ply] = tier.checksum
+                m.solved_from = tier.ply
                 work.save_manifest(now=False)
             # A direct table pays for every page it touches, loading each tier and clearing it.
             # Where positions are sparse among the 3**cells codes, a hash table of each tier
@@ -270,31 +260,31 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                 table = CodeTable(root.cells, direct=False,
                                   hashed=plan.direct_fits(hash_bytes(largest)))
             target = BlockTarget.of(engine, handle) if handle.layout == LAYOUT_PACKED else None
-            executor.solve(root, work, plan, table, counts, m["solved_from"], progress, target,
+            executor.solve(root, work, plan, table, counts, m.solved_from, progress, target,
                            solved)
     lookup = "direct" if table.direct else "hashed" if table.hashed else "sorted"
     del table
     # Stored plies count every stone on the board, the root's included.
-    plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m["values"][str(t.ply)])
+    plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m.values[t.ply])
              for t in counts]
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
         if handle.layout == LAYOUT_PACKED:
             whole = TableChecksum()
             for t in counts:
-                whole.merge(m["checksums"][str(t.ply)])
+                whole.merge(m.checksums[t.ply])  # type: ignore[arg-type]  # packed: all set
             checksum = whole.hexdigest()
         else:
             checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
     root_score = int(work.get("scores", 0)[0])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
-    stages = {name: StageFigures(**m["stages"][name]) for name in STAGES}
+    stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
-        lookup=lookup, spilled_runs=m.get("spilled_runs", 0))
+        lookup=lookup, spilled_runs=m.spilled_runs)
     start = time.perf_counter()
     finish_build(engine, handle, GameSummary(
         reachable=report.reachable, canonical=total, terminal=report.terminal,

@@ -13,8 +13,9 @@ import numpy as np
 
 from tablebase.builder import kernels
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.enumerator import OPEN, TierCounts
+from tablebase.builder.enumerator import OPEN
 from tablebase.builder.game.root import Root
+from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
 from tablebase.builder.workdir import WorkDir

@@ -13,9 +13,9 @@ import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
 import numpy as np
+
+from tablebase.builder.manifest import Manifest
 
 # Every array kind has one dtype; files are raw little-endian arrays named KIND_PLY.bin.
 DTYPES = {"codes": np.dtype("<i8"), "term": np.dtype("i1"), "scores": np.dtype("i1")}
@@ -50,7 +50,7 @@ class WorkDir:
 
     def __init__(self, path: Path, *, defer: bool = False) -> None:
         self.path = path
-        self.manifest: dict[str, Any] = {}
+        self.manifest = Manifest()
         # With defer, small arrays wait in memory for the next checkpoint (only this process
         # reads them: a cluster's workers read the files, so its builds do not defer).
         self.defer = defer
@@ -62,17 +62,17 @@ class WorkDir:
         """Whether a previous build left this directory behind."""
         return (self.path / "manifest.json").exists()
 
-    def start(self, manifest: dict[str, Any]) -> None:
-        """Start afresh: remove whatever is there and write a new manifest."""
+    def start(self, manifest: Manifest) -> None:
+        """Start afresh: remove whatever is there and write `manifest`, the new one."""
         self.remove()
         self.path.mkdir(parents=True)
-        self.manifest = dict(manifest)
+        self.manifest = manifest
         self.save_manifest()
 
-    def load_manifest(self) -> dict[str, Any]:
-        """Read the manifest a previous build left."""
+    def load_manifest(self) -> Manifest:
+        """Read the manifest a previous build left (ValueError if it is not one)."""
         with open(self.path / "manifest.json", encoding="utf-8") as f:
-            self.manifest = json.load(f)
+            self.manifest = Manifest.from_json(json.load(f))
         return self.manifest
 
     def save_manifest(self, *, now: bool = True) -> None:
@@ -94,15 +94,16 @@ class WorkDir:
         self._pending.clear()
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(json.dumps(self.manifest))  # dumps with no indent: the C encoder, much faster
+            # dumps with no indent: the C encoder, much faster
+            f.write(json.dumps(self.manifest.to_json()))
         os.replace(tmp, self.path / "manifest.json")
 
     def _record(self, name: str, crc: int, size: int) -> None:
-        self.manifest.setdefault("files", {})[name] = [crc, size]
+        self.manifest.files[name] = (crc, size)
 
     def intact(self) -> bool:
         """Whether every array the manifest lists is on disk with the size and CRC-32 recorded."""
-        for name, (crc, size) in self.manifest.get("files", {}).items():
+        for name, (crc, size) in self.manifest.files.items():
             path = self.path / name
             try:
                 if path.stat().st_size != size:
@@ -160,11 +161,11 @@ class WorkDir:
         cluster's workers wrote, one per code range in code order (see `write_part`)."""
         for name, crc, size in written:
             self._record(name, crc, size)
-        self.manifest.setdefault("parts", {})[f"{kind}_{ply}"] = len(written)
+        self.manifest.parts[f"{kind}_{ply}"] = len(written)
 
     def parts(self, kind: str, ply: int) -> int:
         """How many part files hold one tier's array (0: it is one file)."""
-        return int(self.manifest.get("parts", {}).get(f"{kind}_{ply}", 0))
+        return int(self.manifest.parts.get(f"{kind}_{ply}", 0))
 
     def get(self, kind: str, ply: int, *, in_memory: bool = True
             ) -> np.ndarray | DiskArray | JoinedArray:
@@ -194,7 +195,7 @@ class WorkDir:
         self._kept.pop(self._file(kind, ply).name, None)
         self._pending.discard(self._file(kind, ply).name)
         self._file(kind, ply).unlink(missing_ok=True)
-        for index in range(self.manifest.get("parts", {}).pop(f"{kind}_{ply}", 0)):
+        for index in range(self.manifest.parts.pop(f"{kind}_{ply}", 0)):
             part_path(self.path, kind, ply, index).unlink(missing_ok=True)
 
     def scratch(self, name: str) -> Path:

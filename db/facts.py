@@ -1,10 +1,6 @@
 """Facts about our databases shared by the SQLAlchemy side (schema, engine) and the plain
-sqlite3 reader, which must not import SQLAlchemy (it costs a third of a second), and the
-package's version, which every table records."""
+sqlite3 reader, which must not import SQLAlchemy (it costs a third of a second)."""
 from __future__ import annotations
-
-from functools import lru_cache
-from importlib import metadata
 
 SCHEMA_VERSION = 3  # 2: games gained `root` (endgame tables); 3: `layout`, `stored_bytes`
 # Versions this tool reads: a version-2 database answers as it is (its tables are rows).
@@ -21,11 +17,3 @@ CHUNK = 1 << 16
 # Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).
 IN_BATCH = 10_000
 
-
-@lru_cache(maxsize=1)
-def tool_version() -> str:
-    """This package's version, as installed (read once: the lookup costs milliseconds)."""
-    try:
-        return metadata.version("tablebase")
-    except metadata.PackageNotFoundError:
-        return "0+unknown"

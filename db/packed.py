@@ -60,7 +60,7 @@ class BlockSource(Protocol):
 
 
 class PackedReader:
-    """One complete table in the packed layout (see TableReader in db/store.py).
+    """One complete table in the packed layout (see TableReader in db/store_base.py).
 
     `plies` maps each ply of the table to how many positions it holds (the catalogue's
     counts): what a ply's blocks must add up to.

@@ -18,7 +18,7 @@ from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
                                   empty_positions, rows_lookup)
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
-from tablebase.db.store import CheckedStore
+from tablebase.db.store_base import CheckedStore
 
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0

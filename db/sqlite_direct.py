@@ -24,7 +24,7 @@ from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
 from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
                                   rows_lookup)
-from tablebase.db.store import CheckedStore
+from tablebase.db.store_base import CheckedStore
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])

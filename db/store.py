@@ -1,6 +1,6 @@
-"""THE way to read stored tables. A `Store` is the catalogue of one database, opened read-only;
-it hands out a `TableReader` for each complete table. Nothing above db/ knows how a table is
-laid out: a reader answers codes with values and depths, and streams positions in code order.
+"""THE way to open stored tables: `open_store` gives the `Store` (the catalogue of one
+database, opened read-only), which hands out a `TableReader` for each complete table; both
+protocols, and the base of their implementations, are in db/store_base.py.
 
 Two implementations sit behind these protocols: a local SQLite file read on the standard
 library's sqlite3 driver (db/sqlite_direct.py: importing SQLAlchemy costs a third of a second,
@@ -8,132 +8,20 @@ half of a `tablebase probe`), and any SQLAlchemy URL (db/reader.py). `open_store
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
-from typing import Protocol
-
-import numpy as np
-
 from tablebase.db.errors import DamagedTableError, GameNotBuiltError
-from tablebase.db.facts import CHUNK, LAYOUT_PACKED
-from tablebase.db.packed import BlockSource, PackedReader
-from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, Damage, GameRecord, Lookup,
-                                  PlyCounts, PositionArrays)
-
-
-
-class TableReader(Protocol):
-    """One complete stored table, read through the connection its store holds.
-
-    `table` names the stored table (a forced rebuild replaces it with another name); `count`
-    is how many positions it holds, one per symmetry orbit.
-    """
-
-    table: str
-    count: int
-
-    def snapshot(self) -> AbstractContextManager[None]:
-        """Read inside one transaction: every read sees the same moment."""
-        ...
-
-    def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
-        """Value (for the side to move) and depth of each canonical code, in the order asked."""
-        ...
-
-    def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
-        """Every stored position in code order, `batch` at a time."""
-        ...
-
-    def load(self) -> PositionArrays:
-        """The whole table at once, in code order."""
-        ...
-
-    def damage(self) -> list[Damage]:
-        """Every damaged part of the table found by reading it whole (blocks that fail their
-        checks, blocks missing); a table of rows has no checks of its own, so none."""
-        ...
-
-    def close(self) -> None:
-        """Release what the reader holds (its store stays open)."""
-        ...
-
-
-class Store(Protocol):
-    """The tables of one database, opened read-only."""
-
-    name: str  # the database as messages name it (a path, or a URL without its password)
-
-    def games(self, spec: str | None = None) -> list[GameRecord]:
-        """Every table (of `spec`, if given), complete or not: by spec, the whole-board table
-        before the endgame tables, those by root."""
-        ...
-
-    def plies(self, game: GameRecord) -> list[PlyCounts]:
-        """The per-ply counts of a complete table."""
-        ...
-
-    def check(self, game: GameRecord) -> list[PlyCounts]:
-        """The per-ply counts of a complete table, its catalogue row checked against its digest
-        first (a damaged row can say anything): DamagedTableError if it fails."""
-        ...
-
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table."""
-        ...
-
-    def integrity(self, thorough: bool = False) -> list[str]:
-        """The database's own check of its file, one line per problem (SQLite's quick_check,
-        or with `thorough` its integrity_check; nothing to check on a server)."""
-        ...
-
-    def close(self) -> None:
-        """Close the database."""
-        ...
-
-
-class CheckedStore:
-    """What both stores share (db/sqlite_direct.py, db/reader.py): a table's catalogue row is
-    checked before it is used, and its reader is the one of its layout. A store supplies `name`,
-    `_version` (its schema version), `plies`, and the blocks or rows of a table."""
-
-    name: str
-    _version: int
-
-    def plies(self, game: GameRecord) -> list[PlyCounts]:
-        """The per-ply counts of a complete table."""
-        raise NotImplementedError
-
-    def _blocks(self, game: GameRecord) -> BlockSource:
-        raise NotImplementedError
-
-    def _rows(self, game: GameRecord) -> TableReader:
-        raise NotImplementedError
-
-    def check(self, game: GameRecord) -> list[PlyCounts]:
-        """The per-ply counts of a complete table, its catalogue row checked against its digest
-        first (a damaged row can say anything): DamagedTableError if it fails."""
-        counts = self.plies(game)
-        game.check_row(counts, self._version, self.name)
-        game.check_complete()
-        return counts
-
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table, in its layout."""
-        counts = self.check(game)
-        if game.layout == LAYOUT_PACKED:
-            return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts})
-        return self._rows(game)
+from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, GameRecord
+from tablebase.db.sqlite_direct import SqliteStore
+from tablebase.db.store_base import Store
 
 
 def open_store(target: str) -> Store:
     """The database `target` (a SQLite file path or a SQLAlchemy URL) opened read-only; raises
     DatabaseError (MissingDatabaseError, NotATablebaseError) naming it when it cannot be."""
-    from tablebase.db.sqlite_direct import SqliteStore
-
     store = SqliteStore.open(target)
     if store is not None:
         return store
     # Not a readable file of ours in this schema: db.engine opens it or says exactly why not.
+    # Imported here: db/reader.py loads SQLAlchemy, a third of a second a plain file never needs.
     from tablebase.db.reader import UrlStore
     return UrlStore.open(target)
 

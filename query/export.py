@@ -58,8 +58,9 @@ def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "c
                                 for c in columns) + "}}\n"
     names = np.array([listed_name(spec, c) for c in range(spec.cells)] + [""])
     written = 0
-    for chunk in tb.positions(spec, root=root):
-        boards = tb.boards(spec, chunk.codes, root)
+    table = tb.table(spec, root)
+    for chunk in table.positions():
+        boards = table.boards(chunk.codes)
         fields = [digit_board_texts(spec, boards), _TO_MOVE[chunk.ply % 2].tolist(),
                   chunk.ply.tolist(), _VALUE_WORDS[chunk.value + 1].tolist(),
                   chunk.depth.tolist()]
@@ -88,7 +89,7 @@ def export_file(tb: Tablebase, spec: str | Spec, path: str, fmt: str = "csv",
     """
     if fmt not in FORMATS:
         raise UnknownFormatError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
-    tb.count(spec, root)  # a table the database lacks fails here, before any file is made
+    tb.table(spec, root)  # a table the database lacks fails here, before any file is made
     partial = path + ".part"
     try:
         with open(partial, "w", encoding="utf-8", newline="") as out:

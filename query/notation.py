@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game import (EMPTY, O, PLAYER_NAMES, X, Spec, Value, digits, mover_at,
-                                    open_cells, outcome, side_to_move)
+from tablebase.builder.game import (EMPTY, O, PLAYER_NAMES, X, Spec, Value, check_position,
+                                    decode, digits, mover_at, open_cells, outcome, side_to_move)
 from tablebase.query.errors import IllegalMoveError, NotationError
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
@@ -169,6 +170,31 @@ def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
                 " use x, o and . (empty)")
         board.append(value)
     return tuple(board)
+
+
+def read_position(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, ...]:
+    """The cell values of a position given in any accepted form: board text, a sequence of
+    cell values (0 empty, 1 x, 2 o, row-major from the top-left) or a code. Only reads (a
+    NotationError or InvalidPositionError names the fault): whether the board can arise in
+    play is `check_position`'s question."""
+    if isinstance(position, str):
+        return parse_board(spec, position)
+    if isinstance(position, Integral) and not isinstance(position, bool):
+        code = int(position)
+        if not 0 <= code < 3 ** spec.cells:
+            raise NotationError(
+                f"code {code} is out of range for {spec.name}: codes run from 0 to"
+                f" {3 ** spec.cells - 1}")
+        return decode(code, spec.cells)
+    try:
+        board = tuple(int(v) for v in position)  # type: ignore[union-attr]
+    except (TypeError, ValueError):
+        raise NotationError(
+            f"a position is board text, a sequence of cell values or a code, found"
+            f" {type(position).__name__} {position!r:.60}") from None
+    if len(board) != spec.cells or any(v not in (EMPTY, X, O) for v in board):
+        check_position(spec, board)  # raises, naming the wrong size or the bad value
+    return board
 
 
 def draw_board(spec: Spec, board: Sequence[int], highlight: int | None = None) -> str:

@@ -58,7 +58,7 @@ def numbered_json(number: int, answer: dict[str, Any] | None = None,
 def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
                     depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
     """`probe_json` objects of many positions at once, from their board texts and the
-    arrays of `Tablebase.get_many` (value -1/0/1 for the side to move, depth, ply)."""
+    arrays of `TableView.get_many` (value -1/0/1 for the side to move, depth, ply)."""
     name, words = spec.name, {int(v): v.word for v in Value}
     return [{"spec": name, "board": text, "to_move": to_move_name(p), "ply": p,
              "value": words[v], "depth": d, "terminal": d == 0, "source": "table"}

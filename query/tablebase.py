@@ -1,5 +1,6 @@
 """The probing API: a position's value and depth, every move's value, the perfect moves and a
-perfect line, all read from a built table; best moves are derived by probing children.
+perfect line, all read from a built table; best moves are derived by probing children. One
+table read in bulk (many codes at once, the table as arrays) is a `TableView`, from `table`.
 
 A position is looked up through its canonical code; moves are reported in the caller's own
 orientation. Values are always for the side to move, except a move's value, which is for the
@@ -14,30 +15,21 @@ player making the move (lichess reports the value of the position after it inste
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
-from numbers import Integral
-from typing import TypeVar
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-import numpy as np
-
-from tablebase.builder.game import (EMPTY, O, X, Spec, Value, check_position, decode, mover_at,
-                                    open_cells, parse_spec, score)
-from tablebase.builder.game.root import Root
-from tablebase.db.errors import DatabaseError
-from tablebase.db.facts import CHUNK, DEFAULT_DATABASE
-from tablebase.db.records import Damage, GameRecord, PlyCounts, PositionArrays
-from tablebase.db.store import Store, complete_tables, open_store
-from tablebase.query.errors import MissingPositionError, NotationError
-from tablebase.query.misses import missing_codes_error, missing_error
-from tablebase.query.notation import move_name, parse_board, to_move_name
-from tablebase.query.records import ManyProbes, MoveInfo, Position, Probe, Step, TableInfo
-from tablebase.query.tables import LOAD_LIMIT, StoredTable, select_table
+from tablebase.builder.game import EMPTY, Spec, Value, mover_at, open_cells, parse_spec, score
+from tablebase.db.facts import DEFAULT_DATABASE
+from tablebase.db.records import GameRecord, PlyCounts
+from tablebase.db.store import open_store
+from tablebase.query.errors import MissingPositionError
+from tablebase.query.misses import missing_error
+from tablebase.query.notation import move_name, read_position, to_move_name
+from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
+from tablebase.query.table_view import TableView
+from tablebase.query.tables import OpenTables, StoredTable
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
-_SWAPS_FOLLOWED = 8  # a table swapped under a read this many times in a row is an error
-
-T = TypeVar("T")
 
 
 class Tablebase:
@@ -47,23 +39,18 @@ class Tablebase:
     position as board text (`"x.o/.x./..."`), a sequence of cell values (0 empty, 1 x, 2 o,
     row-major from the top-left), or a code. Bad input raises a ValueError subclass
     (`InvalidPositionError`) naming the fault; a game the database has not built raises
-    `GameNotBuiltError` (a LookupError).
+    `GameNotBuiltError` (a LookupError). `table` gives one table to read in bulk.
     """
 
     def __init__(self, db: str = DEFAULT_DATABASE) -> None:
         self.db = db
-        self._store: Store = open_store(db)
-        self._games: dict[Spec, list[StoredTable]] = {}
-        self._arrays: dict[tuple[Spec, str], PositionArrays] = {}
+        self._store = open_store(db)
+        self._tables = OpenTables(self._store)
         self._specs: dict[str, Spec] = {}
 
     def close(self) -> None:
         """Close the database."""
-        for tables in self._games.values():
-            _close(tables)
-        self._games.clear()
-        self._arrays.clear()
-        self._store.close()
+        self._tables.close()
 
     # --- the catalogue and table selection -------------------------------------------
 
@@ -97,89 +84,40 @@ class Tablebase:
 
     def record(self, spec: str | Spec, root: Position | None = None) -> GameRecord:
         """The catalogue record of the complete table `root` names (see `table`)."""
-        spec = self.spec(spec)
-        return self._table(spec, root).record
+        return self.table(spec, root).record
 
     def tables(self, spec: str | Spec) -> list[TableInfo]:
         """The complete tables of a game: the whole board (root None) first, then each endgame
         table by root, with its count of stored positions."""
         spec = self.spec(spec)
         return [TableInfo(None if t.whole else t.root.board, t.reader.count,
-                          t.root.cells, len(t.root.symmetries)) for t in self._tables(spec)]
+                          t.root.cells, len(t.root.symmetries)) for t in self._tables.of(spec)]
 
-    def _tables(self, spec: Spec) -> list[StoredTable]:
-        """The complete tables of `spec`, the whole-board one first; GameNotBuiltError if none."""
-        tables = self._games.get(spec)
-        if tables is None:
-            tables = []
-            for g in complete_tables(self._store, spec.name):
-                reader = self._store.reader(g)  # checks the catalogue row before it is used
-                tables.append(StoredTable(Root.from_key(spec, g.root), g, reader))
-            self._games[spec] = tables
-        return tables
+    def table(self, spec: str | Spec, root: Position | None = None) -> TableView:
+        """One complete table, to read in bulk (see TableView): the whole-board table, or with
+        `root` (a position, any orientation) the endgame table rooted there. A root no table
+        has raises MissingTableError (a KeyError)."""
+        spec = self.spec(spec)
+        return TableView(self._tables, spec,
+                         None if root is None else self.read_board(spec, root))
 
-    def _table(self, spec: Spec, root: Position | None) -> StoredTable:
-        """The table named by its root (any orientation; None: the whole-board table)."""
-        board = None if root is None else self.read_board(spec, root)
-        return select_table(spec, self._tables(spec), board)
-
-    def _read(self, spec: Spec, read: Callable[[], T]) -> T:
-        """Run `read` in one snapshot of the game's tables. If a concurrent `build --force`
-        swapped in a new table since this Tablebase looked, look again and retry (each retry
-        follows another swap): a reader sees the old complete table or the new one, never a
-        mixture."""
-        for attempt in range(_SWAPS_FOLLOWED):
-            tables = self._tables(spec)
-            try:
-                with ExitStack() as stack:
-                    for table in tables:
-                        stack.enter_context(table.reader.snapshot())
-                    return read()
-            except DatabaseError:
-                if attempt == _SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
-                    raise
-        raise AssertionError("unreachable")
-
-    def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
-        """Forget the cached tables of `spec`; whether the game now has different ones."""
-        self._games.pop(spec, None)
-        for key in [k for k in self._arrays if k[0] == spec]:
-            del self._arrays[key]
-        _close(tables)
-        # Raises GameNotBuiltError if the game lost its complete tables meanwhile.
-        now = self._tables(spec)
-        return [t.reader.table for t in now] != [t.reader.table for t in tables]
+    def integrity(self, thorough: bool = False) -> list[str]:
+        """The database file's own check (SQLite's quick_check, or with `thorough` its
+        integrity_check): one line per problem, none for a sound file (or a server)."""
+        return self._store.integrity(thorough)
 
     # --- reading positions -------------------------------------------------------------
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked)."""
-        spec = self.spec(spec)
-        if isinstance(position, str):
-            return parse_board(spec, position)
-        if isinstance(position, Integral) and not isinstance(position, bool):
-            code = int(position)
-            if not 0 <= code < 3 ** spec.cells:
-                raise NotationError(
-                    f"code {code} is out of range for {spec.name}: codes run from 0 to"
-                    f" {3 ** spec.cells - 1}")
-            return decode(code, spec.cells)
-        try:
-            board = tuple(int(v) for v in position)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
-            raise NotationError(
-                f"a position is board text, a sequence of cell values or a code, found"
-                f" {type(position).__name__} {position!r:.60}") from None
-        if len(board) != spec.cells or any(v not in (EMPTY, X, O) for v in board):
-            check_position(spec, board)  # raises, naming the wrong size or the bad value
-        return board
+        return read_position(self.spec(spec), position)
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
         """The error for a board no table holds (query/misses.py)."""
         def holder(parent: tuple[int, ...]) -> StoredTable | None:
             found = self._locate(spec, parent)
             return None if found is None or found[0].terminal else found[1]
-        return missing_error(spec, board, self._tables(spec), holder, self.name)
+        return missing_error(spec, board, self._tables.of(spec), holder, self.name)
 
     def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
         """The probe of `board`, the table that holds it, and the board map to read it with."""
@@ -194,7 +132,7 @@ class Tablebase:
         # Only reachable positions are stored, and symmetry keeps stone counts, lines and
         # floating stones, so a board found in a table is a legal one: checking it is
         # needed only to explain a miss.
-        for table in self._tables(spec):
+        for table in self._tables.of(spec):
             for image in table.orientations(board):
                 found = table.reader.lookup([table.code_of(board, image)])
                 if found.found[0]:
@@ -242,7 +180,7 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        return self._read(spec, lambda: self._find(spec, board)[0])
+        return self._tables.read(spec, lambda: self._find(spec, board)[0])
 
     def examine(self, spec: str | Spec, position: Position
                 ) -> tuple[Probe, list[MoveInfo], tuple[int, ...] | None]:
@@ -250,7 +188,7 @@ class Tablebase:
         whole-board table, else the root as the table stores it), read at once."""
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        probe, moves, table = self._read(spec, lambda: self._moves_board(spec, board))
+        probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
         return probe, moves, None if table.whole else table.root.board
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
@@ -271,7 +209,7 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        return self._read(spec, lambda: self._moves_board(spec, board)[1])
+        return self._tables.read(spec, lambda: self._moves_board(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
         """The moves that keep the position's perfect value and depth (see `moves`)."""
@@ -298,109 +236,7 @@ class Tablebase:
                                   board))
                 probe, moves, _ = self._moves_board(spec, board)
             return steps
-        return self._read(spec, walk)
-
-    # --- many positions -------------------------------------------------------------
-
-    def table(self, spec: str | Spec, root: Position | None = None) -> PositionArrays:
-        """A table whole, in code order, loaded once and kept (canonical codes only): the
-        whole-board table, or with `root` the endgame table rooted there (codes over its
-        root's empty cells, see builder/game/root.py)."""
-        spec = self.spec(spec)
-        chosen = self._table(spec, root)
-        key = (spec, chosen.root.key)
-        arrays = self._arrays.get(key)
-        if arrays is None:
-            arrays = self._read(spec, lambda: self._table(spec, root).reader.load())
-            self._arrays[key] = arrays
-        return arrays
-
-    def boards(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
-               root: Position | None = None) -> np.ndarray:
-        """The full boards of a table's codes (see `table`), as an (N, cells) int8 array."""
-        spec = self.spec(spec)
-        return self._table(spec, root).boards(np.asarray(codes, dtype=np.int64))
-
-    def get_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
-                 root: Position | None = None) -> ManyProbes:
-        """Answers for many codes (any orientation) of one table at once (see `table`);
-        `found` marks those the table holds. The first call loads the whole table into memory,
-        up to LOAD_LIMIT positions; past it, each code's block is read."""
-        spec = self.spec(spec)
-        chosen = self._table(spec, root)
-        asked = chosen.checked_codes(codes)
-        if chosen.reader.count > LOAD_LIMIT and (spec, chosen.root.key) not in self._arrays:
-            return ManyProbes(*chosen.read_many(chosen.canonical_many(asked)))
-        table = self.table(spec, root)
-        n = len(asked)
-        value = np.zeros(n, dtype=np.int8)
-        depth = np.full(n, -1, dtype=np.int8)
-        ply = np.full(n, -1, dtype=np.int16)
-        if n == 0 or len(table.codes) == 0:
-            return ManyProbes(value, depth, ply, np.zeros(n, dtype=bool))
-        wanted = chosen.canonical_many(asked)
-        # Binary search for the queries in sorted order: random order misses the cache on
-        # every step and costs several times the sort.
-        order = np.argsort(wanted, kind="stable")
-        index = np.empty(n, dtype=np.int64)
-        index[order] = np.searchsorted(table.codes, wanted[order])
-        np.minimum(index, len(table.codes) - 1, out=index)
-        found = table.codes[index] == wanted
-        hit = index[found]
-        value[found], depth[found], ply[found] = table.value[hit], table.depth[hit], table.ply[hit]
-        return ManyProbes(value, depth, ply, found)
-
-    def stored_codes(self, spec: str | Spec, positions: Sequence[Position],
-                     root: Position | None = None) -> np.ndarray:
-        """The stored code of each position (any orientation) in a table (see `table`), or -1
-        where the table does not hold it; a position that cannot be read raises as in `probe`."""
-        spec = self.spec(spec)
-        chosen, codes = self._table(spec, root), self.table(spec, root).codes
-        return np.array([chosen.stored_code(self.read_board(spec, p), codes) for p in positions],
-                        dtype=np.int64)
-
-    def probe_many(self, spec: str | Spec, codes: np.ndarray | Sequence[int],
-                   root: Position | None = None) -> ManyProbes:
-        """Like `get_many`, but raises MissingPositionError if the table lacks any of the codes
-        because the rules do not reach them from its root, DamagedTableError if they do."""
-        spec = self.spec(spec)
-        answers = self.get_many(spec, codes, root)
-        if not answers.found.all():
-            missing = np.asarray(codes, dtype=np.int64)[~answers.found]
-            raise missing_codes_error(self._table(spec, root), missing, len(answers.found),
-                                      self.name)
-        return answers
-
-    def positions(self, spec: str | Spec, batch: int = CHUNK,
-                  root: Position | None = None) -> Iterator[PositionArrays]:
-        """Every stored (canonical) position of a table (see `table`) in code order, `batch`
-        at a time, as arrays."""
-        spec = self.spec(spec)
-        self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
-        reader = self._table(spec, root).reader
-        with reader.snapshot():
-            yield from reader.chunks(batch)
-
-    def damage(self, spec: str | Spec, root: Position | None = None) -> list[Damage]:
-        """Every damaged part of a table (see `table`), found by reading it whole: blocks that
-        fail their checks, blocks missing; empty for an intact table."""
-        spec = self.spec(spec)
-        self._read(spec, lambda: self._table(spec, root))  # follow a swapped table first
-        return self._table(spec, root).reader.damage()
-
-    def integrity(self, thorough: bool = False) -> list[str]:
-        """The database file's own check (SQLite's quick_check, or with `thorough` its
-        integrity_check): one line per problem, none for a sound file (or a server)."""
-        return self._store.integrity(thorough)
-
-    def count(self, spec: str | Spec, root: Position | None = None) -> int:
-        """How many positions a table (see `table`) holds (one per symmetry orbit)."""
-        return self._table(self.spec(spec), root).reader.count
-
-
-def _close(tables: list[StoredTable]) -> None:
-    for table in tables:
-        table.reader.close()
+        return self._tables.read(spec, walk)
 
 
 @contextmanager

@@ -1,4 +1,5 @@
-"""The stored tables of one game, and which of them a root or a position names.
+"""The stored tables of one game, which of them a root or a position names, and the tables of
+an open database as its readers keep them (`OpenTables`).
 
 A game may have a whole-board table and any number of endgame tables, each rooted at a
 position (builder/game/root.py). A board descends from a root when, in some orientation of
@@ -7,8 +8,10 @@ exactly when it can be reached from the root). The whole-board table is asked fi
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -17,16 +20,22 @@ from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
-from tablebase.db.records import GameRecord
-from tablebase.db.store import TableReader
+from tablebase.db.errors import DatabaseError
+from tablebase.db.records import GameRecord, PositionArrays
+from tablebase.db.store import complete_tables
+from tablebase.db.store_base import Store, TableReader
 from tablebase.query.errors import MissingTableError, NotationError
+from tablebase.query.notation import board_text
 
 # Codes read from the store at once by `read_many`.
 READ_BATCH = 1 << 16
-# Past this many positions, Tablebase.get_many reads each code's block (read_many) rather than
+# Past this many positions, TableView.get_many reads each code's block (read_many) rather than
 # load the whole table, which costs about 12 bytes a position in memory.
 LOAD_LIMIT = 1 << 26
-from tablebase.query.notation import board_text
+# A table swapped under a read this many times in a row is an error.
+_SWAPS_FOLLOWED = 8
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -168,3 +177,82 @@ def select_table(spec: Spec, tables: Sequence[StoredTable],
     raise MissingTableError(
         f"no endgame table of {spec.name} is rooted at {board_text(spec, root)!r}"
         " (`tablebase info` lists the tables)", board=tuple(root))
+
+
+class OpenTables:
+    """The complete tables of an open store, by game, as its readers keep them: each game's
+    tables are looked up once, a read runs in one snapshot of them and follows a table that a
+    concurrent `build --force` swapped in, and a table loaded whole is kept."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._games: dict[Spec, list[StoredTable]] = {}
+        self._arrays: dict[tuple[Spec, str], PositionArrays] = {}
+
+    def close(self) -> None:
+        """Close every reader and the store."""
+        for tables in self._games.values():
+            _close(tables)
+        self._games.clear()
+        self._arrays.clear()
+        self.store.close()
+
+    def of(self, spec: Spec) -> list[StoredTable]:
+        """The complete tables of `spec`, the whole-board one first; GameNotBuiltError if none."""
+        tables = self._games.get(spec)
+        if tables is None:
+            tables = []
+            for g in complete_tables(self.store, spec.name):
+                reader = self.store.reader(g)  # checks the catalogue row before it is used
+                tables.append(StoredTable(Root.from_key(spec, g.root), g, reader))
+            self._games[spec] = tables
+        return tables
+
+    def named(self, spec: Spec, root: Sequence[int] | None) -> StoredTable:
+        """The table `root` names (cell values in any orientation; None: the whole board)."""
+        return select_table(spec, self.of(spec), root)
+
+    def read(self, spec: Spec, read: Callable[[], T]) -> T:
+        """Run `read` in one snapshot of the game's tables. If a concurrent `build --force`
+        swapped in a new table since these were looked up, look again and retry (each retry
+        follows another swap): a reader sees the old complete table or the new one, never a
+        mixture."""
+        for attempt in range(_SWAPS_FOLLOWED):
+            tables = self.of(spec)
+            try:
+                with ExitStack() as stack:
+                    for table in tables:
+                        stack.enter_context(table.reader.snapshot())
+                    return read()
+            except DatabaseError:
+                if attempt == _SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
+        """Forget the cached tables of `spec`; whether the game now has different ones."""
+        self._games.pop(spec, None)
+        for key in [k for k in self._arrays if k[0] == spec]:
+            del self._arrays[key]
+        _close(tables)
+        # Raises GameNotBuiltError if the game lost its complete tables meanwhile.
+        now = self.of(spec)
+        return [t.reader.table for t in now] != [t.reader.table for t in tables]
+
+    def loaded(self, spec: Spec, root: Sequence[int] | None) -> PositionArrays:
+        """The table `root` names, whole, in code order: loaded once and kept."""
+        key = (spec, self.named(spec, root).root.key)
+        arrays = self._arrays.get(key)
+        if arrays is None:
+            arrays = self.read(spec, lambda: self.named(spec, root).reader.load())
+            self._arrays[key] = arrays
+        return arrays
+
+    def is_loaded(self, spec: Spec, table: StoredTable) -> bool:
+        """Whether `loaded` keeps `table` already."""
+        return (spec, table.root.key) in self._arrays
+
+
+def _close(tables: list[StoredTable]) -> None:
+    for table in tables:
+        table.reader.close()

@@ -132,7 +132,7 @@ def build_ours(spec: Spec, directory: str) -> OurRun:
     report = build(spec, path)
     seconds = time.perf_counter() - start
     with open_tablebase(path) as tb:
-        chunks = list(tb.positions(spec))
+        chunks = list(tb.table(spec).positions())
     codes, _ply, values, depths = (np.concatenate([c[i] for c in chunks]) for i in range(4))
     return OurRun(seconds, report.canonical, codes, values, depths)
 

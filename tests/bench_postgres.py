@@ -95,7 +95,7 @@ def bench_postgres(rows: int = LOAD_ROWS) -> None:
             rng = random.Random(1)
             spec = parse_spec(SPEC)
             with open_tablebase(path) as tb:
-                stored = tb.table(SPEC).codes
+                stored = tb.table(SPEC).load().codes
             picks = [int(stored[rng.randrange(len(stored))]) for _ in range(SAMPLES)]
             texts = [board_text(spec, [(c // 3 ** i) % 3 for i in range(spec.cells)])
                      for c in picks]

@@ -42,10 +42,10 @@ def _measure(path: str, texts: list[str], many_codes: Any) -> dict[str, float]:
             tb.moves(PROBE_SPEC, text)
             moves_us.append((time.perf_counter_ns() - start) / 1000)
         start = time.perf_counter()
-        tb.table(spec)
+        tb.table(spec).load()
         load_s = time.perf_counter() - start
         start = time.perf_counter()
-        answers = tb.probe_many(spec, many_codes)
+        answers = tb.table(spec).probe_many(many_codes)
         many_s = time.perf_counter() - start
         assert answers.found.all()
     script = ROOT / ".venv" / "bin" / "tablebase"
@@ -86,7 +86,7 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
         for layout, path in paths.items():
             build(spec, path, layout=layout)
         with open_tablebase(paths["packed"]) as tb:
-            stored = tb.table(spec).codes
+            stored = tb.table(spec).load().codes
         # Stored positions, each shown in a random one of its symmetric orientations.
         chosen = np.array([stored[rng.randrange(len(stored))] for _ in range(samples)])
         texts = []

@@ -57,8 +57,8 @@ def _boards(path: str, spec: str, n: int) -> list[str]:
 
     rules = parse_spec(spec)
     with open_tablebase(path) as tb:
-        if tb.count(spec) <= LOAD_LIMIT:
-            codes = tb.table(spec).codes
+        if tb.table(spec).count <= LOAD_LIMIT:
+            codes = tb.table(spec).load().codes
             picks = codes[np.random.default_rng(1).integers(0, len(codes), n)]
             return board_texts(rules, picks)
     game, rng = Game(spec), random.Random(1)

@@ -71,7 +71,7 @@ def test_every_textbook_solver_agrees_on_every_canonical_position(tb: Tablebase,
     for a in audits:
         r = a.report
         assert r.ok and r.declined == 0, (spec, a.name, r.mismatches, r.examples[:1])
-        assert r.positions == r.boards == r.agreed == tb.count(spec)
+        assert r.positions == r.boards == r.agreed == tb.table(spec).count
         assert a.nodes is not None and a.nodes > 0
         # Every answer was checked as far as its shape allows: moves everywhere (no move where
         # the game is over is the right move, and is counted as checked), and the depth-aware
@@ -199,7 +199,7 @@ def test_a_solver_right_on_one_image_and_wrong_on_another(tb: Tablebase, broken:
 
 def test_orientations_depend_only_on_the_seed_and_the_code(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    codes = tb.table(spec).codes
+    codes = tb.table(spec).load().codes
     maps = orientations(spec, codes, seed=0)
     assert set(maps.tolist()) == set(range(len(permutations(spec))))
     assert np.array_equal(orientations(spec, codes[100:200], seed=0), maps[100:200])
@@ -319,7 +319,8 @@ def test_solver_targets_are_read() -> None:
 def test_moves_to_reaches_every_position_legally(tb: Tablebase) -> None:
     for name in TICTACTOE_SPECS:
         spec = parse_spec(name)
-        for code, s in zip(tb.table(spec).codes.tolist(), orientations(spec, tb.table(spec).codes)):
+        codes = tb.table(spec).load().codes
+        for code, s in zip(codes.tolist(), orientations(spec, codes)):
             target = transform(spec, decode(code, spec.cells), int(s))
             board = (0,) * spec.cells
             for cell in moves_to(spec, target):

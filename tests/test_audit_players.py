@@ -130,7 +130,7 @@ def test_a_blundering_player_is_caught_and_the_reference_agrees(tb: Tablebase) -
         assert ref_move_outcome(e.board, e.after)[0] < value == int(e.value)
     # The count is the reference's own: boards whose first empty cell loses value.
     expected = 0
-    for image in {i for code in tb.table("3x3k3").codes.tolist()
+    for image in {i for code in tb.table("3x3k3").load().codes.tolist()
                   for i in REF.images(REF.board(code)) if REF.terminal_value(i) is None}:
         first = next(c for c, v in enumerate(image) if v == 0)
         expected += ref_move_outcome(image, name_of(first))[0] < REF.solve(image)[0]

@@ -264,7 +264,7 @@ def test_a_gravity_game_plays_by_column(tab: tuple[Any, list[str]], server: Serv
 
 def _per_ply(tb: Any, spec: str) -> list[dict[str, int]]:
     """Plies that hold stored positions, read from the table itself."""
-    return [{"ply": int(p)} for p in set(tb.table(spec).ply.tolist())]
+    return [{"ply": int(p)} for p in set(tb.table(spec).load().ply.tolist())]
 
 
 @pytest.mark.parametrize("width", [1280, 375])

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed]) is not installed")
 
-from tablebase.builder import cluster, cluster_cuts  # noqa: E402
+from tablebase.builder.cluster import cuts, executor as cluster  # noqa: E402
 from tablebase.builder.cluster import DaskExecutor, open_cluster  # noqa: E402
 from tablebase.builder.game import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
@@ -39,7 +39,7 @@ def executor() -> Iterator[DaskExecutor]:
 @pytest.fixture
 def small_tiers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split every tier of more than 256 positions, so that tiny games go through routing."""
-    monkeypatch.setattr(cluster_cuts, "_SMALL_TIER", 256)
+    monkeypatch.setattr(cuts, "_SMALL_TIER", 256)
 
 
 def _same_table(single: str, distributed: str, name: str) -> None:
@@ -205,7 +205,7 @@ def test_an_interrupted_client_resumes(table_db: Callable[[str], str], tmp_path:
 
 def _pretend_machines() -> None:
     """On a worker: count as a machine of its own (its shared table a file of its own)."""
-    from tablebase.builder import cluster_shared as shared
+    from tablebase.builder.cluster import shared_table as shared
 
     pid = os.getpid()
     shared.machine_id = lambda: f"machine{pid}"
@@ -266,7 +266,7 @@ def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
     game, root = Game(spec), Root.whole(parse_spec(spec))
     boards = sorted(b for b in game.reachable() if game.stones(b) == 5)[:200]
     codes = np.array([game.code(b) for b in boards], dtype=np.int64)
-    counted = cluster_cuts._last_stones(root, 4, codes)
+    counted = cuts._last_stones(root, 4, codes)
     for board, n in zip(boards, counted):
         last = 1  # x moved last after 5 stones
         expected = sum(1 for c, v in enumerate(board) if v == last and (

@@ -11,8 +11,7 @@ import pytest
 pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed]) is not installed")
 pytest.importorskip("psycopg", reason="the [postgres] extra (psycopg) is not installed")
 
-from tablebase.builder import cluster, cluster_cuts  # noqa: E402
-from tablebase.builder.cluster import open_cluster  # noqa: E402
+from tablebase.builder.cluster import cuts, open_cluster  # noqa: E402
 from tablebase.builder.game import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.db import writer  # noqa: E402
@@ -28,7 +27,7 @@ def test_workers_copy_their_blocks_into_postgres(pg: Server, table_db: Callable[
                                                  tmp_path: Path) -> None:
     name = "4x4k4+gravity"
     single = table_db(name)  # built by one process before the client's inserts are forbidden
-    monkeypatch.setattr(cluster_cuts, "_SMALL_TIER", 256)  # every tier past the first few in ranges
+    monkeypatch.setattr(cuts, "_SMALL_TIER", 256)  # every tier past the first few in ranges
 
     def client_insert(*args: object) -> None:
         raise AssertionError("the client inserted blocks: the workers should have")

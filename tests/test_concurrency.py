@@ -36,7 +36,7 @@ def test_queries_leave_the_file_untouched(tmp_path: Path, table_db: Callable[[st
         tb.probe("4x3k3", "..../..../....")
         tb.moves("4x3k3", "x.../..../....")
         tb.line("4x3k3", "..../..../....")
-        tb.probe_many("4x3k3", [0, 1, 3])
+        tb.table("4x3k3").probe_many([0, 1, 3])
     assert _digest(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
 

@@ -169,7 +169,7 @@ def test_a_lost_row_with_its_parents_is_damage_not_unreachable(tmp_path: Path) -
                                                     "which legal moves reach from the empty"):
             tb.probe("4x3k3", _text(game, code))
         with pytest.raises(DamagedTableError, match="it lacks 1 of the 2 codes asked"):
-            tb.probe_many("4x3k3", [code, 0])
+            tb.table("4x3k3").probe_many([code, 0])
 
 
 def _parents(game: Game, board: tuple[int, ...]) -> list[tuple[int, ...]]:

@@ -20,8 +20,9 @@ from tests.reference import Game, parse, play, reachable_from
 def stored(db: str, spec: str, root: str | None) -> dict[tuple[int, ...], tuple[int, int, int]]:
     """board -> (ply, value, depth) of every stored position of one table, as full boards."""
     with open_tablebase(db) as tb:
-        table = tb.table(spec, root)
-        boards = tb.boards(spec, table.codes, root)
+        view = tb.table(spec, root)
+        table = view.load()
+        boards = view.boards(table.codes)
     return {tuple(int(v) for v in b): (int(p), int(v), int(d))
             for b, p, v, d in zip(boards, table.ply, table.value, table.depth)}
 
@@ -83,7 +84,7 @@ def test_endgame_table_equals_the_whole_board_table(table_db: Callable[[str], st
     boards = list(table)
     codes = np.array([encode(b) for b in boards], dtype=np.int64)
     with open_tablebase(whole_db) as tb:
-        whole = tb.probe_many(spec, codes)
+        whole = tb.table(spec).probe_many(codes)
     for i, board in enumerate(boards):
         assert (int(whole.ply[i]), int(whole.value[i]), int(whole.depth[i])) == table[board]
 

@@ -98,7 +98,7 @@ def test_probing_api(db: str) -> None:
                       [-1] * 9, ["x"] * 9, object()]:
             _only_ours(lambda: tb.probe("3x3k3", value))  # type: ignore[arg-type]
         for codes in ([-1], [3 ** 9], [[1, 2]], ["a"], [0.5], []):
-            _only_ours(lambda: tb.get_many("3x3k3", codes))  # type: ignore[arg-type]
+            _only_ours(lambda: tb.table("3x3k3").get_many(codes))  # type: ignore[arg-type]
 
 
 def test_command_line(db: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,6 +1,7 @@
 """The house rules, checked with ast over every source file: the import arrows point one way
 (down the data flow: rules kernel -> builder -> db -> query -> the faces), only db/ touches a
-database driver, nothing imports the folders by their bare names, and no file needs scrolling.
+database driver, nothing imports the folders by their bare names, no module reaches itself
+through imports, and no file needs scrolling.
 """
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # under the rooms (audit, play, verify), shapes above them, and the faces (cli, server) on top.
 # query/public is the top-level `tablebase` package (pyproject.toml), the public API over all.
 AREAS: dict[str, set[str]] = {
+    # The package's version (query/public/version.py, installed as tablebase.version): the
+    # builder stamps every table with it, the faces print it. A leaf: everyone may read it.
+    "version": set(),
     "builder.game": set(),
     # db reads the rules kernel's codes and scores: a packed table stores the solver's score
     # byte and derives each position's ply from its code (db/blocks.py).
@@ -37,7 +41,8 @@ AREAS: dict[str, set[str]] = {
     "query.public": {"builder", "builder.game", "db", "query", "query.audit", "query.cli",
                      "query.search"},
 }
-FOLDERS = {"builder/game": "builder.game", "builder": "builder", "db": "db", "query": "query",
+FOLDERS = {"builder/game": "builder.game", "builder": "builder", "builder/cluster": "builder",
+           "db": "db", "query": "query",
            "query/audit": "query.audit", "query/audit/solvers": "query.audit",
            "query/play": "query.play", "query/search": "query.search",
            "query/verify": "query.verify",
@@ -53,6 +58,8 @@ def _area_of_file(path: Path) -> str:
     rel = path.relative_to(ROOT)
     if rel.as_posix() == "query/shapes.py":
         return "query.shapes"
+    if rel.as_posix() == "query/public/version.py":
+        return "version"
     return FOLDERS[rel.parent.as_posix()]
 
 
@@ -97,7 +104,7 @@ def test_import_arrows_point_one_way() -> None:
             if not module.startswith("tablebase.") or module == "tablebase":
                 continue
             target = _area_of_module(module)
-            allowed = AREAS[area] | {area}
+            allowed = AREAS[area] | {area, "version"}
             base = target.split(".")[0] if target in _NAMED else target
             if target not in allowed and not (target in _NAMED and base in allowed):
                 wrong.append(f"{path.relative_to(ROOT)} ({area}) imports {module}")
@@ -124,3 +131,54 @@ def test_no_module_needs_scrolling() -> None:
     long = [f"{p.relative_to(ROOT)}: {n}" for p in _sources()
             if (n := len(p.read_text().splitlines())) > 420]
     assert long == []
+
+
+def _module_of(path: Path) -> str:
+    """The installed name of a source file (pyproject.toml's package-dir: query/public is
+    `tablebase` itself)."""
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[:2] == ["query", "public"]:
+        parts = parts[2:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(["tablebase", *parts])
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """Our modules that `path` imports, anywhere in it: `from P import N` names the module P.N
+    where there is one (a submodule), else P."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in modules else node.module)
+    return found & modules
+
+
+def test_no_import_cycles() -> None:
+    """No module reaches itself through imports, counting those made inside functions (a
+    deferred import hides a cycle from Python, not from the reader): each of our modules and
+    the ones it names form a graph with no loop."""
+    modules = {_module_of(p): p for p in _sources()}
+    graph = {name: _imported_modules(path, set(modules)) - {name}
+             for name, path in modules.items()}
+    cycles: list[str] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target):], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []

@@ -149,7 +149,7 @@ def test_unreachable_and_damaged_in_an_endgame_table(endgame: Path, tmp_path: Pa
         assert info.value.build_from is None
         code = _code(root, parse(small, NOT_FROM_ROOT))
         with pytest.raises(MissingPositionError) as info:
-            tb.probe_many(ENDGAME, [code], ROOT)
+            tb.table(ENDGAME, ROOT).probe_many([code])
         assert str(info.value) == (f"1 of 1 codes are not in the {name} table (they cannot be"
                                    f" reached from its root); the first is code {code},"
                                    f" {NOT_FROM_ROOT!r}")
@@ -163,6 +163,6 @@ def test_unreachable_and_damaged_in_an_endgame_table(endgame: Path, tmp_path: Pa
                                      " '..../..../xxoo', which legal moves reach from its root;"
                                      " run `tablebase verify`")
         with pytest.raises(DamagedTableError, match="it lacks 1 of the 1 codes asked"):
-            tb.probe_many(ENDGAME, [_code(root, lost[0])], ROOT)
+            tb.table(ENDGAME, ROOT).probe_many([_code(root, lost[0])])
     status, out, err = _run(path, "probe", ENDGAME, "..../..../xxoo")
     assert (status, out) == (2, "") and err == f"tablebase: error: {damage.value}\n"

@@ -46,19 +46,19 @@ def test_packed_answers_as_rows(tmp_path: Path, spec: str, moves: str | None) ->
     assert game_row(packed, spec)["layout"] == "packed"  # type: ignore[index]
     root = None if moves is None else _root_text(spec, moves)
     with open_tablebase(rows) as a, open_tablebase(packed) as b:
-        whole_a, whole_b = a.table(spec, root), b.table(spec, root)
+        whole_a, whole_b = a.table(spec, root).load(), b.table(spec, root).load()
         for x, y in zip(whole_a, whole_b):
             assert np.array_equal(x, y)
         streamed = [np.concatenate(parts) for parts in
-                    zip(*[tuple(c) for c in b.positions(spec, 1000, root)])]
+                    zip(*[tuple(c) for c in b.table(spec, root).positions(1000)])]
         for x, y in zip(whole_a, streamed):
             assert np.array_equal(x, y)
-        reader_a = a._table(a.spec(spec), root).reader
-        reader_b = b._table(b.spec(spec), root).reader
+        reader_a = a.table(spec, root)._chosen().reader
+        reader_b = b.table(spec, root)._chosen().reader
         codes = whole_a.codes[:: max(1, len(whole_a.codes) // 3000)]
         for x, y in zip(reader_a.lookup(codes), reader_b.lookup(codes)):
             assert np.array_equal(x, y)
-        assert b.damage(spec, root) == []
+        assert b.table(spec, root).damage() == []
 
 
 def _small_blocks(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, spec: str,
@@ -97,7 +97,7 @@ def test_block_boundaries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         asked |= {game.code(tuple(low)), game.code(tuple(high))}
     asked = {c for c in asked if 0 <= c < 3 ** 12}
     with open_tablebase(db) as tb:
-        reader = tb._table(tb.spec(spec), None).reader
+        reader = tb.table(spec)._chosen().reader
         order = sorted(asked)
         found = reader.lookup(order)
     for i, code in enumerate(order):
@@ -218,7 +218,7 @@ def test_a_schema_2_database_still_answers(tmp_path: Path,
         for code in random.Random(2).sample(sorted(truth), 300):
             probe = tb.probe("4x3k3", game.board(code))
             assert (probe.ply, int(probe.value), probe.depth) == truth[code]
-        assert len(tb.table("4x3k3").codes) == len(truth)
+        assert len(tb.table("4x3k3").load().codes) == len(truth)
     assert main(["info", "4x3k3", "--db", db]) == 0
     assert "(schema 2)" in capsys.readouterr().out
     assert main(["build", "3x3k3", "--db", db, "--quiet"]) == 2
@@ -252,18 +252,18 @@ def test_many_codes_of_a_large_table_are_read_block_by_block(
     """Past LOAD_LIMIT positions, get_many reads each code's block instead of loading the table
     (a billion-position table would take 12 GB): the same answers, found or not, and the table
     is not loaded."""
-    import tablebase.query.tablebase as tablebase_module
+    import tablebase.query.table_view as table_view_module
 
     game = Game("4x3k3")
     rng = random.Random(3)
     codes = np.array([rng.randrange(3 ** 12) for _ in range(3000)]
                      + [game.canonical(play(game, "b2 c2 a1"))], dtype=np.int64)
     with open_tablebase(table_db("4x3k3")) as tb:
-        loaded = tb.get_many("4x3k3", codes)
-    monkeypatch.setattr(tablebase_module, "LOAD_LIMIT", 1000)
+        loaded = tb.table("4x3k3").get_many(codes)
+    monkeypatch.setattr(table_view_module, "LOAD_LIMIT", 1000)
     with open_tablebase(table_db("4x3k3")) as tb:
-        read = tb.get_many("4x3k3", codes)
-        assert tb._arrays == {}  # nothing loaded whole
+        read = tb.table("4x3k3").get_many(codes)
+        assert tb._tables._arrays == {}  # nothing loaded whole
     assert read.found[-1] and 0 < read.found.sum() < len(codes)
     for field in ("found", "value", "depth", "ply"):
         assert np.array_equal(getattr(read, field), getattr(loaded, field)), field

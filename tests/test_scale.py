@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.game import parse_spec
+from tablebase.builder.manifest import Manifest, TierCounts, TierRanges
 from tablebase.builder.pipeline import build
 from tablebase.builder.workdir import work_path
 from tests.conftest import game_row, stored_rows
@@ -170,7 +171,7 @@ def test_deferred_tier_arrays_reach_the_disk_at_a_checkpoint(tmp_path: Path) -> 
     from tablebase.builder.workdir import WorkDir
 
     work = WorkDir(tmp_path / "w", defer=True)
-    work.start({"version": 0})
+    work.start(Manifest(version=0))
     small = np.arange(1000, dtype=np.int64)
     big = np.arange(workdir_module._KEEP_BYTES // 8 + 10, dtype=np.int64)
     work.put("codes", 1, small)
@@ -191,9 +192,34 @@ def test_deferred_tier_arrays_reach_the_disk_at_a_checkpoint(tmp_path: Path) -> 
     assert np.array_equal(np.fromfile(work.path / "codes_1.bin", dtype=np.int64), small)
     again = WorkDir(work.path)
     again.load_manifest()
-    assert again.intact() and set(again.manifest["files"]) == {
+    assert again.intact() and set(again.manifest.files) == {
         "codes_1.bin", "codes_2.bin", "scores_3.bin"}
     assert np.array_equal(again.get("scores", 3), [5, -3])
+
+
+def test_a_manifest_reads_as_earlier_builds_wrote_it() -> None:
+    # manifest.json as builds wrote it before the manifest was typed: plies as strings, the
+    # keys added on first use (parts, ranges) absent until then.
+    old = {"version": 4, "spec": "4x3k3", "root": "", "tool_version": "0.1.0",
+           "table": "positions_4x3k3_1", "layout": "packed",
+           "tiers": [{"ply": 0, "canonical": 1, "reachable": 1, "terminal": 0,
+                      "terminal_canonical": 0},
+                     {"ply": 1, "canonical": 4, "reachable": 12, "terminal": 0,
+                      "terminal_canonical": 0}],
+           "enumerated": True, "solved_from": 1, "values": {"1": [4, 0, 0]},
+           "checksums": {"1": "00000000deadbeef"},
+           "files": {"codes_0.bin": [123, 8], "scores_1.bin": [456, 4]},
+           "stages": {"enumerate": {"seconds": 0.25, "peak_bytes": 1 << 20}},
+           "spilled_runs": 0}
+    manifest = Manifest.from_json(old)
+    assert manifest.tiers[1] == TierCounts(1, 4, 12, 0, 0)
+    assert manifest.values == {1: (4, 0, 0)} and manifest.checksums == {1: "00000000deadbeef"}
+    assert manifest.files["scores_1.bin"] == (456, 4) and manifest.stages["enumerate"].seconds == 0.25
+    assert manifest.to_json() == {**old, "parts": {}, "ranges": {}}
+    manifest.ranges[2] = TierRanges([40, 90], [3, 5, 2], [7, None, 95])
+    assert Manifest.from_json(manifest.to_json()) == manifest
+    with pytest.raises(ValueError):
+        Manifest.from_json({"spec": "4x3k3"})  # not a manifest: no version
 
 
 def test_a_disk_array_narrows_to_a_code_range(tmp_path: Path) -> None:

@@ -71,8 +71,9 @@ def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
         spec = parse_spec(spec_text)
         build(spec, db)
         with open_tablebase(db) as tb:
-            table = tb.table(spec)
-            boards = tb.boards(spec, table.codes)
+            view = tb.table(spec)
+            table = view.load()
+            boards = view.boards(table.codes)
             scores = Board(spec).scores_many(boards)
             depth = np.where(scores == 0, spec.cells - table.ply, WS - np.abs(scores))
             assert (np.sign(scores) == table.value).all() and (depth == table.depth).all()

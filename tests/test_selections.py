@@ -52,7 +52,7 @@ def test_selections(tb: Tablebase) -> None:
 
 def test_depth_selections(tb: Tablebase) -> None:
     spec = parse_spec("3x3k3")
-    table = tb.table(spec)
+    table = tb.table(spec).load()
     assert parse_selection("depth:3") == Selection("depth", 3)
     assert parse_selection("depth:2-4") == Selection("depth", 2, 4)
     assert parse_selection("depth:2-4").option == "depth:2-4"
@@ -71,7 +71,7 @@ def test_depth_selections(tb: Tablebase) -> None:
 def test_combinations_narrow_then_pick(tb: Tablebase) -> None:
     """Narrowing parts all apply, in any order; a pick chooses among what they leave."""
     spec = parse_spec("3x3k3")
-    table = tb.table(spec)
+    table = tb.table(spec).load()
     live = table.depth > 0
     both = parse_selection("ply:5,depth:2-4")
     assert both == parse_selection("depth:2-4,ply:5") and both.option == "ply:5,depth:2-4"
@@ -138,7 +138,7 @@ def test_the_command_audits_a_file(tb: Tablebase, table_db: Callable[[str], str]
 
 
 def _horizon(tb: Tablebase, spec: Spec) -> None:
-    table = tb.table(spec)
+    table = tb.table(spec).load()
     hardest = select_positions(tb, spec, Selection("hardest", 50))
     decided = np.sort(table.depth[(table.depth > 0) & (table.value != 0)])[::-1]
     assert len(hardest.codes) == 50 and (hardest.value != 0).all()
@@ -167,7 +167,7 @@ def test_a_sample_is_spread_over_plies_and_values(tb: Tablebase) -> None:
     """sample:N takes one position of every (ply, value) in turn, so early plies and rare values
     are in it; uniform:N draws from all alike."""
     spec = parse_spec("3x3k3")
-    table = tb.table(spec)
+    table = tb.table(spec).load()
     live = table.depth > 0
     strata = set(zip(table.ply[live].tolist(), table.value[live].tolist()))
     sample = select_positions(tb, spec, Selection("sample", 50), seed=5)

@@ -55,7 +55,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Refer
             build(spec, path)
             rows: dict[int, tuple[Value, int]] = {}
             with open_tablebase(path) as tb:
-                for codes, _, values, depths in tb.positions(spec):
+                for codes, _, values, depths in tb.table(spec).positions():
                     for code, value, depth_ in zip(codes, values, depths):
                         rows[int(code)] = (Value(int(value)), int(depth_))
             built[name] = Reference(spec, rows)

@@ -177,9 +177,9 @@ def test_codes_out_of_range(tb: Tablebase) -> None:
     with pytest.raises(NotationError, match="code 19683 is out of range for 3x3k3"):
         tb.probe("3x3k3", 3 ** 9)
     with pytest.raises(NotationError, match="out of range"):
-        tb.probe_many("3x3k3", np.array([0, -1]))
+        tb.table("3x3k3").probe_many(np.array([0, -1]))
     with pytest.raises(NotationError, match="integers"):
-        tb.probe_many("3x3k3", np.array([0.5]))
+        tb.table("3x3k3").probe_many(np.array([0.5]))
 
 
 def test_a_game_not_built(tb: Tablebase) -> None:
@@ -268,7 +268,7 @@ def test_probe_many_answers_every_reachable_position(tb: Tablebase) -> None:
     game = Game("3x3k3")
     boards = sorted(game.reachable())
     codes = np.array([game.code(b) for b in boards], dtype=np.int64)
-    answers = tb.probe_many("3x3k3", codes)
+    answers = tb.table("3x3k3").probe_many(codes)
     assert answers.found.all() and len(answers.value) == 5478
     expected = [game.solve(b) for b in boards]
     assert answers.value.tolist() == [v for v, _ in expected]
@@ -280,12 +280,12 @@ def test_get_many_marks_what_the_table_lacks(tb: Tablebase) -> None:
     game = Game("3x3k3")
     reachable = {game.code(b) for b in game.reachable()}
     codes = np.arange(3 ** 9, dtype=np.int64)
-    answers = tb.get_many("3x3k3", codes)
+    answers = tb.table("3x3k3").get_many(codes)
     assert answers.found.tolist() == [c in reachable for c in range(3 ** 9)]
     assert (answers.depth[~answers.found] == -1).all()
     with pytest.raises(MissingPositionError, match="of 19,683 codes are not in the 3x3k3 table"):
-        tb.probe_many("3x3k3", codes)
-    assert len(tb.probe_many("3x3k3", np.array([], dtype=np.int64)).value) == 0
+        tb.table("3x3k3").probe_many(codes)
+    assert len(tb.table("3x3k3").probe_many(np.array([], dtype=np.int64)).value) == 0
 
 
 def test_a_sqlalchemy_url_answers_like_the_file(tb: Tablebase,
@@ -297,7 +297,8 @@ def test_a_sqlalchemy_url_answers_like_the_file(tb: Tablebase,
         for code in codes:
             assert by_url.probe("4x3k3", code) == tb.probe("4x3k3", code)
             assert by_url.moves("4x3k3", code) == tb.moves("4x3k3", code)
-        a, b = by_url.get_many("4x3k3", np.array(codes)), tb.get_many("4x3k3", np.array(codes))
+        a = by_url.table("4x3k3").get_many(np.array(codes))
+        b = tb.table("4x3k3").get_many(np.array(codes))
         assert a.value.tolist() == b.value.tolist() and a.depth.tolist() == b.depth.tolist()
         with pytest.raises(GameNotBuiltError):
             by_url.probe("5x4k4", 0)

@@ -220,7 +220,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
         raise AuditInputError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
     started = time.perf_counter()
     rows = select_positions(tb, spec, selection, seed, root)
-    boards = tb.boards(spec, rows.codes, root)
+    boards = tb.table(spec, root).boards(rows.codes)
     maps = orientations(spec, rows.codes, seed).tolist()
     auto = every_orientation is None
     total = len(rows.codes)

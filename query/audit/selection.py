@@ -160,7 +160,7 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
                      root: Sequence[int] | str | None = None) -> PositionArrays:
     """The stored positions a selection names, in code order (canonical codes and their rows),
     of the whole-board table or of the endgame table rooted at `root`."""
-    table = tb.table(spec, root)
+    table = tb.table(spec, root).load()
     whole = selection._has("all") is not None or selection._has("file") is not None
     keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth > 0
     for part in selection.parts:
@@ -228,7 +228,7 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
-        codes = tb.stored_codes(spec, boards, root)
+        codes = tb.table(spec, root).stored_codes(boards)
     except ValueError as e:
         raise AuditInputError(f"{path}: {e}") from None
     missing = np.flatnonzero(codes < 0)

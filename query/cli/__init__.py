@@ -12,10 +12,11 @@ from collections.abc import Sequence
 
 from tablebase.builder.game import GameError
 from tablebase.db.errors import StorageError
-from tablebase.db.facts import DEFAULT_DATABASE, tool_version
+from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.cli import ask, audit, build, info, serve, solve, strategy
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from tablebase.query.errors import QueryError, error_text, one_line
+from tablebase.version import tool_version
 
 FAMILIES = (build, info, ask, solve, audit, serve, strategy)
 

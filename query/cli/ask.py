@@ -105,12 +105,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     root = args.root
     with open_tablebase(args.db) as tb:
-        tb.count(spec, root)  # the table exists: nothing is written before an error
+        stored = tb.table(spec, root)  # the table exists: nothing is written before an error
         if args.output is None:
             export_positions(tb, spec, sys.stdout, args.format, root=root,
                              with_moves=args.with_moves)
             return EXIT_OK
-        with progress(args.quiet)(total=tb.count(spec, root), unit="pos",
+        with progress(args.quiet)(total=stored.count, unit="pos",
                                   desc=f"export {spec.name}") as bar:
             written = export_file(tb, spec, args.output, args.format, progress=bar.update,
                                   root=root, with_moves=args.with_moves)

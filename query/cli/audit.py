@@ -38,7 +38,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if path is not None:
         return _audit_course_file(args, spec, path)
     with open_tablebase(args.db) as tb:
-        tb.count(spec, args.root)  # a table the database lacks fails here, before any solver
+        tb.table(spec, args.root)  # a table the database lacks fails here, before any solver
         if builtin is not None:
             names = builtin_names(builtin)
             if args.root is None:

@@ -45,7 +45,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
         if args.root is not None:
-            tb.count(spec, args.root)  # the endgame table must exist: its own error otherwise
+            tb.table(spec, args.root)  # the endgame table must exist: its own error otherwise
         with progress(args.quiet)(unit="pos", desc=f"strategy {spec.name}") as bar:
             found = find_strategy(tb, spec, board, args.side, progress=bar.update)
         if args.dot:
@@ -89,7 +89,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     with open_tablebase(args.db) as tb:
-        tb.count(spec)  # a game that is not built fails here, as one line, before any command
+        tb.table(spec)  # a game that is not built fails here, as one line, before any command
         # A controller's stray bytes become '?' answers, not a UnicodeDecodeError.
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
 

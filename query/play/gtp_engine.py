@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from tablebase.builder.game import (GameError, O, Spec, Value, X, legal_moves, parse_spec,
                                     side_to_move)
 from tablebase.db.errors import StorageError
-from tablebase.db.facts import tool_version
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.notation import (GTP_COLUMNS, column_name, draw_board, empty_board, move_name,
                                       parse_move, place)
 from tablebase.query.tablebase import Tablebase
+from tablebase.version import tool_version
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
             "boardsize", "set_game", "clear_board", "play", "undo", "genmove", "solve",

@@ -19,6 +19,7 @@ from typing import Any
 _API = {
     "open_tablebase": "tablebase.query.tablebase",
     "Tablebase": "tablebase.query.tablebase",
+    "TableView": "tablebase.query.table_view",
     "Probe": "tablebase.query.records",
     "MoveInfo": "tablebase.query.records",
     "Step": "tablebase.query.records",
@@ -59,7 +60,7 @@ __all__ = ["__version__", *sorted(_API)]
 def __getattr__(name: str) -> Any:
     """The public name `name`, imported from its module on first use."""
     if name == "__version__":
-        from tablebase.db.facts import tool_version
+        from tablebase.version import tool_version
         return tool_version()
     module = _API.get(name)
     if module is None:

@@ -128,7 +128,7 @@ def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
     for info in infos:
         if info.positions > LEAF_LIMIT:
             continue
-        table = tb.table(spec, info.root)
+        table = tb.table(spec, info.root).load()
         root = Root.whole(spec) if info.root is None else Root(spec, tuple(info.root))
         found.append(leaf_table(root, table.codes, table.value, table.depth))
     return found

@@ -194,7 +194,7 @@ class Answers:
                     raise _at(e, i, len(texts)) from None
             return answers
         codes = encode_many(boards) if len(texts) else np.empty(0, dtype=np.int64)
-        found = tb.get_many(spec, codes)
+        found = tb.table(spec).get_many(codes)
         if not found.found.all():
             first = int(np.flatnonzero(~found.found)[0])
             try:
@@ -216,7 +216,7 @@ def _at(error: Exception, index: int, total: int) -> Exception:
 
 def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]:
     """Per-ply counts by value and per-value depth histograms of a whole table."""
-    table = tb.table(spec, root)
+    table = tb.table(spec, root).load()
     ply = table.ply.astype(np.int64)
     value = table.value.astype(np.int64) + 1  # 0 loss, 1 draw, 2 win
     depth = table.depth.astype(np.int64)

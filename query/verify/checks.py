@@ -126,7 +126,7 @@ def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, ch
     damaged = [(f"the database file: {line}", None) for line in tb.integrity(thorough)]
     if not damaged:
         damaged = [(f"{d.where} is damaged ({d.reason}); rebuild the table with --force", d.ply)
-                   for d in tb.damage(spec, root)]
+                   for d in tb.table(spec, root).damage()]
     if damaged:
         # Damage cannot be read past, so nothing else can be checked: name every one.
         report.positions = game.canonical or 0
@@ -227,7 +227,7 @@ def _split(tb: Tablebase, game: GameRecord, checker: Any, tmp: Path, found: _Col
     try:
         with progress(desc=f"read {root.name}", total=game.canonical or 0, unit="pos",
                       unit_scale=True) as bar:
-            for codes, ply, value, depth in tb.positions(root.spec, batch, root=root.board):
+            for codes, ply, value, depth in tb.table(root.spec, root.board).positions(batch):
                 checksum.add(codes, ply, value, depth)
                 sane = (codes >= 0) & (codes < 3 ** root.cells)
                 if sane.any():

@@ -1,6 +1,6 @@
 """Builds on a Dask cluster: each worker owns a code range of every tier, for the whole build.
 
-One task a range a tier (builder/cluster_tasks.py), on the worker that owns the range:
+One task a range a tier (builder/cluster/tasks.py), on the worker that owns the range:
 
   enumerate ply p    owner j merges what the owners of tier p-1 sent to its range, classifies
                      and writes it, expands its open positions (deduplicated locally with the
@@ -30,16 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder import cluster_shared
+from tablebase.builder.cluster import shared_table
+from tablebase.builder.cluster.cuts import next_cuts
+from tablebase.builder.cluster.tasks import (DIRECT, SHARED, SORTED, RangeDone, RangeSolved,
+                                             enumerate_range, expand_range, incoming, kids_path,
+                                             lookup_range, range_piece, solve_range)
 from tablebase.builder.codetable import SPARSE, CodeTable
-from tablebase.builder.cluster_cuts import next_cuts
-from tablebase.builder.cluster_tasks import (DIRECT, SHARED, SORTED, RangeDone,
-                                             RangeSolved, enumerate_range, expand_range,
-                                             incoming, kids_path, lookup_range, range_piece,
-                                             solve_range)
-from tablebase.builder.enumerator import TierCounts
 from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root
+from tablebase.builder.manifest import TierCounts, TierRanges
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.workdir import WorkDir
@@ -141,7 +140,6 @@ class DaskExecutor:
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
         """Enumerate the tiers after `done` on the cluster; return the counts of all tiers."""
         path, counts, owners = str(work.path), list(done), self.workers
-        work.manifest.setdefault("ranges", {})
         clock = time.perf_counter()
         # Each pass owns tier `ply`, cut at `cuts`, from what `sources` tasks of tier ply-1
         # sent (one file each); tier ply+1 is cut from the samples of tier `ply` its tasks
@@ -155,8 +153,8 @@ class DaskExecutor:
                 return counts
             # Resumed: send tier `last.ply`'s children again, from its range files.
             parts = work.parts("codes", last.ply)
-            cuts = work.manifest["ranges"][str(last.ply)]["cuts"]
-            sizes = work.manifest["ranges"][str(last.ply)]["sizes"]
+            cuts = work.manifest.ranges[last.ply].cuts
+            sizes = work.manifest.ranges[last.ply].sizes
             with progress(desc=f"  ply {last.ply} -> {last.ply + 1}", total=last.canonical,
                           unit="pos", unit_scale=True) as inner:
                 sent = self._run(enumerate_range, [(root, path, last.ply, i, 0, cuts, True,
@@ -194,11 +192,9 @@ class DaskExecutor:
         """Record a tier's range files, cuts and sizes in the manifest; return its counts."""
         for kind in ("codes", "term"):
             work.add_parts(kind, ply, [r.files[kind] for r in done])
-        work.manifest["ranges"][str(ply)] = {
-            "cuts": cuts, "sizes": [r.counts[0] for r in done],
-            "firsts": [r.first for r in done]}
-        work.manifest["spilled_runs"] = work.manifest.get("spilled_runs", 0) + sum(
-            r.spilled for r in done)
+        work.manifest.ranges[ply] = TierRanges(cuts, [r.counts[0] for r in done],
+                                               [r.first for r in done])
+        work.manifest.spilled_runs += sum(r.spilled for r in done)
         # How unevenly the cuts shared the tier: the largest range over the mean, summed.
         sizes = [r.counts[0] for r in done]
         self.profile["largest ranges"] = self.profile.get("largest ranges", 0) + max(sizes)
@@ -217,16 +213,16 @@ class DaskExecutor:
         limit = self._memory_limit() or plan.working
         shared = None
         if self._lookup(size, 0, counts, limit) == DIRECT and all(
-                self.client.run(cluster_shared.can_share).values()):
-            shared = cluster_shared.new_name()
+                self.client.run(shared_table.can_share).values()):
+            shared = shared_table.new_name()
         self.shared_table = shared  # the name, or None: for the tests and the bench's profile
         try:
             self._solve_tiers(root, work, counts, top, shared, limit, progress, target, on_tier)
         finally:
             if shared is not None:
-                cluster_shared.forget(shared)  # the client's machine may be a worker's too
+                shared_table.forget(shared)  # the client's machine may be a worker's too
                 try:
-                    self.client.run(cluster_shared.forget, shared)
+                    self.client.run(shared_table.forget, shared)
                 except Exception:  # noqa: BLE001 - a lost worker has unmapped it already
                     pass
 
@@ -246,21 +242,21 @@ class DaskExecutor:
                     self._tier_solved(work, *pending.pop(), target, on_tier, bar)
 
             for ply in reversed(range(top)):
-                tier = work.manifest["ranges"][str(ply)]
+                tier = work.manifest.ranges[ply]
                 nxt = counts[ply + 1].canonical if ply + 1 < len(counts) else 0
                 parts_next = work.parts("codes", ply + 1) if nxt else 0
                 mode = (f"{SHARED}:{shared}" if shared is not None
                         else self._lookup(size, nxt, counts, limit))
                 calls = [(root, path, ply, j, parts_next, mode, target,
-                          self._block_place(tier, j, size)) for j in range(len(tier["sizes"]))]
+                          self._block_place(tier, j, size)) for j in range(len(tier.sizes))]
                 clock = self._tick("client", clock)
                 with progress(desc=f"  ply {ply}", total=counts[ply].canonical, unit="pos",
                               unit_scale=True) as inner:
                     if mode is None:
                         finish()
-                        solved = self._solve_routed(root, work, ply, calls, tier["sizes"], inner)
+                        solved = self._solve_routed(root, work, ply, calls, tier.sizes, inner)
                     else:
-                        solved = self._run(solve_range, calls, tier["sizes"], inner, finish)
+                        solved = self._run(solve_range, calls, tier.sizes, inner, finish)
                 pending.append((ply, solved))
                 clock = time.perf_counter()
             clock = self._tick("client", clock)
@@ -302,9 +298,9 @@ class DaskExecutor:
         return None
 
     @staticmethod
-    def _block_place(tier: dict[str, Any], j: int, size: int) -> tuple[int, int, int, int]:
+    def _block_place(tier: TierRanges, j: int, size: int) -> tuple[int, int, int, int]:
         """Range j's first block number, the next range's first code, and its code bounds."""
-        sizes, firsts, cuts = tier["sizes"], tier["firsts"], tier["cuts"]
+        sizes, firsts, cuts = tier.sizes, tier.firsts, tier.cuts
         after = [f for f in firsts[j + 1 :] if f is not None]
         low = cuts[j - 1] if j else 0
         high = cuts[j] if j < len(cuts) else size
@@ -318,7 +314,7 @@ class DaskExecutor:
         from operator import getitem
 
         submit, path = self.client.submit, str(work.path)
-        cuts = work.manifest["ranges"][str(ply + 1)]["cuts"]
+        cuts = work.manifest.ranges[ply + 1].cuts
         edges: list[int | None] = [None, *cuts, None]
         kids = [submit(expand_range, root, path, ply, j, pure=False) for j in range(len(calls))]
         answers = [submit(lookup_range, path, ply + 1, k,

@@ -1,5 +1,5 @@
-"""The tasks of a cluster build (builder/cluster.py), run on its workers: one task a code
-range a tier, each reading and writing files in the work directory that every worker shares.
+"""The tasks of a cluster build (builder/cluster/executor.py), run on its workers: one task a
+code range a tier, each reading and writing files in the work directory that every worker shares.
 
   enumerate   owner j of tier p merges the children that the tasks of tier p-1 sent to its
               code range (each piece already sorted and distinct), classifies and writes its
@@ -9,7 +9,7 @@ range a tier, each reading and writing files in the work directory that every wo
               reads the part in its range (found by bisection); it reports an even sample of
               its range, from which the client cuts tier p+1.
   solve       owner j of tier p looks tier p+1 up in its machine's shared table (where one
-              fits: builder/cluster_shared.py), else reads it once per worker (all its
+              fits: builder/cluster/shared_table.py), else reads it once per worker (all its
               ranges, into a lookup table it keeps while the tier lasts); it solves its
               range, writes its scores and
               packs its range's blocks: on a server database it writes them itself, on SQLite
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.builder import cluster_shared
+from tablebase.builder.cluster import shared_table
 from tablebase.builder.codetable import CodeTable, bitmap_bytes
 from tablebase.builder.enumerator import OPEN, children, classify, distinct_children
 from tablebase.builder.executor import tier_values
@@ -49,7 +49,7 @@ from tablebase.db.writer import BlockTarget
 # Codes each task samples from the children it sends, for the client to cut the next tier.
 SAMPLE = 2048
 # Lookup tables of tier p+1 for solving, as the client chooses them per tier.
-# SHARED: one direct table per machine that its workers share (builder/cluster_shared.py);
+# SHARED: one direct table per machine that its workers share (builder/cluster/shared_table.py);
 # the mode names the solve's tables: "shared:tablebase-...", a new name for every solve.
 DIRECT, SORTED, SHARED = "direct", "sorted", "shared"
 
@@ -318,8 +318,8 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
         shared = mode.partition(":")[2] if mode.startswith(SHARED + ":") else None
         fetched = 0
         if shared is not None:
-            fetched = cluster_shared.complete(shared, root.cells, work, ply + 1, parts_next)
-            table = CodeTable.over(root.cells, cluster_shared.slots(shared, root.cells))
+            fetched = shared_table.complete(shared, root.cells, work, ply + 1, parts_next)
+            table = CodeTable.over(root.cells, shared_table.slots(shared, root.cells))
         elif kids is None:
             table = _next_tier(root, path, ply + 1, parts_next, mode)
         else:
@@ -336,7 +336,7 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
         seconds["solve"] = time.perf_counter() - start
         if shared is not None:
             start = time.perf_counter()
-            cluster_shared.publish(shared, root.cells, ply, index, codes, scores)
+            shared_table.publish(shared, root.cells, ply, index, codes, scores)
             seconds["load"] += time.perf_counter() - start
         start = time.perf_counter()
         rows, checksum = None, None

@@ -1,0 +1,122 @@
+"""One complete table read in bulk: its positions as arrays in code order, answers for many
+codes at once, the boards of codes and the codes of positions. `Tablebase.table(spec, root)`
+gives one; the position questions (probe, moves, line) stay with the Tablebase.
+
+A table's codes are its stored ones: a whole-board table's are base 3 over every cell, an
+endgame table's base 3 over its root's empty cells in cell order (builder/game/root.py draws
+it). Values are for the side to move.
+
+    >>> from tablebase import build, open_tablebase
+    >>> report = build("3x3k3", "tablebase.db")
+    >>> with open_tablebase("tablebase.db") as tb:
+    ...     table = tb.table("3x3k3")
+    ...     print(table.count, table.probe_many([0, 100]).depth)
+    765 [9 6]
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from tablebase.builder.game import Spec
+from tablebase.db.facts import CHUNK
+from tablebase.db.records import Damage, GameRecord, PositionArrays
+from tablebase.query.misses import missing_codes_error
+from tablebase.query.notation import read_position
+from tablebase.query.records import ManyProbes, Position
+from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
+
+
+class TableView:
+    """One complete table of a game, read in bulk: the whole-board table, or the endgame table
+    rooted at `root` (cell values as given, any orientation). Use `Tablebase.table`.
+
+    The view names its table by its root, so it follows a table that a concurrent
+    `build --force` swaps in, as the Tablebase does.
+    """
+
+    def __init__(self, tables: OpenTables, spec: Spec, root: tuple[int, ...] | None) -> None:
+        self._tables = tables
+        self.spec = spec
+        self.root = root
+        self._chosen()  # a table the database lacks raises here: MissingTableError
+
+    def _chosen(self) -> StoredTable:
+        return self._tables.named(self.spec, self.root)
+
+    @property
+    def record(self) -> GameRecord:
+        """The table's catalogue record."""
+        return self._chosen().record
+
+    @property
+    def count(self) -> int:
+        """How many positions the table holds (one per symmetry orbit)."""
+        return self._chosen().reader.count
+
+    def load(self) -> PositionArrays:
+        """Every stored (canonical) position of the table, whole and in code order: loaded on
+        the first call and kept."""
+        return self._tables.loaded(self.spec, self.root)
+
+    def positions(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
+        """Every stored (canonical) position in code order, `batch` at a time, as arrays."""
+        self._tables.read(self.spec, self._chosen)  # follow a swapped table first
+        reader = self._chosen().reader
+        with reader.snapshot():
+            yield from reader.chunks(batch)
+
+    def get_many(self, codes: np.ndarray | Sequence[int]) -> ManyProbes:
+        """Answers for many codes (any orientation) at once; `found` marks those the table
+        holds. The first call loads the whole table into memory, up to LOAD_LIMIT positions;
+        past it, each code's block is read."""
+        chosen = self._chosen()
+        asked = chosen.checked_codes(codes)
+        if chosen.reader.count > LOAD_LIMIT and not self._tables.is_loaded(self.spec, chosen):
+            return ManyProbes(*chosen.read_many(chosen.canonical_many(asked)))
+        table = self.load()
+        n = len(asked)
+        value = np.zeros(n, dtype=np.int8)
+        depth = np.full(n, -1, dtype=np.int8)
+        ply = np.full(n, -1, dtype=np.int16)
+        if n == 0 or len(table.codes) == 0:
+            return ManyProbes(value, depth, ply, np.zeros(n, dtype=bool))
+        wanted = chosen.canonical_many(asked)
+        # Binary search for the queries in sorted order: random order misses the cache on
+        # every step and costs several times the sort.
+        order = np.argsort(wanted, kind="stable")
+        index = np.empty(n, dtype=np.int64)
+        index[order] = np.searchsorted(table.codes, wanted[order])
+        np.minimum(index, len(table.codes) - 1, out=index)
+        found = table.codes[index] == wanted
+        hit = index[found]
+        value[found], depth[found], ply[found] = table.value[hit], table.depth[hit], table.ply[hit]
+        return ManyProbes(value, depth, ply, found)
+
+    def probe_many(self, codes: np.ndarray | Sequence[int]) -> ManyProbes:
+        """Like `get_many`, but raises MissingPositionError if the table lacks any of the codes
+        because the rules do not reach them from its root, DamagedTableError if they do."""
+        answers = self.get_many(codes)
+        if not answers.found.all():
+            missing = np.asarray(codes, dtype=np.int64)[~answers.found]
+            raise missing_codes_error(self._chosen(), missing, len(answers.found),
+                                      self._tables.store.name)
+        return answers
+
+    def boards(self, codes: np.ndarray | Sequence[int]) -> np.ndarray:
+        """The full boards of the table's codes, as an (N, cells) int8 array."""
+        return self._chosen().boards(np.asarray(codes, dtype=np.int64))
+
+    def stored_codes(self, positions: Sequence[Position]) -> np.ndarray:
+        """The stored code of each position (any orientation), or -1 where the table does not
+        hold it; a position that cannot be read raises as in `Tablebase.probe`."""
+        chosen, codes = self._chosen(), self.load().codes
+        return np.array([chosen.stored_code(read_position(self.spec, p), codes)
+                         for p in positions], dtype=np.int64)
+
+    def damage(self) -> list[Damage]:
+        """Every damaged part of the table, found by reading it whole: blocks that fail their
+        checks, blocks missing; empty for an intact table."""
+        self._tables.read(self.spec, self._chosen)  # follow a swapped table first
+        return self._chosen().reader.damage()
