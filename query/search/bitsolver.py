@@ -84,7 +84,7 @@ def run(bits: Bitboards, cells: np.ndarray, nodes: int | None, watch: Watch,
     done = hits = 0
     if inline and INLINE_NODES and watch.roomy():
         ctl[gravity.LIMIT] = min(limit, base + INLINE_NODES)
-        out = bits.solve(cells, 0).tolist()
+        out = bits.solve(cells, 0, alone=True).tolist()
         ctl[gravity.LIMIT] = limit
         done, hits = out[gravity.DONE], out[gravity.DONE + 1]
         if out[gravity.ABORTED] == 0 or base + done >= limit:
