@@ -7,11 +7,13 @@ DIR, DIR/resources or DIR/data); absent, the part is skipped with the reason. Hi
 built from DIR's Solver.cpp with his Makefile's flags, behind a small driver of ours (his
 main.cpp prints only the score): it reads positions on stdin and prints "score nodes
 nanoseconds", timing his `Solver::solve` alone (strong solve, no opening book), the table
-kept from one position to the next as his main.cpp does. Ours: `Searcher.solve` (value,
-depth and a move) timed per position in this process, after one warm-up call loads the
-compiled search and the table's memory is taken (`reserve`, as a server's searcher does).
-The two take turns (SETS: by runs of positions), so that a shared machine's load falls on
-both.
+kept from one position to the next as his main.cpp does. Ours (value, depth and a move) in
+this process: `Searcher.solve_many` on each run of positions, its time over the run's
+positions the mean time a position (a batch: `solve --positions FILE` works so), and on the
+easy sets also `Searcher.solve` a position a call (a second searcher: its own table); after
+a warm-up solve on both sides, of a position of our own set, and with our tables' memory
+taken (`reserve`, as a server's searcher does). The two take turns (SETS: by runs of
+positions), so that a shared machine's load falls on both.
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
 """
@@ -136,32 +138,45 @@ def bench_pons(given: str | None = None, empty: bool = False) -> None:
     if shutil.which("g++") is None:
         print("  pons: skipped: no g++ to build his solver")
         return
-    searcher = Searcher(parse_spec("7x6k4+gravity"))
-    # The compiled search loaded and run once (a position of our own set, not of his), and
-    # the table's memory held, as a server's searcher holds it (his table is cleared, so
-    # touched, when his solver starts).
-    searcher.solve(board_of(read_set("connect4_pons.txt")[0].split()[0]))
-    searcher.arrays.reserve()
+    searcher, single = Searcher(parse_spec("7x6k4+gravity")), Searcher(parse_spec("7x6k4+gravity"))
+    # Both solvers warmed on a position of our own set, not of his, each by the call that is
+    # timed (a first batch pays some 300 us once, in Python): ours loads the compiled search,
+    # his process starts (clearing its table) before any time is taken; our tables' memory
+    # held, as a server's searcher holds it.
+    warm = read_set("connect4_pons.txt")[0].split()[0]
+    for ours in (searcher, single):
+        ours.arrays.reserve()
+    searcher.solve_many([board_of(warm)])
+    single.solve(board_of(warm))
     with tempfile.TemporaryDirectory() as tmp:
         pons = Pons(root, tmp)
+        pons.solve(warm)
         try:
-            print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'his ms':>10} {'ours/his':>9}"
-                  f" {'disagree':>8}")
+            print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
+                  " sets' 20 positions in one call, the others one a call) = the batch's time"
+                  " / its positions; one call: Searcher.solve on each (a table of its own)")
+            print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
+                  f" {'ours/his':>9} {'disagree':>8}")
             for name, label, stride, run in SETS:
                 path = _set_file(root, name)
                 if path is None:
                     print(f"  {name}: skipped: not in {root}")
                     continue
                 rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-                _one_set(searcher, pons, f"{label} ({name[5:]})", rows[::stride], run)
+                _one_set(searcher, pons, f"{label} ({name[5:]})", rows[::stride], run,
+                         single if run > 1 else None)
             if empty:
                 _one_set(searcher, pons, "empty board", [["", "1"]])
         finally:
             pons.close()
 
 
-def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int = 1) -> None:  # type: ignore[no-untyped-def]
-    ours = his = 0.0
+def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int = 1,  # type: ignore[no-untyped-def]
+             single=None) -> None:
+    """One set: ours by `Searcher.solve_many` on each run of positions (a batch: its time over
+    its positions is the mean time a position), his position by position; with `single` (a
+    second searcher, a table of its own) ours also by one `solve` call a position."""
+    ours = his = alone = 0.0
     disagree = 0
     for first in range(0, len(rows), run):
         chunk = rows[first:first + run]
@@ -169,18 +184,80 @@ def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int =
         found, theirs = [], []
         for turn in ((0, 1) if (first // run) % 2 == 0 else (1, 0)):
             if turn == 0:
-                for board in boards:
+                start = time.perf_counter()
+                found = searcher.solve_many(boards)
+                ours += time.perf_counter() - start
+                for board in boards if single is not None else ():
                     start = time.perf_counter()
-                    found.append(searcher.solve(board))
-                    ours += time.perf_counter() - start
+                    found.append(single.solve(board))
+                    alone += time.perf_counter() - start
             else:
                 for moves, _ in chunk:
                     theirs.append(pons.solve(moves))
                     his += theirs[-1][2]
-        for (moves, score), board, s, (his_score, _, _) in zip(chunk, boards, found, theirs):
+        for i, ((moves, score), board, (his_score, _, _)) in enumerate(zip(chunk, boards, theirs)):
             want = his_outcome(len(moves), his_score)
-            disagree += ((int(s.value), s.depth) != want or his_score != int(score)
-                         or s.move is None or board[s.move] != 0)
+            for s in found[i::len(chunk)]:  # the batch's answer, and the single call's
+                disagree += ((int(s.value), s.depth) != want or his_score != int(score)
+                             or s.move is None or board[s.move] != 0)
     n = len(rows)
-    print(f"  {label:<22} {n:>9} {1000 * ours / n:>10.3f} {1000 * his / n:>10.3f}"
+    one = f"{1000 * alone / n:>10.3f}" if single is not None else f"{'-':>10}"
+    print(f"  {label:<22} {n:>9} {1000 * ours / n:>10.3f} {one} {1000 * his / n:>10.3f}"
           f" {ours / his if his else float('inf'):>8.2f}x {disagree:>8}", flush=True)
+
+
+# Every move of a middle-set position by search (`tablebase moves --search 2`): its sets, the
+# stride, and the budget in seconds of one position's moves.
+MOVE_SETS, MOVE_SECONDS = [("Test_L2_R1", "middle-easy"), ("Test_L2_R2", "middle-medium")], 2.0
+
+
+def bench_pons_moves(given: str | None = None) -> None:
+    """Every move of every 50th position of Pons' middle sets by `answers.search_moves` (what
+    `tablebase moves 7x6k4+gravity POSITION --search 2` answers, a fresh searcher each), its
+    value and depth after checked against his solver's score of the child; print per set the
+    positions, the moves, those exact (a value and a depth, his), the slowest and mean time."""
+    from tablebase.builder.game import outcome, parse_spec
+    from tablebase.query.search.answers import load_search, search_moves
+    root = pons_dir(given)
+    if root is None or not (root / "Solver.cpp").is_file() or shutil.which("g++") is None:
+        print("  pons moves: skipped: no checkout of Pons' connect4 or no g++ (see above)")
+        return
+    spec = parse_spec("7x6k4+gravity")
+    load_search()  # the compiled search loaded once, as a server does before it answers
+    print(f"  {'set':<22} {'positions':>9} {'moves':>6} {'exact':>6} {'slowest s':>10}"
+          f" {'mean s':>7}   (budget {MOVE_SECONDS:g} s a position)")
+    with tempfile.TemporaryDirectory() as tmp:
+        pons = Pons(root, tmp)
+        try:
+            for name, label in MOVE_SETS:
+                path = _set_file(root, name)
+                if path is None:
+                    print(f"  {name}: skipped: not in {root}")
+                    continue
+                rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+                moves = exact = 0
+                times = []
+                for played, _ in rows[::50]:
+                    board = board_of(played)
+                    start = time.perf_counter()
+                    _, found, _ = search_moves(None, spec, board, MOVE_SECONDS)
+                    times.append(time.perf_counter() - start)
+                    for m in found:
+                        child = list(board)
+                        child[m.cell] = 1 if len(played) % 2 == 0 else 2
+                        over = outcome(spec, child)
+                        if over is not None:  # his solver takes no finished game
+                            want = (-int(over), 0)
+                        else:
+                            col = m.cell % 7 + 1
+                            value, depth = his_outcome(len(played) + 1,
+                                                       pons.solve(played + str(col))[0])
+                            want = (-value, depth)
+                        moves += 1
+                        exact += (m.value is not None and m.depth is not None
+                                  and (int(m.value), m.depth) == want)
+                print(f"  {label + ' (' + name[5:] + ')':<22} {len(times):>9} {moves:>6}"
+                      f" {exact:>6} {max(times):>10.2f} {sum(times) / len(times):>7.2f}",
+                      flush=True)
+        finally:
+            pons.close()

@@ -14,9 +14,10 @@
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
 - Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
   built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run;
-  --empty adds the empty board (minutes for both).
+  --empty adds the empty board (minutes for both). pons-moves: every move of every 50th
+  position of his middle sets by search within 2 s a position, checked against his solver.
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|pons-moves]
                                  [--pons DIR] [--empty]
 """
 from __future__ import annotations
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
-from tests.bench_pons import bench_pons  # noqa: E402
+from tests.bench_pons import MOVE_SECONDS, bench_pons, bench_pons_moves  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
@@ -257,18 +258,23 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
     if part in (None, "pons"):
         print("Connect Four 7x6 on Pons' test sets, our search beside his solver (same run):")
         bench_pons(pons, empty)
+    if part in (None, "pons-moves"):
+        print("Connect Four 7x6: every move of Pons' middle-set positions by search"
+              " (`tablebase moves --search 2`), checked against his solver:")
+        bench_pons_moves(pons)
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
           f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; on Pons' sets"
-          " every answer his and our mean time a position at most his")
+          " every answer his and our mean time a position at most his; every move of his"
+          f" middle-set positions exact within {MOVE_SECONDS:g} s")
 
 
 def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "pons"))
+                                           "gomoku-empty", "pons", "pons-moves"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")

@@ -15,7 +15,7 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.search import engine, gravity
+from tablebase.query.search import bitsolver, gravity
 from tablebase.query.search.answers import leaves
 from tablebase.query.search.bitboard import Bitboards, bit_of, fits
 from tablebase.query.search.engine import Budget, Searcher
@@ -158,8 +158,8 @@ def test_connect_four_in_pons_notation_scored_by_the_plain_negamax(
     """tests/search_positions/connect4_pons.txt: 7x6 positions of 24 to 32 stones, scored by the
     plain negamax (tests/search_sets.py); two threads from the first node (no inline start)."""
     if threads == 2:
-        monkeypatch.setattr(engine, "_INLINE_NODES", 0)
-        monkeypatch.setattr(engine, "idle_cores", lambda: 1)  # a helper however busy the machine
+        monkeypatch.setattr(bitsolver, "INLINE_NODES", 0)
+        monkeypatch.setattr(bitsolver, "idle_cores", lambda: 1)  # a helper however busy the machine
     game, searcher = Game("7x6k4+gravity"), Searcher(parse_spec("7x6k4+gravity"), threads=threads)
     rows = _pons_set()
     assert len(rows) >= 30 and {np.sign(score) for _, score in rows} == {-1, 0, 1}
@@ -174,11 +174,40 @@ def test_connect_four_in_pons_notation_scored_by_the_plain_negamax(
             else child.depth == 0
 
 
+def test_many_positions_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Searcher.solve_many (their first nodes in one compiled call, the rest one at a time):
+    4x4k3+gravity positions against the plain negamax, the Pons-notation set against its
+    scores, with a batch of few nodes a board so that some go on after it; a node budget
+    stops a board as `solve` would."""
+    monkeypatch.setattr(bitsolver, "INLINE_NODES", 64)
+    small = Game("4x4k3+gravity")
+    boards = sorted(small.reachable())[::7]
+    for board, s in zip(boards, Searcher(parse_spec("4x4k3+gravity"), slots_log2=10)
+                        .solve_many(boards)):
+        value, depth = small.solve(board)
+        assert (s.value, s.depth) == (WORDS[value], depth), board
+        assert s.move is None if depth == 0 else \
+            small.solve(small.child(board, s.move)) == (-value, depth - 1)
+    spec, game, rows = parse_spec("7x6k4+gravity"), Game("7x6k4+gravity"), _pons_set()
+    searcher = Searcher(spec)
+    found = searcher.solve_many([drop(game, moves) for moves, _ in rows])
+    assert any(s.nodes > 64 + 1024 for s in found)  # went on after the batch
+    for (moves, score), s in zip(rows, found):
+        assert (s.value, s.depth) == pons_outcome(42, len(moves), score), moves
+        child = searcher.solve(game.child(drop(game, moves), s.move))
+        assert (child.value, child.depth) == (Value(-int(s.value)), s.depth - 1) \
+            if s.depth > 1 else child.depth == 0
+    empty, at_once = Searcher(spec).solve_many([(0,) * 42, drop(game, "121212")],
+                                               Budget(nodes=5_000))
+    assert empty.value is None and 5_000 <= empty.nodes < 5_000 + 2 * 1024
+    assert (at_once.value, at_once.depth, at_once.move) == (Value.WIN, 1, 2 * 7 + 0)
+
+
 def test_two_threads_give_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every 4x4k3+gravity position on two threads sharing a small table (entries replaced
     under both) against the plain negamax, and middle-game 7x6 positions of many nodes."""
-    monkeypatch.setattr(engine, "_INLINE_NODES", 0)
-    monkeypatch.setattr(engine, "idle_cores", lambda: 1)  # a helper however busy the machine
+    monkeypatch.setattr(bitsolver, "INLINE_NODES", 0)
+    monkeypatch.setattr(bitsolver, "idle_cores", lambda: 1)  # a helper however busy the machine
     game = Game("4x4k3+gravity")
     searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10, threads=2)
     for board in sorted(game.reachable())[::23]:
@@ -195,7 +224,7 @@ def test_two_threads_give_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> N
 def test_budgets_stop_it_with_only_what_was_proved(idle: int,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """On one thread or two (a busy machine or an idle core for the helper)."""
-    monkeypatch.setattr(engine, "idle_cores", lambda: idle)
+    monkeypatch.setattr(bitsolver, "idle_cores", lambda: idle)
     spec = parse_spec("7x6k4+gravity")
     searcher, empty = Searcher(spec), (0,) * 42
     s = searcher.solve(empty, Budget(nodes=50_000))

@@ -15,8 +15,8 @@ from tablebase.query.cli.common import (EXIT_OK, EXIT_USAGE, UsageError, board_f
                                         position_args, progress)
 from tablebase.query.errors import one_line
 from tablebase.query.notation import board_text
-from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, budget, open_for_answers,
-                                            solve, solve_each)
+from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, SOLVE_BATCH, budget,
+                                            open_for_answers, solve, solve_each)
 from tablebase.query.shapes import answer_json, numbered_json
 
 
@@ -81,8 +81,10 @@ def _solve_lines(args: argparse.Namespace, spec: Spec) -> int:
     failed = 0
     with _lines(args.positions) as lines, open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" positions") as bar:
+        # A file is read ahead and solved in batches; standard input answered line by line.
         for number, answer in solve_each(tb if not args.no_tables else None, spec, lines,
-                                         budget(args.time, args.nodes)):
+                                         budget(args.time, args.nodes),
+                                         1 if args.positions == "-" else SOLVE_BATCH):
             bar.update(1)
             if isinstance(answer, Exception):
                 failed += 1

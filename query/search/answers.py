@@ -34,6 +34,8 @@ T = TypeVar("T")
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.
 DEFAULT_SEARCH_SECONDS = 2.0
+# Positions solved together where a list or a file of them is solved (answers.solve_each).
+SOLVE_BATCH = 256
 # Tables of more positions stay out of the search's leaves (each is loaded whole, about 10
 # bytes a position).
 LEAF_LIMIT = LOAD_LIMIT
@@ -177,8 +179,10 @@ def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str],
     yielding the answers before it."""
     spec = parse_spec(spec) if isinstance(spec, str) else spec
     tb = None if db is None else Tablebase(db)
+    # A list is read ahead and solved in batches; any other iterable one position at a time.
+    batch = SOLVE_BATCH if isinstance(positions, (list, tuple)) else 1
     try:
-        for _, answer in solve_each(tb, spec, positions, budget(seconds, nodes)):
+        for _, answer in solve_each(tb, spec, positions, budget(seconds, nodes), batch):
             if isinstance(answer, Exception):
                 raise answer
             yield answer
@@ -188,12 +192,23 @@ def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str],
 
 
 def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[int] | str],
-               limit: Budget) -> Iterator[tuple[int, Searched | ValueError | SearchLimitError]]:
-    """(number from 1, answer) for each position, or the error that one gives instead
+               limit: Budget, batch: int = 1
+               ) -> Iterator[tuple[int, Searched | ValueError | SearchLimitError]]:
+    """(number from 1, answer) for each position, in order, or the error that one gives instead
     (InvalidPositionError, NotationError, ImpossiblePositionError, SearchLimitError); one
-    searcher for all, each position's `limit` counted from reading it. Blank lines and lines
-    starting with '#' are skipped (still counted)."""
+    searcher for all. With `batch` > 1, up to that many positions are read ahead and solved
+    together (Searcher.solve_many: on Connect Four boards their first nodes in one compiled
+    call), each within `limit` for its own search; with 1, each is answered before the next
+    is read (standard input read as it comes), its `limit` counted from reading it. Blank
+    lines and lines starting with '#' are skipped (still counted)."""
     engine = searcher(tb, spec)
+    pending: list[tuple[int, tuple[int, ...]]] = []
+
+    def solved() -> Iterator[tuple[int, Searched]]:
+        found = engine.solve_many([board for _, board in pending], limit)
+        yield from ((n, Searched(spec, board, s)) for (n, board), s in zip(pending, found))
+        pending.clear()
+
     for number, position in enumerate(positions, 1):
         if isinstance(position, str) and (not position.strip()
                                           or position.lstrip().startswith("#")):
@@ -202,9 +217,18 @@ def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[in
         try:
             board = (parse_position(spec, position) if isinstance(position, str)
                      else tuple(int(v) for v in position))
-            yield number, solve(tb, spec, board, limit, engine=engine, started=started)
+            if batch <= 1:
+                yield number, solve(tb, spec, board, limit, engine=engine, started=started)
+                continue
+            check_searchable(spec, board)
         except (ValueError, SearchLimitError) as e:
+            yield from solved()
             yield number, e
+            continue
+        pending.append((number, board))
+        if len(pending) >= batch:
+            yield from solved()
+    yield from solved()
 
 
 def load_search() -> None:

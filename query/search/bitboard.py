@@ -90,8 +90,16 @@ class Bitboards:
         self.stacks = [(np.zeros((spec.cells + 2, 3 + w), dtype=np.uint64),
                         np.zeros((spec.cells + 2, gravity.FRAME + 3 * w), dtype=np.int64))
                        for _ in range(self.threads)]
-        # gravity.solve's arguments up to the thread's, and after it its stack.
-        self._args = (self.par, self.bb, self.order, self.tt, self.ctl)
+        # gravity.solve's arguments before the boards, for each thread; each thread's out[] as
+        # a batch of one.
+        self._head = [(self.par, self.bb, self.order, self.tt, self.ctl, t, *self.lt, su, si,
+                       self.cell_bits) for t, (su, si) in enumerate(self.stacks)]
+        self._rows = [self.outs[t:t + 1] for t in range(self.threads)]
+        # Thread 0 searching alone (a first bounded run, a batch) marks no busy nodes: none
+        # other reads them (par's busy 0; the table's end is never reached by a slot).
+        alone = self.par.copy()
+        alone[gravity._P_BUSY] = 0
+        self._alone = (alone, *self._head[0][1:])
 
     def reserve(self) -> None:
         """Touch every page of the table now (a long-lived searcher's memory, held at once)."""
@@ -107,13 +115,20 @@ class Bitboards:
         """Stored-table answers at the leaves, all threads."""
         return sum(self.ctl[gravity.HITS::8].tolist())
 
-    def solve(self, cells: np.ndarray, thread: int) -> np.ndarray:
+    def solve(self, cells: np.ndarray, thread: int, alone: bool = False) -> np.ndarray:
         """The kernel's solve of a board (cell values, uint8) on one thread (gravity.solve, which
-        releases the GIL): its out[] (the thread's row of `outs`)."""
-        out = self.outs[thread]
-        gravity.solve(*self._args, thread, *self.lt, *self.stacks[thread], self.cell_bits, cells,
-                      out)
-        return out
+        releases the GIL; `alone`: thread 0, no other searching): its out[] (the thread's row
+        of `outs`)."""
+        gravity.solve(*(self._alone if alone else self._head[thread]), cells.reshape(1, -1), 0,
+                      self._rows[thread])
+        return self.outs[thread]
+
+    def solve_many(self, boards: np.ndarray, nodes: int) -> np.ndarray:
+        """The kernel's solve of each board (a row of cell values, uint8) on thread 0, each
+        within `nodes` nodes, in one call: their out[] rows (aborted: not solved within them)."""
+        outs = np.zeros((boards.shape[0], gravity.DONE + 2), dtype=np.int64)
+        gravity.solve(*self._alone, boards, nodes, outs)
+        return outs
 
 
 def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]

@@ -3,8 +3,8 @@ search proves it, and a move that keeps them; within a budget of seconds and nod
 the answer is what was proved so far, never a guess.
 
 Gravity boards that fit 64 bits (Connect Four) go to the bitboard kernel (gravity.py), whose
-whole solve is one compiled call per thread, started here on idle cores and stopped at the
-budget; the order below is kernel.py's, for every other game.
+whole solve is one compiled call per thread (bitsolver.py runs it on idle cores, stopped at the
+budget; many positions in one call); the order below is kernel.py's, for every other game.
 
 The order of the work: a first look for a draw (two null windows of some thousand nodes, on
 boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
@@ -16,20 +16,18 @@ calls, so asking about a position's children after the position costs little.
 """
 from __future__ import annotations
 
-import os
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TypeVar
-
-import numpy as np
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
 from tablebase.query.search import gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
+from tablebase.query.search.bitsolver import Run, Watch, cells_of, run, run_many
 from tablebase.query.search.moves import invert
 from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
@@ -41,25 +39,9 @@ DEEPEN_NODES = 1 << 18
 QUICK_NODES = 1 << 14
 # How often a timed search looks at the clock (and the progress line is redrawn).
 _POLL = 0.05
-# A bitboard search first runs this many nodes in the caller's thread, where a timed budget has
-# more than _INLINE_SECONDS left: most positions end there, without starting a thread.
-_INLINE_NODES, _INLINE_SECONDS = 1 << 14, 0.05
 
 Progress = Callable[[int, int], None]  # (nodes so far, table hits so far)
 T = TypeVar("T")
-
-
-def idle_cores() -> int:
-    """Cores of this process's set that nothing else is running on now (Linux: the runnable
-    tasks of /proc/loadavg, the least of a few looks, less this thread; elsewhere: all but
-    one). A helper thread on a busy core would only take turns with the search it helps."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    try:
-        runnable = min(int(Path("/proc/loadavg").read_text().split()[3].split("/")[0])
-                       for _ in range(3))
-    except (OSError, ValueError, IndexError):
-        return cores - 1
-    return max(0, cores - runnable)
 
 
 class OutOfBudget(Exception):
@@ -76,7 +58,7 @@ class Budget:
     cancel: threading.Event | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Solution:
     """What search proved about one position: the value lies in [low, high] (for the side to
     move; equal once known), the depth (plies to the end, None until proved) and a move (cell)
@@ -89,6 +71,13 @@ class Solution:
     nodes: int
     table_hits: int
     seconds: float
+
+    def __init__(self, low: Value, high: Value, depth: int | None, move: int | None, nodes: int,
+                 table_hits: int, seconds: float) -> None:
+        # A frozen dataclass's own __init__ sets each field by object.__setattr__: a microsecond
+        # a Solution, as long as an easy Connect Four solve in a batch.
+        self.__dict__.update(low=low, high=high, depth=depth, move=move, nodes=nodes,
+                             table_hits=table_hits, seconds=seconds)
 
     @property
     def value(self) -> Value | None:
@@ -134,6 +123,7 @@ class Searcher:
         else:
             self._board = self.arrays = Board(
                 spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
+        self._outcomes: dict[tuple[int, int], tuple[Value, int]] = {}  # score_outcome's
         self._deadline: float | None = None
         self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
@@ -231,17 +221,49 @@ class Searcher:
         return Solution(low, high, found_depth, found_move, int(a.ctl[kernel.NODES]) - nodes0,
                         int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
 
+    def solve_many(self, boards: Sequence[Sequence[int]], budget: Budget = Budget()
+                   ) -> list[Solution]:
+        """`solve` of each board (legal positions), each within `budget`. On bitboards the first
+        nodes of every board's solve (bitsolver.INLINE_NODES) run in one compiled call, where
+        most boards end; the others go on one at a time with the rest of their budget. A
+        Solution's seconds are then its share of that call (the call's time over the boards)
+        plus its own after it."""
+        bits = self.bits
+        if bits is None or not boards or budget.cancel is not None or not Watch(
+                None if budget.seconds is None else time.monotonic() + budget.seconds).roomy():
+            return [self.solve(board, budget) for board in boards]
+        start = time.monotonic()
+        runs = run_many(bits, boards, (1 << 62) if budget.nodes is None else budget.nodes)
+        share = (time.monotonic() - start) / len(boards)
+        found = []
+        for board, (out, done, hits) in zip(boards, runs):
+            if out[gravity.ABORTED] and (budget.nodes is None or done < budget.nodes):
+                self._deadline = None if budget.seconds is None else \
+                    time.monotonic() + max(0.0, budget.seconds - share)
+                self._cancel = self._progress = None
+                then = self._solve_bits(bits, board, None if budget.nodes is None
+                                        else budget.nodes - done, inline=False)
+                found.append(dataclasses.replace(
+                    then, nodes=then.nodes + done, table_hits=then.table_hits + hits,
+                    seconds=then.seconds + share))
+            else:
+                found.append(self._solution((out, done, hits), share))
+        return found
+
     # --- gravity boards on bitboards: the whole solve in one compiled call per thread ------
 
     def _solve_bits(self, bits: Bitboards, board: Sequence[int], nodes: int | None,
-                    known: tuple[Value, Value] | None = None) -> Solution:
-        """`solve` on bitboards: the kernel's score (stones) as value and depth, and a move."""
-        start, base = time.monotonic(), bits.total
-        cells = (np.frombuffer(bytes(board), dtype=np.uint8) if isinstance(board, tuple)
-                 else np.asarray(board, dtype=np.uint8))
-        bits.ctl[gravity.LIMIT] = (1 << 62) if nodes is None else base + nodes
-        out, done, hits = self._run_bits(bits, cells, base)
-        bits.total = base + done
+                    known: tuple[Value, Value] | None = None, inline: bool = True) -> Solution:
+        """`solve` on bitboards (bitsolver.py's run)."""
+        start = time.monotonic()
+        ran = run(bits, cells_of(board), nodes, Watch(self._deadline, self._cancel,
+                                                      self._progress), inline)
+        return self._solution(ran, time.monotonic() - start, known)
+
+    def _solution(self, ran: Run, seconds: float, known: tuple[Value, Value] | None = None
+                  ) -> Solution:
+        """The kernel's score (stones) as value and depth, and its move, as a Solution."""
+        out, done, hits = ran
         low, high, stones, cell = out[gravity.LOW], out[gravity.HIGH], out[gravity.STONES], \
             out[gravity.CELL]
         depth: int | None = None
@@ -249,7 +271,9 @@ class Searcher:
             vlow = vhigh = Value.LOSS
             depth = 0
         elif low == high:
-            vlow, depth = score_outcome(self.spec, stones, low)
+            if (found := self._outcomes.get((stones, low))) is None:
+                found = self._outcomes[stones, low] = score_outcome(self.spec, stones, low)
+            vlow, depth = found
             vhigh = vlow
         else:  # the budget ran out: what the null windows proved, and what was known before
             vlow = Value.WIN if low > 0 else Value.DRAW if low == 0 else Value.LOSS
@@ -257,70 +281,7 @@ class Searcher:
             if known is not None:
                 vlow, vhigh = max(vlow, known[0]), min(vhigh, known[1])
         move = None if cell < 0 or depth is None or depth == 0 else cell
-        return Solution(vlow, vhigh, depth, move, done, hits, time.monotonic() - start)
-
-    def _run_bits(self, bits: Bitboards, cells: np.ndarray, base: int
-                  ) -> tuple[list[int], int, int]:
-        """The kernel's out[] of the best thread (one that finished, else the bounds all
-        proved), and the nodes and table hits of all threads; `base`: the nodes before.
-
-        Lazy SMP: every thread solves the same board, sharing the table (each entry one word, so
-        a thread reads another's whole or not at all, and every entry is a proved bound: any
-        mix of them is sound); the first to finish stops the others."""
-        outs, ctl = bits.outs, bits.ctl
-        if self._stopped():  # a finished game or a win at once, else at most 1,024 nodes
-            ctl[gravity.STOP] = 1
-            out = bits.solve(cells, 0).tolist()
-            ctl[gravity.STOP] = 0
-            return out, out[gravity.DONE], out[gravity.DONE + 1]
-        limit, done, hits = int(ctl[gravity.LIMIT]), 0, 0
-        if _INLINE_NODES and (self._deadline is None
-                              or self._deadline - time.monotonic() > _INLINE_SECONDS):
-            ctl[gravity.LIMIT] = min(limit, base + _INLINE_NODES)
-            out = bits.solve(cells, 0).tolist()
-            ctl[gravity.LIMIT] = limit
-            done, hits = out[gravity.DONE], out[gravity.DONE + 1]
-            if out[gravity.ABORTED] == 0 or base + done >= limit:
-                return out, done, hits
-
-        def work(t: int) -> None:
-            bits.solve(cells, t)
-            if outs[t, gravity.ABORTED] == 0 and ctl[gravity.STOP] == 0:
-                ctl[gravity.STOP] = 2  # done: the other threads stop
-
-        watch = self._deadline is not None or self._cancel is not None or self._progress is not None
-        threads = min(bits.threads, 1 + idle_cores())
-        workers = [threading.Thread(target=work, args=(t,))
-                   for t in range(0 if watch else 1, threads)]
-        try:
-            for worker in workers:
-                worker.start()
-            if not watch:
-                work(0)
-            while alive := [worker for worker in workers if worker.is_alive()]:
-                wait = _POLL if self._deadline is None else min(
-                    _POLL, self._deadline - time.monotonic())
-                alive[0].join(max(wait, 0.0))
-                if self._progress is not None:
-                    self._progress(bits.nodes, bits.hits)
-                if self._stopped() and ctl[gravity.STOP] == 0:
-                    ctl[gravity.STOP] = 1
-        finally:  # Ctrl-C included: stop the kernels before leaving them running
-            if ctl[gravity.STOP] == 0:
-                ctl[gravity.STOP] = 1
-            for worker in workers:
-                worker.join()
-            ctl[gravity.STOP] = 0
-        ran = outs[:threads]
-        done += int(ran[:, gravity.DONE].sum())
-        hits += int(ran[:, gravity.DONE + 1].sum())
-        for row in ran:
-            if row[gravity.ABORTED] == 0:
-                return row.tolist(), done, hits
-        best = outs[0].tolist()  # every thread stopped by the budget: the bounds any one proved
-        best[gravity.LOW] = int(ran[:, gravity.LOW].max())
-        best[gravity.HIGH] = int(ran[:, gravity.HIGH].min())
-        return best, done, hits
+        return Solution(vlow, vhigh, depth, move, done, hits, seconds)
 
     def _solve(self, empties: int, lo: Value, hi: Value, want_depth: bool, want_move: bool
                ) -> tuple[Value, Value, int | None, int | None]:

@@ -123,8 +123,7 @@ def _store(tt, slot, tag, low, high, work):  # type: ignore[no-untyped-def]
     if (first >> _TAG_SHIFT) == tag:
         tt[slot] = e
     elif np.int64((first >> _WORK_SHIFT) & np.uint64(63)) <= work:
-        tt[slot] = e
-        tt[slot + 1] = first  # the entry it displaces stays, as the latest other
+        tt[slot], tt[slot + 1] = e, first  # the entry it displaces stays, as the latest other
     else:
         tt[slot + 1] = e
 
@@ -228,20 +227,22 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 # We cannot win now and the opponent cannot win next: the game runs at least
                 # to our next stone (lo) and is not won by us before it (hi).
                 lo, hi = -((c - 2 - n) // 2), (c - 1 - n) // 2
+                a, b = si[d, _A], si[d, _B]
                 key = me + mk
                 slot, tag = _slot(key, shift, bb)
-                e = _entry(tt, slot, tag)
+                # Decided by the stones alone: no table load (Pons'; a weaker bound, as sound).
+                open_ = lo < b and hi > a
+                e = _entry(tt, slot, tag) if open_ else _U0
                 if e and not (moving and d == 0):
                     lo = max(lo, np.int64((e >> _LO_SHIFT) & _FIELD) - _BIAS)
                     hi = min(hi, np.int64((e >> _HI_SHIFT) & _FIELD) - _BIAS)
-                elif tables:
+                elif tables and open_:
                     xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
                     held = _NONE if moving and d == 0 else table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n)
                     if held != _NONE:
                         hits += 1
                         lo = hi = held
                         _store(tt, slot, tag, held, held, c - n)
-                a, b = si[d, _A], si[d, _B]
                 if lo >= b:
                     r = lo
                 elif hi <= a or lo == hi:
@@ -254,17 +255,17 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     si[d, _I], si[d, _BEST], si[d, _BS] = 0, -1, -1000
                     # Order: by the squares the move makes winning for us (Pons' order: it only
                     # orders, never prunes), centre first on ties.
-                    m = 0
+                    m, fetch = 0, n + 3 < c and -((c - 3 - n) // 2) < -a and (c - 2 - n) // 2 > -b
                     for i in range(w):
                         col = order[i]
                         mv = moves & bb[_COL + col]
                         if mv == 0:
                             continue
-                        # The child's table slot, fetched now: its entry comes from memory
-                        # while this loop counts threats (most nodes wait on that load).
-                        ckey = (me ^ mk) + (mk | mv)
-                        su[d, 3 + col] = ckey
-                        _prefetch(tt, _slot(ckey, shift, bb)[0])
+                        # The child's table slot, fetched now (unless the stones alone decide
+                        # it): its entry comes from memory while this loop counts threats.
+                        su[d, 3 + col] = ckey = (me ^ mk) + (mk | mv)
+                        if fetch:
+                            _prefetch(tt, _slot(ckey, shift, bb)[0])
                         score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
                         j = m
                         while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
@@ -329,23 +330,27 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores,  # type: ignore[no-untyped-def]
-          su, si, cell_bits, cells, out):
-    """Solve a board of cell values (uint8, row-major; cell_bits: each cell's bit) into out[]:
-    `_solve`'s, its stones, the cell of the move (-1: none), this call's nodes and hits."""
-    x, mk, n, nodes, hits = _U0, _U0, 0, ctl[NODES + 8 * t], ctl[HITS + 8 * t]
-    for i in range(cells.shape[0]):
-        if cells[i]:
-            bit = _U1 << np.uint64(cell_bits[i])
-            n += 1
-            mk |= bit
-            if cells[i] == 1:
-                x |= bit
-    _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores, su, si,
-           x if n % 2 == 0 else x ^ mk, mk, n, out)
-    col = out[MOVE]  # the stone lands above the column's stones (row 0 on top)
-    height = np.int64(_popcount(mk & bb[_COL + col])) if col >= 0 else 0
-    out[STONES], out[CELL] = n, (par[_P_H] - 1 - height) * par[_P_W] + col if col >= 0 else -1
-    out[DONE], out[DONE + 1] = ctl[NODES + 8 * t] - nodes, ctl[HITS + 8 * t] - hits
+          su, si, cell_bits, boards, nodes, outs):
+    """Solve each board (rows of cell values, uint8, row-major; cell_bits: each cell's bit) into
+    its row of outs: `_solve`'s out[], its stones, the cell of the move (-1: none), its nodes
+    and hits. With nodes > 0 (thread 0 alone), each within that many more nodes (and LIMIT):
+    many small solves in one call, a board not solved within them left aborted."""
+    limit = ctl[LIMIT]
+    for b in range(boards.shape[0]):
+        cells, out = boards[b], outs[b]
+        ctl[LIMIT] = min(limit, ctl[NODES::8].sum() + nodes) if nodes > 0 else limit
+        x, mk, n, done, hits = _U0, _U0, 0, ctl[NODES + 8 * t], ctl[HITS + 8 * t]
+        for i in range(cells.shape[0]):
+            if cells[i]:
+                bit = _U1 << np.uint64(cell_bits[i])
+                n, mk, x = n + 1, mk | bit, x | bit if cells[i] == 1 else x
+        _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_scores, su,
+               si, x if n % 2 == 0 else x ^ mk, mk, n, out)
+        col = out[MOVE]  # the stone lands above the column's stones (row 0 on top)
+        height = np.int64(_popcount(mk & bb[_COL + col])) if col >= 0 else 0
+        out[STONES], out[CELL] = n, (par[_P_H] - 1 - height) * par[_P_W] + col if col >= 0 else -1
+        out[DONE], out[DONE + 1] = ctl[NODES + 8 * t] - done, ctl[HITS + 8 * t] - hits
+    ctl[LIMIT] = limit
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -355,8 +360,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     column keeping the score (-1: none or not found), and aborted (1: stopped by the budget
     with only low and high proved; 2: stopped because another thread finished). A finished
     game scores OVER (its last move made a line) or 0 (a full board), with no move."""
-    w, c = par[_P_W], par[_P_C]
-    bottom, board = bb[0], bb[1]
+    c, bottom, board = par[_P_C], bb[0], bb[1]
     out[MOVE], out[ABORTED] = -1, 0
     if n > 0 and wins(me ^ mk, me ^ mk, par):  # a stone of the last mover's completes a line
         out[SCORE] = out[LOW] = out[HIGH] = OVER
@@ -367,7 +371,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     possible = (mk + bottom) & board
     win = wins(me, board & ~mk, par) & possible
     if win:
-        out[MOVE] = _first_column(win, w, bb)
+        out[MOVE] = _first_column(win, par)
         out[SCORE] = out[LOW] = out[HIGH] = (c + 1 - n) // 2
         return
     # The score lies in [loss at the opponent's next move, win with our next stone but one];
@@ -406,15 +410,11 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     out[MOVE] = si[0, _BEST]
     if out[MOVE] < 0:
         threat = wins(me ^ mk, board & ~mk, par)
-        forced = possible & threat
-        moves = (forced if forced else possible) & ~(threat >> _U1)
-        out[MOVE] = _first_column(moves if moves else possible, w, bb)
+        moves = ((possible & threat) if possible & threat else possible) & ~(threat >> _U1)
+        out[MOVE] = _first_column(moves if moves else possible, par)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _first_column(squares, w, bb):  # type: ignore[no-untyped-def]
-    """The first column holding one of the squares (-1: none)."""
-    for col in range(w):
-        if squares & bb[_COL + col]:
-            return col
-    return -1
+def _first_column(squares, par):  # type: ignore[no-untyped-def]
+    """The first column holding one of the squares (some): its lowest bit's."""
+    return np.int64(_popcount((squares & (~squares + _U1)) - _U1)) // (par[_P_H] + 1)
