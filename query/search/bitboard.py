@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.game import Spec, Value
+from tablebase.builder.game.bitboard import bit_of, bits_of, geometry
 from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.search import gravity
@@ -24,14 +25,7 @@ BUSY = 1 << 12
 def fits(spec: Spec) -> bool:
     """Whether the bitboard search takes `spec`: gravity, normal rules, a column of H + 1 bits
     each within 64 bits (misere, +exact and wider boards keep kernel.py's search)."""
-    return (spec.gravity and not spec.misere and not spec.exact
-            and spec.width * (spec.height + 1) <= 64)
-
-
-def bit_of(spec: Spec, cell: int) -> int:
-    """The bit of a cell (row-major, row 0 on top): column * (H + 1) + rows from the bottom."""
-    row, col = divmod(cell, spec.width)
-    return col * (spec.height + 1) + spec.height - 1 - row
+    return spec.gravity and not spec.misere and not spec.exact and bits_of(spec) <= 64
 
 
 def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
@@ -49,7 +43,8 @@ def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
 class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`):
 
-    par     int64   W, H, k, C, bucket shift, steps horizontal and diagonal, busy (gravity._P_*)
+    par     int64   the geometry row (builder/game/bitboard.py), C, bucket shift, busy
+                    (gravity._P_*)
     bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first
     tt      uint64  the table (gravity.py's entries), then the busy marks of the threads
@@ -61,15 +56,12 @@ class Bitboards:
                  slots_log2: int = DEFAULT_SLOTS_LOG2, threads: int = DEFAULT_THREADS) -> None:
         assert fits(spec), spec
         self.spec = spec
-        w, h, k = spec.width, spec.height, spec.k
-        bits = w * (h + 1)
-        wide, tall = w >= k, h >= k
+        w, h = spec.width, spec.height
+        bits = bits_of(spec)
         # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 44 (gravity.py).
         log2 = min(max(slots_log2, bits - 43), bits + 1)
         busy = BUSY if threads > 1 else 0
-        self.par = np.array([w, h, k, spec.cells, bits - log2 + 1, h + 1 if wide else 0,
-                             h + 2 if wide and tall else 0, h if wide and tall else 0, busy],
-                            dtype=np.int64)
+        self.par = np.array(geometry(spec) + [spec.cells, bits - log2 + 1, busy], dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
         self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2 + 1)) - 1]

@@ -3,37 +3,26 @@ the rules by bit tricks, a transposition table of one 64-bit word a slot, and th
 (null windows on the score, then a move keeping it) in one call that releases the GIL, so that
 threads may share the table (numba, no recursion: see kernel.py's explicit stack).
 
-The encoding, drawn for 7x6 (a column of H + 1 bits, bottom first; cell = row * W + col of the
-rest of the package has row 0 on top):
-
-    bit of each square                      the two boards
-     6 13 20 27 34 41 48   <- spare row     me    the stones of the side to move
-     5 12 19 26 33 40 47                    mask  every stone
-     4 11 18 25 32 39 46                    key   me + mask: in each column the h stones
-     3 10 17 24 31 38 45                          give 2**h - 1 plus the mover's bits, a number
-     2  9 16 23 30 37 44                          of [2**h - 1, 2**(h+1) - 2], so the key is
-     1  8 15 22 29 36 43                          the position itself, never a hash
-     0  7 14 21 28 35 42   <- bottom row
-
-The spare row stays empty: a line shifted across a column's top meets it and breaks, so no
-line wraps. A column's lowest empty square is the bit `(mask + bottom) & column`.
+The encoding and the line rule are the rules kernel's (builder/game/bitboard.py).
 
 Scores count stones (Pons' scale, for the side to move; bitboard.py converts them to depths):
-a move's score is minus its child's. The rules live here with the search, not in a module of
-their own: numba's cache notices a change to the file of a cached function only. The arrays
-are drawn in bitboard.py.
+a move's score is minus its child's. The arrays are drawn in query/search/bitboard.py.
 """
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
+from tablebase.builder.game.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
+from tablebase.builder.game.bitboard import popcount as _popcount
 from tablebase.builder.game.compiled import njit
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
-_P_W, _P_H, _P_K, _P_C, _P_SHIFT, _P_STEPS, _P_BUSY = 0, 1, 2, 3, 4, 5, 8
+# par: the board's geometry row (the rules kernel's G_* fields), then C, bucket shift, busy
+_P_W, _P_H, _P_K, _P_STEPS = G_W, G_H, G_K, G_STEPS
+_P_C, _P_SHIFT, _P_BUSY = GEOMETRY, GEOMETRY + 1, GEOMETRY + 2
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
@@ -53,49 +42,6 @@ _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
 # cache line: both come with one load).
 _MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(20), np.uint64(14)
 _HI_SHIFT, _LO_SHIFT, _FIELD, _BIAS = np.uint64(7), np.uint64(0), np.uint64(0x7F), 64
-
-
-@intrinsic
-def _popcount(typingctx, x):  # type: ignore[no-untyped-def]
-    """Set bits of a uint64 (one machine instruction)."""
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return builder.call(fn, args)
-    return types.uint64(types.uint64), codegen
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def wins(me, empty, par):  # type: ignore[no-untyped-def]
-    """The empty squares (of `empty`) where a stone of `me` completes k in a row.
-
-    A square x wins when, along some direction of step s, the t squares below it
-    (x - s, ..., x - t s) and the k - 1 - t above it are all `me`'s, for some t in [0, k);
-    vertically only t = k - 1 (nothing lies above an empty square)."""
-    k, h = par[_P_K], par[_P_H]
-    r = _U0
-    if h >= k:  # vertical lines
-        v = _ALL
-        for j in range(1, k):
-            v &= me << np.uint64(j)
-        r = v
-    for i in range(3):
-        s = par[_P_STEPS + i]
-        if s == 0:  # no line of k fits in this direction
-            continue
-        if k == 4:  # Connect Four, unrolled: pairs below and above, then the third stone
-            s1, s2, s3 = np.uint64(s), np.uint64(2 * s), np.uint64(3 * s)
-            lo2 = (me << s1) & (me << s2)
-            hi2 = (me >> s1) & (me >> s2)
-            r |= (lo2 & ((me << s3) | (me >> s1))) | (hi2 & ((me >> s3) | (me << s1)))
-        else:
-            for t in range(k):
-                x = _ALL
-                for j in range(1, t + 1):
-                    x &= me << np.uint64(j * s)
-                for j in range(1, k - t):
-                    x &= me >> np.uint64(j * s)
-                r |= x
-    return r & empty
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
