@@ -17,9 +17,9 @@ The arrays a kernel sees:
 from __future__ import annotations
 
 import numpy as np
-from tablebase.builder.game.compiled import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import backup, lower_bound, made_mask
 from tablebase.builder.game.values import WIN_SCORE
 from tablebase.builder.threads import THREADS, in_parallel, one_thread, split_rows

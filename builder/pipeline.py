@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
-from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.estimate import estimate_build
+from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.game.errors import BuildTooLargeError, WholeBoardTooLargeError
 from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
@@ -31,12 +31,23 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
 from tablebase.db.checksum import TableChecksum
-from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
+from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.records import PositionArrays
-from tablebase.db.writer import (BlockTarget, BuildHandle, GameParams, GameSummary, PlyCounts,
-                                 abandon_build, begin_build, blocks_written, finish_build,
-                                 write_blocks, write_positions, write_tier)
+from tablebase.db.writer import (
+    BlockTarget,
+    BuildHandle,
+    GameParams,
+    GameSummary,
+    PlyCounts,
+    abandon_build,
+    begin_build,
+    blocks_written,
+    finish_build,
+    write_blocks,
+    write_positions,
+    write_tier,
+)
 from tablebase.version import tool_version
 
 STAGES = ("enumerate", "solve", "write")
@@ -129,9 +140,9 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
     An endgame table holds every position reachable from its root, one per orbit of the
-    root's stabiliser. `memory_budget` is in bytes (default: half the machine's memory). With `resume`, an
-    interrupted build of the same spec continues from its last finished tier; without it,
-    any unfinished build starts over. Raises GameExistsError if the game is complete and
+    root's stabiliser. `memory_budget` is in bytes (default: half the machine's memory). With
+    `resume`, an interrupted build of the same spec continues from its last finished tier;
+    without it, any unfinished build starts over. Raises GameExistsError if the game is complete and
     `force` is false. A failure removes the work directory and the unfinished table; an
     interruption (KeyboardInterrupt) keeps both for `resume`. Either way no game reads as
     complete until the last, atomic step. `executor` runs enumeration and solving (default:

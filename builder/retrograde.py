@@ -20,6 +20,7 @@ from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
 from tablebase.builder.workdir import WorkDir
 
+
 def solve_tier(root: Root, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""

@@ -13,6 +13,7 @@ import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+
 import numpy as np
 
 from tablebase.builder.manifest import Manifest

@@ -1,4 +1,5 @@
-"""Opening a database: a file path or any SQLAlchemy URL, read-write for builds, read-only for queries."""
+"""Opening a database: a file path or any SQLAlchemy URL, read-write for builds, read-only for
+queries."""
 from __future__ import annotations
 
 import os
@@ -9,12 +10,16 @@ from sqlalchemy import Engine, create_engine, event, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from tablebase.db.errors import (DamagedTableError, DatabaseError, MissingDatabaseError,
-                                 NotATablebaseError, sounds_damaged)
+from tablebase.db.errors import (
+    DamagedTableError,
+    DatabaseError,
+    MissingDatabaseError,
+    NotATablebaseError,
+    sounds_damaged,
+)
 from tablebase.db.facts import READABLE_VERSIONS, SCHEMA_VERSION
 from tablebase.db.postgres import missing_driver, normalise_url
 from tablebase.db.schema import meta, metadata
-
 
 
 def database_url(target: str) -> str:

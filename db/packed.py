@@ -20,9 +20,8 @@ from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.values import depth_of, value_of
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
-from tablebase.db.records import (Damage, GameRecord, Lookup, PositionArrays, empty_positions,
-                                  lookup_of)
 from tablebase.db.facts import CHUNK
+from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
 
 # Decoded blocks a reader keeps (9 bytes a position: about 18 MiB). `moves` probes a position's
 # children, which lie in as many blocks; a server or an audit comes back to the same ones.

@@ -15,8 +15,15 @@ from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
-from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
-                                  empty_positions, rows_lookup)
+from tablebase.db.records import (
+    Damage,
+    GameRecord,
+    Lookup,
+    PlyCounts,
+    PositionArrays,
+    empty_positions,
+    rows_lookup,
+)
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
 from tablebase.db.store_base import CheckedStore
 

@@ -8,8 +8,22 @@ is complete, so a reader sees either the previous complete table or none at all.
 """
 from __future__ import annotations
 
-from sqlalchemy import (BigInteger, Boolean, Column, Float, ForeignKey, Index, Integer,
-                        LargeBinary, MetaData, SmallInteger, String, Table, Text, UniqueConstraint)
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    SmallInteger,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 from tablebase.db.facts import LAYOUT_ROWS
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import fields
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import fields
 from urllib.parse import quote
 
 import numpy as np
@@ -22,8 +22,7 @@ import numpy as np
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
-from tablebase.db.records import (Damage, GameRecord, Lookup, PlyCounts, PositionArrays,
-                                  rows_lookup)
+from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, rows_lookup
 from tablebase.db.store_base import CheckedStore
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).

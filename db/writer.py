@@ -10,20 +10,36 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
-from sqlalchemy import (Connection, Engine, create_engine, delete, func, insert, inspect,
-                        select, update)
+from sqlalchemy import Connection, Engine, create_engine, delete, func, insert, inspect, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from tablebase.db.blocks import BlockRow, pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
-from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, GameRecord, PlyCounts,
-                                  PositionArrays, table_label)
-from tablebase.db.postgres import (add_primary_key, copy_blocks, copy_positions,
-                                  store_blobs_as_is, uses_copy)
-from tablebase.db.schema import (POSITIONS_PREFIX, blocks_table, game_plies, games,
-                                 positions_table, positions_table_name)
+from tablebase.db.postgres import (
+    add_primary_key,
+    copy_blocks,
+    copy_positions,
+    store_blobs_as_is,
+    uses_copy,
+)
+from tablebase.db.records import (
+    STATUS_BUILDING,
+    STATUS_COMPLETE,
+    GameRecord,
+    PlyCounts,
+    PositionArrays,
+    table_label,
+)
+from tablebase.db.schema import (
+    POSITIONS_PREFIX,
+    blocks_table,
+    game_plies,
+    games,
+    positions_table,
+    positions_table_name,
+)
 
 
 @dataclass(frozen=True)
@@ -335,7 +351,8 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
             if old and old != handle.table_name:
                 conn.exec_driver_sql(f'DROP TABLE IF EXISTS "{old}"')
     except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot finish the build of {handle.params.label}: {error_reason(e)}") from e
+        raise DatabaseError(
+            f"cannot finish the build of {handle.params.label}: {error_reason(e)}") from e
 
 
 def _stored_bytes(conn: Connection, handle: BuildHandle) -> int | None:

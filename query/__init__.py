@@ -3,8 +3,14 @@ export, errors), the rooms built on it (`audit`, `play`, `verify`), the JSON sha
 two faces: the `tablebase` command (`cli`) and the HTTP app (`server`)."""
 from __future__ import annotations
 
-from tablebase.query.errors import (IllegalMoveError, ImpossiblePositionError, MissingPositionError,
-                                    MissingTableError, NotationError, QueryError)
+from tablebase.query.errors import (
+                                    IllegalMoveError,
+                                    ImpossiblePositionError,
+                                    MissingPositionError,
+                                    MissingTableError,
+                                    NotationError,
+                                    QueryError,
+)
 from tablebase.query.records import ManyProbes, MoveInfo, Probe, Step, TableInfo
 from tablebase.query.tablebase import Tablebase, open_tablebase
 

@@ -23,8 +23,21 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game import (EMPTY, O, PLAYER_NAMES, X, Spec, Value, check_position,
-                                    decode, digits, mover_at, open_cells, outcome, side_to_move)
+from tablebase.builder.game import (
+    EMPTY,
+    PLAYER_NAMES,
+    O,
+    Spec,
+    Value,
+    X,
+    check_position,
+    decode,
+    digits,
+    mover_at,
+    open_cells,
+    outcome,
+    side_to_move,
+)
 from tablebase.query.errors import IllegalMoveError, NotationError
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}

@@ -23,7 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.bench_audit import bench_audit  # noqa: E402
 from tests.bench_bock import bench_bock  # noqa: E402
-
 from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402

@@ -2,7 +2,8 @@
 each built in a fresh child process (so its peak memory is its own) and then probed.
 
 By hand, the 30-stone 7x7k5 root within a 4 GiB budget (about 2x10^8 positions, minutes):
-    python tests/bench_endgame.py --one 7x7k5 "$(python tests/bench_endgame.py --moves 7x7k5-30)" --memory 4
+    python tests/bench_endgame.py --one 7x7k5 \
+        "$(python tests/bench_endgame.py --moves 7x7k5-30)" --memory 4
 """
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def _one(spec_text: str, moves: str, memory: float | None) -> dict[str, Any]:
             tb.best_moves(spec, root)
         total = time.perf_counter() - start
         size = os.path.getsize(path)
-    return {"file_bits": 8 * size / report.canonical,"reachable": report.reachable, "canonical": report.canonical,
+    return {"file_bits": 8 * size / report.canonical, "reachable": report.reachable,
+            "canonical": report.canonical,
             "stages": {k: [v.seconds, v.peak_bytes] for k, v in report.stages.items()},
             "seconds": report.seconds, "built_and_probed": total,
             "root": f"{probe.to_move}: {probe.value.word} in {probe.depth}",

@@ -34,8 +34,14 @@ def _load(target: str, rows: int) -> tuple[float, float]:
 
     from tablebase.db.engine import open_database
     from tablebase.db.records import PositionArrays
-    from tablebase.db.writer import (GameParams, GameSummary, PlyCounts, begin_build, finish_build,
-                                     write_positions)
+    from tablebase.db.writer import (
+        GameParams,
+        GameSummary,
+        PlyCounts,
+        begin_build,
+        finish_build,
+        write_positions,
+    )
 
     rng = np.random.default_rng(1)
     codes = np.unique(rng.integers(0, 3 ** 20, int(rows * 1.01), dtype=np.int64))[:rows]

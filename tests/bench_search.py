@@ -69,7 +69,8 @@ def bench_gomoku() -> tuple[int, int, int]:
         exact = (not wins_within(game, board, s.depth - 2)) if ok and s.depth <= 7 else None
         ok = ok and exact is not False
         agree += ok
-        print(f"{len(moves.split()):>6} {s.known:<16} {move_name(spec, s.move):<5} {s.nodes:>9,} {s.seconds:>8.3f}"
+        print(f"{len(moves.split()):>6} {s.known:<16} {move_name(spec, s.move):<5}"
+              f" {s.nodes:>9,} {s.seconds:>8.3f}"
               f" {('agrees' if ok else 'DISAGREES') + (' (depth too)' if exact else ''):<14}",
               flush=True)
     print(f"7x7k5 short wins: {fast} of {len(rows)} solved within {GOMOKU_SECONDS:g} s; {agree}"

@@ -7,7 +7,8 @@ tables too large to compare whole, such as Connect Four 7x4 and 6x5:
 
 A position has at least --min-stones stones (so that the plain search finishes), its ply drawn
 uniformly from there to the full board; a random game that ends sooner gives its final
-position, or is drawn again when that has too few stones. Prints one line per ply and a summary; exit status 1 on any disagreement.
+position, or is drawn again when that has too few stones. Prints one line per ply and a summary;
+exit status 1 on any disagreement.
 """
 from __future__ import annotations
 

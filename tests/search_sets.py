@@ -150,7 +150,8 @@ def _pons(rng: random.Random, wanted: int = 36) -> list[str]:
 def main() -> None:
     """Remake the sets."""
     HERE.mkdir(exist_ok=True)
-    header = "# made by tests/search_sets.py (seeded self-play of a simple player); moves from the empty board\n"
+    header = ("# made by tests/search_sets.py (seeded self-play of a simple player); moves from"
+              " the empty board\n")
     only = sys.argv[1] if len(sys.argv) > 1 else None
     if only in (None, "7x7k5"):
         (HERE / "7x7k5.txt").write_text(header + "\n".join(_gomoku(random.Random(455))) + "\n")

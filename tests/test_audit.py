@@ -15,16 +15,39 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (Value, canonical_board, decode, parse_spec, permutations,
-                                    play, transform)
-from tablebase.query.audit import (CHECKS, AuditInputError, BuiltinCandidate, FunctionCandidate,
-                                   Selection, audit, audit_builtins, builtin_names, moves_to,
-                                   open_candidate, open_gtp_engine, orientations,
-                                   read_return, select_positions)
-from tablebase.query.cli import main
-from tablebase.query.audit.processes import (EngineStartError, GameRefusedError, SolverImportError,
-                                             split_target)
+from tablebase.builder.game import (
+    Value,
+    canonical_board,
+    decode,
+    parse_spec,
+    permutations,
+    play,
+    transform,
+)
+from tablebase.query.audit import (
+    CHECKS,
+    AuditInputError,
+    BuiltinCandidate,
+    FunctionCandidate,
+    Selection,
+    audit,
+    audit_builtins,
+    builtin_names,
+    moves_to,
+    open_candidate,
+    open_gtp_engine,
+    orientations,
+    read_return,
+    select_positions,
+)
+from tablebase.query.audit.processes import (
+    EngineStartError,
+    GameRefusedError,
+    SolverImportError,
+    split_target,
+)
 from tablebase.query.audit.solvers import SOLVERS
+from tablebase.query.cli import main
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game
 
@@ -415,7 +438,8 @@ def test_exit_statuses(db: str, capsys: pytest.CaptureFixture[str],
             (["--solver", "broken_solvers:nope"], "has no function 'nope'"),
             (["--solver", "builtin:nope"], "no textbook solver named 'nope'"),
             (["--solver", "broken_solvers:correct", "--positions", "some"], "--positions 'some'"),
-            (["--solver", "broken_solvers:correct", "--timeout", "0"], "timeout must be a positive number"),
+            (["--solver", "broken_solvers:correct", "--timeout", "0"],
+             "timeout must be a positive number"),
     ):
         status, out, err = run(capsys, "audit", "tictactoe", *argv, "--db", db)
         assert status == 2 and out == "" and message in err and err.count("\n") == 1, argv
@@ -435,7 +459,8 @@ def test_json_report(db: str, capsys: pytest.CaptureFixture[str],
     data = json.loads(out)
     assert set(data) == {"spec", "solver", "selection", "orientations", "seed", "check",
                          "positions", "boards", "agreed", "mismatched", "mismatched_positions",
-                         "mismatches", "declined", "gave_up", "stopped_after", "shapes", "checks", "seconds", "restarts",
+                         "mismatches", "declined", "gave_up", "stopped_after", "shapes", "checks",
+                         "seconds", "restarts",
                          "examples", "orientations_auto", "asked"}
     assert data["selection"] == "ply:2" and data["positions"] == 12
     assert data["mismatches"] == {"illegal-move": 12} and data["shapes"] == {"value, move": 12}

@@ -16,6 +16,7 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query.notation import board_text, play_moves
+
 # `browser` is test_browser.py's fixture: one Chromium per module, launched the same way.
 from tests.test_browser import Server, _settled, _shown_board, browser  # noqa: F401
 
@@ -157,7 +158,8 @@ def test_a_near_win_is_far_from_the_axis(browser: Any, server: Server, tmp_path:
     _settled(page)
     cells = page.eval_on_selector_all(
         "#board rect.open", "els => els.map(r => r.getAttribute('fill'))")
-    digits = page.eval_on_selector_all("#board text.depth", "els => els.map(t => t.getAttribute('fill'))")
+    digits = page.eval_on_selector_all("#board text.depth",
+                                       "els => els.map(t => t.getAttribute('fill'))")
     assert len(cells) == len(digits) > 0
     for cell, digit in zip(cells, digits):
         assert _contrast(cell, digit) >= 4.5, (cell, digit)

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest

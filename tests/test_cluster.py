@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed]) is not installed")
 
-from tablebase.builder.cluster import cuts, executor as cluster  # noqa: E402
-from tablebase.builder.cluster import DaskExecutor, open_cluster  # noqa: E402
+from tablebase.builder.cluster import DaskExecutor, cuts, open_cluster  # noqa: E402  # noqa: E402
+from tablebase.builder.cluster import executor as cluster
 from tablebase.builder.game import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.builder.progress import NO_PROGRESS  # noqa: E402

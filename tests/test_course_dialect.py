@@ -13,9 +13,9 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.audit import Selection, audit, open_gtp_engine
+from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
 from tablebase.query.audit.games import parse_opponent, play_audit
 from tablebase.query.cli import main
-from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
 from tablebase.query.notation import column_name
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game

@@ -11,11 +11,16 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.game import canonical, encode, parse_spec
-from tablebase.query import open_tablebase
-from tablebase.query.export import (COLUMNS, ExportFileError, UnknownFormatError, export_file,
-                                    export_positions)
-from tablebase.query.notation import parse_board
 from tablebase.builder.pipeline import build
+from tablebase.query import open_tablebase
+from tablebase.query.export import (
+    COLUMNS,
+    ExportFileError,
+    UnknownFormatError,
+    export_file,
+    export_positions,
+)
+from tablebase.query.notation import parse_board
 from tests.reference import Game, parse, play
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 import sqlite3
 import warnings
-from contextlib import closing
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np

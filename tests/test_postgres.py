@@ -16,11 +16,11 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.builder.workdir import work_path
-from tests.stored import decode_blocks
 from tablebase.query.cli import main
 from tests.conftest import game_row, stored_rows
 from tests.pgserver import Server, ServerUnavailable, start_server
 from tests.reference import Game
+from tests.stored import decode_blocks
 
 ENDGAME_SPEC = "7x6k4+gravity"
 ENDGAME_MOVES = "c1 e1 d1 d2 c2 d3 e2 e3 d4 d5 b1 a1 e4 c3 d6 c4 e5 e6 f1 f2 f3 c5 c6 f4 f5 g1"

@@ -14,7 +14,8 @@ from tablebase.builder.game.orders import FOUND, move_orders, order_status, ston
 from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.symmetry import canonical_many, permutations
 from tablebase.query.notation import parse_board, play_moves
-from tests.reference import Game, parse, play as reference_play, reachable_from
+from tests.reference import Game, parse, reachable_from
+from tests.reference import play as reference_play
 
 ROOTS = [("4x4k4", ""), ("3x3k3", ""), ("4x4k3", "b2 c3 c2 b3"), ("5x4k4+gravity", ""),
          ("7x7k5", "d4 d5 c4 a1 b1 c1 e1 f1 g1 a2 b2 c2 e2 f2 g2 a3"),

@@ -5,8 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (InvalidPositionError, Value, check_position, legal_moves,
-                                    outcome, parse_spec, play, side_to_move)
+from tablebase.builder.game import (
+    InvalidPositionError,
+    Value,
+    check_position,
+    legal_moves,
+    outcome,
+    parse_spec,
+    play,
+    side_to_move,
+)
 from tablebase.builder.game.geometry import lines
 from tablebase.builder.game.values import possible
 from tests.reference import Game

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from tablebase.builder.game import Spec, parse_spec
-from tablebase.query.audit import (AuditInputError, Selection, audit, open_candidate,
-                                   parse_selection, select_positions)
+from tablebase.query.audit import (
+    AuditInputError,
+    Selection,
+    audit,
+    open_candidate,
+    parse_selection,
+    select_positions,
+)
 from tablebase.query.cli import main
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game, parse, play

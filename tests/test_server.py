@@ -21,8 +21,8 @@ with warnings.catch_warnings():
 
 from tablebase.query import open_tablebase  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
-from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS  # noqa: E402
+from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
 from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game  # noqa: E402
@@ -66,7 +66,8 @@ def _cli_json(*argv: str, capsys: pytest.CaptureFixture[str]) -> object:
 def test_health(client: TestClient) -> None:
     r = client.get("/health")
     assert r.status_code == 200 and r.json() == {
-        "status": "ok", "search": {"seconds": DEFAULT_SEARCH_SECONDS, "running": 0, "most": os.cpu_count() or 1}}
+        "status": "ok",
+        "search": {"seconds": DEFAULT_SEARCH_SECONDS, "running": 0, "most": os.cpu_count() or 1}}
     assert r.headers["access-control-allow-origin"] == "*"
 
 
@@ -184,8 +185,8 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
         assert got["board"] == "/".join("".join(".xo"[v] for v in board[r * 4:(r + 1) * 4])
                                         for r in range(3))
     with open_tablebase(db) as tb:
-        from tablebase.query.shapes import probe_json
         from tablebase.query.notation import parse_board
+        from tablebase.query.shapes import probe_json
         for text, got in zip(texts[:50], answers[:50]):
             board = parse_board(tb.spec("4x3k3"), text)
             assert got == probe_json(tb.spec("4x3k3"), board, tb.probe("4x3k3", board))

@@ -8,15 +8,37 @@ from types import ModuleType
 
 import pytest
 
-from tablebase.builder.game import (InvalidPositionError, Spec, Value, canonical, decode, encode,
-                                    legal_moves, parse_spec, permutations, play, transform)
+from tablebase.builder.game import (
+    InvalidPositionError,
+    Spec,
+    Value,
+    canonical,
+    decode,
+    encode,
+    legal_moves,
+    parse_spec,
+    permutations,
+    play,
+    transform,
+)
 from tablebase.builder.pipeline import build
-from tablebase.query.tablebase import open_tablebase
-from tablebase.query.audit.solvers import (SOLVERS, SearchTooLargeError, SolverResult,
-                                           UnknownSolverError, alphabeta, alphabeta_sym,
-                                           alphabeta_tt, boolean, depth, get_solver, minimax,
-                                           negamax, node_counts)
+from tablebase.query.audit.solvers import (
+    SOLVERS,
+    SearchTooLargeError,
+    SolverResult,
+    UnknownSolverError,
+    alphabeta,
+    alphabeta_sym,
+    alphabeta_tt,
+    boolean,
+    depth,
+    get_solver,
+    minimax,
+    negamax,
+    node_counts,
+)
 from tablebase.query.audit.solvers.boolean import prove
+from tablebase.query.tablebase import open_tablebase
 
 MODULES: dict[str, ModuleType] = {
     "minimax": minimax, "negamax": negamax, "boolean": boolean, "alphabeta": alphabeta,

@@ -4,10 +4,10 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
-from contextlib import closing
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np

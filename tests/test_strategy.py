@@ -11,8 +11,8 @@ import pytest
 
 from tablebase.query import open_tablebase
 from tablebase.query.cli import main
-from tablebase.query.shapes import strategy_json
 from tablebase.query.play.strategy import NoStrategyError, find_strategy
+from tablebase.query.shapes import strategy_json
 from tests.reference import DRAW, WIN, Game
 
 CHARS = {".": 0, "x": 1, "o": 2}

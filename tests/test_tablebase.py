@@ -11,14 +11,28 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from tablebase.db.reader import UrlStore
-from tablebase.builder.game import (InvalidPositionError, Value, canonical, canonical_board,
-                                    canonical_many, encode, legal_moves, open_cells, outcome,
-                                    parse_spec)
+from tablebase.builder.game import (
+    InvalidPositionError,
+    Value,
+    canonical,
+    canonical_board,
+    canonical_many,
+    encode,
+    legal_moves,
+    open_cells,
+    outcome,
+    parse_spec,
+)
 from tablebase.builder.game.symmetry import canonical_many_lookup
 from tablebase.db.errors import DatabaseError, GameNotBuiltError
-from tablebase.query import (ImpossiblePositionError, MissingPositionError, NotationError,
-                             Tablebase, open_tablebase)
+from tablebase.db.reader import UrlStore
+from tablebase.query import (
+    ImpossiblePositionError,
+    MissingPositionError,
+    NotationError,
+    Tablebase,
+    open_tablebase,
+)
 from tablebase.query.notation import board_text, parse_board
 from tests.conftest import stored_rows
 from tests.reference import Game

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tablebase.builder.cluster.tasks import SAMPLE
 from tablebase.builder.enumerator import OPEN, children, classify
 from tablebase.builder.game.codec import digits
 from tablebase.builder.game.root import Root

@@ -32,9 +32,20 @@ import numpy as np
 
 from tablebase.builder.cluster import shared_table
 from tablebase.builder.cluster.cuts import next_cuts
-from tablebase.builder.cluster.tasks import (DIRECT, SHARED, SORTED, RangeDone, RangeSolved,
-                                             enumerate_range, expand_range, incoming, kids_path,
-                                             lookup_range, range_piece, solve_range)
+from tablebase.builder.cluster.tasks import (
+    DIRECT,
+    SHARED,
+    SORTED,
+    RangeDone,
+    RangeSolved,
+    enumerate_range,
+    expand_range,
+    incoming,
+    kids_path,
+    lookup_range,
+    range_piece,
+    solve_range,
+)
 from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.executor import SolvedTier
 from tablebase.builder.game.root import Root

@@ -1,13 +1,13 @@
 """The lookup table that the workers of one machine share while a cluster solves.
 
-A byte per code (score + OFFSET, 0 for absent: builder/codetable.py) in a file of /dev/shm, which every worker of
-the machine maps: no worker loads tier p+1 into a table of its own. Each owner writes its
-range's scores into its machine's table once it has solved them. Before solving tier p, a
-task makes sure that its machine's table holds every range of tier p+1: the ranges solved on
-other machines (or before a resumed build) are read from the work directory, once per
+A byte per code (score + OFFSET, 0 for absent: builder/codetable.py) in a file of /dev/shm,
+which every worker of the machine maps: no worker loads tier p+1 into a table of its own. Each
+owner writes its range's scores into its machine's table once it has solved them. Before solving
+tier p, a task makes sure that its machine's table holds every range of tier p+1: the ranges
+solved on other machines (or before a resumed build) are read from the work directory, once per
 machine, under a lock. A marker file beside the table says which ranges it holds, so a range
-half written by a worker that died is written again. The files are named after the solve
-(a new name each time) and the machine; the client removes them when the solve ends.
+half written by a worker that died is written again. The files are named after the solve (a new
+name each time) and the machine; the client removes them when the solve ends.
 """
 from __future__ import annotations
 

@@ -21,7 +21,6 @@ another worker when one dies. Nothing here imports Dask, except to ask the worke
 """
 from __future__ import annotations
 
-
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,8 +40,15 @@ from tablebase.builder.memory import MemoryPlan, steady_malloc
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
 from tablebase.builder.threads import one_thread
-from tablebase.builder.workdir import (DTYPES, ArrayWriter, DiskArray, part_path,
-                                       private_tmp, read_parts, write_part)
+from tablebase.builder.workdir import (
+    DTYPES,
+    ArrayWriter,
+    DiskArray,
+    part_path,
+    private_tmp,
+    read_parts,
+    write_part,
+)
 from tablebase.db.blocks import BlockRow
 from tablebase.db.writer import BlockTarget
 

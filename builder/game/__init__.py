@@ -7,11 +7,25 @@ from __future__ import annotations
 
 from tablebase.builder.game.codec import EMPTY, O, X, decode, digits, encode
 from tablebase.builder.game.errors import GameError, InvalidPositionError, InvalidSpecError
-from tablebase.builder.game.rules import (PLAYER_NAMES, check_position, legal_moves, mover_at,
-                                          open_cells, outcome, parents, play, side_to_move)
+from tablebase.builder.game.rules import (
+                                          PLAYER_NAMES,
+                                          check_position,
+                                          legal_moves,
+                                          mover_at,
+                                          open_cells,
+                                          outcome,
+                                          parents,
+                                          play,
+                                          side_to_move,
+)
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
-from tablebase.builder.game.symmetry import (canonical, canonical_board, canonical_many,
-                                             permutations, transform)
+from tablebase.builder.game.symmetry import (
+                                          canonical,
+                                          canonical_board,
+                                          canonical_many,
+                                          permutations,
+                                          transform,
+)
 from tablebase.builder.game.values import WIN_SCORE, Value, score
 
 __all__ = [

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-EMPTY, X, O = 0, 1, 2
+EMPTY, X, O = 0, 1, 2  # noqa: E741 (O is the player, as on the board)
 
 
 @lru_cache(maxsize=None)

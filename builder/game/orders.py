@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
 from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.spec import Spec
+
+# The rules kernel's compiled line test, put here by _kernel() before it compiles the functions
+# below (imported there: importing the rules must not import numba).
+made_line: Any = None
 
 # A row's status, as the kernel leaves it.
 FOUND, NONE, GAVE_UP = 0, 1, 2

@@ -13,8 +13,9 @@ digit of weight 3**i). For the empty board the free cells are all the cells, so 
 codes are exactly the codes of codec.py. A line still counts for a player when the root has
 none of the other player's stones on it (and, under +exact, none of theirs beyond its ends);
 restricted to the free cells it is a bitmask, and the player has made it once all its free
-cells are theirs and none of the free cells beyond its ends (a second bitmask). The table's symmetry maps are the
-board's maps that fix the root (its stabiliser), acting on the free cells.
+cells are theirs and none of the free cells beyond its ends (a second bitmask). The table's
+symmetry maps are the board's maps that fix the root (its stabiliser), acting on the free
+cells.
 """
 from __future__ import annotations
 

@@ -6,15 +6,30 @@ something that answers; `selection` picks the positions; `solvers/` are the text
 """
 from __future__ import annotations
 
-from tablebase.query.audit.candidates import (BUILTIN_PREFIX, DEFAULT_TIMEOUT, BuiltinCandidate,
-                                              Candidate, EngineCandidate, FunctionCandidate,
-                                              moves_to, open_candidate, open_gtp_engine,
-                                              read_return)
-from tablebase.query.audit.positions import (CHECKS, KINDS, AuditReport, BuiltinAudit,
-                                             Counterexample, audit, audit_builtins, builtin_names,
-                                             judge)
-from tablebase.query.audit.selection import (Selection, orientations, parse_selection,
-                                             select_positions)
+from tablebase.query.audit.candidates import (
+                                              BUILTIN_PREFIX,
+                                              DEFAULT_TIMEOUT,
+                                              BuiltinCandidate,
+                                              Candidate,
+                                              EngineCandidate,
+                                              FunctionCandidate,
+                                              moves_to,
+                                              open_candidate,
+                                              open_gtp_engine,
+                                              read_return,
+)
+from tablebase.query.audit.positions import (
+                                              CHECKS,
+                                              KINDS,
+                                              AuditReport,
+                                              BuiltinAudit,
+                                              Counterexample,
+                                              audit,
+                                              audit_builtins,
+                                              builtin_names,
+                                              judge,
+)
+from tablebase.query.audit.selection import Selection, orientations, parse_selection, select_positions
 from tablebase.query.errors import AuditInputError
 
 __all__ = ["AuditInputError", "AuditReport", "BUILTIN_PREFIX", "BuiltinAudit", "BuiltinCandidate",

@@ -22,12 +22,12 @@ from typing import Any, Protocol
 from tablebase.builder.game import EMPTY, Spec, Value
 from tablebase.builder.game.errors import SearchLimitError
 from tablebase.builder.game.orders import stone_order
-from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
-from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.gtp_client import GtpEngine
-from tablebase.query.notation import board_text, move_name, place, plies, to_move_name
+from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
+from tablebase.query.errors import AuditInputError
+from tablebase.query.notation import board_text, move_name, place, plies, to_move_name
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"

@@ -22,8 +22,15 @@ from dataclasses import dataclass
 from tablebase.builder.game import InvalidPositionError, Spec, Value
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.audit.candidates import Candidate, EngineCandidate, Reply
-from tablebase.query.audit.course_reading import (COURSE, SETTINGS, CourseCase, is_course_file,
-                                                  point, point_fault, read_course_file)
+from tablebase.query.audit.course_reading import (
+    COURSE,
+    SETTINGS,
+    CourseCase,
+    is_course_file,
+    point,
+    point_fault,
+    read_course_file,
+)
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
 from tablebase.query.errors import MissingPositionError

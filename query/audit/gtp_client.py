@@ -31,10 +31,18 @@ from collections import deque
 from collections.abc import Sequence
 
 from tablebase.builder.game import Spec
-from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, EngineAnswer,
-                                             EngineStartError, Failure, GameRefusedError,
-                                             keep_nonblank, pump_lines, start_failure)
 from tablebase.query.audit.dialects import DIALECTS, Dialect
+from tablebase.query.audit.processes import (
+    QUIT_GRACE,
+    STARTUP_GRACE,
+    EngineAnswer,
+    EngineStartError,
+    Failure,
+    GameRefusedError,
+    keep_nonblank,
+    pump_lines,
+    start_failure,
+)
 
 # Seconds to wait, after an unreadable answer, for a second response that would show the engine
 # answering out of step (one response too many to an earlier command).

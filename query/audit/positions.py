@@ -21,13 +21,17 @@ from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query.audit.candidates import BuiltinCandidate, Candidate, Reply, _to_move
 from tablebase.query.audit.estimate import FIRST_ANSWERS, FIRST_SECONDS, answers_note
+from tablebase.query.audit.selection import (
+    EVERY_IMAGE_LIMIT,
+    Selection,
+    images,
+    orientations,
+    select_positions,
+)
+from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import move_name, outcome_text, parse_move, place, plies
-from tablebase.query.audit.selection import (EVERY_IMAGE_LIMIT, Selection, images, orientations,
-                                             select_positions)
-from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.tablebase import Tablebase
-
 
 CHECKS = ("value", "move", "depth")
 # Mismatch kinds, in the order reports list them.

@@ -4,7 +4,6 @@ the seed and the code, or every distinct image)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-
 from dataclasses import dataclass, replace
 
 import numpy as np

@@ -12,8 +12,15 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from tablebase.builder.game import Spec
-from tablebase.query.audit.processes import (QUIT_GRACE, STARTUP_GRACE, Failure, Returned,
-                                             SolverImportError, describe_exception, split_target)
+from tablebase.query.audit.processes import (
+    QUIT_GRACE,
+    STARTUP_GRACE,
+    Failure,
+    Returned,
+    SolverImportError,
+    describe_exception,
+    split_target,
+)
 
 
 def _load(module_name: str, function_name: str, directory: str) -> Any:
@@ -25,9 +32,11 @@ def _load(module_name: str, function_name: str, directory: str) -> Any:
             raise SolverImportError(
                 f"no module named {module_name!r} in {directory} (the current directory) or on"
                 " the import path") from None
-        raise SolverImportError(f"importing module {module_name!r} failed: {describe_exception(e)}") from None
+        raise SolverImportError(
+            f"importing module {module_name!r} failed: {describe_exception(e)}") from None
     except (Exception, SystemExit) as e:
-        raise SolverImportError(f"importing module {module_name!r} failed: {describe_exception(e)}") from None
+        raise SolverImportError(
+            f"importing module {module_name!r} failed: {describe_exception(e)}") from None
     where = getattr(module, "__file__", None) or module_name
     if not hasattr(module, function_name):
         defined = sorted(name for name, obj in vars(module).items()

@@ -8,19 +8,23 @@ import sys
 from typing import Any
 
 from tablebase.builder.game import Value, parse_spec
-from tablebase.query.cli.common import (EXIT_OK, board_from_args, db_option, position_args,
-                                        progress, root_option)
+from tablebase.query.cli.common import (
+    EXIT_OK,
+    board_from_args,
+    db_option,
+    position_args,
+    progress,
+    root_option,
+)
+from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
 from tablebase.query.play.game import play_game
-from tablebase.query.cli.solve import search_options
 from tablebase.query.records import MoveInfo
 from tablebase.query.search.answers import SearchedMove, moves_or_search, probe_or_search
 from tablebase.query.shapes import answer_json, line_json, moves_json
 from tablebase.query.tablebase import open_tablebase
-
-
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:

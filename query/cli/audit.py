@@ -6,17 +6,30 @@ import json
 from typing import Any
 
 from tablebase.builder.game import Spec, parse_spec
-from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, db_option, note_on_stderr,
-                                        progress, whole_number)
-from tablebase.query.errors import AuditInputError
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
+from tablebase.query.cli.common import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    db_option,
+    note_on_stderr,
+    progress,
+    whole_number,
+)
 from tablebase.query.cli.solve import search_options
+from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from tablebase.query.audit import (BUILTIN_PREFIX, audit, audit_builtins, builtin_names,
-                                       open_candidate, open_gtp_engine, parse_selection)
+    from tablebase.query.audit import (
+        BUILTIN_PREFIX,
+        audit,
+        audit_builtins,
+        builtin_names,
+        open_candidate,
+        open_gtp_engine,
+        parse_selection,
+    )
     from tablebase.query.audit.estimate import builtins_note, estimate_builtins
     from tablebase.query.audit.games import parse_opponent, play_audit
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play

@@ -13,9 +13,19 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.game import InvalidPositionError, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
-from tablebase.query.cli.common import (EXIT_MISMATCH, EXIT_OK, UsageError, board_from_args,
-                                        db_option, gib, mib, progress, root_option, size,
-                                        whole_number)
+from tablebase.query.cli.common import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    UsageError,
+    board_from_args,
+    db_option,
+    gib,
+    mib,
+    progress,
+    root_option,
+    size,
+    whole_number,
+)
 from tablebase.query.notation import board_text, outcome_text, to_move_name
 from tablebase.query.shapes import verify_json
 from tablebase.query.tablebase import open_tablebase

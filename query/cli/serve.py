@@ -42,8 +42,7 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablebase.query.server.app import (DB_VARIABLE, SEARCH_VARIABLE, SEARCHES_VARIABLE,
-                                            make_app)
+    from tablebase.query.server.app import DB_VARIABLE, SEARCH_VARIABLE, SEARCHES_VARIABLE, make_app
     from tablebase.query.server.searches import default_searches
     from tablebase.query.tablebase import open_tablebase
 

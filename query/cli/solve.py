@@ -11,12 +11,24 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from tablebase.builder.game import Spec, parse_spec
-from tablebase.query.cli.common import (EXIT_OK, EXIT_USAGE, UsageError, board_from_args,
-                                        position_args, progress)
+from tablebase.query.cli.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    board_from_args,
+    position_args,
+    progress,
+)
 from tablebase.query.errors import one_line
 from tablebase.query.notation import board_text
-from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, SOLVE_BATCH, budget,
-                                            open_for_answers, solve, solve_each)
+from tablebase.query.search.answers import (
+    DEFAULT_SEARCH_SECONDS,
+    SOLVE_BATCH,
+    budget,
+    open_for_answers,
+    solve,
+    solve_each,
+)
 from tablebase.query.shapes import answer_json, numbered_json
 
 

@@ -9,10 +9,17 @@ import sys
 from typing import Any
 
 from tablebase.builder.game import parse_spec
-from tablebase.query.cli.common import (EXIT_OK, UsageError, board_from_args, db_option,
-                                        position_args, progress, whole_number)
-from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
+from tablebase.query.cli.common import (
+    EXIT_OK,
+    UsageError,
+    board_from_args,
+    db_option,
+    position_args,
+    progress,
+    whole_number,
+)
 from tablebase.query.notation import board_text
+from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 from tablebase.query.tablebase import open_tablebase
 
@@ -118,7 +125,8 @@ def register(commands: Any) -> None:
     p.add_argument("--dot", metavar="FILE",
                    help="write the strategy as a Graphviz graph, each position once (needs a"
                         " single side: give --side on a drawn position)")
-    p.add_argument("--max-nodes", type=whole_number(0, "a whole number >= 0"), default=DEFAULT_MAX_NODES, metavar="N",
+    p.add_argument("--max-nodes", type=whole_number(0, "a whole number >= 0"),
+                   default=DEFAULT_MAX_NODES, metavar="N",
                    help="--json includes the whole tree only up to N nodes (default: 100000)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_strategy)

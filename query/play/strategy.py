@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.game import O, X, Spec, Value, canonical_board, legal_moves, side_to_move
+from tablebase.builder.game import O, Spec, Value, X, canonical_board, legal_moves, side_to_move
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_text, move_name, place, to_move_name
 from tablebase.query.tablebase import Position, Tablebase

@@ -11,18 +11,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from tablebase.builder.game import (Spec, Value, check_position, mover_at, open_cells,
-                                    parse_spec)
+from tablebase.builder.game import Spec, Value, check_position, mover_at, open_cells, parse_spec
 from tablebase.builder.game.errors import SearchLimitError
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
-from tablebase.query.notation import (board_text, game_over_text, move_name, parse_board,
-                                      parse_position, to_move_name)
+from tablebase.query.notation import (
+    board_text,
+    game_over_text,
+    move_name,
+    parse_board,
+    parse_position,
+    to_move_name,
+)
 from tablebase.query.records import MoveInfo, Probe
-from tablebase.query.tables import LOAD_LIMIT
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.tables import LOAD_LIMIT
 
 if TYPE_CHECKING:
     from tablebase.query.search.board import LeafTable

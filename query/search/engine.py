@@ -28,9 +28,9 @@ from tablebase.query.notation import outcome_text
 from tablebase.query.search import gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run, run_many
-from tablebase.query.search.moves import invert
 from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
+from tablebase.query.search.moves import invert
 
 # Deepening stops at a step that would cost more nodes than this: the value search takes over.
 DEEPEN_NODES = 1 << 18

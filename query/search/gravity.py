@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
 from tablebase.builder.game.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
 from tablebase.builder.game.bitboard import popcount as _popcount
 from tablebase.builder.game.compiled import njit
-from numba.core import cgutils, types
-from numba.extending import intrinsic
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
@@ -184,7 +185,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     hi = min(hi, np.int64((e >> _HI_SHIFT) & _FIELD) - _BIAS)
                 elif tables and open_:
                     xs, os = (me, me ^ mk) if n % 2 == 0 else (me ^ mk, me)
-                    held = _NONE if moving and d == 0 else table_score(lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n)
+                    held = _NONE if moving and d == 0 else table_score(
+                        lt_info, lt_bits, lt_data, lt_codes, lt_scores, xs, os, n)
                     if held != _NONE:
                         hits += 1
                         lo = hi = held

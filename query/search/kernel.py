@@ -55,14 +55,29 @@ Arrays (the `Board` of engine.py makes them):
 from __future__ import annotations
 
 import numpy as np
-from tablebase.builder.game.compiled import njit
 
-from tablebase.query.search.lookup import (ALL_CELLS, INF, LOSS, NO_LOSS, NO_WIN, WIN, leaf,
-                                           slot_of, store, stored_zone)
+from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import ends_clear
+from tablebase.query.search.lookup import (
+    ALL_CELLS,
+    INF,
+    LOSS,
+    NO_LOSS,
+    NO_WIN,
+    WIN,
+    leaf,
+    slot_of,
+    store,
+    stored_zone,
+)
 from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
-from tablebase.query.search.proofs import (PAIRING_STEPS, REPLY_STEPS, cannot_win, hit_lines,
-                                           refuting_reply)
+from tablebase.query.search.proofs import (
+    PAIRING_STEPS,
+    REPLY_STEPS,
+    cannot_win,
+    hit_lines,
+    refuting_reply,
+)
 
 WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further

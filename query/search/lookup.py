@@ -3,6 +3,7 @@ board itself in its smallest orientation), and the score a stored table gives it
 from __future__ import annotations
 
 import numpy as np
+
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import lower_bound
 

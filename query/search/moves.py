@@ -93,7 +93,6 @@ def candidates(par, board, out):  # type: ignore[no-untyped-def]
 def order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me):  # type: ignore[no-untyped-def]
     """Sort moves[:m] best first: `first` (the table's best move) leads, then by the lines the
     move builds and blocks (a heuristic: it only orders, never prunes)."""
-    k = par[3]
     for i in range(m):
         c = moves[i]
         key = 0

@@ -28,9 +28,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from tablebase.builder.game.compiled import njit
 
 from tablebase.builder.game import Spec
+from tablebase.builder.game.compiled import njit
 
 # At most this many choices are kept for one run and one set of open windows (the smallest
 # first): fewer choices only make the search miss pairings, never claim a false one.

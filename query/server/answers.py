@@ -20,12 +20,23 @@ from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import (board_texts, empty_board, json_kind, parse_board,
-                                      parse_boards, play_moves)
-from tablebase.query.search.answers import (DEFAULT_SEARCH_SECONDS, examine_tables, search_moves,
-                                            searcher)
-from tablebase.query.shapes import (game_json, line_json, moves_json, probe_json, probe_json_many,
-                                    stats_json)
+from tablebase.query.notation import (
+    board_texts,
+    empty_board,
+    json_kind,
+    parse_board,
+    parse_boards,
+    play_moves,
+)
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, examine_tables, search_moves, searcher
+from tablebase.query.shapes import (
+    game_json,
+    line_json,
+    moves_json,
+    probe_json,
+    probe_json_many,
+    stats_json,
+)
 from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:

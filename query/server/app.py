@@ -25,8 +25,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tablebase.builder.game import GameError
 from tablebase.db.errors import GameNotBuiltError, StorageError
-from tablebase.query.errors import (MissingPositionError, MissingTableError, QueryError, error_text,
-                                    one_line)
+from tablebase.query.errors import (
+    MissingPositionError,
+    MissingTableError,
+    QueryError,
+    error_text,
+    one_line,
+)
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches

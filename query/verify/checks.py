@@ -137,7 +137,8 @@ def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, ch
     with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
         tiers = _split(tb, game, checker, Path(tmp), found, chunk, progress)
         report.positions = sum(tiers.values())
-        if tiers.get(table.ply, 0) == 0 or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
+        stored = tiers.get(table.ply, 0) > 0
+        if not stored or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
             what = "the empty board" if table.is_whole else "the endgame's root"
             found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
         origin = "the empty board" if table.is_whole else "the root"

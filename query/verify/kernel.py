@@ -10,8 +10,8 @@ verify.py's own numpy check, which words the problem; rows that pass are not loo
 from __future__ import annotations
 
 import numpy as np
-from tablebase.builder.game.compiled import njit
 
+from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.kernel import made_line
 from tablebase.builder.game.root import Root

@@ -9,8 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tablebase.builder.game import EMPTY, Spec
-from tablebase.query.audit.solvers import (alphabeta, alphabeta_sym, alphabeta_tt, boolean, depth,
-                                           minimax, negamax)
+from tablebase.query.audit.solvers import (
+    alphabeta,
+    alphabeta_sym,
+    alphabeta_tt,
+    boolean,
+    depth,
+    minimax,
+    negamax,
+)
 from tablebase.query.audit.solvers.common import SearchTooLargeError, SolverResult
 
 Solver = Callable[[Spec, Sequence[int]], SolverResult]

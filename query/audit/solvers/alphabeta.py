@@ -9,8 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tablebase.builder.game import Spec, Value, side_to_move
-from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
-                                                  search_rules)
+from tablebase.query.audit.solvers.common import (
+    SearchRules,
+    SolverResult,
+    Tally,
+    other,
+    prepare,
+    search_rules,
+)
 
 # Pruning usually leaves a small part of the tree, but the worst case is still all of it.
 MAX_EMPTY = 12

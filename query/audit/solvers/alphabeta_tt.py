@@ -10,8 +10,14 @@ from collections.abc import Callable, Sequence
 from enum import Enum
 
 from tablebase.builder.game import Spec, Value, encode, side_to_move
-from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
-                                                  search_rules)
+from tablebase.query.audit.solvers.common import (
+    SearchRules,
+    SolverResult,
+    Tally,
+    other,
+    prepare,
+    search_rules,
+)
 
 # The table holds at most one entry per position below the board, far fewer than the tree's nodes.
 MAX_EMPTY = 16

@@ -10,8 +10,14 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from tablebase.builder.game import Spec, Value, side_to_move
-from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
-                                                  search_rules)
+from tablebase.query.audit.solvers.common import (
+    SearchRules,
+    SolverResult,
+    Tally,
+    other,
+    prepare,
+    search_rules,
+)
 
 # Both searches stop at the first success or failure, so they reach a little further than minimax.
 MAX_EMPTY = 12

@@ -10,8 +10,14 @@ from collections.abc import Sequence
 
 from tablebase.builder.game import EMPTY, Spec, Value, score, side_to_move
 from tablebase.builder.game.values import WIN_SCORE
-from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
-                                                  search_rules)
+from tablebase.query.audit.solvers.common import (
+    SearchRules,
+    SolverResult,
+    Tally,
+    other,
+    prepare,
+    search_rules,
+)
 
 # The whole game tree is searched, as by plain negamax.
 MAX_EMPTY = 10

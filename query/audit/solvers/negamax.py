@@ -8,8 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tablebase.builder.game import Spec, Value, side_to_move
-from tablebase.query.audit.solvers.common import (SearchRules, SolverResult, Tally, other, prepare,
-                                                  search_rules)
+from tablebase.query.audit.solvers.common import (
+    SearchRules,
+    SolverResult,
+    Tally,
+    other,
+    prepare,
+    search_rules,
+)
 
 # The whole game tree is searched; ten empty cells is about ten million nodes at most.
 MAX_EMPTY = 10
