@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test bench bench-peers clean
+.PHONY: install run test lint bench bench-peers clean
 
 install: $(STAMP)
 
@@ -19,7 +19,12 @@ run: $(STAMP)
 	$(VENV)/bin/tablebase info tictactoe
 	$(VENV)/bin/tablebase moves tictactoe
 
-test: $(STAMP)
+# Lint, import order and types first (seconds), then the suite on both cores.
+lint: $(STAMP)
+	$(PY) -m ruff check builder db query tests
+	$(PY) tests/typecheck.py
+
+test: lint
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)

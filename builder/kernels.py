@@ -131,7 +131,7 @@ def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarr
             if not seen:
                 distinct += 1
         orbits[r] = distinct
-        stones = 0
+        stones = np.int64(0)
         for i in range(cells):
             if d[i] == last:
                 stones |= np.int64(1) << i
@@ -173,7 +173,7 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
             words[w] = 0
             base = w << 6
             while word:
-                out[n] = base + trailing_zeros(word)
+                out[n] = base + trailing_zeros(word)  # type: ignore[call-arg]  # numba's intrinsic
                 n += 1
                 word &= word - np.uint64(1)
         w += 1
@@ -197,7 +197,7 @@ def _probe(keys: np.ndarray, shift: int, code: int) -> int:
     h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
     while keys[h] != code and keys[h] != EMPTY_KEY:
         h = (h + 1) & mask
-    return h
+    return int(h)
 
 
 @njit(cache=True, nogil=True)
@@ -298,7 +298,7 @@ def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
         return kids[:n]
 
     pieces = split_rows(len(codes), part)
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)  # type: ignore[return-value]
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
 
 
 def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
@@ -343,11 +343,11 @@ def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: n
     counts = split_rows(len(codes), lambda piece, a, b: _fill_part(
         codes, scores, keys, values, shift, int(halves[piece]), int(halves[piece + 1]),
         lates[piece]))
-    if any(int(n) < 0 for n in counts):  # type: ignore[call-overload]
+    if any(int(n) < 0 for n in counts):
         hash_fill(codes, scores, keys, values, shift)  # far too many crossings: all again
         return
     for late, n in zip(lates, counts):
-        picked = late[: int(n)]  # type: ignore[call-overload]
+        picked = late[: int(n)]
         hash_fill(codes[picked], scores[picked], keys, values, shift)
 
 

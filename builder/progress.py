@@ -14,6 +14,8 @@ class ProgressBar(Protocol):
 
     def set_postfix(self, **kwargs: Any) -> Any: ...
 
+    def set_postfix_str(self, s: str = "") -> Any: ...
+
 
 ProgressFactory = Callable[..., AbstractContextManager[ProgressBar]]
 
@@ -29,6 +31,9 @@ class _Silent:
         return None
 
     def set_postfix(self, **kwargs: Any) -> None:
+        return None
+
+    def set_postfix_str(self, s: str = "") -> None:
         return None
 
 

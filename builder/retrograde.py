@@ -18,10 +18,10 @@ from tablebase.builder.game.root import Root
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
-from tablebase.builder.workdir import WorkDir
+from tablebase.builder.workdir import TierArray, WorkDir
 
 
-def solve_tier(root: Root, ply: int, codes: np.ndarray, term: np.ndarray, table: CodeTable,
+def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
     scores = np.asarray(term).copy()
@@ -66,5 +66,5 @@ def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             bar.set_postfix(ply=ply)
 
 
-def _get(work: WorkDir, plan: MemoryPlan, kind: str, ply: int) -> np.ndarray:
+def _get(work: WorkDir, plan: MemoryPlan, kind: str, ply: int) -> TierArray:
     return work.get(kind, ply, in_memory=plan.fits(work.nbytes(kind, ply)))

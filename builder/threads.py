@@ -8,12 +8,14 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
 
 import numpy as np
 
 THREADS = max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                       else (os.cpu_count() or 1)))
 PARALLEL_ROWS = 1 << 14  # below this, a second thread costs more than it saves
+T = TypeVar("T")
 _pool: ThreadPoolExecutor | None = None
 
 
@@ -37,7 +39,7 @@ def in_parallel(rows: int) -> bool:
     return THREADS > 1 and rows >= PARALLEL_ROWS and not getattr(_local, "alone", False)
 
 
-def split_rows(rows: int, work: Callable[[int, int, int], object]) -> list[object]:
+def split_rows(rows: int, work: Callable[[int, int, int], T]) -> list[T]:
     """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
     large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
     global _pool

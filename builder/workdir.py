@@ -13,13 +13,17 @@ import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
 
 from tablebase.builder.manifest import Manifest
 
 # Every array kind has one dtype; files are raw little-endian arrays named KIND_PLY.bin.
-DTYPES = {"codes": np.dtype("<i8"), "term": np.dtype("i1"), "scores": np.dtype("i1")}
+DTYPES: dict[str, np.dtype[Any]] = {"codes": np.dtype("<i8"), "term": np.dtype("i1"),
+                                    "scores": np.dtype("i1")}
+# A tier's array: in memory, or read from its file (or part files) piece by piece.
+TierArray: TypeAlias = "np.ndarray | DiskArray | JoinedArray"
 
 
 def work_path(database: str, spec_name: str, under: str | None = None) -> Path:
@@ -91,7 +95,7 @@ class WorkDir:
             tmp = self.path / f"{name}.tmp"
             data.tofile(tmp)
             os.replace(tmp, self.path / name)
-            self._record(name, zlib.crc32(data), data.nbytes)
+            self._record(name, zlib.crc32(data.data), data.nbytes)
         self._pending.clear()
         tmp = self.path / "manifest.json.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
@@ -149,7 +153,7 @@ class WorkDir:
             return
         data.tofile(tmp)
         os.replace(tmp, self._file(kind, ply))
-        self._record(self._file(kind, ply).name, zlib.crc32(data), data.nbytes)
+        self._record(self._file(kind, ply).name, zlib.crc32(data.data), data.nbytes)
         self._keep(self._file(kind, ply).name, data)
 
     def writer(self, kind: str, ply: int) -> ArrayWriter:
@@ -168,8 +172,13 @@ class WorkDir:
         """How many part files hold one tier's array (0: it is one file)."""
         return int(self.manifest.parts.get(f"{kind}_{ply}", 0))
 
-    def get(self, kind: str, ply: int, *, in_memory: bool = True
-            ) -> np.ndarray | DiskArray | JoinedArray:
+    @overload
+    def get(self, kind: str, ply: int, *, in_memory: Literal[True] = ...) -> np.ndarray: ...
+
+    @overload
+    def get(self, kind: str, ply: int, *, in_memory: bool) -> TierArray: ...
+
+    def get(self, kind: str, ply: int, *, in_memory: bool = True) -> TierArray:
         """One tier's array of `kind`: read into memory, or read piece by piece from disk."""
         path, dtype = self._file(kind, ply), DTYPES[kind]
         if path.name in self._kept:
@@ -224,7 +233,17 @@ def write_part(path: Path, kind: str, ply: int, index: int, array: np.ndarray
     tmp = private_tmp(final)
     data.tofile(tmp)
     os.replace(tmp, final)
-    return final.name, zlib.crc32(data), data.nbytes
+    return final.name, zlib.crc32(data.data), data.nbytes
+
+
+@overload
+def read_parts(path: Path, kind: str, ply: int, parts: int, *,
+               in_memory: Literal[True] = ...) -> np.ndarray: ...
+
+
+@overload
+def read_parts(path: Path, kind: str, ply: int, parts: int, *,
+               in_memory: bool) -> np.ndarray | JoinedArray: ...
 
 
 def read_parts(path: Path, kind: str, ply: int, parts: int, *, in_memory: bool = True
@@ -265,10 +284,11 @@ class ArrayWriter:
                     self._file = open(self._tmp, "wb")
                     for early in self._chunks:
                         early.tofile(self._file)
-                        self._crc = zlib.crc32(early, self._crc)
+                        self._crc = zlib.crc32(early.data, self._crc)
                 self._chunks = None
+        assert self._file is not None  # opened above once the chunks outgrew the kept size
         data.tofile(self._file)
-        self._crc = zlib.crc32(data, self._crc)
+        self._crc = zlib.crc32(data.data, self._crc)
 
     def close(self) -> None:
         """Finish the file, give it its final name and record its CRC-32 for `intact`."""
@@ -329,7 +349,8 @@ class DiskArray:
     def rank(self, value: int | None, past: int) -> int:
         """How many values of this ascending array are below `value` (None: `past`), found by
         bisection (a few reads)."""
-        return past if value is None else bisect.bisect_left(self, value)  # type: ignore[arg-type]
+        # Its rows are numpy integers, which the stubs do not count as comparable with an int.
+        return past if value is None else bisect.bisect_left(self, value)  # type: ignore[type-var]
 
     def narrow(self, low: int | None, high: int | None) -> DiskArray:
         """Keep only the values in [low, high) (None: unbounded) of this ascending array;
@@ -363,7 +384,12 @@ class JoinedArray:
     def __len__(self) -> int:
         return int(self._starts[-1])
 
-    def __getitem__(self, key: int | slice) -> np.ndarray | np.generic:
+    def __getitem__(self, key: int | slice | np.ndarray) -> np.ndarray | np.generic:
+        if isinstance(key, np.ndarray):  # rows in ascending chunks, as DiskArray takes them
+            if key.size == 0:
+                return np.empty(0, dtype=self.dtype)
+            low = int(key.min())
+            return np.asarray(self[low : int(key.max()) + 1])[key - low]
         if isinstance(key, slice):
             start, stop, step = key.indices(len(self))
             if step != 1:
@@ -381,7 +407,7 @@ class JoinedArray:
         return self._parts[at][i - int(self._starts[at])]
 
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
-        whole = self[0 : len(self)]
+        whole = np.asarray(self[0 : len(self)])
         return whole if dtype is None else whole.astype(dtype)
 
     def close(self) -> None:

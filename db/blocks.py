@@ -59,7 +59,7 @@ class Block(NamedTuple):
     """One decoded block: where it sits and its positions (codes ascending, scores)."""
 
     ply: int
-    index: int
+    index: int  # type: ignore[assignment]  # a field named as tuple's method
     first: int
     next: int
     codes: np.ndarray
@@ -71,7 +71,7 @@ class BlockRow(NamedTuple):
 
     first: int
     ply: int
-    count: int
+    count: int  # type: ignore[assignment]  # a field named as tuple's method
     data: bytes
 
 

@@ -51,7 +51,7 @@ class _Table:
         self.table = str(game.positions_table)
         self._quoted = '"' + self.table.replace('"', '""') + '"'
 
-    def _fail(self, e: sqlite3.Error) -> DatabaseError:
+    def _fail(self, e: sqlite3.Error | UnicodeDecodeError) -> DatabaseError:
         return read_error(f"positions of {self._label}", e)
 
     @contextmanager

@@ -128,7 +128,7 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
                     spec=params.spec, root=params.root, width=params.width,
                     height=params.height, k=params.k,
                     gravity=params.gravity, misere=params.misere, status=STATUS_BUILDING,
-                    schema_version=SCHEMA_VERSION, tool_version="")).inserted_primary_key[0]
+                    schema_version=SCHEMA_VERSION, tool_version="")).inserted_primary_key[0]  # type: ignore[index]
                 keep = None
             else:
                 game_id, keep = row.id, row.positions_table
@@ -361,7 +361,8 @@ def _stored_bytes(conn: Connection, handle: BuildHandle) -> int | None:
     name = handle.table_name
     try:
         if conn.dialect.name == "postgresql":
-            return int(conn.exec_driver_sql("SELECT pg_total_relation_size(%s)", (name,)).scalar())
+            return int(conn.exec_driver_sql("SELECT pg_total_relation_size(%s)",
+                                            (name,)).scalar_one())
         if conn.dialect.name == "sqlite":
             with conn.begin_nested():  # dbstat may be missing: a failure must not end the build
                 found = conn.exec_driver_sql("SELECT SUM(pgsize) FROM dbstat WHERE name = ?",

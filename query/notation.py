@@ -269,6 +269,7 @@ def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
             raise IllegalMoveError(f"move {text!r}: column {letters} is full")
         landing = free[0]
     if not number:  # a column alone, with +gravity (checked above)
+        assert landing is not None
         return landing
     cell = (spec.height - int(number)) * spec.width + col
     if board[cell] != EMPTY:
@@ -342,7 +343,7 @@ def parse_boards(spec: Spec, texts: Sequence[Any]) -> np.ndarray:
     bad = ~plain
     if plain.any():
         chosen = np.flatnonzero(plain)
-        raw = np.frombuffer("".join(texts[i] for i in chosen).encode("ascii"),
+        raw = np.frombuffer("".join(texts[int(i)] for i in chosen).encode("ascii"),
                             dtype=np.uint8).reshape(len(chosen), length)
         slashes = np.array([r * (w + 1) + w for r in range(h - 1)], dtype=np.int64)
         cells = np.delete(np.arange(length), slashes)

@@ -106,7 +106,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "reachable": game.reachable,
         "canonical": game.canonical,
         "terminal": game.terminal,
-        "root_value": Value(game.root_value).word,
+        "root_value": None if game.root_value is None else Value(game.root_value).word,
         "root_depth": game.root_depth,
         "checksum": game.checksum,
         "layout": game.layout,

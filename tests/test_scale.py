@@ -242,3 +242,21 @@ def test_a_disk_array_narrows_to_a_code_range(tmp_path: Path) -> None:
             if len(expected) > 3:
                 assert data[1] == expected[1] and np.array_equal(data[1:3], expected[1:3])
             data.close()
+
+
+def test_a_joined_array_reads_rows_as_one_array_does(tmp_path: Path) -> None:
+    # A tier read from part files piece by piece, as the solve reads the open rows of a chunk.
+    import numpy as np
+
+    from tablebase.builder.workdir import DiskArray, JoinedArray
+
+    whole = np.arange(1_000, dtype=np.int64) * 7
+    parts = []
+    for i, piece in enumerate(np.array_split(whole, 3)):
+        path = tmp_path / f"part{i}.bin"
+        piece.tofile(path)
+        parts.append(DiskArray(path, np.dtype(np.int64)))
+    joined = JoinedArray(parts)
+    for rows in (np.array([5, 6, 400, 401, 999]), np.arange(300, 700), np.array([], np.int64)):
+        assert np.array_equal(np.asarray(joined[rows]), whole[rows])
+    assert joined[334] == whole[334] and np.array_equal(joined[330:340], whole[330:340])

@@ -94,7 +94,7 @@ def source_stamp(path: str) -> str:
     return digest.hexdigest()
 
 
-class _Locator(caching._CacheLocator):  # type: ignore[misc, name-defined]
+class _Locator(caching._CacheLocator):
     """numba's own locator for the file (the same cache folder), with the package's stamp."""
 
     def __init__(self, inner: Any, py_file: str) -> None:

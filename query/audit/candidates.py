@@ -126,7 +126,7 @@ def _whole(raw: object) -> int | None:
     if isinstance(raw, bool):
         return None  # True == 1, but a solver that says True has not said "win"
     try:
-        return index(raw)
+        return index(raw)  # type: ignore[arg-type]  # anything: TypeError says it is no int
     except TypeError:
         pass
     if isinstance(raw, Real):  # float, numpy's float32 and float64

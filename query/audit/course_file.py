@@ -180,7 +180,10 @@ def _cell(spec: Spec, board: tuple[int, ...], reply: Reply, gtp: bool) -> tuple[
         written = reply.said.split()[-1]
         fault = point_fault(spec, board, written)
         cell = point(spec, written)
-        return written, fault if fault is not None or cell is None else cell
+        if fault is not None:
+            return written, fault
+        assert cell is not None  # a point with no fault names a cell
+        return written, cell
     words = re.split(r"[\s'\"(),=]+", reply.said)
     written = next((w for w in words if w and w.lower() == reply.move), reply.move)
     try:

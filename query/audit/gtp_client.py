@@ -105,8 +105,9 @@ class GtpEngine:
             raise EngineStartError(f"cannot start engine {self.command!r}: {why}") from None
         self._process = process
         # Fresh queues per process: lines still arriving from a killed one are never read.
-        self._lines = lines = queue.Queue()
-        self._errors = errors = deque(maxlen=3)
+        lines: queue.Queue[str | None] = queue.Queue()
+        errors: deque[str] = deque(maxlen=3)
+        self._lines, self._errors = lines, errors
         threading.Thread(target=pump_lines, args=(process.stdout, lines.put), daemon=True).start()
         self._stderr_reader = threading.Thread(
             target=pump_lines, args=(process.stderr, keep_nonblank(errors)), daemon=True)

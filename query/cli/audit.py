@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import Spec, parse_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
@@ -18,6 +19,9 @@ from tablebase.query.cli.common import (
 from tablebase.query.cli.solve import search_options
 from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import open_tablebase
+
+if TYPE_CHECKING:  # the audit is imported when a command runs (its startup cost)
+    from tablebase.query.audit.candidates import Candidate
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
@@ -65,6 +69,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             else:
                 print_builtins(spec, audits)
             return EXIT_OK if all(a.report.ok for a in audits) else EXIT_MISMATCH
+        opened: AbstractContextManager[Candidate]
         if args.engine is not None:
             opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:
@@ -114,6 +119,7 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     cases = read_course_file(spec, path)  # a bad file fails here, before any solver
     search = args.search  # None (--no-search): only the tables settle a case
     with open_for_answers(args.db, searching=search is not None) as tb:
+        opened: AbstractContextManager[Candidate]
         if args.engine is not None:
             opened = open_gtp_engine(args.engine, spec, timeout=args.timeout, dialect=args.dialect)
         else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -71,8 +72,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
                                  bar_format="{desc}: {postfix}") as bar:
+        started = time.monotonic()
+
         def shown(nodes: int, hits: int) -> None:
-            rate = nodes / max(bar.format_dict["elapsed"], 1e-9)
+            rate = nodes / max(time.monotonic() - started, 1e-9)
             bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits")
         answer = solve(tb, spec, board, budget(args.time, args.nodes), progress=shown,
                        use_tables=not args.no_tables)

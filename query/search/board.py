@@ -167,7 +167,10 @@ class Board:
 def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """tinfo, tdata, tcodes, tscores (lookup.leaf) of the tables at the leaves."""
-    info, data, codes, scores = [], [], [], []
+    info: list[list[int]] = []
+    data: list[int] = []
+    codes: list[np.ndarray] = []
+    scores: list[np.ndarray] = []
     offset = 0
     full = permutations(spec)
     for table in leaves:

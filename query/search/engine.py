@@ -125,6 +125,9 @@ class Searcher:
                 spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
         self._outcomes: dict[tuple[int, int], tuple[Value, int]] = {}  # score_outcome's
         self._deadline: float | None = None
+        # What a run out of budget answers: (low, high, depth, move) proved so far.
+        self._partial: tuple[Value, Value, int | None, int | None] = (
+            Value.LOSS, Value.WIN, None, None)
         self._cancel: threading.Event | None = None
         self._progress: Progress | None = None
 

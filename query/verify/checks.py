@@ -123,7 +123,8 @@ def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, ch
     found = _Collector(report, table, limit)
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
     checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
-    damaged = [(f"the database file: {line}", None) for line in tb.integrity(thorough)]
+    damaged: list[tuple[str, int | None]] = [
+        (f"the database file: {line}", None) for line in tb.integrity(thorough)]
     if not damaged:
         damaged = [(f"{d.where} is damaged ({d.reason}); rebuild the table with --force", d.ply)
                    for d in tb.table(spec, root).damage()]

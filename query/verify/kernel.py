@@ -95,11 +95,11 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             # The child's value is the opponent's: its loss is our win, and so on.
             if kv == LOSS:
                 any_loss = True
-                fastest = min(fastest, kd + 1)
+                fastest = min(fastest, int(kd) + 1)
             elif kv == DRAW:
                 any_draw = True
             else:
-                slowest = max(slowest, kd + 1)
+                slowest = max(slowest, int(kd) + 1)
         if flagged[r]:
             continue
         if any_loss:
