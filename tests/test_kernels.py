@@ -139,12 +139,21 @@ def test_a_hash_table_filled_on_two_cores_finds_every_code(
     codes = np.unique(rng.integers(0, 3 ** 20, n * 2))[:n]
     scores = rng.integers(-64, 65, len(codes)).astype(np.int8)
     keys = np.full(slots, kernels.EMPTY_KEY, dtype=np.int64)
-    values = np.zeros(slots, dtype=np.int8)
     shift = 64 - (slots.bit_length() - 1)
-    kernels.fill_hash(codes, scores, keys, values, shift)
+    kernels.fill_hash(codes, scores, keys, shift)
     assert (keys != kernels.EMPTY_KEY).sum() == len(codes)
-    found = [kernels._probe(keys, shift, int(c)) for c in codes]
-    assert keys[found].tolist() == codes.tolist() and values[found].tolist() == scores.tolist()
+    found = keys[[kernels._probe(keys, shift, int(c)) for c in codes]]
+    assert (found >> kernels.SCORE_BITS).tolist() == codes.tolist()
+    assert [kernels.hashed_score(int(e)) for e in found] == scores.tolist()
+
+
+def test_a_hash_slot_holds_the_largest_code_and_every_score() -> None:
+    """A slot's word keeps a code of HASH_CELLS cells and any score of [-64, 64] apart."""
+    top = 3 ** kernels.HASH_CELLS - 1
+    for score in (-64, -1, 0, 1, 63, 64):
+        entry = int(kernels._entry(top, score))
+        assert entry > 0 and entry >> kernels.SCORE_BITS == top
+        assert kernels.hashed_score(entry) == score
 
 
 def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.MonkeyPatch) -> None:
