@@ -84,12 +84,14 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     at = np.empty(GROUP * nfree, dtype=np.int64)
     first = np.zeros(GROUP + 1, dtype=np.int64)  # row r's children: kids[first[r]:first[r + 1]]
     empties = np.zeros(GROUP, dtype=np.int64)
+    playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
     n = codes.shape[0]
     for a in range(0, n, GROUP):
         b = min(a + GROUP, n)
         m = 0
         for r in range(a, b):
             flagged[r] = False
+            playing[r - a] = False
             first[r - a] = m
             code = codes[r]
             for i in range(nfree):
@@ -119,6 +121,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 flagged[r] = v != DRAW or dep != 0
                 continue
             mover = 3 - last
+            playing[r - a] = True
             for i in range(nfree):
                 cell = free[i]
                 if board[cell] != 0:
@@ -135,9 +138,9 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
         first[b - a] = m
         _search(kid_codes, kids, m, at)
         for r in range(a, b):
-            lo, hi = first[r - a], first[r - a + 1]
-            if lo == hi:
+            if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
+            lo, hi = first[r - a], first[r - a + 1]
             any_loss = False
             any_draw = False
             fastest = 1 << 30
