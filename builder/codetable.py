@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.kernels import DIRECT, EMPTY_KEY, HASH_CELLS, HASHED, OFFSET, SORTED
+from tablebase.builder.hashtable import EMPTY_KEY, HASH_CELLS, fill_hash
+from tablebase.builder.kernels import DIRECT, HASHED, OFFSET, SORTED
 
 # Table bytes per stored position above which a direct table loses to a hash table or search.
 SPARSE = 64
@@ -126,7 +127,7 @@ class CodeTable:
             slots = hash_slots(len(codes))
             self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
             self._shift = 64 - (slots.bit_length() - 1)
-            kernels.fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
+            fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
                               self._keys, self._shift)
 
     def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, int]:
