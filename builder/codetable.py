@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.kernels import DIRECT, EMPTY_KEY, HASHED, OFFSET, SORTED
+from tablebase.builder.hashtable import EMPTY_KEY, HASH_CELLS, fill_hash
+from tablebase.builder.kernels import DIRECT, HASHED, OFFSET, SORTED
 
 # Table bytes per stored position above which a direct table loses to a hash table or search.
 SPARSE = 64
@@ -42,29 +43,30 @@ def hash_slots(positions: int) -> int:
 
 
 def hash_bytes(positions: int) -> int:
-    """Bytes of the hash table of a tier of `positions`: a code and a score per slot."""
-    return 9 * hash_slots(positions)
+    """Bytes of the hash table of a tier of `positions`: a word (a code and its score) a slot."""
+    return 8 * hash_slots(positions)
 
 
 class CodeTable:
     """Deduplicate codes by marking, and look up one int8 score per code of the loaded tier.
 
     `direct`: a byte per code, for marking and lookups; `bits`: two bitmaps for marking (one
-    per thread); `hashed`: lookups in a hash table of the tier where there is no byte array.
+    per thread); `hashed`: lookups in a hash table of the tier where there is no byte array
+    (codes of at most HASH_CELLS cells; else binary search).
     """
 
     def __init__(self, cells: int, direct: bool, bits: bool = False, hashed: bool = False) -> None:
         self.size = 3 ** cells
         self.direct = direct
         self.bits = bits
-        self.hashed = hashed and not direct
+        self.hashed = hashed and not direct and cells <= HASH_CELLS
         self._slots = np.zeros(self.size, dtype=np.uint8) if direct else None
         # np.zeros: the OS hands out zero pages lazily, so untouched words cost nothing.
         self._words = [np.zeros(-(-self.size // 64), dtype=np.uint64) for _ in range(2)] \
             if bits else []
         self._codes: np.ndarray = _NO_CODES
         self._scores: np.ndarray = _NO_SCORES
-        self._keys, self._values, self._shift = _NO_CODES, _NO_SCORES, 0
+        self._keys, self._shift = _NO_CODES, 0
 
     @classmethod
     def over(cls, cells: int, slots: np.ndarray) -> CodeTable:
@@ -124,18 +126,18 @@ class CodeTable:
         elif self.hashed:
             slots = hash_slots(len(codes))
             self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
-            self._values = np.zeros(slots, dtype=np.int8)
             self._shift = 64 - (slots.bit_length() - 1)
-            kernels.fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
-                              self._keys, self._values, self._shift)
+            fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
+                              self._keys, self._shift)
 
     def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, int]:
         """What a compiled lookup needs (kernels.solve): (DIRECT / HASHED / SORTED, byte
-        slots, hash keys or sorted codes, their scores, hash shift), unused parts empty."""
+        slots, hash table or sorted codes, the sorted codes' scores, hash shift), unused
+        parts empty."""
         if self._slots is not None:
             return DIRECT, self._slots, _NO_CODES, _NO_SCORES, 0
         if self.hashed:
-            return HASHED, _NO_SLOTS, self._keys, self._values, self._shift
+            return HASHED, _NO_SLOTS, self._keys, _NO_SCORES, self._shift
         return (SORTED, _NO_SLOTS, np.asarray(self._codes, np.int64),
                 np.asarray(self._scores, np.int8), 0)
 
@@ -162,4 +164,4 @@ class CodeTable:
             for start in range(0, len(self._codes), step):
                 self._slots[np.asarray(self._codes[start : start + step], dtype=np.int64)] = 0
         self._codes, self._scores = _NO_CODES, _NO_SCORES
-        self._keys, self._values = _NO_CODES, _NO_SCORES
+        self._keys = _NO_CODES

@@ -20,9 +20,18 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import backup, lower_bound, made_mask
+from tablebase.builder.game.kernel import backup, lower_bound, made_mask, prefetch
 from tablebase.builder.game.values import WIN_SCORE
-from tablebase.builder.threads import THREADS, in_parallel, one_thread, split_rows
+from tablebase.builder.hashtable import (
+    EMPTY_KEY,
+    GROUP,
+    fill_part,
+    hash_fill,
+    hashed_score,
+    home,
+    probe_from,
+)
+from tablebase.builder.threads import one_thread, split_rows
 
 __all__ = ["one_thread", "split_rows"]  # re-exported: the verify pass splits its rows too
 
@@ -180,97 +189,64 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
     return n, w
 
 
-# --- a tier as an open-addressing hash table: codes -> scores --------------------------------
-#
-# A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one
-# page per lookup; a hash table of twice the tier's size is small enough to stay in cache for
-# all but the largest tiers. Slot h holds a code (EMPTY_KEY when free) and its score; a code
-# lives at the first free slot from hash(code), wrapping around.
-
-EMPTY_KEY = -1
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _probe(keys: np.ndarray, shift: int, code: int) -> int:
-    """The slot holding `code`, or the free slot where the search for it ends."""
-    mask = keys.shape[0] - 1
-    h = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
-    while keys[h] != code and keys[h] != EMPTY_KEY:
-        h = (h + 1) & mask
-    return int(h)
-
-
-@njit(cache=True, nogil=True)
-def hash_fill(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
-              shift: int) -> None:
-    """Insert distinct `codes` with their `scores` (keys: all EMPTY_KEY, 2**(64 - shift) slots)."""
-    for i in range(codes.shape[0]):
-        h = _probe(keys, shift, codes[i])
-        keys[h] = codes[i]
-        values[h] = scores[i]
-
-
-@njit(cache=True, nogil=True)
-def _fill_part(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
-               shift: int, lo: int, hi: int, late: np.ndarray) -> int:
-    """hash_fill for the codes whose home slot is in [lo, hi), probing no further than hi - 1:
-    those that would go further are left, by index, in `late`; their count (-1: too many)."""
-    n = 0
-    for i in range(codes.shape[0]):
-        h = np.int64((np.uint64(codes[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(shift))
-        if h < lo or h >= hi:
-            continue
-        while h < hi and keys[h] != EMPTY_KEY:  # distinct codes: never the code itself
-            h += 1
-        if h == hi:
-            if n == late.shape[0]:
-                return -1
-            late[n] = i
-            n += 1
-        else:
-            keys[h] = codes[i]
-            values[h] = scores[i]
-    return n
-
-
 @njit(cache=True, nogil=True)
 def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
            stone: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
            shift: int, best: np.ndarray) -> int:
     """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
     child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
-    table (`keys`, `values`, `shift`); SORTED, binary search in sorted `keys` with `values`.
-    Returns the first child missing from the loaded tier, or MISSING."""
+    table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
+    Returns the first child missing from the loaded tier, or MISSING.
+
+    GROUP parents at a time: first every child of the group, each look-up prefetched, then
+    each parent's best; the look-ups of a group wait on memory together."""
     cells, maps = weights.shape
     d = np.empty(cells, dtype=np.int64)
     img = np.empty(maps, dtype=np.int64)
     size = keys.shape[0]
-    for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        top = UNSET
-        for c in range(cells):
-            if not _legal(d, below, gravity, c):
-                continue
-            kid = _child(img, weights, stone, c)
-            if mode == DIRECT:
-                raw = np.int64(slots[kid])
-                if raw < OFFSET - 64:
-                    return kid
-                score = raw - OFFSET
-            elif mode == HASHED:
-                at = _probe(keys, shift, kid)
-                if keys[at] != kid:
-                    return kid
-                score = np.int64(values[at])
-            else:
-                lo = lower_bound(keys, 0, size, kid)
-                if lo == size or keys[lo] != kid:
-                    return kid
-                score = np.int64(values[lo])
-            value = backup(score)
-            if value > top:
-                top = value
-        best[r] = top
+    kids = np.empty(GROUP * cells, dtype=np.int64)
+    homes = np.empty(GROUP * cells, dtype=np.int64)
+    ends = np.zeros(GROUP + 1, dtype=np.int64)
+    n = codes.shape[0]
+    for a in range(0, n, GROUP):
+        b = min(a + GROUP, n)
+        k = 0
+        for r in range(a, b):
+            _decode(codes[r], weights, d, img)
+            for c in range(cells):
+                if _legal(d, below, gravity, c):
+                    kid = _child(img, weights, stone, c)
+                    kids[k] = kid
+                    if mode == DIRECT:
+                        prefetch(slots, kid)
+                    elif mode == HASHED:
+                        homes[k] = home(kid, shift)
+                        prefetch(keys, homes[k])
+                    k += 1
+            ends[r - a + 1] = k
+        for r in range(a, b):
+            top = UNSET
+            for k in range(ends[r - a], ends[r - a + 1]):
+                kid = kids[k]
+                if mode == DIRECT:
+                    raw = np.int64(slots[kid])
+                    if raw < OFFSET - 64:
+                        return kid
+                    score = int(raw) - OFFSET
+                elif mode == HASHED:
+                    entry = keys[probe_from(keys, homes[k], kid)]
+                    if entry == EMPTY_KEY:
+                        return kid
+                    score = hashed_score(entry)
+                else:
+                    lo = lower_bound(keys, 0, size, kid)
+                    if lo == size or keys[lo] != kid:
+                        return kid
+                    score = int(values[lo])
+                value = backup(score)
+                if value > top:
+                    top = value
+            best[r] = top
     return MISSING
 
 
@@ -329,28 +305,6 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
     return term, orbits
 
 
-def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, values: np.ndarray,
-              shift: int) -> None:
-    """hash_fill, on one core per half of the table for large tiers: each thread inserts the
-    codes whose home slot is in its half, and the few whose probe would cross into the other
-    half are inserted after (inserting a code twice finds it: the table is the same)."""
-    codes, scores = _arr(codes, np.int64), _arr(scores, np.int8)
-    if not in_parallel(len(codes)):
-        hash_fill(codes, scores, keys, values, shift)
-        return
-    halves = np.linspace(0, len(keys), THREADS + 1).astype(np.int64)
-    lates = [np.empty(1 << 16, dtype=np.int64) for _ in range(THREADS)]
-    counts = split_rows(len(codes), lambda piece, a, b: _fill_part(
-        codes, scores, keys, values, shift, int(halves[piece]), int(halves[piece + 1]),
-        lates[piece]))
-    if any(int(n) < 0 for n in counts):
-        hash_fill(codes, scores, keys, values, shift)  # far too many crossings: all again
-        return
-    for late, n in zip(lates, counts):
-        picked = late[: int(n)]
-        hash_fill(codes[picked], scores[picked], keys, values, shift)
-
-
 def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
           lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
@@ -375,9 +329,10 @@ def warm_up() -> None:
     mark(codes, weights, below, False, 1, [np.zeros(9, np.uint8)])
     mark(codes, weights, below, False, 1, [np.zeros(1, np.uint64), np.zeros(1, np.uint64)])
     classify(codes, weights, 1, np.ones(1, np.int64), np.zeros(1, np.int64), False, False, UNSET)
-    keys, values = np.full(8, EMPTY_KEY, np.int64), np.zeros(8, np.int8)  # 8 slots: shift 61
-    hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61)
-    _fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, values, 61, 0, 8,
+    keys = np.full(8, EMPTY_KEY, np.int64)  # 8 slots: shift 61
+    hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61)
+    fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61, 0, 8,
                np.zeros(1, np.int64))
-    solve(codes, weights, below, False, 1, (HASHED, np.zeros(0, np.uint8), keys, values, 61))
+    solve(codes, weights, below, False, 1,
+          (HASHED, np.zeros(0, np.uint8), keys, np.zeros(0, np.int8), 61))
     take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))

@@ -30,6 +30,8 @@ from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_probe import bench_probe  # noqa: E402
 from tests.bench_search import bench_search  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
+from tests.bench_verify import SPECS as VERIFY_SPECS  # noqa: E402
+from tests.bench_verify import bench_verify  # noqa: E402
 
 BUILD_SPECS = ["3x3k3", "4x3k3", "4x4k3", "4x4k4", "4x4k4+gravity", "5x4k4+gravity",
                "6x4k4+gravity"]
@@ -187,7 +189,7 @@ def main() -> None:
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
                                               "audit", "levels", "cluster", "postgres", "search",
-                                              "peer", "all"], default="all")
+                                              "peer", "verify", "all"], default="all")
     parser.add_argument("--bock-repo", metavar="PATH",
                         help="a checkout of markus7800/Connect4-Strong-Solver, for --section peer")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -222,6 +224,8 @@ def main() -> None:
         bench_postgres()
     if args.section in ("search", "all"):
         bench_search()
+    if args.section in ("verify", "all"):
+        bench_verify(tuple(args.specs) if args.specs else VERIFY_SPECS)
     if args.section in ("peer", "all"):
         bench_bock(lambda name: _in_child(name, "--one", name), args.bock_repo)
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablebase.builder import codetable as codetable_module
-from tablebase.builder import kernels, threads
+from tablebase.builder import hashtable, kernels, threads
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.builder.pipeline import build
@@ -121,9 +121,10 @@ def test_expand_refuses_more_moves_than_its_bound() -> None:
 
 def test_warm_up_loads_every_kernel() -> None:
     kernels.warm_up()
-    for name in ("_expand", "_mark", "_classify", "_solve", "hash_fill", "_fill_part",
-                 "take_bits"):
+    for name in ("_expand", "_mark", "_classify", "_solve", "take_bits"):
         assert getattr(kernels, name).signatures, name
+    for name in ("hash_fill", "fill_part"):
+        assert getattr(hashtable, name).signatures, name
     assert len(kernels._mark.signatures) == 2  # into a byte table, and into bitmaps
 
 
@@ -138,13 +139,22 @@ def test_a_hash_table_filled_on_two_cores_finds_every_code(
     rng = np.random.default_rng(n)
     codes = np.unique(rng.integers(0, 3 ** 20, n * 2))[:n]
     scores = rng.integers(-64, 65, len(codes)).astype(np.int8)
-    keys = np.full(slots, kernels.EMPTY_KEY, dtype=np.int64)
-    values = np.zeros(slots, dtype=np.int8)
+    keys = np.full(slots, hashtable.EMPTY_KEY, dtype=np.int64)
     shift = 64 - (slots.bit_length() - 1)
-    kernels.fill_hash(codes, scores, keys, values, shift)
-    assert (keys != kernels.EMPTY_KEY).sum() == len(codes)
-    found = [kernels._probe(keys, shift, int(c)) for c in codes]
-    assert keys[found].tolist() == codes.tolist() and values[found].tolist() == scores.tolist()
+    hashtable.fill_hash(codes, scores, keys, shift)
+    assert (keys != hashtable.EMPTY_KEY).sum() == len(codes)
+    found = keys[[hashtable.probe(keys, shift, int(c)) for c in codes]]
+    assert (found >> hashtable.SCORE_BITS).tolist() == codes.tolist()
+    assert [hashtable.hashed_score(int(e)) for e in found] == scores.tolist()
+
+
+def test_a_hash_slot_holds_the_largest_code_and_every_score() -> None:
+    """A slot's word keeps a code of HASH_CELLS cells and any score of [-64, 64] apart."""
+    top = 3 ** hashtable.HASH_CELLS - 1
+    for score in (-64, -1, 0, 1, 63, 64):
+        entry = int(hashtable.entry(top, score))
+        assert entry > 0 and entry >> hashtable.SCORE_BITS == top
+        assert hashtable.hashed_score(entry) == score
 
 
 def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.MonkeyPatch) -> None:

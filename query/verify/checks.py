@@ -8,6 +8,7 @@ binary search, and the outcome rule is spelt out on values and depths (not on sc
 from __future__ import annotations
 
 import tempfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -219,45 +220,63 @@ def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, orig
 def _split(tb: Tablebase, game: GameRecord, checker: Any, tmp: Path, found: _Collector,
            batch: int, progress: ProgressFactory) -> dict[int, int]:
     """Stream the table into one file per ply (codes, value, depth, each in code order),
-    checking the checksum and every recorded count on the way; return rows per ply."""
+    checking the checksum and every recorded count on the way; return rows per ply.
+
+    The table is read (its blocks decoded and merged) on this thread while another takes the
+    chunk read before it: hashes it, counts its orbits and files its rows by ply."""
     root = checker.root
     checksum = TableChecksum()
     tiers: dict[int, int] = {}
     per_ply: dict[int, list[int]] = {}  # ply -> [canonical, wins, draws, losses]
-    reachable = 0
+    reachable = [0]
     files: dict[tuple[int, str], Any] = {}
+
+    def take(codes: np.ndarray, ply: np.ndarray, value: np.ndarray, depth: np.ndarray) -> None:
+        checksum.add(codes, ply, value, depth)
+        sane = (codes >= 0) & (codes < 3 ** root.cells)
+        if sane.any():
+            reachable[0] += int(checker.orbit_sizes(codes[sane]).sum())
+        in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
+        for i in np.flatnonzero(~in_range)[:8]:
+            found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"
+                      f" position of this table", None, int(ply[i]))
+        # The chunk's rows by ply (a stable sort keeps each ply's rows in code order).
+        rows = np.flatnonzero(in_range)
+        rows = rows[np.argsort(ply[rows], kind="stable")]
+        plies = ply[rows]
+        cuts = np.flatnonzero(plies[1:] != plies[:-1]) + 1
+        for part in np.split(rows, cuts) if len(rows) else []:
+            p = int(ply[part[0]])
+            v = value[part]
+            counts = per_ply.setdefault(p, [0, 0, 0, 0])
+            counts[0] += len(part)
+            for k, want in enumerate((WIN, DRAW, LOSS), 1):
+                counts[k] += int(np.count_nonzero(v == want))
+            for kind, data in (("codes", codes), ("value", value), ("depth", depth)):
+                handle = files.get((p, kind))
+                if handle is None:
+                    handle = files[(p, kind)] = open(tmp / f"{kind}_{p}.bin", "wb")
+                data[part].astype(_DTYPES[kind]).tofile(handle)
+            tiers[p] = tiers.get(p, 0) + len(part)
+
     try:
         with progress(desc=f"read {root.name}", total=game.canonical or 0, unit="pos",
-                      unit_scale=True) as bar:
-            for codes, ply, value, depth in tb.table(root.spec, root.board).positions(batch):
-                checksum.add(codes, ply, value, depth)
-                sane = (codes >= 0) & (codes < 3 ** root.cells)
-                if sane.any():
-                    reachable += int(checker.orbit_sizes(codes[sane]).sum())
-                in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
-                for i in np.flatnonzero(~in_range)[:8]:
-                    found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"
-                              f" position of this table", None, int(ply[i]))
-                for p in np.unique(ply[in_range]).tolist():
-                    at = in_range & (ply == p)
-                    counts = per_ply.setdefault(p, [0, 0, 0, 0])
-                    counts[0] += int(np.count_nonzero(at))
-                    for k, v in enumerate((WIN, DRAW, LOSS), 1):
-                        counts[k] += int(np.count_nonzero(at & (value == v)))
-                    for kind, data in (("codes", codes), ("value", value), ("depth", depth)):
-                        handle = files.get((p, kind))
-                        if handle is None:
-                            handle = files[(p, kind)] = open(tmp / f"{kind}_{p}.bin", "wb")
-                        data[at].astype(_DTYPES[kind]).tofile(handle)
-                    tiers[p] = tiers.get(p, 0) + int(np.count_nonzero(at))
-                bar.update(len(codes))
+                      unit_scale=True) as bar, ThreadPoolExecutor(1) as pool:
+            waiting: Future[None] | None = None
+            for chunk in tb.table(root.spec, root.board).positions(batch):
+                if waiting is not None:
+                    waiting.result()
+                waiting = pool.submit(take, *chunk)
+                bar.update(len(chunk[0]))
+            if waiting is not None:
+                waiting.result()
     finally:
         for handle in files.values():
             handle.close()
     if checksum.hexdigest() != game.checksum:
         found.add("checksum", f"the table's checksum is {checksum.hexdigest()}, but the build"
                   f" recorded {game.checksum}")
-    _check_counts(tb, game, per_ply, reachable, found)
+    _check_counts(tb, game, per_ply, reachable[0], found)
     return tiers
 
 

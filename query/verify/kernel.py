@@ -4,7 +4,8 @@ the rules, one position at a time in machine code (numba), flagging the rows tha
 Written apart from the builder's kernels, as verify.py is apart from its search: a position
 here is a whole board (the root's stones included), a line is a list of board cells, a
 child's canonical code is the smallest of its images' codes, children are found by binary
-search, and the outcome rule is spelt out on values and depths. Flagged rows go back through
+search (a group of rows' children at once, in lockstep), and the outcome rule is spelt out on
+values and depths. Flagged rows go back through
 verify.py's own numpy check, which words the problem; rows that pass are not looked at again.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.kernel import made_line
+from tablebase.builder.game.kernel import made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 
@@ -21,16 +22,47 @@ WIN, DRAW, LOSS = 1, 0, -1
 
 
 @njit(cache=True, nogil=True)
-def _canonical(d: np.ndarray, pows: np.ndarray) -> int:
-    """The smallest code over the maps: pows[s, i] = 3**(where map s sends free cell i)."""
+def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
+    """images[s]: the code of the board under map s (pows[s, i] = 3**(where map s sends free
+    cell i)); returns the smallest, the canonical code."""
     best = -1
     for s in range(pows.shape[0]):
         code = 0
         for i in range(d.shape[0]):
             code += d[i] * pows[s, i]
+        images[s] = code
         if best < 0 or code < best:
             best = code
     return best
+
+
+# Rows whose children are searched for together: each step of their binary searches asks for
+# every search's next key before reading the first, so the searches wait on memory together.
+GROUP = 16
+
+
+@njit(cache=True, nogil=True)
+def _search(keys: np.ndarray, kids: np.ndarray, m: int, base: np.ndarray) -> None:
+    """base[j]: the first index of sorted `keys` holding at least kids[j] (len(keys) if none),
+    for the first m kids, their binary searches in lockstep (every search halves the same
+    length at each step, so one step of all of them is a group of independent loads)."""
+    n = keys.shape[0]
+    for j in range(m):
+        base[j] = 0
+    if n == 0:
+        return
+    length = n
+    while length > 1:
+        half = length >> 1
+        for j in range(m):
+            prefetch(keys, base[j] + half)
+        for j in range(m):
+            if keys[base[j] + half] < kids[j]:
+                base[j] += half
+        length -= half
+    for j in range(m):
+        if keys[base[j]] < kids[j]:
+            base[j] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -40,74 +72,103 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            kid_codes: np.ndarray,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
            flagged: np.ndarray) -> None:
+    """flagged[r]: whether row r fails a check. GROUP rows at a time: the rows' own checks and
+    their children's canonical codes first, then every child searched for at once, then each
+    row's value and depth from its children's."""
     cells = root_board.shape[0]
     nfree = free.shape[0]
     d = np.empty(nfree, dtype=np.int64)
+    images = np.empty(pows.shape[0], dtype=np.int64)
     board = root_board.copy()
-    for r in range(codes.shape[0]):
-        flagged[r] = False
-        code = codes[r]
-        for i in range(nfree):
-            d[i] = code % 3
-            code //= 3
-            board[free[i]] = d[i]
-        xs = 0
-        os_ = 0
-        for c in range(cells):
-            if board[c] == 1:
-                xs += 1
-            elif board[c] == 2:
-                os_ += 1
-        stones = xs + os_
-        v, dep = value[r], depth[r]
-        if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
-                or dep < 0 or dep > cells - stones or _canonical(d, pows) != codes[r]):
-            flagged[r] = True
-            continue
-        last = 1 if stones % 2 == 1 else 2
-        if stones > 0 and made_line(board, cells_of_lines, ends, last):
-            want = WIN if misere else LOSS
-            flagged[r] = v != want or dep != 0
-            continue
-        if stones == cells:
-            flagged[r] = v != DRAW or dep != 0
-            continue
-        mover = 3 - last
-        any_loss = False
-        any_draw = False
-        fastest = 1 << 30
-        slowest = -1
-        for i in range(nfree):
-            cell = free[i]
-            if board[cell] != 0:
-                continue
-            if gravity and cell + width < cells and board[cell + width] == 0:
-                continue
-            d[i] = mover
-            kid = _canonical(d, pows)
-            d[i] = 0
-            at = np.searchsorted(kid_codes, kid)
-            if at >= kid_codes.shape[0] or kid_codes[at] != kid:
+    kids = np.empty(GROUP * nfree, dtype=np.int64)
+    at = np.empty(GROUP * nfree, dtype=np.int64)
+    first = np.zeros(GROUP + 1, dtype=np.int64)  # row r's children: kids[first[r]:first[r + 1]]
+    empties = np.zeros(GROUP, dtype=np.int64)
+    playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
+    n = codes.shape[0]
+    for a in range(0, n, GROUP):
+        b = min(a + GROUP, n)
+        m = 0
+        for r in range(a, b):
+            flagged[r] = False
+            playing[r - a] = False
+            first[r - a] = m
+            code = codes[r]
+            for i in range(nfree):
+                d[i] = code % 3
+                code //= 3
+                board[free[i]] = d[i]
+            xs = 0
+            os_ = 0
+            for c in range(cells):
+                if board[c] == 1:
+                    xs += 1
+                elif board[c] == 2:
+                    os_ += 1
+            stones = xs + os_
+            empties[r - a] = cells - stones
+            v, dep = value[r], depth[r]
+            if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
+                    or dep < 0 or dep > cells - stones or _images(d, pows, images) != codes[r]):
                 flagged[r] = True
-                break
-            has_parent[at] = True
-            kv, kd = kid_values[at], np.int64(kid_depths[at])
-            # The child's value is the opponent's: its loss is our win, and so on.
-            if kv == LOSS:
-                any_loss = True
-                fastest = min(fastest, int(kd) + 1)
-            elif kv == DRAW:
-                any_draw = True
+                continue
+            last = 1 if stones % 2 == 1 else 2
+            if stones > 0 and made_line(board, cells_of_lines, ends, last):
+                want = WIN if misere else LOSS
+                flagged[r] = v != want or dep != 0
+                continue
+            if stones == cells:
+                flagged[r] = v != DRAW or dep != 0
+                continue
+            mover = 3 - last
+            playing[r - a] = True
+            for i in range(nfree):
+                cell = free[i]
+                if board[cell] != 0:
+                    continue
+                if gravity and cell + width < cells and board[cell + width] == 0:
+                    continue
+                # The child's image under each map: the parent's, plus the stone where the
+                # map sends its cell; its canonical code, the smallest.
+                kid = images[0] + mover * pows[0, i]
+                for t in range(1, pows.shape[0]):
+                    kid = min(kid, images[t] + mover * pows[t, i])
+                kids[m] = kid
+                m += 1
+        first[b - a] = m
+        _search(kid_codes, kids, m, at)
+        for r in range(a, b):
+            if not playing[r - a]:
+                continue  # flagged, or a finished game: decided above
+            lo, hi = first[r - a], first[r - a + 1]
+            any_loss = False
+            any_draw = False
+            fastest = 1 << 30
+            slowest = -1
+            for j in range(lo, hi):
+                k = at[j]
+                if k >= kid_codes.shape[0] or kid_codes[k] != kids[j]:
+                    flagged[r] = True
+                    continue
+                has_parent[k] = True
+                kv, kd = kid_values[k], np.int64(kid_depths[k])
+                # The child's value is the opponent's: its loss is our win, and so on.
+                if kv == LOSS:
+                    any_loss = True
+                    fastest = min(fastest, int(kd) + 1)
+                elif kv == DRAW:
+                    any_draw = True
+                else:
+                    slowest = max(slowest, int(kd) + 1)
+            if flagged[r]:
+                continue
+            v, dep = value[r], depth[r]
+            if any_loss:
+                flagged[r] = v != WIN or dep != fastest
+            elif any_draw:
+                flagged[r] = v != DRAW or dep != empties[r - a]
             else:
-                slowest = max(slowest, int(kd) + 1)
-        if flagged[r]:
-            continue
-        if any_loss:
-            flagged[r] = v != WIN or dep != fastest
-        elif any_draw:
-            flagged[r] = v != DRAW or dep != cells - stones
-        else:
-            flagged[r] = v != LOSS or dep != slowest
+                flagged[r] = v != LOSS or dep != slowest
 
 
 @njit(cache=True, nogil=True)
