@@ -1,0 +1,84 @@
+"""The rankings of db/ranking.py over whole arrays, compiled: ranks of codes (packing a block)
+and codes of ranks (reading blocks in bulk). Imported on first use: a probe ranks its few codes
+in Python and never pays for loading compiled code."""
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.builder.game.compiled import njit
+
+
+@njit(cache=True, nogil=True)
+def rank_codes(codes: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np.ndarray,
+               full: int, x0: int, o0: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The rank of each code in the class (x0 1's, o0 2's) under the map; -1 outside it."""
+    n = bits.shape[0]
+    out = np.empty(codes.shape[0], np.int64)
+    digits = np.empty(n, np.int64)
+    for j in range(codes.shape[0]):
+        code = codes[j]
+        for i in range(n):
+            digits[i] = code % 3
+            code //= 3
+        mask, x, o, rank, ok = full, x0, o0, 0, code == 0
+        i = n - 1
+        while ok and i >= 0:
+            d, k = digits[i], bits[i]
+            off, on = mask, mask
+            if k >= 0:
+                off, on = mask & ~(1 << k), mask | (1 << k)
+            allowed = (not needs[i]) or ((mask >> k) & 1) == 1
+            if d >= 1:
+                if not allowed or (d == 1 and x == 0) or (d == 2 and o == 0):
+                    ok = False
+                    break
+                rank += table[i, off, x, o]
+                if d == 2 and x > 0:
+                    rank += table[i, on, x - 1, o]
+                mask = on
+                if d == 1:
+                    x -= 1
+                else:
+                    o -= 1
+            else:
+                mask = off
+            i -= 1
+        out[j] = rank if ok and x == 0 and o == 0 else -1
+    return out
+
+
+@njit(cache=True, nogil=True)
+def unrank_codes(ranks: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np.ndarray,
+                 full: int, x0: int, o0: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The code of each rank of the class (ranks from 0 to its size - 1)."""
+    n = bits.shape[0]
+    out = np.empty(ranks.shape[0], np.int64)
+    for j in range(ranks.shape[0]):
+        r = ranks[j]
+        mask, x, o, code = full, x0, o0, 0
+        power = 1
+        for _ in range(n - 1):
+            power *= 3
+        for i in range(n - 1, -1, -1):
+            k = bits[i]
+            off, on = mask, mask
+            if k >= 0:
+                off, on = mask & ~(1 << k), mask | (1 << k)
+            allowed = (not needs[i]) or ((mask >> k) & 1) == 1
+            zero = table[i, off, x, o]
+            if r < zero:
+                mask = off
+            else:
+                r -= zero
+                one = table[i, on, x - 1, o] if allowed and x > 0 else 0
+                if r < one:
+                    code += power
+                    x -= 1
+                else:
+                    r -= one
+                    code += 2 * power
+                    o -= 1
+                mask = on
+            power //= 3
+        out[j] = code
+    return out
