@@ -54,9 +54,10 @@ from tablebase.db.records import PositionArrays
 # 16,384: on Connect Four 6x5 (1.4 x 10^9 positions) 8,192 took 6.1 bits a position, a tenth of
 # it SQLite's page slack around each block; a probe's 17 us more is lost in any answer's cost.
 BLOCK_POSITIONS = 16384
-# zstd's level for new blocks: level 6 takes 4.84 bits a position on Connect Four 6x4 and packs
-# it in 0.94 s on two threads; level 3 5.29 bits in 0.44 s, level 9 4.71 bits in 1.21 s.
-ZSTD_LEVEL = 6
+# zstd's level for new blocks. Blocks of ranks, Connect Four 6x4, bits a position of the blocks
+# and packing on two threads of the loaded machine: level 6 2.24 bits in 14.9 s, 9 2.14 in 24.3 s,
+# 12 2.05 in 25.4 s (codes' gaps, level 6: 4.18 in 5.8 s). The ranks cost more than zstd does.
+ZSTD_LEVEL = 9
 
 MAGIC_3 = b"TBP1"  # schema 3's blocks, read as they are
 MAGIC = b"TBP2"

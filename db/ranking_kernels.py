@@ -11,18 +11,45 @@ from tablebase.builder.game.compiled import njit
 @njit(cache=True, nogil=True)
 def rank_codes(codes: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np.ndarray,
                full: int, x0: int, o0: int) -> np.ndarray:  # pragma: no cover - compiled
-    """The rank of each code in the class (x0 1's, o0 2's) under the map; -1 outside it."""
+    """The rank of each code in the class (x0 1's, o0 2's) under the map; -1 outside it.
+    Codes in order share their high digits: the walk keeps its state before each digit and
+    resumes below the highest digit where a code differs from the one before."""
     n = bits.shape[0]
     out = np.empty(codes.shape[0], np.int64)
     digits = np.empty(n, np.int64)
+    before = np.full(n, -1, np.int64)  # the previous code's digits
+    at_mask = np.empty(n, np.int64)  # the walk's state before each digit
+    at_x = np.empty(n, np.int64)
+    at_o = np.empty(n, np.int64)
+    at_rank = np.empty(n, np.int64)
+    at_mask[n - 1], at_x[n - 1], at_o[n - 1], at_rank[n - 1] = full, x0, o0, 0
+    stopped = -1  # the digit where the previous walk found its code outside the class
     for j in range(codes.shape[0]):
         code = codes[j]
         for i in range(n):
             digits[i] = code % 3
             code //= 3
-        mask, x, o, rank, ok = full, x0, o0, 0, code == 0
-        i = n - 1
-        while ok and i >= 0:
+        if code != 0 or codes[j] < 0:
+            out[j] = -1
+            for i in range(n):
+                before[i] = -1  # start the next walk from the top
+            stopped = -1
+            continue
+        top = n - 1
+        while top >= 0 and digits[top] == before[top]:
+            top -= 1
+        if top < 0:
+            out[j] = out[j - 1]
+            continue
+        for i in range(top + 1):
+            before[i] = digits[i]
+        if stopped > top:  # the same digits as the code before where that one left the class
+            out[j] = -1
+            continue
+        mask, x, o, rank = at_mask[top], at_x[top], at_o[top], at_rank[top]
+        stopped = -1
+        for i in range(top, -1, -1):
+            at_mask[i], at_x[i], at_o[i], at_rank[i] = mask, x, o, rank
             d, k = digits[i], bits[i]
             off, on = mask, mask
             if k >= 0:
@@ -30,7 +57,7 @@ def rank_codes(codes: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np
             allowed = (not needs[i]) or ((mask >> k) & 1) == 1
             if d >= 1:
                 if not allowed or (d == 1 and x == 0) or (d == 2 and o == 0):
-                    ok = False
+                    stopped = i
                     break
                 rank += table[i, off, x, o]
                 if d == 2 and x > 0:
@@ -42,8 +69,7 @@ def rank_codes(codes: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np
                     o -= 1
             else:
                 mask = off
-            i -= 1
-        out[j] = rank if ok and x == 0 and o == 0 else -1
+        out[j] = rank if stopped < 0 and x == 0 and o == 0 else -1
     return out
 
 
