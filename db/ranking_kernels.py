@@ -76,35 +76,54 @@ def rank_codes(codes: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np
 @njit(cache=True, nogil=True)
 def unrank_codes(ranks: np.ndarray, table: np.ndarray, bits: np.ndarray, needs: np.ndarray,
                  full: int, x0: int, o0: int) -> np.ndarray:  # pragma: no cover - compiled
-    """The code of each rank of the class (ranks from 0 to its size - 1)."""
+    """The code of each rank of the class (ranks from 0 to its size - 1). Ranks in order
+    share their high digits: the walk keeps, before each digit, its state and the ranks its
+    prefix covers, and resumes at the lowest digit whose prefix covers the next rank."""
     n = bits.shape[0]
     out = np.empty(ranks.shape[0], np.int64)
+    power = np.empty(n, np.int64)
+    p = 1
+    for i in range(n):
+        power[i] = p
+        p *= 3
+    at_mask = np.empty(n, np.int64)
+    at_x = np.empty(n, np.int64)
+    at_o = np.empty(n, np.int64)
+    at_base = np.zeros(n, np.int64)  # the prefix before digit i covers ranks base .. base+size-1
+    at_size = np.zeros(n, np.int64)
+    at_code = np.zeros(n, np.int64)
+    at_mask[n - 1], at_x[n - 1], at_o[n - 1] = full, x0, o0
+    at_size[n - 1] = table[n, full, x0, o0]
     for j in range(ranks.shape[0]):
         r = ranks[j]
-        mask, x, o, code = full, x0, o0, 0
-        power = 1
-        for _ in range(n - 1):
-            power *= 3
-        for i in range(n - 1, -1, -1):
+        level = 0
+        while level < n and not (at_base[level] <= r < at_base[level] + at_size[level]):
+            level += 1
+        if level == n:
+            level = n - 1
+        mask, x, o = at_mask[level], at_x[level], at_o[level]
+        base, code = at_base[level], at_code[level]
+        for i in range(level, -1, -1):
+            at_mask[i], at_x[i], at_o[i] = mask, x, o
+            at_base[i], at_size[i], at_code[i] = base, table[i + 1, mask, x, o], code
             k = bits[i]
             off, on = mask, mask
             if k >= 0:
                 off, on = mask & ~(1 << k), mask | (1 << k)
             allowed = (not needs[i]) or ((mask >> k) & 1) == 1
             zero = table[i, off, x, o]
-            if r < zero:
+            if r - base < zero:
                 mask = off
             else:
-                r -= zero
+                base += zero
                 one = table[i, on, x - 1, o] if allowed and x > 0 else 0
-                if r < one:
-                    code += power
+                if r - base < one:
+                    code += power[i]
                     x -= 1
                 else:
-                    r -= one
-                    code += 2 * power
+                    base += one
+                    code += 2 * power[i]
                     o -= 1
                 mask = on
-            power //= 3
         out[j] = code
     return out
