@@ -49,3 +49,29 @@ def test_a_map_that_is_no_ranking_is_refused() -> None:
         Ranking((2, 2, -1), 1, 0)  # each digit supports at most one other
     with pytest.raises(ValueError):
         Ranking((-1,) * 3, 2, 2)  # more stones than digits
+
+
+def test_blocks_store_codes_where_no_ranking_fits() -> None:
+    """A block whose map is too wide for a table of counts (13 chains of 3 digits), or that has
+    no map, stores its codes' gaps (codec 1); a block under a map stores ranks (codec 2): each
+    reads back the same, through db/ and through the plain decoder of tests/stored.py."""
+    from tablebase.db.blocks import pack_block, positions, unpack_block
+    from tests.stored import decode_block
+
+    wide = tuple(c + 13 if c + 13 < 39 else -1 for c in range(39))  # 13x3 with gravity
+    narrow = tuple(c + 3 if c + 3 < 12 else -1 for c in range(12))  # 3x4 with gravity
+    bottom = sorted(sum(d * 3 ** (26 + i) for i, d in enumerate(row))
+                    for row in ([1, 2, 1, 2, 1, 2], [2, 1, 1, 2, 2, 1]))  # 3 x's, 3 o's
+    cases = [(wide, bottom, 39, 1),
+             (narrow, [1 * 3 ** 9 + 2 * 3 ** 10, 1 * 3 ** 9 + 2 * 3 ** 11], 12, 2),
+             (None, [5, 7], 12, 1)]
+    for supports, codes, cells, codec in cases:
+        row = pack_block(6 if codec == 1 and supports else 2, 0, np.array(codes, np.int64), np.array([3, -60], np.int8), 3 ** cells,
+                         supports)
+        assert row.data[4] == codec
+        block = unpack_block(row, lambda: "test")
+        assert block.codes.tolist() == codes and [block.find(c) for c in codes] == [0, 1]
+        assert block.find(codes[0] + 1) == -1
+        arrays = positions(block, cells)
+        assert decode_block(row.data, cells) == {
+            c: (block.ply, v, d) for c, v, d in zip(codes, arrays.value.tolist(), arrays.depth.tolist())}
