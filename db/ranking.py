@@ -29,44 +29,19 @@ MAX_TABLE = 1 << 22
 class Ranking:
     """The ranks of one class (`x` 1's and `o` 2's) of codes of len(`supports`) digits under a
     support map (`supports[i]`: the digit that digit i needs, higher than i, or -1); ValueError
-    if the map is not one or the table would be too big."""
+    if the map is not one or the table would be too big. The classes of a map share one
+    table of counts (`_counts`): what a reader of every ply keeps is one table, not one a ply."""
 
     def __init__(self, supports: tuple[int, ...], x: int, o: int) -> None:
         n = len(supports)
         if x < 0 or o < 0 or x + o > n:
             raise ValueError(f"no codes of {n} digits hold {x} x's and {o} o's")
-        supported = [s for s in supports if s >= 0]
-        if any(not i < s < n for i, s in enumerate(supports) if s >= 0) or len(
-                set(supported)) != len(supported):
-            raise ValueError("a support map names higher digits, each at most once")
-        bit = [-1] * n
-        chains = 0
-        for i in range(n - 1, -1, -1):  # a digit's support is walked before it
-            if supports[i] >= 0:
-                bit[i] = bit[supports[i]]
-            elif i in supported:
-                bit[i], chains = chains, chains + 1
-        if (n + 1) * (x + 1) * (o + 1) << chains > MAX_TABLE:
-            raise ValueError(f"the ranking table would need {chains} chains")
+        half = (n + 1) // 2
+        self.table, bits, self.full = _counts(supports, max(x, half), max(o, half))
         self.digits, self.x, self.o = n, x, o
-        self.bits = np.array(bit, np.int64)
+        self.bits = np.array(bits, np.int64)
         self.needs = np.array([s >= 0 for s in supports], np.bool_)
-        self.full = (1 << chains) - 1
-        table = np.zeros((n + 1, 1 << chains, x + 1, o + 1), np.int64)
-        table[0, :, 0, 0] = 1
-        masks = np.arange(1 << chains)
-        for c in range(1, n + 1):
-            k = bit[c - 1]
-            off = masks & ~(1 << k) if k >= 0 else masks
-            on = masks | (1 << k) if k >= 0 else masks
-            allowed = ((masks >> k) & 1) == 1 if self.needs[c - 1] else np.ones(len(masks), bool)
-            table[c] = table[c - 1][off]
-            stone = np.zeros_like(table[c])
-            stone[:, 1:, :] += table[c - 1][on][:, :-1, :]
-            stone[:, :, 1:] += table[c - 1][on][:, :, :-1]
-            table[c] += np.where(allowed[:, None, None], stone, 0)
-        self.table = table
-        self.size = int(table[n, self.full, x, o])
+        self.size = int(self.table[n, self.full, x, o])
 
     def below(self, code: int) -> tuple[int, bool]:
         """(how many codes of the class keeping the map are smaller than `code`, whether
@@ -132,6 +107,41 @@ class Ranking:
         from tablebase.db.ranking_kernels import unrank_codes
         return unrank_codes(np.ascontiguousarray(ranks, np.int64), self.table, self.bits,
                             self.needs, self.full, self.x, self.o)
+
+
+@lru_cache(maxsize=8)
+def _counts(supports: tuple[int, ...], x: int, o: int) -> tuple[np.ndarray, list[int], int]:
+    """(count[i][open][x][o] for up to `x` 1's and `o` 2's, each digit's chain bit or -1, the
+    mask of every chain open) of a support map; ValueError if it is not one or too big."""
+    n = len(supports)
+    supported = [s for s in supports if s >= 0]
+    if any(not i < s < n for i, s in enumerate(supports) if s >= 0) or len(
+            set(supported)) != len(supported):
+        raise ValueError("a support map names higher digits, each at most once")
+    bit = [-1] * n
+    chains = 0
+    for i in range(n - 1, -1, -1):  # a digit's support is walked before it
+        if supports[i] >= 0:
+            bit[i] = bit[supports[i]]
+        elif i in supported:
+            bit[i], chains = chains, chains + 1
+    if (n + 1) * (x + 1) * (o + 1) << chains > MAX_TABLE:
+        raise ValueError(f"the ranking table would need {chains} chains")
+    table = np.zeros((n + 1, 1 << chains, x + 1, o + 1), np.int64)
+    table[0, :, 0, 0] = 1
+    masks = np.arange(1 << chains)
+    for c in range(1, n + 1):
+        k = bit[c - 1]
+        off = masks & ~(1 << k) if k >= 0 else masks
+        on = masks | (1 << k) if k >= 0 else masks
+        allowed = ((masks >> k) & 1) == 1 if supports[c - 1] >= 0 else np.ones(len(masks), bool)
+        table[c] = table[c - 1][off]
+        stone = np.zeros_like(table[c])
+        stone[:, 1:, :] += table[c - 1][on][:, :-1, :]
+        stone[:, :, 1:] += table[c - 1][on][:, :, :-1]
+        table[c] += np.where(allowed[:, None, None], stone, 0)
+    table.setflags(write=False)
+    return table, bit, (1 << chains) - 1
 
 
 @lru_cache(maxsize=64)
