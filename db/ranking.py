@@ -82,7 +82,7 @@ class Ranking:
 
     @cached_property
     def _flat(self) -> memoryview:
-        return memoryview(np.ascontiguousarray(self.table)).cast("B").cast("q")
+        return np.ascontiguousarray(self.table).data.cast("B").cast("q")
 
     @cached_property
     def _steps(self) -> list[tuple[int, int, bool]]:

@@ -20,9 +20,9 @@ from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
 from tablebase.db.records import (STATUS_BUILDING, STATUS_COMPLETE, GameRecord, PlyCounts,
                                   PositionArrays, table_label)
-from tablebase.db.ranking import free_map
 from tablebase.db.postgres import (add_primary_key, copy_blocks, copy_positions,
                                   store_blobs_as_is, uses_copy)
+from tablebase.db.ranking import free_map
 from tablebase.db.schema import (POSITIONS_PREFIX, blocks_table, game_plies, games,
                                  positions_table, positions_table_name)
 

@@ -66,8 +66,8 @@ def test_blocks_store_codes_where_no_ranking_fits() -> None:
              (narrow, [1 * 3 ** 9 + 2 * 3 ** 10, 1 * 3 ** 9 + 2 * 3 ** 11], 12, 2),
              (None, [5, 7], 12, 1)]
     for supports, codes, cells, codec in cases:
-        row = pack_block(6 if codec == 1 and supports else 2, 0, np.array(codes, np.int64), np.array([3, -60], np.int8), 3 ** cells,
-                         supports)
+        row = pack_block(6 if codec == 1 and supports else 2, 0, np.array(codes, np.int64),
+                         np.array([3, -60], np.int8), 3 ** cells, supports)
         assert row.data[4] == codec
         block = unpack_block(row, lambda: "test")
         assert block.codes.tolist() == codes and [block.find(c) for c in codes] == [0, 1]
