@@ -176,7 +176,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
     with open_database(database, writable=True, cache_bytes=cache) as engine:
         handle = begin_build(engine, params, force=force, layout=layout, coded_cells=table.cells,
-                             resume_table=manifest.table if manifest else None)
+                             resume_table=manifest.table if manifest else None,
+                             supports=_supports(table))
         resumed_stage = None
         if manifest is not None and manifest.table == handle.table_name:
             resumed_stage = _stage_of(manifest)
@@ -196,6 +197,14 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     report.resumed_stage = resumed_stage
     report.load_seconds = load_seconds
     return report
+
+
+def _supports(table: Root) -> tuple[int, ...]:
+    """Which digit of a code each digit's stone needs (db/ranking.py): with gravity, the free
+    cell under it (-1 where it rests on the root's stones or the bottom row); else none."""
+    if table.spec.gravity:
+        return tuple(int(c) for c in table.below)
+    return (-1,) * table.cells
 
 
 def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:

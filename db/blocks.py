@@ -3,24 +3,32 @@ blocks of `BLOCK_POSITIONS`, each stored as one row (its first code as the key, 
 count, one BLOB). A tier is packed as soon as it is solved, so building writes no positions at
 the end; a position's ply is the stones of its code, so a lookup knows which ply to read.
 
-A BLOB is a 36-byte header, then the block's data compressed with zstd:
+A BLOB written now (schema 4) is a 56-byte header, a support map, then two zstd frames:
 
-    header   magic b"TBP1" | codec u8 (1: zstd) | gap width w u8 | ply u8 | reserved u8 (0)
-             | count u32 | index u32 (the block's place in its ply, from 0)
-             | first code i64 | next i64 (the next block's first code in the same ply; the
-             ply's last block: 3 ** coded cells) | crc32 u32 of the header's first 32 bytes
-             and the compressed data
-    data     the count - 1 gaps between consecutive codes as w byte planes (all low bytes,
-             then the next byte of each, ...), then count scores (int8, see
-             builder/game/values.py: value and depth in one byte; a draw's depth is the
-             number of empty cells, which the ply gives)
+    header   magic b"TBP2" | codec u8 (1: code gaps, 2: rank gaps) | gap width w u8 | ply u8
+             | digits n u8 (of a code) | count u32 | index u32 (the block's place in its ply,
+             from 0) | first code i64 | next i64 (the next block's first code in the same ply;
+             the ply's last block: 3 ** n) | first rank i64 | next rank i64 | gaps frame's
+             length u32 | crc32 u32 of the header's first 52 bytes, the map and the frames
+    map      codec 2: n bytes, digit i's support (db/ranking.py; 255: none); codec 1: none
+    gaps     zstd: the count - 1 gaps between consecutive ranks (codec 2: a code's rank in its
+             class under the map, db/ranking.py) or codes (codec 1), as w byte planes (all low
+             bytes, then the next byte of each, ...)
+    scores   zstd: count scores (int8, see builder/game/values.py: value and depth in one
+             byte; a draw's depth is the number of empty cells, which the ply gives)
 
-all little-endian; `ply` counts every stone on the board, the root's included.
+all little-endian; `ply` counts every stone on the board, the root's included. Ranks are dense
+where codes are not (on Connect Four 6x4 their gaps take 0.6 bits a position against 2.6 for
+the codes' gaps), and two frames keep the gaps' bytes from diluting the scores' statistics.
+A block of schema 3 ("TBP1": a 36-byte header without ranks, map or frame length, then one
+frame of code gaps and scores) still reads as it did.
 
-Every read checks the header, the CRC, the key, ply and count its row gives, and that the
-codes rise and stay below `next`: a damaged block raises DamagedTableError, never another
-answer. A lookup that finds no block for a code, or one whose `next` does not cover it, has
-found a damaged table too, unless the block it found is its ply's first and starts after it.
+Every read checks the header, the CRC, the key, ply and count its row gives, that the codes (or
+ranks) rise and stay below `next`, and for ranks that the map makes a ranking and that the
+header's codes have its ranks: a damaged block raises DamagedTableError, never another answer.
+A lookup that finds no block for a code, or one whose `next` does not cover it, has found a
+damaged table too, unless the block it found is its ply's first and starts after it. A code
+outside a block's class or map is not stored (ranks name only codes of their class).
 """
 from __future__ import annotations
 
@@ -37,6 +45,7 @@ import zstandard
 from tablebase.builder.game.values import depth_of, value_of
 from tablebase.db.checksum import TableChecksum
 from tablebase.db.errors import DamagedTableError
+from tablebase.db.ranking import FREE, Ranking, ranking, stones
 from tablebase.db.records import PositionArrays
 
 # Positions a block holds (the last block of a table may hold fewer). Measured on Connect Four
@@ -45,25 +54,55 @@ from tablebase.db.records import PositionArrays
 # 16,384: on Connect Four 6x5 (1.4 x 10^9 positions) 8,192 took 6.1 bits a position, a tenth of
 # it SQLite's page slack around each block; a probe's 17 us more is lost in any answer's cost.
 BLOCK_POSITIONS = 16384
-# zstd's level for new blocks: level 6 takes 4.84 bits a position on Connect Four 6x4 and packs
-# it in 0.94 s on two threads; level 3 5.29 bits in 0.44 s, level 9 4.71 bits in 1.21 s.
-ZSTD_LEVEL = 6
+# zstd's level for new blocks. Blocks of ranks, Connect Four 6x4, bits a position of the blocks
+# and packing on two threads of the loaded machine: level 6 2.24 bits in 14.9 s, 9 2.14 in 24.3 s,
+# 12 2.05 in 25.4 s (codes' gaps, level 6: 4.18 in 5.8 s). The ranks cost more than zstd does.
+ZSTD_LEVEL = 9
 
-MAGIC = b"TBP1"
-CODEC_ZSTD = 1
-HEADER = struct.Struct("<4sBBBBIIqqI")
-_CHECKED = HEADER.size - 4  # the CRC covers the header up to itself, then the data
+MAGIC_3 = b"TBP1"  # schema 3's blocks, read as they are
+MAGIC = b"TBP2"
+CODEC_CODES = 1  # gaps between codes
+CODEC_RANKS = 2  # gaps between ranks (db/ranking.py)
+HEADER_3 = struct.Struct("<4sBBBBIIqqI")
+HEADER = struct.Struct("<4sBBBBIIqqqqII")
+_CHECKED_3 = HEADER_3.size - 4  # the CRC covers the header up to itself, then the rest
+_CHECKED = HEADER.size - 4
 
 
-class Block(NamedTuple):
-    """One decoded block: where it sits and its positions (codes ascending, scores)."""
+class Block:
+    """One decoded block: where it sits and its positions (codes ascending, scores). A block
+    of ranks makes its codes only when asked (`codes`); `find` needs none."""
 
-    ply: int
-    index: int  # type: ignore[assignment]  # a field named as tuple's method
-    first: int
-    next: int
-    codes: np.ndarray
-    scores: np.ndarray
+    __slots__ = ("ply", "index", "first", "next", "scores", "_codes", "_ranks", "_ranking")
+
+    def __init__(self, ply: int, index: int, first: int, next_code: int, scores: np.ndarray,
+                 codes: np.ndarray | None = None, ranks: np.ndarray | None = None,
+                 ranking: Ranking | None = None) -> None:
+        self.ply, self.index, self.first, self.next = ply, index, first, next_code
+        self.scores, self._codes, self._ranks, self._ranking = scores, codes, ranks, ranking
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    @property
+    def codes(self) -> np.ndarray:
+        """The block's codes, ascending (int64)."""
+        if self._codes is None:
+            assert self._ranking is not None and self._ranks is not None
+            self._codes = self._ranking.codes(self._ranks)
+        return self._codes
+
+    def find(self, code: int) -> int:
+        """Where `code` sits in the block, or -1 if the block does not hold it."""
+        if self._codes is None and self._ranking is not None and self._ranks is not None:
+            rank, member = self._ranking.below(code)
+            if not member:
+                return -1
+            keys, key = self._ranks, rank
+        else:
+            keys, key = self.codes, code
+        i = int(np.searchsorted(keys, key))
+        return i if i < len(keys) and int(keys[i]) == key else -1
 
 
 class BlockRow(NamedTuple):
@@ -93,16 +132,50 @@ def _decompressor() -> zstandard.ZstdDecompressor:
     return found
 
 
+def _planes(gaps: np.ndarray) -> tuple[int, bytes]:
+    """(byte width, the gaps as that many byte planes, low bytes first)."""
+    gaps = np.ascontiguousarray(gaps, np.uint64)
+    width = (int(gaps.max()).bit_length() + 7) // 8 if len(gaps) else 0
+    return width, gaps.view(np.uint8).reshape(-1, 8)[:, :width].T.tobytes()
+
+
+def _ranked(codes: np.ndarray, supports: tuple[int, ...] | None
+            ) -> tuple[Ranking, np.ndarray] | None:
+    """The ranking of a block's codes and their ranks, if the map ranks every one of them."""
+    if supports is None:
+        return None
+    try:
+        found = ranking(supports, *stones(int(codes[0]), len(supports)))
+    except ValueError:
+        return None  # a map too wide for a table of ranks
+    ranks = found.ranks(codes)
+    return (found, ranks) if int(ranks.min()) >= 0 else None
+
+
 def pack_block(ply: int, index: int, codes: np.ndarray, scores: np.ndarray,
-               next_code: int) -> BlockRow:
-    """One block's row, from its codes (ascending int64) and scores (int8)."""
+               next_code: int, supports: tuple[int, ...] | None = None) -> BlockRow:
+    """One block's row, from its codes (ascending int64) and scores (int8). `supports`: the
+    codes' support map (db/ranking.py; one entry a digit), under which the block stores ranks
+    if every code keeps it; None stores the codes' gaps."""
     n = len(codes)
-    gaps = np.diff(codes).astype(np.uint64)
-    width = (int(gaps.max()).bit_length() + 7) // 8 if n > 1 else 0
-    planes = gaps.view(np.uint8).reshape(-1, 8)[:, :width].T  # little-endian: low byte first
-    body = _compressor().compress(planes.tobytes() + np.asarray(scores, np.int8).tobytes())
-    head = HEADER.pack(MAGIC, CODEC_ZSTD, width, ply, 0, n, index, int(codes[0]),
-                       int(next_code), 0)
+    codes = np.asarray(codes, np.int64)
+    ranked = _ranked(codes, supports)
+    if ranked is None:
+        codec, keys, first_rank, next_rank, table = CODEC_CODES, codes, 0, 0, b""
+        digits = 0
+    else:
+        found, keys = ranked
+        assert supports is not None
+        codec, first_rank = CODEC_RANKS, int(keys[0])
+        next_rank = found.below(int(next_code))[0]
+        table = bytes(FREE if s < 0 else s for s in supports)
+        digits = len(supports)
+    width, planes = _planes(np.diff(keys))
+    compressor = _compressor()
+    gaps = compressor.compress(planes)
+    body = table + gaps + compressor.compress(np.asarray(scores, np.int8).tobytes())
+    head = HEADER.pack(MAGIC, codec, width, ply, digits, n, index, int(codes[0]),
+                       int(next_code), first_rank, next_rank, len(gaps), 0)
     crc = zlib.crc32(body, zlib.crc32(head[:_CHECKED]))
     return BlockRow(int(codes[0]), ply, n, head[:_CHECKED] + crc.to_bytes(4, "little") + body)
 
@@ -113,35 +186,89 @@ def unpack_block(row: BlockRow, where: Callable[[], str]) -> Block:
         return DamagedTableError(f"{where()}: block at code {row.first} is damaged ({reason});"
                                  " run `tablebase verify` on it", reason)
     data = row.data
-    if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < HEADER.size:
+    if not isinstance(data, (bytes, bytearray, memoryview)) or len(data) < HEADER_3.size:
         raise damaged("too short")
     data = bytes(data)
-    magic, codec, width, ply, reserved, n, index, first, next_code, crc = HEADER.unpack_from(data)
-    if magic != MAGIC or codec != CODEC_ZSTD or reserved != 0:
+    if data[:4] == MAGIC_3:
+        return _unpack_3(row, data, damaged)
+    if data[:4] != MAGIC or len(data) < HEADER.size:
         raise damaged("not a block header")
+    (_, codec, width, ply, digits, n, index, first, next_code, first_rank, next_rank,
+     gaps_length, crc) = HEADER.unpack_from(data)
     if zlib.crc32(data[HEADER.size:], zlib.crc32(data[:_CHECKED])) != crc:
+        raise damaged("checksum mismatch")
+    if (codec not in (CODEC_CODES, CODEC_RANKS) or first != row.first or ply != row.ply
+            or n != row.count or n < 1 or width > 8 or (n > 1) != (width > 0)
+            or (codec == CODEC_CODES) != (digits == 0)):
+        raise damaged("header disagrees with its row")
+    at = HEADER.size + digits
+    ranked: Ranking | None = None
+    if codec == CODEC_RANKS:
+        supports = tuple(-1 if b == FREE else b for b in data[HEADER.size:at])
+        try:
+            ranked = ranking(supports, *stones(first, digits))
+        except ValueError as e:
+            raise damaged(f"no ranking: {e}") from None
+        if (ranked.below(first) != (first_rank, True)
+                or ranked.below(next_code)[0] != next_rank or next_code > 3 ** digits):
+            raise damaged("its codes and ranks disagree")
+    try:
+        decompressor = _decompressor()
+        gaps_raw = decompressor.decompress(data[at:at + gaps_length],
+                                           max_output_size=8 * n)
+        scores_raw = decompressor.decompress(data[at + gaps_length:], max_output_size=n + 1)
+    except zstandard.ZstdError as e:
+        raise damaged(f"cannot decompress: {e}") from None
+    if len(gaps_raw) != width * (n - 1) or len(scores_raw) != n:
+        raise damaged("wrong length")
+    base, limit = (first_rank, next_rank) if ranked is not None else (first, next_code)
+    keys = _keys(gaps_raw, width, n, base)
+    if keys is None or int(keys[-1]) >= limit:
+        raise damaged("codes out of order")
+    scores = np.frombuffer(scores_raw, np.int8, n)
+    if ranked is not None:
+        return Block(ply, index, first, next_code, scores, ranks=keys, ranking=ranked)
+    return Block(ply, index, first, next_code, scores, codes=keys)
+
+
+def _keys(raw: bytes, width: int, n: int, first: int) -> np.ndarray | None:
+    """The rising keys (codes or ranks) from `first` by the gaps of `raw` (w byte planes);
+    None unless every gap is positive and nothing overflows."""
+    planes = np.frombuffer(raw, np.uint8, width * (n - 1)).reshape(width, n - 1)
+    gaps = planes[0].astype(np.uint64) if width else np.empty(0, np.uint64)
+    for byte in range(1, width):
+        gaps |= planes[byte].astype(np.uint64) << np.uint64(8 * byte)
+    keys = np.empty(n, np.int64)
+    keys[0] = first
+    np.cumsum(gaps, out=keys[1:].view(np.uint64))
+    keys[1:] += first
+    if n > 1 and (gaps.min() == 0 or keys[-1] <= first):
+        return None
+    return keys
+
+
+def _unpack_3(row: BlockRow, data: bytes, damaged: Callable[[str], DamagedTableError]) -> Block:
+    """A schema-3 block (TBP1: codes' gaps and scores in one frame), decoded and checked."""
+    magic, codec, width, ply, reserved, n, index, first, next_code, crc = \
+        HEADER_3.unpack_from(data)
+    if codec != CODEC_CODES or reserved != 0:
+        raise damaged("not a block header")
+    if zlib.crc32(data[HEADER_3.size:], zlib.crc32(data[:_CHECKED_3])) != crc:
         raise damaged("checksum mismatch")
     if (first != row.first or ply != row.ply or n != row.count or n < 1 or width > 8
             or (n > 1) != (width > 0)):
         raise damaged("header disagrees with its row")
     try:
-        raw = _decompressor().decompress(data[HEADER.size:], max_output_size=9 * n)
+        raw = _decompressor().decompress(data[HEADER_3.size:], max_output_size=9 * n)
     except zstandard.ZstdError as e:
         raise damaged(f"cannot decompress: {e}") from None
     if len(raw) != width * (n - 1) + n:
         raise damaged("wrong length")
-    planes = np.frombuffer(raw, np.uint8, width * (n - 1)).reshape(width, n - 1)
-    gaps = planes[0].astype(np.uint64) if width else np.empty(0, np.uint64)
-    for byte in range(1, width):
-        gaps |= planes[byte].astype(np.uint64) << np.uint64(8 * byte)
-    codes = np.empty(n, np.int64)
-    codes[0] = first
-    np.cumsum(gaps, out=codes[1:].view(np.uint64))
-    codes[1:] += first
-    if (n > 1 and (gaps.min() == 0 or codes[-1] <= first)) or codes[-1] >= next_code:
+    codes = _keys(raw[:width * (n - 1)], width, n, first)
+    if codes is None or int(codes[-1]) >= next_code:
         raise damaged("codes out of order")
     scores = np.frombuffer(raw, np.int8, n, offset=width * (n - 1))
-    return Block(ply, index, first, next_code, codes, scores)
+    return Block(ply, index, first, next_code, scores, codes=codes)
 
 
 def positions(block: Block, cells: int) -> PositionArrays:
@@ -152,21 +279,22 @@ def positions(block: Block, cells: int) -> PositionArrays:
 
 
 def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int, cells: int,
-              pool: ThreadPoolExecutor | None = None, first_index: int = 0
-              ) -> tuple[list[BlockRow], str]:
+              pool: ThreadPoolExecutor | None = None, first_index: int = 0,
+              supports: tuple[int, ...] | None = None) -> tuple[list[BlockRow], str]:
     """The block rows of one ply's positions (ascending codes, their scores), packed on
     `pool`'s threads if given, and the checksum (db/checksum.py) of those positions;
     `code_limit` ends the last block (3 ** coded cells, or, for a code range of the ply that a
     cluster's worker packs, the first code of the ply's next range), `cells` is the board's,
-    and the blocks are numbered from `first_index`."""
+    the blocks are numbered from `first_index`, and `supports` is the codes' support map
+    (`pack_block`)."""
     def job(index: int) -> tuple[BlockRow, str]:
         start = index * BLOCK_POSITIONS
         end = start + BLOCK_POSITIONS
         part = np.asarray(codes[start:end], np.int64)
         part_scores = np.asarray(scores[start:end], np.int8)
         row = pack_block(ply, first_index + index, part, part_scores,
-                         int(codes[end]) if end < len(codes) else code_limit)
-        block = positions(Block(ply, first_index + index, row.first, 0, part, part_scores), cells)
+                         int(codes[end]) if end < len(codes) else code_limit, supports)
+        block = positions(Block(ply, first_index + index, row.first, 0, part_scores, part), cells)
         checksum = TableChecksum()
         checksum.add(*block)
         return row, checksum.hexdigest()

@@ -2,9 +2,12 @@
 sqlite3 reader, which must not import SQLAlchemy (it costs a third of a second)."""
 from __future__ import annotations
 
-SCHEMA_VERSION = 3  # 2: games gained `root` (endgame tables); 3: `layout`, `stored_bytes`
-# Versions this tool reads: a version-2 database answers as it is (its tables are rows).
-READABLE_VERSIONS = (2, 3)
+# 2: games gained `root` (endgame tables); 3: `layout`, `stored_bytes`; 4: packed blocks rank
+# their codes (db/blocks.py, "TBP2"), which a reader of schema 3 cannot decode.
+SCHEMA_VERSION = 4
+# Versions this tool reads: a version-2 database answers as it is (its tables are rows), a
+# version-3 one too (its blocks store codes' gaps).
+READABLE_VERSIONS = (2, 3, 4)
 # The catalogue's columns that schema version 3 added: a version-2 database has none of them.
 ADDED_IN_3 = ("layout", "stored_bytes", "row_check")
 DEFAULT_DATABASE = "tablebase.db"

@@ -151,8 +151,8 @@ class PackedReader:
             block = self._block_for(ply, code)
             if block is None:
                 continue
-            i = int(np.searchsorted(block.codes, code))
-            if i < len(block.codes) and block.codes[i] == code:
+            i = block.find(code)
+            if i >= 0:
                 hits.append(code)
                 hit_plies.append(ply)
                 hit_scores.append(int(block.scores[i]))
@@ -190,7 +190,7 @@ class PackedReader:
                                  f" block {index} belongs")
                     damaged = True
                 index, expect = block.index + 1, block.next
-                total += len(block.codes)
+                total += len(block)
                 yield block
             key = rows[-1].first
         if index == 0:

@@ -24,6 +24,7 @@ from tablebase.db.postgres import (
     store_blobs_as_is,
     uses_copy,
 )
+from tablebase.db.ranking import free_map
 from tablebase.db.records import (
     STATUS_BUILDING,
     STATUS_COMPLETE,
@@ -95,6 +96,7 @@ class BuildHandle:
     last_code: int | None = None
     tiers: dict[int, int] = field(default_factory=dict)
     pool: ThreadPoolExecutor | None = None
+    supports: tuple[int, ...] | None = None
 
     @property
     def written(self) -> int:
@@ -109,10 +111,14 @@ class BuildHandle:
 
 
 def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str = LAYOUT_PACKED,
-                coded_cells: int = 0, resume_table: str | None = None) -> BuildHandle:
+                coded_cells: int = 0, resume_table: str | None = None,
+                supports: tuple[int, ...] | None = None) -> BuildHandle:
     """Create an empty positions table in `layout` for a new build of `params.spec`, or reopen
     `resume_table` (the table of an interrupted build) if it is still there. `coded_cells`:
-    the cells a code covers (the root's empty cells), which bound the table's codes."""
+    the cells a code covers (the root's empty cells), which bound the table's codes;
+    `supports`: which digit of a code each digit's stone needs (db/ranking.py; the caller
+    knows the rules, gravity's stone under a stone), by which packed blocks rank their codes:
+    every digit free if not given."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r}: use {' or '.join(LAYOUTS)}")
     try:
@@ -139,7 +145,8 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
                 if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name not in (keep, resumed):
                     conn.exec_driver_sql(f'DROP TABLE "{name}"')
             handle = BuildHandle(game_id, resumed or positions_table_name(
-                game_id, secrets.token_hex(4)), params, layout, 3 ** coded_cells)
+                game_id, secrets.token_hex(4)), params, layout, 3 ** coded_cells,
+                supports=supports if supports is not None else free_map(coded_cells))
             if layout == LAYOUT_PACKED:
                 handle.pool = ThreadPoolExecutor(PACK_THREADS)
             if resumed is not None:
@@ -183,7 +190,8 @@ def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,
     blocks (`write_blocks`); return the checksum of the ply's positions (db/checksum.py),
     computed as they are packed."""
     cells = handle.params.width * handle.params.height
-    rows, checksum = pack_tier(ply, codes, scores, handle.code_limit, cells, handle.pool)
+    rows, checksum = pack_tier(ply, codes, scores, handle.code_limit, cells, handle.pool,
+                               supports=handle.supports)
     write_blocks(engine, handle, ply, rows)
     return checksum
 
@@ -218,13 +226,15 @@ class BlockTarget:
     table: str
     cells: int
     url: str | None = None
+    supports: tuple[int, ...] | None = None
 
     @classmethod
     def of(cls, engine: Engine, handle: BuildHandle) -> BlockTarget:
         """The target of a packed build: workers write directly where the database is a server."""
         url = (engine.url.render_as_string(hide_password=False)
                if engine.dialect.name == "postgresql" else None)
-        return cls(handle.table_name, handle.params.width * handle.params.height, url)
+        return cls(handle.table_name, handle.params.width * handle.params.height, url,
+                   handle.supports)
 
     def store(self, ply: int, first_index: int, codes: np.ndarray, scores: np.ndarray,
               next_code: int, low: int, high: int, pool: ThreadPoolExecutor | None = None
@@ -233,7 +243,8 @@ class BlockTarget:
         `next_code`, its blocks numbered from `first_index`; on `pool`'s threads if given);
         write them when the worker writes (replacing what a lost run wrote in the range) and
         return (None, checksum), else (rows, checksum)."""
-        rows, checksum = pack_tier(ply, codes, scores, next_code, self.cells, pool, first_index)
+        rows, checksum = pack_tier(ply, codes, scores, next_code, self.cells, pool, first_index,
+                                   self.supports)
         if self.url is None:
             return rows, checksum
         table = blocks_table(self.table)

@@ -11,6 +11,7 @@ import struct
 import zlib
 from collections.abc import Iterable
 from contextlib import closing
+from functools import lru_cache
 from pathlib import Path
 
 import zstandard
@@ -20,19 +21,36 @@ WIN_SCORE = 64  # docs/storage.md: a win in d scores 64 - d, a loss in d scores 
 
 def decode_block(data: bytes, cells: int) -> dict[int, tuple[int, int, int]]:
     """code -> (ply, value, depth) of one packed block; AssertionError if it is not intact."""
-    magic, codec, width, ply, _, count, _, first, nxt, crc = struct.unpack_from("<4sBBBBIIqqI", data)
-    assert magic == b"TBP1" and codec == 1
-    assert zlib.crc32(data[:32] + data[36:]) == crc
-    raw = zstandard.ZstdDecompressor().decompress(data[36:])
-    assert len(raw) == width * (count - 1) + count
+    if data[:4] == b"TBP1":
+        magic, codec, width, ply, _, count, _, first, nxt, crc = struct.unpack_from(
+            "<4sBBBBIIqqI", data)
+        assert codec == 1
+        assert zlib.crc32(data[:32] + data[36:]) == crc
+        raw = zstandard.ZstdDecompressor().decompress(data[36:])
+        assert len(raw) == width * (count - 1) + count
+        gaps, scores = raw[:width * (count - 1)], raw[width * (count - 1):]
+        keys, key_limit, supports = first, nxt, None
+    else:
+        (magic, codec, width, ply, digits, count, _, first, nxt, first_rank, next_rank,
+         gaps_length, crc) = struct.unpack_from("<4sBBBBIIqqqqII", data)
+        assert magic == b"TBP2" and codec in (1, 2)
+        assert zlib.crc32(data[:52] + data[56:]) == crc
+        at = 56 + digits
+        supports = tuple(-1 if b == 255 else b for b in data[56:at]) if codec == 2 else None
+        zstd = zstandard.ZstdDecompressor()
+        gaps = zstd.decompress(data[at:at + gaps_length]) if gaps_length else b""
+        scores = zstd.decompress(data[at + gaps_length:])
+        assert len(gaps) == width * (count - 1) and len(scores) == count
+        keys, key_limit = (first_rank, next_rank) if codec == 2 else (first, nxt)
     out = {}
-    code = first
+    key = keys
     for i in range(count):
         if i:
-            gap = sum(raw[b * (count - 1) + i - 1] << (8 * b) for b in range(width))
+            gap = sum(gaps[b * (count - 1) + i - 1] << (8 * b) for b in range(width))
             assert gap > 0
-            code += gap
-        score = struct.unpack_from("b", raw, width * (count - 1) + i)[0]
+            key += gap
+        code = key if supports is None else _unrank(supports, _stones(first, len(supports)), key)
+        score = struct.unpack_from("b", scores, i)[0]
         if score > 0:
             value, depth = 1, WIN_SCORE - score
         elif score < 0:
@@ -40,8 +58,59 @@ def decode_block(data: bytes, cells: int) -> dict[int, tuple[int, int, int]]:
         else:
             value, depth = 0, cells - ply
         out[code] = (ply, value, depth)
-    assert code < nxt
+    assert key < key_limit and max(out) < nxt and min(out) == first
     return out
+
+
+def _stones(code: int, digits: int) -> tuple[int, int]:
+    ds = [code // 3 ** i % 3 for i in range(digits)]
+    return ds.count(1), ds.count(2)
+
+
+def _unrank(supports: tuple[int, ...], stones: tuple[int, int], rank: int) -> int:
+    """The code of `rank` among the codes with these stones (x's, o's) in which every non-zero
+    digit i has its support digit supports[i] non-zero too, ascending: tried digit by digit
+    from the highest, counting the ways to finish (docs/storage.md)."""
+    ways, steps = _counter(supports)
+    x, o = stones
+    filled: frozenset[int] = frozenset()
+    code = 0
+    for j in range(len(supports) - 1, -1, -1):
+        for d, f in steps(j, filled, x, o):
+            n = ways(j, f, x - (d == 1), o - (d == 2))
+            if rank < n:
+                code += d * 3 ** j
+                filled, x, o = f, x - (d == 1), o - (d == 2)
+                break
+            rank -= n
+        else:
+            raise AssertionError("rank out of range")
+    return code
+
+
+@lru_cache(maxsize=None)
+def _counter(supports: tuple[int, ...]):  # type: ignore[no-untyped-def]
+    """(ways, steps) for a support map: ways(i, filled, x, o) counts the ways to fill digits
+    i - 1 .. 0 with x 1's and o 2's, `filled` being the non-zero digits that a lower digit needs;
+    steps(j, ...) lists the digits digit j may take, each with the `filled` after it."""
+    def steps(j: int, filled: frozenset[int], x: int, o: int) -> list[tuple[int, frozenset[int]]]:
+        out = []
+        for d in (0, 1, 2):
+            if d and supports[j] >= 0 and supports[j] not in filled:
+                continue
+            if (d == 1 and x == 0) or (d == 2 and o == 0):
+                continue
+            after = {k for k in filled if k != supports[j]} | ({j} if d and j in supports else set())
+            out.append((d, frozenset(after)))
+        return out
+
+    @lru_cache(maxsize=None)
+    def ways(i: int, filled: frozenset[int], x: int, o: int) -> int:
+        if i == 0:
+            return int(x == 0 and o == 0)
+        return sum(ways(i - 1, f, x - (d == 1), o - (d == 2)) for d, f in steps(i - 1, filled, x, o))
+
+    return ways, steps
 
 
 def decode_blocks(rows: Iterable[tuple[bytes]], cells: int) -> dict[int, tuple[int, int, int]]:

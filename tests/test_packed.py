@@ -227,6 +227,52 @@ def test_a_schema_2_database_still_answers(tmp_path: Path,
     assert Path(db).read_bytes() == before
 
 
+# tests/fixtures/schema3.db: written by the packed writer of schema 3 (blocks "TBP1", codes'
+# gaps), before blocks ranked their codes: 3x3k3, 4x3k3, 4x4k4+gravity and a 7x6 Connect Four
+# endgame table from CONNECT4_ROOTS[0].
+SCHEMA_3 = Path(__file__).parent / "fixtures" / "schema3.db"
+SCHEMA_3_GAMES = [("3x3k3", None), ("4x3k3", None), ("4x4k4+gravity", None),
+                  ("7x6k4+gravity", CONNECT4_ROOTS[0])]
+
+
+def test_a_schema_3_database_still_answers(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A file of schema 3 as that release's writer left it answers every position as a rows
+    table built now, in bulk and one by one (found or not), checksums equal; verify passes; it
+    is not written to: a build into it names the way out."""
+    db = str(tmp_path / "schema3.db")
+    Path(db).write_bytes(SCHEMA_3.read_bytes())
+    before = Path(db).read_bytes()
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT value FROM tablebase_meta").fetchone() == ("3",)
+        for (table,) in conn.execute("SELECT positions_table FROM games").fetchall():
+            assert {bytes(d[:4]) for (d,) in conn.execute(f'SELECT data FROM "{table}"')} == {
+                b"TBP1"}
+    rng = np.random.default_rng(5)
+    for spec, moves in SCHEMA_3_GAMES:
+        rows = _build(tmp_path / f"rows-{spec}-{moves is None}.db", spec, moves, "rows")
+        assert stored_rows(db, spec) == stored_rows(rows, spec)
+        assert game_row(db, spec)["checksum"] == game_row(rows, spec)["checksum"]  # type: ignore[index]
+        root = None if moves is None else _root_text(spec, moves)
+        with open_tablebase(rows) as a, open_tablebase(db) as b:
+            for x, y in zip(a.table(spec, root).load(), b.table(spec, root).load()):
+                assert np.array_equal(x, y)
+            reader_a = a.table(spec, root)._chosen().reader
+            reader_b = b.table(spec, root)._chosen().reader
+            codes = a.table(spec, root).load().codes
+            cells = parse_spec(spec).cells if moves is None else 16
+            asked = np.concatenate([codes, rng.integers(0, 3 ** cells, 2000)])
+            for x, y in zip(reader_a.lookup(asked), reader_b.lookup(asked)):
+                assert np.array_equal(x, y)
+        assert main(["verify", spec, "--db", db, "--quiet"]
+                    + ([] if root is None else ["--root", root])) == 0
+    capsys.readouterr()
+    assert main(["build", "3x3k3", "--db", db, "--quiet", "--force"]) == 2
+    err = capsys.readouterr().err
+    assert "schema version 3" in err and "new database file" in err
+    assert Path(db).read_bytes() == before
+
+
 def test_every_command_answers_alike_in_both_layouts(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """probe, moves, line, export (CSV and JSON Lines), strategy and info's counts print the
