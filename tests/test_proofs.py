@@ -158,8 +158,8 @@ def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
 
 
 @pytest.mark.parametrize("spec_text, stones, count", [("4x4k4", range(6, 11), 40),
-                                                      ("5x4k4", range(9, 14), 30),
-                                                      ("5x5k5", range(14, 19), 25)])
+                                                      ("5x4k4", range(9, 14), 20),
+                                                      ("5x5k5", range(14, 19), 15)])
 def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, stones: range,
                                                              count: int) -> None:
     """Whole solves (value, depth, a move keeping them) against the plain negamax, one
