@@ -43,13 +43,15 @@ def decode_block(data: bytes, cells: int) -> dict[int, tuple[int, int, int]]:
         assert len(gaps) == width * (count - 1) and len(scores) == count
         keys, key_limit = (first_rank, next_rank) if codec == 2 else (first, nxt)
     out = {}
-    key = keys
+    key, keyed = keys, []
     for i in range(count):
         if i:
             gap = sum(gaps[b * (count - 1) + i - 1] << (8 * b) for b in range(width))
             assert gap > 0
             key += gap
-        code = key if supports is None else _unrank(supports, _stones(first, len(supports)), key)
+        keyed.append(key)
+    codes = keyed if supports is None else _unrank(supports, _stones(first, len(supports)), keyed)
+    for i, code in enumerate(codes):
         score = struct.unpack_from("b", scores, i)[0]
         if score > 0:
             value, depth = 1, WIN_SCORE - score
@@ -67,25 +69,28 @@ def _stones(code: int, digits: int) -> tuple[int, int]:
     return ds.count(1), ds.count(2)
 
 
-def _unrank(supports: tuple[int, ...], stones: tuple[int, int], rank: int) -> int:
-    """The code of `rank` among the codes with these stones (x's, o's) in which every non-zero
-    digit i has its support digit supports[i] non-zero too, ascending: tried digit by digit
-    from the highest, counting the ways to finish (docs/storage.md)."""
+def _unrank(supports: tuple[int, ...], stones: tuple[int, int], ranks: list[int]) -> list[int]:
+    """The codes of ascending `ranks` among the codes with these stones (x's, o's) in which
+    every non-zero digit i has its support digit supports[i] non-zero too, ascending: digit by
+    digit from the highest, each digit's choices in order, counting the ways to finish each
+    (docs/storage.md); one walk for all the ranks, entering only the choices that hold one."""
     ways, steps = _counter(supports)
-    x, o = stones
-    filled: frozenset[int] = frozenset()
-    code = 0
-    for j in range(len(supports) - 1, -1, -1):
+    codes: list[int] = []
+
+    def walk(j: int, filled: frozenset[int], x: int, o: int, code: int, base: int) -> None:
+        if j < 0:
+            assert ranks[len(codes)] == base
+            codes.append(code)
+            return
         for d, f in steps(j, filled, x, o):
             n = ways(j, f, x - (d == 1), o - (d == 2))
-            if rank < n:
-                code += d * 3 ** j
-                filled, x, o = f, x - (d == 1), o - (d == 2)
-                break
-            rank -= n
-        else:
-            raise AssertionError("rank out of range")
-    return code
+            if len(codes) < len(ranks) and ranks[len(codes)] < base + n:
+                walk(j - 1, f, x - (d == 1), o - (d == 2), code + d * 3 ** j, base)
+            base += n
+
+    walk(len(supports) - 1, frozenset(), *stones, 0, 0)
+    assert len(codes) == len(ranks), "rank out of range"
+    return codes
 
 
 @lru_cache(maxsize=None)
@@ -93,6 +98,7 @@ def _counter(supports: tuple[int, ...]):  # type: ignore[no-untyped-def]
     """(ways, steps) for a support map: ways(i, filled, x, o) counts the ways to fill digits
     i - 1 .. 0 with x 1's and o 2's, `filled` being the non-zero digits that a lower digit needs;
     steps(j, ...) lists the digits digit j may take, each with the `filled` after it."""
+    @lru_cache(maxsize=None)
     def steps(j: int, filled: frozenset[int], x: int, o: int) -> list[tuple[int, frozenset[int]]]:
         out = []
         for d in (0, 1, 2):
