@@ -139,10 +139,15 @@ def test_killed_at_random_moments(two_games: Path, table_db: Callable[[str], str
                                   tmp_path: Path) -> None:
     rng = random.Random(20261122)
     before = _snapshot(two_games)
+    # The moments fall within one whole build's time, start-up included, measured here.
+    shutil.copy(two_games, tmp_path / "whole.db")
+    start = time.monotonic()
+    assert _kill_build(tmp_path / "whole.db", "timer", 0) == 0
+    whole = time.monotonic() - start
     for attempt in range(6):
         path = tmp_path / f"attempt{attempt}.db"
         shutil.copy(two_games, path)
-        status = _kill_build(path, "timer", 0, delay=rng.uniform(0.3, 2.5))
+        status = _kill_build(path, "timer", 0, delay=rng.uniform(0.3, 1.0) * whole)
         row = game_row(path, "4x3k3")
         if status == -signal.SIGKILL:
             assert row is None or row["status"] != "complete" or (
