@@ -34,6 +34,9 @@ _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 _NONE = -999  # table_score: no stored table holds the board
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
+# A flag passed as a variable, not a literal: numba compiles a callee once per literal argument
+# (True and False would make two copies of the whole search).
+_NO = np.bool_(False)
 # The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
 # bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
 # low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
@@ -287,7 +290,7 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
     for b in range(boards.shape[0]):
         cells, out = boards[b], outs[b]
         ctl[LIMIT] = min(limit, ctl[NODES::8].sum() + nodes) if nodes > 0 else limit
-        x, mk, n, done, hits = _U0, _U0, 0, ctl[NODES + 8 * t], ctl[HITS + 8 * t]
+        x, mk, n, done, hits = _U0, _U0, np.int64(0), ctl[NODES + 8 * t], ctl[HITS + 8 * t]
         for i in range(cells.shape[0]):
             if cells[i]:
                 bit = _U1 << np.uint64(cell_bits[i])
@@ -334,7 +337,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
             med = half_hi
         su[0, 0], su[0, 1] = me, mk
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n, med, med + 1, False)
+                             lt_scores, su, si, n, med, med + 1, _NO)
         if stopped:
             out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
             return
@@ -351,7 +354,7 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     # draw), any non-losing move, else any move.
     su[0, 0], su[0, 1] = me, mk
     r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                         lt_scores, su, si, n, lo - 1, lo, True)
+                         lt_scores, su, si, n, lo - 1, lo, not _NO)
     if stopped:
         out[ABORTED] = 1 if ctl[STOP] != 2 else 2
         return
