@@ -58,6 +58,10 @@ BLOCK_POSITIONS = 16384
 # and packing on two threads of the loaded machine: level 6 2.24 bits in 14.9 s, 9 2.14 in 24.3 s,
 # 12 2.05 in 25.4 s (codes' gaps, level 6: 4.18 in 5.8 s). The ranks cost more than zstd does.
 ZSTD_LEVEL = 9
+# A ply of fewer positions than SMALL_PLY is compressed at SMALL_PLY_LEVEL: its time is a
+# fraction of a second, and small tables are where bytes a position show most (4x4k4, whole
+# file, 512-byte pages: level 9 2.17 bits, 12 2.06, 15 1.99, 19 1.99).
+SMALL_PLY, SMALL_PLY_LEVEL = 1 << 21, 15
 
 MAGIC_3 = b"TBP1"  # schema 3's blocks, read as they are
 MAGIC = b"TBP2"
@@ -117,12 +121,12 @@ class BlockRow(NamedTuple):
 _local = threading.local()
 
 
-def _compressor() -> zstandard.ZstdCompressor:
-    # A zstd context is not thread-safe: one per thread.
-    found = getattr(_local, "compressor", None)
-    if found is None:
-        found = _local.compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
-    return found
+def _compressor(level: int) -> zstandard.ZstdCompressor:
+    # A zstd context is not thread-safe: one per thread and level.
+    found = _local.__dict__.setdefault("compressors", {})
+    if level not in found:
+        found[level] = zstandard.ZstdCompressor(level=level)
+    return found[level]
 
 
 def _decompressor() -> zstandard.ZstdDecompressor:
@@ -153,10 +157,11 @@ def _ranked(codes: np.ndarray, supports: tuple[int, ...] | None
 
 
 def pack_block(ply: int, index: int, codes: np.ndarray, scores: np.ndarray,
-               next_code: int, supports: tuple[int, ...] | None = None) -> BlockRow:
+               next_code: int, supports: tuple[int, ...] | None = None,
+               level: int = ZSTD_LEVEL) -> BlockRow:
     """One block's row, from its codes (ascending int64) and scores (int8). `supports`: the
     codes' support map (db/ranking.py; one entry a digit), under which the block stores ranks
-    if every code keeps it; None stores the codes' gaps."""
+    if every code keeps it; None stores the codes' gaps. `level`: zstd's."""
     n = len(codes)
     codes = np.asarray(codes, np.int64)
     ranked = _ranked(codes, supports)
@@ -171,7 +176,7 @@ def pack_block(ply: int, index: int, codes: np.ndarray, scores: np.ndarray,
         table = bytes(FREE if s < 0 else s for s in supports)
         digits = len(supports)
     width, planes = _planes(np.diff(keys))
-    compressor = _compressor()
+    compressor = _compressor(level)
     gaps = compressor.compress(planes)
     body = table + gaps + compressor.compress(np.asarray(scores, np.int8).tobytes())
     head = HEADER.pack(MAGIC, codec, width, ply, digits, n, index, int(codes[0]),
@@ -287,13 +292,15 @@ def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int, 
     cluster's worker packs, the first code of the ply's next range), `cells` is the board's,
     the blocks are numbered from `first_index`, and `supports` is the codes' support map
     (`pack_block`)."""
+    level = SMALL_PLY_LEVEL if len(codes) < SMALL_PLY else ZSTD_LEVEL
+
     def job(index: int) -> tuple[BlockRow, str]:
         start = index * BLOCK_POSITIONS
         end = start + BLOCK_POSITIONS
         part = np.asarray(codes[start:end], np.int64)
         part_scores = np.asarray(scores[start:end], np.int8)
         row = pack_block(ply, first_index + index, part, part_scores,
-                         int(codes[end]) if end < len(codes) else code_limit, supports)
+                         int(codes[end]) if end < len(codes) else code_limit, supports, level)
         block = positions(Block(ply, first_index + index, row.first, 0, part_scores, part), cells)
         checksum = TableChecksum()
         checksum.add(*block)
