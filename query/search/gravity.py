@@ -31,6 +31,13 @@ _COL = 4  # bb[_COL + col]: the column's bits
 SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL, DONE = range(8)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
+# Nodes of at most _NEAR empty squares neither read nor write the table: their subtrees are
+# small, and a look-up in a table that another process (or a long search) left cold costs more
+# than searching them again. Pons' sets, compiled search alone, load 2-4, _NEAR 0 / 8 / 10:
+# end-easy 16-28 / 15-22 / 9-11 us a position, middle-medium 2.65-2.80 / 2.59-2.70 / 2.92-2.97
+# ms, begin-medium 122-125 / 119 / 117-120 ms (more nodes, each cheaper). Sound: the table only
+# saves work.
+_NEAR = 10
 _NONE = -999  # table_score: no stored table holds the board
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -182,7 +189,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 slot, tag = _slot(key, shift, bb)
                 # Decided by the stones alone: no table load (Pons'; a weaker bound, as sound).
                 open_ = lo < b and hi > a
-                e = _entry(tt, slot, tag) if open_ else _U0
+                e = _entry(tt, slot, tag) if open_ and c - n > _NEAR else _U0
                 if e and not (moving and d == 0):
                     lo = max(lo, np.int64((e >> _LO_SHIFT) & _FIELD) - _BIAS)
                     hi = min(hi, np.int64((e >> _HI_SHIFT) & _FIELD) - _BIAS)
@@ -200,13 +207,15 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     r = hi
                 else:
                     done = False
-                    su[d, 2], si[d, _SLOT] = tag, slot
+                    su[d, 2], si[d, _SLOT] = tag, slot if c - n > _NEAR else -1
                     a, b = max(a, lo), min(b, hi)
                     si[d, _A], si[d, _B], si[d, _A0], si[d, _LO], si[d, _HI] = a, b, a, lo, hi
                     si[d, _I], si[d, _BEST], si[d, _BS] = 0, -1, -1000
                     # Order: by the squares the move makes winning for us (Pons' order: it only
                     # orders, never prunes), centre first on ties.
-                    m, fetch = 0, n + 3 < c and -((c - 3 - n) // 2) < -a and (c - 2 - n) // 2 > -b
+                    m = 0
+                    fetch = (n + 3 < c and c - n - 1 > _NEAR and -((c - 3 - n) // 2) < -a
+                             and (c - 2 - n) // 2 > -b)
                     for i in range(w):
                         col = order[i]
                         mv = moves & bb[_COL + col]
@@ -243,7 +252,8 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     si[d, _BS], si[d, _BEST] = s, col
                 slot, tag = si[d, _SLOT], su[d, 2]
                 if s >= si[d, _B]:  # a cut: s is a lower bound
-                    _store(tt, slot, tag, s, si[d, _HI], c - n0 - d)
+                    if slot >= 0:
+                        _store(tt, slot, tag, s, si[d, _HI], c - n0 - d)
                     if si[d, _MARK]:
                         tt[si[d, _MARK]] = _U0
                     r = s
@@ -253,7 +263,9 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 if si[d, _I] < si[d, _N]:
                     break
                 r = si[d, _BS]
-                if r > si[d, _A0]:  # inside the window: exact
+                if slot < 0:
+                    pass
+                elif r > si[d, _A0]:  # inside the window: exact
                     _store(tt, slot, tag, r, r, c - n0 - d)
                 else:  # every move at most r: an upper bound
                     _store(tt, slot, tag, si[d, _LO], r, c - n0 - d)
