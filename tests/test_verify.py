@@ -6,10 +6,13 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
+from tablebase.db.blocks import HEADER, BlockRow, pack_block, unpack_block
+from tablebase.db.ranking import FREE
 from tablebase.query.tablebase import open_tablebase
 from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.reference import Game
@@ -152,3 +155,55 @@ def test_verify_within_a_small_memory_budget(table_db: Callable[[str], str],
     with open_tablebase(db) as tb:
         report = verify_table(tb, parse_spec("4x3k3"), chunk=300, memory_budget=1 << 26)
     assert report.ok and report.positions == 28275
+
+
+# A packed table is read ply by ply, its blocks decoded on two threads: the same damage, planted
+# in a block written again with a valid check, is caught as in a table of rows.
+
+@pytest.fixture
+def packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private 4x3k3 table in the packed layout, in blocks of 512 positions (many a ply)."""
+    monkeypatch.setattr("tablebase.db.blocks.BLOCK_POSITIONS", 512)
+    path = tmp_path / "packed.db"
+    build(parse_spec("4x3k3"), str(path))
+    return path
+
+
+def _repack(path: Path, ply: int, change: Callable[[np.ndarray, np.ndarray],
+                                                   tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write the second block of `ply` again with its codes and scores changed by `change`,
+    under a valid check (what a faulty writer, not a damaged disk, would leave)."""
+    with closing(sqlite3.connect(path)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
+        row = BlockRow(*conn.execute(f'SELECT first_code, ply, count, data FROM "{table}" WHERE'
+                                     " ply = ? ORDER BY first_code LIMIT 1 OFFSET 1",
+                                     (ply,)).fetchone())
+        block = unpack_block(row, str)
+        digits = row.data[7]  # the header's count of a code's digits, then the support map
+        supports = tuple(-1 if b == FREE else b for b in row.data[HEADER.size:HEADER.size + digits])
+        codes, scores = change(block.codes.copy(), block.scores.copy())
+        new = pack_block(ply, block.index, codes, scores, block.next, supports)
+        conn.execute(f'UPDATE "{table}" SET first_code = ?, count = ?, data = ? WHERE'
+                     " first_code = ?", (new.first, new.count, new.data, row.first))
+        conn.commit()
+
+
+def test_packed_flipped_value_is_caught(packed: Path) -> None:
+    def flip(codes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        i = int(np.flatnonzero(scores > 0)[3])
+        flipped.append(int(codes[i]))
+        scores[i] = -scores[i]  # a win becomes a loss in as many plies
+        return codes, scores
+    flipped: list[int] = []
+    _repack(packed, 6, flip)
+    report = _verify(packed, "4x3k3")
+    assert {"value", "checksum", "count"} <= set(report.by_kind)
+    assert any(p.code == flipped[0] and p.kind == "value" for p in report.first)
+
+
+def test_packed_dropped_position_is_damage(packed: Path) -> None:
+    """A block short of one position no longer adds up to its ply's count: found once plies
+    above it are checked, reported alone, with every other damaged block."""
+    _repack(packed, 7, lambda codes, scores: (np.delete(codes, 1), np.delete(scores, 1)))
+    report = _verify(packed, "4x3k3")
+    assert report.by_kind == {"damaged": 1} and "ply 7" in report.first[0].message

@@ -36,6 +36,21 @@ def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
     return best
 
 
+@njit(cache=True, nogil=True)
+def _distinct(images: np.ndarray) -> int:
+    """How many different codes `images` holds: the positions a canonical code stands for."""
+    distinct = 0
+    for s in range(images.shape[0]):
+        seen = False
+        for t in range(s):
+            if images[t] == images[s]:
+                seen = True
+                break
+        if not seen:
+            distinct += 1
+    return distinct
+
+
 # Rows whose children are searched for together: each step of their binary searches asks for
 # every search's next key before reading the first, so the searches wait on memory together.
 GROUP = 16
@@ -71,10 +86,11 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
            kid_codes: np.ndarray,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
-           flagged: np.ndarray) -> None:
-    """flagged[r]: whether row r fails a check. GROUP rows at a time: the rows' own checks and
-    their children's canonical codes first, then every child searched for at once, then each
-    row's value and depth from its children's."""
+           flagged: np.ndarray) -> int:
+    """flagged[r]: whether row r fails a check; returns how many positions the rows stand
+    for (their orbits: the images are at hand). GROUP rows at a time: the rows' own checks
+    and their children's canonical codes first, then every child searched for at once, then
+    each row's value and depth from its children's."""
     cells = root_board.shape[0]
     nfree = free.shape[0]
     d = np.empty(nfree, dtype=np.int64)
@@ -86,6 +102,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     empties = np.zeros(GROUP, dtype=np.int64)
     playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
     n = codes.shape[0]
+    positions = 0
     for a in range(0, n, GROUP):
         b = min(a + GROUP, n)
         m = 0
@@ -108,8 +125,10 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             stones = xs + os_
             empties[r - a] = cells - stones
             v, dep = value[r], depth[r]
+            canonical = _images(d, pows, images)
+            positions += _distinct(images)
             if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
-                    or dep < 0 or dep > cells - stones or _images(d, pows, images) != codes[r]):
+                    or dep < 0 or dep > cells - stones or canonical != codes[r]):
                 flagged[r] = True
                 continue
             last = 1 if stones % 2 == 1 else 2
@@ -169,6 +188,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 flagged[r] = v != DRAW or dep != empties[r - a]
             else:
                 flagged[r] = v != LOSS or dep != slowest
+    return positions
 
 
 @njit(cache=True, nogil=True)
@@ -180,20 +200,8 @@ def _orbits(codes: np.ndarray, pows: np.ndarray, nfree: int, out: np.ndarray) ->
         for i in range(nfree):
             d[i] = code % 3
             code //= 3
-        distinct = 0
-        for s in range(pows.shape[0]):
-            image = 0
-            for i in range(nfree):
-                image += d[i] * pows[s, i]
-            images[s] = image
-            seen = False
-            for t in range(s):
-                if images[t] == image:
-                    seen = True
-                    break
-            if not seen:
-                distinct += 1
-        out[r] = distinct
+        _images(d, pows, images)
+        out[r] = _distinct(images)
 
 
 class TierChecker:
@@ -209,9 +217,10 @@ class TierChecker:
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
-             below: tuple[np.ndarray, ...]) -> np.ndarray:
+             below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
         """Which rows of a chunk of tier `ply` fail a check against `below` (tier ply+1 as
-        codes, values, depths, has_parent), marking in has_parent the rows their moves reach."""
+        codes, values, depths, has_parent), marking in has_parent the rows their moves reach,
+        and how many positions the rows stand for (the sum of their orbits)."""
         kid_codes, kid_values, kid_depths, has_parent = below
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
@@ -220,11 +229,11 @@ class TierChecker:
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
         # Both cores: rows are independent, and has_parent is only ever set to True.
-        split_rows(len(codes), lambda _, a, b: _check(
+        positions = split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
             spec.width, spec.gravity, spec.misere, self._lines, self._ends, *kids, has_parent,
             flagged[a:b]))
-        return flagged
+        return flagged, sum(positions)
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         """How many positions each code stands for: its distinct images under the maps."""
