@@ -207,3 +207,16 @@ def test_packed_dropped_position_is_damage(packed: Path) -> None:
     _repack(packed, 7, lambda codes, scores: (np.delete(codes, 1), np.delete(scores, 1)))
     report = _verify(packed, "4x3k3")
     assert report.by_kind == {"damaged": 1} and "ply 7" in report.first[0].message
+
+
+def test_fenced_search_finds_what_searchsorted_does() -> None:
+    """The compiled pass's search (a fence of every STEP-th key, then a segment) against
+    numpy's, for keys asked before, between, on and after the stored ones."""
+    from tablebase.query.verify.kernel import STEP, _search
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
+        keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
+        kids = np.concatenate([rng.integers(-5, 5010, 300), keys[:50]]).astype(np.int64)
+        base = np.empty(len(kids), np.int64)
+        _search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
+        assert np.array_equal(base, np.searchsorted(keys, kids)), n

@@ -54,37 +54,61 @@ def _distinct(images: np.ndarray) -> int:
 # Rows whose children are searched for together: each step of their binary searches asks for
 # every search's next key before reading the first, so the searches wait on memory together.
 GROUP = 16
+# Keys a segment between two fence posts (every STEP-th key) holds: four cache lines of codes.
+STEP = 32
 
 
 @njit(cache=True, nogil=True)
-def _search(keys: np.ndarray, kids: np.ndarray, m: int, base: np.ndarray) -> None:
+def _search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int,
+            base: np.ndarray) -> None:
     """base[j]: the first index of sorted `keys` holding at least kids[j] (len(keys) if none),
-    for the first m kids, their binary searches in lockstep (every search halves the same
-    length at each step, so one step of all of them is a group of independent loads)."""
-    n = keys.shape[0]
+    for the first m kids. First in `fence` (keys[::STEP], small enough to stay in cache),
+    the binary searches in lockstep (every search halves the same length at each step, so one
+    step of all of them is a group of independent loads); then each in its segment of STEP
+    keys, whose cache lines are all asked for first."""
+    n, posts = keys.shape[0], fence.shape[0]
     for j in range(m):
         base[j] = 0
     if n == 0:
         return
-    length = n
+    length = posts
     while length > 1:
         half = length >> 1
         for j in range(m):
-            prefetch(keys, base[j] + half)
+            prefetch(fence, base[j] + half)
         for j in range(m):
-            if keys[base[j] + half] < kids[j]:
+            if fence[base[j] + half] < kids[j]:
                 base[j] += half
         length -= half
+    # fence[base[j]] < kids[j] <= fence[base[j] + 1], unless kids[j] <= keys[0]: the answer lies
+    # in keys[STEP * base[j] + 1 : STEP * (base[j] + 1) + 1].
     for j in range(m):
-        if keys[base[j]] < kids[j]:
-            base[j] += 1
+        if fence[base[j]] < kids[j]:
+            base[j] = STEP * base[j] + 1
+            for line in range(0, STEP, 8):
+                prefetch(keys, base[j] + line)
+        else:
+            base[j] = -1  # at or before the first key
+    for j in range(m):
+        lo = base[j]
+        if lo < 0:
+            base[j] = 0
+            continue
+        hi = min(lo + STEP - 1, n)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < kids[j]:
+                lo = mid + 1
+            else:
+                hi = mid
+        base[j] = lo
 
 
 @njit(cache=True, nogil=True)
 def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
-           kid_codes: np.ndarray,
+           kid_codes: np.ndarray, fence: np.ndarray,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
            flagged: np.ndarray) -> int:
     """flagged[r]: whether row r fails a check; returns how many positions the rows stand
@@ -155,7 +179,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 kids[m] = kid
                 m += 1
         first[b - a] = m
-        _search(kid_codes, kids, m, at)
+        _search(kid_codes, fence, kids, m, at)
         for r in range(a, b):
             if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
@@ -215,6 +239,7 @@ class TierChecker:
         self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
         self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
+        self._fenced: tuple[np.ndarray, np.ndarray] | None = None  # a tier's codes, its fence
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
              below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
@@ -224,7 +249,10 @@ class TierChecker:
         kid_codes, kid_values, kid_depths, has_parent = below
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
-        kids = (np.ascontiguousarray(kid_codes, np.int64), np.ascontiguousarray(kid_values, np.int8),
+        keys = np.ascontiguousarray(kid_codes, np.int64)
+        if self._fenced is None or self._fenced[0] is not kid_codes:  # a new tier below
+            self._fenced = (kid_codes, np.ascontiguousarray(keys[::STEP]))
+        kids = (keys, self._fenced[1], np.ascontiguousarray(kid_values, np.int8),
                 np.ascontiguousarray(kid_depths, np.int8))
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
