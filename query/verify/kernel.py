@@ -104,11 +104,61 @@ def _search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int,
         base[j] = lo
 
 
+# A code is read 6 digits (one of 729 values) at a time: each value's digits and stones, and
+# its share of the code's image under each map, come from tables (`_tables`) rather than a
+# division and a product a digit.
+PIECE = 6
+VALUES = 3 ** PIECE
+
+
+def _tables(pows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(digits[v]: value v's PIECE digits then its 1's and 2's; shares[s, c, v]: the image
+    under map s of value v as the code's c-th piece, pows[s, i] = 3**(where map s sends free
+    cell i))."""
+    maps, nfree = pows.shape
+    v = np.arange(VALUES, dtype=np.int64)
+    digits = np.empty((VALUES, PIECE + 2), np.int64)
+    digits[:, :PIECE] = (v[:, None] // 3 ** np.arange(PIECE, dtype=np.int64)) % 3
+    digits[:, PIECE] = (digits[:, :PIECE] == 1).sum(axis=1)
+    digits[:, PIECE + 1] = (digits[:, :PIECE] == 2).sum(axis=1)
+    shares = np.zeros((maps, -(-nfree // PIECE), VALUES), np.int64)
+    for i in range(nfree):
+        shares[:, i // PIECE, :] += digits[None, :, i % PIECE] * pows[:, i, None]
+    return digits, shares
+
+
+@njit(cache=True, nogil=True)
+def _read(code: int, digits: np.ndarray, shares: np.ndarray, free: np.ndarray, d: np.ndarray,
+          board: np.ndarray, images: np.ndarray) -> tuple[int, int, int]:
+    """The free cells' digits of `code` into d and onto the board, its images under every map
+    into images; returns (its 1's, its 2's, the smallest image: the canonical code). Digits
+    past the free cells are left out, so a code too large has no image equal to itself."""
+    nfree = free.shape[0]
+    for s in range(images.shape[0]):
+        images[s] = 0
+    xs = 0
+    os_ = 0
+    for c in range(shares.shape[1]):
+        v = code % VALUES
+        code //= VALUES
+        for k in range(min(PIECE, nfree - c * PIECE)):
+            d[c * PIECE + k] = digits[v, k]
+            board[free[c * PIECE + k]] = digits[v, k]
+        xs += digits[v, PIECE]
+        os_ += digits[v, PIECE + 1]
+        for s in range(images.shape[0]):
+            images[s] += shares[s, c, v]
+    best = images[0]
+    for s in range(1, images.shape[0]):
+        best = min(best, images[s])
+    return xs, os_, best
+
+
 @njit(cache=True, nogil=True)
 def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
-           kid_codes: np.ndarray, fence: np.ndarray,
+           digits: np.ndarray, shares: np.ndarray, kid_codes: np.ndarray, fence: np.ndarray,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
            flagged: np.ndarray) -> int:
     """flagged[r]: whether row r fails a check; returns how many positions the rows stand
@@ -125,6 +175,11 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     first = np.zeros(GROUP + 1, dtype=np.int64)  # row r's children: kids[first[r]:first[r + 1]]
     empties = np.zeros(GROUP, dtype=np.int64)
     playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
+    root_xs = 0
+    root_os = 0
+    for c in range(cells):
+        root_xs += root_board[c] == 1
+        root_os += root_board[c] == 2
     n = codes.shape[0]
     positions = 0
     for a in range(0, n, GROUP):
@@ -134,22 +189,12 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             flagged[r] = False
             playing[r - a] = False
             first[r - a] = m
-            code = codes[r]
-            for i in range(nfree):
-                d[i] = code % 3
-                code //= 3
-                board[free[i]] = d[i]
-            xs = 0
-            os_ = 0
-            for c in range(cells):
-                if board[c] == 1:
-                    xs += 1
-                elif board[c] == 2:
-                    os_ += 1
+            xs, os_, canonical = _read(codes[r], digits, shares, free, d, board, images)
+            xs += root_xs
+            os_ += root_os
             stones = xs + os_
             empties[r - a] = cells - stones
             v, dep = value[r], depth[r]
-            canonical = _images(d, pows, images)
             positions += _distinct(images)
             if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
                     or dep < 0 or dep > cells - stones or canonical != codes[r]):
@@ -240,6 +285,7 @@ class TierChecker:
         self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
         self._fenced: tuple[np.ndarray, np.ndarray] | None = None  # a tier's codes, its fence
+        self._tables = _tables(self._pows)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
              below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
@@ -259,7 +305,8 @@ class TierChecker:
         # Both cores: rows are independent, and has_parent is only ever set to True.
         positions = split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
-            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *kids, has_parent,
+            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._tables,
+            *kids, has_parent,
             flagged[a:b]))
         return flagged, sum(positions)
 
