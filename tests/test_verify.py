@@ -19,16 +19,22 @@ from tests.reference import Game
 
 
 def _verify(path: Path | str, spec: str) -> VerifyReport:
-    """Verify with the compiled first pass (the default budget) and with numpy alone (a
-    budget under 512 MiB): both must find exactly the same problems."""
+    """Verify with the compiled first pass (the default budget: children found in a hash
+    table), with it finding children by search (no room for the hash table) and with numpy
+    alone (a budget under 512 MiB): all must find exactly the same problems."""
+    from tablebase.query.verify.kernel import TierChecker
     with open_tablebase(str(path)) as tb:
         compiled = verify_table(tb, parse_spec(spec))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("tablebase.query.verify.checks._compiled_checker",
+                          lambda root, hash_bytes: TierChecker(root, 0))
+            searched = verify_table(tb, parse_spec(spec))
         plain = verify_table(tb, parse_spec(spec), memory_budget=256 << 20)
 
     def found(report: VerifyReport) -> tuple[object, ...]:
         return (report.positions, report.problems, report.by_kind,
                 [(p.kind, p.code, p.ply, p.message) for p in report.first])
-    assert found(compiled) == found(plain)
+    assert found(compiled) == found(searched) == found(plain)
     return compiled
 
 
@@ -209,14 +215,20 @@ def test_packed_dropped_position_is_damage(packed: Path) -> None:
     assert report.by_kind == {"damaged": 1} and "ply 7" in report.first[0].message
 
 
-def test_fenced_search_finds_what_searchsorted_does() -> None:
-    """The compiled pass's search (a fence of every STEP-th key, then a segment) against
-    numpy's, for keys asked before, between, on and after the stored ones."""
-    from tablebase.query.verify.kernel import STEP, _search
+def test_compiled_look_ups_find_what_searchsorted_does() -> None:
+    """The compiled pass's two ways to find a child among the next tier's codes, the fenced
+    search (every STEP-th key, then a segment) and the hash table, against numpy's search, for
+    codes asked before, between, on and after the stored ones."""
+    from tablebase.query.verify.kernel import STEP, _probe, _search, hashed
     rng = np.random.default_rng(7)
     for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
         keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
-        kids = np.concatenate([rng.integers(-5, 5010, 300), keys[:50]]).astype(np.int64)
+        kids = np.concatenate([rng.integers(0, 5010, 300), keys[:50]]).astype(np.int64)
+        where = np.searchsorted(keys, kids)
         base = np.empty(len(kids), np.int64)
         _search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
-        assert np.array_equal(base, np.searchsorted(keys, kids)), n
+        assert np.array_equal(base, where), n
+        _probe(keys, *hashed(keys), kids, len(kids), base)
+        stored = where < len(keys)
+        stored[stored] = keys[where[stored]] == kids[stored]
+        assert np.array_equal(base, np.where(stored, where, len(keys))), n

@@ -125,7 +125,8 @@ def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, ch
     report = VerifyReport(spec.name)
     found = _Collector(report, table, limit)
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
-    checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
+    checker = (_Checker(table) if plan.budget < _COMPILED_BUDGET
+               else _compiled_checker(table, plan.working // 4))
     view = tb.table(spec, root)
     problems = [f"the database file: {line}" for line in tb.integrity(thorough)]
     if problems:
@@ -223,9 +224,9 @@ class _Checker:
         return orbit_sizes(self.root.images_many(codes))
 
 
-def _compiled_checker(root: Root) -> Any:
+def _compiled_checker(root: Root, hash_bytes: int) -> Any:
     from tablebase.query.verify.kernel import TierChecker  # imports numba: only when it is used
-    return TierChecker(root)
+    return TierChecker(root, hash_bytes)
 
 
 def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, origin: str,

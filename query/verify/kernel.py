@@ -104,6 +104,66 @@ def _search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int,
         base[j] = lo
 
 
+# Rows of the next tier in a hash table of their indices, at most half full (open
+# addressing, linear probing): a look-up waits on memory about twice (the slot, then the code
+# it names), where the fenced search waits four or five times. `_HASH`: Fibonacci hashing.
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _home(code: int, shift: int) -> int:
+    return int((np.uint64(code) * _HASH) >> np.uint64(shift))
+
+
+@njit(cache=True, nogil=True)
+def _place(keys: np.ndarray, slots: np.ndarray, shift: int) -> None:
+    """slots (all -1 before): each index of `keys` in the first free slot from its code's
+    home; GROUP homes prefetched at a time."""
+    mask = slots.shape[0] - 1
+    homes = np.empty(GROUP, np.int64)
+    for a in range(0, keys.shape[0], GROUP):
+        b = min(a + GROUP, keys.shape[0])
+        for i in range(a, b):
+            homes[i - a] = _home(keys[i], shift)
+            prefetch(slots, homes[i - a])
+        for i in range(a, b):
+            h = homes[i - a]
+            while slots[h] >= 0:
+                h = (h + 1) & mask
+            slots[h] = i
+
+
+@njit(cache=True, nogil=True)
+def _probe(keys: np.ndarray, slots: np.ndarray, shift: int, kids: np.ndarray, m: int,
+           found: np.ndarray) -> None:
+    """found[j]: the index of kids[j] in `keys` (len(keys) if it has none), for the first m
+    kids: every slot asked for first, then every code the slots name, then each probe."""
+    n = keys.shape[0]
+    mask = slots.shape[0] - 1
+    for j in range(m):
+        found[j] = _home(kids[j], shift)
+        prefetch(slots, found[j])
+    for j in range(m):
+        prefetch(keys, max(slots[found[j]], 0))
+    for j in range(m):
+        h = found[j]
+        found[j] = n
+        while slots[h] >= 0:
+            if keys[slots[h]] == kids[j]:
+                found[j] = slots[h]
+                break
+            h = (h + 1) & mask
+
+
+def hashed(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """The hash table of sorted `keys` (int32 slots, at least twice as many as keys) and its
+    shift."""
+    bits = max(4, (2 * len(keys)).bit_length())
+    slots = np.full(1 << bits, -1, np.int32)
+    _place(keys, slots, 64 - bits)
+    return slots, 64 - bits
+
+
 # A code is read 6 digits (one of 729 values) at a time: each value's digits and stones, and
 # its share of the code's image under each map, come from tables (`_tables`) rather than a
 # division and a product a digit.
@@ -159,6 +219,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
            digits: np.ndarray, shares: np.ndarray, kid_codes: np.ndarray, fence: np.ndarray,
+           slots: np.ndarray, shift: int,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
            flagged: np.ndarray) -> int:
     """flagged[r]: whether row r fails a check; returns how many positions the rows stand
@@ -224,7 +285,10 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 kids[m] = kid
                 m += 1
         first[b - a] = m
-        _search(kid_codes, fence, kids, m, at)
+        if slots.shape[0]:
+            _probe(kid_codes, slots, shift, kids, m, at)
+        else:
+            _search(kid_codes, fence, kids, m, at)
         for r in range(a, b):
             if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
@@ -274,9 +338,10 @@ def _orbits(codes: np.ndarray, pows: np.ndarray, nfree: int, out: np.ndarray) ->
 
 
 class TierChecker:
-    """The compiled check of one table's tiers (`root`: the table's Root)."""
+    """The compiled check of one table's tiers (`root`: the table's Root; `hash_bytes`: what
+    a hash table of the next tier's codes may take, else they are found by search)."""
 
-    def __init__(self, root: Root) -> None:
+    def __init__(self, root: Root, hash_bytes: int = 0) -> None:
         self.root = root
         spec = root.spec
         self._board = np.array(root.board, dtype=np.int64)
@@ -284,7 +349,9 @@ class TierChecker:
         self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
         self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
-        self._fenced: tuple[np.ndarray, np.ndarray] | None = None  # a tier's codes, its fence
+        # The tier below: its codes, then how they are found (`_index`).
+        self._below: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None
+        self._hash_bytes = hash_bytes
         self._tables = _tables(self._pows)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
@@ -296,19 +363,27 @@ class TierChecker:
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
         keys = np.ascontiguousarray(kid_codes, np.int64)
-        if self._fenced is None or self._fenced[0] is not kid_codes:  # a new tier below
-            self._fenced = (kid_codes, np.ascontiguousarray(keys[::STEP]))
-        kids = (keys, self._fenced[1], np.ascontiguousarray(kid_values, np.int8),
-                np.ascontiguousarray(kid_depths, np.int8))
+        if self._below is None or self._below[0] is not kid_codes:  # a new tier below
+            self._below = (kid_codes, *self._index(keys))
+        _, fence, slots, shift = self._below
+        kid_values = np.ascontiguousarray(kid_values, np.int8)
+        kid_depths = np.ascontiguousarray(kid_depths, np.int8)
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
         # Both cores: rows are independent, and has_parent is only ever set to True.
         positions = split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
             spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._tables,
-            *kids, has_parent,
-            flagged[a:b]))
+            keys, fence, slots, shift, kid_values, kid_depths, has_parent, flagged[a:b]))
         return flagged, sum(positions)
+
+    def _index(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """How the next tier's codes are found: (fence, hash slots, shift); the hash table
+        when it fits the budget (16 bytes a code at most), else none (no slots)."""
+        fence = np.ascontiguousarray(keys[::STEP])
+        if len(keys) < 1 << 30 and 16 * len(keys) <= self._hash_bytes:
+            return (fence, *hashed(keys))
+        return fence, np.empty(0, np.int32), 0
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         """How many positions each code stands for: its distinct images under the maps."""
