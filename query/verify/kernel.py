@@ -3,10 +3,11 @@ the rules, one position at a time in machine code (numba), flagging the rows tha
 
 Written apart from the builder's kernels, as verify.py is apart from its search: a position
 here is a whole board (the root's stones included), a line is a list of board cells, a
-child's canonical code is the smallest of its images' codes, children are found by binary
-search (a group of rows' children at once, in lockstep), and the outcome rule is spelt out on
-values and depths. Flagged rows go back through
-verify.py's own numpy check, which words the problem; rows that pass are not looked at again.
+child's canonical code is the smallest of its images' codes, children are found in a hash
+table of the next tier's rows or, without room for one, by binary search (a group of rows'
+children at once), and the outcome rule is spelt out on values and depths. Flagged rows go
+back through checks.py's numpy check, which words the problem; rows that pass are not looked
+at again.
 """
 from __future__ import annotations
 
