@@ -290,6 +290,10 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             _probe(kid_codes, slots, shift, kids, m, at)
         else:
             _search(kid_codes, fence, kids, m, at)
+        for j in range(m):  # what each child's row holds, asked for before it is read
+            prefetch(kid_values, at[j])
+            prefetch(kid_depths, at[j])
+            prefetch(has_parent, at[j])
         for r in range(a, b):
             if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
