@@ -69,6 +69,13 @@ def _a_position(path: Path, table: str, where: str) -> tuple[int, int, int, int]
                             " ORDER BY code LIMIT 1 OFFSET 7").fetchone()
 
 
+def test_clean_rows_table_passes(tampered: tuple[Path, str]) -> None:
+    """A table of rows (read in code order and filed by ply, not streamed by ply) as it was
+    built: clean, every count and the checksum matching."""
+    report = _verify(tampered[0], "4x3k3")
+    assert report.ok and report.positions == 28275, report.first
+
+
 def test_flipped_value_is_caught(tampered: tuple[Path, str]) -> None:
     path, table = tampered
     code, ply, value, _ = _a_position(path, table, "ply = 6 AND value = 1")
