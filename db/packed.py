@@ -9,8 +9,9 @@ first block, and a ply's blocks after a key.
 from __future__ import annotations
 
 import bisect
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import Executor, Future
 from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
@@ -28,6 +29,9 @@ from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, emp
 CACHE_BLOCKS = 128
 # Blocks fetched by one statement when streaming a ply.
 _FETCH = 8
+# Blocks decoding on a pool's threads at once while a ply is read: enough to keep every
+# thread busy while the reader takes the oldest.
+_AHEAD = 16
 
 
 class BlockSource(Protocol):
@@ -64,6 +68,8 @@ class PackedReader:
     `plies` maps each ply of the table to how many positions it holds (the catalogue's
     counts): what a ply's blocks must add up to.
     """
+
+    by_ply = True
 
     def __init__(self, source: BlockSource, game: GameRecord, plies: Mapping[int, int]) -> None:
         self._source = source
@@ -166,33 +172,63 @@ class PackedReader:
 
     # --- the whole table ----------------------------------------------------------------
 
-    def _walk(self, ply: int) -> Iterator[Block | Damage]:
-        """The blocks of `ply` in order, or the Damage found in a block's place: a block that
-        fails its checks, blocks missing between two, a ply that ends early."""
-        key, index, expect, total, damaged = -1, 0, None, 0, False
+    def _rows(self, ply: int) -> Iterator[BlockRow]:
+        """The stored blocks of `ply`, in key order, `_FETCH` a statement."""
+        key = -1
         while True:
             rows = self._source.blocks_after(ply, key, _FETCH)
             if not rows:
-                break
-            for row in rows:
-                try:
-                    block = unpack_block(row, self._where)
-                except DamagedTableError as e:
-                    yield Damage(row.first, ply, e.reason)
-                    # Where the next block starts is unknown.
-                    index, expect, damaged = index + 1, None, True
-                    continue
-                if expect is not None and block.first != expect:
-                    yield Damage(expect, ply, f"the blocks up to code {block.first} are missing")
-                    damaged = True
-                elif block.index != index:
-                    yield Damage(block.first, ply, f"block {block.index} of the ply stands where"
-                                 f" block {index} belongs")
-                    damaged = True
-                index, expect = block.index + 1, block.next
-                total += len(block)
-                yield block
+                return
+            yield from rows
             key = rows[-1].first
+
+    def _decoded(self, ply: int, pool: Executor | None, read: bool
+                 ) -> Iterator[tuple[BlockRow, Block | DamagedTableError]]:
+        """The blocks of `ply` in key order, each decoded (with its codes, if `read`) or the
+        error its checks raised; on `pool`'s threads if given, a few blocks ahead."""
+        def decode(row: BlockRow) -> Block | DamagedTableError:
+            try:
+                block = unpack_block(row, self._where)
+            except DamagedTableError as e:
+                return e
+            if read:
+                block.codes  # unranked here, on the pool's thread (a property)
+            return block
+        if pool is None:
+            yield from ((row, decode(row)) for row in self._rows(ply))
+            return
+        waiting: deque[tuple[BlockRow, Future[Block | DamagedTableError]]] = deque()
+        for row in self._rows(ply):
+            waiting.append((row, pool.submit(decode, row)))
+            if len(waiting) >= _AHEAD:
+                row, future = waiting.popleft()
+                yield row, future.result()
+        while waiting:
+            row, future = waiting.popleft()
+            yield row, future.result()
+
+    def _walk(self, ply: int, pool: Executor | None = None, read: bool = False
+              ) -> Iterator[Block | Damage]:
+        """The blocks of `ply` in order, or the Damage found in a block's place: a block that
+        fails its checks, blocks missing between two, a ply that ends early (`pool`, `read`:
+        as `_decoded`)."""
+        index, expect, total, damaged = 0, None, 0, False
+        for row, block in self._decoded(ply, pool, read):
+            if isinstance(block, DamagedTableError):
+                yield Damage(row.first, ply, block.reason)
+                # Where the next block starts is unknown.
+                index, expect, damaged = index + 1, None, True
+                continue
+            if expect is not None and block.first != expect:
+                yield Damage(expect, ply, f"the blocks up to code {block.first} are missing")
+                damaged = True
+            elif block.index != index:
+                yield Damage(block.first, ply, f"block {block.index} of the ply stands where"
+                             f" block {index} belongs")
+                damaged = True
+            index, expect = block.index + 1, block.next
+            total += len(block)
+            yield block
         if index == 0:
             yield Damage(None, ply, "the ply has no blocks")
         elif expect is not None and expect != self._limit:
@@ -207,6 +243,27 @@ class PackedReader:
             if isinstance(item, Damage):
                 raise self._damaged(f"{item.where}: {item.reason}")
             yield positions(item, self._cells)
+
+    def tier(self, ply: int, pool: Executor | None = None) -> PositionArrays:
+        """Every stored position of `ply`, whole and in code order: that ply's blocks alone,
+        decoded on `pool`'s threads if given; DamagedTableError at the first damage."""
+        n = self._plies.get(ply, 0)
+        out = PositionArrays(np.empty(n, np.int64), np.full(n, ply, np.int16),
+                             np.empty(n, np.int8), np.empty(n, np.int8))
+        if not n:
+            return out
+        at = 0
+        with self.snapshot():
+            for item in self._walk(ply, pool, read=True):
+                if isinstance(item, Damage):
+                    raise self._damaged(f"{item.where}: {item.reason}")
+                if at + len(item) <= n:  # past n, the walk ends in a Damage: counts differ
+                    part = positions(item, self._cells)
+                    out.codes[at:at + len(item)] = part.codes
+                    out.value[at:at + len(item)] = part.value
+                    out.depth[at:at + len(item)] = part.depth
+                at += len(item)
+        return out
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, about `batch` at a time: the plies' blocks

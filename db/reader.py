@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from itertools import chain
 
@@ -22,6 +23,7 @@ from tablebase.db.records import (
     PlyCounts,
     PositionArrays,
     empty_positions,
+    ply_rows,
     rows_lookup,
 )
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
@@ -160,6 +162,8 @@ class UrlBlocks(_UrlTable):
 class UrlReader(_UrlTable):
     """One complete table of the rows layout through SQLAlchemy."""
 
+    by_ply = False
+
     def __init__(self, engine: Engine, game: GameRecord) -> None:
         super().__init__(engine, game)
         self.count = int(game.canonical or 0)
@@ -213,6 +217,11 @@ class UrlReader(_UrlTable):
         if not chunks:
             return empty_positions()
         return PositionArrays(*(np.concatenate([c[i] for c in chunks]) for i in range(4)))
+
+    def tier(self, ply: int, pool: Executor | None = None) -> PositionArrays:
+        """Every stored position of `ply`, in code order: the whole table read, since no
+        index leads to a ply's rows."""
+        return ply_rows(self.chunks(), ply)
 
     def damage(self) -> list[Damage]:
         """None to find: rows carry no checks of their own."""

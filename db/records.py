@@ -4,7 +4,7 @@ catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
@@ -200,3 +200,12 @@ def empty_positions() -> PositionArrays:
     """A table with no positions."""
     return PositionArrays(np.empty(0, np.int64), np.empty(0, np.int16), np.empty(0, np.int8),
                           np.empty(0, np.int8))
+
+
+def ply_rows(chunks: Iterable[PositionArrays], ply: int) -> PositionArrays:
+    """The rows of `ply` among chunks in code order, joined: a table of rows, which has no
+    index on ply, read whole for one ply."""
+    parts = [PositionArrays(*(a[c.ply == ply] for a in c)) for c in chunks]
+    if not parts:
+        return empty_positions()
+    return PositionArrays(*(np.concatenate([p[i] for p in parts]) for i in range(4)))

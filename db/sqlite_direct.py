@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import fields
 from urllib.parse import quote
@@ -22,7 +23,15 @@ import numpy as np
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
-from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, rows_lookup
+from tablebase.db.records import (
+    Damage,
+    GameRecord,
+    Lookup,
+    PlyCounts,
+    PositionArrays,
+    ply_rows,
+    rows_lookup,
+)
 from tablebase.db.store_base import CheckedStore
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
@@ -125,6 +134,8 @@ class SqliteBlocks(_Table):
 class SqliteReader(_Table):
     """One complete table of the rows layout, read on its store's sqlite3 connection."""
 
+    by_ply = False
+
     def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
         super().__init__(conn, game)
         self.count = int(game.canonical or 0)
@@ -169,6 +180,11 @@ class SqliteReader(_Table):
         except sqlite3.Error as e:
             raise self._fail(e) from e
         return _arrays(rows)
+
+    def tier(self, ply: int, pool: Executor | None = None) -> PositionArrays:
+        """Every stored position of `ply`, in code order: the whole table read, since no
+        index leads to a ply's rows."""
+        return ply_rows(self.chunks(), ply)
 
     def damage(self) -> list[Damage]:
         """None to find: rows carry no checks of their own."""

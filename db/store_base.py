@@ -6,6 +6,7 @@ above db/ knows how a table is laid out; db/store.py opens the right backend.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -20,11 +21,13 @@ class TableReader(Protocol):
     """One complete stored table, read through the connection its store holds.
 
     `table` names the stored table (a forced rebuild replaces it with another name); `count`
-    is how many positions it holds, one per symmetry orbit.
+    is how many positions it holds, one per symmetry orbit; `by_ply` says whether `tier`
+    reads its ply alone (a packed table) or the whole table (rows).
     """
 
     table: str
     count: int
+    by_ply: bool
 
     def snapshot(self) -> AbstractContextManager[None]:
         """Read inside one transaction: every read sees the same moment."""
@@ -40,6 +43,12 @@ class TableReader(Protocol):
 
     def load(self) -> PositionArrays:
         """The whole table at once, in code order."""
+        ...
+
+    def tier(self, ply: int, pool: Executor | None = None) -> PositionArrays:
+        """Every stored position of `ply`, whole and in code order. A packed table reads that
+        ply's blocks alone (decoded on `pool`'s threads if given); a table of rows, which has
+        no index on ply, reads every row (`by_ply` says which)."""
         ...
 
     def damage(self) -> list[Damage]:

@@ -15,7 +15,8 @@ it). Values are for the side to move.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Executor
 
 import numpy as np
 
@@ -66,6 +67,21 @@ class TableView:
         reader = self._chosen().reader
         with reader.snapshot():
             yield from reader.chunks(batch)
+
+    @property
+    def by_ply(self) -> bool:
+        """Whether `tiers` reads each ply alone (a packed table), not the whole table (rows)."""
+        return self._chosen().reader.by_ply
+
+    def tiers(self, plies: Iterable[int], pool: Executor | None = None
+              ) -> Iterator[PositionArrays]:
+        """The stored positions of each ply of `plies` in turn, each ply whole and in code
+        order, all in one snapshot (blocks decoded on `pool`'s threads if given)."""
+        self._tables.read(self.spec, self._chosen)  # follow a swapped table first
+        reader = self._chosen().reader
+        with reader.snapshot():
+            for ply in plies:
+                yield reader.tier(ply, pool)
 
     def get_many(self, codes: np.ndarray | Sequence[int]) -> ManyProbes:
         """Answers for many codes (any orientation) at once; `found` marks those the table

@@ -29,7 +29,7 @@ AREAS: dict[str, set[str]] = {
     "query.play": {"builder.game", "db", "query"},
     # verify re-checks the builder's tables with its memory plan and thread split.
     "query.verify": {"builder.game", "builder.memory", "builder.progress", "builder.kernels",
-                     "db", "query"},
+                     "builder.threads", "db", "query"},
     # search answers positions no table holds, with the tables at its leaves.
     "query.search": {"builder.game", "db", "query"},
     "query.shapes": {"builder.game", "db", "query", "query.audit", "query.play", "query.search",
@@ -76,7 +76,7 @@ def _area_of_module(module: str) -> str:
 
 
 # Modules that other areas may name on their own (see AREAS).
-_NAMED = {"builder.progress", "builder.memory", "builder.kernels"}
+_NAMED = {"builder.progress", "builder.memory", "builder.kernels", "builder.threads"}
 
 
 def _imports(path: Path) -> set[str]:

@@ -6,26 +6,35 @@ from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
+from tablebase.db.blocks import HEADER, BlockRow, pack_block, unpack_block
+from tablebase.db.ranking import FREE
 from tablebase.query.tablebase import open_tablebase
 from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.reference import Game
 
 
 def _verify(path: Path | str, spec: str) -> VerifyReport:
-    """Verify with the compiled first pass (the default budget) and with numpy alone (a
-    budget under 512 MiB): both must find exactly the same problems."""
+    """Verify with the compiled first pass (the default budget: children found in a hash
+    table), with it finding children by search (no room for the hash table) and with numpy
+    alone (a budget under 512 MiB): all must find exactly the same problems."""
+    from tablebase.query.verify.kernel import TierChecker
     with open_tablebase(str(path)) as tb:
         compiled = verify_table(tb, parse_spec(spec))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("tablebase.query.verify.checks._compiled_checker",
+                          lambda root, hash_bytes: TierChecker(root, 0))
+            searched = verify_table(tb, parse_spec(spec))
         plain = verify_table(tb, parse_spec(spec), memory_budget=256 << 20)
 
     def found(report: VerifyReport) -> tuple[object, ...]:
         return (report.positions, report.problems, report.by_kind,
                 [(p.kind, p.code, p.ply, p.message) for p in report.first])
-    assert found(compiled) == found(plain)
+    assert found(compiled) == found(searched) == found(plain)
     return compiled
 
 
@@ -58,6 +67,13 @@ def _a_position(path: Path, table: str, where: str) -> tuple[int, int, int, int]
     with closing(sqlite3.connect(path)) as conn:
         return conn.execute(f'SELECT code, ply, value, depth FROM "{table}" WHERE {where}'
                             " ORDER BY code LIMIT 1 OFFSET 7").fetchone()
+
+
+def test_clean_rows_table_passes(tampered: tuple[Path, str]) -> None:
+    """A table of rows (read in code order and filed by ply, not streamed by ply) as it was
+    built: clean, every count and the checksum matching."""
+    report = _verify(tampered[0], "4x3k3")
+    assert report.ok and report.positions == 28275, report.first
 
 
 def test_flipped_value_is_caught(tampered: tuple[Path, str]) -> None:
@@ -152,3 +168,74 @@ def test_verify_within_a_small_memory_budget(table_db: Callable[[str], str],
     with open_tablebase(db) as tb:
         report = verify_table(tb, parse_spec("4x3k3"), chunk=300, memory_budget=1 << 26)
     assert report.ok and report.positions == 28275
+
+
+# A packed table is read ply by ply, its blocks decoded on two threads: the same damage, planted
+# in a block written again with a valid check, is caught as in a table of rows.
+
+@pytest.fixture
+def packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private 4x3k3 table in the packed layout, in blocks of 512 positions (many a ply)."""
+    monkeypatch.setattr("tablebase.db.blocks.BLOCK_POSITIONS", 512)
+    path = tmp_path / "packed.db"
+    build(parse_spec("4x3k3"), str(path))
+    return path
+
+
+def _repack(path: Path, ply: int, change: Callable[[np.ndarray, np.ndarray],
+                                                   tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write the second block of `ply` again with its codes and scores changed by `change`,
+    under a valid check (what a faulty writer, not a damaged disk, would leave)."""
+    with closing(sqlite3.connect(path)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
+        row = BlockRow(*conn.execute(f'SELECT first_code, ply, count, data FROM "{table}" WHERE'
+                                     " ply = ? ORDER BY first_code LIMIT 1 OFFSET 1",
+                                     (ply,)).fetchone())
+        block = unpack_block(row, str)
+        digits = row.data[7]  # the header's count of a code's digits, then the support map
+        supports = tuple(-1 if b == FREE else b for b in row.data[HEADER.size:HEADER.size + digits])
+        codes, scores = change(block.codes.copy(), block.scores.copy())
+        new = pack_block(ply, block.index, codes, scores, block.next, supports)
+        conn.execute(f'UPDATE "{table}" SET first_code = ?, count = ?, data = ? WHERE'
+                     " first_code = ?", (new.first, new.count, new.data, row.first))
+        conn.commit()
+
+
+def test_packed_flipped_value_is_caught(packed: Path) -> None:
+    def flip(codes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        i = int(np.flatnonzero(scores > 0)[3])
+        flipped.append(int(codes[i]))
+        scores[i] = -scores[i]  # a win becomes a loss in as many plies
+        return codes, scores
+    flipped: list[int] = []
+    _repack(packed, 6, flip)
+    report = _verify(packed, "4x3k3")
+    assert {"value", "checksum", "count"} <= set(report.by_kind)
+    assert any(p.code == flipped[0] and p.kind == "value" for p in report.first)
+
+
+def test_packed_dropped_position_is_damage(packed: Path) -> None:
+    """A block short of one position no longer adds up to its ply's count: found once plies
+    above it are checked, reported alone, with every other damaged block."""
+    _repack(packed, 7, lambda codes, scores: (np.delete(codes, 1), np.delete(scores, 1)))
+    report = _verify(packed, "4x3k3")
+    assert report.by_kind == {"damaged": 1} and "ply 7" in report.first[0].message
+
+
+def test_compiled_look_ups_find_what_searchsorted_does() -> None:
+    """The compiled pass's two ways to find a child among the next tier's codes, the fenced
+    search (every STEP-th key, then a segment) and the hash table, against numpy's search, for
+    codes asked before, between, on and after the stored ones."""
+    from tablebase.query.verify.kernel import STEP, _probe, _search, hashed
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
+        keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
+        kids = np.concatenate([rng.integers(0, 5010, 300), keys[:50]]).astype(np.int64)
+        where = np.searchsorted(keys, kids)
+        base = np.empty(len(kids), np.int64)
+        _search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
+        assert np.array_equal(base, where), n
+        _probe(keys, *hashed(keys), kids, len(kids), base)
+        stored = where < len(keys)
+        stored[stored] = keys[where[stored]] == kids[stored]
+        assert np.array_equal(base, np.where(stored, where, len(keys))), n

@@ -7,10 +7,7 @@ binary search, and the outcome rule is spelt out on values and depths (not on sc
 """
 from __future__ import annotations
 
-import tempfile
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,12 +19,13 @@ from tablebase.builder.game.spec import Spec
 from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.checksum import TableChecksum
 from tablebase.db.errors import DamagedTableError
-from tablebase.db.records import GameRecord
+from tablebase.db.records import Damage, GameRecord
 from tablebase.query.notation import draw_board
 from tablebase.query.records import Position
+from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.verify.tiers import Tally, open_tiers
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -66,7 +64,9 @@ class _Collector:
     def add(self, kind: str, message: str, code: int | None = None, ply: int | None = None) -> None:
         self.report.problems += 1
         self.report.by_kind[kind] = self.report.by_kind.get(kind, 0) + 1
-        if len(self.report.first) < self.limit * 4:
+        # The table-wide findings (checksum, counts: no ply) come at the end of the read but
+        # head the report, so none is crowded out.
+        if len(self.report.first) < self.limit * 4 or ply is None:
             picture = ""
             if code is not None and 0 <= code < 3 ** self.root.cells:
                 board = self.root.boards_of(np.array([code]))[0]
@@ -97,14 +97,16 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
     any orientation; None for the whole board); the report lists the first problems, fewest
     stones first.
 
-    Tier by tier, like the builder: one pass streams the table (in code order) into a file
-    per ply in a temporary directory, checking the checksum and the counts on the way; then
-    tier p is checked chunk by chunk against tier p+1, the only tier held in memory (about
-    11 bytes a position). `memory_budget` (bytes; default: half the machine's) sizes the
-    chunks; the largest tier must fit. First the database file's own check (SQLite's
-    quick_check; integrity_check with `thorough`) and every block of a packed table: damage
-    found there is reported alone, since what it holds cannot be read; so is damage met on the
-    way (a catalogue row that fails its check, a page SQLite cannot read).
+    Tier by tier, like the builder, from the full board down: tier p is checked chunk by
+    chunk against tier p+1, and only those two are in memory (about 11 bytes a position
+    each, and the largest pair must fit). A packed table is read ply by ply, its blocks
+    decoded (and checked) on every core; a table of rows, read in code order, is filed by ply
+    in a temporary directory first. Every row read goes into the checksum and the counts,
+    compared with the build's at the end. `memory_budget` (bytes; default: half the
+    machine's) sizes the chunks. First the database file's own check (SQLite's quick_check;
+    integrity_check with `thorough`): damage found there is reported alone, since what it
+    holds cannot be read; so is damage met on the way (every damaged block of a packed table,
+    a catalogue row that fails its check, a page SQLite cannot read).
     """
     try:
         return _verify(tb, spec, progress, limit, chunk, root, memory_budget, thorough)
@@ -123,62 +125,86 @@ def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, ch
     report = VerifyReport(spec.name)
     found = _Collector(report, table, limit)
     # The compiled pass needs numba's runtime, about 150 MB: under a small budget, numpy alone.
-    checker = _Checker(table) if plan.budget < _COMPILED_BUDGET else _compiled_checker(table)
-    damaged: list[tuple[str, int | None]] = [
-        (f"the database file: {line}", None) for line in tb.integrity(thorough)]
-    if not damaged:
-        damaged = [(f"{d.where} is damaged ({d.reason}); rebuild the table with --force", d.ply)
-                   for d in tb.table(spec, root).damage()]
-    if damaged:
-        # Damage cannot be read past, so nothing else can be checked: name every one.
-        report.positions = game.canonical or 0
-        for message, ply in damaged:
-            found.add("damaged", message, None, ply)
-        report.first = report.first[:limit]
-        return report
-    with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
-        tiers = _split(tb, game, checker, Path(tmp), found, chunk, progress)
-        report.positions = sum(tiers.values())
-        stored = tiers.get(table.ply, 0) > 0
-        if not stored or _read(Path(tmp), table.ply, "codes", 0, 1)[:1].tolist() != [0]:
-            what = "the empty board" if table.is_whole else "the endgame's root"
-            found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
-        origin = "the empty board" if table.is_whole else "the root"
-        with progress(desc=f"verify {table.name}", total=report.positions, unit="pos",
-                      unit_scale=True) as bar:
-            below = None  # tier p+1: codes, value, depth, has_parent
-            for ply in range(spec.cells, table.ply - 1, -1):
-                n = tiers.get(ply, 0)
-                codes, value, depth = (_read(Path(tmp), ply, kind, 0, n)
-                                       for kind in ("codes", "value", "depth"))
-                here = (codes, value, depth, np.zeros(n, dtype=bool))
-                empty = (np.empty(0, np.int64), np.empty(0, np.int8), np.empty(0, np.int8),
-                         np.zeros(0, dtype=bool))
-                for start in range(0, n, chunk):
-                    part = slice(start, start + chunk)
-                    against = below if below is not None else empty
-                    # The compiled pass clears most rows; the flagged ones are checked again
-                    # here, which words what is wrong with them.
-                    flagged = checker.flag(codes[part], value[part], depth[part], ply, against)
-                    if flagged is None:
-                        _check_chunk(table, codes[part], value[part], depth[part], against,
-                                     found, ply)
-                    elif flagged.any():
-                        rows = np.flatnonzero(flagged)
-                        _check_chunk(table, codes[part][rows], value[part][rows],
-                                     depth[part][rows], against, found, ply)
-                    bar.update(len(codes[part]))
-                if below is not None:  # every parent of tier ply + 1 has now been seen
-                    _unreachable(found, below, ply + 1, origin, limit)
-                below = here
-            if below is not None:
-                has_parent = below[3]
-                if len(has_parent) and below[0][0] == 0:
-                    has_parent[0] = True  # the root needs no parent
-                _unreachable(found, below, table.ply, origin, limit)
+    checker = (_Checker(table) if plan.budget < _COMPILED_BUDGET
+               else _compiled_checker(table, plan.working // 4))
+    view = tb.table(spec, root)
+    problems = [f"the database file: {line}" for line in tb.integrity(thorough)]
+    if problems:
+        return _damaged(spec, game, [(message, None) for message in problems], limit)
+    tally = Tally(checker, found)
+    try:
+        _check_tiers(view, table, checker, found, tally, chunk, progress)
+    except DamagedTableError:
+        # A packed table's blocks are checked as its plies are read: at the first damage,
+        # every damaged block is looked for (a table of rows has none to name).
+        damage = view.damage()
+        if not damage:
+            raise
+        return _damaged(spec, game, _named(damage), limit)
+    tally.finish(tb, game)
+    report.positions = int(tally.per_ply[:, 0].sum())
     report.first.sort(key=lambda p: (p.ply if p.ply is not None else -1, p.code or 0))
     report.first = report.first[:limit]
     return report
+
+
+def _named(damage: list[Damage]) -> list[tuple[str, int | None]]:
+    return [(f"{d.where} is damaged ({d.reason}); rebuild the table with --force", d.ply)
+            for d in damage]
+
+
+def _damaged(spec: Spec, game: GameRecord, damage: list[tuple[str, int | None]],
+             limit: int) -> VerifyReport:
+    """The report of a damaged table: damage cannot be read past, so nothing else can be
+    checked; every damaged part is named."""
+    report = VerifyReport(spec.name, positions=game.canonical or 0)
+    found = _Collector(report, Root.from_key(spec, game.root), limit)
+    for message, ply in damage:
+        found.add("damaged", message, None, ply)
+    report.first = report.first[:limit]
+    return report
+
+
+def _check_tiers(view: TableView, table: Root, checker: Any, found: _Collector, tally: Tally,
+                 chunk: int, progress: ProgressFactory) -> None:
+    """Check every tier against the next, from the full board down to the root's ply, and
+    that every row of a tier is reached from the one above it."""
+    origin = "the empty board" if table.is_whole else "the root"
+    with progress(desc=f"verify {table.name}", total=view.count, unit="pos",
+                  unit_scale=True) as bar, open_tiers(view, tally, chunk, progress) as tiers:
+        below = None  # tier p+1: codes, value, depth, has_parent
+        for ply, codes, value, depth in tiers:
+            n = len(codes)
+            here = (codes, value, depth, np.zeros(n, dtype=bool))
+            empty = (np.empty(0, np.int64), np.empty(0, np.int8), np.empty(0, np.int8),
+                     np.zeros(0, dtype=bool))
+            for start in range(0, n, chunk):
+                part = slice(start, start + chunk)
+                against = below if below is not None else empty
+                # The compiled pass clears most rows; the flagged ones are checked again
+                # here, which words what is wrong with them.
+                flagged, positions = checker.flag(codes[part], value[part], depth[part], ply,
+                                                  against)
+                tally.reachable += positions
+                if flagged is None:
+                    _check_chunk(table, codes[part], value[part], depth[part], against,
+                                 found, ply)
+                elif flagged.any():
+                    rows = np.flatnonzero(flagged)
+                    _check_chunk(table, codes[part][rows], value[part][rows],
+                                 depth[part][rows], against, found, ply)
+                bar.update(len(codes[part]))
+            if below is not None:  # every parent of tier ply + 1 has now been seen
+                _unreachable(found, below, ply + 1, origin, found.limit)
+            below = here
+        if below is None or not len(below[0]) or below[0][0] != 0:
+            what = "the empty board" if table.is_whole else "the endgame's root"
+            found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
+        if below is not None:
+            has_parent = below[3]
+            if len(has_parent) and below[0][0] == 0:
+                has_parent[0] = True  # the root needs no parent
+            _unreachable(found, below, table.ply, origin, found.limit)
 
 
 _COMPILED_BUDGET = 512 << 20  # bytes of --memory from which verify uses its compiled pass
@@ -191,16 +217,16 @@ class _Checker:
         self.root = root
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
-             below: tuple[np.ndarray, ...]) -> np.ndarray | None:
-        return None
+             below: tuple[np.ndarray, ...]) -> tuple[np.ndarray | None, int]:
+        return None, int(self.orbit_sizes(codes).sum())
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         return orbit_sizes(self.root.images_many(codes))
 
 
-def _compiled_checker(root: Root) -> Any:
+def _compiled_checker(root: Root, hash_bytes: int) -> Any:
     from tablebase.query.verify.kernel import TierChecker  # imports numba: only when it is used
-    return TierChecker(root)
+    return TierChecker(root, hash_bytes)
 
 
 def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, origin: str,
@@ -215,101 +241,6 @@ def _unreachable(found: _Collector, tier: tuple[np.ndarray, ...], ply: int, orig
     if extra:
         found.report.problems += extra
         found.report.by_kind["unreachable"] = found.report.by_kind.get("unreachable", 0) + extra
-
-
-def _split(tb: Tablebase, game: GameRecord, checker: Any, tmp: Path, found: _Collector,
-           batch: int, progress: ProgressFactory) -> dict[int, int]:
-    """Stream the table into one file per ply (codes, value, depth, each in code order),
-    checking the checksum and every recorded count on the way; return rows per ply.
-
-    The table is read (its blocks decoded and merged) on this thread while another takes the
-    chunk read before it: hashes it, counts its orbits and files its rows by ply."""
-    root = checker.root
-    checksum = TableChecksum()
-    tiers: dict[int, int] = {}
-    per_ply: dict[int, list[int]] = {}  # ply -> [canonical, wins, draws, losses]
-    reachable = [0]
-    files: dict[tuple[int, str], Any] = {}
-
-    def take(codes: np.ndarray, ply: np.ndarray, value: np.ndarray, depth: np.ndarray) -> None:
-        checksum.add(codes, ply, value, depth)
-        sane = (codes >= 0) & (codes < 3 ** root.cells)
-        if sane.any():
-            reachable[0] += int(checker.orbit_sizes(codes[sane]).sum())
-        in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
-        for i in np.flatnonzero(~in_range)[:8]:
-            found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"
-                      f" position of this table", None, int(ply[i]))
-        # The chunk's rows by ply (a stable sort keeps each ply's rows in code order).
-        rows = np.flatnonzero(in_range)
-        rows = rows[np.argsort(ply[rows], kind="stable")]
-        plies = ply[rows]
-        cuts = np.flatnonzero(plies[1:] != plies[:-1]) + 1
-        for part in np.split(rows, cuts) if len(rows) else []:
-            p = int(ply[part[0]])
-            v = value[part]
-            counts = per_ply.setdefault(p, [0, 0, 0, 0])
-            counts[0] += len(part)
-            for k, want in enumerate((WIN, DRAW, LOSS), 1):
-                counts[k] += int(np.count_nonzero(v == want))
-            for kind, data in (("codes", codes), ("value", value), ("depth", depth)):
-                handle = files.get((p, kind))
-                if handle is None:
-                    handle = files[(p, kind)] = open(tmp / f"{kind}_{p}.bin", "wb")
-                data[part].astype(_DTYPES[kind]).tofile(handle)
-            tiers[p] = tiers.get(p, 0) + len(part)
-
-    try:
-        with progress(desc=f"read {root.name}", total=game.canonical or 0, unit="pos",
-                      unit_scale=True) as bar, ThreadPoolExecutor(1) as pool:
-            waiting: Future[None] | None = None
-            for chunk in tb.table(root.spec, root.board).positions(batch):
-                if waiting is not None:
-                    waiting.result()
-                waiting = pool.submit(take, *chunk)
-                bar.update(len(chunk[0]))
-            if waiting is not None:
-                waiting.result()
-    finally:
-        for handle in files.values():
-            handle.close()
-    if checksum.hexdigest() != game.checksum:
-        found.add("checksum", f"the table's checksum is {checksum.hexdigest()}, but the build"
-                  f" recorded {game.checksum}")
-    _check_counts(tb, game, per_ply, reachable[0], found)
-    return tiers
-
-
-_DTYPES = {"codes": np.int64, "value": np.int8, "depth": np.int8}
-
-
-def _read(tmp: Path, ply: int, kind: str, start: int, stop: int) -> np.ndarray:
-    """Rows start..stop of one ply's file (empty when the ply has none)."""
-    path = tmp / f"{kind}_{ply}.bin"
-    dtype = np.dtype(_DTYPES[kind])
-    if stop <= start or not path.exists():
-        return np.empty(0, dtype=dtype)
-    return np.fromfile(path, dtype=dtype, count=stop - start, offset=start * dtype.itemsize)
-
-
-def _check_counts(tb: Tablebase, game: GameRecord, per_ply: dict[int, list[int]], reachable: int,
-                  found: _Collector) -> None:
-    def compare(what: str, recorded: int | None, actual: int) -> None:
-        if recorded != actual:
-            found.add("count", f"{what}: the game record says {recorded}, the table has {actual}")
-
-    total = [sum(c[k] for c in per_ply.values()) for k in range(4)]
-    compare("canonical positions", game.canonical, total[0])
-    compare("reachable positions", game.reachable, reachable)
-    compare("wins", game.wins, total[1])
-    compare("draws", game.draws, total[2])
-    compare("losses", game.losses, total[3])
-    for p in tb.plies(game):
-        got = per_ply.get(p.ply, [0, 0, 0, 0])
-        compare(f"canonical positions at ply {p.ply}", p.canonical, got[0])
-        compare(f"wins at ply {p.ply}", p.wins, got[1])
-        compare(f"draws at ply {p.ply}", p.draws, got[2])
-        compare(f"losses at ply {p.ply}", p.losses, got[3])
 
 
 def _check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarray,

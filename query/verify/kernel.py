@@ -3,10 +3,11 @@ the rules, one position at a time in machine code (numba), flagging the rows tha
 
 Written apart from the builder's kernels, as verify.py is apart from its search: a position
 here is a whole board (the root's stones included), a line is a list of board cells, a
-child's canonical code is the smallest of its images' codes, children are found by binary
-search (a group of rows' children at once, in lockstep), and the outcome rule is spelt out on
-values and depths. Flagged rows go back through
-verify.py's own numpy check, which words the problem; rows that pass are not looked at again.
+child's canonical code is the smallest of its images' codes, children are found in a hash
+table of the next tier's rows or, without room for one, by binary search (a group of rows'
+children at once), and the outcome rule is spelt out on values and depths. Flagged rows go
+back through checks.py's numpy check, which words the problem; rows that pass are not looked
+at again.
 """
 from __future__ import annotations
 
@@ -36,45 +37,196 @@ def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
     return best
 
 
+@njit(cache=True, nogil=True)
+def _distinct(images: np.ndarray) -> int:
+    """How many different codes `images` holds: the positions a canonical code stands for."""
+    distinct = 0
+    for s in range(images.shape[0]):
+        seen = False
+        for t in range(s):
+            if images[t] == images[s]:
+                seen = True
+                break
+        if not seen:
+            distinct += 1
+    return distinct
+
+
 # Rows whose children are searched for together: each step of their binary searches asks for
 # every search's next key before reading the first, so the searches wait on memory together.
 GROUP = 16
+# Keys a segment between two fence posts (every STEP-th key) holds: four cache lines of codes.
+STEP = 32
 
 
 @njit(cache=True, nogil=True)
-def _search(keys: np.ndarray, kids: np.ndarray, m: int, base: np.ndarray) -> None:
+def _search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int,
+            base: np.ndarray) -> None:
     """base[j]: the first index of sorted `keys` holding at least kids[j] (len(keys) if none),
-    for the first m kids, their binary searches in lockstep (every search halves the same
-    length at each step, so one step of all of them is a group of independent loads)."""
-    n = keys.shape[0]
+    for the first m kids. First in `fence` (keys[::STEP], small enough to stay in cache),
+    the binary searches in lockstep (every search halves the same length at each step, so one
+    step of all of them is a group of independent loads); then each in its segment of STEP
+    keys, whose cache lines are all asked for first."""
+    n, posts = keys.shape[0], fence.shape[0]
     for j in range(m):
         base[j] = 0
     if n == 0:
         return
-    length = n
+    length = posts
     while length > 1:
         half = length >> 1
         for j in range(m):
-            prefetch(keys, base[j] + half)
+            prefetch(fence, base[j] + half)
         for j in range(m):
-            if keys[base[j] + half] < kids[j]:
+            if fence[base[j] + half] < kids[j]:
                 base[j] += half
         length -= half
+    # fence[base[j]] < kids[j] <= fence[base[j] + 1], unless kids[j] <= keys[0]: the answer lies
+    # in keys[STEP * base[j] + 1 : STEP * (base[j] + 1) + 1].
     for j in range(m):
-        if keys[base[j]] < kids[j]:
-            base[j] += 1
+        if fence[base[j]] < kids[j]:
+            base[j] = STEP * base[j] + 1
+            for line in range(0, STEP, 8):
+                prefetch(keys, base[j] + line)
+        else:
+            base[j] = -1  # at or before the first key
+    for j in range(m):
+        lo = base[j]
+        if lo < 0:
+            base[j] = 0
+            continue
+        hi = min(lo + STEP - 1, n)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < kids[j]:
+                lo = mid + 1
+            else:
+                hi = mid
+        base[j] = lo
+
+
+# Rows of the next tier in a hash table of their indices, at most half full (open
+# addressing, linear probing): a look-up waits on memory about twice (the slot, then the code
+# it names), where the fenced search waits four or five times. `_HASH`: Fibonacci hashing.
+_HASH = np.uint64(0x9E3779B97F4A7C15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _home(code: int, shift: int) -> int:
+    return int((np.uint64(code) * _HASH) >> np.uint64(shift))
+
+
+@njit(cache=True, nogil=True)
+def _place(keys: np.ndarray, slots: np.ndarray, shift: int) -> None:
+    """slots (all -1 before): each index of `keys` in the first free slot from its code's
+    home; GROUP homes prefetched at a time."""
+    mask = slots.shape[0] - 1
+    homes = np.empty(GROUP, np.int64)
+    for a in range(0, keys.shape[0], GROUP):
+        b = min(a + GROUP, keys.shape[0])
+        for i in range(a, b):
+            homes[i - a] = _home(keys[i], shift)
+            prefetch(slots, homes[i - a])
+        for i in range(a, b):
+            h = homes[i - a]
+            while slots[h] >= 0:
+                h = (h + 1) & mask
+            slots[h] = i
+
+
+@njit(cache=True, nogil=True)
+def _probe(keys: np.ndarray, slots: np.ndarray, shift: int, kids: np.ndarray, m: int,
+           found: np.ndarray) -> None:
+    """found[j]: the index of kids[j] in `keys` (len(keys) if it has none), for the first m
+    kids: every slot asked for first, then every code the slots name, then each probe."""
+    n = keys.shape[0]
+    mask = slots.shape[0] - 1
+    for j in range(m):
+        found[j] = _home(kids[j], shift)
+        prefetch(slots, found[j])
+    for j in range(m):
+        prefetch(keys, max(slots[found[j]], 0))
+    for j in range(m):
+        h = found[j]
+        found[j] = n
+        while slots[h] >= 0:
+            if keys[slots[h]] == kids[j]:
+                found[j] = slots[h]
+                break
+            h = (h + 1) & mask
+
+
+def hashed(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """The hash table of sorted `keys` (int32 slots, at least twice as many as keys) and its
+    shift."""
+    bits = max(4, (2 * len(keys)).bit_length())
+    slots = np.full(1 << bits, -1, np.int32)
+    _place(keys, slots, 64 - bits)
+    return slots, 64 - bits
+
+
+# A code is read 6 digits (one of 729 values) at a time: each value's digits and stones, and
+# its share of the code's image under each map, come from tables (`_tables`) rather than a
+# division and a product a digit.
+PIECE = 6
+VALUES = 3 ** PIECE
+
+
+def _tables(pows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(digits[v]: value v's PIECE digits then its 1's and 2's; shares[s, c, v]: the image
+    under map s of value v as the code's c-th piece, pows[s, i] = 3**(where map s sends free
+    cell i))."""
+    maps, nfree = pows.shape
+    v = np.arange(VALUES, dtype=np.int64)
+    digits = np.empty((VALUES, PIECE + 2), np.int64)
+    digits[:, :PIECE] = (v[:, None] // 3 ** np.arange(PIECE, dtype=np.int64)) % 3
+    digits[:, PIECE] = (digits[:, :PIECE] == 1).sum(axis=1)
+    digits[:, PIECE + 1] = (digits[:, :PIECE] == 2).sum(axis=1)
+    shares = np.zeros((maps, -(-nfree // PIECE), VALUES), np.int64)
+    for i in range(nfree):
+        shares[:, i // PIECE, :] += digits[None, :, i % PIECE] * pows[:, i, None]
+    return digits, shares
+
+
+@njit(cache=True, nogil=True)
+def _read(code: int, digits: np.ndarray, shares: np.ndarray, free: np.ndarray, d: np.ndarray,
+          board: np.ndarray, images: np.ndarray) -> tuple[int, int, int]:
+    """The free cells' digits of `code` into d and onto the board, its images under every map
+    into images; returns (its 1's, its 2's, the smallest image: the canonical code). Digits
+    past the free cells are left out, so a code too large has no image equal to itself."""
+    nfree = free.shape[0]
+    for s in range(images.shape[0]):
+        images[s] = 0
+    xs = 0
+    os_ = 0
+    for c in range(shares.shape[1]):
+        v = code % VALUES
+        code //= VALUES
+        for k in range(min(PIECE, nfree - c * PIECE)):
+            d[c * PIECE + k] = digits[v, k]
+            board[free[c * PIECE + k]] = digits[v, k]
+        xs += digits[v, PIECE]
+        os_ += digits[v, PIECE + 1]
+        for s in range(images.shape[0]):
+            images[s] += shares[s, c, v]
+    best = images[0]
+    for s in range(1, images.shape[0]):
+        best = min(best, images[s])
+    return xs, os_, best
 
 
 @njit(cache=True, nogil=True)
 def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
-           kid_codes: np.ndarray,
+           digits: np.ndarray, shares: np.ndarray, kid_codes: np.ndarray, fence: np.ndarray,
+           slots: np.ndarray, shift: int,
            kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
-           flagged: np.ndarray) -> None:
-    """flagged[r]: whether row r fails a check. GROUP rows at a time: the rows' own checks and
-    their children's canonical codes first, then every child searched for at once, then each
-    row's value and depth from its children's."""
+           flagged: np.ndarray) -> int:
+    """flagged[r]: whether row r fails a check; returns how many positions the rows stand
+    for (their orbits: the images are at hand). GROUP rows at a time: the rows' own checks
+    and their children's canonical codes first, then every child searched for at once, then
+    each row's value and depth from its children's."""
     cells = root_board.shape[0]
     nfree = free.shape[0]
     d = np.empty(nfree, dtype=np.int64)
@@ -85,7 +237,13 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     first = np.zeros(GROUP + 1, dtype=np.int64)  # row r's children: kids[first[r]:first[r + 1]]
     empties = np.zeros(GROUP, dtype=np.int64)
     playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
+    root_xs = 0
+    root_os = 0
+    for c in range(cells):
+        root_xs += root_board[c] == 1
+        root_os += root_board[c] == 2
     n = codes.shape[0]
+    positions = 0
     for a in range(0, n, GROUP):
         b = min(a + GROUP, n)
         m = 0
@@ -93,23 +251,15 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             flagged[r] = False
             playing[r - a] = False
             first[r - a] = m
-            code = codes[r]
-            for i in range(nfree):
-                d[i] = code % 3
-                code //= 3
-                board[free[i]] = d[i]
-            xs = 0
-            os_ = 0
-            for c in range(cells):
-                if board[c] == 1:
-                    xs += 1
-                elif board[c] == 2:
-                    os_ += 1
+            xs, os_, canonical = _read(codes[r], digits, shares, free, d, board, images)
+            xs += root_xs
+            os_ += root_os
             stones = xs + os_
             empties[r - a] = cells - stones
             v, dep = value[r], depth[r]
+            positions += _distinct(images)
             if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
-                    or dep < 0 or dep > cells - stones or _images(d, pows, images) != codes[r]):
+                    or dep < 0 or dep > cells - stones or canonical != codes[r]):
                 flagged[r] = True
                 continue
             last = 1 if stones % 2 == 1 else 2
@@ -136,7 +286,14 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 kids[m] = kid
                 m += 1
         first[b - a] = m
-        _search(kid_codes, kids, m, at)
+        if slots.shape[0]:
+            _probe(kid_codes, slots, shift, kids, m, at)
+        else:
+            _search(kid_codes, fence, kids, m, at)
+        for j in range(m):  # what each child's row holds, asked for before it is read
+            prefetch(kid_values, at[j])
+            prefetch(kid_depths, at[j])
+            prefetch(has_parent, at[j])
         for r in range(a, b):
             if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
@@ -169,6 +326,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 flagged[r] = v != DRAW or dep != empties[r - a]
             else:
                 flagged[r] = v != LOSS or dep != slowest
+    return positions
 
 
 @njit(cache=True, nogil=True)
@@ -180,26 +338,15 @@ def _orbits(codes: np.ndarray, pows: np.ndarray, nfree: int, out: np.ndarray) ->
         for i in range(nfree):
             d[i] = code % 3
             code //= 3
-        distinct = 0
-        for s in range(pows.shape[0]):
-            image = 0
-            for i in range(nfree):
-                image += d[i] * pows[s, i]
-            images[s] = image
-            seen = False
-            for t in range(s):
-                if images[t] == image:
-                    seen = True
-                    break
-            if not seen:
-                distinct += 1
-        out[r] = distinct
+        _images(d, pows, images)
+        out[r] = _distinct(images)
 
 
 class TierChecker:
-    """The compiled check of one table's tiers (`root`: the table's Root)."""
+    """The compiled check of one table's tiers (`root`: the table's Root; `hash_bytes`: what
+    a hash table of the next tier's codes may take, else they are found by search)."""
 
-    def __init__(self, root: Root) -> None:
+    def __init__(self, root: Root, hash_bytes: int = 0) -> None:
         self.root = root
         spec = root.spec
         self._board = np.array(root.board, dtype=np.int64)
@@ -207,24 +354,41 @@ class TierChecker:
         self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
         self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
+        # The tier below: its codes, then how they are found (`_index`).
+        self._below: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None
+        self._hash_bytes = hash_bytes
+        self._tables = _tables(self._pows)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
-             below: tuple[np.ndarray, ...]) -> np.ndarray:
+             below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
         """Which rows of a chunk of tier `ply` fail a check against `below` (tier ply+1 as
-        codes, values, depths, has_parent), marking in has_parent the rows their moves reach."""
+        codes, values, depths, has_parent), marking in has_parent the rows their moves reach,
+        and how many positions the rows stand for (the sum of their orbits)."""
         kid_codes, kid_values, kid_depths, has_parent = below
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
-        kids = (np.ascontiguousarray(kid_codes, np.int64), np.ascontiguousarray(kid_values, np.int8),
-                np.ascontiguousarray(kid_depths, np.int8))
+        keys = np.ascontiguousarray(kid_codes, np.int64)
+        if self._below is None or self._below[0] is not kid_codes:  # a new tier below
+            self._below = (kid_codes, *self._index(keys))
+        _, fence, slots, shift = self._below
+        kid_values = np.ascontiguousarray(kid_values, np.int8)
+        kid_depths = np.ascontiguousarray(kid_depths, np.int8)
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
         # Both cores: rows are independent, and has_parent is only ever set to True.
-        split_rows(len(codes), lambda _, a, b: _check(
+        positions = split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
-            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *kids, has_parent,
-            flagged[a:b]))
-        return flagged
+            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._tables,
+            keys, fence, slots, shift, kid_values, kid_depths, has_parent, flagged[a:b]))
+        return flagged, sum(positions)
+
+    def _index(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        """How the next tier's codes are found: (fence, hash slots, shift); the hash table
+        when it fits the budget (16 bytes a code at most), else none (no slots)."""
+        fence = np.ascontiguousarray(keys[::STEP])
+        if len(keys) < 1 << 30 and 16 * len(keys) <= self._hash_bytes:
+            return (fence, *hashed(keys))
+        return fence, np.empty(0, np.int32), 0
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         """How many positions each code stands for: its distinct images under the maps."""

@@ -1,0 +1,202 @@
+"""Where `verify` gets its tiers, one ply at a time from the full board down to the root, and
+what it counts on the way. A packed table streams ply by ply from db/ (its blocks decoded on
+both cores), so only the two tiers being compared are ever in memory; a table of rows, which
+db/ reads in code order only, is first filed by ply into a temporary directory. Every row read
+is tallied (`Tally`): the checksum, the counts, the orbits, and rows no position can be.
+"""
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+from tablebase.builder.kernels import split_rows
+from tablebase.builder.progress import ProgressFactory
+from tablebase.builder.threads import THREADS
+from tablebase.db.checksum import TableChecksum
+from tablebase.db.records import GameRecord
+from tablebase.query.table_view import TableView
+from tablebase.query.tablebase import Tablebase
+
+WIN, DRAW, LOSS = 1, 0, -1
+# Rows hashed at once by the checksum: its temporaries are a few times 8 bytes a row.
+_HASHED = 1 << 20
+
+
+class Found(Protocol):
+    """Where problems go (checks.py's collector)."""
+
+    def add(self, kind: str, message: str, code: int | None = None,
+            ply: int | None = None) -> None: ...
+
+
+class Tier(NamedTuple):
+    """One ply's stored rows in code order."""
+
+    ply: int
+    codes: np.ndarray
+    value: np.ndarray
+    depth: np.ndarray
+
+
+class Tally:
+    """What verify counts over every row it reads, in any order and any chunks: the checksum,
+    rows, wins, draws and losses per ply, the positions the rows stand for (`reachable`, the
+    sum of their orbits: the check adds the tiers' rows, whose images it makes anyway; `add`
+    only rows in no tier), and rows that are no position of the table (`checker`: the
+    table's orbit counter, with its Root)."""
+
+    def __init__(self, checker: Any, found: Found) -> None:
+        self.checker, self.root, self.found = checker, checker.root, found
+        self.checksum = TableChecksum()
+        # [ply] -> rows, wins, draws, losses
+        self.per_ply = np.zeros((self.root.spec.cells + 1, 4), np.int64)
+        self.reachable = 0
+
+    def add(self, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
+            depth: np.ndarray) -> np.ndarray | None:
+        """Tally a chunk of rows; return the indices of those in this table's plies (None:
+        every row)."""
+        self._hash(codes, ply, value, depth)
+        root = self.root
+        if len(codes) and ply.min() == ply.max() and root.ply <= ply[0] <= root.spec.cells and (
+                codes.min() >= 0 and codes.max() < 3 ** root.cells):
+            # One ply, every row sane (a packed table's tier): the counts without the masks.
+            self.per_ply[ply[0]] += [len(value), *(np.count_nonzero(value == want)
+                                                   for want in (WIN, DRAW, LOSS))]
+            return None
+        sane = (codes >= 0) & (codes < 3 ** root.cells)
+        in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
+        stray = sane & ~in_range  # in no tier: the check, which counts the tiers', never sees it
+        if stray.any():
+            self.reachable += int(self.checker.orbit_sizes(codes[stray]).sum())
+        for i in np.flatnonzero(~in_range)[:8]:
+            self.found.add("bad-row", f"code {int(codes[i])} at ply {int(ply[i])} is not a"
+                           " position of this table", None, int(ply[i]))
+        rows = np.flatnonzero(in_range)
+        plies, values = ply[rows].astype(np.int64), value[rows]
+        size = len(self.per_ply)
+        self.per_ply[:, 0] += np.bincount(plies, minlength=size)
+        for k, want in enumerate((WIN, DRAW, LOSS), 1):
+            self.per_ply[:, k] += np.bincount(plies[values == want], minlength=size)
+        return rows
+
+    def _hash(self, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
+              depth: np.ndarray) -> None:
+        # numpy lets go of the GIL in its loops: the halves of each slice hash on both cores.
+        for start in range(0, len(codes), _HASHED):
+            def piece(_: int, a: int, b: int) -> str:
+                part = TableChecksum()
+                part.add(*(x[start + a:start + b] for x in (codes, ply, value, depth)))
+                return part.hexdigest()
+            for digest in split_rows(min(_HASHED, len(codes) - start), piece):
+                self.checksum.merge(digest)
+
+    def finish(self, tb: Tablebase, game: GameRecord) -> None:
+        """Compare the tally with what the build recorded: its checksum and every count."""
+        if self.checksum.hexdigest() != game.checksum:
+            self.found.add("checksum", f"the table's checksum is {self.checksum.hexdigest()},"
+                           f" but the build recorded {game.checksum}")
+
+        def compare(what: str, recorded: int | None, actual: int) -> None:
+            if recorded != actual:
+                self.found.add("count", f"{what}: the game record says {recorded}, the table"
+                               f" has {actual}")
+
+        total = self.per_ply.sum(axis=0).tolist()
+        compare("canonical positions", game.canonical, total[0])
+        compare("reachable positions", game.reachable, self.reachable)
+        for k, what in enumerate(("wins", "draws", "losses"), 1):
+            compare(what, getattr(game, what), total[k])
+        for p in tb.plies(game):
+            got = self.per_ply[p.ply].tolist() if p.ply < len(self.per_ply) else [0] * 4
+            compare(f"canonical positions at ply {p.ply}", p.canonical, got[0])
+            for k, what in enumerate(("wins", "draws", "losses"), 1):
+                compare(f"{what} at ply {p.ply}", getattr(p, what), got[k])
+
+
+@contextmanager
+def open_tiers(view: TableView, tally: Tally, batch: int,
+               progress: ProgressFactory) -> Iterator[Iterator[Tier]]:
+    """The table's tiers from the full board down to its root's ply, each tallied as it is
+    read (a packed table's blocks decoded on every core); a table of rows is filed by ply
+    first (`batch` rows at a time). After the last tier, the tally is complete."""
+    root = tally.root
+    plies = range(root.spec.cells, root.ply - 1, -1)
+    if view.by_ply:
+        with ThreadPoolExecutor(THREADS, thread_name_prefix="tablebase-verify") as pool:
+            yield _streamed(view, plies, tally, pool)
+        return
+    with tempfile.TemporaryDirectory(prefix="tablebase-verify-") as tmp:
+        rows = _split(view, tally, Path(tmp), batch, progress)
+        yield (Tier(ply, *(_read(Path(tmp), ply, kind, rows.get(ply, 0))
+                           for kind in ("codes", "value", "depth"))) for ply in plies)
+
+
+def _streamed(view: TableView, plies: range, tally: Tally,
+              pool: ThreadPoolExecutor) -> Iterator[Tier]:
+    for ply, part in zip(plies, view.tiers(plies, pool)):
+        tally.add(*part)
+        yield Tier(ply, part.codes, part.value, part.depth)
+
+
+def _split(view: TableView, tally: Tally, tmp: Path, batch: int,
+           progress: ProgressFactory) -> dict[int, int]:
+    """Stream a table of rows into one file per ply (codes, value, depth, each in code order),
+    tallying every row; return rows per ply.
+
+    The table is read on this thread while another takes the chunk read before it: tallies
+    it and files its rows by ply."""
+    tiers: dict[int, int] = {}
+    files: dict[tuple[int, str], Any] = {}
+
+    def take(codes: np.ndarray, ply: np.ndarray, value: np.ndarray, depth: np.ndarray) -> None:
+        rows = tally.add(codes, ply, value, depth)
+        if rows is None:
+            rows = np.arange(len(codes))
+        # The chunk's rows by ply (a stable sort keeps each ply's rows in code order).
+        rows = rows[np.argsort(ply[rows], kind="stable")]
+        plies = ply[rows]
+        cuts = np.flatnonzero(plies[1:] != plies[:-1]) + 1
+        for part in np.split(rows, cuts) if len(rows) else []:
+            p = int(ply[part[0]])
+            for kind, data in (("codes", codes), ("value", value), ("depth", depth)):
+                handle = files.get((p, kind))
+                if handle is None:
+                    handle = files[(p, kind)] = open(tmp / f"{kind}_{p}.bin", "wb")
+                data[part].astype(_DTYPES[kind]).tofile(handle)
+            tiers[p] = tiers.get(p, 0) + len(part)
+
+    try:
+        with progress(desc=f"read {tally.root.name}", total=view.count, unit="pos",
+                      unit_scale=True) as bar, ThreadPoolExecutor(1) as pool:
+            waiting: Future[None] | None = None
+            for chunk in view.positions(batch):
+                if waiting is not None:
+                    waiting.result()
+                waiting = pool.submit(take, *chunk)
+                bar.update(len(chunk[0]))
+            if waiting is not None:
+                waiting.result()
+    finally:
+        for handle in files.values():
+            handle.close()
+    return tiers
+
+
+_DTYPES = {"codes": np.int64, "value": np.int8, "depth": np.int8}
+
+
+def _read(tmp: Path, ply: int, kind: str, rows: int) -> np.ndarray:
+    """One ply's file whole (empty when the ply has none)."""
+    path = tmp / f"{kind}_{ply}.bin"
+    dtype = np.dtype(_DTYPES[kind])
+    if not rows or not path.exists():
+        return np.empty(0, dtype=dtype)
+    return np.fromfile(path, dtype=dtype, count=rows)
+
