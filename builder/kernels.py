@@ -1,15 +1,17 @@
 """Compiled inner loops of the builder: children, classification and solving, one position at a
 time in machine code (numba), over whole chunks of a tier.
 
-A code is decoded into its digits once; its images under the table's symmetry maps are sums
-of digit * weight (Root.image_weights), and a child's images are its parent's plus one stone's
-weight, so each child costs one addition and one comparison per map. Every kernel releases
-the GIL, so `split_rows` runs them on both cores with plain threads (no numba threading layer:
-a Dask worker may call them from several threads at once).
+A code is decoded once, CHUNK digits at a time through a small table (`digit_table`), into
+its images under the table's symmetry maps (sums of digit * weight, Root.image_weights) and
+bitmasks of its stones; a child's images are its parent's plus one stone's weight, so each
+child costs one addition and one comparison per map, and the legal moves are a bitmask.
+Every kernel releases the GIL, so `split_rows` runs them on both cores with plain threads (no
+numba threading layer: a Dask worker may call them from several threads at once).
 
 The arrays a kernel sees:
 
     weights  (cells, S) int64   weights[i, s] = 3**(where map s sends free cell i)
+    table    (P, 3**CHUNK, S + 2) int64   digit_table(weights), made by the Python side
     below    (cells,)   int64   gravity: the free cell under free cell i, or -1 (plays anywhere)
     masks    (L,)       int64   the lines the last mover can still make, bits over free cells
     ends     (L,)       int64   the free cells beyond each line's ends (+exact; else 0)
@@ -44,29 +46,96 @@ UNSET = np.iinfo(np.int8).min  # below every real score (-64): a parent with no 
 MISSING = -1  # where a kernel found a child that is not in the loaded tier
 
 
+# Decoding reads a code CHUNK digits at a time: row v of a table's part j holds what digits
+# v (base 3, CHUNK of them) on free cells j*CHUNK... add to each image (one column per map),
+# then the bits of those cells that hold a stone and that hold X. A code of 24 cells is four
+# divisions and four rows of one small table (93 KB for 6x4) instead of 24 divisions.
+CHUNK = 6
+
+
+def digit_table(weights: np.ndarray) -> np.ndarray:
+    """The decoding table of `weights` (Root.image_weights): (parts, 3**CHUNK, S + 2) int64."""
+    key = (weights.shape, weights.tobytes())
+    table = _tables.get(key)
+    if table is None:
+        cells, maps = weights.shape
+        values = np.arange(3 ** CHUNK, dtype=np.int64)
+        table = np.zeros((-(-cells // CHUNK), 3 ** CHUNK, maps + 2), dtype=np.int64)
+        for cell in range(cells):
+            part, digit = divmod(cell, CHUNK)
+            digits = values // 3 ** digit % 3  # digits past the last cell: rows never read
+            table[part, :, :maps] += digits[:, None] * weights[cell]
+            table[part, :, maps] |= (digits != 0).astype(np.int64) << cell
+            table[part, :, maps + 1] |= (digits == 1).astype(np.int64) << cell
+        if len(_tables) >= 64:  # a process building many endgame tables: a table per root
+            _tables.clear()
+        _tables[key] = table  # writable: numba compiles another version for read-only arrays
+    return table
+
+
+_tables: dict[tuple[tuple[int, ...], bytes], np.ndarray] = {}
+
+
 @njit(cache=True, nogil=True, inline="always")
-def _decode(code: int, weights: np.ndarray, d: np.ndarray, img: np.ndarray) -> None:
-    """The digits of `code` into d, and the codes of its images under the maps into img."""
-    cells, maps = weights.shape
+def _decode(code: int, table: np.ndarray, img: np.ndarray) -> tuple[int, int]:
+    """The codes of `code`'s images under the maps into img; return (the cells holding a
+    stone, the cells holding X) as bitmasks over free cells."""
+    maps = img.shape[0]
     for s in range(maps):
         img[s] = 0
-    # Unsigned: codes are never negative, and signed division by 3 costs twice as much. No
-    # test for empty cells: a multiply by 0 is cheaper than a mispredicted branch.
+    occupied = np.int64(0)
+    xs = np.int64(0)
+    # Unsigned: codes are never negative, and signed division costs twice as much.
     c = np.uint64(code)
-    for i in range(cells):
-        q = c // np.uint64(3)
-        digit = np.int64(c - q * np.uint64(3))
+    for part in range(table.shape[0]):
+        q = c // np.uint64(3 ** CHUNK)
+        row = table[part, np.int64(c - q * np.uint64(3 ** CHUNK))]
         c = q
-        d[i] = digit
         for s in range(maps):
-            img[s] += digit * weights[i, s]
+            img[s] += row[s]
+        occupied |= row[maps]
+        xs |= row[maps + 1]
+    return occupied, xs  # type: ignore[return-value]  # numba ints
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _legal(d: np.ndarray, below: np.ndarray, gravity: bool, c: int) -> bool:
-    if d[c] != 0:
-        return False
-    return not gravity or below[c] < 0 or d[below[c]] != 0
+def _stones(occupied: int, xs: int, player: int) -> int:
+    """The cells holding `player`'s stones (X is 1, O is 2), from `_decode`'s masks."""
+    return xs if player == 1 else occupied & ~xs
+
+
+@njit(cache=True, nogil=True)
+def _support(below: np.ndarray) -> tuple[int, int]:
+    """Gravity, as bitmasks: (the cells that may always be played, the step from every other
+    cell to the one below it: 0 where there is no one step, -1 where there is no other cell)."""
+    bottom = np.int64(0)
+    step = -1
+    for c in range(below.shape[0]):
+        if below[c] < 0:
+            bottom |= np.int64(1) << c
+        elif step == -1:
+            step = below[c] - c
+        elif below[c] - c != step:
+            step = 0
+    return bottom, step  # type: ignore[return-value]  # numba ints
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moves(occupied: int, cells: int, gravity: bool, bottom: int, step: int,
+           below: np.ndarray) -> np.uint64:
+    """The cells a stone may be played on, as a bitmask (`bottom`, `step`: `_support`).
+    Found by shifts and masks, then visited bit by bit: a test per cell would mispredict."""
+    free = ((np.int64(1) << cells) - 1) & ~occupied
+    if gravity:
+        rests = bottom
+        if step > 0:  # bit c of occupied >> step: the cell c + step under c
+            rests |= occupied >> step
+        elif step == 0:
+            for c in range(cells):
+                if below[c] >= 0:
+                    rests |= ((occupied >> below[c]) & 1) << c
+        free &= rests
+    return np.uint64(free)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -79,72 +148,76 @@ def _child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) -> int:
     return best
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _distinct(img: np.ndarray) -> int:
+    """How many distinct codes `img` holds (its orbit size, for a code's images)."""
+    distinct = 0
+    for s in range(img.shape[0]):
+        seen = False
+        for t in range(s):
+            if img[t] == img[s]:
+                seen = True
+                break
+        if not seen:
+            distinct += 1
+    return distinct
+
+
 @njit(cache=True, nogil=True)
-def _expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-            stone: int, kids: np.ndarray) -> int:
+def _expand(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+            gravity: bool, stone: int, kids: np.ndarray) -> int:
     """Fill `kids` with the canonical child of every legal move of every code, parent by
     parent; return how many, or -1 if they do not fit."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = _support(below)
     img = np.empty(maps, dtype=np.int64)
     n = 0
     room = kids.shape[0]
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        for c in range(cells):
-            if _legal(d, below, gravity, c):
-                if n == room:
-                    return -1  # more moves than the caller's bound: nothing is written past it
-                kids[n] = _child(img, weights, stone, c)
-                n += 1
+        occupied, _ = _decode(codes[r], table, img)
+        moves = _moves(occupied, cells, gravity, bottom, step, below)
+        while moves:
+            c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
+            moves &= moves - np.uint64(1)
+            if n == room:
+                return -1  # more moves than the caller's bound: nothing is written past it
+            kids[n] = _child(img, weights, stone, c)
+            n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
-def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-          stone: int, target: np.ndarray, bits: bool) -> None:
+def _mark(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+          gravity: bool, stone: int, target: np.ndarray, bits: bool) -> None:
     """Mark every canonical child of every code: a bit of `target` as a uint64 bitmap
     (`bits`), or a byte of it as a direct table (set to 1)."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = _support(below)
     img = np.empty(maps, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        for c in range(cells):
-            if _legal(d, below, gravity, c):
-                kid = _child(img, weights, stone, c)
-                if bits:
-                    set_bit(target, kid)
-                else:
-                    target[kid] = 1
+        occupied, _ = _decode(codes[r], table, img)
+        moves = _moves(occupied, cells, gravity, bottom, step, below)
+        while moves:
+            c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
+            moves &= moves - np.uint64(1)
+            kid = _child(img, weights, stone, c)
+            if bits:
+                set_bit(target, kid)
+            else:
+                target[kid] = 1
 
 
 @njit(cache=True, nogil=True)
-def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
+def _classify(codes: np.ndarray, table: np.ndarray, last: int, masks: np.ndarray,
               ends: np.ndarray, full: bool, won_score: int, open_mark: int, term: np.ndarray,
               orbits: np.ndarray) -> None:
     """term[r]: won_score when the last mover (digit `last`) has made a line, else 0 on a
     full board, else open_mark; orbits[r]: how many distinct images code r has."""
-    cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
-    img = np.empty(maps, dtype=np.int64)
+    img = np.empty(table.shape[2] - 2, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        distinct = 0
-        for s in range(maps):
-            seen = False
-            for t in range(s):
-                if img[t] == img[s]:
-                    seen = True
-                    break
-            if not seen:
-                distinct += 1
-        orbits[r] = distinct
-        stones = np.int64(0)
-        for i in range(cells):
-            if d[i] == last:
-                stones |= np.int64(1) << i
-        if made_mask(stones, masks, ends):
+        occupied, xs = _decode(codes[r], table, img)
+        orbits[r] = _distinct(img)
+        if made_mask(_stones(occupied, xs, last), masks, ends):
             term[r] = won_score
         elif full:
             term[r] = 0
@@ -190,9 +263,9 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
 
 
 @njit(cache=True, nogil=True)
-def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
-           shift: int, best: np.ndarray) -> int:
+def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+           gravity: bool, stone: int, mode: int, slots: np.ndarray, keys: np.ndarray,
+           values: np.ndarray, shift: int, best: np.ndarray) -> int:
     """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
     child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
     table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
@@ -201,7 +274,7 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
     GROUP parents at a time: first every child of the group, each look-up prefetched, then
     each parent's best; the look-ups of a group wait on memory together."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = _support(below)
     img = np.empty(maps, dtype=np.int64)
     size = keys.shape[0]
     kids = np.empty(GROUP * cells, dtype=np.int64)
@@ -212,17 +285,19 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
         b = min(a + GROUP, n)
         k = 0
         for r in range(a, b):
-            _decode(codes[r], weights, d, img)
-            for c in range(cells):
-                if _legal(d, below, gravity, c):
-                    kid = _child(img, weights, stone, c)
-                    kids[k] = kid
-                    if mode == DIRECT:
-                        prefetch(slots, kid)
-                    elif mode == HASHED:
-                        homes[k] = home(kid, shift)
-                        prefetch(keys, homes[k])
-                    k += 1
+            occupied, _ = _decode(codes[r], table, img)
+            moves = _moves(occupied, cells, gravity, bottom, step, below)
+            while moves:
+                c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
+                moves &= moves - np.uint64(1)
+                kid = _child(img, weights, stone, c)
+                kids[k] = kid
+                if mode == DIRECT:
+                    prefetch(slots, kid)
+                elif mode == HASHED:
+                    homes[k] = home(kid, shift)
+                    prefetch(keys, homes[k])
+                k += 1
             ends[r - a + 1] = k
         for r in range(a, b):
             top = UNSET
@@ -264,11 +339,12 @@ def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
     """The canonical child of every legal move from every code, parent by parent; `moves`
     bounds the legal moves of one parent (its empty cells; with gravity, its columns)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
 
     def part(_: int, a: int, b: int) -> np.ndarray:
         # Sized by the bound, not by the cells: fresh pages cost a fault each on first touch.
         kids = np.empty((b - a) * moves, dtype=np.int64)
-        n = _expand(codes[a:b], weights, below, gravity, stone, kids)
+        n = _expand(codes[a:b], weights, table, below, gravity, stone, kids)
         if n < 0:
             raise RuntimeError(f"a position has more than {moves} legal moves")
         return kids[:n]
@@ -282,11 +358,17 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
     """Mark every canonical child of every code: in a bitmap per thread (`targets`: one per
     core at least), or in one direct byte table (`targets`: that table alone)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
     # Threads may store 1 in the same byte (the same value: no lock needed), but setting a bit
     # rewrites its whole word, so each thread marks a bitmap of its own.
     split_rows(len(codes), lambda piece, a, b: _mark(
-        codes[a:b], weights, below, gravity, stone, targets[piece % len(targets)],
+        codes[a:b], weights, table, below, gravity, stone, targets[piece % len(targets)],
         targets[0].dtype == np.uint64))
+
+
+def _won_score(misere: bool) -> int:
+    """The score of a position whose last mover made a line, for the side to move."""
+    return WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
 
 
 def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
@@ -294,14 +376,13 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
              ) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark;
     `masks` and `ends`: Root.line_rules of the last mover."""
-    codes, weights = _arr(codes, np.int64), _arr(weights, np.int64)
+    codes, table = _arr(codes, np.int64), digit_table(_arr(weights, np.int64))
     masks, ends = _arr(masks, np.int64), _arr(ends, np.int64)
     term = np.empty(len(codes), dtype=np.int8)
     orbits = np.empty(len(codes), dtype=np.int64)
-    won_score = WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
-    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], weights, last, masks, ends,
-                                                  full, won_score, open_mark, term[a:b],
-                                                  orbits[a:b]))
+    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], table, last, masks, ends,
+                                                  full, _won_score(misere), open_mark,
+                                                  term[a:b], orbits[a:b]))
     return term, orbits
 
 
@@ -310,11 +391,12 @@ def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
     CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
     mode, slots, keys, values, shift = lookup
     lookup = (mode, _arr(slots, np.uint8), _arr(keys, np.int64), _arr(values, np.int8), shift)
     best = np.empty(len(codes), dtype=np.int8)
     missing = split_rows(len(codes), lambda _, a, b: _solve(
-        codes[a:b], weights, below, gravity, stone, *lookup, best[a:b]))
+        codes[a:b], weights, table, below, gravity, stone, *lookup, best[a:b]))
     for kid in missing:
         if kid != MISSING:
             raise LookupError(f"code {kid} is not in the loaded tier")
