@@ -335,22 +335,32 @@ def _arr(a: np.ndarray, dtype: type) -> np.ndarray:
 
 
 def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int, moves: int) -> np.ndarray:
+           stone: int, moves: int, out: np.ndarray | None = None) -> np.ndarray:
     """The canonical child of every legal move from every code, parent by parent; `moves`
-    bounds the legal moves of one parent (its empty cells; with gravity, its columns)."""
+    bounds the legal moves of one parent (its empty cells; with gravity, its columns). `out`:
+    where to write them (room for len(codes) * moves); the result is then its first part."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
     table = digit_table(weights)
 
     def part(_: int, a: int, b: int) -> np.ndarray:
         # Sized by the bound, not by the cells: fresh pages cost a fault each on first touch.
-        kids = np.empty((b - a) * moves, dtype=np.int64)
+        kids = np.empty((b - a) * moves, dtype=np.int64) if out is None \
+            else out[a * moves : b * moves]
         n = _expand(codes[a:b], weights, table, below, gravity, stone, kids)
         if n < 0:
             raise RuntimeError(f"a position has more than {moves} legal moves")
         return kids[:n]
 
     pieces = split_rows(len(codes), part)
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    if len(pieces) == 1:
+        return pieces[0]
+    if out is None:
+        return np.concatenate(pieces)
+    n = 0
+    for piece in pieces:  # each next to the one before (numpy copies overlapping parts safely)
+        out[n : n + len(piece)] = piece
+        n += len(piece)
+    return out[:n]
 
 
 def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
