@@ -139,6 +139,21 @@ def _moves(occupied: int, cells: int, gravity: bool, bottom: int, step: int,
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _decoded_moves(code: int, table: np.ndarray, img: np.ndarray, cells: int, gravity: bool,
+                   bottom: int, step: int, below: np.ndarray) -> np.uint64:
+    """`_decode` into img, and the legal moves of `code` (`_moves`)."""
+    occupied, _ = _decode(code, table, img)
+    return _moves(occupied, cells, gravity, bottom, step, below)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pop(moves: np.uint64) -> tuple[int, np.uint64]:
+    """The lowest cell of the bitmask `moves`, and the others."""
+    lowest = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
+    return lowest, moves & (moves - np.uint64(1))
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) -> int:
     best = img[0] + stone * weights[c, 0]
     for s in range(1, img.shape[0]):
@@ -174,11 +189,9 @@ def _expand(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np
     n = 0
     room = kids.shape[0]
     for r in range(codes.shape[0]):
-        occupied, _ = _decode(codes[r], table, img)
-        moves = _moves(occupied, cells, gravity, bottom, step, below)
+        moves = _decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
         while moves:
-            c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
-            moves &= moves - np.uint64(1)
+            c, moves = _pop(moves)
             if n == room:
                 return -1  # more moves than the caller's bound: nothing is written past it
             kids[n] = _child(img, weights, stone, c)
@@ -195,11 +208,9 @@ def _mark(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.n
     bottom, step = _support(below)
     img = np.empty(maps, dtype=np.int64)
     for r in range(codes.shape[0]):
-        occupied, _ = _decode(codes[r], table, img)
-        moves = _moves(occupied, cells, gravity, bottom, step, below)
+        moves = _decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
         while moves:
-            c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
-            moves &= moves - np.uint64(1)
+            c, moves = _pop(moves)
             kid = _child(img, weights, stone, c)
             if bits:
                 set_bit(target, kid)
@@ -285,11 +296,9 @@ def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.
         b = min(a + GROUP, n)
         k = 0
         for r in range(a, b):
-            occupied, _ = _decode(codes[r], table, img)
-            moves = _moves(occupied, cells, gravity, bottom, step, below)
+            moves = _decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
             while moves:
-                c = np.int64(trailing_zeros(moves))  # type: ignore[call-arg]  # numba's intrinsic
-                moves &= moves - np.uint64(1)
+                c, moves = _pop(moves)
                 kid = _child(img, weights, stone, c)
                 kids[k] = kid
                 if mode == DIRECT:
