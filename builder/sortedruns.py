@@ -153,4 +153,4 @@ class UniqueCollector:
             del runs
             for path in self._files:
                 path.unlink(missing_ok=True)
-            self._files, self._runs, self._in_space = [], [], False
+            self._files, self._runs, self._in_space, self._in_memory = [], [], False, 0

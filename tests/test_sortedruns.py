@@ -33,3 +33,13 @@ def test_the_collector_yields_every_code_once_in_order(
     assert found.tolist() == np.unique(np.concatenate(batches)).tolist()
     assert (collector.spilled > 0) == (memory_items < 1 << 20)
     assert not list(tmp_path.iterdir())  # spilled runs are removed once read
+
+
+def test_a_collector_used_again_starts_empty(tmp_path: Path) -> None:
+    # The enumerator keeps one collector (and its buffer) for every tier.
+    collector = UniqueCollector(100, 150, lambda name: tmp_path / name)
+    for round_ in range(3):
+        codes = np.arange(120) * 3 + round_
+        collector.add(codes[::-1])
+        assert np.concatenate(list(collector.chunks(50))).tolist() == codes.tolist()
+        assert collector.spilled == 0  # 120 codes a round, within the 150 kept in memory
