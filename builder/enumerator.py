@@ -28,16 +28,31 @@ OPEN = np.iinfo(np.int8).min
 _NO_LINES = np.empty(0, dtype=np.int64)
 
 
+def _moves(root: Root, ply: int) -> int:
+    """A bound on the legal moves of a position at `ply`: its empty cells; with gravity, at
+    most one per column."""
+    moves = root.cells - ply
+    return min(moves, root.spec.width) if root.spec.gravity else moves
+
+
 def children(root: Root, codes: np.ndarray, ply: int,
              chunk_rows: int = 1 << 18) -> Iterator[np.ndarray]:
     """The canonical children of non-terminal parents `codes` at `ply`, a chunk of parents at
     a time (duplicates and all)."""
-    moves = root.cells - ply  # the empty cells; with gravity, at most one per column
-    if root.spec.gravity:
-        moves = min(moves, root.spec.width)
     for start in range(0, len(codes), chunk_rows):
         yield kernels.expand(np.asarray(codes[start : start + chunk_rows]), root.image_weights,
-                             root.below, root.spec.gravity, root.mover(ply), moves)
+                             root.below, root.spec.gravity, root.mover(ply), _moves(root, ply))
+
+
+def collect_children(root: Root, codes: np.ndarray, ply: int, chunk_rows: int,
+                     collector: UniqueCollector) -> None:
+    """`children`, written straight into `collector`'s buffer."""
+    moves = _moves(root, ply)
+    for start in range(0, len(codes), chunk_rows):
+        part = np.asarray(codes[start : start + chunk_rows])
+        kids = kernels.expand(part, root.image_weights, root.below, root.spec.gravity,
+                              root.mover(ply), moves, collector.room(len(part) * moves))
+        collector.commit(len(kids))
 
 
 def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
@@ -60,23 +75,25 @@ def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def distinct_children(root: Root, ply: int, parents: Iterable[np.ndarray], opened: int,
-                      plan: MemoryPlan, table: CodeTable, scratch: Callable[[str], Path]
+                      plan: MemoryPlan, table: CodeTable, scratch: Callable[[str], Path],
+                      collector: UniqueCollector | None = None
                       ) -> tuple[Iterator[np.ndarray], UniqueCollector]:
     """The distinct canonical children of the open parents at `ply` (`opened` of them, in
-    chunks), as ascending chunks, and the collector that sorted them (its `spilled` runs).
+    chunks), as ascending chunks, and the collector that sorted them (its `spilled` runs):
+    `collector`, an empty one whose buffer is reused, or a new one.
 
     Every parent is expanded before the first chunk is yielded: marked in `table`'s bitmaps
     (or byte table) where reading the marks back pays, else sorted in runs within `plan`."""
     chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
     # Reading marks back scans the whole bitmap (or byte table): for large tiers only.
     use_marks = table.can_mark and table.mark_bytes <= 64 * opened * (root.cells - ply)
-    collector = UniqueCollector(plan.buffer_items, plan.run_items, scratch)
+    if collector is None:
+        collector = UniqueCollector(plan.buffer_items, plan.run_items, scratch)
     for block in parents:
         if use_marks:
             mark_children(root, block, ply, table)
         else:
-            for kids in children(root, block, ply, chunk_rows):
-                collector.add(kids)
+            collect_children(root, block, ply, chunk_rows, collector)
     return (table.marked(chunk_rows) if use_marks else collector.chunks(chunk_rows)), collector
 
 
@@ -108,6 +125,8 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
         if on_tier is not None:
             on_tier(counts)
     chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
+    # One collector for every tier: its buffer's pages are faulted in once, not once a tier.
+    collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
     with progress(desc=f"enumerate {root.name}", total=root.cells, initial=counts[-1].ply,
                   unit="tier") as bar:
         while counts[-1].ply < root.cells and counts[-1].canonical > counts[-1].terminal_canonical:
@@ -122,10 +141,11 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                         block = np.asarray(codes[start : start + chunk_rows])
                         yield block[np.asarray(term[start : start + chunk_rows]) == OPEN]
                         inner.update(min(chunk_rows, len(codes) - start))
-                source, collector = distinct_children(root, ply, parents(), opened, plan, table,
-                                                      work.scratch)
+                source, _ = distinct_children(root, ply, parents(), opened, plan, table,
+                                              work.scratch, collector)
             counts.append(_store_tier(root, work, ply + 1, source))
             work.manifest.spilled_runs += collector.spilled
+            collector.spilled = 0
             del codes, term
             if on_tier is not None:
                 on_tier(counts)

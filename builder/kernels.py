@@ -1,15 +1,17 @@
 """Compiled inner loops of the builder: children, classification and solving, one position at a
 time in machine code (numba), over whole chunks of a tier.
 
-A code is decoded into its digits once; its images under the table's symmetry maps are sums
-of digit * weight (Root.image_weights), and a child's images are its parent's plus one stone's
-weight, so each child costs one addition and one comparison per map. Every kernel releases
-the GIL, so `split_rows` runs them on both cores with plain threads (no numba threading layer:
-a Dask worker may call them from several threads at once).
+A code is decoded once, CHUNK digits at a time through a small table (`digit_table`), into
+its images under the table's symmetry maps (sums of digit * weight, Root.image_weights) and
+bitmasks of its stones; a child's images are its parent's plus one stone's weight, so each
+child costs one addition and one comparison per map, and the legal moves are a bitmask.
+Every kernel releases the GIL, so `split_rows` runs them on both cores with plain threads (no
+numba threading layer: a Dask worker may call them from several threads at once).
 
 The arrays a kernel sees:
 
     weights  (cells, S) int64   weights[i, s] = 3**(where map s sends free cell i)
+    table    (P, 3**CHUNK, S + 2) int64   digit_table(weights), made by the Python side
     below    (cells,)   int64   gravity: the free cell under free cell i, or -1 (plays anywhere)
     masks    (L,)       int64   the lines the last mover can still make, bits over free cells
     ends     (L,)       int64   the free cells beyond each line's ends (+exact; else 0)
@@ -19,6 +21,16 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablebase.builder.decoding import (
+    canonical_child,
+    decode,
+    decoded_moves,
+    digit_table,
+    distinct_images,
+    gravity_support,
+    pop_move,
+    stones_of,
+)
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import backup, lower_bound, made_mask, prefetch
 from tablebase.builder.game.values import WIN_SCORE
@@ -44,107 +56,57 @@ UNSET = np.iinfo(np.int8).min  # below every real score (-64): a parent with no 
 MISSING = -1  # where a kernel found a child that is not in the loaded tier
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _decode(code: int, weights: np.ndarray, d: np.ndarray, img: np.ndarray) -> None:
-    """The digits of `code` into d, and the codes of its images under the maps into img."""
-    cells, maps = weights.shape
-    for s in range(maps):
-        img[s] = 0
-    # Unsigned: codes are never negative, and signed division by 3 costs twice as much. No
-    # test for empty cells: a multiply by 0 is cheaper than a mispredicted branch.
-    c = np.uint64(code)
-    for i in range(cells):
-        q = c // np.uint64(3)
-        digit = np.int64(c - q * np.uint64(3))
-        c = q
-        d[i] = digit
-        for s in range(maps):
-            img[s] += digit * weights[i, s]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _legal(d: np.ndarray, below: np.ndarray, gravity: bool, c: int) -> bool:
-    if d[c] != 0:
-        return False
-    return not gravity or below[c] < 0 or d[below[c]] != 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) -> int:
-    best = img[0] + stone * weights[c, 0]
-    for s in range(1, img.shape[0]):
-        kid = img[s] + stone * weights[c, s]
-        if kid < best:
-            best = kid
-    return best
-
-
 @njit(cache=True, nogil=True)
-def _expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-            stone: int, kids: np.ndarray) -> int:
+def _expand(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+            gravity: bool, stone: int, kids: np.ndarray) -> int:
     """Fill `kids` with the canonical child of every legal move of every code, parent by
     parent; return how many, or -1 if they do not fit."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = gravity_support(below)
     img = np.empty(maps, dtype=np.int64)
     n = 0
     room = kids.shape[0]
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        for c in range(cells):
-            if _legal(d, below, gravity, c):
-                if n == room:
-                    return -1  # more moves than the caller's bound: nothing is written past it
-                kids[n] = _child(img, weights, stone, c)
-                n += 1
+        moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
+        while moves:
+            c, moves = pop_move(moves)
+            if n == room:
+                return -1  # more moves than the caller's bound: nothing is written past it
+            kids[n] = canonical_child(img, weights, stone, c)
+            n += 1
     return n
 
 
 @njit(cache=True, nogil=True)
-def _mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-          stone: int, target: np.ndarray, bits: bool) -> None:
+def _mark(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+          gravity: bool, stone: int, target: np.ndarray, bits: bool) -> None:
     """Mark every canonical child of every code: a bit of `target` as a uint64 bitmap
     (`bits`), or a byte of it as a direct table (set to 1)."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = gravity_support(below)
     img = np.empty(maps, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        for c in range(cells):
-            if _legal(d, below, gravity, c):
-                kid = _child(img, weights, stone, c)
-                if bits:
-                    set_bit(target, kid)
-                else:
-                    target[kid] = 1
+        moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
+        while moves:
+            c, moves = pop_move(moves)
+            kid = canonical_child(img, weights, stone, c)
+            if bits:
+                set_bit(target, kid)
+            else:
+                target[kid] = 1
 
 
 @njit(cache=True, nogil=True)
-def _classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
+def _classify(codes: np.ndarray, table: np.ndarray, last: int, masks: np.ndarray,
               ends: np.ndarray, full: bool, won_score: int, open_mark: int, term: np.ndarray,
               orbits: np.ndarray) -> None:
     """term[r]: won_score when the last mover (digit `last`) has made a line, else 0 on a
     full board, else open_mark; orbits[r]: how many distinct images code r has."""
-    cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
-    img = np.empty(maps, dtype=np.int64)
+    img = np.empty(table.shape[2] - 2, dtype=np.int64)
     for r in range(codes.shape[0]):
-        _decode(codes[r], weights, d, img)
-        distinct = 0
-        for s in range(maps):
-            seen = False
-            for t in range(s):
-                if img[t] == img[s]:
-                    seen = True
-                    break
-            if not seen:
-                distinct += 1
-        orbits[r] = distinct
-        stones = np.int64(0)
-        for i in range(cells):
-            if d[i] == last:
-                stones |= np.int64(1) << i
-        if made_mask(stones, masks, ends):
+        occupied, xs = decode(codes[r], table, img)
+        orbits[r] = distinct_images(img)
+        if made_mask(stones_of(occupied, xs, last), masks, ends):
             term[r] = won_score
         elif full:
             term[r] = 0
@@ -190,9 +152,9 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
 
 
 @njit(cache=True, nogil=True)
-def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
-           shift: int, best: np.ndarray) -> int:
+def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
+           gravity: bool, stone: int, mode: int, slots: np.ndarray, keys: np.ndarray,
+           values: np.ndarray, shift: int, best: np.ndarray) -> int:
     """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
     child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
     table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
@@ -201,7 +163,7 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
     GROUP parents at a time: first every child of the group, each look-up prefetched, then
     each parent's best; the look-ups of a group wait on memory together."""
     cells, maps = weights.shape
-    d = np.empty(cells, dtype=np.int64)
+    bottom, step = gravity_support(below)
     img = np.empty(maps, dtype=np.int64)
     size = keys.shape[0]
     kids = np.empty(GROUP * cells, dtype=np.int64)
@@ -212,17 +174,17 @@ def _solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: b
         b = min(a + GROUP, n)
         k = 0
         for r in range(a, b):
-            _decode(codes[r], weights, d, img)
-            for c in range(cells):
-                if _legal(d, below, gravity, c):
-                    kid = _child(img, weights, stone, c)
-                    kids[k] = kid
-                    if mode == DIRECT:
-                        prefetch(slots, kid)
-                    elif mode == HASHED:
-                        homes[k] = home(kid, shift)
-                        prefetch(keys, homes[k])
-                    k += 1
+            moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
+            while moves:
+                c, moves = pop_move(moves)
+                kid = canonical_child(img, weights, stone, c)
+                kids[k] = kid
+                if mode == DIRECT:
+                    prefetch(slots, kid)
+                elif mode == HASHED:
+                    homes[k] = home(kid, shift)
+                    prefetch(keys, homes[k])
+                k += 1
             ends[r - a + 1] = k
         for r in range(a, b):
             top = UNSET
@@ -260,21 +222,32 @@ def _arr(a: np.ndarray, dtype: type) -> np.ndarray:
 
 
 def expand(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool,
-           stone: int, moves: int) -> np.ndarray:
+           stone: int, moves: int, out: np.ndarray | None = None) -> np.ndarray:
     """The canonical child of every legal move from every code, parent by parent; `moves`
-    bounds the legal moves of one parent (its empty cells; with gravity, its columns)."""
+    bounds the legal moves of one parent (its empty cells; with gravity, its columns). `out`:
+    where to write them (room for len(codes) * moves); the result is then its first part."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
 
     def part(_: int, a: int, b: int) -> np.ndarray:
         # Sized by the bound, not by the cells: fresh pages cost a fault each on first touch.
-        kids = np.empty((b - a) * moves, dtype=np.int64)
-        n = _expand(codes[a:b], weights, below, gravity, stone, kids)
+        kids = np.empty((b - a) * moves, dtype=np.int64) if out is None \
+            else out[a * moves : b * moves]
+        n = _expand(codes[a:b], weights, table, below, gravity, stone, kids)
         if n < 0:
             raise RuntimeError(f"a position has more than {moves} legal moves")
         return kids[:n]
 
     pieces = split_rows(len(codes), part)
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    if len(pieces) == 1:
+        return pieces[0]
+    if out is None:
+        return np.concatenate(pieces)
+    n = 0
+    for piece in pieces:  # each next to the one before (numpy copies overlapping parts safely)
+        out[n : n + len(piece)] = piece
+        n += len(piece)
+    return out[:n]
 
 
 def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
@@ -282,11 +255,17 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
     """Mark every canonical child of every code: in a bitmap per thread (`targets`: one per
     core at least), or in one direct byte table (`targets`: that table alone)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
     # Threads may store 1 in the same byte (the same value: no lock needed), but setting a bit
     # rewrites its whole word, so each thread marks a bitmap of its own.
     split_rows(len(codes), lambda piece, a, b: _mark(
-        codes[a:b], weights, below, gravity, stone, targets[piece % len(targets)],
+        codes[a:b], weights, table, below, gravity, stone, targets[piece % len(targets)],
         targets[0].dtype == np.uint64))
+
+
+def _won_score(misere: bool) -> int:
+    """The score of a position whose last mover made a line, for the side to move."""
+    return WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
 
 
 def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarray,
@@ -294,14 +273,13 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
              ) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of codes: the terminal score for the side to move, or open_mark;
     `masks` and `ends`: Root.line_rules of the last mover."""
-    codes, weights = _arr(codes, np.int64), _arr(weights, np.int64)
+    codes, table = _arr(codes, np.int64), digit_table(_arr(weights, np.int64))
     masks, ends = _arr(masks, np.int64), _arr(ends, np.int64)
     term = np.empty(len(codes), dtype=np.int8)
     orbits = np.empty(len(codes), dtype=np.int64)
-    won_score = WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
-    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], weights, last, masks, ends,
-                                                  full, won_score, open_mark, term[a:b],
-                                                  orbits[a:b]))
+    split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], table, last, masks, ends,
+                                                  full, _won_score(misere), open_mark,
+                                                  term[a:b], orbits[a:b]))
     return term, orbits
 
 
@@ -310,11 +288,12 @@ def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bo
     """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
     CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    table = digit_table(weights)
     mode, slots, keys, values, shift = lookup
     lookup = (mode, _arr(slots, np.uint8), _arr(keys, np.int64), _arr(values, np.int8), shift)
     best = np.empty(len(codes), dtype=np.int8)
     missing = split_rows(len(codes), lambda _, a, b: _solve(
-        codes[a:b], weights, below, gravity, stone, *lookup, best[a:b]))
+        codes[a:b], weights, table, below, gravity, stone, *lookup, best[a:b]))
     for kid in missing:
         if kid != MISSING:
             raise LookupError(f"code {kid} is not in the loaded tier")

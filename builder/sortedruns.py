@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from tablebase.builder.game.compiled import njit
 from tablebase.builder.threads import split_rows
 from tablebase.builder.workdir import DiskArray
 
@@ -53,40 +54,79 @@ def merge_unique(runs: Sequence[Any], chunk: int) -> Iterator[np.ndarray]:
             yield sorted_unique(np.concatenate(parts), runs=True)
 
 
+@njit(cache=True, nogil=True)
+def _squeeze(codes: np.ndarray) -> int:
+    """Move the distinct values of sorted `codes` to its front, in order; return how many."""
+    n = min(codes.shape[0], 1)
+    for i in range(1, codes.shape[0]):
+        if codes[i] != codes[n - 1]:
+            codes[n] = codes[i]
+            n += 1
+    return n
+
+
+def _sort_squeeze(codes: np.ndarray) -> int:
+    """Sort `codes` in place and move its distinct values to its front; return how many."""
+    codes.sort()
+    return _squeeze(codes)
+
+
 class UniqueCollector:
     """Collects codes in batches and yields them back sorted and distinct, within a memory bound.
 
-    Batches are sorted and deduplicated into runs once `buffer_items` codes wait; runs are
-    written to disk once they hold more than `memory_items` codes; the result is a k-way merge.
+    Codes wait in one buffer that is kept for the collector's life (written in place by
+    `room` and `commit`, or copied in by `add`: fresh pages for every batch cost a fault each).
+    Once `buffer_items` wait, each core sorts and deduplicates a part of it in place, into a
+    run; runs are written to disk once they hold more than `memory_items` codes; the result
+    is a k-way merge.
     """
 
     def __init__(self, buffer_items: int, memory_items: int, scratch: Callable[[str], Path]) -> None:
         self.buffer_items = max(1, buffer_items)
         self.memory_items = max(1, memory_items)
         self._scratch = scratch
-        self._buffer: list[np.ndarray] = []
+        self._space = np.empty(0, dtype=np.int64)
         self._buffered = 0
         self._runs: list[np.ndarray] = []
+        self._in_space = False  # whether the runs are views of the buffer
         self._in_memory = 0
         self._files: list[Path] = []
         self.spilled = 0  # runs written to disk, for reports and tests
 
+    def room(self, items: int) -> np.ndarray:
+        """A view of the buffer's next `items` free places: write codes there, then `commit`."""
+        if self._buffered + items > self.buffer_items:
+            self._flush()
+        if self._in_space:  # the runs of the last flush are about to be overwritten
+            self._runs = [run.copy() for run in self._runs]
+            self._in_space = False
+        if self._buffered + items > len(self._space):
+            # np.empty: untouched pages cost nothing, so the whole buffer at once.
+            grown = np.empty(max(self.buffer_items, self._buffered + items), dtype=np.int64)
+            grown[: self._buffered] = self._space[: self._buffered]
+            self._space = grown
+        return self._space[self._buffered : self._buffered + items]
+
+    def commit(self, items: int) -> None:
+        """Count the first `items` places of the last `room` as written."""
+        self._buffered += items
+
     def add(self, codes: np.ndarray) -> None:
         """Add a batch of codes (duplicates welcome)."""
-        self._buffer.append(codes)
-        self._buffered += len(codes)
-        if self._buffered >= self.buffer_items:
-            self._flush()
+        self.room(len(codes))[:] = codes
+        self.commit(len(codes))
 
     def _flush(self) -> None:
-        if not self._buffer:
+        if not self._buffered:
             return
-        codes = np.concatenate(self._buffer)
-        self._buffer, self._buffered = [], 0
-        # A run per core, sorted at once (numpy's sort releases the GIL); the merge joins them.
-        for run in split_rows(len(codes), lambda _, a, b: sorted_unique(codes[a:b])):
-            self._runs.append(run)
-            self._in_memory += len(run)
+        codes = self._space[: self._buffered]
+        self._buffered = 0
+        # A run per core, sorted in place at once (numpy's sort releases the GIL); the merge
+        # joins them.
+        for start, n in split_rows(len(codes), lambda _, a, b: (a, _sort_squeeze(codes[a:b]))):
+            self._runs.append(codes[start : start + n])
+            self._in_memory += n
+        self._in_space = True
         if self._in_memory > self.memory_items:
             self._spill()
 
@@ -96,7 +136,7 @@ class UniqueCollector:
         path = self._scratch(f"run_{len(self._files)}.bin")
         merged.astype(np.int64).tofile(path)
         self._files.append(path)
-        self._runs, self._in_memory = [], 0
+        self._runs, self._in_memory, self._in_space = [], 0, False
         self.spilled += 1
 
     def chunks(self, chunk: int) -> Iterator[np.ndarray]:
@@ -113,4 +153,4 @@ class UniqueCollector:
             del runs
             for path in self._files:
                 path.unlink(missing_ok=True)
-            self._files, self._runs = [], []
+            self._files, self._runs, self._in_space, self._in_memory = [], [], False, 0
