@@ -61,7 +61,7 @@ ZSTD_LEVEL = 9
 # A ply of fewer positions than SMALL_PLY is compressed at SMALL_PLY_LEVEL: its time is a
 # fraction of a second, and small tables are where bytes a position show most (4x4k4, whole
 # file, 512-byte pages: level 9 2.17 bits, 12 2.06, 15 1.99, 19 1.99).
-SMALL_PLY, SMALL_PLY_LEVEL = 1 << 21, 15
+SMALL_PLY, SMALL_PLY_LEVEL = 1 << 18, 15
 
 MAGIC_3 = b"TBP1"  # schema 3's blocks, read as they are
 MAGIC = b"TBP2"
