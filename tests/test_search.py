@@ -77,8 +77,9 @@ def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
             scores = Board(spec).scores_many(boards)
             depth = np.where(scores == 0, spec.cells - table.ply, WS - np.abs(scores))
             assert (np.sign(scores) == table.value).all() and (depth == table.depth).all()
-            # Every position of 3x3k3, every third of 4x3k3's, about 3,000 of 4x4k4's 1.2 million.
-            step = {"3x3k3": 1, "4x3k3": 3}.get(spec_text, 397)
+            # Every position of 3x3k3, every fifth of 4x3k3's, about 1,500 of 4x4k4's 1.2 million
+            # (every position of all three by the kernel's full window, above).
+            step = {"3x3k3": 1, "4x3k3": 5}.get(spec_text, 797)
             searcher = Searcher(spec)  # alone: no tables at its leaves
             for i in range(0, len(boards), step):
                 board = tuple(int(v) for v in boards[i])
