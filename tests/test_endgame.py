@@ -120,7 +120,7 @@ def _root_text(spec: str, moves: str) -> str:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("spec, moves", [
-    *[("7x6k4+gravity", m) for m in CONNECT4_ROOTS],
+    *[("7x6k4+gravity", m) for m in CONNECT4_ROOTS[::2]],  # 1 and 3: built by tests below
     ("9x5k4+gravity", CONNECT4_9x5),
     *[("7x7k5", m) for m in GOMOKU_ROOTS],
 ])
