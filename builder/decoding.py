@@ -129,17 +129,3 @@ def canonical_child(img: np.ndarray, weights: np.ndarray, stone: int, c: int) ->
             best = kid
     return best
 
-
-@njit(cache=True, nogil=True, inline="always")
-def distinct_images(img: np.ndarray) -> int:
-    """How many distinct codes `img` holds (its orbit size, for a code's images)."""
-    distinct = 0
-    for s in range(img.shape[0]):
-        seen = False
-        for t in range(s):
-            if img[t] == img[s]:
-                seen = True
-                break
-        if not seen:
-            distinct += 1
-    return distinct

@@ -26,13 +26,18 @@ from tablebase.builder.decoding import (
     decode,
     decoded_moves,
     digit_table,
-    distinct_images,
     gravity_support,
     pop_move,
     stones_of,
 )
 from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import backup, lower_bound, made_mask, prefetch
+from tablebase.builder.game.kernel import (
+    backup,
+    distinct_images,
+    lower_bound,
+    made_mask,
+    prefetch,
+)
 from tablebase.builder.game.values import WIN_SCORE
 from tablebase.builder.hashtable import (
     EMPTY_KEY,

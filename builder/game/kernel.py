@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -119,3 +120,18 @@ else:
             return context.get_dummy_value()
 
         return types.void(array, types.intp), codegen
+
+
+@njit(cache=True, nogil=True, inline="always")
+def distinct_images(img: np.ndarray) -> int:
+    """How many distinct codes `img` holds (its orbit size, for a code's images)."""
+    distinct = 0
+    for s in range(img.shape[0]):
+        seen = False
+        for t in range(s):
+            if img[t] == img[s]:
+                seen = True
+                break
+        if not seen:
+            distinct += 1
+    return distinct

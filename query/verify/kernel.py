@@ -15,7 +15,7 @@ import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.kernel import made_line, prefetch
+from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 
@@ -37,19 +37,6 @@ def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
     return best
 
 
-@njit(cache=True, nogil=True)
-def _distinct(images: np.ndarray) -> int:
-    """How many different codes `images` holds: the positions a canonical code stands for."""
-    distinct = 0
-    for s in range(images.shape[0]):
-        seen = False
-        for t in range(s):
-            if images[t] == images[s]:
-                seen = True
-                break
-        if not seen:
-            distinct += 1
-    return distinct
 
 
 # Rows whose children are searched for together: each step of their binary searches asks for
@@ -257,7 +244,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             stones = xs + os_
             empties[r - a] = cells - stones
             v, dep = value[r], depth[r]
-            positions += _distinct(images)
+            positions += distinct_images(images)
             if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
                     or dep < 0 or dep > cells - stones or canonical != codes[r]):
                 flagged[r] = True
@@ -339,7 +326,7 @@ def _orbits(codes: np.ndarray, pows: np.ndarray, nfree: int, out: np.ndarray) ->
             d[i] = code % 3
             code //= 3
         _images(d, pows, images)
-        out[r] = _distinct(images)
+        out[r] = distinct_images(images)
 
 
 class TierChecker:
