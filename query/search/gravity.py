@@ -263,12 +263,10 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 if si[d, _I] < si[d, _N]:
                     break
                 r = si[d, _BS]
-                if slot < 0:
-                    pass
-                elif r > si[d, _A0]:  # inside the window: exact
-                    _store(tt, slot, tag, r, r, c - n0 - d)
-                else:  # every move at most r: an upper bound
-                    _store(tt, slot, tag, si[d, _LO], r, c - n0 - d)
+                if slot >= 0:  # a node near the end keeps out of the table (_NEAR)
+                    # Inside the window: exact; else every move at most r: an upper bound.
+                    low = r if r > si[d, _A0] else si[d, _LO]
+                    _store(tt, slot, tag, low, r, c - n0 - d)
                 if si[d, _MARK]:
                     tt[si[d, _MARK]] = _U0
         # --- play the node's next move: the child at depth d + 1 (copy-make: no undo)
