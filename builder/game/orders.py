@@ -50,7 +50,7 @@ def _first_visit(keys: np.ndarray, stamps: np.ndarray, stamp: int, key: np.uint6
 
 def _no_line(b: np.ndarray, lines_: np.ndarray, ends: np.ndarray) -> bool:
     """Whether neither player has made a line on `b` (a position the game goes on from)."""
-    return not made_line(b, lines_, ends, 1) and not made_line(b, lines_, ends, 2)
+    return not made_line(b, lines_, ends, np.int64(1)) and not made_line(b, lines_, ends, np.int64(2))
 
 
 def _orders(boards: np.ndarray, root: np.ndarray, lines_: np.ndarray, ends: np.ndarray,

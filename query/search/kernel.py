@@ -141,7 +141,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                     if completes(cnt, board, cl_off, cl_idx, ends, k, moves[i], me):
                         r = WS - 1
                         if mode:
-                            rz = hit_lines(_bit(moves[i]), 1, 1 - me, cnt, lines, occupied)
+                            rz = hit_lines(_bit(moves[i]), np.int64(1), 1 - me, cnt, lines, occupied)
                         break
                 else:
                     threats, threat_cells = 0, np.uint64(0)
@@ -153,7 +153,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                     if threats >= 2:
                         r = -(WS - 2)
                         if mode:
-                            rz = hit_lines(threat_cells, 2, me, cnt, lines, occupied)
+                            rz = hit_lines(threat_cells, np.int64(2), me, cnt, lines, occupied)
                     else:
                         phase = _ENTER
             else:
@@ -177,8 +177,8 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 held = leaf(tinfo, tdata, tcodes, tscores, inv, board, stones)
                 if held != INF:
                     ctl[TABLE_HITS] += 1
-                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, held, held, -1,
-                          ALL_CELLS, 0, perms, g0, n)
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, held, held, np.int64(-1),
+                          ALL_CELLS, np.int64(0), perms, g0, n)
                     r, phase = held, _RETURN
                     continue
             if forced >= 0:
@@ -196,15 +196,15 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 else:
                     if hi > 0 and b > 0:  # worth knowing: the side to move cannot win
                         ctl[PAIRINGS] += 1
-                        done, zone = cannot_win(me, st, cnt, occupied, pt, PAIRING_STEPS)
+                        done, zone = cannot_win(me, st, cnt, occupied, pt, np.int64(PAIRING_STEPS))
                         if done:
                             hi, zhi = 0, zone
                     if lo < 0 and a < 0:  # the other side cannot win
                         ctl[PAIRINGS] += 1
-                        done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
+                        done, zone = cannot_win(1 - me, st, cnt, occupied, pt, np.int64(PAIRING_STEPS))
                         if not done and mode == _DEFEND:
                             reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,
-                                                         moves, m, pt, REPLY_STEPS)
+                                                         moves, m, pt, np.int64(REPLY_STEPS))
                             done = reply >= 0
                         if done:
                             lo, zlo = 0, zone
@@ -247,7 +247,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                         best = max(best, 0 if f[_A0] >= 0 else n - stones - WS)
                     rz, flag = fzone[d], _proved(True, f[_A0], f[_B])
                     if f[_HIT2]:
-                        rz = hit_lines(rz, 2, stones % 2, cnt, lines, bx[0] | bo[0])
+                        rz = hit_lines(rz, np.int64(2), stones % 2, cnt, lines, bx[0] | bo[0])
                 elif f[_MODE]:  # a move reached the window's top: its zone
                     rz, flag = fzone[d], _proved(False, f[_A0], f[_B])
                 if best <= f[_A0]:
@@ -336,7 +336,8 @@ def scores_many(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx
                 remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, c)
         for c in range(n):
             if boards[r, c] != 0:
-                place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, c, boards[r, c])
+                place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, c,
+                      np.int64(boards[r, c]))
         last = 0 if st[0] % 2 == 1 else 1  # the index of the player who moved last
         over = False
         for line in range(cnt.shape[1]):
@@ -349,4 +350,4 @@ def scores_many(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx
         else:
             out[r] = search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                             tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes,
-                            tscores, mv, mh, pt, -INF, INF)
+                            tscores, mv, mh, pt, np.int64(-INF), np.int64(INF))

@@ -233,7 +233,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     positions = 0
     for a in range(0, n, GROUP):
         b = min(a + GROUP, n)
-        m = 0
+        m = np.int64(0)  # not a literal: the callees below are compiled once, for int64
         for r in range(a, b):
             flagged[r] = False
             playing[r - a] = False
