@@ -326,6 +326,32 @@ def test_builtin_all_estimates_before_it_starts(db: str, tb: Tablebase,
     assert "estimated from node counts" in err and err.count("\n") == 1
 
 
+def test_the_estimate_keeps_its_own_budget(tb: Tablebase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample whose expected time would overrun the estimate's budget is extrapolated, not
+    searched: here each earlier ply costs ten times the one after it (its nodes too), so after
+    two samples (0.01 s and 0.1 s) the third (about 1 s) would overrun 0.3 s."""
+    from tablebase.query.audit import estimate
+    from tablebase.query.audit.solvers import SOLVERS
+
+    searched: list[int] = []
+
+    class Found:
+        def __init__(self, nodes: int) -> None:
+            self.nodes = nodes
+
+    def costly(spec: object, board: tuple[int, ...]) -> Found:
+        empty = sum(1 for v in board if v == 0)
+        searched.append(empty)
+        time.sleep(0.01 * 10 ** empty)
+        return Found(10 ** empty)
+
+    monkeypatch.setitem(SOLVERS, "costly", costly)
+    monkeypatch.setattr(estimate, "SAMPLE_BUDGET", 0.3)
+    found, = estimate.estimate_builtins(tb, parse_spec("3x3k3"), ["costly"], Selection("all"))
+    assert searched == [0, 1]  # the full board, then one empty cell; then extrapolated
+    assert found.nodes > 10 ** 8  # the extrapolation still counts the empty board's 10^9
+
+
 # --- any other solver: timed on its first answers -------------------------------------------------
 
 def test_a_long_audit_is_estimated_from_its_first_answers(tb: Tablebase,

@@ -8,16 +8,25 @@ The convention (docs/architecture.md, "Examples in the documentation"):
 - A `python` block runs as a script in that same directory, after the commands above it; one
   whose first line is `# file: NAME` is written to NAME instead (a module the text uses).
 - A `text` block is output or a command this suite does not run (a server, a cluster, `make`).
+A plain `tablebase ARGS` command (no shell syntax) runs through the function the installed
+script calls, `tablebase.query.cli.main(ARGS)`, in this process with the document's directory as
+its working directory (a fresh process each costs a second of imports and compiled-code loading);
+anything else runs under bash. tests/test_install.py and tests/test_cli.py run the installed
+script itself.
 A command must exit 0, or non-zero where what it shows is an error or a failed check; the
 first line it shows must appear in what it prints (lines with timings aside). Commands the
 suite cannot run here are listed in NOT_RUN with the reason.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
+import shlex
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
@@ -41,6 +50,7 @@ NOT_RUN = {
 }
 TIMING = re.compile(r"\d+(\.\d+)? ?(s|ms|seconds|minutes)\b|\ba minute\b|MiB|GiB")
 FENCE = re.compile(r"^```(\w*)\s*$")
+SHELL = re.compile(r"[|&;<>()$`*?~]")  # outside quotes: the command needs bash
 
 
 def _blocks(path: Path) -> list[tuple[str, list[str], int]]:
@@ -88,9 +98,41 @@ def _skipped(command: str) -> str | None:
     return None
 
 
+def _plain(command: str) -> list[str] | None:
+    """The arguments of a plain `tablebase ...` command, or None when it needs a shell."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    unquoted = re.sub(r"'[^']*'|\"[^\"]*\"", "", command)
+    if SHELL.search(unquoted) or not words or words[0] != "tablebase":
+        return None
+    return words[1:]
+
+
+def _in_process(argv: list[str], where: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """Exit status and output of `main(argv)` run in `where`, as the installed script runs it."""
+    from tablebase.query.cli import main
+    out = io.StringIO()
+    with monkeypatch.context() as m:
+        m.chdir(where)
+        m.setenv("COLUMNS", "100")
+        m.setattr(sys, "stdin", io.StringIO(""))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+            try:
+                status = main(argv)
+            except SystemExit as e:  # argparse's usage errors and --help
+                status = e.code if isinstance(e.code, int) else 1
+            except BaseException:  # as a fresh process would show it
+                status = 1
+                out.write(traceback.format_exc())
+    return status, out.getvalue()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
-def test_examples_run_as_written(path: Path, tmp_path: Path) -> None:
+def test_examples_run_as_written(path: Path, tmp_path: Path,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
            "COLUMNS": "100"}
     skipped: list[str] = []
@@ -102,14 +144,16 @@ def test_examples_run_as_written(path: Path, tmp_path: Path) -> None:
         if kind == "file":
             (tmp_path / shown[0]).write_text(code)
             continue
-        command = [sys.executable, "-c", code] if kind == "python" else ["bash", "-c", code]
-        run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
-                             timeout=180)
-        said = run.stdout + run.stderr
+        if kind == "sh" and (argv := _plain(code)) is not None:
+            status, said = _in_process(argv, tmp_path, monkeypatch)
+        else:
+            command = [sys.executable, "-c", code] if kind == "python" else ["bash", "-c", code]
+            run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                                 timeout=180)
+            status, said = run.returncode, run.stdout + run.stderr
         assert "Traceback" not in said, f"{where}: {code}\n{said}"
         failing = any("error:" in s or re.search(r"mismatched: [1-9]", s) for s in shown)
-        assert (run.returncode != 0) == failing, (
-            f"{where}: {code!r} exited {run.returncode}\n{said}")
+        assert (status != 0) == failing, f"{where}: {code!r} exited {status}\n{said}"
         first = next((s.strip() for s in shown if s.strip() and s.strip() != "..."), None)
         if first is not None and not TIMING.search(first):
             assert first in said, f"{where}: {code!r} did not print {first!r}; it printed\n{said}"

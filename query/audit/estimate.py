@@ -57,16 +57,20 @@ def estimate_builtins(tb: Tablebase, spec: Spec, names: list[str], selection: Se
         nodes_total = spent = 0.0
         searched = 0
         last: float | None = None
-        ratio = 1.0
+        ratio = took = 1.0
         for ply in sorted(plies, reverse=True):  # fewest empty cells, cheapest, first
             n, code = plies[ply]
-            if spent < SAMPLE_BUDGET:
+            # A sample is searched only when it should end within the budget: each costs about
+            # the last one's time grown by the same ratio as its nodes (the empty board's sample
+            # alone would otherwise cost as much as the audit it estimates).
+            if spent == 0 or spent + took * ratio < SAMPLE_BUDGET:
                 started = time.perf_counter()
                 try:
                     nodes = float(solve(spec, decode(code, spec.cells)).nodes)
                 except SearchTooLargeError:
                     break  # the solver declines these plies and every earlier one
-                spent += time.perf_counter() - started
+                took = time.perf_counter() - started
+                spent += took
                 searched += int(nodes)
                 if last:
                     ratio = max(nodes / last, 1.0)
