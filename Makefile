@@ -24,7 +24,10 @@ lint: $(STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
+# Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
+# the suite's hundreds of processes would otherwise compile the package's modules again.
 test: lint
+	$(PY) -m compileall -q builder db query tests
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)

@@ -3,7 +3,10 @@
 --scheduler tcp://... --work-dir` from a separate client; the same table as one process."""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -28,7 +31,8 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
     info = tmp_path / "scheduler.json"
     logs = open(tmp_path / "dask.log", "w")
     procs = [subprocess.Popen([*DASK, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                               "--scheduler-file", str(info)], stdout=logs, stderr=logs)]
+                               "--scheduler-file", str(info)],
+                              stdout=logs, stderr=logs, start_new_session=True)]
     try:
         deadline = time.monotonic() + 60
         while not info.exists() or not info.read_text().strip():
@@ -38,15 +42,18 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
         procs.append(subprocess.Popen(
             [*WORKER, address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
              "--memory-limit", "2GiB", "--local-directory", str(tmp_path / "workers")],
-            stdout=logs, stderr=logs, cwd=ROOT))
+            stdout=logs, stderr=logs, cwd=ROOT, start_new_session=True))
         from distributed import Client
 
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
         yield address
     finally:
+        # The processes' group at once: a nanny told to stop waits seconds on its workers'
+        # graceful close, and how they stop is not what this test checks.
         for proc in reversed(procs):
-            proc.terminate()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
         for proc in reversed(procs):
             try:
                 proc.wait(timeout=20)
