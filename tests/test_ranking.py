@@ -75,3 +75,28 @@ def test_blocks_store_codes_where_no_ranking_fits() -> None:
         arrays = positions(block, cells)
         assert decode_block(row.data, cells) == {
             c: (block.ply, v, d) for c, v, d in zip(codes, arrays.value.tolist(), arrays.depth.tolist())}
+
+
+def test_compiled_ranks_equal_the_plain_ones_on_a_big_map() -> None:
+    # 25 digits (five chunks of the compiled walk, the last one digit long): codes of gravity
+    # boards with 6 x's and 5 o's, sorted, shuffled, and mixed with codes of other classes,
+    # codes breaking the map and codes out of range, each against the plain ranking.
+    width, cells = 5, 25
+    supports = tuple(c + width if c + width < cells else -1 for c in range(cells))
+    ranking = Ranking(supports, 6, 5)
+    rng = np.random.default_rng(7)
+    codes = set()
+    while len(codes) < 4000:
+        heights, code = [0] * width, 0
+        for stone in range(11):
+            column = int(rng.choice([c for c in range(width) if heights[c] < 5]))
+            cell = (4 - heights[column]) * width + column
+            heights[column] += 1
+            code += (1 if stone % 2 == 0 else 2) * 3 ** cell
+        codes.add(code)
+    held = np.array(sorted(codes), np.int64)
+    others = rng.integers(-3, 3 ** cells + 3, 4000)
+    for asked in (held, rng.permutation(held), np.sort(np.concatenate([held, others]))):
+        expected = [r if inside else -1 for r, inside in map(ranking.below, asked.tolist())]
+        assert ranking.ranks(asked).tolist() == expected
+    assert (ranking.ranks(held) >= 0).all()
