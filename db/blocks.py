@@ -56,8 +56,10 @@ from tablebase.db.records import PositionArrays
 BLOCK_POSITIONS = 16384
 # zstd's level for new blocks. Blocks of ranks, Connect Four 6x4, bits a position of the blocks
 # and packing on two threads of the loaded machine: level 6 2.24 bits in 14.9 s, 9 2.14 in 24.3 s,
-# 12 2.05 in 25.4 s (codes' gaps, level 6: 4.18 in 5.8 s). The ranks cost more than zstd does.
-ZSTD_LEVEL = 9
+# 12 2.05 in 25.4 s (codes' gaps, level 6: 4.18 in 5.8 s). One core on a ply of Connect Four
+# 5x5 (2.4 M positions): level 6 31 ns a position, 9 110 ns (as long as ranking the codes)
+# for 0.11 bits less: on the billion-position tables level 9 cost minutes of CPU.
+ZSTD_LEVEL = 6
 # A ply of fewer positions than SMALL_PLY is compressed at SMALL_PLY_LEVEL: its time is a
 # fraction of a second, and small tables are where bytes a position show most (4x4k4, whole
 # file, 512-byte pages: level 9 2.17 bits, 12 2.06, 15 1.99, 19 1.99).
