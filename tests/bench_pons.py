@@ -11,8 +11,8 @@ kept from one position to the next as his main.cpp does. Ours (value, depth and 
 this process: `Searcher.solve_many` on each run of positions, its time over the run's
 positions the mean time a position (a batch: `solve --positions FILE` works so), and on the
 easy sets also `Searcher.solve` a position a call (a second searcher: its own table); after
-a warm-up solve on both sides, of a position of our own set, and with our tables' memory
-taken (`reserve`, as a server's searcher does). The two take turns (SETS: by runs of
+both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
+our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS: by runs of
 positions), so that a shared machine's load falls on both.
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
@@ -36,6 +36,10 @@ from tests.search_sets import read_set
 SETS = [("Test_L3_R1", "end-easy", 50, 20), ("Test_L2_R1", "middle-easy", 50, 20),
         ("Test_L2_R2", "middle-medium", 50, 1), ("Test_L1_R1", "begin-easy", 50, 20),
         ("Test_L1_R2", "begin-medium", 50, 1), ("Test_L1_R3", "begin-hard", 100, 1)]
+
+# Positions of our own set (tests/search_positions/connect4_pons.txt) both solvers solve
+# before the timing starts.
+WARM_POSITIONS = 20
 
 _DRIVER = r"""
 // The bench's driver (ours) around Pons' Solver: "score nodes nanoseconds" per stdin line.
@@ -139,18 +143,21 @@ def bench_pons(given: str | None = None, empty: bool = False) -> None:
         print("  pons: skipped: no g++ to build his solver")
         return
     searcher, single = Searcher(parse_spec("7x6k4+gravity")), Searcher(parse_spec("7x6k4+gravity"))
-    # Both solvers warmed on a position of our own set, not of his, each by the call that is
-    # timed (a first batch pays some 300 us once, in Python): ours loads the compiled search,
-    # his process starts (clearing its table) before any time is taken; our tables' memory
-    # held, as a server's searcher holds it.
-    warm = read_set("connect4_pons.txt")[0].split()[0]
+    # Both solvers set up (his compiled by g++), then both warmed on the same positions of our
+    # own set, not of his, each by the call that is timed, before any time is taken: ours
+    # loads the compiled search and fills its small caches (a first batch pays some 300 us in
+    # Python), his process starts; our tables' memory held, as a server's searcher holds it.
+    # Warmed before his compile instead, our first batch paid the caches that compile emptied:
+    # 23-29 us a position against 8-10 warmed after it (end-easy, his 7-8).
+    warm = [line.split()[0] for line in read_set("connect4_pons.txt")[:WARM_POSITIONS]]
     for ours in (searcher, single):
         ours.arrays.reserve()
-    searcher.solve_many([board_of(warm)])
-    single.solve(board_of(warm))
     with tempfile.TemporaryDirectory() as tmp:
         pons = Pons(root, tmp)
-        pons.solve(warm)
+        searcher.solve_many([board_of(moves) for moves in warm])
+        for moves in warm:
+            single.solve(board_of(moves))
+            pons.solve(moves)
         try:
             print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
                   " sets' 20 positions in one call, the others one a call) = the batch's time"
