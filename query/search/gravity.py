@@ -338,6 +338,17 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     # The score lies in [loss at the opponent's next move, win with our next stone but one];
     # hi starts one stone higher, as Pons': its windows cost fewer nodes (begin-easy: 10%).
     lo, hi, move = -((c - n) // 2), (c + 1 - n) // 2, -1
+    if c - n <= _NEAR:
+        # Near the end no node reads or writes the table (_NEAR): each null window below would
+        # search the tree again from nothing, so one search with the whole window instead.
+        su[0, 0], su[0, 1] = me, mk
+        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
+                             lt_scores, su, si, n, lo - 1, hi + 1, _NO)
+        if stopped:
+            out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
+            return
+        lo = hi = r
+        move = si[0, _BEST]
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
         med, half_lo, half_hi = lo + (hi - lo) // 2, -((-lo) // 2), hi // 2  # towards zero
