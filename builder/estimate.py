@@ -13,10 +13,11 @@ from tablebase.builder.progress import duration
 from tablebase.builder.workdir import work_path
 
 # Per stored position, from builds measured here (docs/benchmarks.md): Connect Four 7x4 and 6x5
-# peaked at 10.7 and 10.0 bytes of work space, took 5.4 and 6.1 bits of packed table, and
-# built at 1.9 million positions a second on two cores (6x4 2.4 million, 5x4k4 2.7 million).
+# peaked at 10.7 and 10.0 bytes of work space, took 2.15 and 2.31 bits of packed table (5x5
+# 2.69; a table's bits, rounded up, go into the disk-space check), and built at 1.9 to 2.5
+# million positions a second on two cores (6x4 2.4 million, 5x4k4 2.7 million).
 WORK_BYTES = 12
-TABLE_BITS = 6
+TABLE_BITS = 3
 RATE = 2_000_000  # positions a second, on two cores
 # Estimates this small are not worth a line of output (about ten seconds of work).
 WORTH_SAYING = 10 ** 7
