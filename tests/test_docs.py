@@ -10,7 +10,7 @@ The convention (docs/architecture.md, "Examples in the documentation"):
 - A `text` block is output or a command this suite does not run (a server, a cluster, `make`).
 A plain `tablebase ARGS` command (no shell syntax) runs through the function the installed
 script calls, `tablebase.query.cli.main(ARGS)`, in this process with the document's directory as
-its working directory (a fresh process each costs a second of imports and compiled-code loading);
+its working directory (a fresh process each costs up to a second of imports and compiled code);
 anything else runs under bash. tests/test_install.py and tests/test_cli.py run the installed
 script itself.
 A command must exit 0, or non-zero where what it shows is an error or a failed check; the
@@ -123,7 +123,7 @@ def _in_process(argv: list[str], where: Path, monkeypatch: pytest.MonkeyPatch) -
                 status = main(argv)
             except SystemExit as e:  # argparse's usage errors and --help
                 status = e.code if isinstance(e.code, int) else 1
-            except BaseException:  # as a fresh process would show it
+            except Exception:  # as a fresh process would show it
                 status = 1
                 out.write(traceback.format_exc())
     return status, out.getvalue()
