@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import tablebase
 from tablebase.builder.game import compiled
@@ -57,27 +58,27 @@ def test_the_search_kernels_stamp_covers_the_rules_it_calls() -> None:
     assert {"kernel.py", "moves.py", "lookup.py", "proofs.py"} <= names
 
 
-def _modules() -> list[str]:
+def _kernels() -> list[tuple[str, Any]]:
+    """(module name, compiled function) of every compiled function defined in the package."""
+    from numba.core.registry import CPUDispatcher
     found = []
-    for package in ("tablebase.builder", "tablebase.query"):
-        module = importlib.import_module(package)
-        found += [m.name for m in pkgutil.walk_packages(module.__path__, package + ".")]
+    for package in ("tablebase.builder", "tablebase.db", "tablebase.query"):
+        for info in pkgutil.walk_packages(importlib.import_module(package).__path__, package + "."):
+            name = info.name
+            if any(part in name for part in (".server", ".cli", ".public", "__main__")):
+                continue  # faces: no compiled code (and the server needs its extras)
+            found += [(name, value) for value in vars(importlib.import_module(name)).values()
+                      if isinstance(value, CPUDispatcher) and value.__module__ == name]
     return found
 
 
 def test_every_compiled_function_of_the_package_uses_the_stamp() -> None:
-    from numba.core.registry import CPUDispatcher
     checked = 0
-    for name in _modules():
-        if any(part in name for part in (".server", ".cli", ".public", "__main__")):
-            continue  # faces: no compiled code (and the server needs its extras)
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if isinstance(value, CPUDispatcher) and value.__module__ == name \
-                    and value._cache.__class__.__name__ != "NullCache":
-                checked += 1
-                assert isinstance(value._cache._impl.locator, compiled._Locator), \
-                    f"{name}.{value.__name__} takes njit from numba, not from compiled.py"
+    for name, kernel in _kernels():
+        if kernel._cache.__class__.__name__ != "NullCache":
+            checked += 1
+            assert isinstance(kernel._cache._impl.locator, compiled._Locator), \
+                f"{name}.{kernel.__name__} takes njit from numba, not from compiled.py"
     assert checked > 20
     assert tablebase  # the package imported first, as a user's code does
 
@@ -97,7 +98,6 @@ def test_no_compiled_function_is_specialised_on_a_literal(tmp_path: Path) -> Non
     # kernel called with `0` and with a variable is two compiles of everything it inlines, and
     # the m,n,k search was compiled twice so (seconds of a user's first answer, each time).
     import numpy as np
-    from numba.core.registry import CPUDispatcher
 
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
@@ -113,12 +113,6 @@ def test_no_compiled_function_is_specialised_on_a_literal(tmp_path: Path) -> Non
     for text, board in (("4x4k4", "x.../.o../..../...."), ("5x4k4+gravity", "...../...../...../..x..")):
         assert tablebase.search_position(text, board).solution.value is not None
     Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
-    literal = []
-    for name in _modules():
-        if any(part in name for part in (".server", ".cli", ".public", "__main__")):
-            continue
-        for value in vars(importlib.import_module(name)).values():
-            if isinstance(value, CPUDispatcher) and value.__module__ == name:
-                literal += [f"{name}.{value.__name__}{sig}" for sig in value.signatures
-                            if any("Literal" in str(t) for t in sig)]
+    literal = [f"{name}.{kernel.__name__}{sig}" for name, kernel in _kernels()
+               for sig in kernel.signatures if any("Literal" in str(t) for t in sig)]
     assert not literal, "compiled for a literal argument: " + "; ".join(literal)
