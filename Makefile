@@ -19,14 +19,16 @@ run: $(STAMP)
 	$(VENV)/bin/tablebase info tictactoe
 	$(VENV)/bin/tablebase moves tictactoe
 
-# Lint, import order and types first (seconds), then the suite on both cores.
+# Lint and import order (under a second), then types (mypy, seconds).
 lint: $(STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
+# Lint first; the types are one test of the suite (tests/test_types.py), on both cores.
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again.
-test: lint
+test: $(STAMP)
+	$(PY) -m ruff check builder db query tests
 	$(PY) -m compileall -q builder db query tests
 	$(PY) -m pytest -q -n 2 --dist loadfile
 

@@ -216,10 +216,12 @@ def test_a_stopped_server_shows_an_error(tab: tuple[Any, list[str]], db: str) ->
     page, _ = tab
     own = Server(db)
     try:
+        page.clock.install()  # the page's timers, run on; jumped over the 5 s wait below
         page.goto(own.url)
         page.wait_for_selector("#board rect.open")
         own.proc.send_signal(signal.SIGSTOP)  # accepts connections, never answers
         page.click("#board rect[data-cell='4']")
+        page.clock.fast_forward(5_000)
         page.wait_for_selector("#error:not([hidden])", timeout=10_000)
         assert "cannot reach the server: no answer within 5 s" in page.inner_text("#error")
         own.proc.send_signal(signal.SIGCONT)

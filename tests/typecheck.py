@@ -2,7 +2,7 @@
 query/, with query/public/ as `tablebase` itself) into one package, which mypy cannot follow
 through the editable install's import hook. This lays the package out as installed, with
 links into the checkout, in a folder of the venv, and runs mypy there with pyproject's
-settings; `make test` runs it before the suite.
+settings; `make lint` runs it, and the suite's tests/test_types.py.
 
     python tests/typecheck.py
 """
@@ -29,12 +29,16 @@ def lay_out(where: Path) -> Path:
     return where
 
 
+def command(where: Path) -> list[str]:
+    """The mypy command line for the package laid out under `where` (run there)."""
+    return [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+            "--cache-dir", str(where / ".mypy_cache"), "-p", "tablebase"]
+
+
 def main() -> int:
     """Run mypy on the laid-out package; its exit status."""
     where = lay_out(Path(sys.prefix) / "typecheck")
-    return subprocess.call([sys.executable, "-m", "mypy", "--config-file",
-                            str(ROOT / "pyproject.toml"), "--cache-dir",
-                            str(where / ".mypy_cache"), "-p", "tablebase"], cwd=where)
+    return subprocess.call(command(where), cwd=where)
 
 
 if __name__ == "__main__":
