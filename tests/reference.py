@@ -197,8 +197,16 @@ def play(game: Game, moves: str) -> tuple[int, ...]:
 
 def completing(game: Game, board: tuple[int, ...], player: int) -> list[int]:
     """The empty cells where `player` would complete a line."""
-    return [c for c in game.open_cells(board)
-            if game.wins(board[:c] + (player,) + board[c + 1:], player)]
+    if game.exact or game.wins(board, player):  # then try each cell: a move may make an overline
+        return [c for c in game.open_cells(board)
+                if game.wins(board[:c] + (player,) + board[c + 1:], player)]
+    # Otherwise a stone completes a line exactly where the line's other k - 1 cells are its own.
+    gaps = set()
+    for line in game.lines:
+        empty = [c for c in line if board[c] == 0]
+        if len(empty) == 1 and all(board[c] in (0, player) for c in line):
+            gaps.add(empty[0])
+    return [c for c in game.open_cells(board) if c in gaps]
 
 
 def wins_within(game: Game, board: tuple[int, ...], d: int,

@@ -58,9 +58,9 @@ def test_every_move_by_search_against_plain_negamax(spec: str) -> None:
             assert m.best == ((-child_value, child_depth + 1) == (value, depth)), (board, m)
 
 
-def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
-    """Every stored position: the kernel's exact score (full window, in one compiled loop);
-    and the whole `solve` (null windows, depth by bisection, a move) on every position of the
+def test_solve_equals_the_table_on_stored_positions(tmp_path: Path) -> None:
+    """Stored positions: the kernel's exact score (full window, in one compiled loop); and the
+    whole `solve` (null windows, depth by bisection, a move) on every position of the
     small games and on a spread of 4x4k4's, its move keeping value and depth."""
     import numpy as np
 
@@ -74,11 +74,14 @@ def test_solve_equals_the_table_on_every_position(tmp_path: Path) -> None:
             view = tb.table(spec)
             table = view.load()
             boards = view.boards(table.codes)
-            scores = Board(spec).scores_many(boards)
-            depth = np.where(scores == 0, spec.cells - table.ply, WS - np.abs(scores))
-            assert (np.sign(scores) == table.value).all() and (depth == table.depth).all()
-            # Every position of 3x3k3, every fifth of 4x3k3's, about 1,500 of 4x4k4's 1.2 million
-            # (every position of all three by the kernel's full window, above).
+            # The kernel's full window on every position of the small games and on every
+            # seventh of 4x4k4's 1.2 million (all of them: 6 s of the suite).
+            every = slice(None, None, 7 if spec_text == "4x4k4" else 1)
+            scores = Board(spec).scores_many(boards[every])
+            depth = np.where(scores == 0, spec.cells - table.ply[every], WS - np.abs(scores))
+            assert (np.sign(scores) == table.value[every]).all()
+            assert (depth == table.depth[every]).all()
+            # `solve` on every position of 3x3k3, every fifth of 4x3k3's, about 1,500 of 4x4k4's.
             step = {"3x3k3": 1, "4x3k3": 5}.get(spec_text, 797)
             searcher = Searcher(spec)  # alone: no tables at its leaves
             for i in range(0, len(boards), step):

@@ -114,7 +114,10 @@ class FunctionWorker:
         self.directory = os.path.abspath(directory)
         self.timeout = timeout
         self.restarts = 0
-        self._context = multiprocessing.get_context("spawn")
+        # A fork server started once (imports done there) forks each worker: a fresh
+        # interpreter per worker (spawn) paid the package's imports again at every restart.
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload([__name__])
         self._process: Any = None
         self._conn: Connection | None = None
         self._start()
