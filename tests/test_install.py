@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import site
 import subprocess
+import sys
 import tomllib
 import venv
 from pathlib import Path
@@ -34,7 +35,7 @@ def test_every_folder_is_a_listed_package() -> None:
 @pytest.mark.slow
 def test_pip_install_gives_one_package(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)  # this environment's pip installs into it
     python = env_dir / "bin" / "python"
     # The dependencies come from this environment (no network needed); the package itself
     # is built and installed from the checkout, not in editable mode.
@@ -43,7 +44,8 @@ def test_pip_install_gives_one_package(tmp_path: Path) -> None:
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
     (target / "deps.pth").write_text(f"{purelib}\n")
-    install = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", str(ROOT)],
+    install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
+                              "--quiet", "--no-deps", str(ROOT)],
                              cwd=tmp_path, capture_output=True, text=True)
     assert install.returncode == 0, install.stderr
     code = ("import importlib.util, json, tablebase; "
