@@ -206,12 +206,16 @@ class BuiltinCandidate:
         self.solve = SOLVERS[name]
         self.label = f"{BUILTIN_PREFIX}{name}"
         self.restarts = 0
+        # Nodes each board's solve visited: every solver here is deterministic (a fresh table
+        # each solve), so the count of the empty board is read here when the audit asked it.
+        self.nodes: dict[tuple[int, ...], int] = {}
 
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
         try:
             result = self.solve(spec, board)
         except SearchTooLargeError as e:
             return Reply("declined", declined=str(e))
+        self.nodes[board] = result.nodes
         move = None if result.move is None else move_name(spec, result.move)
         said = ", ".join([result.value.word] + ([move] if move else []) + (
             [plies(result.depth)] if result.depth is not None else []))

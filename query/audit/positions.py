@@ -362,9 +362,11 @@ def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
     for name in names:
         candidate = BuiltinCandidate(name)
         report = audit(tb, spec, candidate, **options)
-        try:
-            nodes: int | None = candidate.solve(spec, start).nodes
-        except SearchTooLargeError:
-            nodes = None
+        nodes: int | None = candidate.nodes.get(start)
+        if nodes is None:  # the start was not audited (or not in this orientation)
+            try:
+                nodes = candidate.solve(spec, start).nodes
+            except SearchTooLargeError:
+                nodes = None
         out.append(BuiltinAudit(name, report, nodes))
     return out
