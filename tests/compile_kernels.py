@@ -1,0 +1,48 @@
+"""Compile the package's kernels once, before the suite: numba saves each kernel's machine
+code beside its source (`__pycache__`), and on a fresh checkout the suite's two workers and
+the processes its tests start (CLI runs, Dask workers, servers) would each compile the same
+kernels again until one had saved them. `make test` runs the two groups side by side.
+
+    python tests/compile_kernels.py tables|search
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+
+def tables() -> None:
+    """The builder's kernels (both layouts' storage, endgames) and verify's."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.pipeline import build
+    from tablebase.query.notation import play_moves
+    from tablebase.query.tablebase import open_tablebase
+    from tablebase.query.verify.checks import verify_table
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "t.db")
+        for text in ("3x3k3", "3x3k3+gravity+misere", "4x3k3+exact"):
+            spec = parse_spec(text)
+            build(spec, db)
+            with open_tablebase(db) as tb:
+                assert verify_table(tb, spec).ok
+        spec = parse_spec("4x4k4+gravity")
+        build(spec, db, root=play_moves(spec, "a1 b1 c1 d1"))
+        build(parse_spec("4x3k3"), db, layout="rows")
+
+
+def search() -> None:
+    """The searches, m,n,k (its proofs included) and gravity, and the full-window scores of
+    many boards."""
+    import numpy as np
+
+    import tablebase
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.search.board import Board
+    for text, board in (("4x4k4", "x.../.o../..../...."), ("5x4k4+gravity", "...../...../...../..x..")):
+        assert tablebase.search_position(text, board).solution.value is not None
+    Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
+
+
+if __name__ == "__main__":
+    {"tables": tables, "search": search}[sys.argv[1]]()
