@@ -27,13 +27,14 @@ lint: $(STAMP)
 # Lint first; the types are one test of the suite (tests/test_types.py), on both cores.
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again; and
-# the kernels compiled once, in two groups side by side (tests/compile_kernels.py), rather than
-# by each worker and each process the tests start until one has saved them.
+# the kernels compiled once, in three groups side by side (tests/compile_kernels.py), rather
+# than by each worker and each process the tests start until one has saved them.
 test: $(STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) -m compileall -q builder db query tests
 	$(PY) tests/compile_kernels.py tables & tables=$$!; \
-	    $(PY) tests/compile_kernels.py search && wait $$tables
+	    $(PY) tests/compile_kernels.py gravity & gravity=$$!; \
+	    $(PY) tests/compile_kernels.py search && wait $$tables && wait $$gravity
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
 bench: $(STAMP)

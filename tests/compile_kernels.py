@@ -1,9 +1,9 @@
 """Compile the package's kernels once, before the suite: numba saves each kernel's machine
 code beside its source (`__pycache__`), and on a fresh checkout the suite's two workers and
 the processes its tests start (CLI runs, Dask workers, servers) would each compile the same
-kernels again until one had saved them. `make test` runs the two groups side by side.
+kernels again until one had saved them. `make test` runs the three groups side by side.
 
-    python tests/compile_kernels.py tables|search
+    python tests/compile_kernels.py tables|search|gravity
 """
 from __future__ import annotations
 
@@ -32,17 +32,22 @@ def tables() -> None:
 
 
 def search() -> None:
-    """The searches, m,n,k (its proofs included) and gravity, and the full-window scores of
-    many boards."""
+    """The m,n,k search (its proofs included) and the full-window scores of many boards."""
     import numpy as np
 
     import tablebase
     from tablebase.builder.game import parse_spec
     from tablebase.query.search.board import Board
-    for text, board in (("4x4k4", "x.../.o../..../...."), ("5x4k4+gravity", "...../...../...../..x..")):
-        assert tablebase.search_position(text, board).solution.value is not None
+    assert tablebase.search_position("4x4k4", "x.../.o../..../....").solution.value is not None
     Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
 
 
+def gravity() -> None:
+    """The search of gravity boards on bitboards."""
+    import tablebase
+    board = "...../...../...../..x.."
+    assert tablebase.search_position("5x4k4+gravity", board).solution.value is not None
+
+
 if __name__ == "__main__":
-    {"tables": tables, "search": search}[sys.argv[1]]()
+    {"tables": tables, "search": search, "gravity": gravity}[sys.argv[1]]()
