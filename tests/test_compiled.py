@@ -93,26 +93,14 @@ def test_compiled_modules_take_njit_from_compiled_py() -> None:
                 assert "from numba import njit" not in text, path
 
 
-def test_no_compiled_function_is_specialised_on_a_literal(tmp_path: Path) -> None:
+def test_no_compiled_function_is_specialised_on_a_literal() -> None:
     # numba compiles a callee again for each literal argument (a constant passed as such): a
     # kernel called with `0` and with a variable is two compiles of everything it inlines, and
     # the m,n,k search was compiled twice so (seconds of a user's first answer, each time).
-    import numpy as np
-
-    from tablebase.builder.game import parse_spec
-    from tablebase.builder.pipeline import build
-    from tablebase.query.search.board import Board
-    from tablebase.query.tablebase import open_tablebase
-    from tablebase.query.verify.checks import verify_table
-    db = str(tmp_path / "t.db")
-    for text in ("3x3k3", "3x3k3+gravity+misere", "4x3k3+exact"):
-        spec = parse_spec(text)
-        build(spec, db)
-        with open_tablebase(db) as tb:
-            assert verify_table(tb, spec).ok
-    for text, board in (("4x4k4", "x.../.o../..../...."), ("5x4k4+gravity", "...../...../...../..x..")):
-        assert tablebase.search_position(text, board).solution.value is not None
-    Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
+    from tests import compile_kernels
+    compile_kernels.tables()  # builds of each kind (layouts, rules, an endgame) and verify
+    compile_kernels.search()  # the m,n,k search and scores_many
+    compile_kernels.gravity()
     literal = [f"{name}.{kernel.__name__}{sig}" for name, kernel in _kernels()
                for sig in kernel.signatures if any("Literal" in str(t) for t in sig)]
     assert not literal, "compiled for a literal argument: " + "; ".join(literal)
