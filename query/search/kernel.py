@@ -196,15 +196,15 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 else:
                     if hi > 0 and b > 0:  # worth knowing: the side to move cannot win
                         ctl[PAIRINGS] += 1
-                        done, zone = cannot_win(me, st, cnt, occupied, pt, np.int64(PAIRING_STEPS))
+                        done, zone = cannot_win(me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if done:
                             hi, zhi = 0, zone
                     if lo < 0 and a < 0:  # the other side cannot win
                         ctl[PAIRINGS] += 1
-                        done, zone = cannot_win(1 - me, st, cnt, occupied, pt, np.int64(PAIRING_STEPS))
+                        done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if not done and mode == _DEFEND:
                             reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,
-                                                         moves, m, pt, np.int64(REPLY_STEPS))
+                                                         moves, m, pt, REPLY_STEPS)
                             done = reply >= 0
                         if done:
                             lo, zlo = 0, zone

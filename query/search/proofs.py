@@ -36,9 +36,10 @@ from tablebase.builder.game.compiled import njit
 # first): fewer choices only make the search miss pairings, never claim a false one.
 MAX_CHOICES = 32
 # Steps (choices tried) one pairing search may take before giving up (not found: no claim);
-# fewer for each reply tried in turn (`refuting_reply`).
-PAIRING_STEPS = 512
-REPLY_STEPS = 64
+# fewer for each reply tried in turn (`refuting_reply`). Typed, not plain ints: numba compiles a
+# callee once for each literal argument, and these are passed to compiled callees.
+PAIRING_STEPS = np.int64(512)
+REPLY_STEPS = np.int64(64)
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
