@@ -338,17 +338,9 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
     # The score lies in [loss at the opponent's next move, win with our next stone but one];
     # hi starts one stone higher, as Pons': its windows cost fewer nodes (begin-easy: 10%).
     lo, hi, move = -((c - n) // 2), (c + 1 - n) // 2, -1
-    if c - n <= _NEAR:
-        # Near the end no node reads or writes the table (_NEAR): each null window below would
-        # search the tree again from nothing, so one search with the whole window instead.
-        su[0, 0], su[0, 1] = me, mk
-        r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n, lo - 1, hi + 1, _NO)
-        if stopped:
-            out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
-            return
-        lo = hi = r
-        move = si[0, _BEST]
+    # Near the end no node reads or writes the table (_NEAR): each null window would search
+    # the tree again from nothing, so there one search with the whole window instead.
+    whole = c - n <= _NEAR
     while lo < hi:
         # Null windows, each halving [lo, hi], nearer zero first (most positions score near it).
         med, half_lo, half_hi = lo + (hi - lo) // 2, -((-lo) // 2), hi // 2  # towards zero
@@ -356,13 +348,17 @@ def _solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_s
             med = half_lo
         elif med >= 0 and half_hi > med:
             med = half_hi
+        a, b = (lo - 1, hi + 1) if whole else (med, med + 1)
         su[0, 0], su[0, 1] = me, mk
         r, stopped = _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes,
-                             lt_scores, su, si, n, med, med + 1, _NO)
+                             lt_scores, su, si, n, a, b, _NO)
         if stopped:
             out[LOW], out[HIGH], out[ABORTED] = lo, hi, 1 if ctl[STOP] != 2 else 2
             return
-        if r <= med:
+        if whole:  # the exact score, and the move that made it
+            lo = hi = r
+            move = si[0, _BEST]
+        elif r <= med:
             hi = r
         else:  # the move that cut at the root (if the root searched one) scores at least r
             lo, move = r, si[0, _BEST]
