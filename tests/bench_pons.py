@@ -12,9 +12,9 @@ this process: `Searcher.solve_many` on each run of positions, its time over the 
 positions the mean time a position (a batch: `solve --positions FILE` works so), and on the
 easy sets also `Searcher.solve` a position a call (a second searcher: its own table); after
 both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
-our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS: by runs of
-positions), so that a shared machine's load falls on both. After end-easy's sample, the whole
-end-easy file the same way (WHOLE).
+our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS:
+by runs of positions), so that a shared machine's load falls on both. After end-easy's
+sample, the whole end-easy file the same way (WHOLE).
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
 """
