@@ -67,6 +67,9 @@ class CodeTable:
         self._codes: np.ndarray = _NO_CODES
         self._scores: np.ndarray = _NO_SCORES
         self._keys, self._shift = _NO_CODES, 0
+        # The hash table's memory, kept from tier to tier: fresh pages cost a fault each, and
+        # a build's tiers grow to the largest and shrink after it.
+        self._space = _NO_CODES
 
     @classmethod
     def over(cls, cells: int, slots: np.ndarray) -> CodeTable:
@@ -125,7 +128,11 @@ class CodeTable:
             put_scores(self._slots, codes, scores)
         elif self.hashed:
             slots = hash_slots(len(codes))
-            self._keys = np.full(slots, EMPTY_KEY, dtype=np.int64)
+            if len(self._space) < slots:
+                self._space = _NO_CODES  # freed before the larger one is made
+                self._space = np.empty(slots, dtype=np.int64)
+            self._keys = self._space[:slots]
+            self._keys.fill(EMPTY_KEY)
             self._shift = 64 - (slots.bit_length() - 1)
             fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
                               self._keys, self._shift)

@@ -10,6 +10,7 @@ finished tier is written to the work directory.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -101,15 +102,26 @@ def _store_tier(root: Root, work: WorkDir, ply: int, chunks: Iterator[np.ndarray
     """Write a tier's codes and term arrays from ascending chunks of its codes; return its counts."""
     codes_out, term_out = work.writer("codes", ply), work.writer("term", ply)
     canonical = reachable = terminal = terminal_canonical = 0
-    for chunk in chunks:
-        term, orbits = classify(root, ply, chunk)
+
+    def append(chunk: np.ndarray, term: np.ndarray) -> None:
         codes_out.append(chunk)
         term_out.append(term)
-        closed = term != OPEN
-        canonical += len(chunk)
-        reachable += int(orbits.sum())
-        terminal += int(orbits[closed].sum())
-        terminal_canonical += int(closed.sum())
+    # A chunk is written (and its CRC taken) on a thread of its own while the next is merged
+    # and classified: both release the GIL, and they were a serial sixth of the stage.
+    with ThreadPoolExecutor(max_workers=1) as writer:
+        pending: Future[None] | None = None
+        for chunk in chunks:
+            term, orbits = classify(root, ply, chunk)
+            if pending is not None:
+                pending.result()
+            pending = writer.submit(append, chunk, term)
+            closed = term != OPEN
+            canonical += len(chunk)
+            reachable += int(orbits.sum())
+            terminal += int(orbits[closed].sum())
+            terminal_canonical += int(closed.sum())
+        if pending is not None:
+            pending.result()
     codes_out.close()
     term_out.close()
     return TierCounts(ply, canonical, reachable, terminal, terminal_canonical)

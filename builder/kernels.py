@@ -157,10 +157,11 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
 
 
 @njit(cache=True, nogil=True)
-def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.ndarray,
-           gravity: bool, stone: int, mode: int, slots: np.ndarray, keys: np.ndarray,
-           values: np.ndarray, shift: int, best: np.ndarray) -> int:
-    """best[r]: the mover's best backed-up child score of code r (UNSET with no move), each
+def _solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, table: np.ndarray,
+           below: np.ndarray, gravity: bool, stone: int, mode: int, slots: np.ndarray,
+           keys: np.ndarray, values: np.ndarray, shift: int, best: np.ndarray) -> int:
+    """best[r]: term[r] where code r is terminal (term[r] != UNSET, the enumerator's OPEN),
+    else the mover's best backed-up child score of code r (UNSET with no move), each
     child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
     table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
     Returns the first child missing from the loaded tier, or MISSING.
@@ -179,7 +180,9 @@ def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.
         b = min(a + GROUP, n)
         k = 0
         for r in range(a, b):
-            moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below)
+            # A terminal position has no children to read: its own score, and no decoding.
+            moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below) \
+                if term[r] == UNSET else np.uint64(0)
             while moves:
                 c, moves = pop_move(moves)
                 kid = canonical_child(img, weights, stone, c)
@@ -192,6 +195,9 @@ def _solve(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.
                 k += 1
             ends[r - a + 1] = k
         for r in range(a, b):
+            if term[r] != UNSET:
+                best[r] = term[r]
+                continue
             top = UNSET
             for k in range(ends[r - a], ends[r - a + 1]):
                 kid = kids[k]
@@ -288,17 +294,20 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
     return term, orbits
 
 
-def solve(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: bool, stone: int,
-          lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int]) -> np.ndarray:
-    """The best backed-up child score of every code, UNSET where it has no move; `lookup` is
-    CodeTable.arrays() of the next tier (LookupError for a child not in it)."""
+def solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, below: np.ndarray,
+          gravity: bool, stone: int, lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int],
+          out: np.ndarray | None = None) -> np.ndarray:
+    """The score of every code: its `term` score where terminal (term not UNSET), else its
+    best backed-up child score, UNSET where it has no move; `lookup` is CodeTable.arrays() of
+    the next tier (LookupError for a child not in it). `out`: where to write them (int8)."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
+    term = _arr(term, np.int8)
     table = digit_table(weights)
     mode, slots, keys, values, shift = lookup
     lookup = (mode, _arr(slots, np.uint8), _arr(keys, np.int64), _arr(values, np.int8), shift)
-    best = np.empty(len(codes), dtype=np.int8)
+    best = np.empty(len(codes), dtype=np.int8) if out is None else out
     missing = split_rows(len(codes), lambda _, a, b: _solve(
-        codes[a:b], weights, table, below, gravity, stone, *lookup, best[a:b]))
+        codes[a:b], term[a:b], weights, table, below, gravity, stone, *lookup, best[a:b]))
     for kid in missing:
         if kid != MISSING:
             raise LookupError(f"code {kid} is not in the loaded tier")
@@ -317,6 +326,6 @@ def warm_up() -> None:
     hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61)
     fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61, 0, 8,
                np.zeros(1, np.int64))
-    solve(codes, weights, below, False, 1,
+    solve(codes, np.full(1, UNSET, np.int8), weights, below, False, 1,
           (HASHED, np.zeros(0, np.uint8), keys, np.zeros(0, np.int8), 61))
     take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))

@@ -24,18 +24,19 @@ from tablebase.builder.workdir import TierArray, WorkDir
 def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: CodeTable,
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
-    scores = np.asarray(term).copy()
-    open_rows = np.flatnonzero(scores == OPEN)
+    scores = np.empty(len(codes), dtype=np.int8)
     lookup = table.arrays()
-    for start in range(0, len(open_rows), chunk_rows):
-        rows = open_rows[start : start + chunk_rows]
-        best = kernels.solve(np.asarray(codes[rows]), root.image_weights, root.below,
-                             root.spec.gravity, root.mover(ply), lookup)
+    for start in range(0, len(codes), chunk_rows):
+        part = slice(start, start + chunk_rows)
+        here = np.asarray(term[part])
+        # Terminal positions keep their score (the kernel copies it), open ones get their best
+        # move's: one pass over the tier, no gathering of the open rows.
+        best = kernels.solve(np.asarray(codes[part]), here, root.image_weights, root.below,
+                             root.spec.gravity, root.mover(ply), lookup, scores[part])
         if (best == kernels.UNSET).any():
             raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
-        scores[rows] = best
         if bar is not None:
-            bar.update(len(rows))
+            bar.update(int(np.count_nonzero(here == OPEN)))
     return scores
 
 

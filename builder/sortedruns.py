@@ -88,7 +88,7 @@ class UniqueCollector:
         self._space = np.empty(0, dtype=np.int64)
         self._buffered = 0
         self._runs: list[np.ndarray] = []
-        self._in_space = False  # whether the runs are views of the buffer
+        self._views = 0  # how many of the runs (the last ones) are views of the buffer
         self._in_memory = 0
         self._files: list[Path] = []
         self.spilled = 0  # runs written to disk, for reports and tests
@@ -97,9 +97,11 @@ class UniqueCollector:
         """A view of the buffer's next `items` free places: write codes there, then `commit`."""
         if self._buffered + items > self.buffer_items:
             self._flush()
-        if self._in_space:  # the runs of the last flush are about to be overwritten
-            self._runs = [run.copy() for run in self._runs]
-            self._in_space = False
+        if self._views:  # the runs of the last flush are about to be overwritten (copied
+            # once each: copying the earlier runs again made filling a tier quadratic)
+            keep = len(self._runs) - self._views
+            self._runs[keep:] = [run.copy() for run in self._runs[keep:]]
+            self._views = 0
         if self._buffered + items > len(self._space):
             # np.empty: untouched pages cost nothing, so the whole buffer at once.
             grown = np.empty(max(self.buffer_items, self._buffered + items), dtype=np.int64)
@@ -126,7 +128,7 @@ class UniqueCollector:
         for start, n in split_rows(len(codes), lambda _, a, b: (a, _sort_squeeze(codes[a:b]))):
             self._runs.append(codes[start : start + n])
             self._in_memory += n
-        self._in_space = True
+            self._views += 1
         if self._in_memory > self.memory_items:
             self._spill()
 
@@ -136,7 +138,7 @@ class UniqueCollector:
         path = self._scratch(f"run_{len(self._files)}.bin")
         merged.astype(np.int64).tofile(path)
         self._files.append(path)
-        self._runs, self._in_memory, self._in_space = [], 0, False
+        self._runs, self._in_memory, self._views = [], 0, 0
         self.spilled += 1
 
     def chunks(self, chunk: int) -> Iterator[np.ndarray]:
@@ -153,4 +155,4 @@ class UniqueCollector:
             del runs
             for path in self._files:
                 path.unlink(missing_ok=True)
-            self._files, self._runs, self._in_space, self._in_memory = [], [], False, 0
+            self._files, self._runs, self._views, self._in_memory = [], [], 0, 0
