@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.hashtable import EMPTY_KEY, HASH_CELLS, fill_hash
+from tablebase.builder.hashtable import HASH_CELLS, fill_hash
 from tablebase.builder.kernels import DIRECT, HASHED, OFFSET, SORTED
 
 # Table bytes per stored position above which a direct table loses to a hash table or search.
@@ -131,8 +131,7 @@ class CodeTable:
             if len(self._space) < slots:
                 self._space = _NO_CODES  # freed before the larger one is made
                 self._space = np.empty(slots, dtype=np.int64)
-            self._keys = self._space[:slots]
-            self._keys.fill(EMPTY_KEY)
+            self._keys = self._space[:slots]  # emptied by fill_hash, on both cores
             self._shift = 64 - (slots.bit_length() - 1)
             fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
                               self._keys, self._shift)

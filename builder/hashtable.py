@@ -76,8 +76,10 @@ def hash_fill(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: in
 @njit(cache=True, nogil=True)
 def fill_part(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: int, lo: int,
                hi: int, late: np.ndarray) -> int:
-    """hash_fill for the codes whose home slot is in [lo, hi), probing no further than hi - 1:
-    those that would go further are left, by index, in `late`; their count (-1: too many)."""
+    """Empty slots [lo, hi), then hash_fill there the codes whose home slot is in [lo, hi),
+    probing no further than hi - 1: those that would go further are left, by index, in
+    `late`; their count (-1: too many)."""
+    keys[lo:hi] = EMPTY_KEY
     n = 0
     rows = np.empty(GROUP, dtype=np.int64)
     homes = np.empty(GROUP, dtype=np.int64)
@@ -106,12 +108,14 @@ def fill_part(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: in
 
 
 def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: int) -> None:
-    """hash_fill, on one core per half of the table for large tiers: each thread inserts the
-    codes whose home slot is in its half, and the few whose probe would cross into the other
-    half are inserted after (inserting a code twice finds it: the table is the same)."""
+    """Empty `keys` (whatever it held) and hash_fill it, on one core per half of the table for
+    large tiers: each thread empties its half and inserts the codes whose home slot is in it,
+    and the few whose probe would cross into the other half are inserted after (inserting a
+    code twice finds it: the table is the same)."""
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     scores = np.ascontiguousarray(scores, dtype=np.int8)
     if not in_parallel(len(codes)):
+        keys.fill(EMPTY_KEY)
         hash_fill(codes, scores, keys, shift)
         return
     halves = np.linspace(0, len(keys), THREADS + 1).astype(np.int64)

@@ -74,11 +74,12 @@ def _sort_squeeze(codes: np.ndarray) -> int:
 class UniqueCollector:
     """Collects codes in batches and yields them back sorted and distinct, within a memory bound.
 
-    Codes wait in one buffer that is kept for the collector's life (written in place by
-    `room` and `commit`, or copied in by `add`: fresh pages for every batch cost a fault each).
-    Once `buffer_items` wait, each core sorts and deduplicates a part of it in place, into a
-    run; runs are written to disk once they hold more than `memory_items` codes; the result
-    is a k-way merge.
+    One buffer, kept for the collector's life (fresh pages for every batch, or a copy of every
+    run, cost a fault a page): the runs lie end to end at its front, and a batch is written
+    after them (in place by `room` and `commit`, or copied in by `add`). Once `buffer_items`
+    wait, each core sorts and deduplicates a part of the batch in place, into a run, and the
+    runs are moved down to close the gaps the duplicates left; runs are written to disk once
+    they hold more than `memory_items` codes; the result is a k-way merge.
     """
 
     def __init__(self, buffer_items: int, memory_items: int, scratch: Callable[[str], Path]) -> None:
@@ -86,9 +87,9 @@ class UniqueCollector:
         self.memory_items = max(1, memory_items)
         self._scratch = scratch
         self._space = np.empty(0, dtype=np.int64)
+        self._base = 0  # where the runs in the buffer end and the batch begins
         self._buffered = 0
         self._runs: list[np.ndarray] = []
-        self._views = 0  # how many of the runs (the last ones) are views of the buffer
         self._in_memory = 0
         self._files: list[Path] = []
         self.spilled = 0  # runs written to disk, for reports and tests
@@ -97,17 +98,17 @@ class UniqueCollector:
         """A view of the buffer's next `items` free places: write codes there, then `commit`."""
         if self._buffered + items > self.buffer_items:
             self._flush()
-        if self._views:  # the runs of the last flush are about to be overwritten (copied
-            # once each: copying the earlier runs again made filling a tier quadratic)
-            keep = len(self._runs) - self._views
-            self._runs[keep:] = [run.copy() for run in self._runs[keep:]]
-            self._views = 0
-        if self._buffered + items > len(self._space):
-            # np.empty: untouched pages cost nothing, so the whole buffer at once.
-            grown = np.empty(max(self.buffer_items, self._buffered + items), dtype=np.int64)
-            grown[: self._buffered] = self._space[: self._buffered]
-            self._space = grown
-        return self._space[self._buffered : self._buffered + items]
+        end = self._base + self._buffered + items
+        if end > len(self._space):
+            # np.empty: untouched pages cost nothing, so room for every run in memory at once.
+            # The runs so far stay where they are (views keep the old buffer) and the batch
+            # moves to the new one.
+            grown = np.empty(max(self.memory_items + 2 * self.buffer_items, self._buffered + items),
+                             dtype=np.int64)
+            grown[: self._buffered] = self._space[self._base : self._base + self._buffered]
+            self._space, self._base = grown, 0
+        start = self._base + self._buffered
+        return self._space[start : start + items]
 
     def commit(self, items: int) -> None:
         """Count the first `items` places of the last `room` as written."""
@@ -121,14 +122,18 @@ class UniqueCollector:
     def _flush(self) -> None:
         if not self._buffered:
             return
-        codes = self._space[: self._buffered]
+        base = self._base
+        codes = self._space[base : base + self._buffered]
         self._buffered = 0
-        # A run per core, sorted in place at once (numpy's sort releases the GIL); the merge
-        # joins them.
+        # A run per core, sorted in place at once (numpy's sort releases the GIL), each then
+        # moved down next to the run before it; the merge joins them.
         for start, n in split_rows(len(codes), lambda _, a, b: (a, _sort_squeeze(codes[a:b]))):
-            self._runs.append(codes[start : start + n])
+            run = self._space[self._base : self._base + n]
+            if start + base != self._base:
+                run[:] = codes[start : start + n]  # moving down: numpy copies overlaps safely
+            self._runs.append(run)
+            self._base += n
             self._in_memory += n
-            self._views += 1
         if self._in_memory > self.memory_items:
             self._spill()
 
@@ -138,7 +143,7 @@ class UniqueCollector:
         path = self._scratch(f"run_{len(self._files)}.bin")
         merged.astype(np.int64).tofile(path)
         self._files.append(path)
-        self._runs, self._in_memory, self._views = [], 0, 0
+        self._runs, self._in_memory, self._base = [], 0, 0
         self.spilled += 1
 
     def chunks(self, chunk: int) -> Iterator[np.ndarray]:
@@ -155,4 +160,4 @@ class UniqueCollector:
             del runs
             for path in self._files:
                 path.unlink(missing_ok=True)
-            self._files, self._runs, self._views, self._in_memory = [], [], 0, 0
+            self._files, self._runs, self._base, self._in_memory = [], [], 0, 0

@@ -133,13 +133,14 @@ def test_a_hash_table_filled_on_two_cores_finds_every_code(
         monkeypatch: pytest.MonkeyPatch, n: int, slots: int) -> None:
     """Each half of the table filled by its own thread, the codes whose probe crosses the middle
     (or the end) inserted after: every code is then found with its score, by the plain probe.
-    Tables up to 61% full, so that runs of full slots do cross the halves."""
+    Tables up to 61% full, so that runs of full slots do cross the halves; the table's memory
+    held another tier's words before."""
     monkeypatch.setattr(threads, "THREADS", 2)
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
     rng = np.random.default_rng(n)
     codes = np.unique(rng.integers(0, 3 ** 20, n * 2))[:n]
     scores = rng.integers(-64, 65, len(codes)).astype(np.int8)
-    keys = np.full(slots, hashtable.EMPTY_KEY, dtype=np.int64)
+    keys = rng.integers(0, 1 << 60, slots)  # what a larger tier left: fill_hash empties it
     shift = 64 - (slots.bit_length() - 1)
     hashtable.fill_hash(codes, scores, keys, shift)
     assert (keys != hashtable.EMPTY_KEY).sum() == len(codes)
