@@ -26,7 +26,6 @@ from tablebase.builder.workdir import WorkDir
 
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
 OPEN = np.iinfo(np.int8).min
-_NO_LINES = np.empty(0, dtype=np.int64)
 
 
 def _moves(root: Root, ply: int) -> int:
@@ -68,8 +67,8 @@ def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.nd
     codes = np.asarray(codes)
     if ply == 0:  # the root, never terminal (check_root refuses such roots)
         return (np.full(len(codes), OPEN, dtype=np.int8),
-                kernels.classify(codes, root.image_weights, 0, _NO_LINES, _NO_LINES, False, False,
-                                 OPEN)[1])
+                kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
+                                 kernels.NO_LINES, False, False, OPEN)[1])
     last = root.mover(ply - 1)
     return kernels.classify(codes, root.image_weights, last, *root.line_rules(last),
                             ply == root.cells, root.spec.misere, OPEN)

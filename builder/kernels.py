@@ -27,6 +27,7 @@ from tablebase.builder.decoding import (
     decoded_moves,
     digit_table,
     gravity_support,
+    moves_of,
     pop_move,
     stones_of,
 )
@@ -59,6 +60,7 @@ DIRECT, HASHED, SORTED = 0, 1, 2
 OFFSET = 66
 UNSET = np.iinfo(np.int8).min  # below every real score (-64): a parent with no move yet
 MISSING = -1  # where a kernel found a child that is not in the loaded tier
+NO_LINES = np.zeros(0, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -158,12 +160,15 @@ def take_bits(words: np.ndarray, other: np.ndarray, start: int, out: np.ndarray)
 
 @njit(cache=True, nogil=True)
 def _solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, table: np.ndarray,
-           below: np.ndarray, gravity: bool, stone: int, mode: int, slots: np.ndarray,
-           keys: np.ndarray, values: np.ndarray, shift: int, best: np.ndarray) -> int:
+           below: np.ndarray, gravity: bool, stone: int, masks: np.ndarray, ends: np.ndarray,
+           won: int, mode: int, slots: np.ndarray, keys: np.ndarray, values: np.ndarray,
+           shift: int, best: np.ndarray) -> int:
     """best[r]: term[r] where code r is terminal (term[r] != UNSET, the enumerator's OPEN),
-    else the mover's best backed-up child score of code r (UNSET with no move), each
-    child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot in the hash
-    table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
+    else the mover's best backed-up child score of code r (UNSET with no move). A move that
+    makes one of the mover's lines (`masks`, `ends`: Root.line_rules; none under misère) ends
+    the game with the child's score `won`, the best there is: the others are not looked up.
+    Each other child's score found by `mode`: DIRECT, its byte in `slots`; HASHED, its slot
+    in the hash table `keys` (`shift`); SORTED, binary search in sorted `keys` with `values`.
     Returns the first child missing from the loaded tier, or MISSING.
 
     GROUP parents at a time: first every child of the group, each look-up prefetched, then
@@ -174,15 +179,27 @@ def _solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, table: np.n
     size = keys.shape[0]
     kids = np.empty(GROUP * cells, dtype=np.int64)
     homes = np.empty(GROUP * cells, dtype=np.int64)
-    ends = np.zeros(GROUP + 1, dtype=np.int64)
+    until = np.zeros(GROUP + 1, dtype=np.int64)
+    quick = np.zeros(GROUP, dtype=np.bool_)
     n = codes.shape[0]
     for a in range(0, n, GROUP):
         b = min(a + GROUP, n)
         k = 0
         for r in range(a, b):
             # A terminal position has no children to read: its own score, and no decoding.
-            moves = decoded_moves(codes[r], table, img, cells, gravity, bottom, step, below) \
-                if term[r] == UNSET else np.uint64(0)
+            quick[r - a] = term[r] != UNSET
+            if quick[r - a]:
+                moves = np.uint64(0)
+            else:
+                occupied, xs = decode(codes[r], table, img)
+                moves = moves_of(occupied, cells, gravity, bottom, step, below)
+                if masks.shape[0]:
+                    mine, left = stones_of(occupied, xs, stone), moves
+                    while left:
+                        c, left = pop_move(left)
+                        if made_mask(mine | (np.int64(1) << c), masks, ends):
+                            quick[r - a], moves = True, np.uint64(0)
+                            break
             while moves:
                 c, moves = pop_move(moves)
                 kid = canonical_child(img, weights, stone, c)
@@ -193,13 +210,13 @@ def _solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, table: np.n
                     homes[k] = home(kid, shift)
                     prefetch(keys, homes[k])
                 k += 1
-            ends[r - a + 1] = k
+            until[r - a + 1] = k
         for r in range(a, b):
-            if term[r] != UNSET:
-                best[r] = term[r]
+            if quick[r - a]:
+                best[r] = term[r] if term[r] != UNSET else backup(won)
                 continue
             top = UNSET
-            for k in range(ends[r - a], ends[r - a + 1]):
+            for k in range(until[r - a], until[r - a + 1]):
                 kid = kids[k]
                 if mode == DIRECT:
                     raw = np.int64(slots[kid])
@@ -274,7 +291,7 @@ def mark(codes: np.ndarray, weights: np.ndarray, below: np.ndarray, gravity: boo
         targets[0].dtype == np.uint64))
 
 
-def _won_score(misere: bool) -> int:
+def won_score(misere: bool) -> int:
     """The score of a position whose last mover made a line, for the side to move."""
     return WIN_SCORE if misere else -WIN_SCORE  # the side to move lost (misère: won)
 
@@ -289,25 +306,30 @@ def classify(codes: np.ndarray, weights: np.ndarray, last: int, masks: np.ndarra
     term = np.empty(len(codes), dtype=np.int8)
     orbits = np.empty(len(codes), dtype=np.int64)
     split_rows(len(codes), lambda _, a, b: _classify(codes[a:b], table, last, masks, ends,
-                                                  full, _won_score(misere), open_mark,
+                                                  full, won_score(misere), open_mark,
                                                   term[a:b], orbits[a:b]))
     return term, orbits
 
 
 def solve(codes: np.ndarray, term: np.ndarray, weights: np.ndarray, below: np.ndarray,
           gravity: bool, stone: int, lookup: tuple[int, np.ndarray, np.ndarray, np.ndarray, int],
-          out: np.ndarray | None = None) -> np.ndarray:
+          out: np.ndarray | None = None,
+          lines: tuple[np.ndarray, np.ndarray, int] = (NO_LINES, NO_LINES, 0)) -> np.ndarray:
     """The score of every code: its `term` score where terminal (term not UNSET), else its
     best backed-up child score, UNSET where it has no move; `lookup` is CodeTable.arrays() of
-    the next tier (LookupError for a child not in it). `out`: where to write them (int8)."""
+    the next tier (LookupError for a child not in it). `out`: where to write them (int8).
+    `lines`: the mover's lines (Root.line_rules) and the score of a child that made one, where
+    that is the best a move can do (normal rules): such a move decides without look-ups."""
     codes, weights, below = _arr(codes, np.int64), _arr(weights, np.int64), _arr(below, np.int64)
     term = _arr(term, np.int8)
     table = digit_table(weights)
     mode, slots, keys, values, shift = lookup
     lookup = (mode, _arr(slots, np.uint8), _arr(keys, np.int64), _arr(values, np.int8), shift)
+    masks, ends, won = _arr(lines[0], np.int64), _arr(lines[1], np.int64), lines[2]
     best = np.empty(len(codes), dtype=np.int8) if out is None else out
     missing = split_rows(len(codes), lambda _, a, b: _solve(
-        codes[a:b], term[a:b], weights, table, below, gravity, stone, *lookup, best[a:b]))
+        codes[a:b], term[a:b], weights, table, below, gravity, stone, masks, ends, won, *lookup,
+        best[a:b]))
     for kid in missing:
         if kid != MISSING:
             raise LookupError(f"code {kid} is not in the loaded tier")
@@ -327,5 +349,6 @@ def warm_up() -> None:
     fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61, 0, 8,
                np.zeros(1, np.int64))
     solve(codes, np.full(1, UNSET, np.int8), weights, below, False, 1,
-          (HASHED, np.zeros(0, np.uint8), keys, np.zeros(0, np.int8), 61))
+          (HASHED, np.zeros(0, np.uint8), keys, np.zeros(0, np.int8), 61),
+          lines=(np.ones(1, np.int64), np.zeros(1, np.int64), -WIN_SCORE))
     take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))

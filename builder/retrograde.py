@@ -26,13 +26,17 @@ def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: C
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
     scores = np.empty(len(codes), dtype=np.int8)
     lookup = table.arrays()
+    # Under normal rules a move that makes a line is the best move there is: the kernel then
+    # looks up no child of that position (misère: such a move loses, every child counts).
+    lines = (*root.line_rules(root.mover(ply)), kernels.won_score(False)) \
+        if not root.spec.misere else (kernels.NO_LINES, kernels.NO_LINES, 0)
     for start in range(0, len(codes), chunk_rows):
         part = slice(start, start + chunk_rows)
         here = np.asarray(term[part])
         # Terminal positions keep their score (the kernel copies it), open ones get their best
         # move's: one pass over the tier, no gathering of the open rows.
         best = kernels.solve(np.asarray(codes[part]), here, root.image_weights, root.below,
-                             root.spec.gravity, root.mover(ply), lookup, scores[part])
+                             root.spec.gravity, root.mover(ply), lookup, scores[part], lines)
         if (best == kernels.UNSET).any():
             raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
         if bar is not None:

@@ -13,6 +13,7 @@ from tablebase.builder import codetable as codetable_module
 from tablebase.builder import hashtable, kernels, threads
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.root import Root
+from tablebase.builder.game.values import depth_of, value_of
 from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game
@@ -167,3 +168,25 @@ def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.M
     with kernels.one_thread():
         kernels.split_rows(100_000, lambda _, a, b: pieces.append((a, b)))
     assert pieces == [(0, 100_000)]
+
+
+def test_a_move_that_makes_a_line_decides_without_look_ups() -> None:
+    # X to move on x x . / o o . / . . . : c1 makes a line. Under normal rules that is the best
+    # move there is, so with the mover's lines the kernel looks up none of the children (the
+    # next tier here is empty: any look-up would fail), and scores the board a win in 1 ply;
+    # without them, or with a board that cannot win at once, it must look the children up.
+    root = Root.whole(parse_spec("3x3k3"))
+    empty = (kernels.HASHED, np.zeros(0, np.uint8), np.full(16, hashtable.EMPTY_KEY, np.int64),
+             np.zeros(0, np.int8), 60)
+    lines = (*root.line_rules(1), kernels.won_score(False))
+    open_ = np.full(1, kernels.UNSET, np.int8)
+    wins = np.array([root.code_of((1, 1, 0, 2, 2, 0, 0, 0, 0))], np.int64)
+    found = kernels.solve(wins, open_, root.image_weights, root.below, False, 1, empty,
+                          lines=lines)
+    board = (1, 1, 0, 2, 2, 0, 0, 0, 0)
+    assert (int(value_of(found)[0]), int(depth_of(found, 5)[0])) == Game("3x3k3").solve(board)
+    with pytest.raises(LookupError):
+        kernels.solve(wins, open_, root.image_weights, root.below, False, 1, empty)
+    cannot = np.array([root.code_of((1, 0, 0, 0, 2, 0, 0, 0, 0))], np.int64)
+    with pytest.raises(LookupError):
+        kernels.solve(cannot, open_, root.image_weights, root.below, False, 1, empty, lines=lines)

@@ -52,10 +52,13 @@ def made_line(board, lines, ends, player):  # type: ignore[no-untyped-def]
 def made_mask(stones, masks, ends):  # type: ignore[no-untyped-def]
     """Whether the bitmask `stones` (one player's) makes a line: all of some `masks[i]` and
     none of `ends[i]` (the same lines as bitmasks over cells: Root.line_rules)."""
+    # Every line looked at, without a branch: the compiler checks several at once (most
+    # boards make no line, so stopping at the first made saved little: 6x5's 39 lines, 7 ns
+    # a board against 18).
+    made = False
     for i in range(masks.shape[0]):
-        if stones & masks[i] == masks[i] and stones & ends[i] == 0:
-            return True
-    return False
+        made |= (stones & masks[i] == masks[i]) & (stones & ends[i] == 0)
+    return made
 
 
 @njit(cache=True, nogil=True, inline="always")
