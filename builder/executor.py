@@ -20,7 +20,7 @@ from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.retrograde import solve_tiers
-from tablebase.builder.workdir import WorkDir
+from tablebase.builder.workdir import TierArray, WorkDir
 from tablebase.db.blocks import BlockRow
 from tablebase.db.writer import BlockTarget
 
@@ -36,6 +36,7 @@ class SolvedTier:
     scores: np.ndarray | None = None
     blocks: list[BlockRow] | None = None
     checksum: str | None = None
+    codes: TierArray | None = None  # its codes, where the solver has them at hand
 
 
 def tier_values(scores: np.ndarray) -> tuple[int, int, int]:
@@ -75,7 +76,8 @@ class LocalExecutor:
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve in this process (tablebase.builder.retrograde.solve_tiers); the pipeline packs."""
         solve_tiers(root, work, plan, table, counts, solved_from, progress,
-                    lambda ply, scores: on_tier(SolvedTier(ply, tier_values(scores), scores)))
+                    lambda ply, scores, codes: on_tier(
+                        SolvedTier(ply, tier_values(scores), scores, codes=codes)))
 
 
 LOCAL = LocalExecutor()

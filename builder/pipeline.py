@@ -256,8 +256,9 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                     # says the tier is done (a resumed build writes a ply again harmlessly).
                     ply = root.ply + tier.ply
                     if tier.scores is not None:
-                        tier.checksum = write_tier(engine, handle, ply,
-                                                   work.get("codes", tier.ply), tier.scores)
+                        codes = work.get("codes", tier.ply) if tier.codes is None else tier.codes
+                        tier.checksum = write_tier(engine, handle, ply, np.asarray(codes),
+                                                   tier.scores)
                     elif tier.blocks is not None:
                         write_blocks(engine, handle, ply, tier.blocks)
                     else:

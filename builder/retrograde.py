@@ -47,16 +47,20 @@ def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: C
 def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                 counts: list[TierCounts], solved_from: int | None,
                 progress: ProgressFactory = NO_PROGRESS,
-                on_tier: Callable[[int, np.ndarray], None] | None = None) -> None:
-    """Solve every tier below `solved_from` (tiers from it up are already solved in `work`)."""
+                on_tier: Callable[[int, np.ndarray, TierArray], None] | None = None) -> None:
+    """Solve every tier below `solved_from` (tiers from it up are already solved in `work`);
+    `on_tier` gets each tier's ply, scores and codes as it is solved."""
     top = len(counts) if solved_from is None else solved_from
     chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
+    above: tuple[np.ndarray, np.ndarray] | None = None  # the tier just solved, in memory
     with progress(desc=f"solve {root.name}", total=len(counts), initial=len(counts) - top,
                   unit="tier") as bar:
         for ply in reversed(range(top)):
             if ply + 1 < len(counts):
-                # Binary search reads the next tier at random: it must be in memory.
-                table.load(work.get("codes", ply + 1), work.get("scores", ply + 1))
+                # Binary search reads the next tier at random: it must be in memory (the tier
+                # just solved, as it is, rather than read again).
+                table.load(*(above or (work.get("codes", ply + 1), work.get("scores", ply + 1))))
+            above = None
             codes, term = _get(work, plan, "codes", ply), _get(work, plan, "term", ply)
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
             with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
@@ -65,7 +69,9 @@ def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             table.clear()
             work.put("scores", ply, scores)
             if on_tier is not None:
-                on_tier(ply, scores)
+                on_tier(ply, scores, codes)
+            if isinstance(codes, np.ndarray):
+                above = (codes, scores)
             del codes, term, scores
             bar.update(1)
             bar.set_postfix(ply=ply)
