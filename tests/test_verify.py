@@ -239,3 +239,26 @@ def test_compiled_look_ups_find_what_searchsorted_does() -> None:
         stored = where < len(keys)
         stored[stored] = keys[where[stored]] == kids[stored]
         assert np.array_equal(base, np.where(stored, where, len(keys))), n
+
+
+@pytest.mark.parametrize("n", [20_000, 100_000])
+def test_the_hash_table_filled_on_two_cores_finds_every_code(
+        monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    """Each part of verify's hash table emptied and filled by its own thread, the keys whose
+    probe crosses into the next part (or past the end) placed after: every key is found, every
+    code not stored is not, as numpy's search says."""
+    from tablebase.builder import threads
+    from tablebase.query.verify.kernel import _probe, hashed
+    monkeypatch.setattr(threads, "THREADS", 2)
+    monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
+    rng = np.random.default_rng(n)
+    keys = np.unique(rng.integers(0, 3 ** 20, 2 * n))[:n].astype(np.int64)
+    slots, shift = hashed(keys)
+    assert (slots >= 0).sum() == len(keys)
+    kids = np.concatenate([keys, rng.integers(0, 3 ** 20, 5_000)]).astype(np.int64)
+    base = np.empty(len(kids), np.int64)
+    _probe(keys, slots, shift, kids, len(kids), base)
+    where = np.searchsorted(keys, kids)
+    stored = where < len(keys)
+    stored[stored] = keys[where[stored]] == kids[stored]
+    assert np.array_equal(base, np.where(stored, where, len(keys)))

@@ -143,13 +143,71 @@ def _probe(keys: np.ndarray, slots: np.ndarray, shift: int, kids: np.ndarray, m:
             h = (h + 1) & mask
 
 
+@njit(cache=True, nogil=True)
+def _place_part(keys: np.ndarray, slots: np.ndarray, shift: int, lo: int, hi: int,
+                late: np.ndarray) -> int:
+    """Empty slots [lo, hi), then `_place` there the keys whose home is in [lo, hi), probing no
+    further than hi - 1: those that would go further are left, by index, in `late`; their
+    count (-1: more than `late` holds)."""
+    slots[lo:hi] = -1
+    n = 0
+    homes = np.empty(GROUP, np.int64)
+    rows = np.empty(GROUP, np.int64)
+    i = 0
+    while i < keys.shape[0]:
+        g = 0
+        while g < GROUP and i < keys.shape[0]:
+            h = np.int64(_home(keys[i], shift))
+            if lo <= h < hi:
+                rows[g], homes[g] = i, h
+                prefetch(slots, h)
+                g += 1
+            i += 1
+        for j in range(g):
+            h = homes[j]
+            while h < hi and slots[h] >= 0:
+                h += 1
+            if h == hi:
+                if n == late.shape[0]:
+                    return -1
+                late[n] = rows[j]
+                n += 1
+            else:
+                slots[h] = rows[j]
+    return n
+
+
 def hashed(keys: np.ndarray) -> tuple[np.ndarray, int]:
     """The hash table of sorted `keys` (int32 slots, at least twice as many as keys) and its
-    shift."""
+    shift. Each core empties and fills its part of the slots (the keys whose home is there),
+    the few whose probe would cross into the next part placed after."""
     bits = max(4, (2 * len(keys)).bit_length())
-    slots = np.full(1 << bits, -1, np.int32)
-    _place(keys, slots, 64 - bits)
-    return slots, 64 - bits
+    slots = np.empty(1 << bits, np.int32)
+    shift = 64 - bits
+    lates = [np.empty(1 << 16, np.int64) for _ in range(2)]
+    counts = split_rows(len(slots), lambda piece, lo, hi: _place_part(
+        keys, slots, shift, lo, hi, lates[piece]))
+    if any(n < 0 for n in counts):  # far too many crossings: all again, on this thread
+        slots.fill(-1)
+        _place(keys, slots, shift)
+        return slots, shift
+    for late, n in zip(lates, counts):
+        if n:
+            # Each from its home on, past the full slots that sent it out of its part: every
+            # key is still found from its home before the first free slot.
+            _place_late(keys, late[:n], slots, shift)
+    return slots, shift
+
+
+@njit(cache=True, nogil=True)
+def _place_late(keys: np.ndarray, rows: np.ndarray, slots: np.ndarray, shift: int) -> None:
+    """Each key of `rows` (indices into `keys`) in the first free slot from its home."""
+    mask = slots.shape[0] - 1
+    for i in rows:
+        h = np.int64(_home(keys[i], shift))  # uint64 + int64 would make a float in numba
+        while slots[h] >= 0:
+            h = (h + 1) & mask
+        slots[h] = i
 
 
 # A code is read 6 digits (one of 729 values) at a time: each value's digits and stones, and
