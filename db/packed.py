@@ -250,6 +250,8 @@ class PackedReader:
         n = self._plies.get(ply, 0)
         codes, scores = np.empty(n, np.int64), np.empty(n, np.int8)
         at = 0
+        if not n:
+            return positions(Block(ply, 0, 0, 0, scores, codes), self._cells)
         with self.snapshot():
             for item in self._walk(ply, pool, read=True):
                 if isinstance(item, Damage):

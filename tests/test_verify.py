@@ -262,3 +262,26 @@ def test_the_hash_table_filled_on_two_cores_finds_every_code(
     stored = where < len(keys)
     stored[stored] = keys[where[stored]] == kids[stored]
     assert np.array_equal(base, np.where(stored, where, len(keys)))
+
+
+@pytest.mark.parametrize("name", ["3x3k3", "3x3k2+exact", "4x4k3+exact", "7x6k4+gravity"])
+def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
+    """verify's line check on bitmasks against the plain rules (tests/reference.py), on random
+    boards of every fill."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.builder.game.geometry import line_ends, lines
+    from tablebase.query.verify.kernel import _line_made, _line_masks
+    from tests.reference import Game
+    spec, game = parse_spec(name), Game(name)
+    cells = np.ascontiguousarray(lines(spec), np.int64)
+    masks, beyond = _line_masks(cells, np.ascontiguousarray(line_ends(spec), np.int64),
+                                spec.cells)
+    rng = np.random.default_rng(5)
+    seen = set()
+    for fill in np.linspace(0.1, 0.9, 300):
+        board = rng.choice([0, 1, 2], spec.cells, p=[1 - fill, fill / 2, fill / 2])
+        for player in (1, 2):
+            want = game.wins(tuple(int(v) for v in board), player)
+            assert _line_made(board.astype(np.int64), masks, beyond, player) == want
+            seen.add(want)
+    assert seen == {True, False}
