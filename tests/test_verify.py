@@ -226,7 +226,7 @@ def test_compiled_look_ups_find_what_searchsorted_does() -> None:
     """The compiled pass's two ways to find a child among the next tier's codes, the fenced
     search (every STEP-th key, then a segment) and the hash table, against numpy's search, for
     codes asked before, between, on and after the stored ones."""
-    from tablebase.query.verify.kernel import STEP, _probe, _search, hashed
+    from tablebase.query.verify.lookup import STEP, _probe, _search, hashed
     rng = np.random.default_rng(7)
     for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
         keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
@@ -248,7 +248,7 @@ def test_the_hash_table_filled_on_two_cores_finds_every_code(
     probe crosses into the next part (or past the end) placed after: every key is found, every
     code not stored is not, as numpy's search says."""
     from tablebase.builder import threads
-    from tablebase.query.verify.kernel import _probe, hashed
+    from tablebase.query.verify.lookup import _probe, hashed
     monkeypatch.setattr(threads, "THREADS", 2)
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
     rng = np.random.default_rng(n)
