@@ -105,16 +105,16 @@ def _mark(codes: np.ndarray, weights: np.ndarray, table: np.ndarray, below: np.n
 
 @njit(cache=True, nogil=True)
 def _classify(codes: np.ndarray, table: np.ndarray, last: int, masks: np.ndarray,
-              ends: np.ndarray, full: bool, won_score: int, open_mark: int, term: np.ndarray,
+              ends: np.ndarray, full: bool, won: int, open_mark: int, term: np.ndarray,
               orbits: np.ndarray) -> None:
-    """term[r]: won_score when the last mover (digit `last`) has made a line, else 0 on a
+    """term[r]: `won` when the last mover (digit `last`) has made a line, else 0 on a
     full board, else open_mark; orbits[r]: how many distinct images code r has."""
     img = np.empty(table.shape[2] - 2, dtype=np.int64)
     for r in range(codes.shape[0]):
         occupied, xs = decode(codes[r], table, img)
         orbits[r] = distinct_images(img)
         if made_mask(stones_of(occupied, xs, last), masks, ends):
-            term[r] = won_score
+            term[r] = won
         elif full:
             term[r] = 0
         else:

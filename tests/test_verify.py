@@ -226,16 +226,16 @@ def test_compiled_look_ups_find_what_searchsorted_does() -> None:
     """The compiled pass's two ways to find a child among the next tier's codes, the fenced
     search (every STEP-th key, then a segment) and the hash table, against numpy's search, for
     codes asked before, between, on and after the stored ones."""
-    from tablebase.query.verify.lookup import STEP, _probe, _search, hashed
+    from tablebase.query.verify.lookup import STEP, fenced_search, hashed, probe
     rng = np.random.default_rng(7)
     for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
         keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
         kids = np.concatenate([rng.integers(0, 5010, 300), keys[:50]]).astype(np.int64)
         where = np.searchsorted(keys, kids)
         base = np.empty(len(kids), np.int64)
-        _search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
+        fenced_search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
         assert np.array_equal(base, where), n
-        _probe(keys, *hashed(keys), kids, len(kids), base)
+        probe(keys, *hashed(keys), kids, len(kids), base)
         stored = where < len(keys)
         stored[stored] = keys[where[stored]] == kids[stored]
         assert np.array_equal(base, np.where(stored, where, len(keys))), n
@@ -248,7 +248,7 @@ def test_the_hash_table_filled_on_two_cores_finds_every_code(
     probe crosses into the next part (or past the end) placed after: every key is found, every
     code not stored is not, as numpy's search says."""
     from tablebase.builder import threads
-    from tablebase.query.verify.lookup import _probe, hashed
+    from tablebase.query.verify.lookup import hashed, probe
     monkeypatch.setattr(threads, "THREADS", 2)
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
     rng = np.random.default_rng(n)
@@ -257,7 +257,7 @@ def test_the_hash_table_filled_on_two_cores_finds_every_code(
     assert (slots >= 0).sum() == len(keys)
     kids = np.concatenate([keys, rng.integers(0, 3 ** 20, 5_000)]).astype(np.int64)
     base = np.empty(len(kids), np.int64)
-    _probe(keys, slots, shift, kids, len(kids), base)
+    probe(keys, slots, shift, kids, len(kids), base)
     where = np.searchsorted(keys, kids)
     stored = where < len(keys)
     stored[stored] = keys[where[stored]] == kids[stored]

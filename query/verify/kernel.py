@@ -18,7 +18,7 @@ from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
-from tablebase.query.verify.lookup import GROUP, STEP, _probe, _search, hashed
+from tablebase.query.verify.lookup import GROUP, STEP, fenced_search, hashed, probe
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -189,9 +189,9 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 m += 1
         first[b - a] = m
         if slots.shape[0]:
-            _probe(kid_codes, slots, shift, kids, m, at)
+            probe(kid_codes, slots, shift, kids, m, at)
         else:
-            _search(kid_codes, fence, kids, m, at)
+            fenced_search(kid_codes, fence, kids, m, at)
         for j in range(m):  # what each child's row holds, asked for before it is read
             prefetch(kid_values, at[j])
             prefetch(kid_depths, at[j])

@@ -18,7 +18,7 @@ STEP = 32
 
 
 @njit(cache=True, nogil=True)
-def _search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int | np.int64,
+def fenced_search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int | np.int64,
             base: np.ndarray) -> None:
     """base[j]: the first index of sorted `keys` holding at least kids[j] (len(keys) if none),
     for the first m kids. First in `fence` (keys[::STEP], small enough to stay in cache),
@@ -93,7 +93,7 @@ def _place(keys: np.ndarray, slots: np.ndarray, shift: int) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _probe(keys: np.ndarray, slots: np.ndarray, shift: int, kids: np.ndarray, m: int | np.int64,
+def probe(keys: np.ndarray, slots: np.ndarray, shift: int, kids: np.ndarray, m: int | np.int64,
            found: np.ndarray) -> None:
     """found[j]: the index of kids[j] in `keys` (len(keys) if it has none), for the first m
     kids: every slot asked for first, then every code the slots name, then each probe."""
