@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections import OrderedDict, deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
@@ -27,6 +27,8 @@ from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, emp
 # Decoded blocks a reader keeps (9 bytes a position: about 18 MiB). `moves` probes a position's
 # children, which lie in as many blocks; a server or an audit comes back to the same ones.
 CACHE_BLOCKS = 128
+# What a ply's reader does with each block as it is decoded: (block, rows before it).
+Fill = Callable[[Block, int], None]
 # Blocks fetched by one statement when streaming a ply.
 _FETCH = 8
 # Blocks decoding on a pool's threads at once while a ply is read: enough to keep every
@@ -182,24 +184,30 @@ class PackedReader:
             yield from rows
             key = rows[-1].first
 
-    def _decoded(self, ply: int, pool: Executor | None, read: bool
+    def _decoded(self, ply: int, pool: Executor | None, fill: Fill | None
                  ) -> Iterator[tuple[BlockRow, Block | DamagedTableError]]:
-        """The blocks of `ply` in key order, each decoded (with its codes, if `read`) or the
-        error its checks raised; on `pool`'s threads if given, a few blocks ahead."""
-        def decode(row: BlockRow) -> Block | DamagedTableError:
+        """The blocks of `ply` in key order, each decoded (and given to `fill`, with the
+        rows the catalogue puts before it) or the error its checks raised; on `pool`'s threads
+        if given, a few blocks ahead."""
+        def decode(row: BlockRow, at: int) -> Block | DamagedTableError:
             try:
                 block = unpack_block(row, self._where)
             except DamagedTableError as e:
                 return e
-            if read:
-                block.codes  # unranked here, on the pool's thread (a property)
+            if fill is not None:
+                fill(block, at)
             return block
         if pool is None:
-            yield from ((row, decode(row)) for row in self._rows(ply))
+            at = 0
+            for row in self._rows(ply):
+                yield row, decode(row, at)
+                at += row.count
             return
         waiting: deque[tuple[BlockRow, Future[Block | DamagedTableError]]] = deque()
+        at = 0
         for row in self._rows(ply):
-            waiting.append((row, pool.submit(decode, row)))
+            waiting.append((row, pool.submit(decode, row, at)))
+            at += row.count
             if len(waiting) >= _AHEAD:
                 row, future = waiting.popleft()
                 yield row, future.result()
@@ -207,13 +215,13 @@ class PackedReader:
             row, future = waiting.popleft()
             yield row, future.result()
 
-    def _walk(self, ply: int, pool: Executor | None = None, read: bool = False
+    def _walk(self, ply: int, pool: Executor | None = None, fill: Fill | None = None
               ) -> Iterator[Block | Damage]:
         """The blocks of `ply` in order, or the Damage found in a block's place: a block that
-        fails its checks, blocks missing between two, a ply that ends early (`pool`, `read`:
+        fails its checks, blocks missing between two, a ply that ends early (`pool`, `fill`:
         as `_decoded`)."""
         index, expect, total, damaged = 0, None, 0, False
-        for row, block in self._decoded(ply, pool, read):
+        for row, block in self._decoded(ply, pool, fill):
             if isinstance(block, DamagedTableError):
                 yield Damage(row.first, ply, block.reason)
                 # Where the next block starts is unknown.
@@ -248,21 +256,22 @@ class PackedReader:
         """Every stored position of `ply`, whole and in code order: that ply's blocks alone,
         decoded on `pool`'s threads if given; DamagedTableError at the first damage."""
         n = self._plies.get(ply, 0)
-        codes, scores = np.empty(n, np.int64), np.empty(n, np.int8)
-        at = 0
-        if not n:
-            return positions(Block(ply, 0, 0, 0, scores, codes), self._cells)
-        with self.snapshot():
-            for item in self._walk(ply, pool, read=True):
-                if isinstance(item, Damage):
-                    raise self._damaged(f"{item.where}: {item.reason}")
-                if at + len(item) <= n:  # past n, the walk ends in a Damage: counts differ
-                    codes[at:at + len(item)] = item.codes
-                    scores[at:at + len(item)] = item.scores
-                at += len(item)
-        # Values and depths once for the whole ply (a block at a time, they cost more than
-        # the copies: 86,000 blocks in Connect Four 6x5).
-        return positions(Block(ply, 0, 0, 0, scores, codes), self._cells)
+        codes, value, depth = np.empty(n, np.int64), np.empty(n, np.int8), np.empty(n, np.int8)
+        empties = self._cells - ply
+
+        def fill(block: Block, at: int) -> None:
+            # On the decoding thread: the copies and the values and depths are most of the
+            # work. A block past n or out of place ends the walk in a Damage.
+            if at + len(block) <= n:
+                codes[at:at + len(block)] = block.codes
+                value[at:at + len(block)] = value_of(block.scores)
+                depth[at:at + len(block)] = depth_of(block.scores, empties)
+        if n:
+            with self.snapshot():
+                for item in self._walk(ply, pool, fill):
+                    if isinstance(item, Damage):
+                        raise self._damaged(f"{item.where}: {item.reason}")
+        return PositionArrays(codes, np.full(n, ply, np.int16), value, depth)
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, about `batch` at a time: the plies' blocks

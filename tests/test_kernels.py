@@ -190,3 +190,16 @@ def test_a_move_that_makes_a_line_decides_without_look_ups() -> None:
     cannot = np.array([root.code_of((1, 0, 0, 0, 2, 0, 0, 0, 0))], np.int64)
     with pytest.raises(LookupError):
         kernels.solve(cannot, open_, root.image_weights, root.below, False, 1, empty, lines=lines)
+
+
+@pytest.mark.parametrize("empties", [0, 7, 42])
+def test_values_and_depths_of_every_int8_score(empties: int) -> None:
+    """A ply's scores (int8, one count of empty cells) read by table give what the score
+    layout says, score by score: a win in d is 64 - d, a loss in d is d - 64, a draw is 0 and
+    runs to a full board; and what the general path gives for wider scores."""
+    scores = np.arange(-128, 128).astype(np.int8)
+    want = [0 if s == 0 else (1 if s > 0 else -1) for s in range(-128, 128)]
+    want_depth = [empties if s == 0 else np.int8(64 - abs(s)) for s in range(-128, 128)]
+    assert value_of(scores).tolist() == want
+    assert depth_of(scores, empties).tolist() == want_depth
+    assert np.array_equal(depth_of(scores, empties), depth_of(scores.astype(np.int16), empties))

@@ -14,6 +14,7 @@ score is the maximum over its children of `backup(child score)`.
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import lru_cache
 
 import numpy as np
 
@@ -57,14 +58,22 @@ def backup(child_scores: np.ndarray) -> np.ndarray:
 
 def value_of(scores: np.ndarray) -> np.ndarray:
     """The value (-1, 0, 1) of each score."""
-    return np.sign(scores).astype(np.int8)
+    return np.sign(scores).astype(np.int8, copy=False)
 
 
 def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
     """The depth of each score; a draw's depth is the number of empty cells."""
-    scores = np.asarray(scores).astype(np.int16)
+    scores = np.asarray(scores)
+    if scores.dtype == np.int8 and np.ndim(empties) == 0:  # a ply's scores: one look-up each
+        return _depths(int(empties))[scores.view(np.uint8)]
+    scores = scores.astype(np.int16)
     return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
 
+
+@lru_cache(maxsize=64)
+def _depths(empties: int) -> np.ndarray:
+    """depth_of of every int8 score, indexed by its byte."""
+    return depth_of(np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int16), empties)
 
 
 def possible(value: np.ndarray | int, depth: np.ndarray | int, empties: np.ndarray | int,
