@@ -223,10 +223,10 @@ def test_packed_dropped_position_is_damage(packed: Path) -> None:
 
 
 def test_compiled_look_ups_find_what_searchsorted_does() -> None:
-    """The compiled pass's two ways to find a child among the next tier's codes, the fenced
+    """The compiled pass's two ways to find a child among the next tier's rows, the fenced
     search (every STEP-th key, then a segment) and the hash table, against numpy's search, for
     codes asked before, between, on and after the stored ones."""
-    from tablebase.query.verify.lookup import STEP, fenced_search, hashed, probe
+    from tablebase.query.verify.lookup import STEP, fenced_search
     rng = np.random.default_rng(7)
     for n in (0, 1, 5, STEP - 1, STEP, STEP + 1, 3 * STEP, 1000):
         keys = np.unique(rng.integers(0, 5000, n)).astype(np.int64)
@@ -235,33 +235,55 @@ def test_compiled_look_ups_find_what_searchsorted_does() -> None:
         base = np.empty(len(kids), np.int64)
         fenced_search(keys, np.ascontiguousarray(keys[::STEP]), kids, len(kids), base)
         assert np.array_equal(base, where), n
-        probe(keys, *hashed(keys), kids, len(kids), base)
-        stored = where < len(keys)
-        stored[stored] = keys[where[stored]] == kids[stored]
-        assert np.array_equal(base, np.where(stored, where, len(keys))), n
+        _assert_hashed_like_searchsorted(keys, kids)
+
+
+def _assert_hashed_like_searchsorted(keys: np.ndarray, kids: np.ndarray) -> None:
+    """Every kid stored in `keys` found in the hash table with its own row's value and depth,
+    every other kid not found, as numpy's search says; the rows no kid reached are the ones
+    `unreached` names."""
+    from tablebase.query.verify.lookup import REACHED, hashed, outcome, probe, states, unreached
+    rng = np.random.default_rng(len(keys))
+    value = rng.integers(-1, 2, len(keys)).astype(np.int8)
+    depth = rng.integers(0, 43, len(keys)).astype(np.int8)
+    table, shift = hashed(keys, states(value, depth))
+    assert (table >= 0).sum() == len(keys)
+    base = np.empty(len(kids), np.int64)
+    probe(table, shift, kids, len(kids), base)
+    where = np.searchsorted(keys, kids)
+    stored = where < len(keys)
+    stored[stored] = keys[where[stored]] == kids[stored]
+    assert np.array_equal(base < len(table), stored)
+    for j in np.flatnonzero(stored):
+        assert table[base[j]] >> 16 == kids[j]
+        assert outcome(table[base[j]]) == (value[where[j]], depth[where[j]])
+        table[base[j]] |= REACHED
+    assert np.array_equal(unreached(table), np.setdiff1d(keys, kids[stored]))
 
 
 @pytest.mark.parametrize("n", [20_000, 100_000])
 def test_the_hash_table_filled_on_two_cores_finds_every_code(
         monkeypatch: pytest.MonkeyPatch, n: int) -> None:
-    """Each part of verify's hash table emptied and filled by its own thread, the keys whose
-    probe crosses into the next part (or past the end) placed after: every key is found, every
-    code not stored is not, as numpy's search says."""
+    """Each part of verify's hash table emptied and filled by its own thread, the rows whose
+    probe crosses into the next part (or past the end) placed after: every row is found with
+    its value and depth, every code not stored is not, as numpy's search says."""
     from tablebase.builder import threads
-    from tablebase.query.verify.lookup import hashed, probe
     monkeypatch.setattr(threads, "THREADS", 2)
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 1_000)
     rng = np.random.default_rng(n)
     keys = np.unique(rng.integers(0, 3 ** 20, 2 * n))[:n].astype(np.int64)
-    slots, shift = hashed(keys)
-    assert (slots >= 0).sum() == len(keys)
-    kids = np.concatenate([keys, rng.integers(0, 3 ** 20, 5_000)]).astype(np.int64)
-    base = np.empty(len(kids), np.int64)
-    probe(keys, slots, shift, kids, len(kids), base)
-    where = np.searchsorted(keys, kids)
-    stored = where < len(keys)
-    stored[stored] = keys[where[stored]] == kids[stored]
-    assert np.array_equal(base, np.where(stored, where, len(keys)))
+    kids = np.concatenate([keys[::3], rng.integers(0, 3 ** 20, 5_000)]).astype(np.int64)
+    _assert_hashed_like_searchsorted(keys, kids)
+
+
+def test_a_row_without_value_or_depth_has_no_outcome() -> None:
+    """A stored row whose value or depth no position has is read back as having none (value
+    2), so the rows that lead to it are looked at again by numpy, which words the problem."""
+    from tablebase.query.verify.lookup import outcome, states
+    value = np.array([1, 0, -1, 2, -2, 1], np.int8)
+    depth = np.array([3, 20, 0, 3, 3, -1], np.int8)
+    assert [outcome(s) for s in states(value, depth)] == [
+        (1, 3), (0, 20), (-1, 0), (2, 0), (2, 0), (2, 0)]
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x3k2+exact", "4x4k3+exact", "7x6k4+gravity"])

@@ -195,12 +195,14 @@ def _check_tiers(view: TableView, table: Root, checker: Any, found: _Collector, 
                                  depth[part][rows], against, found, ply)
                 bar.update(len(codes[part]))
             if below is not None:  # every parent of tier ply + 1 has now been seen
+                checker.settle(below)
                 _unreachable(found, below, ply + 1, origin, found.limit)
             below = here
         if below is None or not len(below[0]) or below[0][0] != 0:
             what = "the empty board" if table.is_whole else "the endgame's root"
             found.add("root", f"the root position ({what}) is not stored", 0, table.ply)
         if below is not None:
+            checker.settle(below)
             has_parent = below[3]
             if len(has_parent) and below[0][0] == 0:
                 has_parent[0] = True  # the root needs no parent
@@ -219,6 +221,9 @@ class _Checker:
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
              below: tuple[np.ndarray, ...]) -> tuple[np.ndarray | None, int]:
         return None, int(self.orbit_sizes(codes).sum())
+
+    def settle(self, below: tuple[np.ndarray, ...]) -> None:
+        pass  # numpy marks has_parent itself
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         return orbit_sizes(self.root.images_many(codes))

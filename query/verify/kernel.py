@@ -18,10 +18,10 @@ from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
-from tablebase.query.verify.lookup import GROUP, STEP, fenced_search, hashed, probe
+from tablebase.query.verify.lookup import (GROUP, REACHED, STEP, fenced_search, fits, hashed,
+                                           outcome, probe, states, table_bytes, unreached)
 
 WIN, DRAW, LOSS = 1, 0, -1
-
 
 @njit(cache=True, nogil=True)
 def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
@@ -83,37 +83,48 @@ def _tables(pows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     digits[:, :PIECE] = (v[:, None] // 3 ** np.arange(PIECE, dtype=np.int64)) % 3
     digits[:, PIECE] = (digits[:, :PIECE] == 1).sum(axis=1)
     digits[:, PIECE + 1] = (digits[:, :PIECE] == 2).sum(axis=1)
-    shares = np.zeros((maps, -(-nfree // PIECE), VALUES), np.int64)
+    shares = np.zeros((maps, max(1, -(-nfree // PIECE)), VALUES), np.int64)  # one at least
     for i in range(nfree):
         shares[:, i // PIECE, :] += digits[None, :, i % PIECE] * pows[:, i, None]
     return digits, shares
 
 
 @njit(cache=True, nogil=True)
-def _read(code: int, digits: np.ndarray, shares: np.ndarray, free: np.ndarray, d: np.ndarray,
-          board: np.ndarray, images: np.ndarray) -> tuple[int, int, int]:
-    """The free cells' digits of `code` into d and onto the board, its images under every map
-    into images; returns (its 1's, its 2's, the smallest image: the canonical code). Digits
-    past the free cells are left out, so a code too large has no image equal to itself."""
+def _read(code: int, digits: np.ndarray, shares: np.ndarray, free: np.ndarray,
+          board: np.ndarray, images: np.ndarray, high: np.ndarray) -> tuple[int, int, int]:
+    """The free cells' digits of `code` onto the board, its images under every map into
+    images; returns (its 1's, its 2's, the smallest image: the canonical code). Digits past
+    the free cells are left out, so a code too large has no image equal to itself.
+
+    A tier's codes come in order, and the next mostly differs from the last in its first piece
+    alone: what the pieces above it came to is kept in `high` (high[0]: those pieces as one
+    number, -1 before the first code; high[1], high[2]: their 1's and 2's; high[3 + s]: their
+    share of image s) and worked out again only when they change."""
     nfree = free.shape[0]
-    for s in range(images.shape[0]):
-        images[s] = 0
-    xs = 0
-    os_ = 0
-    for c in range(shares.shape[1]):
-        v = code % VALUES
-        code //= VALUES
-        for k in range(min(PIECE, nfree - c * PIECE)):
-            d[c * PIECE + k] = digits[v, k]
-            board[free[c * PIECE + k]] = digits[v, k]
-        xs += digits[v, PIECE]
-        os_ += digits[v, PIECE + 1]
-        for s in range(images.shape[0]):
-            images[s] += shares[s, c, v]
-    best = images[0]
-    for s in range(1, images.shape[0]):
-        best = min(best, images[s])
-    return xs, os_, best
+    maps = images.shape[0]
+    rest = code // VALUES
+    if rest != high[0]:
+        high[0] = rest
+        for i in range(1, 3 + maps):
+            high[i] = 0
+        for c in range(1, shares.shape[1]):
+            v = rest % VALUES
+            rest //= VALUES
+            for k in range(min(PIECE, nfree - c * PIECE)):
+                board[free[c * PIECE + k]] = digits[v, k]
+            high[1] += digits[v, PIECE]
+            high[2] += digits[v, PIECE + 1]
+            for s in range(maps):
+                high[3 + s] += shares[s, c, v]
+    v = code - high[0] * VALUES
+    for k in range(min(PIECE, nfree)):
+        board[free[k]] = digits[v, k]
+    best = -1
+    for s in range(maps):
+        images[s] = high[3 + s] + shares[s, 0, v]
+        if best < 0 or images[s] < best:
+            best = images[s]
+    return high[1] + digits[v, PIECE], high[2] + digits[v, PIECE + 1], best
 
 
 @njit(cache=True, nogil=True)
@@ -121,17 +132,16 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
            gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
            masks: np.ndarray, beyond: np.ndarray, digits: np.ndarray, shares: np.ndarray,
-           kid_codes: np.ndarray, fence: np.ndarray, slots: np.ndarray, shift: int,
-           kid_values: np.ndarray, kid_depths: np.ndarray, has_parent: np.ndarray,
-           flagged: np.ndarray) -> int:
+           keys: np.ndarray, fence: np.ndarray, kid_states: np.ndarray, table: np.ndarray,
+           shift: int, flagged: np.ndarray) -> int:
     """flagged[r]: whether row r fails a check; returns how many positions the rows stand
     for (their orbits: the images are at hand). GROUP rows at a time: the rows' own checks
     and their children's canonical codes first, then every child searched for at once, then
     each row's value and depth from its children's."""
     cells = root_board.shape[0]
     nfree = free.shape[0]
-    d = np.empty(nfree, dtype=np.int64)
     images = np.empty(pows.shape[0], dtype=np.int64)
+    high = np.full(3 + pows.shape[0], -1, dtype=np.int64)
     board = root_board.copy()
     kids = np.empty(GROUP * nfree, dtype=np.int64)
     at = np.empty(GROUP * nfree, dtype=np.int64)
@@ -152,7 +162,7 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             flagged[r] = False
             playing[r - a] = False
             first[r - a] = m
-            xs, os_, canonical = _read(codes[r], digits, shares, free, d, board, images)
+            xs, os_, canonical = _read(codes[r], digits, shares, free, board, images, high)
             xs += root_xs
             os_ += root_os
             stones = xs + os_
@@ -188,14 +198,13 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 kids[m] = kid
                 m += 1
         first[b - a] = m
-        if slots.shape[0]:
-            probe(kid_codes, slots, shift, kids, m, at)
+        hashing = table.shape[0] > 0
+        if hashing:  # the probe reads each child's entry: its state comes with it
+            probe(table, shift, kids, m, at)
         else:
-            fenced_search(kid_codes, fence, kids, m, at)
-        for j in range(m):  # what each child's row holds, asked for before it is read
-            prefetch(kid_values, at[j])
-            prefetch(kid_depths, at[j])
-            prefetch(has_parent, at[j])
+            fenced_search(keys, fence, kids, m, at)
+            for j in range(m):  # what each child's row holds, asked for before it is read
+                prefetch(kid_states, at[j])
         for r in range(a, b):
             if not playing[r - a]:
                 continue  # flagged, or a finished game: decided above
@@ -206,11 +215,22 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             slowest = -1
             for j in range(lo, hi):
                 k = at[j]
-                if k >= kid_codes.shape[0] or kid_codes[k] != kids[j]:
+                if hashing:
+                    if k == table.shape[0]:
+                        flagged[r] = True
+                        continue
+                    state = table[k]
+                    table[k] = state | REACHED
+                else:
+                    if k >= keys.shape[0] or keys[k] != kids[j]:
+                        flagged[r] = True
+                        continue
+                    state = kid_states[k]
+                    kid_states[k] = state | REACHED
+                kv, kd = outcome(state)
+                if kv > WIN:  # no value: the child's own row is wrong, and said so
                     flagged[r] = True
                     continue
-                has_parent[k] = True
-                kv, kd = kid_values[k], np.int64(kid_depths[k])
                 # The child's value is the opponent's: its loss is our win, and so on.
                 if kv == LOSS:
                     any_loss = True
@@ -258,24 +278,23 @@ class TierChecker:
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
         self._masks = _line_masks(self._lines, self._ends, len(root.board))
         # The tier below: its codes, then how they are found (`_index`).
-        self._below: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None
+        self._below: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int] | None = None
         self._hash_bytes = hash_bytes
         self._tables = _tables(self._pows)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
              below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
         """Which rows of a chunk of tier `ply` fail a check against `below` (tier ply+1 as
-        codes, values, depths, has_parent), marking in has_parent the rows their moves reach,
-        and how many positions the rows stand for (the sum of their orbits)."""
-        kid_codes, kid_values, kid_depths, has_parent = below
+        codes, values, depths, has_parent), marking the rows their moves reach (in has_parent
+        once `settle`d), and how many positions the rows stand for (the sum of their orbits)."""
+        kid_codes, kid_values, kid_depths, _ = below
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
         keys = np.ascontiguousarray(kid_codes, np.int64)
         if self._below is None or self._below[0] is not kid_codes:  # a new tier below
-            self._below = (kid_codes, *self._index(keys))
-        _, fence, slots, shift = self._below
-        kid_values = np.ascontiguousarray(kid_values, np.int8)
-        kid_depths = np.ascontiguousarray(kid_depths, np.int8)
+            self._below = None  # its table gone before the next is made
+            self._below = (kid_codes, *self._index(keys, kid_values, kid_depths))
+        _, fence, kid_states, table, shift = self._below
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
         # Both cores: rows are independent, and has_parent is only ever set to True.
@@ -283,16 +302,32 @@ class TierChecker:
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
             spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._masks,
             *self._tables,
-            keys, fence, slots, shift, kid_values, kid_depths, has_parent, flagged[a:b]))
+            keys, fence, kid_states, table, shift, flagged[a:b]))
         return flagged, sum(positions)
 
-    def _index(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-        """How the next tier's codes are found: (fence, hash slots, shift); the hash table
-        when it fits the budget (16 bytes a code at most), else none (no slots)."""
-        fence = np.ascontiguousarray(keys[::STEP])
-        if len(keys) < 1 << 30 and 16 * len(keys) <= self._hash_bytes:
-            return (fence, *hashed(keys))
-        return fence, np.empty(0, np.int32), 0
+    def settle(self, below: tuple[np.ndarray, ...]) -> None:
+        """Mark in has_parent (below's last array) the rows of `below` the compiled pass has
+        reached, before anyone asks which are unreached."""
+        if self._below is None or self._below[0] is not below[0]:
+            return
+        _, _, kid_states, table, _ = self._below
+        has_parent = below[3]
+        if table.shape[0]:
+            reached = np.ones(len(has_parent), dtype=np.bool_)
+            reached[np.searchsorted(below[0], unreached(table))] = False
+            has_parent |= reached
+        else:
+            has_parent |= (kid_states & REACHED) != 0
+
+    def _index(self, keys: np.ndarray, value: np.ndarray, depth: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """How the next tier's rows are found: (fence, states, hash table, shift); the hash
+        table when it fits the budget (and its entries the codes), else the fenced search."""
+        kid_states = states(value, depth)
+        if fits(3 ** len(self._free)) and table_bytes(len(keys)) <= self._hash_bytes:
+            return (np.empty(0, np.int64), np.empty(0, np.int64),
+                    *hashed(keys, kid_states))
+        return np.ascontiguousarray(keys[::STEP]), kid_states, np.empty(0, np.int64), 0
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         """How many positions each code stands for: its distinct images under the maps."""
