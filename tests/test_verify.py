@@ -242,7 +242,8 @@ def _assert_hashed_like_searchsorted(keys: np.ndarray, kids: np.ndarray) -> None
     """Every kid stored in `keys` found in the hash table with its own row's value and depth,
     every other kid not found, as numpy's search says; the rows no kid reached are the ones
     `unreached` names."""
-    from tablebase.query.verify.lookup import REACHED, hashed, outcome, probe, states, unreached
+    from tablebase.query.verify.lookup import (REACHED, STATE, hashed, outcome, probe, states,
+                                               unreached)
     rng = np.random.default_rng(len(keys))
     value = rng.integers(-1, 2, len(keys)).astype(np.int8)
     depth = rng.integers(0, 43, len(keys)).astype(np.int8)
@@ -255,7 +256,7 @@ def _assert_hashed_like_searchsorted(keys: np.ndarray, kids: np.ndarray) -> None
     stored[stored] = keys[where[stored]] == kids[stored]
     assert np.array_equal(base < len(table), stored)
     for j in np.flatnonzero(stored):
-        assert table[base[j]] >> 16 == kids[j]
+        assert table[base[j]] >> STATE == kids[j]
         assert outcome(table[base[j]]) == (value[where[j]], depth[where[j]])
         table[base[j]] |= REACHED
     assert np.array_equal(unreached(table), np.setdiff1d(keys, kids[stored]))
@@ -280,10 +281,10 @@ def test_a_row_without_value_or_depth_has_no_outcome() -> None:
     """A stored row whose value or depth no position has is read back as having none (value
     2), so the rows that lead to it are looked at again by numpy, which words the problem."""
     from tablebase.query.verify.lookup import outcome, states
-    value = np.array([1, 0, -1, 2, -2, 1], np.int8)
-    depth = np.array([3, 20, 0, 3, 3, -1], np.int8)
+    value = np.array([1, 0, -1, 1, 2, -2, 1], np.int8)
+    depth = np.array([3, 20, 0, 127, 3, 3, -1], np.int8)
     assert [outcome(s) for s in states(value, depth)] == [
-        (1, 3), (0, 20), (-1, 0), (2, 0), (2, 0), (2, 0)]
+        (1, 3), (0, 20), (-1, 0), (1, 127), (2, 0), (2, 0), (2, 0)]
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "3x3k2+exact", "4x4k3+exact", "7x6k4+gravity"])
@@ -307,3 +308,16 @@ def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
             assert _line_made(board.astype(np.int64), masks, beyond, player) == want
             seen.add(want)
     assert seen == {True, False}
+
+
+def test_codes_too_long_for_a_hash_entry_are_searched_for() -> None:
+    """A hash entry holds a code above its value and depth: on a board of more free cells than
+    its code bits allow (6x6, 36), the compiled pass finds children by search instead."""
+    from tablebase.builder.game.root import Root
+    from tablebase.query.verify.kernel import TierChecker
+    keys = np.array([3, 3 ** 35], np.int64)
+    value, depth = np.zeros(2, np.int8), np.zeros(2, np.int8)
+    for name, hashing in (("6x5k4", True), ("6x6k4", False)):
+        checker = TierChecker(Root.whole(parse_spec(name)), 1 << 30)
+        _, _, table, _ = checker._index(keys, value, depth)
+        assert (len(table) > 0) == hashing, name

@@ -65,17 +65,18 @@ def fenced_search(keys: np.ndarray, fence: np.ndarray, kids: np.ndarray, m: int 
 
 
 # A row of the next tier as the compiled pass reads it (`states`): its value + 1 above its
-# depth's byte (3: a value or depth no position has), and REACHED once a stored parent leads
-# to it. In the hash table a row is one int64 entry, its code above its state (STATE bits), so
-# that a child costs the compiled pass one load: its code, value and depth come together.
-STATE = 16
-REACHED = 1 << 15
-_VALUE, _DEPTH = 8, 0xFF  # the value's shift and the depth's mask within a state
+# depth's 7 bits (value 3: a value or depth no position has), and REACHED once a stored parent
+# leads to it. In the hash table a row is one int64 entry, its code above its state (STATE
+# bits: codes up to 2 ** 53, every code of 33 free cells), so that a child costs the compiled
+# pass one load: its code, value and depth come together.
+STATE = 10
+REACHED = 1 << 9
+_VALUE, _DEPTH = 7, 0x7F  # the value's shift and the depth's mask within a state
 
 
 def states(value: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """Each row's state (uint16), not yet reached."""
-    ok = (value >= -1) & (value <= 1) & (depth >= 0)
+    ok = (value >= -1) & (value <= 1) & (depth >= 0)  # int8: at most 127
     both = (value.astype(np.int16) + 1) << _VALUE | depth.astype(np.int16)
     return np.where(ok, both, 3 << _VALUE).astype(np.uint16)
 
