@@ -242,8 +242,7 @@ def _assert_hashed_like_searchsorted(keys: np.ndarray, kids: np.ndarray) -> None
     """Every kid stored in `keys` found in the hash table with its own row's value and depth,
     every other kid not found, as numpy's search says; the rows no kid reached are the ones
     `unreached` names."""
-    from tablebase.query.verify.lookup import (REACHED, STATE, hashed, outcome, probe, states,
-                                               unreached)
+    from tablebase.query.verify.lookup import REACHED, STATE, hashed, outcome, probe, states, unreached
     rng = np.random.default_rng(len(keys))
     value = rng.integers(-1, 2, len(keys)).astype(np.int8)
     depth = rng.integers(0, 43, len(keys)).astype(np.int8)

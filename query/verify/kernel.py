@@ -18,8 +18,7 @@ from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
-from tablebase.query.verify.lookup import (GROUP, REACHED, STEP, fenced_search, fits, hashed,
-                                           outcome, probe, states, table_bytes, unreached)
+from tablebase.query.verify import lookup
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -143,11 +142,11 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
     images = np.empty(pows.shape[0], dtype=np.int64)
     high = np.full(3 + pows.shape[0], -1, dtype=np.int64)
     board = root_board.copy()
-    kids = np.empty(GROUP * nfree, dtype=np.int64)
-    at = np.empty(GROUP * nfree, dtype=np.int64)
-    first = np.zeros(GROUP + 1, dtype=np.int64)  # row r's children: kids[first[r]:first[r + 1]]
-    empties = np.zeros(GROUP, dtype=np.int64)
-    playing = np.zeros(GROUP, dtype=np.bool_)  # whether row r is judged by its children
+    kids = np.empty(lookup.GROUP * nfree, dtype=np.int64)
+    at = np.empty(lookup.GROUP * nfree, dtype=np.int64)
+    first = np.zeros(lookup.GROUP + 1, dtype=np.int64)  # row r's kids: kids[first[r]:first[r + 1]]
+    empties = np.zeros(lookup.GROUP, dtype=np.int64)
+    playing = np.zeros(lookup.GROUP, dtype=np.bool_)  # whether row r is judged by its children
     root_xs = 0
     root_os = 0
     for c in range(cells):
@@ -155,8 +154,8 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
         root_os += root_board[c] == 2
     n = codes.shape[0]
     positions = 0
-    for a in range(0, n, GROUP):
-        b = min(a + GROUP, n)
+    for a in range(0, n, lookup.GROUP):
+        b = min(a + lookup.GROUP, n)
         m = np.int64(0)  # not a literal: the callees below are compiled once, for int64
         for r in range(a, b):
             flagged[r] = False
@@ -200,9 +199,9 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
         first[b - a] = m
         hashing = table.shape[0] > 0
         if hashing:  # the probe reads each child's entry: its state comes with it
-            probe(table, shift, kids, m, at)
+            lookup.probe(table, shift, kids, m, at)
         else:
-            fenced_search(keys, fence, kids, m, at)
+            lookup.fenced_search(keys, fence, kids, m, at)
             for j in range(m):  # what each child's row holds, asked for before it is read
                 prefetch(kid_states, at[j])
         for r in range(a, b):
@@ -220,14 +219,14 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                         flagged[r] = True
                         continue
                     state = table[k]
-                    table[k] = state | REACHED
+                    table[k] = state | lookup.REACHED
                 else:
                     if k >= keys.shape[0] or keys[k] != kids[j]:
                         flagged[r] = True
                         continue
                     state = kid_states[k]
-                    kid_states[k] = state | REACHED
-                kv, kd = outcome(state)
+                    kid_states[k] = state | lookup.REACHED
+                kv, kd = lookup.outcome(state)
                 if kv > WIN:  # no value: the child's own row is wrong, and said so
                     flagged[r] = True
                     continue
@@ -314,20 +313,20 @@ class TierChecker:
         has_parent = below[3]
         if table.shape[0]:
             reached = np.ones(len(has_parent), dtype=np.bool_)
-            reached[np.searchsorted(below[0], unreached(table))] = False
+            reached[np.searchsorted(below[0], lookup.unreached(table))] = False
             has_parent |= reached
         else:
-            has_parent |= (kid_states & REACHED) != 0
+            has_parent |= (kid_states & lookup.REACHED) != 0
 
     def _index(self, keys: np.ndarray, value: np.ndarray, depth: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """How the next tier's rows are found: (fence, states, hash table, shift); the hash
         table when it fits the budget (and its entries the codes), else the fenced search."""
-        kid_states = states(value, depth)
-        if fits(3 ** len(self._free)) and table_bytes(len(keys)) <= self._hash_bytes:
+        kid_states = lookup.states(value, depth)
+        if lookup.fits(3 ** len(self._free)) and lookup.table_bytes(len(keys)) <= self._hash_bytes:
             return (np.empty(0, np.int64), np.empty(0, np.int64),
-                    *hashed(keys, kid_states))
-        return np.ascontiguousarray(keys[::STEP]), kid_states, np.empty(0, np.int64), 0
+                    *lookup.hashed(keys, kid_states))
+        return np.ascontiguousarray(keys[::lookup.STEP]), kid_states, np.empty(0, np.int64), 0
 
     def orbit_sizes(self, codes: np.ndarray) -> np.ndarray:
         """How many positions each code stands for: its distinct images under the maps."""
