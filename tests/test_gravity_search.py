@@ -203,6 +203,23 @@ def test_many_positions_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (at_once.value, at_once.depth, at_once.move) == (Value.WIN, 1, 2 * 7 + 0)
 
 
+def test_batches_of_any_size_one_after_another() -> None:
+    """A searcher's batches keep their boards' arrays from one to the next of as many boards:
+    batches of 3, 3, 5, 1 and 3 boards (tuples, lists, numpy rows), each against the plain
+    negamax, none answering with another batch's boards."""
+    import numpy as np
+    small = Game("4x4k3+gravity")
+    boards = sorted(small.reachable())[::11]
+    searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10)
+    at = 0
+    for size, kind in ((3, tuple), (3, list), (5, np.array), (1, tuple), (3, tuple)):
+        batch = [kind(board) for board in boards[at:at + size]]
+        at += size
+        for board, s in zip(batch, searcher.solve_many(batch)):
+            value, depth = small.solve(tuple(int(v) for v in board))
+            assert (s.value, s.depth) == (WORDS[value], depth), board
+
+
 def test_two_threads_give_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every 4x4k3+gravity position on two threads sharing a small table (entries replaced
     under both) against the plain negamax, and middle-game 7x6 positions of many nodes."""

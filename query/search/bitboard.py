@@ -92,6 +92,7 @@ class Bitboards:
         alone = self.par.copy()
         alone[gravity._P_BUSY] = 0
         self._alone = (alone, *self._head[0][1:])
+        self._batch: tuple[memoryview, np.ndarray, np.ndarray] | None = None  # solve_many's
 
     def reserve(self) -> None:
         """Touch every page of the table now (a long-lived searcher's memory, held at once)."""
@@ -115,12 +116,23 @@ class Bitboards:
                       self._rows[thread])
         return self.outs[thread]
 
-    def solve_many(self, boards: np.ndarray, nodes: int) -> np.ndarray:
-        """The kernel's solve of each board (a row of cell values, uint8) on thread 0, each
-        within `nodes` nodes, in one call: their out[] rows (aborted: not solved within them)."""
-        outs = np.zeros((boards.shape[0], gravity.DONE + 2), dtype=np.int64)
-        gravity.solve(*self._alone, boards, nodes, outs)
-        return outs
+    def solve_many(self, boards: Sequence[Sequence[int] | np.ndarray], nodes: int
+                   ) -> list[list[int]]:
+        """The kernel's solve of each board (cell values) on thread 0, each within `nodes`
+        nodes, in one call: their out[] rows (aborted: not solved within them).
+
+        The boards' cells and the rows go through arrays kept from one batch to the next of
+        as many boards: in a batch of easy positions, each numpy call made afresh (an array,
+        a view of bytes) costs as much as a solve once another process has had the core."""
+        if self._batch is None or len(self._batch[1]) != len(boards):
+            cells = np.zeros((len(boards), self.spec.cells), dtype=np.uint8)
+            outs = np.zeros((len(boards), gravity.DONE + 2), dtype=np.int64)
+            self._batch = (cells.data.cast("B"), cells, outs)
+        view, cells, outs = self._batch
+        view[:] = b"".join(bytes(b) if isinstance(b, (tuple, list))
+                           else np.asarray(b, dtype=np.uint8).tobytes() for b in boards)
+        gravity.solve(*self._alone, cells, nodes, outs)
+        return outs.tolist()
 
 
 def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]

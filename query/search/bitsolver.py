@@ -147,10 +147,7 @@ def run_many(bits: Bitboards, boards: Sequence[Sequence[int]], nodes: int) -> li
     """The first `nodes` nodes of each board's solve (at most INLINE_NODES), all in one compiled
     call on this thread: a run each, aborted where the board was not solved within them (its
     bounds proved; `run` goes on with it, the table keeping what was found)."""
-    cells = np.frombuffer(b"".join(bytes(b) if isinstance(b, (tuple, list))
-                                   else cells_of(b).tobytes() for b in boards), dtype=np.uint8)
     base = bits.total
-    bits.ctl[gravity.LIMIT] = 1 << 62
-    outs = bits.solve_many(cells.reshape(len(boards), -1), min(nodes, INLINE_NODES)).tolist()
+    outs = bits.solve_many(boards, min(nodes, INLINE_NODES))
     bits.total = base + sum(out[gravity.DONE] for out in outs)
     return [(out, out[gravity.DONE], out[gravity.DONE + 1]) for out in outs]

@@ -232,8 +232,8 @@ class Searcher:
         Solution's seconds are then its share of that call (the call's time over the boards)
         plus its own after it."""
         bits = self.bits
-        if bits is None or not boards or budget.cancel is not None or not Watch(
-                None if budget.seconds is None else time.monotonic() + budget.seconds).roomy():
+        if bits is None or not boards or budget.cancel is not None or (
+                budget.seconds is not None and not Watch(time.monotonic() + budget.seconds).roomy()):
             return [self.solve(board, budget) for board in boards]
         start = time.monotonic()
         runs = run_many(bits, boards, (1 << 62) if budget.nodes is None else budget.nodes)

@@ -295,10 +295,12 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
     """Solve each board (rows of cell values, uint8, row-major; cell_bits: each cell's bit) into
     its row of outs: `_solve`'s out[], its stones, the cell of the move (-1: none), its nodes
     and hits. With nodes > 0 (thread 0 alone), each within that many more nodes (and LIMIT):
-    many small solves in one call, a board not solved within them left aborted."""
-    limit = ctl[LIMIT]
+    many small solves in one call, a board not solved within them left aborted (and no other
+    limit: LIMIT is no longer than the batch's nodes, and left so)."""
+    limit = ctl[LIMIT] if nodes == 0 else np.int64(1 << 62)
     for b in range(boards.shape[0]):
         cells, out = boards[b], outs[b]
+        out[:] = 0
         ctl[LIMIT] = min(limit, ctl[NODES::8].sum() + nodes) if nodes > 0 else limit
         x, mk, n, done, hits = _U0, _U0, np.int64(0), ctl[NODES + 8 * t], ctl[HITS + 8 * t]
         for i in range(cells.shape[0]):
