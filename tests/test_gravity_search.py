@@ -203,6 +203,21 @@ def test_many_positions_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (at_once.value, at_once.depth, at_once.move) == (Value.WIN, 1, 2 * 7 + 0)
 
 
+def test_near_the_end_a_known_root_still_gives_a_move_that_keeps_its_score() -> None:
+    """Boards of few empty squares are solved with the whole window, whose root searches its
+    moves whatever the table already says of it: solved twice by one searcher (the second time
+    the table holds every root and its children: 4x4 boards of 11 to 14 empty squares, where
+    nodes use the table), each answer and its move against the plain negamax."""
+    for name, stones in (("4x4k3+gravity", (2, 3, 4, 5)), ("4x4k4+gravity", (2, 3, 4, 5))):
+        game = Game(name)
+        boards = [b for b in sorted(game.reachable()) if sum(1 for v in b if v) in stones]
+        boards = boards[::max(1, len(boards) // 150)]
+        searcher = Searcher(parse_spec(name), slots_log2=12)
+        for _ in range(2):
+            for board in boards:
+                check(game, searcher, board)
+
+
 def test_batches_of_any_size_one_after_another() -> None:
     """A searcher's batches keep their boards' arrays from one to the next of as many boards:
     batches of 3, 3, 5, 1 and 3 boards (tuples, lists, numpy rows), each against the plain
