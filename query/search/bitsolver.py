@@ -142,12 +142,3 @@ def _threads(bits: Bitboards, cells: np.ndarray, watch: Watch) -> Run:
     best[gravity.HIGH] = int(ran[:, gravity.HIGH].min())
     return best, done, hits
 
-
-def run_many(bits: Bitboards, boards: Sequence[Sequence[int]], nodes: int) -> list[Run]:
-    """The first `nodes` nodes of each board's solve (at most INLINE_NODES), all in one compiled
-    call on this thread: a run each, aborted where the board was not solved within them (its
-    bounds proved; `run` goes on with it, the table keeping what was found)."""
-    base = bits.total
-    outs = bits.solve_many(boards, min(nodes, INLINE_NODES))
-    bits.total = base + sum(out[gravity.DONE] for out in outs)
-    return [(out, out[gravity.DONE], out[gravity.DONE + 1]) for out in outs]

@@ -21,13 +21,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
-from tablebase.query.search import gravity, kernel
+from tablebase.query.search import bitsolver, gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcome
-from tablebase.query.search.bitsolver import Run, Watch, cells_of, run, run_many
+from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
 from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 from tablebase.query.search.moves import invert
@@ -236,22 +236,41 @@ class Searcher:
                 budget.seconds is not None and not Watch(time.monotonic() + budget.seconds).roomy()):
             return [self.solve(board, budget) for board in boards]
         start = time.monotonic()
-        runs = run_many(bits, boards, (1 << 62) if budget.nodes is None else budget.nodes)
+        most = bitsolver.INLINE_NODES
+        outs = bits.solve_many(boards, most if budget.nodes is None else min(budget.nodes, most))
         share = (time.monotonic() - start) / len(boards)
-        found = []
-        for board, (out, done, hits) in zip(boards, runs):
+        # Most boards end in the batch with their exact score: their Solutions made here, in
+        # one pass over the rows (a batch of easy positions costs about as much in Python as
+        # in the search); the others after it.
+        found: list[Solution | None] = []
+        later, total, outcomes = [], bits.total, self._outcomes
+        for i, (_, low, high, _, aborted, stones, cell, done, hits) in enumerate(outs):
+            total += done
+            if aborted or low != high or low == gravity.OVER:
+                found.append(None)
+                later.append(i)
+                continue
+            if (known := outcomes.get((stones, low))) is None:
+                known = outcomes[stones, low] = score_outcome(self.spec, stones, low)
+            value, depth = known
+            found.append(Solution(value, value, depth, None if cell < 0 or depth == 0 else cell,
+                                  done, hits, share))
+        bits.total = total
+        for i in later:
+            out = outs[i]
+            done, hits = out[gravity.DONE], out[gravity.DONE + 1]
             if out[gravity.ABORTED] and (budget.nodes is None or done < budget.nodes):
                 self._deadline = None if budget.seconds is None else \
                     time.monotonic() + max(0.0, budget.seconds - share)
                 self._cancel = self._progress = None
-                then = self._solve_bits(bits, board, None if budget.nodes is None
+                then = self._solve_bits(bits, boards[i], None if budget.nodes is None
                                         else budget.nodes - done, inline=False)
-                found.append(dataclasses.replace(
+                found[i] = dataclasses.replace(
                     then, nodes=then.nodes + done, table_hits=then.table_hits + hits,
-                    seconds=then.seconds + share))
+                    seconds=then.seconds + share)
             else:
-                found.append(self._solution((out, done, hits), share))
-        return found
+                found[i] = self._solution((out, done, hits), share)
+        return cast(list[Solution], found)  # every None replaced
 
     # --- gravity boards on bitboards: the whole solve in one compiled call per thread ------
 

@@ -27,7 +27,7 @@ _P_C, _P_SHIFT, _P_BUSY = GEOMETRY, GEOMETRY + 1, GEOMETRY + 2
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
-# this call's nodes and table hits
+# this call's nodes and table hits (engine.py's batch unpacks a row in this order)
 SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL, DONE = range(8)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
