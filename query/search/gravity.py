@@ -299,9 +299,9 @@ def solve(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_sc
           su, si, cell_bits, boards, nodes, outs):
     """Solve each board (rows of cell values, uint8, row-major; cell_bits: each cell's bit) into
     its row of outs: `_solve`'s out[], its stones, the cell of the move (-1: none), its nodes
-    and hits. With nodes > 0 (thread 0 alone), each within that many more nodes (and LIMIT):
-    many small solves in one call, a board not solved within them left aborted (and no other
-    limit: LIMIT is no longer than the batch's nodes, and left so)."""
+    and hits. With nodes > 0 (a batch, thread 0 alone), each within that many more nodes and no
+    other limit (LIMIT is set for each board, then left at none): many small solves in one
+    call, a board not solved within them left aborted."""
     limit = ctl[LIMIT] if nodes == 0 else np.int64(1 << 62)
     for b in range(boards.shape[0]):
         cells, out = boards[b], outs[b]
