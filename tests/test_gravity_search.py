@@ -218,11 +218,18 @@ def test_near_the_end_a_known_root_still_gives_a_move_that_keeps_its_score() -> 
                 check(game, searcher, board)
 
 
-def test_batches_of_any_size_one_after_another() -> None:
+@pytest.mark.parametrize("entry", [True, False])
+def test_batches_of_any_size_one_after_another(monkeypatch: pytest.MonkeyPatch,
+                                               entry: bool) -> None:
     """A searcher's batches keep their boards' arrays from one to the next of as many boards:
     batches of 3, 3, 5, 1 and 3 boards (tuples, lists, numpy rows), each against the plain
-    negamax, none answering with another batch's boards."""
+    negamax, none answering with another batch's boards; after the first, the kernel called by
+    its compiled entry point, or by numba's dispatcher where there is none."""
     import numpy as np
+
+    from tablebase.query.search import bitboard
+    if not entry:
+        monkeypatch.setattr(bitboard, "_entry_point", lambda kernel, args: None)
     small = Game("4x4k3+gravity")
     boards = sorted(small.reachable())[::11]
     searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10)
