@@ -33,15 +33,17 @@ OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 # Nodes of at most _NEAR empty squares neither read nor write the table: their subtrees are
 # small, and a look-up in a table that another process (or a long search) left cold costs more
-# than searching them again. Pons' sets, compiled search alone, load 2-4, _NEAR 0 / 8 / 10:
-# end-easy 16-28 / 15-22 / 9-11 us a position, middle-medium 2.65-2.80 / 2.59-2.70 / 2.92-2.97
-# ms, begin-medium 122-125 / 119 / 117-120 ms (more nodes, each cheaper). Sound: the table only
-# saves work.
-_NEAR = 10
+# than searching them again. Pons' sets, compiled search alone, load 2-4, _NEAR 0 / 8 / 10,
+# when null windows ran down to 10 empty squares: end-easy 16-28 / 15-22 / 9-11 us a position,
+# middle-medium 2.65-2.80 / 2.59-2.70 / 2.92-2.97 ms, begin-medium 122-125 / 119 / 117-120 ms.
+# With the whole window up to _WHOLE, 8 is best: middle-easy's file 454,927 nodes and 30-31
+# us a position against 501,991 and 40-45 with 10 (9: 472,904, 30-31), end-easy's the same.
+# Sound: the table only saves work.
+_NEAR = 8
 # Boards of at most _WHOLE empty squares are solved by one search with the whole window, not by
-# null windows (`_solve`). Pons' end-easy set (1,000 positions, one process): 55,753 nodes and
-# 4.43 us a position with 10 (= _NEAR), 50,259 and 4.20 with 12, 43,968 and 3.93 with 14 or 16;
-# its every-50th sample 699 nodes against 443 (his solver: 719).
+# null windows (`_solve`). Pons' end-easy set (1,000 positions, one process, _NEAR 10): 55,753
+# nodes and 4.43 us a position with 10, 50,259 and 4.20 with 12, 43,968 and 3.93 with 14 or
+# 16; its every-50th sample 699 nodes against 443 (his solver: 719).
 _WHOLE = 14
 _NONE = -999  # table_score: no stored table holds the board
 
