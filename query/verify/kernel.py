@@ -296,7 +296,7 @@ class TierChecker:
         _, fence, kid_states, table, shift = self._below
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
-        # Both cores: rows are independent, and has_parent is only ever set to True.
+        # Both cores: rows are independent, and a child's reached bit is only ever set.
         positions = split_rows(len(codes), lambda _, a, b: _check(
             codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
             spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._masks,
