@@ -15,7 +15,7 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.search import bitsolver, gravity
+from tablebase.query.search import bitboard, bitsolver, gravity
 from tablebase.query.search.answers import leaves
 from tablebase.query.search.bitboard import Bitboards, bit_of, fits
 from tablebase.query.search.engine import Budget, Searcher
@@ -63,7 +63,12 @@ def test_every_position_against_plain_negamax(spec: str) -> None:
         check(game, searcher, board)
 
 
-def test_five_by_four_sample_against_plain_negamax() -> None:
+@pytest.mark.parametrize("small", [bitboard.SMALL_SLOTS_LOG2, 1, 30])
+def test_five_by_four_sample_against_plain_negamax(small: int, monkeypatch: pytest.MonkeyPatch
+                                                   ) -> None:
+    """Positions of 6 to 12 empty squares, whose nodes keep their entries in the table's small
+    part (of two slots: each entry replaced by the next; of more slots than keys)."""
+    monkeypatch.setattr(bitboard, "SMALL_SLOTS_LOG2", small)
     spec, game = parse_spec("5x4k4+gravity"), Game("5x4k4+gravity")
     searcher, rng = Searcher(spec, slots_log2=16), random.Random(54)
     for _ in range(80):  # random games stopped at 8 to 14 stones, the game not over
@@ -73,6 +78,31 @@ def test_five_by_four_sample_against_plain_negamax() -> None:
                 break
             board = game.child(board, rng.choice(game.moves(board)))
         check(game, searcher, board)
+
+
+@pytest.mark.parametrize("spec,slots", [("7x6k4+gravity", 23), ("7x6k4+gravity", 12),
+                                        ("8x7k4+gravity", 16), ("4x4k3+gravity", 4)])
+def test_each_part_of_the_table_gives_back_the_key_from_bucket_and_tag(spec: str, slots: int
+                                                                       ) -> None:
+    """A key's slot and tag, in the table's large part (nodes of many empty squares) and its
+    small part (few): the slot is a bucket's first, inside its part, and slot and tag give back
+    the key's mixed bits, so that no two keys share an entry (the table never confuses them)."""
+    bits = Bitboards(parse_spec(spec), slots_log2=slots)
+    width, rng = int(bits.bb[2]).bit_length(), random.Random(7)
+    large = 1 << (width - int(bits.par[gravity._P_SHIFT]) + 1)
+    small = 1 << (width - int(bits.par[gravity._P_SMALL_SHIFT]) + 1)
+    # Typed again as the kernel holds them (numba returns Python ints).
+    parts = tuple(np.int64(v) if i == 3 else np.uint64(v)
+                  for i, v in enumerate(gravity._parts(bits.par, bits.bb)))
+    for empty, first, size in ((gravity._SMALL + 1, 0, large), (gravity._SMALL, large, small)):
+        shift = int(bits.par[gravity._P_SHIFT if first == 0 else gravity._P_SMALL_SHIFT])
+        for _ in range(2000):
+            key = rng.getrandbits(width)
+            slot, tag = gravity._slot(np.uint64(key), empty, parts)
+            assert first <= slot < first + size and slot % 2 == 0
+            mixed = (key * int(gravity._MUL)) % (1 << width)
+            assert ((slot - first) >> 1) << shift | int(tag) == mixed and int(tag) < 1 << 44
+    assert len(bits.tt) == large + small + (bitboard.BUSY if bits.threads > 1 else 0)
 
 
 @pytest.mark.parametrize("spec", ["7x6k4+gravity", "5x4k3+gravity", "6x5k5+gravity",

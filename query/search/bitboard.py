@@ -17,8 +17,10 @@ from tablebase.query.search import gravity
 from tablebase.query.search.board import LeafTable
 from tablebase.query.search.kernel import WS
 
-# Table slots (8 bytes each): 2**23 is 64 MiB.
+# Table slots (8 bytes each): 2**23 is 64 MiB; then a small part for the nodes near the end
+# (gravity._SMALL), 2**17 slots (1 MiB), kept in a core's cache.
 DEFAULT_SLOTS_LOG2 = 23
+SMALL_SLOTS_LOG2 = 17
 # Searching threads sharing one table (lazy SMP), and their marks of the nodes they are in.
 DEFAULT_THREADS = 2
 BUSY = 1 << 12
@@ -42,14 +44,16 @@ def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:
     return (Value.WIN if score > 0 else Value.LOSS), depth
 
 
+
 class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`):
 
-    par     int64   the geometry row (builder/game/bitboard.py), C, bucket shift, busy
-                    (gravity._P_*)
+    par     int64   the geometry row (builder/game/bitboard.py), C, bucket shift, busy, the
+                    small part's first slot and bucket shift (gravity._P_*)
     bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first
-    tt      uint64  the table (gravity.py's entries), then the busy marks of the threads
+    tt      uint64  the table (gravity.py's entries): its large part, its small part, then
+                    the busy marks of the threads
     ctl     int64   STOP, LIMIT, then per thread (at 8 + 8 t) nodes and table hits
     lt              the stored tables at the leaves (`leaf_arrays`)
     """
@@ -61,9 +65,11 @@ class Bitboards:
         w, h = spec.width, spec.height
         bits = bits_of(spec)
         # Bucket and tag identify the key only if the tag (B - s + 1 bits) fits its 44 (gravity.py).
-        log2 = min(max(slots_log2, bits - 43), bits + 1)
+        # A part holds one bucket (two slots) at least.
+        log2, small = (min(max(s, bits - 43, 1), bits + 1) for s in (slots_log2, SMALL_SLOTS_LOG2))
         busy = BUSY if threads > 1 else 0
-        self.par = np.array(geometry(spec) + [spec.cells, bits - log2 + 1, busy], dtype=np.int64)
+        self.par = np.array(geometry(spec) + [spec.cells, bits - log2 + 1, busy, 1 << log2,
+                                              bits - small + 1], dtype=np.int64)
         column = (1 << h) - 1
         bottom = sum(1 << (c * (h + 1)) for c in range(w))
         self.bb = np.array([bottom, column * bottom, (1 << bits) - 1, (1 << (bits - log2 + 1)) - 1]
@@ -71,7 +77,7 @@ class Bitboards:
         self.order = np.array([w // 2 + (1 - 2 * (i % 2)) * (i + 1) // 2 for i in range(w)],
                               dtype=np.int64)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tt = np.zeros((1 << log2) + busy, dtype=np.uint64)
+        self.tt = np.zeros((1 << log2) + (1 << small) + busy, dtype=np.uint64)
         self.threads = max(1, threads)
         self.ctl = np.zeros(8 + 8 * self.threads, dtype=np.int64)
         self.ctl[gravity.LIMIT] = 1 << 62

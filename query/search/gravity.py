@@ -21,9 +21,11 @@ from tablebase.builder.game.compiled import njit
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line
-# par: the board's geometry row (the rules kernel's G_* fields), then C, bucket shift, busy
+# par: the board's geometry row (the rules kernel's G_* fields), then C, bucket shift, busy,
+# the small part's first slot and its bucket shift (the table's two parts: `_slot`)
 _P_W, _P_H, _P_K, _P_STEPS = G_W, G_H, G_K, G_STEPS
 _P_C, _P_SHIFT, _P_BUSY = GEOMETRY, GEOMETRY + 1, GEOMETRY + 2
+_P_SMALL, _P_SMALL_SHIFT = GEOMETRY + 3, GEOMETRY + 4
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
@@ -45,6 +47,14 @@ _NEAR = 8
 # nodes and 4.43 us a position with 10, 50,259 and 4.20 with 12, 43,968 and 3.93 with 14 or
 # 16; its every-50th sample 699 nodes against 443 (his solver: 719).
 _WHOLE = 14
+# Nodes of at most _SMALL empty squares keep their entries in the table's small part (1 MiB,
+# bitboard.py), which stays in the core's cache, the others in its large part (64 MiB), where
+# nearly every look-up waits for memory. Pons' sets, compiled search alone, one table against
+# two parts (_SMALL 16, 2**17 slots): end-easy's every-50th sample 84-86 -> 61-63 us (same
+# nodes), its file 2.73 -> 2.27 ms, middle-medium 139 -> 119 ms (1% more nodes), begin-medium
+# 174 -> 132 ms, two begin-hard positions 8.2 -> 6.4 s (11% more nodes). 12 to 20 (2**15 to
+# 2**18 slots) all did about as well.
+_SMALL = 16
 _NONE = -999  # table_score: no stored table holds the board
 
 _U0, _U1, _ALL = np.uint64(0), np.uint64(1), np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -54,7 +64,8 @@ _NO = np.bool_(False)
 # The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
 # bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
 # low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
-# exactly, never by a hash alone (bitboard.py makes s >= B - 43). The entry: the tag (44 bits
+# exactly, never by a hash alone (bitboard.py makes s >= B - 43 in each of the table's two
+# parts, `_slot`). The entry: the tag (44 bits
 # at most), the work (empty squares, 6 bits), the bounds + 64 (7 bits each, never 0: a used
 # slot). A bucket's first slot keeps the entry of most work, its second the latest other (one
 # cache line: both come with one load).
@@ -63,10 +74,28 @@ _HI_SHIFT, _LO_SHIFT, _FIELD, _BIAS = np.uint64(7), np.uint64(0), np.uint64(0x7F
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def _slot(key, shift, bb):  # type: ignore[no-untyped-def]
-    """(the bucket's first slot, tag) of a key."""
-    h = (key * _MUL) & bb[2]
-    return np.int64(h >> shift) << 1, h & bb[3]
+def _slot(key, empty, parts):  # type: ignore[no-untyped-def]
+    """(the bucket's first slot, tag) of a key of `empty` empty squares; parts: `_parts`."""
+    km, shift, tm, small, small_shift, small_tm = parts
+    h = (key * _MUL) & km
+    if empty <= _SMALL:
+        return small + (np.int64(h >> small_shift) << 1), h & small_tm
+    return np.int64(h >> shift) << 1, h & tm
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _parts(par, bb):  # type: ignore[no-untyped-def]
+    """The key mask, and each part's bucket shift and tag mask (and the small part's first
+    slot), read once: kept in locals, a search's every look-up does not read them again from
+    arrays its stores might alias."""
+    shift, small_shift = np.uint64(par[_P_SHIFT]), np.uint64(par[_P_SMALL_SHIFT])
+    return bb[2], shift, bb[3], par[_P_SMALL], small_shift, (_U1 << small_shift) - _U1
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _mark(key, parts, nbusy):  # type: ignore[no-untyped-def]
+    """A key's busy mark (of nbusy past the table's parts): from its large part's bucket."""
+    return (np.int64(((key * _MUL) & parts[0]) >> parts[1])) & (nbusy - 1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
@@ -151,7 +180,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
     win at once): exact inside (alpha, beta), else a bound beyond the window it fell out of
     (fail-soft); with `moving`, the root searches its moves whatever its entry says, so that
     si[0, _BEST] is a move that cut. Negamax over an explicit stack: enter, try moves, return."""
-    w, c, shift = par[_P_W], par[_P_C], np.uint64(par[_P_SHIFT])
+    w, c, parts = par[_P_W], par[_P_C], _parts(par, bb)
     # Threads mark the big nodes they are searching in `busy` slots past the table's end; a
     # thread puts off a move whose child another is searching (ABDADA): the threads split
     # the work instead of repeating it. It only orders moves: every move is still searched.
@@ -193,7 +222,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                 lo, hi = -((c - 2 - n) // 2), (c - 1 - n) // 2
                 a, b = si[d, _A], si[d, _B]
                 key = me + mk
-                slot, tag = _slot(key, shift, bb)
+                slot, tag = _slot(key, c - n, parts)
                 # Decided by the stones alone: no table load (Pons'; a weaker bound, as sound).
                 open_ = lo < b and hi > a
                 e = _entry(tt, slot, tag) if open_ and c - n > _NEAR else _U0
@@ -232,7 +261,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                         # it): its entry comes from memory while this loop counts threats.
                         su[d, 3 + col] = ckey = (me ^ mk) + (mk | mv)
                         if fetch:
-                            _prefetch(tt, _slot(ckey, shift, bb)[0])
+                            _prefetch(tt, _slot(ckey, c - n - 1, parts)[0])
                         score = np.int64(_popcount(wins(me | mv, empty & ~mv, par)))
                         j = m
                         while j > 0 and si[d, _MV + 2 * w + j - 1] < score:
@@ -244,7 +273,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
                     si[d, _N], si[d, _N0] = m, m
                     si[d, _MARK] = 0
                     if nbusy and c - n >= _BUSY_EMPTY:
-                        si[d, _MARK] = size + ((slot >> 1) & (nbusy - 1))
+                        si[d, _MARK] = size + _mark(key, parts, nbusy)
                         tt[si[d, _MARK]] = key + _U1
         if done:
             # --- return r up the stack until a node has a move left to try
@@ -286,7 +315,7 @@ def _search(par, bb, order, tt, ctl, t, lt_info, lt_bits, lt_data, lt_codes, lt_
             if i == 0 or i >= si[d, _N0] or si[d, _MARK] == 0:
                 break
             ckey = su[d, 3 + col]  # the child's key, from the ordering
-            if tt[size + ((_slot(ckey, shift, bb)[0] >> 1) & (nbusy - 1))] != ckey + _U1:
+            if tt[size + _mark(ckey, parts, nbusy)] != ckey + _U1:
                 break
             si[d, _MV + si[d, _N]] = col  # another thread is in that child: try it last
             si[d, _N] += 1
