@@ -65,7 +65,8 @@ class Watch(NamedTuple):  # a tuple: made at every solve, in a microsecond less 
 def cells_of(board: Sequence[int]) -> np.ndarray:
     """A board's cell values as uint8 (a tuple the fast way)."""
     if isinstance(board, tuple):
-        return np.frombuffer(bytes(board), dtype=np.uint8)
+        # Writable, as a batch's cells are: a read-only array would compile the search again.
+        return np.frombuffer(bytearray(board), dtype=np.uint8)
     return np.asarray(board, dtype=np.uint8)
 
 
