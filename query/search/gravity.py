@@ -35,12 +35,9 @@ OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 # Nodes of at most _NEAR empty squares neither read nor write the table: their subtrees are
 # small, and a look-up in a table that another process (or a long search) left cold costs more
-# than searching them again. Pons' sets, compiled search alone, load 2-4, _NEAR 0 / 8 / 10,
-# when null windows ran down to 10 empty squares: end-easy 16-28 / 15-22 / 9-11 us a position,
-# middle-medium 2.65-2.80 / 2.59-2.70 / 2.92-2.97 ms, begin-medium 122-125 / 119 / 117-120 ms.
-# With the whole window up to _WHOLE, 8 is best: middle-easy's file 454,927 nodes and 30-31
-# us a position against 501,991 and 40-45 with 10 (9: 472,904, 30-31), end-easy's the same.
-# Sound: the table only saves work.
+# than searching them again. With the whole window up to _WHOLE, 8 is best: middle-easy's
+# file 454,927 nodes and 30-31 us a position against 501,991 and 40-45 with 10 (9: 472,904,
+# 30-31), end-easy's the same (docs/benchmarks.md). Sound: the table only saves work.
 _NEAR = 8
 # Boards of at most _WHOLE empty squares are solved by one search with the whole window, not by
 # null windows (`_solve`). Pons' end-easy set (1,000 positions, one process, _NEAR 10): 55,753
@@ -49,11 +46,8 @@ _NEAR = 8
 _WHOLE = 14
 # Nodes of at most _SMALL empty squares keep their entries in the table's small part (1 MiB,
 # bitboard.py), which stays in the core's cache, the others in its large part (64 MiB), where
-# nearly every look-up waits for memory. Pons' sets, compiled search alone, one table against
-# two parts (_SMALL 16, 2**17 slots): end-easy's every-50th sample 84-86 -> 61-63 us (same
-# nodes), its file 2.73 -> 2.27 ms, middle-medium 139 -> 119 ms (1% more nodes), begin-medium
-# 174 -> 132 ms, two begin-hard positions 8.2 -> 6.4 s (11% more nodes). 12 to 20 (2**15 to
-# 2**18 slots) all did about as well.
+# nearly every look-up waits for memory: 20-30% less time on Pons' sets, from end-easy to
+# begin-hard, for up to 11% more nodes (12 to 20 did about as well: docs/benchmarks.md).
 _SMALL = 16
 _NONE = -999  # table_score: no stored table holds the board
 
@@ -65,10 +59,9 @@ _NO = np.bool_(False)
 # bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
 # low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
 # exactly, never by a hash alone (bitboard.py makes s >= B - 43 in each of the table's two
-# parts, `_slot`). The entry: the tag (44 bits
-# at most), the work (empty squares, 6 bits), the bounds + 64 (7 bits each, never 0: a used
-# slot). A bucket's first slot keeps the entry of most work, its second the latest other (one
-# cache line: both come with one load).
+# parts, `_slot`). The entry: the tag (44 bits at most), the work (empty squares, 6 bits), the
+# bounds + 64 (7 bits each, never 0: a used slot). A bucket's first slot keeps the entry of
+# most work, its second the latest other (one cache line: both come with one load).
 _MUL, _TAG_SHIFT, _WORK_SHIFT = np.uint64(0x9E3779B97F4A7C15), np.uint64(20), np.uint64(14)
 _HI_SHIFT, _LO_SHIFT, _FIELD, _BIAS = np.uint64(7), np.uint64(0), np.uint64(0x7F), 64
 
@@ -85,9 +78,8 @@ def _slot(key, empty, parts):  # type: ignore[no-untyped-def]
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _parts(par, bb):  # type: ignore[no-untyped-def]
-    """The key mask, and each part's bucket shift and tag mask (and the small part's first
-    slot), read once: kept in locals, a search's every look-up does not read them again from
-    arrays its stores might alias."""
+    """The key mask, each part's bucket shift and tag mask, the small part's first slot: read
+    once into locals, not again at each look-up from arrays the search's stores might alias."""
     shift, small_shift = np.uint64(par[_P_SHIFT]), np.uint64(par[_P_SMALL_SHIFT])
     return bb[2], shift, bb[3], par[_P_SMALL], small_shift, (_U1 << small_shift) - _U1
 
