@@ -14,15 +14,19 @@ easy sets also `Searcher.solve` a position a call (a second searcher: its own ta
 both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
 our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS:
 by runs of positions), so that a shared machine's load falls on both. After end-easy's
-sample, the whole end-easy file the same way (WHOLE).
+sample, the whole end-easy file the same way (WHOLE). `--part pons-sample`: end-easy's sample
+alone in --runs fresh processes, its ratio's spread.
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
+    python tests/bench_search.py --part pons-sample [--pons DIR] [--runs N]
 """
 from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -137,8 +141,9 @@ def his_outcome(stones: int, score: int) -> tuple[int, int]:
     raise ValueError(f"score {score} after {stones} stones")
 
 
-def bench_pons(given: str | None = None, empty: bool = False) -> None:
-    """Print per set: positions, our mean, his mean, their ratio, disagreements."""
+def bench_pons(given: str | None = None, empty: bool = False, sets: int | None = None) -> None:
+    """Print per set: positions, our mean, his mean, their ratio, disagreements (`sets`: the
+    first so many of SETS alone, without the whole end-easy file)."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.search.engine import Searcher
     root = pons_dir(given)
@@ -171,7 +176,8 @@ def bench_pons(given: str | None = None, empty: bool = False) -> None:
                   " / its positions; one call: Searcher.solve on each (a table of its own)")
             print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
                   f" {'ours/his':>9} {'disagree':>8}")
-            for name, label, stride, run in SETS[:1] + [WHOLE] + SETS[1:]:
+            for name, label, stride, run in (SETS[:1] + [WHOLE] + SETS[1:] if sets is None
+                                             else SETS[:sets]):
                 path = _set_file(root, name)
                 if path is None:
                     print(f"  {name}: skipped: not in {root}")
@@ -218,6 +224,33 @@ def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int =
     one = f"{1000 * alone / n:>10.3f}" if single is not None else f"{'-':>10}"
     print(f"  {label:<22} {n:>9} {1000 * ours / n:>10.3f} {one} {1000 * his / n:>10.3f}"
           f" {ours / his if his else float('inf'):>8.2f}x {disagree:>8}", flush=True)
+
+
+# End-easy's sample in fresh processes (`--part pons-sample`): a batch of some 100 us a side,
+# the first timed after both are set up, so its ratio swings with the machine's caches.
+SAMPLE_RUNS = 20
+
+
+def bench_pons_sample(given: str | None = None, runs: int = SAMPLE_RUNS) -> None:
+    """End-easy's sample timed as the Pons part times it (set up, warmed, then the sample), in
+    `runs` fresh processes one after another: each run's ratio, their median and maximum, and
+    the runs over 1.0x."""
+    root = pons_dir(given)
+    if root is None or not (root / "Solver.cpp").is_file() or shutil.which("g++") is None:
+        print("  pons sample: skipped: no checkout of Pons' connect4 or no g++ (see above)")
+        return
+    code = f"from tests.bench_pons import bench_pons; bench_pons({str(root)!r}, sets=1)"
+    ratios = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parents[1], check=True).stdout
+        row = next(line for line in out.splitlines() if "end-easy" in line and "x " in line)
+        ratios.append(float(row.split()[-2].rstrip("x")))
+    ratios.sort()
+    print(f"  end-easy ({SETS[0][0][5:]}), {runs} fresh runs: ours/his " +
+          " ".join(f"{r:.2f}" for r in ratios))
+    print(f"  median {statistics.median(ratios):.2f}x, max {ratios[-1]:.2f}x,"
+          f" over 1.0x in {sum(r > 1 for r in ratios)} of {runs}")
 
 
 # Every move of a middle-set position by search (`tablebase moves --search 2`): its sets, the

@@ -16,9 +16,11 @@
   built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run;
   --empty adds the empty board (minutes for both). pons-moves: every move of every 50th
   position of his middle sets by search within 2 s a position, checked against his solver.
+  pons-sample (only when asked): end-easy's sample, the first set the pons part times, in
+  --runs fresh processes: its ratio's spread (a cold batch of some 100 us a side).
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|pons-moves]
-                                 [--pons DIR] [--empty]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|
+                                  pons-moves|pons-sample] [--pons DIR] [--empty] [--runs N]
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
-from tests.bench_pons import MOVE_SECONDS, bench_pons, bench_pons_moves  # noqa: E402
+from tests.bench_pons import MOVE_SECONDS, SAMPLE_RUNS, bench_pons, bench_pons_moves, bench_pons_sample  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
@@ -243,7 +245,8 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
           " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
-def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False) -> None:
+def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False,
+                 runs: int = SAMPLE_RUNS) -> None:
     """Print the search section."""
     print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
     if part in (None, "gomoku"):
@@ -263,6 +266,10 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         print("Connect Four 7x6: every move of Pons' middle-set positions by search"
               " (`tablebase moves --search 2`), checked against his solver:")
         bench_pons_moves(pons)
+    if part == "pons-sample":  # not in the whole section: 20 processes, each building his solver
+        print(f"Connect Four 7x6: end-easy's sample as the pons part times it, in {runs} fresh"
+              " processes:")
+        bench_pons_sample(pons, runs)
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
@@ -275,12 +282,14 @@ def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "pons", "pons-moves"))
+                                           "gomoku-empty", "pons", "pons-moves", "pons-sample"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")
+    parser.add_argument("--runs", type=int, default=SAMPLE_RUNS,
+                        help="pons-sample: fresh processes (default %(default)s)")
     args = parser.parse_args()
-    bench_search(args.part, args.pons, args.empty)
+    bench_search(args.part, args.pons, args.empty, args.runs)
 
 
 if __name__ == "__main__":
