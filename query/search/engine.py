@@ -122,6 +122,7 @@ class Searcher:
             self.bits = self.arrays = Bitboards(
                 spec, leaves, **({} if slots_log2 is None else {"slots_log2": slots_log2}),
                 **({} if threads is None else {"threads": threads}))
+            self._outcomes = score_outcomes(spec)  # a batch's scores as values and depths
         else:
             self._board = self.arrays = Board(
                 spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
@@ -244,12 +245,12 @@ class Searcher:
         # one pass over the rows (a batch of easy positions costs about as much in Python as
         # in the search); the others after it.
         found: list[Solution | None] = []
-        later, total, outcomes, c = [], bits.total, score_outcomes(self.spec), self.spec.cells
-        for i, (_, low, high, _, aborted, stones, cell, done, hits) in enumerate(outs):
+        later, total, outcomes, c, over = [], bits.total, self._outcomes, self.spec.cells, gravity.OVER
+        for _, low, high, _, aborted, stones, cell, done, hits in outs:
             total += done
-            if aborted or low != high or low == gravity.OVER:
+            if aborted or low != high or low == over:
+                later.append(len(found))
                 found.append(None)
-                later.append(i)
                 continue
             value, depth = outcomes[stones][low + c]  # type: ignore[misc]  # a score's stones
             found.append(Solution(value, value, depth, None if cell < 0 or depth == 0 else cell,
