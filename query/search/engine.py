@@ -122,7 +122,9 @@ class Searcher:
             self.bits = self.arrays = Bitboards(
                 spec, leaves, **({} if slots_log2 is None else {"slots_log2": slots_log2}),
                 **({} if threads is None else {"threads": threads}))
-            self._outcomes = score_outcomes(spec)  # a batch's scores as values and depths
+            # A batch's scores as values and depths, held here: looked up by spec in each batch,
+            # the table cost a tenth of a batch of easy positions on cold caches.
+            self._outcomes = score_outcomes(spec)
         else:
             self._board = self.arrays = Board(
                 spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
