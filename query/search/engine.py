@@ -295,7 +295,7 @@ class Searcher:
             vlow = vhigh = Value.LOSS
             depth = 0
         elif low == high:
-            vlow, depth = score_outcomes(self.spec)[stones][low + self.spec.cells]  # type: ignore[misc]
+            vlow, depth = self._outcomes[stones][low + self.spec.cells]  # type: ignore[misc]
             vhigh = vlow
         else:  # the budget ran out: what the null windows proved, and what was known before
             vlow = Value.WIN if low > 0 else Value.DRAW if low == 0 else Value.LOSS
