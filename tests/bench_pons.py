@@ -13,7 +13,9 @@ positions the mean time a position (a batch: `solve --positions FILE` works so),
 easy sets also `Searcher.solve` a position a call (a second searcher: its own table); after
 both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
 our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS:
-by runs of positions), so that a shared machine's load falls on both. After end-easy's
+by runs of positions), so that a shared machine's load falls on both; a sample timed in one
+batch a side is timed REPEATS times, every table cleared before each, and each side's median
+taken (one timing of some 100 us swings with the machine's caches). After end-easy's
 sample, the whole end-easy file the same way (WHOLE). `--part pons-sample`: end-easy's sample
 alone in --runs fresh processes, its ratio's spread.
 
@@ -33,27 +35,31 @@ from pathlib import Path
 
 from tests.search_sets import read_set
 
-# (file, name, stride, run): every 50th line, begin-hard every 100th; the two solvers take
-# turns by runs of this many positions: the whole sample in the easy sets, where a solve
+# (file, name, stride, run, repeats): every 50th line, begin-hard every 100th; the two solvers
+# take turns by runs of this many positions: the whole sample in the easy sets, where a solve
 # takes microseconds and the first after a switch of process pays some 150 us of cold caches
 # (ours: Python's), one position at a time elsewhere, so that a shared machine's load
-# falls on both alike.
-SETS = [("Test_L3_R1", "end-easy", 50, 20), ("Test_L2_R1", "middle-easy", 50, 20),
-        ("Test_L2_R2", "middle-medium", 50, 1), ("Test_L1_R1", "begin-easy", 50, 20),
-        ("Test_L1_R2", "begin-medium", 50, 1), ("Test_L1_R3", "begin-hard", 100, 1)]
+# falls on both alike. A sample timed in one batch a side (some 100 us to 1 ms) is timed
+# `repeats` times, both tables cleared before each, and each side's median taken: one timing
+# of it swings 0.4x-2x with the machine (docs/benchmarks.md); the others, seconds a side, once.
+REPEATS = 5
+SETS = [("Test_L3_R1", "end-easy", 50, 20, REPEATS), ("Test_L2_R1", "middle-easy", 50, 20, REPEATS),
+        ("Test_L2_R2", "middle-medium", 50, 1, 1), ("Test_L1_R1", "begin-easy", 50, 20, REPEATS),
+        ("Test_L1_R2", "begin-medium", 50, 1, 1), ("Test_L1_R3", "begin-hard", 100, 1, 1)]
 
 # Beside the strided sets, the whole of end-easy (1,000 positions) in the same runs of 20, right
 # after its sample: a sample of 20 such positions is some 150 us of either solver, of the order
 # of what a switch of process costs the next run in cold caches (ours: Python, numba's
 # dispatch, the kernel's code), so the whole file is the steadier figure. Beside, not instead.
-WHOLE = ("Test_L3_R1", "end-easy, every line", 1, 20)
+WHOLE = ("Test_L3_R1", "end-easy, every line", 1, 20, 1)
 
 # Positions of our own set (tests/search_positions/connect4_pons.txt) both solvers solve
 # before the timing starts.
 WARM_POSITIONS = 20
 
 _DRIVER = r"""
-// The bench's driver (ours) around Pons' Solver: "score nodes nanoseconds" per stdin line.
+// The bench's driver (ours) around Pons' Solver: "score nodes nanoseconds" per stdin line
+// ("reset": his table cleared, "ok").
 #include "Solver.hpp"
 #include <chrono>
 #include <iostream>
@@ -63,6 +69,7 @@ int main() {
   Solver solver;
   std::string line;
   while (std::getline(std::cin, line)) {
+    if (line == "reset") { solver.reset(); std::cout << "ok" << std::endl; continue; }
     Position P;
     if (P.play(line) != line.size()) { std::cout << "invalid" << std::endl; continue; }
     unsigned long long before = solver.getNodeCount();
@@ -113,6 +120,13 @@ class Pons:
         self.proc.stdin.flush()
         score, nodes, nanos = self.proc.stdout.readline().split()
         return int(score), int(nodes), int(nanos) / 1e9
+
+    def reset(self) -> None:
+        """His table cleared (Solver::reset)."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write("reset\n")
+        self.proc.stdin.flush()
+        assert self.proc.stdout.readline().strip() == "ok"
 
     def close(self) -> None:
         if self.proc.stdin is not None:
@@ -166,64 +180,87 @@ def bench_pons(given: str | None = None, empty: bool = False, sets: int | None =
         ours.arrays.reserve()
     with tempfile.TemporaryDirectory() as tmp:
         pons = Pons(root, tmp)
-        searcher.solve_many([board_of(moves) for moves in warm])
-        for moves in warm:
-            single.solve(board_of(moves))
-            pons.solve(moves)
+        _warm(searcher, single, pons, warm)
         try:
             print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
                   " sets' 20 positions in one call, the others one a call) = the batch's time"
                   " / its positions; one call: Searcher.solve on each (a table of its own)")
+            print(f"  a sample in one batch a side: timed {REPEATS} times, both tables cleared"
+                  " before each; each side's median, and the range of the ratios")
             print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
-                  f" {'ours/his':>9} {'disagree':>8}")
-            for name, label, stride, run in (SETS[:1] + [WHOLE] + SETS[1:] if sets is None
-                                             else SETS[:sets]):
+                  f" {'ours/his':>9} {'range':>10} {'disagree':>8}")
+            for name, label, stride, run, repeats in (SETS[:1] + [WHOLE] + SETS[1:]
+                                                      if sets is None else SETS[:sets]):
                 path = _set_file(root, name)
                 if path is None:
                     print(f"  {name}: skipped: not in {root}")
                     continue
                 rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
                 shown = f"{label} ({name[5:]})" if stride > 1 else label
-                _one_set(searcher, pons, shown, rows[::stride], run, single if run > 1 else None)
+                _one_set(searcher, pons, shown, rows[::stride], run, single if run > 1 else None,
+                         repeats, warm)
             if empty:
                 _one_set(searcher, pons, "empty board", [["", "1"]])
         finally:
             pons.close()
 
 
+def _warm(searcher, single, pons: Pons, warm: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Both solvers warmed on the same positions (moves), each by the call that is timed."""
+    searcher.solve_many([board_of(moves) for moves in warm])
+    for moves in warm:
+        single.solve(board_of(moves))
+        pons.solve(moves)
+
+
 def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int = 1,  # type: ignore[no-untyped-def]
-             single=None) -> None:
+             single=None, repeats: int = 1, warm: list[str] | None = None) -> None:
     """One set: ours by `Searcher.solve_many` on each run of positions (a batch: its time over
     its positions is the mean time a position), his position by position; with `single` (a
-    second searcher, a table of its own) ours also by one `solve` call a position."""
-    ours = his = alone = 0.0
+    second searcher, a table of its own) ours also by one `solve` call a position. With
+    `repeats` > 1 (and `single`) the set is timed so many times, each from the state the first
+    started from (every table cleared, then both warmed on `warm`): each side's median time
+    and the range of the ratios."""
+    times: list[tuple[float, float, float]] = []  # (ours, one call, his) of each timing
     disagree = 0
-    for first in range(0, len(rows), run):
-        chunk = rows[first:first + run]
-        boards = [board_of(moves) for moves, _ in chunk]
-        found, theirs = [], []
-        for turn in ((0, 1) if (first // run) % 2 == 0 else (1, 0)):
-            if turn == 0:
-                start = time.perf_counter()
-                found = searcher.solve_many(boards)
-                ours += time.perf_counter() - start
-                for board in boards if single is not None else ():
+    for rep in range(repeats):
+        if rep > 0:  # cleared (every page written: the memory still held), then warmed again
+            searcher.arrays.reserve()
+            single.arrays.reserve()
+            pons.reset()
+            _warm(searcher, single, pons, warm or [])
+        ours = his = alone = 0.0
+        for first in range(0, len(rows), run):
+            chunk = rows[first:first + run]
+            boards = [board_of(moves) for moves, _ in chunk]
+            found, theirs = [], []
+            for turn in ((0, 1) if (first // run + rep) % 2 == 0 else (1, 0)):
+                if turn == 0:
                     start = time.perf_counter()
-                    found.append(single.solve(board))
-                    alone += time.perf_counter() - start
-            else:
-                for moves, _ in chunk:
-                    theirs.append(pons.solve(moves))
-                    his += theirs[-1][2]
-        for i, ((moves, score), board, (his_score, _, _)) in enumerate(zip(chunk, boards, theirs)):
-            want = his_outcome(len(moves), his_score)
-            for s in found[i::len(chunk)]:  # the batch's answer, and the single call's
-                disagree += ((int(s.value), s.depth) != want or his_score != int(score)
-                             or s.move is None or board[s.move] != 0)
+                    found = searcher.solve_many(boards)
+                    ours += time.perf_counter() - start
+                    for board in boards if single is not None else ():
+                        start = time.perf_counter()
+                        found.append(single.solve(board))
+                        alone += time.perf_counter() - start
+                else:
+                    for moves, _ in chunk:
+                        theirs.append(pons.solve(moves))
+                        his += theirs[-1][2]
+            for i, ((moves, score), board, (his_score, _, _)) in enumerate(
+                    zip(chunk, boards, theirs)):
+                want = his_outcome(len(moves), his_score)
+                for s in found[i::len(chunk)]:  # the batch's answer, and the single call's
+                    disagree += ((int(s.value), s.depth) != want or his_score != int(score)
+                                 or s.move is None or board[s.move] != 0)
+        times.append((ours, alone, his))
     n = len(rows)
+    ours, alone, his = (statistics.median(t[k] for t in times) for k in range(3))
     one = f"{1000 * alone / n:>10.3f}" if single is not None else f"{'-':>10}"
+    ratios = sorted(o / h for o, _, h in times if h)
+    spread = f"{ratios[0]:.2f}-{ratios[-1]:.2f}" if repeats > 1 and ratios else "-"
     print(f"  {label:<22} {n:>9} {1000 * ours / n:>10.3f} {one} {1000 * his / n:>10.3f}"
-          f" {ours / his if his else float('inf'):>8.2f}x {disagree:>8}", flush=True)
+          f" {ours / his if his else float('inf'):>8.2f}x {spread:>10} {disagree:>8}", flush=True)
 
 
 # End-easy's sample in fresh processes (`--part pons-sample`): a batch of some 100 us a side,
@@ -248,7 +285,7 @@ def bench_pons_sample(given: str | None = None, runs: int = SAMPLE_RUNS) -> None
         if done.returncode != 0 or not rows:
             print(f"  pons sample: a run gave no ratio: {(done.stderr or done.stdout).strip()[-300:]}")
             return
-        ratios.append(float(rows[0].split()[-2].rstrip("x")))
+        ratios.append(float(next(t for t in rows[0].split() if t.endswith("x"))[:-1]))
     ratios.sort()
     print(f"  end-easy ({SETS[0][0][5:]}), {runs} fresh runs: ours/his " +
           " ".join(f"{r:.2f}" for r in ratios))

@@ -13,7 +13,8 @@
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
 - Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
-  built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run;
+  built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run (a
+  sample timed in one batch a side: five times from the same state, each side's median);
   --empty adds the empty board (minutes for both). pons-moves: every move of every 50th
   position of his middle sets by search within 2 s a position, checked against his solver.
   pons-sample (only when asked): end-easy's sample, the first set the pons part times, in
