@@ -16,12 +16,11 @@ calls, so asking about a position's children after the position costs little.
 """
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
@@ -58,8 +57,7 @@ class Budget:
     cancel: threading.Event | None = None
 
 
-@dataclass(frozen=True, init=False)
-class Solution:
+class Solution(NamedTuple):
     """What search proved about one position: the value lies in [low, high] (for the side to
     move; equal once known), the depth (plies to the end, None until proved) and a move (cell)
     that keeps them (None on a finished game, or when the budget ran out first)."""
@@ -71,15 +69,6 @@ class Solution:
     nodes: int
     table_hits: int
     seconds: float
-
-    def __init__(self, low: Value, high: Value, depth: int | None, move: int | None, nodes: int,
-                 table_hits: int, seconds: float) -> None:
-        # A frozen dataclass's own __init__ sets each field by object.__setattr__: a microsecond
-        # a Solution, as long as an easy Connect Four solve in a batch (and keyword arguments
-        # to update the __dict__, 0.4 us).
-        d = self.__dict__
-        d["low"], d["high"], d["depth"], d["move"] = low, high, depth, move
-        d["nodes"], d["table_hits"], d["seconds"] = nodes, table_hits, seconds
 
     @property
     def value(self) -> Value | None:
@@ -248,6 +237,9 @@ class Searcher:
         # in the search); the others after it.
         found: list[Solution | None] = []
         later, total, outcomes, c, over = [], bits.total, self._outcomes, self.spec.cells, gravity.OVER
+        # A Solution made in C, without the named tuple's Python-level constructor: 3-5% of a
+        # cold batch of easy positions (docs/benchmarks.md).
+        new = tuple.__new__
         for _, low, high, _, aborted, stones, cell, done, hits in outs:
             total += done
             if aborted or low != high or low == over:
@@ -255,8 +247,8 @@ class Searcher:
                 found.append(None)
                 continue
             value, depth = outcomes[stones][low + c]  # type: ignore[misc]  # a score's stones
-            found.append(Solution(value, value, depth, None if cell < 0 or depth == 0 else cell,
-                                  done, hits, share))
+            found.append(new(Solution, (value, value, depth, None if cell < 0 or depth == 0
+                                        else cell, done, hits, share)))
         bits.total = total
         for i in later:
             out = outs[i]
@@ -267,9 +259,8 @@ class Searcher:
                 self._cancel = self._progress = None
                 then = self._solve_bits(bits, boards[i], None if budget.nodes is None
                                         else budget.nodes - done, inline=False)
-                found[i] = dataclasses.replace(
-                    then, nodes=then.nodes + done, table_hits=then.table_hits + hits,
-                    seconds=then.seconds + share)
+                found[i] = then._replace(nodes=then.nodes + done, table_hits=then.table_hits + hits,
+                                         seconds=then.seconds + share)
             else:
                 found[i] = self._solution((out, done, hits), share)
         return cast(list[Solution], found)  # every None replaced
