@@ -14,10 +14,10 @@ easy sets also `Searcher.solve` a position a call (a second searcher: its own ta
 both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
 our tables' memory taken (`reserve`, as a server's searcher does). The two take turns (SETS:
 by runs of positions), so that a shared machine's load falls on both; a sample timed in one
-batch a side is timed REPEATS times, every table cleared before each, and each side's median
-taken (one timing of some 100 us swings with the machine's caches). After end-easy's
-sample, the whole end-easy file the same way (WHOLE). `--part pons-sample`: end-easy's sample
-alone in --runs fresh processes, its ratio's spread.
+batch a side is timed REPEATS times, each from the same state (every table cleared, both
+warmed again), and each side's median taken (one timing of some 100 us swings with the
+machine's caches). After end-easy's sample, the whole end-easy file the same way (WHOLE).
+`--part pons-sample`: end-easy's sample alone in --runs fresh processes, its ratio's spread.
 
     python tests/bench_search.py --part pons [--pons DIR] [--empty]
     python tests/bench_search.py --part pons-sample [--pons DIR] [--runs N]
@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.search_sets import read_set
@@ -39,8 +40,9 @@ from tests.search_sets import read_set
 # take turns by runs of this many positions: the whole sample in the easy sets, where a solve
 # takes microseconds and the first after a switch of process pays some 150 us of cold caches
 # (ours: Python's), one position at a time elsewhere, so that a shared machine's load
-# falls on both alike. A sample timed in one batch a side (some 100 us to 1 ms) is timed
-# `repeats` times, both tables cleared before each, and each side's median taken: one timing
+# falls on both alike. A sample timed in one batch a side (some 100 us to 6 ms) is timed
+# `repeats` times, each from the same state (both tables cleared, both solvers warmed
+# again), and each side's median taken: one timing
 # of it swings 0.4x-2x with the machine (docs/benchmarks.md); the others, seconds a side, once.
 REPEATS = 5
 SETS = [("Test_L3_R1", "end-easy", 50, 20, REPEATS), ("Test_L2_R1", "middle-easy", 50, 20, REPEATS),
@@ -185,8 +187,8 @@ def bench_pons(given: str | None = None, empty: bool = False, sets: int | None =
             print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
                   " sets' 20 positions in one call, the others one a call) = the batch's time"
                   " / its positions; one call: Searcher.solve on each (a table of its own)")
-            print(f"  a sample in one batch a side: timed {REPEATS} times, both tables cleared"
-                  " before each; each side's median, and the range of the ratios")
+            print(f"  a sample in one batch a side: timed {REPEATS} times, each after both tables"
+                  " are cleared and both warmed; each side's median, and the range of the ratios")
             print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
                   f" {'ours/his':>9} {'range':>10} {'disagree':>8}")
             for name, label, stride, run, repeats in (SETS[:1] + [WHOLE] + SETS[1:]
@@ -205,7 +207,7 @@ def bench_pons(given: str | None = None, empty: bool = False, sets: int | None =
             pons.close()
 
 
-def _warm(searcher, single, pons: Pons, warm: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _warm(searcher, single, pons: Pons, warm: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
     """Both solvers warmed on the same positions (moves), each by the call that is timed."""
     searcher.solve_many([board_of(moves) for moves in warm])
     for moves in warm:
@@ -214,21 +216,21 @@ def _warm(searcher, single, pons: Pons, warm: list[str]) -> None:  # type: ignor
 
 
 def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int = 1,  # type: ignore[no-untyped-def]
-             single=None, repeats: int = 1, warm: list[str] | None = None) -> None:
+             single=None, repeats: int = 1, warm: Sequence[str] = ()) -> None:
     """One set: ours by `Searcher.solve_many` on each run of positions (a batch: its time over
     its positions is the mean time a position), his position by position; with `single` (a
     second searcher, a table of its own) ours also by one `solve` call a position. With
-    `repeats` > 1 (and `single`) the set is timed so many times, each from the state the first
-    started from (every table cleared, then both warmed on `warm`): each side's median time
-    and the range of the ratios."""
+    `repeats` > 1 (and `single`) the set is timed so many times, each from the same state
+    (every table cleared, then both solvers warmed on `warm`): each side's median time and
+    the range of the ratios."""
     times: list[tuple[float, float, float]] = []  # (ours, one call, his) of each timing
     disagree = 0
     for rep in range(repeats):
-        if rep > 0:  # cleared (every page written: the memory still held), then warmed again
+        if repeats > 1:  # cleared (every page written: the memory still held), warmed again
             searcher.arrays.reserve()
             single.arrays.reserve()
             pons.reset()
-            _warm(searcher, single, pons, warm or [])
+            _warm(searcher, single, pons, warm)
         ours = his = alone = 0.0
         for first in range(0, len(rows), run):
             chunk = rows[first:first + run]
