@@ -42,8 +42,8 @@ from tests.search_sets import read_set
 # (ours: Python's), one position at a time elsewhere, so that a shared machine's load
 # falls on both alike. A sample timed in one batch a side (some 100 us to 6 ms) is timed
 # `repeats` times, each from the same state (both tables cleared, both solvers warmed
-# again), and each side's median taken: one timing
-# of it swings 0.4x-2x with the machine (docs/benchmarks.md); the others, seconds a side, once.
+# again), and each side's median taken: one timing of it swings 0.4x-2x with the machine
+# (docs/benchmarks.md); the others, seconds a side, once.
 REPEATS = 5
 SETS = [("Test_L3_R1", "end-easy", 50, 20, REPEATS), ("Test_L2_R1", "middle-easy", 50, 20, REPEATS),
         ("Test_L2_R2", "middle-medium", 50, 1, 1), ("Test_L1_R1", "begin-easy", 50, 20, REPEATS),
@@ -266,7 +266,7 @@ def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int =
 
 
 # End-easy's sample in fresh processes (`--part pons-sample`): a batch of some 100 us a side,
-# the first timed after both are set up, so its ratio swings with the machine's caches.
+# the first set timed after both are set up; each process reports its median of REPEATS.
 SAMPLE_RUNS = 20
 
 
