@@ -28,6 +28,7 @@ import numpy as np
 from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
 from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.game.geometry import line_ends, lines
+from tablebase.builder.game.moving import placing_plies
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
@@ -65,8 +66,20 @@ class Root:
 
     @property
     def cells(self) -> int:
-        """Number of free cells: the digits of a code."""
+        """Number of free cells: the digits of a code's board."""
         return len(self.free)
+
+    @property
+    def code_digits(self) -> int:
+        """The digits of a code: a free cell's each, and where stones move the side to move's
+        (builder/game/moving.py)."""
+        return self.cells + (1 if self.spec.moving else 0)
+
+    @property
+    def last_ply(self) -> int:
+        """The deepest tier: every free cell filled, or where stones move the one tier of the
+        movement phase (every stone down, either side to move)."""
+        return placing_plies(self.spec) if self.spec.moving else self.cells
 
     @property
     def key(self) -> str:
