@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.builder.game.codec import decode
+from tablebase.builder.game.moving import code_digits
+from tablebase.builder.game.spec import parse_spec
 from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
@@ -60,6 +62,13 @@ class GameRecord:
     layout: str = LAYOUT_ROWS
     stored_bytes: int | None = None
     row_check: str | None = None
+
+    @property
+    def code_digits(self) -> int:
+        """The digits of the table's codes: its root's empty cells (every cell for the whole
+        board), and where stones move the side to move's (builder/game/moving.py)."""
+        spec = parse_spec(self.spec)
+        return spec.cells - sum(ch != "0" for ch in self.root) if self.root else code_digits(spec)
 
     @property
     def complete(self) -> bool:

@@ -123,7 +123,7 @@ class StoredTable:
     @property
     def code_limit(self) -> int:
         """One more than the largest code: 3 ** (coded cells)."""
-        return 3 ** self.root.cells
+        return 3 ** self.root.code_digits
 
     def checked_codes(self, codes: np.ndarray | Sequence[int]) -> np.ndarray:
         """`codes` as int64, or NotationError when they are not integers in this table's range."""
