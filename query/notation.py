@@ -38,6 +38,7 @@ from tablebase.builder.game import (
     outcome,
     side_to_move,
 )
+from tablebase.builder.game.moving import stones_say
 from tablebase.query.errors import IllegalMoveError, NotationError
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
@@ -95,8 +96,11 @@ def plies(n: int) -> str:
     return f"{n} pl{'y' if n == 1 else 'ies'}"
 
 
-def outcome_text(value: int | Value, depth: int) -> str:
-    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
+def outcome_text(value: int | Value, depth: int | None) -> str:
+    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move; a draw with
+    no depth (stones that move) is 'draw (endless play)'."""
+    if depth is None:
+        return f"{Value(value).word} (endless play)"
     return f"{Value(value).word} in {plies(depth)}"
 
 
@@ -121,10 +125,15 @@ def empty_board(spec: Spec) -> tuple[int, ...]:
 
 
 def board_text(spec: Spec, board: Sequence[int]) -> str:
-    """Board text of a board given as cell values, e.g. `x.o/.x./...`."""
-    chars = "".join(_CHARS[v] for v in board)
+    """Board text of a board given as cell values, e.g. `x.o/.x./...`; of a position of a
+    game whose stones move (its cells, then the side to move), followed by ` x` or ` o` where
+    the stones do not say whose turn it is."""
+    chars = "".join(_CHARS[v] for v in board[:spec.cells])
     w = spec.width
-    return "/".join(chars[i : i + w] for i in range(0, spec.cells, w))
+    text = "/".join(chars[i : i + w] for i in range(0, spec.cells, w))
+    if len(board) > spec.cells and stones_say(spec, board[:spec.cells]) is None:
+        return f"{text} {PLAYER_NAMES[int(board[spec.cells])]}"
+    return text
 
 
 def board_texts(spec: Spec, codes: np.ndarray) -> list[str]:
@@ -280,6 +289,20 @@ def parse_move(spec: Spec, board: Sequence[int], text: str) -> int:
             f"move {text!r}: with +gravity a stone in column {letters} lands on"
             f" {move_name(spec, landing)}, not {move_name(spec, cell)}")
     return cell
+
+
+def parse_cell(spec: Spec, text: str) -> int:
+    """The cell a name such as b2 names; NotationError if it cannot be read or is off the board."""
+    m = _MOVE_RE.fullmatch(text.strip().lower()) if len(text) <= 40 else None
+    if m is None or not m.group(2):
+        raise NotationError(f"cannot read cell {_shown(text)}: expected a column letter and a"
+                            " row number such as b2")
+    col, row = _column_index(m.group(1)), int(m.group(2))
+    if col >= spec.width or not 1 <= row <= spec.height:
+        raise NotationError(
+            f"cell {text!r} is off the {spec.width}x{spec.height} board: columns run"
+            f" a-{column_name(spec.width - 1)}, rows 1-{spec.height}")
+    return (spec.height - row) * spec.width + col
 
 
 def place(board: Sequence[int], cell: int) -> tuple[int, ...]:

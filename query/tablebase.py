@@ -22,10 +22,12 @@ from tablebase.builder.game import EMPTY, Spec, Value, mover_at, open_cells, par
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
+from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import move_name, read_position, to_move_name
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
+from tablebase.query.steps import read_moving
 from tablebase.query.table_view import TableView
 from tablebase.query.tables import OpenTables, StoredTable
 
@@ -109,8 +111,15 @@ class Tablebase:
     # --- reading positions -------------------------------------------------------------
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
-        """The cell values of a position given in any accepted form (read, not yet checked)."""
-        return read_position(self.spec(spec), position)
+        """The cell values of a position given in any accepted form (read, not yet checked;
+        where stones move, checked and followed by the side to move: query/steps.py)."""
+        spec = self.spec(spec)
+        if spec.moving:
+            return read_moving(spec, position)
+        return read_position(spec, position)
+
+    def _moving_table(self, spec: Spec) -> StoredTable:
+        return moving.whole_table(spec, self._tables.of(spec))
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
         """The error for a board no table holds (query/misses.py)."""
@@ -180,6 +189,9 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            return self._tables.read(
+                spec, lambda: moving.probe(self._moving_table(spec), spec, board))
         return self._tables.read(spec, lambda: self._find(spec, board)[0])
 
     def examine(self, spec: str | Spec, position: Position
@@ -188,6 +200,10 @@ class Tablebase:
         whole-board table, else the root as the table stores it), read at once."""
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            probe, moves = self._tables.read(
+                spec, lambda: moving.moves(self._moving_table(spec), spec, board))
+            return probe, moves, None
         probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
         return probe, moves, None if table.whole else table.root.board
 
@@ -209,6 +225,9 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            return self._tables.read(
+                spec, lambda: moving.moves(self._moving_table(spec), spec, board)[1])
         return self._tables.read(spec, lambda: self._moves_board(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
@@ -222,6 +241,8 @@ class Tablebase:
         """
         spec = self.spec(spec)
         start = self.read_board(spec, position)
+        if spec.moving:
+            return self.moving_line(spec, start)[0]
 
         def walk() -> list[Step]:
             board = start
@@ -237,6 +258,13 @@ class Tablebase:
                 probe, moves, _ = self._moves_board(spec, board)
             return steps
         return self._tables.read(spec, walk)
+
+    def moving_line(self, spec: str | Spec, position: Position) -> tuple[list[Step], bool]:
+        """Where stones move: `line`, and whether it stops because a position came back (a
+        draw by endless play is followed until one does)."""
+        spec = self.spec(spec)
+        start = self.read_board(spec, position)
+        return self._tables.read(spec, lambda: moving.line(self._moving_table(spec), spec, start))
 
 
 @contextmanager

@@ -31,6 +31,7 @@ from tablebase.query.audit.selection import (
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import move_name, outcome_text, parse_move, place, plies
+from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Tablebase
 
 CHECKS = ("value", "move", "depth")
@@ -80,7 +81,7 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
         except InvalidPositionError as e:
             return Judgement("illegal-move", str(e), checks)
         after = tb.probe(spec, place(board, cell))
-        move_value, move_depth = Value(-after.value), after.depth + 1
+        move_value, move_depth = Value(-after.value), known_depth(after.depth) + 1
         keeps = (score(move_value, move_depth) == score(value, depth) if "depth" in checks
                  else move_value == value)
         if not keeps:

@@ -62,14 +62,17 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         return EXIT_OK
     width = max(4, *(len(m.move) for m in moves))
     print(f"  {'move':<{width}}  {'value':<5}  depth after")
-    for m in moves:
-        depth = "?" if m.depth is None else m.depth
+    endless = [isinstance(m, MoveInfo) and m.depth is None for m in moves]
+    for m, no_depth in zip(moves, endless):
+        depth = "-" if no_depth else "?" if m.depth is None else m.depth
         print(f"{'*' if m.best else ' '} {m.move:<{width}}  {_value(m):<5}  {depth:>11}")
     bounded = any(m.value is None and _value(m) != "?" for m in moves)
+    unproved = any((m.value is None or m.depth is None) and not no_depth
+                   for m, no_depth in zip(moves, endless))
     print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
           " after it; * marks the best moves" + ("; ? not proved within the search's time"
-                                                 if any(m.value is None or m.depth is None
-                                                        for m in moves) else "")
+                                                 if unproved else "")
+          + ("; - a draw by endless play, which has no depth" if any(endless) else "")
           + ("; >=draw, <=draw: proved no worse, no better than a draw" if bounded else ""))
     return EXIT_OK
 
@@ -79,7 +82,8 @@ def _cmd_line(args: argparse.Namespace) -> int:
     board = board_from_args(spec, args)
     with open_tablebase(args.db) as tb:
         probe = tb.probe(spec, board)
-        steps = tb.line(spec, board)
+        steps, repeats = tb.moving_line(spec, board) if spec.moving else (tb.line(spec, board),
+                                                                           False)
     if args.json:
         print(json.dumps(line_json(spec, board, probe, steps), indent=2))
         return EXIT_OK
@@ -88,9 +92,12 @@ def _cmd_line(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"perfect line, {outcome_text(probe.value, probe.depth)} for {probe.to_move}:"
           f" {' '.join(s.move for s in steps)}")
+    if repeats:
+        print("  (followed until a position repeats: perfect play can go on forever)")
     number = len(str(len(steps)))
+    width = max(4, *(len(s.move) for s in steps))
     for i, s in enumerate(steps, 1):
-        print(f"  {i:>{number}}. {s.player} {s.move:<4} {board_text(spec, s.board)}")
+        print(f"  {i:>{number}}. {s.player} {s.move:<{width}} {board_text(spec, s.board)}")
     print(draw_board(spec, steps[-1].board, highlight=steps[-1].cell))
     return EXIT_OK
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tablebase.builder.game import Spec
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.notation import empty_board, parse_board, play_moves
+from tablebase.query.steps import parse_moving
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -114,6 +115,8 @@ def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
     start = getattr(args, "position", None)
     if start is None:
         start = getattr(args, "root", None)
+    if spec.moving:  # a position may need the side to move after the board: query/steps.py
+        return parse_moving(spec, " ".join(t for t in (start, args.moves) if t))
     board = empty_board(spec) if start is None else parse_board(spec, start)
     return play_moves(spec, args.moves, board) if args.moves else board
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.builder.game import Spec, Value, check_position, mover_at, open_cells, parse_spec
-from tablebase.builder.game.errors import SearchLimitError
+from tablebase.builder.game.errors import InvalidSpecError, SearchLimitError
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
@@ -102,9 +102,18 @@ class SearchedMove:
         return self.low if self.low == self.high else None
 
 
+def refuse_moving(spec: Spec) -> None:
+    """InvalidSpecError where stones move: positions repeat, and the search walks no cycles."""
+    if spec.moving:
+        raise InvalidSpecError(f"{spec.name}: stones move, so positions can repeat, and search"
+                               f" does not take such games; build its table (tablebase build"
+                               f" {spec.name}) and ask that")
+
+
 def check_searchable(spec: Spec, board: Sequence[int]) -> None:
     """Raise ImpossiblePositionError unless `board` can arise in play (a search answers only
-    those)."""
+    those); InvalidSpecError for a game whose positions repeat, which search does not take."""
+    refuse_moving(spec)
     text = board_text(spec, board)
     try:
         check_position(spec, board)
@@ -318,6 +327,7 @@ def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], secon
     time), then every move's value, bounded by the position's (no move is better for its
     player than the position: one null window settles most), then the depths; what the time
     did not decide is left unproved, as bounds where some are proved."""
+    refuse_moving(spec)
     started = time.monotonic() if started is None else started
     deadline = started + seconds
     engine = engine or searcher(tb, spec)
