@@ -143,7 +143,7 @@ class Root:
         found: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
         for line, ends in zip(lines(self.spec), line_ends(self.spec)):
             stones = {self.board[int(c)] for c in line} - {EMPTY}
-            mask = sum(1 << int(index[c]) for c in line if index[c] >= 0)
+            mask = sum(1 << int(index[c]) for c in set(line.tolist()) if index[c] >= 0)
             beyond = [int(e) for e in ends if e >= 0]
             end_mask = sum(1 << int(index[e]) for e in beyond if index[e] >= 0)
             for i, player in enumerate((X, O)):
