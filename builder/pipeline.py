@@ -69,7 +69,7 @@ class BuildReport:
     canonical: int
     terminal: int
     root_value: Value
-    root_depth: int
+    root_depth: int | None  # None: a draw by endless play
     plies: list[PlyCounts]
     stages: dict[str, StageFigures] = field(default_factory=dict)
     memory_budget: int = 0
@@ -189,6 +189,13 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)
+    if spec.moving and moving.bytes_needed(estimate.positions) > plan.working and not yes:
+        raise BuildTooLargeError(
+            f"{table.name}: not started, its movement phase is solved in memory, about"
+            f" {moving.bytes_needed(estimate.positions) / 2**20:,.0f} MiB for"
+            f" {estimate.positions:,} positions, past the budget's"
+            f" {plan.working / 2**20:,.0f} MiB; give a larger --memory, or go ahead anyway"
+            " with --yes (yes=True from Python)")
     params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
                         table.key)
     # Tier arrays wait in memory for a checkpoint only where no other process reads them.
@@ -328,12 +335,12 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     root_score = int(work.get("scores", 0)[0])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
-    if root.spec.moving and root_value == Value.DRAW:
-        root_depth = NO_DEPTH  # a draw by endless play
+    endless = root.spec.moving and root_value == Value.DRAW  # a draw by endless play
     stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
-        terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
+        terminal=sum(p.terminal for p in plies), root_value=root_value,
+        root_depth=None if endless else root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
         lookup=lookup, spilled_runs=m.spilled_runs)
     start = time.perf_counter()
@@ -341,7 +348,8 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         reachable=report.reachable, canonical=total, terminal=report.terminal,
         terminal_canonical=sum(t.terminal_canonical for t in counts),
         wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
-        losses=sum(p.losses for p in plies), root_value=int(root_value), root_depth=root_depth,
+        losses=sum(p.losses for p in plies), root_value=int(root_value),
+        root_depth=NO_DEPTH if endless else root_depth,
         tool_version=tool_version(), build_seconds=report.seconds,
         stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
                 for name, f in stages.items()}, checksum=checksum), plies)
