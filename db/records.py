@@ -64,6 +64,11 @@ class GameRecord:
     row_check: str | None = None
 
     @property
+    def root_plies(self) -> int | None:
+        """The root's depth, or None for a draw by endless play (stored as -1) or none stored."""
+        return None if self.root_depth is None or self.root_depth < 0 else self.root_depth
+
+    @property
     def code_digits(self) -> int:
         """The digits of the table's codes: its root's empty cells (every cell for the whole
         board), and where stones move the side to move's (builder/game/moving.py)."""

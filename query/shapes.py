@@ -107,7 +107,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "canonical": game.canonical,
         "terminal": game.terminal,
         "root_value": None if game.root_value is None else Value(game.root_value).word,
-        "root_depth": game.root_depth,
+        "root_depth": game.root_plies,
         "checksum": game.checksum,
         "layout": game.layout,
         "stored_bytes": game.stored_bytes,
