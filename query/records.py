@@ -87,9 +87,9 @@ class TableInfo:
 class ManyProbes:
     """Answers for many codes at once, as equal-length arrays in the order asked.
 
-    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies, `ply` the
-    stones on the board; where `found` is False the table lacks the code and the other
-    arrays hold 0, -1 and -1.
+    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies (-1 for a draw
+    by endless play, where stones move), `ply` the stones on the board; where `found` is False
+    the table lacks the code and the other arrays hold 0, -1 and -1.
     """
 
     value: np.ndarray

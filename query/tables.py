@@ -105,11 +105,20 @@ class StoredTable:
             found[start:start + READ_BATCH] = part.found
             value[start:start + READ_BATCH] = part.value
             depth[start:start + READ_BATCH] = part.depth
-        ply = np.where(found, stone_counts(codes) + self.root.ply, -1).astype(np.int16)
+        ply = np.where(found, self.stones(codes), -1).astype(np.int16)
         return value, depth, ply, found
+
+    def stones(self, codes: np.ndarray) -> np.ndarray:
+        """The stones on the board of each of this table's codes (a position's ply): the root's
+        and its free cells' (not the side to move's digit, where stones move)."""
+        boards = codes % 3 ** self.root.cells if self.root.spec.moving else codes
+        return stone_counts(boards) + self.root.ply
 
     def canonical_many(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
+        if self.root.spec.moving:  # the board's canonical code, the side to move's digit kept
+            side, board = np.divmod(np.asarray(codes, dtype=np.int64), 3 ** self.root.cells)
+            return canonical_many_lookup(self.root.spec, board) + side * 3 ** self.root.cells
         if self.whole:
             return canonical_many_lookup(self.root.spec, codes)
         return self.root.canonical_many(codes)

@@ -123,3 +123,22 @@ def test_workers_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["build", SPEC, "--db", str(tmp_path / "t.db"), "--workers", "2"]) != 0
     err = capsys.readouterr().err.strip()
     assert "built on this machine only" in err and len(err.splitlines()) == 1
+
+
+def test_bulk_answers_take_codes_in_any_orientation(db: str) -> None:
+    """TableView.get_many on every position the plain solver reaches, given by its own code in
+    its own orientation (board code, plus 3**9 where o is to move once every stone is down)."""
+    game = MovingGame(SPEC)
+    solved = game.solve_all()
+    positions = list(solved)
+    codes = [sum(v * 3 ** i for i, v in enumerate(board))
+             + (3 ** 9 if side == 2 and sum(1 for v in board if v) == 6 else 0)
+             for board, side in positions]
+    with open_tablebase(db) as tb:
+        answers = tb.table(SPEC).get_many(codes)
+    assert answers.found.all()
+    for i, (board, side) in enumerate(positions):
+        value, depth = solved[(board, side)]
+        assert int(answers.value[i]) == value
+        assert int(answers.depth[i]) == (-1 if depth is None else depth)
+        assert int(answers.ply[i]) == sum(1 for v in board if v)
