@@ -138,7 +138,10 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
     """Enumerate the tiers after those in `done` (which are already in `work`); return all counts."""
     counts = list(done)
     if not counts:
-        counts.append(_store_tier(root, work, 0, iter([np.zeros(1, dtype=np.int64)])))
+        first = np.array([root.start_code], dtype=np.int64)
+        if root.spec.moving and root.last_ply == 0:  # a start in the movement phase
+            first = moving.enumerate_movement(root, first, progress)
+        counts.append(_store_tier(root, work, 0, iter([first])))
         if on_tier is not None:
             on_tier(counts)
     chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))

@@ -23,11 +23,10 @@ from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.game.errors import (
     BuildTooLargeError,
-    InvalidPositionError,
     InvalidSpecError,
     WholeBoardTooLargeError,
 )
-from tablebase.builder.game.root import Root, check_root
+from tablebase.builder.game.root import Root, check_moving_root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import NO_DEPTH, Value, depth_of, value_of
 from tablebase.builder.kernels import warm_up
@@ -121,6 +120,8 @@ def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
     """The Root of the table to build: the empty board when `root` is None or empty, else the
     checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
     for a whole board with more than 39 cells)."""
+    if spec.moving and root is not None and any(root[:spec.cells]):
+        return check_moving_root(spec, root)
     if root is None or not any(root):
         if not spec.whole_board_fits:
             raise WholeBoardTooLargeError(
@@ -130,11 +131,8 @@ def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
     return check_root(spec, root)
 
 
-def _check_moving(spec: Spec, root: Sequence[int] | None, layout: str, executor: Executor) -> None:
+def _check_moving(spec: Spec, layout: str, executor: Executor) -> None:
     """Refuse, before anything starts, what a game whose stones move is not built with yet."""
-    if root is not None and any(root):
-        raise InvalidPositionError(f"{spec.name}: stones move, so a table is built from the"
-                                   " empty board only (its positions can leave any cell)")
     if layout != LAYOUT_PACKED:
         raise InvalidSpecError(f"{spec.name}: a game whose stones move is stored packed only"
                                " (its movement phase has no ply a row could name)")
@@ -175,7 +173,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if spec.moving:
-        _check_moving(spec, root, layout, executor)
+        _check_moving(spec, layout, executor)
     table = table_root(spec, root)
     estimate = estimate_build(table, database, work_dir)
     reason = estimate.refusal()
@@ -332,7 +330,10 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             checksum = whole.hexdigest()
         else:
             checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
-    root_score = int(work.get("scores", 0)[0])
+    # The root's score: tier 0's one position, or where a start in the movement phase makes
+    # tier 0 the whole movement tier, the start's among them.
+    first = np.asarray(work.get("codes", 0))
+    root_score = int(work.get("scores", 0)[int(np.searchsorted(first, root.start_code))])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
     endless = root.spec.moving and root_value == Value.DRAW  # a draw by endless play

@@ -69,11 +69,19 @@ class GameRecord:
         return None if self.root_depth is None or self.root_depth < 0 else self.root_depth
 
     @property
+    def root_stones(self) -> int:
+        """The stones a code leaves out (its root's, on the cells it does not code): none where
+        stones move, whose codes hold every cell."""
+        return 0 if parse_spec(self.spec).moving else sum(ch != "0" for ch in self.root)
+
+    @property
     def code_digits(self) -> int:
         """The digits of the table's codes: its root's empty cells (every cell for the whole
         board), and where stones move the side to move's (builder/game/moving.py)."""
         spec = parse_spec(self.spec)
-        return spec.cells - sum(ch != "0" for ch in self.root) if self.root else code_digits(spec)
+        if self.root and not spec.moving:
+            return spec.cells - self.root_stones
+        return code_digits(spec)
 
     @property
     def complete(self) -> bool:
@@ -188,7 +196,7 @@ def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[
     a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
     stones plus the root's, and its value and depth possible with the cells left empty
     (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
-    root_stones = sum(ch != "0" for ch in game.root)
+    root_stones = game.root_stones
     cells = game.width * game.height
     found: dict[int, tuple[int, int]] = {}
     # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.

@@ -99,7 +99,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     root = None
     if game.root:
         spec = parse_spec(game.spec)
-        root = board_text(spec, Root.from_key(spec, game.root).board)
+        root = board_text(spec, Root.from_key(spec, game.root).position)
     return {
         "spec": game.spec,
         "root": root,

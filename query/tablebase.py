@@ -92,7 +92,7 @@ class Tablebase:
         """The complete tables of a game: the whole board (root None) first, then each endgame
         table by root, with its count of stored positions."""
         spec = self.spec(spec)
-        return [TableInfo(None if t.whole else t.root.board, t.reader.count,
+        return [TableInfo(None if t.whole else t.root.position, t.reader.count,
                           t.root.cells, len(t.root.symmetries)) for t in self._tables.of(spec)]
 
     def table(self, spec: str | Spec, root: Position | None = None) -> TableView:
@@ -117,9 +117,6 @@ class Tablebase:
         if spec.moving:
             return read_moving(spec, position)
         return read_position(spec, position)
-
-    def _moving_table(self, spec: Spec) -> StoredTable:
-        return moving.whole_table(spec, self._tables.of(spec))
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
         """The error for a board no table holds (query/misses.py)."""
@@ -191,7 +188,7 @@ class Tablebase:
         board = self.read_board(spec, position)
         if spec.moving:
             return self._tables.read(
-                spec, lambda: moving.probe(self._moving_table(spec), spec, board))
+                spec, lambda: moving.probe(self._tables.of(spec), spec, board))
         return self._tables.read(spec, lambda: self._find(spec, board)[0])
 
     def examine(self, spec: str | Spec, position: Position
@@ -202,10 +199,10 @@ class Tablebase:
         board = self.read_board(spec, position)
         if spec.moving:
             probe, moves = self._tables.read(
-                spec, lambda: moving.moves(self._moving_table(spec), spec, board))
+                spec, lambda: moving.moves(self._tables.of(spec), spec, board))
             return probe, moves, None
         probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
-        return probe, moves, None if table.whole else table.root.board
+        return probe, moves, None if table.whole else table.root.position
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
             ) -> Probe | None:
@@ -227,7 +224,7 @@ class Tablebase:
         board = self.read_board(spec, position)
         if spec.moving:
             return self._tables.read(
-                spec, lambda: moving.moves(self._moving_table(spec), spec, board)[1])
+                spec, lambda: moving.moves(self._tables.of(spec), spec, board)[1])
         return self._tables.read(spec, lambda: self._moves_board(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
@@ -264,7 +261,7 @@ class Tablebase:
         draw by endless play is followed until one does)."""
         spec = self.spec(spec)
         start = self.read_board(spec, position)
-        return self._tables.read(spec, lambda: moving.line(self._moving_table(spec), spec, start))
+        return self._tables.read(spec, lambda: moving.line(self._tables.of(spec), spec, start))
 
 
 @contextmanager

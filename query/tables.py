@@ -17,6 +17,7 @@ import numpy as np
 
 from tablebase.builder.game import Spec, canonical_board, digits
 from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.moving import canonical_code
 from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
@@ -118,7 +119,9 @@ class StoredTable:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
         if self.root.spec.moving:  # the board's canonical code, the side to move's digit kept
             side, board = np.divmod(np.asarray(codes, dtype=np.int64), 3 ** self.root.cells)
-            return canonical_many_lookup(self.root.spec, board) + side * 3 ** self.root.cells
+            canonical = canonical_many_lookup(self.root.spec, board) if self.whole \
+                else self.root.canonical_many(board)  # the maps that fix the start
+            return canonical + side * 3 ** self.root.cells
         if self.whole:
             return canonical_many_lookup(self.root.spec, codes)
         return self.root.canonical_many(codes)
@@ -160,7 +163,11 @@ def verdict(status: np.ndarray) -> bool | None:
 
 
 def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:
-    """Whether `board` is the root of `table` in some orientation."""
+    """Whether `board` is the root of `table` in some orientation (where stones move, a
+    position, the side to move included)."""
+    if spec.moving:
+        return table.start is not None \
+            and canonical_code(spec, board) == canonical_code(spec, table.start)
     return any((transform(spec, board, s) if s else tuple(board)) == table.board
                for s in range(len(permutations(spec))))
 
@@ -170,7 +177,7 @@ def select_table(spec: Spec, tables: Sequence[StoredTable],
     """The table whose root is `root` in any orientation (None or the empty board: the
     whole-board table), among a game's complete `tables`; MissingTableError naming what the
     database holds otherwise. The one place that answers "which table does this root name"."""
-    if root is None or not any(root):
+    if root is None or not any(root[:spec.cells]):
         for table in tables:
             if table.whole:
                 return table

@@ -99,3 +99,39 @@ def test_bad_flags_are_refused_in_one_line(text: str, expected: str) -> None:
     with pytest.raises(InvalidSpecError) as e:
         parse_spec(text)
     assert expected in str(e.value) and "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("spec, start", [
+    ("3x3k3+stones3", ((2, 0, 1, 1, 1, 0, 2, 0, 2), 2)),  # the movement phase: o.x/xx./o.o o
+    ("3x3k3+stones3+jump", ((0, 1, 0, 0, 2, 0, 0, 0, 0), 1)),  # two stones placed, x to move
+])
+def test_an_endgame_table_holds_what_play_reaches_from_its_start(
+        spec: str, start: tuple[tuple[int, ...], int], tmp_path: Path) -> None:
+    """Every position reachable from the start (the reference's moves), stored once per orbit
+    with the value and depth of the whole game; nothing else."""
+    db = str(tmp_path / "t.db")
+    board, side = start
+    report = build(spec, db, root=[*board, side])
+    reference = MovingGame(spec)
+    solved = reference.solve_all()
+    plain = Game(f"{reference.w}x{reference.h}k{reference.k}")
+    # The table keeps the board maps that fix its start: by the reference's own list of maps.
+    kept = [i for i, image in enumerate(plain.images(board)) if image == board]
+    reached, frontier = {start}, [start]
+    while frontier:
+        frontier = [kid for pos in frontier for kid in
+                    (reference.child(*pos, m) for m in reference.moves(*pos)) if kid not in reached]
+        reached.update(frontier)
+    with open_tablebase(db) as tb:
+        stored = tb.table(spec, [*board, side]).load()
+    table = {int(c): (int(v), int(d)) for c, v, d in zip(stored.codes, stored.value, stored.depth)}
+    codes = set()
+    for b, s in reached:
+        images = plain.images(b)
+        code = min(plain.code(images[i]) for i in kept) \
+            + (3 ** plain.n if s == 2 and sum(1 for v in b if v) == 2 * reference.stones else 0)
+        codes.add(code)
+        value, depth = solved[(b, s)]
+        assert table[code][0] == value and (value == DRAW or table[code][1] == depth)
+    assert codes == set(table) and report.reachable == len(reached)
+    assert (int(report.root_value), report.root_depth) == solved[start]

@@ -108,7 +108,8 @@ def test_search_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize("kwargs, expected", [
-    ({"root": (1, 0, 0, 0, 0, 0, 0, 0, 0)}, "empty board only"),
+    ({"root": (1, 2, 1, 0, 2, 0, 0, 1, 2)}, "stones do not say whose turn"),
+    ({"root": (1, 2, 0, 1, 2, 0, 1, 0, 2, 2)}, "already over"),
     ({"layout": "rows"}, "packed only"),
 ])
 def test_builds_refused_before_they_start(tmp_path: Path, kwargs: dict[str, object],

@@ -31,6 +31,7 @@ from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.game.kernel import made_mask
 from tablebase.builder.game.rules import has_line
 from tablebase.builder.game.spec import Spec
+from tablebase.builder.game.symmetry import canonical_board
 
 # Where a side-to-move digit is 1: o is to move (x's is 0, as a placement phase board codes).
 O_TO_MOVE = 1
@@ -186,6 +187,14 @@ def outcome_of(spec: Spec, position: Sequence[int]) -> int | None:
     if not _moves(spec, position):
         return -1
     return None
+
+
+def canonical_code(spec: Spec, position: Sequence[int]) -> int:
+    """The code a table stores `position` under: its board's canonical code, and in the
+    movement phase the side to move's digit."""
+    board, side = split(spec, position)
+    extra = O_TO_MOVE * 3 ** spec.cells if stones_say(spec, board) is None and side == O else 0
+    return canonical_board(spec, board) + extra
 
 
 def code_of(spec: Spec, position: Sequence[int]) -> int:

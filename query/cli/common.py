@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.game import Spec
+from tablebase.builder.game.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.notation import empty_board, parse_board, play_moves
 from tablebase.query.steps import parse_moving
@@ -119,6 +120,15 @@ def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
         return parse_moving(spec, " ".join(t for t in (start, args.moves) if t))
     board = empty_board(spec) if start is None else parse_board(spec, start)
     return play_moves(spec, args.moves, board) if args.moves else board
+
+
+def root_facts(root: Root) -> str:
+    """An endgame table's root in words, for build's and info's reports."""
+    maps = len(root.symmetries)
+    if root.spec.moving:  # every cell coded: stones leave the root's cells
+        return f"{root.ply} stones, every cell coded as stones move, {count(maps, 'symmetry map')}"
+    return (f"{root.ply} stones, {root.cells} empty cells, {maps} symmetr"
+            f"{'y keeps' if maps == 1 else 'ies keep'} the root")
 
 
 def root_option(p: argparse.ArgumentParser) -> None:

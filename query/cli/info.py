@@ -6,12 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.game import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.game.moving import placing_plies
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord
-from tablebase.query.cli.common import EXIT_OK, count, db_option, root_option, size
-from tablebase.query.notation import board_text, outcome_text, to_move_name
+from tablebase.query.cli.common import EXIT_OK, count, db_option, root_facts, root_option, size
+from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import game_json
 from tablebase.query.tablebase import Tablebase, open_tablebase
 
@@ -38,7 +38,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
             return EXIT_OK
         root: str | tuple[int, ...] | None = args.root
         if root is None and len(tables) == 1 and tables[0].root:
-            root = Root.from_key(spec, tables[0].root).board  # the one table there is
+            root = Root.from_key(spec, tables[0].root).position  # the one table there is
         game = tb.record(spec, root)
         if args.json:
             print(json.dumps(game_json(game, tb.plies(game)), indent=2))
@@ -52,7 +52,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _root_text(spec: Spec, game: GameRecord) -> str:
-    return "(whole board)" if not game.root else board_text(spec, Root.from_key(spec, game.root).board)
+    if not game.root:
+        return "(whole board)"
+    return board_text(spec, Root.from_key(spec, game.root).position)
 
 
 def _print_games(db: str, games: list[GameRecord]) -> None:
@@ -78,9 +80,10 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
           f"{'' if len(tables) == 1 else ' (pick one with --root POSITION)'}:")
     print(f"  {'stones':>6}{'canonical':>13}{'reachable':>15}  {'root value':<22}root")
     for g in tables:
-        stones = Root.from_key(spec, g.root).ply
+        root = Root.from_key(spec, g.root)
+        stones = root.ply
         if g.complete:
-            mover = to_move_name(stones)
+            mover = PLAYER_NAMES[root.to_move]
             value = f"{mover}: {outcome_text(g.root_value or 0, g.root_plies)}"
             print(f"  {stones:>6}{g.canonical:>13,}{g.reachable:>15,}  {value:<22}"
                   f"{_root_text(spec, g)}")
@@ -110,12 +113,10 @@ def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
     root = Root.from_key(spec, game.root)
     print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k} ({rules}{drop})")
     if game.root:
-        print(f"  endgame table from {board_text(spec, root.board)}: {root.ply} stones,"
-              f" {root.cells} empty cells, {count(len(root.symmetries), 'symmetry map')}"
-              " keep the root")
+        print(f"  endgame table from {board_text(spec, root.position)}: {root_facts(root)}")
     print(f"  positions: {game.reachable:,} reachable, {game.canonical:,} canonical,"
           f" {game.terminal:,} terminal")
-    where = "empty board: x" if not game.root else f"root: {to_move_name(root.ply)}"
+    where = "empty board: x" if not game.root else f"root: {PLAYER_NAMES[root.to_move]}"
     print(f"  {where} to move, {outcome_text(game.root_value or 0, game.root_plies)}")
     print(f"  canonical by value for the side to move: {game.wins:,} win, {game.draws:,} draw,"
           f" {game.losses:,} loss")
