@@ -39,7 +39,13 @@ from tablebase.builder.game.moving import (
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
-from tablebase.builder.game.symmetry import block_images, block_tables, permutations, transform
+from tablebase.builder.game.symmetry import (
+    block_images,
+    block_tables,
+    canonical_board,
+    permutations,
+    transform,
+)
 
 
 @dataclass(frozen=True)
@@ -94,8 +100,9 @@ class Root:
         over the table's maps, and the side to move's digit in the movement phase)."""
         board, side = split(self.spec, position)
         moving_phase = stones_say(self.spec, board) is None
-        return self.code_of(board) + (O_TO_MOVE * 3 ** self.cells if moving_phase and side == O
-                                      else 0)
+        # The whole board's maps are the whole group: symmetry.py's faster canonical code.
+        code = canonical_board(self.spec, board) if self.is_whole else self.code_of(board)
+        return code + (O_TO_MOVE * 3 ** self.cells if moving_phase and side == O else 0)
 
     @cached_property
     def free(self) -> np.ndarray:
