@@ -135,3 +135,8 @@ def test_an_endgame_table_holds_what_play_reaches_from_its_start(
         assert table[code][0] == value and (value == DRAW or table[code][1] == depth)
     assert codes == set(table) and report.reachable == len(reached)
     assert (int(report.root_value), report.root_depth) == solved[start]
+
+
+def test_an_alias_takes_more_flags() -> None:
+    assert parse_spec("teeko+misere").name == "5x5k4+misere+stones4+square"
+    assert parse_spec("Teeko+jump") == parse_spec("5x5k4+stones4+square+jump")

@@ -109,7 +109,8 @@ def parse_spec(text: str) -> Spec:
     if not isinstance(text, str):
         raise InvalidSpecError(f"a spec is a string such as 3x3k3, found {type(text).__name__}")
     cleaned = text.strip().lower()
-    cleaned = ALIASES.get(cleaned, cleaned)
+    head, plus, rest = cleaned.partition("+")
+    cleaned = ALIASES.get(head, head) + plus + rest  # an alias takes more flags: teeko+misere
     shown = text if len(text) <= 40 else text[:37] + "..."
     match = _SPEC_RE.fullmatch(cleaned)
     if match is None:
