@@ -246,30 +246,56 @@ def _plies(conn: sqlite3.Connection) -> list[PlyCounts]:
         " game_id = (SELECT id FROM games WHERE spec = ?) ORDER BY ply", (SPEC,))]
 
 
-def test_a_count_off_in_the_catalogue_is_caught(table_db: Callable[[str], str],
-                                                tmp_path: Path) -> None:
-    """o's movement ply said to hold one more terminal position: damage to the catalogue row
-    as it is (its check fails), and with the check written again, a count finding that names
-    the ply."""
-    path = tmp_path / "copy.db"
-    path.write_bytes(Path(table_db(SPEC)).read_bytes())
-    with closing(sqlite3.connect(path)) as conn:
-        conn.execute("UPDATE game_plies SET terminal = terminal + 1 WHERE ply = 7 AND game_id ="
-                     " (SELECT id FROM games WHERE spec = ?)", (SPEC,))
-        conn.commit()
-    report = _verify(path, SPEC)
-    assert report.by_kind == {"damaged": 1} and "catalogue row" in report.first[0].message
+def _resign(path: Path) -> None:
+    """Write the catalogue row's check again (what a faulty writer, not damage, leaves)."""
     with closing(sqlite3.connect(path)) as conn:
         conn.row_factory = sqlite3.Row
         row = dict(conn.execute("SELECT * FROM games WHERE spec = ?", (SPEC,)).fetchone())
-        terminal = next(p.terminal for p in _plies(conn) if p.ply == 7)
         digest = GameRecord(**row).row_digest(_plies(conn))
         conn.execute("UPDATE games SET row_check = ? WHERE spec = ?", (digest, SPEC))
         conn.commit()
+
+
+def _copy(table_db: Callable[[str], str], tmp_path: Path, *statements: str) -> Path:
+    path = tmp_path / "copy.db"
+    path.write_bytes(Path(table_db(SPEC)).read_bytes())
+    with closing(sqlite3.connect(path)) as conn:
+        for statement in statements:
+            conn.execute(statement, (SPEC,))
+        conn.commit()
+    return path
+
+
+@pytest.mark.parametrize("column", ["terminal", "reachable"])
+def test_a_count_off_in_the_catalogue_is_caught(table_db: Callable[[str], str], tmp_path: Path,
+                                                column: str) -> None:
+    """o's movement ply said to hold one more position: damage to the catalogue row as it is
+    (its check fails), and with the check written again, a count finding that names the ply.
+    (A ply's canonical count is its blocks' too: off by one, the ply reads as damaged.)"""
+    path = _copy(table_db, tmp_path, f"UPDATE game_plies SET {column} = {column} + 1 WHERE"
+                 " ply = 7 AND game_id = (SELECT id FROM games WHERE spec = ?)")
+    report = _verify(path, SPEC)
+    assert report.by_kind == {"damaged": 1} and "catalogue row" in report.first[0].message
+    _resign(path)
+    with closing(sqlite3.connect(path)) as conn:
+        recorded = getattr(next(p for p in _plies(conn) if p.ply == 7), column)
     report = _verify(path, SPEC)
     assert report.by_kind == {"count": 1}, report.first
-    assert report.first[0].message == f"terminal positions at ply 7: the game record says" \
-        f" {terminal}, the table has {terminal - 1}"
+    assert report.first[0].message == f"{column} positions at ply 7: the game record says" \
+        f" {recorded}, the table has {recorded - 1}"
+
+
+def test_the_roots_record_is_checked(table_db: Callable[[str], str], tmp_path: Path) -> None:
+    """The catalogue says the empty board is won in 5 (under a check written again): the
+    stored root is a draw by endless play, as the plain solver has it."""
+    path = _copy(table_db, tmp_path,
+                 "UPDATE games SET root_value = 1, root_depth = 5 WHERE spec = ?")
+    _resign(path)
+    report = _verify(path, SPEC)
+    assert MovingGame(SPEC).solve_all()[MovingGame(SPEC).root()] == (DRAW, None)
+    assert report.by_kind == {"root": 1}, report.first
+    assert report.first[0].message == "the game record says the root is win in 5, the table" \
+        " has draw (endless play)"
 
 
 def test_the_command_line_names_the_movement_phases_findings(
