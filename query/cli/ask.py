@@ -175,8 +175,9 @@ def register(commands: Any) -> None:
     p = commands.add_parser("export", help="write every stored position as CSV or JSON Lines",
                             description="Stream every stored (canonical) position of SPEC with"
                                         " the columns board, to_move, ply, value (for the side"
-                                        " to move) and depth, and with --with-moves the moves"
-                                        " that reach it.")
+                                        " to move) and depth (empty or null for a draw by"
+                                        " endless play), and with --with-moves the moves that"
+                                        " reach it.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 4x3k3")
     root_option(p)
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl")
@@ -184,7 +185,8 @@ def register(commands: Any) -> None:
                    help="write to FILE (default: standard output)")
     p.add_argument("--with-moves", action="store_true",
                    help="add a moves column: moves from the empty board, x first, that reach the"
-                        " position (column letters with gravity)")
+                        " position (column letters with gravity; FROM-TO steps where stones"
+                        " move, whole-board tables only)")
     db_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)
