@@ -19,8 +19,9 @@ from tablebase.builder.game import Spec, Value
 from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
-from tablebase.query.errors import QueryError
+from tablebase.query.errors import NotationError, QueryError
 from tablebase.query.notation import (
+    board_text,
     board_texts,
     empty_board,
     json_kind,
@@ -28,7 +29,13 @@ from tablebase.query.notation import (
     parse_boards,
     play_moves,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, examine_tables, search_moves, searcher
+from tablebase.query.search.answers import (
+    DEFAULT_SEARCH_SECONDS,
+    examine_tables,
+    refuse_moving,
+    search_moves,
+    searcher,
+)
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -37,6 +44,7 @@ from tablebase.query.shapes import (
     probe_json_many,
     stats_json,
 )
+from tablebase.query.steps import parse_moving
 from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:
@@ -127,6 +135,8 @@ class Answers:
             if text is not None and len(text) > MAX_QUERY_CHARS:
                 raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
                                     f" {MAX_QUERY_CHARS:,} are accepted")
+        if spec.moving:
+            return _moving_position(spec, board, moves)
         cells = empty_board(spec) if board is None else parse_board(spec, board)
         return play_moves(spec, moves, cells) if moves else cells
 
@@ -142,7 +152,10 @@ class Answers:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
         found = examine_tables(self.tablebase(), spec, board, self.search)
-        return None if found is None else moves_json(spec, board, *found)
+        if found is None:
+            refuse_moving(spec)  # in one line, before a search thread is asked for
+            return None
+        return moves_json(spec, board, *found)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                         cancel: threading.Event | None = None) -> dict[str, Any]:
@@ -170,6 +183,8 @@ class Answers:
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game."""
         tb = self.tablebase()
+        if spec.moving:  # a draw by endless play is followed until a position comes back
+            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
 
     def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
@@ -193,6 +208,8 @@ class Answers:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
         tb = self.tablebase()
+        if spec.moving:  # board text and the side to move: read and probed one by one
+            return [self._probe_moving(spec, text, i, len(texts)) for i, text in enumerate(texts)]
         boards = parse_boards(spec, texts)
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
@@ -215,6 +232,29 @@ class Answers:
         return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
                                found.depth.tolist(), found.ply.tolist())
 
+    def _probe_moving(self, spec: Spec, text: Any, index: int, total: int) -> dict[str, Any]:
+        """The `probe --json` object of one board of a batch, of a game whose stones move."""
+        try:
+            if not isinstance(text, str):
+                raise _BadBatch(f"expected board text, found {json_kind(text)}")
+            position = _moving_position(spec, text, None)
+            return probe_json(spec, position, self.tablebase().probe(spec, position))
+        except (QueryError, ValueError, KeyError) as e:
+            raise _at(e, index, total) from None
+
+
+def _moving_position(spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
+    """Where stones move: the position of board text, then ` x` or ` o` where the stones do
+    not say whose turn it is (default: the empty board), then a move list (query/steps.py)."""
+    if board is not None:
+        tokens = board.split()
+        parse_board(spec, tokens[0] if tokens else board)  # its own one-line error if not a board
+        if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
+            raise NotationError(f"board {board!r}: expected board text, then ' x' or ' o' where"
+                                " the stones do not say whose turn it is")
+    start = board_text(spec, empty_board(spec)) if board is None else board
+    return parse_moving(spec, f"{start} {moves or ''}")
+
 
 class _BadBatch(QueryError, ValueError):
     """A batch body that is not a list of board texts."""
@@ -233,7 +273,9 @@ def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]
     depth = table.depth.astype(np.int64)
     plies = int(ply.max()) + 1 if len(ply) else 0
     per_ply = np.bincount(ply * 3 + value, minlength=plies * 3).reshape(plies, 3)
-    top = int(depth.max()) + 1 if len(depth) else 0
+    # Where stones move, a stored draw's depth means nothing (a draw by endless play has none).
+    decided = depth[value != 1] if spec.moving else depth
+    top = int(decided.max()) + 1 if len(decided) else 0
     depths = {Value(v - 1).word: np.bincount(depth[value == v], minlength=top).tolist()
               for v in (2, 1, 0)}
     return stats_json(spec, per_ply.tolist(), depths)
