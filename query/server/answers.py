@@ -74,6 +74,7 @@ class Answers:
         self._games_read = -float("inf")
         self._stats: dict[tuple[str, str | None, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._counting = threading.Lock()
 
     def tablebase(self) -> Tablebase:
         """This thread's Tablebase on the database."""
@@ -191,9 +192,10 @@ class Answers:
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
         whole-board table or of the endgame table rooted at `root` (board text)."""
         key = (spec.name, root, self.checksum(spec))
-        found = self._stats.get(key)
-        if found is None:
-            found = self._stats[key] = _stats(spec, self.tablebase(), root)
+        with self._counting:  # one count at a time: a second asker waits for the first's
+            found = self._stats.get(key)
+            if found is None:
+                found = self._stats[key] = _stats(spec, self.tablebase(), root)
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
