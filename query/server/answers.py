@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.game import PLAYER_NAMES, Spec, Value
+from tablebase.builder.game import moving as rules
 from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
@@ -29,6 +30,7 @@ from tablebase.query.notation import (
     parse_boards,
     play_moves,
 )
+from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
@@ -210,8 +212,8 @@ class Answers:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
         tb = self.tablebase()
-        if spec.moving:  # board text and the side to move: read and probed one by one
-            return [self._probe_moving(spec, text, i, len(texts)) for i, text in enumerate(texts)]
+        if spec.moving:
+            return self._probe_moving(spec, texts)
         boards = parse_boards(spec, texts)
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
@@ -234,27 +236,51 @@ class Answers:
         return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
                                found.depth.tolist(), found.ply.tolist())
 
-    def _probe_moving(self, spec: Spec, text: Any, index: int, total: int) -> dict[str, Any]:
-        """The `probe --json` object of one board of a batch, of a game whose stones move."""
-        try:
-            if not isinstance(text, str):
-                raise _BadBatch(f"expected board text, found {json_kind(text)}")
-            position = _moving_position(spec, text, None)
-            return probe_json(spec, position, self.tablebase().probe(spec, position))
-        except (QueryError, ValueError, KeyError) as e:
-            raise _at(e, index, total) from None
+    def _probe_moving(self, spec: Spec, texts: list[Any]) -> list[dict[str, Any]]:
+        """`probe_many` of a game whose stones move: every board read, then all looked up at
+        once in the whole-board table (one by one where only endgame tables hold the game, or
+        to name the first board no table holds by its place)."""
+        tb = self.tablebase()
+        positions = []
+        for i, text in enumerate(texts):
+            try:
+                positions.append(tb.read_board(spec, _moving_board(spec, text)))
+            except (QueryError, ValueError) as e:
+                raise _at(e, i, len(texts)) from None
+        if any(t.root is None for t in tb.tables(spec)):
+            found = tb.table(spec).get_many([rules.code_of(spec, p) for p in positions])
+            if found.found.all():
+                return [probe_json(spec, p, Probe(Value(v), None if d < 0 else d,
+                                                  PLAYER_NAMES[p[spec.cells]], d == 0, n))
+                        for p, v, d, n in zip(positions, found.value.tolist(),
+                                              found.depth.tolist(), found.ply.tolist())]
+        answers = []
+        for i, position in enumerate(positions):
+            try:
+                answers.append(probe_json(spec, position, tb.probe(spec, position)))
+            except (QueryError, ValueError, KeyError) as e:
+                raise _at(e, i, len(texts)) from None
+        return answers
+
+
+def _moving_board(spec: Spec, text: Any) -> str:
+    """Board text of a game whose stones move, checked in form: the board, then ` x` or ` o`
+    where the stones do not say whose turn it is, and nothing more (no moves)."""
+    if not isinstance(text, str):
+        raise _BadBatch(f"expected board text, found {json_kind(text)}")
+    tokens = text.split()
+    if not tokens or len(tokens[0]) < 2 or not set(tokens[0]) <= set("xXoO./"):
+        parse_board(spec, tokens[0] if tokens else text)  # its own one-line error
+    if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
+        raise NotationError(f"board {text!r}: expected board text, then ' x' or ' o' where the"
+                            " stones do not say whose turn it is")
+    return text
 
 
 def _moving_position(spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
     """Where stones move: the position of board text, then ` x` or ` o` where the stones do
     not say whose turn it is (default: the empty board), then a move list (query/steps.py)."""
-    if board is not None:
-        tokens = board.split()
-        parse_board(spec, tokens[0] if tokens else board)  # its own one-line error if not a board
-        if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
-            raise NotationError(f"board {board!r}: expected board text, then ' x' or ' o' where"
-                                " the stones do not say whose turn it is")
-    start = board_text(spec, empty_board(spec)) if board is None else board
+    start = board_text(spec, empty_board(spec)) if board is None else _moving_board(spec, board)
     return parse_moving(spec, f"{start} {moves or ''}")
 
 
