@@ -154,11 +154,17 @@ class Answers:
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
+        if spec.moving:  # search does not take these games: the tables answer or say why not
+            try:
+                held = examine_tables(self.tablebase(), spec, board, None)
+            except GameNotBuiltError:
+                if self.search is not None:
+                    refuse_moving(spec)  # in one line, before a search thread is asked for
+                raise
+            assert held is not None  # with no search allowed, the tables answer or raise
+            return moves_json(spec, board, *held)
         found = examine_tables(self.tablebase(), spec, board, self.search)
-        if found is None:
-            refuse_moving(spec)  # in one line, before a search thread is asked for
-            return None
-        return moves_json(spec, board, *found)
+        return None if found is None else moves_json(spec, board, *found)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                         cancel: threading.Event | None = None) -> dict[str, Any]:
