@@ -268,3 +268,26 @@ def test_search_is_refused_in_one_line(db: str) -> None:
         _error(c.get("/api/4x3k3+stones3/line"), 404, "build it with: tablebase build 4x3k3+stones3")
         _error(c.post("/api/4x3k3+stones3/probe", json=["..../..../...."]), 404,
                "4x3k3+stones3 has not been built in this database; build it with")
+
+
+def test_endgame_tables_answer_and_say_what_they_lack(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Only an endgame table of the game: its positions answered, one by one in a batch; the
+    empty board is in no table (404 naming them, search or not: search does not take it)."""
+    db = str(tmp_path / "end.db")
+    root = "..x/x.o/oxo x"
+    assert main(["build", SPEC, "--from", root, "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    after = _after((root.replace("/", "")[:9], "x"), (3, 4))  # a2-b2
+    for search in (2.0, None):
+        with TestClient(make_app(db, search=search)) as c:
+            games = c.get("/api/games").json()
+            assert [g["root"] for g in games] == [root]
+            data = c.get(f"/api/{SPEC}", params={"board": root}).json()
+            assert data["table"] == root
+            step = next(m for m in data["moves"] if m["move"] == "a2-b2")
+            batch = c.post(f"/api/{SPEC}/probe", json=[root, _text(after)]).json()
+            assert [b["board"] for b in batch] == [root, _text(after)]
+            flip = {"win": "loss", "loss": "win", "draw": "draw"}[batch[1]["value"]]
+            assert (step["value"], step["depth"]) == (flip, batch[1]["depth"])
+            assert batch[0]["value"] == data["value"] and batch[0]["depth"] == data["depth"]
+            _error(c.get(f"/api/{SPEC}"), 404, "is in none of its 1 endgame tables")
