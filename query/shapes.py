@@ -11,7 +11,7 @@ import numpy as np
 from tablebase.builder.game import Spec, Value, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord, PlyCounts
-from tablebase.query.notation import board_text, to_move_name
+from tablebase.query.notation import board_text, move_name, to_move_name
 from tablebase.query.records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
@@ -79,26 +79,42 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
                 "depth": m.depth, "best": m.best}
         if value is None:
             move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
+        if spec.moving and isinstance(m, MoveInfo):  # where stones move: the step's two cells
+            move["from"] = None if m.start is None else move_name(spec, m.start)
+            move["to"] = move_name(spec, m.cell)
         data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data
 
 
-def line_json(spec: Spec, board: Sequence[int], probe: Probe,
-              steps: Sequence[Step]) -> dict[str, Any]:
-    """The `line --json` object: the probe object plus the perfect line, move by move."""
+def line_json(spec: Spec, board: Sequence[int], probe: Probe, steps: Sequence[Step],
+              repeats: bool = False) -> dict[str, Any]:
+    """The `line --json` object: the probe object plus the perfect line, move by move; where
+    stones move, `repeats` too: true when the line stops because its last position came back
+    (a draw by endless play), false when it runs to the end of the game."""
     data = probe_json(spec, board, probe)
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
+    if spec.moving:
+        data["repeats"] = repeats
     return data
+
+
+def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
+    """The key of a stored ply in counts by ply: `{"ply": stones}`; where stones move, with
+    the side to move too, since the tables keep the movement phase as two plies, x to move
+    (ply 2N) and o to move (2N + 1), both of 2N stones."""
+    if not spec.moving:
+        return {"ply": ply}
+    return {"ply": min(ply, 2 * spec.stones), "to_move": to_move_name(ply)}
 
 
 def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
     endgame table's root as board text, None for the whole-board table."""
     root = None
+    spec = parse_spec(game.spec)
     if game.root:
-        spec = parse_spec(game.spec)
         root = board_text(spec, Root.from_key(spec, game.root).position)
     return {
         "spec": game.spec,
@@ -111,22 +127,24 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "checksum": game.checksum,
         "layout": game.layout,
         "stored_bytes": game.stored_bytes,
-        "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
-                     "loss": p.losses} for p in plies],
+        "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
+                     "draw": p.draws, "loss": p.losses} for p in plies],
     }
 
 
 def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
                depths: dict[str, Sequence[int]]) -> dict[str, Any]:
     """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
-    move: `per_ply` rows (loss, draw, win) indexed by ply, `depths` word -> counts by depth."""
+    move: `per_ply` rows (loss, draw, win) indexed by stored ply, `depths` word -> counts by
+    depth (where stones move, draws are by endless play and have no depth: null)."""
     return {
         "spec": spec.name,
         "counted": "canonical positions (one per symmetry orbit); values for the side to move",
         "positions": int(sum(sum(row) for row in per_ply)),
-        "per_ply": [{"ply": ply, "win": int(row[2]), "draw": int(row[1]), "loss": int(row[0])}
-                    for ply, row in enumerate(per_ply)],
-        "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
+        "per_ply": [{**_ply_json(spec, ply), "win": int(row[2]), "draw": int(row[1]),
+                     "loss": int(row[0])} for ply, row in enumerate(per_ply)],
+        "depth": {word: None if spec.moving and word == Value.DRAW.word else
+                  [int(n) for n in counts] for word, counts in depths.items()},
     }
 
 

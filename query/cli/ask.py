@@ -85,7 +85,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
         steps, repeats = tb.moving_line(spec, board) if spec.moving else (tb.line(spec, board),
                                                                            False)
     if args.json:
-        print(json.dumps(line_json(spec, board, probe, steps), indent=2))
+        print(json.dumps(line_json(spec, board, probe, steps, repeats), indent=2))
         return EXIT_OK
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.game import PLAYER_NAMES, Spec, Value
+from tablebase.builder.game import moving as rules
 from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
-from tablebase.query.errors import QueryError
+from tablebase.query.errors import NotationError, QueryError
 from tablebase.query.notation import (
+    board_text,
     board_texts,
     empty_board,
     json_kind,
@@ -28,7 +30,14 @@ from tablebase.query.notation import (
     parse_boards,
     play_moves,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, examine_tables, search_moves, searcher
+from tablebase.query.records import Probe
+from tablebase.query.search.answers import (
+    DEFAULT_SEARCH_SECONDS,
+    examine_tables,
+    refuse_moving,
+    search_moves,
+    searcher,
+)
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -37,6 +46,7 @@ from tablebase.query.shapes import (
     probe_json_many,
     stats_json,
 )
+from tablebase.query.steps import parse_moving
 from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:
@@ -66,6 +76,7 @@ class Answers:
         self._games_read = -float("inf")
         self._stats: dict[tuple[str, str | None, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._counting = threading.Lock()
 
     def tablebase(self) -> Tablebase:
         """This thread's Tablebase on the database."""
@@ -127,6 +138,8 @@ class Answers:
             if text is not None and len(text) > MAX_QUERY_CHARS:
                 raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
                                     f" {MAX_QUERY_CHARS:,} are accepted")
+        if spec.moving:
+            return _moving_position(spec, board, moves)
         cells = empty_board(spec) if board is None else parse_board(spec, board)
         return play_moves(spec, moves, cells) if moves else cells
 
@@ -141,6 +154,15 @@ class Answers:
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
+        if spec.moving:  # search does not take these games: the tables answer or say why not
+            try:
+                held = examine_tables(self.tablebase(), spec, board, None)
+            except GameNotBuiltError:
+                if self.search is not None:
+                    refuse_moving(spec)  # in one line, before a search thread is asked for
+                raise
+            assert held is not None  # with no search allowed, the tables answer or raise
+            return moves_json(spec, board, *held)
         found = examine_tables(self.tablebase(), spec, board, self.search)
         return None if found is None else moves_json(spec, board, *found)
 
@@ -170,15 +192,18 @@ class Answers:
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game."""
         tb = self.tablebase()
+        if spec.moving:  # a draw by endless play is followed until a position comes back
+            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
 
     def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
         whole-board table or of the endgame table rooted at `root` (board text)."""
         key = (spec.name, root, self.checksum(spec))
-        found = self._stats.get(key)
-        if found is None:
-            found = self._stats[key] = _stats(spec, self.tablebase(), root)
+        with self._counting:  # one count at a time: a second asker waits for the first's
+            found = self._stats.get(key)
+            if found is None:
+                found = self._stats[key] = _stats(spec, self.tablebase(), root)
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
@@ -193,6 +218,8 @@ class Answers:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
         tb = self.tablebase()
+        if spec.moving:
+            return self._probe_moving(spec, texts)
         boards = parse_boards(spec, texts)
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
@@ -215,6 +242,53 @@ class Answers:
         return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
                                found.depth.tolist(), found.ply.tolist())
 
+    def _probe_moving(self, spec: Spec, texts: list[Any]) -> list[dict[str, Any]]:
+        """`probe_many` of a game whose stones move: every board read, then all looked up at
+        once in the whole-board table (one by one where only endgame tables hold the game, or
+        to name the first board no table holds by its place)."""
+        tb = self.tablebase()
+        positions = []
+        for i, text in enumerate(texts):
+            try:
+                positions.append(tb.read_board(spec, _moving_board(spec, text)))
+            except (QueryError, ValueError) as e:
+                raise _at(e, i, len(texts)) from None
+        if any(t.root is None for t in tb.tables(spec)):
+            found = tb.table(spec).get_many([rules.code_of(spec, p) for p in positions])
+            if found.found.all():
+                return [probe_json(spec, p, Probe(Value(v), None if d < 0 else d,
+                                                  PLAYER_NAMES[p[spec.cells]], d == 0, n))
+                        for p, v, d, n in zip(positions, found.value.tolist(),
+                                              found.depth.tolist(), found.ply.tolist())]
+        answers = []
+        for i, position in enumerate(positions):
+            try:
+                answers.append(probe_json(spec, position, tb.probe(spec, position)))
+            except (QueryError, ValueError, KeyError) as e:
+                raise _at(e, i, len(texts)) from None
+        return answers
+
+
+def _moving_board(spec: Spec, text: Any) -> str:
+    """Board text of a game whose stones move, checked in form: the board, then ` x` or ` o`
+    where the stones do not say whose turn it is, and nothing more (no moves)."""
+    if not isinstance(text, str):
+        raise _BadBatch(f"expected board text, found {json_kind(text)}")
+    tokens = text.split()
+    if not tokens or len(tokens[0]) < 2 or not set(tokens[0]) <= set("xXoO./"):
+        parse_board(spec, tokens[0] if tokens else text)  # its own one-line error
+    if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
+        raise NotationError(f"board {text!r}: expected board text, then ' x' or ' o' where the"
+                            " stones do not say whose turn it is")
+    return text
+
+
+def _moving_position(spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
+    """Where stones move: the position of board text, then ` x` or ` o` where the stones do
+    not say whose turn it is (default: the empty board), then a move list (query/steps.py)."""
+    start = board_text(spec, empty_board(spec)) if board is None else _moving_board(spec, board)
+    return parse_moving(spec, f"{start} {moves or ''}")
+
 
 class _BadBatch(QueryError, ValueError):
     """A batch body that is not a list of board texts."""
@@ -233,7 +307,9 @@ def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]
     depth = table.depth.astype(np.int64)
     plies = int(ply.max()) + 1 if len(ply) else 0
     per_ply = np.bincount(ply * 3 + value, minlength=plies * 3).reshape(plies, 3)
-    top = int(depth.max()) + 1 if len(depth) else 0
+    # Where stones move, a stored draw's depth means nothing (a draw by endless play has none).
+    decided = depth[value != 1] if spec.moving else depth
+    top = int(decided.max()) + 1 if len(decided) else 0
     depths = {Value(v - 1).word: np.bincount(depth[value == v], minlength=top).tolist()
               for v in (2, 1, 0)}
     return stats_json(spec, per_ply.tolist(), depths)
