@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tablebase.query.audit.course_file import CourseReport
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
-    from tablebase.query.play.strategy import Strategy
+    from tablebase.query.play.strategy_tree import StrategyTree
     from tablebase.query.search.answers import Searched, SearchedMove
     from tablebase.query.verify.checks import VerifyReport
 
@@ -130,12 +130,12 @@ def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
     }
 
 
-def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
+def strategy_json(strategy: StrategyTree, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
     """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
     s = strategy
     data: dict[str, Any] = {
         "spec": s.spec.name, "board": board_text(s.spec, s.board),
-        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
+        "to_move": s.to_move, "side": s.side,
         "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
         "first_move": s.first_move}
     if s.nodes <= max_nodes:
