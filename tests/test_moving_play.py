@@ -14,8 +14,8 @@ from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.game import moving as rules
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.cli import main
-from tablebase.query.play.game import play_game
 from tablebase.query.notation import plies
+from tablebase.query.play.game import play_game
 from tablebase.query.play.gtp_engine import GtpSession, serve
 from tablebase.query.records import known_depth
 from tablebase.query.steps import play_moving, read_moving
