@@ -196,7 +196,8 @@ def play_audit_json(report: PlayReport) -> dict[str, Any]:
         "start": board_text(spec, report.start), "asked": report.asked,
         "moves_judged": report.moves_judged, "value_losing": report.lost,
         "value_losing_by_ply": {str(k): n for k, n in report.lost_by_ply.items()},
-        "results": report.results, "forfeits_by_kind": report.kinds,
+        "results": report.results, "ruled_draws": report.ruled_draws,
+        "forfeits_by_kind": report.kinds,
         "seconds": round(report.seconds, 3), "restarts": report.restarts,
         "examples": [{
             "game": e.game, "ply": e.ply, "board": board_text(spec, e.board),
