@@ -168,3 +168,6 @@ def test_cli_refuses_a_draw_by_endless_play(table_db: Callable[[str], str], tmp_
     assert 'label="b3-c3", style=bold' in dot.read_text()
     assert main([*args, "--side", "x"]) == 2
     assert "x has no strategy" in capsys.readouterr().err
+    assert main(["strategy", "3x3k3+stones3", "--root", "x.o/.../...", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "has no endgame tables" in err and err.count("\n") == 1
