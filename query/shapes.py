@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tablebase.query.audit.course_file import CourseReport
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
-    from tablebase.query.play.strategy import Strategy
+    from tablebase.query.play.strategy_tree import StrategyTree
     from tablebase.query.search.answers import Searched, SearchedMove
     from tablebase.query.verify.checks import VerifyReport
 
@@ -148,12 +148,12 @@ def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
     }
 
 
-def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
+def strategy_json(strategy: StrategyTree, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
     """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
     s = strategy
     data: dict[str, Any] = {
         "spec": s.spec.name, "board": board_text(s.spec, s.board),
-        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
+        "to_move": s.to_move, "side": s.side,
         "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
         "first_move": s.first_move}
     if s.nodes <= max_nodes:
@@ -214,7 +214,8 @@ def play_audit_json(report: PlayReport) -> dict[str, Any]:
         "start": board_text(spec, report.start), "asked": report.asked,
         "moves_judged": report.moves_judged, "value_losing": report.lost,
         "value_losing_by_ply": {str(k): n for k, n in report.lost_by_ply.items()},
-        "results": report.results, "forfeits_by_kind": report.kinds,
+        "results": report.results, "ruled_draws": report.ruled_draws,
+        "forfeits_by_kind": report.kinds,
         "seconds": round(report.seconds, 3), "restarts": report.restarts,
         "examples": [{
             "game": e.game, "ply": e.ply, "board": board_text(spec, e.board),

@@ -1,6 +1,8 @@
 """Which stored positions an audit shows a solver, and in which orientation: the `--positions`
 selection, and the image of each position's symmetry orbit it is shown in (random but fixed by
-the seed and the code, or every distinct image)."""
+the seed and the code, or every distinct image). Where stones move (`+stonesN`) a position is
+its cells followed by the side to move, and a draw (by endless play) has no depth: `depth:D`
+and `hardest:N` pass over draws there, and list them after every decided position."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -8,11 +10,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tablebase.builder.game import Spec, permutations, transform
+from tablebase.builder.game import Spec, permutations
+from tablebase.builder.game import moving as rules
 from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
+from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
+from tablebase.query.moving import stored_code
 from tablebase.query.notation import board_text, parse_board, play_moves
+from tablebase.query.steps import parse_moving
 from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.
@@ -158,10 +164,14 @@ def _parse_part(text: str, part: str, path: str) -> Selection:
 def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
                      root: Sequence[int] | str | None = None) -> PositionArrays:
     """The stored positions a selection names, in code order (canonical codes and their rows),
-    of the whole-board table or of the endgame table rooted at `root`."""
+    of the whole-board table or of the endgame table rooted at `root`. Where stones move, a
+    row's ply is its stones and a draw's depth is -1 (none: `answer_depths` reads it)."""
     table = tb.table(spec, root).load()
+    if spec.moving:  # stones on the board (o's turn counts as one more in a stored ply)
+        table = PositionArrays(table.codes, np.minimum(table.ply, 2 * spec.stones),
+                               table.value, _depth_codes(spec, table.value, table.depth))
     whole = selection._has("all") is not None or selection._has("file") is not None
-    keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth > 0
+    keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth != 0
     for part in selection.parts:
         if part.kind == "file":
             keep &= np.isin(table.codes, listed_codes(tb, spec, part.path or "", root))
@@ -188,9 +198,36 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
                           table.depth[chosen])
 
 
+# A draw by endless play's depth among the depths selections compare: none, so below them all.
+_ENDLESS = -1
+
+
+def _depth_codes(spec: Spec, value: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The depths a selection compares: the stored ones, and _ENDLESS for a draw where stones
+    move (the table keeps a depth there that means nothing)."""
+    if not spec.moving:
+        return depth
+    return np.where(value == 0, _ENDLESS, depth).astype(np.int16)
+
+
+def answer_depths(spec: Spec, value: np.ndarray, depth: np.ndarray) -> list[int | None]:
+    """The depths of selected positions as answers give them: None for a draw by endless
+    play (where stones move)."""
+    return [None if d == _ENDLESS else d for d in _depth_codes(spec, value, depth).tolist()]
+
+
+def stored_positions(tb: Tablebase, spec: Spec, codes: np.ndarray,
+                     root: Sequence[int] | str | None = None) -> list[tuple[int, ...]]:
+    """The positions of a table's stored codes, as the audit shows them: cell values, then the
+    side to move where stones move (the side's digit is in the code)."""
+    if spec.moving:
+        return [rules.position_of(spec, code) for code in codes.tolist()]
+    return [tuple(b) for b in tb.table(spec, root).boards(codes).tolist()]
+
+
 def _none_left(table: PositionArrays, selection: Selection) -> str:
     """Why a selection names no position: the range the table has for a ply or depth asked."""
-    open_ = table.depth > 0
+    open_ = table.depth != 0
     ply, depth = selection._has("ply"), selection._has("depth")
     if ply is not None and not (open_ & (table.ply == ply.number)).any() and open_.any():
         plies = np.unique(table.ply[open_])
@@ -218,7 +255,8 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
         if not text or text.startswith("#"):
             continue
         try:
-            board = (parse_board(spec, text) if set(text.lower()) <= set(".xo/")
+            board = (parse_moving(spec, text) if spec.moving  # board text may need its side
+                     else parse_board(spec, text) if set(text.lower()) <= set(".xo/")
                      else play_moves(spec, text))
         except ValueError as e:
             raise AuditInputError(f"{path} line {number}: {e}") from None
@@ -227,7 +265,8 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
-        codes = tb.table(spec, root).stored_codes(boards)
+        codes = (_moving_codes(tb, spec, boards) if spec.moving
+                 else tb.table(spec, root).stored_codes(boards))
     except ValueError as e:
         raise AuditInputError(f"{path}: {e}") from None
     missing = np.flatnonzero(codes < 0)
@@ -238,6 +277,15 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
             f" {board_text(spec, boards[missing[0]])!r}"
             + (f" (nor {len(missing) - 1:,} more)" if len(missing) > 1 else ""))
     return np.unique(codes)
+
+
+def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]]) -> np.ndarray:
+    """The stored code of each position of a game whose stones move, or -1 where the table
+    does not hold it."""
+    stored = tb.table(spec).load().codes
+    codes = np.array([stored_code(spec, p) for p in positions], dtype=np.int64)
+    at = np.minimum(np.searchsorted(stored, codes), len(stored) - 1)
+    return np.where(stored[at] == codes, codes, -1)
 
 
 def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:
@@ -263,8 +311,9 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def images(spec: Spec, board: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every distinct image of a board under the symmetry maps, in map order (identity first)."""
+    """Every distinct image of a board (a position: where stones move, the side to move stays)
+    under the symmetry maps, in map order (identity first)."""
     seen: dict[tuple[int, ...], None] = {}
     for s in range(len(permutations(spec))):
-        seen.setdefault(transform(spec, board, s), None)
+        seen.setdefault(turns.image(spec, board, s), None)
     return list(seen)

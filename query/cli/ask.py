@@ -157,8 +157,9 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("play", help="play against the table in the terminal",
                             description="Play SPEC against perfect play (or a weaker --level)."
-                                        " Type moves such as b2;"
-                                        " also hint, undo and quit.")
+                                        " Type moves such as b2 (and steps such as a1-b2 where"
+                                        " stones move); also hint, undo and quit. A position"
+                                        " that comes up a third time is a draw.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
     p.add_argument("position", metavar="POSITION", nargs="?",
                    help="start from this position (board text; default: the empty board), e.g."

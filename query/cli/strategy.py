@@ -18,7 +18,7 @@ from tablebase.query.cli.common import (
     progress,
     whole_number,
 )
-from tablebase.query.notation import board_text
+from tablebase.query.notation import board_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 from tablebase.query.tablebase import open_tablebase
@@ -70,7 +70,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
         goal = "a win" if s.goal.word == "win" else "at least a draw"
         first = f"first move {s.first_move}" if s.first_move else "the opponent moves first"
         print(f"{s.side}'s smallest strategy for {goal}: {s.nodes:,} nodes,"
-              f" {s.positions:,} distinct positions, longest path {s.depth} plies; {first}")
+              f" {s.positions:,} distinct positions, longest path {plies(s.depth)}; {first}")
     if args.dot:
         print(f"wrote the strategy as a Graphviz graph to {args.dot}")
     return EXIT_OK
