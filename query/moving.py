@@ -27,6 +27,11 @@ _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 Held = tuple[StoredTable, int, Value, int | None]
 
 
+def stored_code(spec: Spec, position: Sequence[int]) -> int:
+    """The code the whole-board table stores `position` under (its canonical code)."""
+    return rules.canonical_code(spec, position)
+
+
 def _image(spec: Spec, position: Sequence[int], s: int) -> tuple[int, ...]:
     board, side = rules.split(spec, position)
     return rules.joined(transform(spec, board, s) if s else board, side)
