@@ -23,7 +23,7 @@ from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
 from tablebase.query import moving
-from tablebase.query.errors import MissingPositionError, MissingTableError
+from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import move_name, read_position, to_move_name
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
@@ -100,9 +100,6 @@ class Tablebase:
         `root` (a position, any orientation) the endgame table rooted there. A root no table
         has raises MissingTableError (a KeyError)."""
         spec = self.spec(spec)
-        if spec.moving and root is not None:  # its positions carry the side: no root reads
-            raise MissingTableError(f"{spec.name} has no endgame tables: a game whose stones"
-                                    " move is built whole, from the empty board only")
         return TableView(self._tables, spec,
                          None if root is None else self.read_board(spec, root))
 

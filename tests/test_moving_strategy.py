@@ -170,4 +170,4 @@ def test_cli_refuses_a_draw_by_endless_play(table_db: Callable[[str], str], tmp_
     assert "x has no strategy" in capsys.readouterr().err
     assert main(["strategy", "3x3k3+stones3", "--root", "x.o/.../...", "--db", db]) == 2
     err = capsys.readouterr().err
-    assert "has no endgame tables" in err and err.count("\n") == 1
+    assert "no endgame table of" in err and err.count("\n") == 1
