@@ -171,3 +171,10 @@ def test_cli_refuses_a_draw_by_endless_play(table_db: Callable[[str], str], tmp_
     assert main(["strategy", "3x3k3+stones3", "--root", "x.o/.../...", "--db", db]) == 2
     err = capsys.readouterr().err
     assert "no endgame table of" in err and err.count("\n") == 1
+    # Past --max-explored positions the search stops, in one line.
+    db = table_db("4x3k3+stones3")
+    args = ["strategy", "4x3k3+stones3", "--db", db, "--quiet", "--max-explored"]
+    assert main([*args, "500"]) == 2
+    err = capsys.readouterr().err
+    assert "would search more than 500 positions" in err and err.count("\n") == 1
+    assert main([*args, "20000"]) == 0 and "smallest strategy for a win" in capsys.readouterr().out

@@ -28,7 +28,7 @@ from tablebase.builder.game import Spec, Value, canonical_board, legal_moves
 from tablebase.query import turns
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_text, move_name, place
-from tablebase.query.play.loopy import LoopyStrategy
+from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
 from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
@@ -181,14 +181,16 @@ class Strategy(StrategyTree):
 
 
 def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str | None = None,
-                  *, progress: Callable[[int], None] | None = None) -> list[StrategyTree]:
+                  *, progress: Callable[[int], None] | None = None,
+                  limit: int = EXPLORE_LIMIT) -> list[StrategyTree]:
     """The smallest strategies from `position`: for `side` ('x' or 'o') if given, else for
     the winner, or for both sides (x first) when the position is a draw.
 
     The goal is a win when the side wins from the position, at least a draw when it is a
     draw; raises NoStrategyError when it is a loss for `side`, and where stones move
     (`+stonesN`) when it is a draw: a draw by endless play, which no finite strategy proves
-    (wins there are found by loopy.py). `progress(n)` is called as positions are solved.
+    (wins there are found by loopy.py, which raises StrategyTooLargeError past `limit`
+    positions). `progress(n)` is called as positions are solved.
     """
     spec = tb.spec(spec)
     board = tb.read_board(spec, position)
@@ -212,6 +214,6 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
             raise NoStrategyError(
                 f"{board_text(spec, board)!r} ({spec.name}) is a draw by endless play: no"
                 " finite strategy proves it, since neither side can force the game to end")
-        found.append(LoopyStrategy(tb, spec, board, s, progress) if spec.moving else
+        found.append(LoopyStrategy(tb, spec, board, s, progress, limit) if spec.moving else
                      Strategy(tb, spec, board, s, value, _Memo(), progress))
     return found
