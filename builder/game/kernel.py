@@ -48,6 +48,22 @@ def made_line(board, lines, ends, player):  # type: ignore[no-untyped-def]
     return False
 
 
+@njit(cache=True, nogil=True)
+def made_line_at(board, lines, ends, first, through, cell, player):  # type: ignore[no-untyped-def]
+    """Whether `player` has made a line through `cell` on `board`: `made_line` over only the
+    lines through it (geometry.lines_through: `first`, `through`), all a move there can make."""
+    for t in range(first[cell], first[cell + 1]):
+        i = through[t]
+        whole = True
+        for j in range(lines.shape[1]):
+            if board[lines[i, j]] != player:
+                whole = False
+                break
+        if whole and ends_clear(board, ends, i, player):
+            return True
+    return False
+
+
 @njit(cache=True, nogil=True, inline="always")
 def made_mask(stones, masks, ends):  # type: ignore[no-untyped-def]
     """Whether the bitmask `stones` (one player's) makes a line: all of some `masks[i]` and
