@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy import Strategy
-    from tablebase.query.search.answers import Searched, SearchedMove
+    from tablebase.query.search.answers import SearchedMove
+    from tablebase.query.search.solving import Searched
     from tablebase.query.verify.checks import VerifyReport
 
 # `strategy --json` includes the whole tree up to this many nodes.
@@ -84,10 +85,12 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
     return data
 
 
-def line_json(spec: Spec, board: Sequence[int], probe: Probe,
+def line_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
               steps: Sequence[Step]) -> dict[str, Any]:
-    """The `line --json` object: the probe object plus the perfect line, move by move."""
-    data = probe_json(spec, board, probe)
+    """The `line --json` object: the probe object (`answer_json`'s, for a line by search) plus
+    the perfect line, move by move (by search, it may stop short of the end when the time
+    ran out: its last step's depth is then not 0)."""
+    data = answer_json(spec, board, probe)
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
     return data

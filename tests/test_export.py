@@ -20,7 +20,7 @@ from tablebase.query.export import (
     export_file,
     export_positions,
 )
-from tablebase.query.notation import parse_board
+from tablebase.query.reading import parse_board
 from tests.reference import Game, parse, play
 
 

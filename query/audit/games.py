@@ -17,7 +17,8 @@ from tablebase.builder.game import Spec, Value
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query.audit.candidates import Candidate, Reply
 from tablebase.query.errors import AuditInputError, IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, empty_board, move_name, parse_move, place
+from tablebase.query.notation import board_text, empty_board, move_name
+from tablebase.query.reading import parse_move, place
 from tablebase.query.tablebase import Tablebase
 
 SIDES = ("x", "o", "both")

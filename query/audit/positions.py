@@ -30,7 +30,8 @@ from tablebase.query.audit.selection import (
 )
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import move_name, outcome_text, parse_move, place, plies
+from tablebase.query.notation import move_name, outcome_text, plies
+from tablebase.query.reading import parse_move, place
 from tablebase.query.tablebase import Tablebase
 
 CHECKS = ("value", "move", "depth")

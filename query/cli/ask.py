@@ -10,9 +10,9 @@ from typing import Any
 from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
-    board_from_args,
     db_option,
     position_args,
+    position_from_args,
     progress,
     root_option,
 )
@@ -22,18 +22,24 @@ from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
 from tablebase.query.play.game import play_game
 from tablebase.query.records import MoveInfo
-from tablebase.query.search.answers import SearchedMove, moves_or_search, probe_or_search
+from tablebase.query.search.answers import (
+    SearchedMove,
+    line_or_search,
+    moves_or_search,
+    open_for_answers,
+    probe_or_search,
+)
 from tablebase.query.shapes import answer_json, line_json, moves_json
 from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        answer = probe_or_search(tb, spec, board, args.search)
+    position = position_from_args(spec, args)
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        answer = probe_or_search(tb, spec, position, args.search)
     if args.json:
-        print(json.dumps(answer_json(spec, board, answer), indent=2))
+        print(json.dumps(answer_json(spec, position.board, answer), indent=2))
     else:
         print(answer)
     return EXIT_OK
@@ -50,9 +56,10 @@ def _value(m: MoveInfo | SearchedMove) -> str:
 
 def _cmd_moves(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        probe, moves, table = moves_or_search(tb, spec, board, args.search)
+    position = position_from_args(spec, args)
+    board = position.board
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        probe, moves, table = moves_or_search(tb, spec, position, args.search)
     if args.json:
         print(json.dumps(moves_json(spec, board, probe, moves, table), indent=2))
         return EXIT_OK
@@ -76,28 +83,32 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 def _cmd_line(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        probe = tb.probe(spec, board)
-        steps = tb.line(spec, board)
+    position = position_from_args(spec, args)
+    board = position.board
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        probe, steps = line_or_search(tb, spec, position, args.search)
     if args.json:
         print(json.dumps(line_json(spec, board, probe, steps), indent=2))
         return EXIT_OK
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:
         return EXIT_OK
-    print(f"perfect line, {outcome_text(probe.value, probe.depth)} for {probe.to_move}:"
+    value, depth = steps[0].value, steps[0].depth + 1
+    print(f"perfect line, {outcome_text(value, depth)} for {probe.to_move}:"
           f" {' '.join(s.move for s in steps)}")
     number = len(str(len(steps)))
     for i, s in enumerate(steps, 1):
         print(f"  {i:>{number}}. {s.player} {s.move:<4} {board_text(spec, s.board)}")
     print(draw_board(spec, steps[-1].board, highlight=steps[-1].cell))
+    if steps[-1].depth:
+        print(f"the search's time ran out after {len(steps)} of the line's {depth} moves"
+              " (--search S gives it more)")
     return EXIT_OK
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    start = board_from_args(spec, args) if args.position is not None or args.moves else None
+    start = position_from_args(spec, args).board if args.position is not None or args.moves else None
     with open_tablebase(args.db) as tb:
         # input and print are looked up now, not bound at import, so tests can replace them.
         play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed),
@@ -144,8 +155,10 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("line", help="a perfect line to the end of the game",
                             description="A perfect line from the position to the end of the"
-                                        " game, as moves and boards; its length is the depth.")
+                                        " game, as moves and boards; its length is the depth;"
+                                        " where no table holds the position, by search.")
     position_args(p)
+    search_options(p)
     p.set_defaults(run=_cmd_line)
 
     p = commands.add_parser("play", help="play against the table in the terminal",

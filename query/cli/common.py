@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.game import Spec
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.query.notation import empty_board, parse_board, play_moves
+from tablebase.query.reading import Reading, read_position
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -100,6 +100,8 @@ def position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 3x3k3")
     p.add_argument("position", metavar="POSITION", nargs="?",
                    help="board text, rows top to bottom separated by '/', e.g. x.o/.x./...;"
+                        " or moves from the empty board, e.g. \"b2 a1\"; or board text then"
+                        " moves; with +gravity also Pascal Pons' column digits, e.g. 4453;"
                         " default: the empty board")
     p.add_argument("--moves", metavar="MOVES",
                    help="moves played from POSITION (or the empty board), e.g. \"b2 a1 c3\":"
@@ -108,14 +110,13 @@ def position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
+def position_from_args(spec: Spec, args: argparse.Namespace) -> Reading:
     """The position named on the command line: POSITION (default: --root where the command has
-    it, else the empty board), then --moves."""
+    it, else the empty board), then --moves, read as every face reads one."""
     start = getattr(args, "position", None)
     if start is None:
         start = getattr(args, "root", None)
-    board = empty_board(spec) if start is None else parse_board(spec, start)
-    return play_moves(spec, args.moves, board) if args.moves else board
+    return read_position(spec, start, args.moves)
 
 
 def root_option(p: argparse.ArgumentParser) -> None:

@@ -13,16 +13,9 @@ from dataclasses import dataclass
 
 from tablebase.builder.game import Spec, Value, side_to_move
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import (
-    draw_board,
-    empty_board,
-    move_name,
-    parse_move,
-    place,
-    player_name,
-    plies,
-)
+from tablebase.query.notation import draw_board, empty_board, move_name, player_name, plies
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
+from tablebase.query.reading import parse_move, place
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 
 COMMANDS = ("hint", "undo", "quit")

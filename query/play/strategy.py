@@ -27,7 +27,8 @@ from typing import Any
 
 from tablebase.builder.game import O, Spec, Value, X, canonical_board, legal_moves, side_to_move
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import board_text, move_name, place, to_move_name
+from tablebase.query.notation import board_text, move_name, to_move_name
+from tablebase.query.reading import place
 from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")

@@ -20,15 +20,16 @@ from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import (
-    board_texts,
-    empty_board,
-    json_kind,
-    parse_board,
-    parse_boards,
-    play_moves,
+from tablebase.query.notation import board_texts, json_kind
+from tablebase.query.reading import read_position, read_positions
+from tablebase.query.search.answers import (
+    DEFAULT_SEARCH_SECONDS,
+    examine_tables,
+    line_from_tables,
+    search_line,
+    search_moves,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, examine_tables, search_moves, searcher
+from tablebase.query.search.solving import searcher
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -122,13 +123,13 @@ class Answers:
         return self.tablebase().spec(text)
 
     def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
-        """The position named by board text (default: the empty board), then a move list."""
+        """The position named by `board` (any form query/reading.py reads; default: the empty
+        board), then a move list."""
         for name, text in (("board", board), ("moves", moves)):
             if text is not None and len(text) > MAX_QUERY_CHARS:
                 raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
                                     f" {MAX_QUERY_CHARS:,} are accepted")
-        cells = empty_board(spec) if board is None else parse_board(spec, board)
-        return play_moves(spec, moves, cells) if moves else cells
+        return read_position(spec, board, moves).board
 
     def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `moves --json` object of a position: its value and depth, every move best first,
@@ -168,9 +169,26 @@ class Answers:
         return kept[1]
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
-        """The `line --json` object of a position: a perfect line to the end of the game."""
-        tb = self.tablebase()
-        return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
+        """The `line --json` object of a position: a perfect line to the end of the game; by
+        search within `search` seconds where no table holds it."""
+        started = time.monotonic()
+        found = self.line_from_tables(spec, board)
+        return found if found is not None else self.line_by_search(spec, board, started)
+
+    def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
+        """`line` from the tables; None where no table holds the position and a search may
+        answer it (`line_by_search`); the tables' error otherwise."""
+        found = line_from_tables(self.tablebase(), spec, board, self.search)
+        return None if found is None else line_json(spec, board, *found)
+
+    def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
+                       cancel: threading.Event | None = None) -> dict[str, Any]:
+        """`line` by search, done within `search` seconds of `started` (a time.monotonic()),
+        stopped early when `cancel` is set; on any thread."""
+        assert self.search is not None  # line_from_tables answered or raised otherwise
+        found = search_line(self.tablebase(), spec, board, self.search, cancel, started,
+                            self._searcher(spec))
+        return line_json(spec, board, *found)
 
     def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
@@ -182,18 +200,27 @@ class Answers:
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
-        """The `probe --json` objects of a list of board texts, through the bulk lookup.
+        """The `probe --json` objects of a list of positions (each text in any form
+        query/reading.py reads), through the bulk lookup.
 
-        Raises for the first board that cannot be read (ValueError), cannot arise (ValueError)
-        or is not in the table (KeyError), naming its place in the list.
+        Raises for the first position that cannot be read (ValueError), cannot arise
+        (ValueError) or is not in the table (KeyError), naming its place in the list.
         """
         if not isinstance(texts, list):
-            raise _BadBatch(f"expected a JSON list of board texts, found {json_kind(texts)}")
+            raise _BadBatch(f"expected a JSON list of board texts or moves, found {json_kind(texts)}")
         if len(texts) > MAX_BATCH:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
+                                f" {json_kind(text)}")
         tb = self.tablebase()
-        boards = parse_boards(spec, texts)
+        read = read_positions(spec, texts)
+        if read.errors:
+            first = min(read.errors)
+            raise _at(read.errors[first], first, len(texts))
+        boards = read.cells
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
             answers = []

@@ -32,7 +32,8 @@ from tablebase.query.errors import (
     error_text,
     one_line,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, load_search
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
+from tablebase.query.search.solving import load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
@@ -63,6 +64,13 @@ def _status(error: Exception) -> int:
     if isinstance(error, (GameError, QueryError, ValueError)):
         return 400
     return 500
+
+
+def _searched(data: Any, found: Any, request: Request) -> Response:
+    """An answer by search: found within a time budget, so not cached as final; its tag a
+    digest of what was `found`."""
+    digest = hashlib.sha1(json.dumps(found).encode()).hexdigest()[:16]
+    return _tagged(data, f"search-{digest}", request, "no-store")
 
 
 def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -> Response:
@@ -129,15 +137,20 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
             data = await pool.run(
                 lambda cancel: answers.moves_by_search(spec, board, started, cancel),
                 request.is_disconnected)
-        if data["source"] == "search":  # found within a time budget: not cached as final
-            digest = hashlib.sha1(json.dumps(data["moves"]).encode()).hexdigest()[:16]
-            return _tagged(data, f"search-{digest}", request, "no-store")
+        if data["source"] == "search":
+            return _searched(data, data["moves"], request)
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
     async def line(request: Request) -> Response:
+        started = time.monotonic()
         spec, board = position_query(request)
-        data = answers.line(spec, board)
+        data = answers.line_from_tables(spec, board)
+        if data is None:  # no table holds it: search, off the event loop
+            data = await pool.run(
+                lambda cancel: answers.line_by_search(spec, board, started, cancel),
+                request.is_disconnected)
+            return _searched(data, data["line"], request)
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
