@@ -22,15 +22,14 @@ from tablebase.builder.game.geometry import line_ends, lines, lines_through
 from tablebase.builder.game.kernel import made_line, made_line_at
 
 # A byte's class: what str.split() splits on (ASCII whitespace, and the comma a move list may
-# use), a cell of board text ('.', x, o either case), '/', a digit, a letter; anything else.
-_OTHER, _SEP, _CELL, _SLASH, _DIGIT, _LETTER = 0, 1, 2, 3, 4, 5
+# use), a cell of board text ('.', x, o either case), '/', a digit; anything else (letters
+# are told by their codes: x and o are cells and letters both).
+_OTHER, _SEP, _CELL, _SLASH, _DIGIT = 0, 1, 2, 3, 4
 _CLASS = np.zeros(256, dtype=np.uint8)
 for _b in (*range(9, 14), *range(28, 33), ord(",")):
     _CLASS[_b] = _SEP
 for _b in b"0123456789":
     _CLASS[_b] = _DIGIT
-for _b in range(ord("a"), ord("z") + 1):
-    _CLASS[_b] = _CLASS[_b - 32] = _LETTER
 for _b in b".xXoO":
     _CLASS[_b] = _CELL
 _CLASS[ord("/")] = _SLASH
@@ -90,7 +89,7 @@ def _move(data, cls, s, e, w, h, gravity):  # type: ignore[no-untyped-def]
     if e - s > _LONGEST_MOVE:
         return -1, 0
     i, col, letters = s, 0, 0
-    while i < e and cls[data[i]] == _LETTER and letters < 3:
+    while i < e and 97 <= (data[i] | 32) <= 122 and letters < 3:  # a letter (x, o: cells too)
         col = col * 26 + (data[i] | 32) - 96  # a -> 1 (| 32: lower case)
         letters += 1
         i += 1
