@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tablebase.builder.game import Spec, permutations, transform
-from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text
@@ -254,6 +253,8 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
     It depends only on the seed and the code, so a position is shown in the same image whichever
     selection it comes in.
     """
+    from tablebase.db.checksum import mix64  # compiled: numba, imported where it is used
+
     keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ mix64(
         np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
     return (mix64(keyed) % np.uint64(len(permutations(spec)))).astype(np.int64)

@@ -1,9 +1,9 @@
-"""Asking the table: `probe`, `moves`, `line`, `play` and `export`."""
+"""Asking the table: `probe`, `moves`, `line`, `play` and `export`. Play imports its module
+when it runs: a `probe` process starts without it."""
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from typing import Any
 
@@ -20,7 +20,6 @@ from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
-from tablebase.query.play.game import play_game
 from tablebase.query.records import MoveInfo
 from tablebase.query.search.answers import (
     SearchedMove,
@@ -107,6 +106,10 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    import random
+
+    from tablebase.query.play.game import play_game
+
     spec = parse_spec(args.spec)
     start = position_from_args(spec, args).board if args.position is not None or args.moves else None
     with open_tablebase(args.db) as tb:

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.query.cli.common import EXIT_OK, UsageError, db_option, whole_number
 from tablebase.query.cli.solve import search_options
 
+if TYPE_CHECKING:
+    import socket
+
 
 def _listen(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or UsageError saying why there cannot be one."""
+    import socket
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as e:
