@@ -38,6 +38,8 @@ from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeErro
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
 STATIC = Path(__file__).resolve().parent / "static"
+# A body past MAX_BODY_BYTES is read and dropped up to this size (see _read_body).
+MAX_DRAIN_BYTES = 256 << 20
 # The environment variable that names the database for `app_from_environment` (--workers).
 DB_VARIABLE = "TABLEBASE_SERVE_DB"
 SEARCH_VARIABLE = "TABLEBASE_SERVE_SEARCH"  # the workers' --search seconds; empty: none
@@ -170,6 +172,9 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
             texts = json.loads(body)
         except (ValueError, UnicodeDecodeError) as e:
             raise _BadRequest(f"the body is not JSON: {e}") from None
+        except RecursionError:  # lists in lists, deeper than the parser goes
+            raise _BadRequest("the body is not a JSON list of board texts or moves: it nests"
+                              " too deep") from None
         data = answers.probe_many(spec, texts)
         return _tagged(data, answers.checksum(spec), request)
 
@@ -228,19 +233,29 @@ def _short(tag: str) -> str:
 
 
 async def _read_body(request: Request) -> bytes:
-    """The request body, refused with TooLargeError past MAX_BODY_BYTES without reading it all."""
+    """The request body, refused with TooLargeError past MAX_BODY_BYTES. The rest of a body
+    too large is read and dropped, unkept and unparsed, up to MAX_DRAIN_BYTES, so that the
+    client, still sending it, reads the refusal (a connection closed on unread data is reset,
+    and the client sees that instead); past that it is not read, and the connection closes."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise TooLargeError(f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,}"
-                            " are accepted")
-    chunks, size = [], 0
+    size = int(declared) if declared is not None and declared.isdigit() else None
+    if size is not None and size > MAX_DRAIN_BYTES:
+        raise _too_large(size)
+    chunks, read = [], 0
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise TooLargeError(f"the body is over {MAX_BODY_BYTES:,} bytes; at most"
-                                f" {MAX_BODY_BYTES:,} are accepted")
-        chunks.append(chunk)
+        read += len(chunk)
+        if read > MAX_DRAIN_BYTES:
+            break
+        if read <= MAX_BODY_BYTES and (size is None or size <= MAX_BODY_BYTES):
+            chunks.append(chunk)
+    if read > MAX_BODY_BYTES or (size is not None and size > MAX_BODY_BYTES):
+        raise _too_large(size)
     return b"".join(chunks)
+
+
+def _too_large(size: int | None) -> TooLargeError:
+    said = f"{size:,} bytes" if size is not None else f"over {MAX_BODY_BYTES:,} bytes"
+    return TooLargeError(f"the body is {said}; at most {MAX_BODY_BYTES:,} are accepted")
 
 
 class AnyOrigin:
