@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tablebase.builder.game import O, X, parse_spec
-from tablebase.query.errors import IllegalMoveError, NotationError
+from tablebase.query.errors import IllegalMoveError
 from tablebase.query.reading import Reading, read_position, read_positions
 from tablebase.query.reading_kernel import read_text
 from tests.reference import Game, parse, play
