@@ -155,3 +155,24 @@ def test_search_position_with_a_database_follows_its_tables(tmp_path: Path) -> N
     board = read_position(spec, "a1").board
     answer = tablebase.search_position("4x3k3", "a1", db=db)
     assert (answer.solution.value, answer.solution.depth) == Game("4x3k3").solve(board)
+
+
+def test_the_http_api_without_a_database_file_searches(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from tablebase.query.server.app import make_app
+    db = str(tmp_path / "none.db")  # no such file
+    board = read_position(parse_spec("4x3k3"), "b1 b2").board
+    value, depth = Game("4x3k3").solve(board)
+    with TestClient(make_app(db, search=20.0)) as client:
+        assert client.get("/api/games").json() == []
+        data = client.get("/api/4x3k3", params={"moves": "b1 b2"}).json()
+        assert data["source"] == "search" and (data["value"], data["depth"]) == (WORDS[value],
+                                                                                  depth)
+        assert len(client.get("/api/4x3k3/line", params={"board": "b1 b2"}).json()["line"]) \
+            == depth
+        for refused in (client.post("/api/3x3k3/probe", json=["x.o/.x./..."]),
+                        client.get("/api/3x3k3/stats")):
+            assert refused.status_code == 404 and "no such database file" in refused.json()["error"]
+        build("3x3k3", db)  # built while it serves: its table answers
+        assert client.get("/api/3x3k3", params={"moves": "b2"}).json()["source"] == "table"

@@ -32,7 +32,8 @@ def _refused(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str])
 def test_refusals(tmp_path: Path, table_db: Callable[[str], str],
                   capsys: pytest.CaptureFixture[str]) -> None:
     db = table_db("3x3k3")
-    _refused(["serve", "--db", str(tmp_path / "none.db")], "no such database file", capsys)
+    _refused(["serve", "--db", str(tmp_path / "none.db"), "--no-search"], "no such database file",
+             capsys)
     (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
     _refused(["serve", "--db", str(tmp_path / "junk.db")], "junk.db", capsys)
     _refused(["serve", "--db", db, "--workers", "0"], "--workers must be at least 1", capsys)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.game import Spec, Value, parse_spec
 from tablebase.builder.game.codec import encode_many
-from tablebase.db.errors import GameNotBuiltError
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_texts, json_kind
@@ -57,7 +57,8 @@ class TooLargeError(QueryError, ValueError):
 
 
 class Answers:
-    """The answers of the HTTP API from one database, opened read-only."""
+    """The answers of the HTTP API from one database, opened read-only (with searches allowed,
+from none while its file does not exist: every position is then searched)."""
 
     def __init__(self, db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> None:
         self.db = db
@@ -75,6 +76,16 @@ class Answers:
             tb = self._local.tb = Tablebase(self.db)
         return tb
 
+    def tables(self) -> Tablebase | None:
+        """This thread's Tablebase, or None while there is no database file and searches
+        answer (each call looks again: a file built while the server runs is served)."""
+        try:
+            return self.tablebase()
+        except MissingDatabaseError:
+            if self.search is None:
+                raise
+            return None
+
     def close(self) -> None:
         """Close this thread's Tablebase."""
         tb = getattr(self._local, "tb", None)
@@ -89,14 +100,15 @@ class Answers:
         with self._lock:
             now = time.monotonic()
             if fresh or now - self._games_read > GAMES_TTL_SECONDS:
-                self._games = [g for g in self.tablebase().catalogue() if g.complete]
+                tb = self.tables()
+                self._games = [] if tb is None else [g for g in tb.catalogue() if g.complete]
                 self._games_read = now
             return self._games
 
     def games(self) -> list[dict[str, Any]]:
         """The `info --json` objects of every complete table, by spec."""
-        tb = self.tablebase()
-        return [game_json(g, tb.plies(g)) for g in self._records()]
+        records = self._records()
+        return [game_json(g, self.tablebase().plies(g)) for g in records]
 
     def games_tag(self) -> str:
         """A tag that changes whenever the list of complete games or any of their tables does."""
@@ -114,13 +126,15 @@ class Answers:
                 return sums[0]
             if sums:
                 return hashlib.sha1("-".join(sums).encode()).hexdigest()[:16]
+        self.tablebase()  # no database file at all: that is the error to give
         raise GameNotBuiltError(f"{spec.name} has not been built in this database")
 
     # --- positions -------------------------------------------------------------------
 
     def spec(self, text: str) -> Spec:
         """The game named `text` (raises InvalidSpecError, a ValueError, if it names none)."""
-        return self.tablebase().spec(text)
+        tb = self.tables()
+        return parse_spec(text) if tb is None else tb.spec(text)
 
     def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
         """The position named by `board` (any form query/reading.py reads; default: the empty
@@ -142,7 +156,7 @@ class Answers:
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
-        found = examine_tables(self.tablebase(), spec, board, self.search)
+        found = examine_tables(self.tables(), spec, board, self.search)
         return None if found is None else moves_json(spec, board, *found)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
@@ -150,7 +164,7 @@ class Answers:
         """`moves` by search, done within `search` seconds of `started` (a time.monotonic()),
         stopped early when `cancel` is set; on any thread."""
         assert self.search is not None  # moves_from_tables answered or raised otherwise
-        found = search_moves(self.tablebase(), spec, board, self.search, cancel, started,
+        found = search_moves(self.tables(), spec, board, self.search, cancel, started,
                              self._searcher(spec))
         return moves_json(spec, board, *found)
 
@@ -163,7 +177,7 @@ class Answers:
         kept = getattr(self._local, "searcher", None)
         if kept is None or kept[0] != key:
             self._local.searcher = None  # the old one's memory is freed before the new is made
-            made = searcher(self.tablebase(), spec)
+            made = searcher(self.tables(), spec)
             made.arrays.reserve()
             kept = self._local.searcher = (key, made)
         return kept[1]
@@ -178,7 +192,7 @@ class Answers:
     def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`line` from the tables; None where no table holds the position and a search may
         answer it (`line_by_search`); the tables' error otherwise."""
-        found = line_from_tables(self.tablebase(), spec, board, self.search)
+        found = line_from_tables(self.tables(), spec, board, self.search)
         return None if found is None else line_json(spec, board, *found)
 
     def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
@@ -186,7 +200,7 @@ class Answers:
         """`line` by search, done within `search` seconds of `started` (a time.monotonic()),
         stopped early when `cancel` is set; on any thread."""
         assert self.search is not None  # line_from_tables answered or raised otherwise
-        found = search_line(self.tablebase(), spec, board, self.search, cancel, started,
+        found = search_line(self.tables(), spec, board, self.search, cancel, started,
                             self._searcher(spec))
         return line_json(spec, board, *found)
 

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tablebase.builder.game import GameError
-from tablebase.db.errors import GameNotBuiltError, StorageError
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from tablebase.query.errors import (
     MissingPositionError,
     MissingTableError,
@@ -61,7 +61,8 @@ def _status(error: Exception) -> int:
     """The status code of an error raised while answering."""
     if isinstance(error, TooLargeError):
         return 413
-    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError)):
+    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError,
+                          MissingDatabaseError)):
         return 404
     if isinstance(error, (GameError, QueryError, ValueError)):
         return 400
