@@ -143,12 +143,19 @@ def moves_or_search(tb: Tablebase | None, spec: Spec, position: Asked,
     """`Tablebase.examine`, or where no table holds `position` (and `search` allows), the
     position and every move by search within `search` seconds in all (None for the table's
     root: no table holds it)."""
+    return _or_search(examine_tables, search_moves, tb, spec, position, search)
+
+
+def _or_search(tables: Callable[..., T | None], searched: Callable[..., T],
+               tb: Tablebase | None, spec: Spec, position: Asked, search: float | None) -> T:
+    """tables(tb, spec, position, search): the tables' answer; where that is None (no table
+    holds the position and `search` allows), searched(...) within `search` seconds of now."""
     started = time.monotonic()
-    found = examine_tables(tb, spec, position, search)
+    found = tables(tb, spec, position, search)
     if found is not None:
         return found
-    assert search is not None  # examine_tables raised otherwise
-    return search_moves(tb, spec, position, search, started=started)
+    assert search is not None  # tables() raised otherwise
+    return searched(tb, spec, position, search, started=started)
 
 
 Lined = tuple[Probe | Searched, list[Step]]
@@ -192,12 +199,7 @@ def line_or_search(tb: Tablebase | None, spec: Spec, position: Asked,
                    search: float | None = DEFAULT_SEARCH_SECONDS) -> Lined:
     """`Tablebase.probe` and `line`, or where no table holds `position` (and `search`
     allows), the position and a perfect line by search within `search` seconds in all."""
-    started = time.monotonic()
-    found = line_from_tables(tb, spec, position, search)
-    if found is not None:
-        return found
-    assert search is not None  # line_from_tables raised otherwise
-    return search_line(tb, spec, position, search, started=started)
+    return _or_search(line_from_tables, search_line, tb, spec, position, search)
 
 
 def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int | None]]

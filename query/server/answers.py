@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -156,17 +157,30 @@ from none while its file does not exist: every position is then searched)."""
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
-        found = examine_tables(self.tables(), spec, board, self.search)
-        return None if found is None else moves_json(spec, board, *found)
+        return self._from_tables(examine_tables, moves_json, spec, board)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                         cancel: threading.Event | None = None) -> dict[str, Any]:
         """`moves` by search, done within `search` seconds of `started` (a time.monotonic()),
         stopped early when `cancel` is set; on any thread."""
-        assert self.search is not None  # moves_from_tables answered or raised otherwise
-        found = search_moves(self.tables(), spec, board, self.search, cancel, started,
-                             self._searcher(spec))
-        return moves_json(spec, board, *found)
+        return self._by_search(search_moves, moves_json, spec, board, started, cancel)
+
+    def _from_tables(self, find: Callable[..., Any], shape: Callable[..., dict[str, Any]],
+                     spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
+        """shape(spec, board, *found) of what find(tables, spec, board, search) found in the
+        tables; None where it found that a search should answer."""
+        found = find(self.tables(), spec, board, self.search)
+        return None if found is None else shape(spec, board, *found)
+
+    def _by_search(self, run: Callable[..., Any], shape: Callable[..., dict[str, Any]],
+                   spec: Spec, board: tuple[int, ...], started: float,
+                   cancel: threading.Event | None) -> dict[str, Any]:
+        """shape(spec, board, *found) of what run(...) found by search, on this thread's kept
+        searcher, within `search` seconds of `started`."""
+        assert self.search is not None  # the tables answered or raised otherwise
+        found = run(self.tables(), spec, board, self.search, cancel, started,
+                    self._searcher(spec))
+        return shape(spec, board, *found)
 
     def _searcher(self, spec: Spec) -> Searcher:
         """This thread's searcher of `spec`, kept while its tables are the same: its
@@ -192,17 +206,13 @@ from none while its file does not exist: every position is then searched)."""
     def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`line` from the tables; None where no table holds the position and a search may
         answer it (`line_by_search`); the tables' error otherwise."""
-        found = line_from_tables(self.tables(), spec, board, self.search)
-        return None if found is None else line_json(spec, board, *found)
+        return self._from_tables(line_from_tables, line_json, spec, board)
 
     def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                        cancel: threading.Event | None = None) -> dict[str, Any]:
         """`line` by search, done within `search` seconds of `started` (a time.monotonic()),
         stopped early when `cancel` is set; on any thread."""
-        assert self.search is not None  # line_from_tables answered or raised otherwise
-        found = search_line(self.tables(), spec, board, self.search, cancel, started,
-                            self._searcher(spec))
-        return line_json(spec, board, *found)
+        return self._by_search(search_line, line_json, spec, board, started, cancel)
 
     def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
