@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.builder import kernels
+from tablebase.builder import kernels, moving
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.game.root import Root
 from tablebase.builder.manifest import TierCounts
@@ -65,6 +65,12 @@ def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> 
 def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
     codes = np.asarray(codes)
+    if root.spec.moving and ply == root.last_ply:
+        # Either side may be to move: the movement rules say which positions are over. An
+        # orbit is the board's (the side to move's digit is the same in every image).
+        orbits = kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
+                                  kernels.NO_LINES, False, False, OPEN)[1]
+        return moving.terms(root, codes), orbits
     if ply == 0:  # the root, never terminal (check_root refuses such roots)
         return (np.full(len(codes), OPEN, dtype=np.int8),
                 kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
@@ -132,15 +138,19 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
     """Enumerate the tiers after those in `done` (which are already in `work`); return all counts."""
     counts = list(done)
     if not counts:
-        counts.append(_store_tier(root, work, 0, iter([np.zeros(1, dtype=np.int64)])))
+        first = np.array([root.start_code], dtype=np.int64)
+        if root.spec.moving and root.last_ply == 0:  # a start in the movement phase
+            first = moving.enumerate_movement(root, first, progress)
+        counts.append(_store_tier(root, work, 0, iter([first])))
         if on_tier is not None:
             on_tier(counts)
     chunk_rows = plan.chunk_rows(root.cells, len(root.symmetries))
     # One collector for every tier: its buffer's pages are faulted in once, not once a tier.
     collector = UniqueCollector(plan.buffer_items, plan.run_items, work.scratch)
-    with progress(desc=f"enumerate {root.name}", total=root.cells, initial=counts[-1].ply,
+    with progress(desc=f"enumerate {root.name}", total=root.last_ply, initial=counts[-1].ply,
                   unit="tier") as bar:
-        while counts[-1].ply < root.cells and counts[-1].canonical > counts[-1].terminal_canonical:
+        while counts[-1].ply < root.last_ply \
+                and counts[-1].canonical > counts[-1].terminal_canonical:
             ply = counts[-1].ply
             codes = work.get("codes", ply, in_memory=plan.fits(work.nbytes("codes", ply)))
             term = work.get("term", ply, in_memory=plan.fits(work.nbytes("term", ply)))
@@ -154,6 +164,12 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                         inner.update(min(chunk_rows, len(codes) - start))
                 source, _ = distinct_children(root, ply, parents(), opened, plan, table,
                                               work.scratch, collector)
+            if root.spec.moving and ply + 1 == root.last_ply:
+                # The last placement's boards enter the movement phase; its tier is all they
+                # reach by steps (a closure, not one ply deeper: steps can come back).
+                entries = np.concatenate([np.empty(0, np.int64), *source])
+                closed = moving.enumerate_movement(root, entries, progress)
+                source = (closed[i:i + chunk_rows] for i in range(0, len(closed), chunk_rows))
             counts.append(_store_tier(root, work, ply + 1, source))
             work.manifest.spilled_runs += collector.spilled
             collector.spilled = 0

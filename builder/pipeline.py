@@ -17,13 +17,18 @@ from typing import Any
 
 import numpy as np
 
+from tablebase.builder import moving
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
-from tablebase.builder.game.errors import BuildTooLargeError, WholeBoardTooLargeError
-from tablebase.builder.game.root import Root, check_root
+from tablebase.builder.game.errors import (
+    BuildTooLargeError,
+    InvalidSpecError,
+    WholeBoardTooLargeError,
+)
+from tablebase.builder.game.root import Root, check_moving_root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
-from tablebase.builder.game.values import Value, depth_of, value_of
+from tablebase.builder.game.values import NO_DEPTH, Value, depth_of, value_of
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak, steady_malloc
@@ -63,7 +68,7 @@ class BuildReport:
     canonical: int
     terminal: int
     root_value: Value
-    root_depth: int
+    root_depth: int | None  # None: a draw by endless play
     plies: list[PlyCounts]
     stages: dict[str, StageFigures] = field(default_factory=dict)
     memory_budget: int = 0
@@ -115,6 +120,8 @@ def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
     """The Root of the table to build: the empty board when `root` is None or empty, else the
     checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
     for a whole board with more than 39 cells)."""
+    if spec.moving and root is not None and any(root[:spec.cells]):
+        return check_moving_root(spec, root)
     if root is None or not any(root):
         if not spec.whole_board_fits:
             raise WholeBoardTooLargeError(
@@ -122,6 +129,17 @@ def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
                 f" {MAX_CELLS}")
         return Root.whole(spec)
     return check_root(spec, root)
+
+
+def _check_moving(spec: Spec, layout: str, executor: Executor) -> None:
+    """Refuse, before anything starts, what a game whose stones move is not built with yet."""
+    if layout != LAYOUT_PACKED:
+        raise InvalidSpecError(f"{spec.name}: a game whose stones move is stored packed only"
+                               " (its movement phase has no ply a row could name)")
+    if executor is not LOCAL:
+        raise InvalidSpecError(f"{spec.name}: a game whose stones move is built on this machine"
+                               " only (its movement phase is one tier with cycles, solved as a"
+                               " whole); leave out --workers and --scheduler")
 
 
 def work_slug(root: Root) -> str:
@@ -154,6 +172,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     """
     if isinstance(spec, str):
         spec = parse_spec(spec)
+    if spec.moving:
+        _check_moving(spec, layout, executor)
     table = table_root(spec, root)
     estimate = estimate_build(table, database, work_dir)
     reason = estimate.refusal()
@@ -167,6 +187,13 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)
+    if spec.moving and moving.bytes_needed(estimate.positions) > plan.working and not yes:
+        raise BuildTooLargeError(
+            f"{table.name}: not started, its movement phase is solved in memory, about"
+            f" {moving.bytes_needed(estimate.positions) / 2**20:,.0f} MiB for"
+            f" {estimate.positions:,} positions, past the budget's"
+            f" {plan.working / 2**20:,.0f} MiB; give a larger --memory, or go ahead anyway"
+            " with --yes (yes=True from Python)")
     params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
                         table.key)
     # Tier arrays wait in memory for a checkpoint only where no other process reads them.
@@ -175,7 +202,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     # SQLite's page cache gets a sixteenth of the working memory, at most its usual 256 MiB.
     cache = min(plan.working // 16, DEFAULT_CACHE_BYTES)
     with open_database(database, writable=True, cache_bytes=cache) as engine:
-        handle = begin_build(engine, params, force=force, layout=layout, coded_cells=table.cells,
+        handle = begin_build(engine, params, force=force, layout=layout, coded_cells=table.code_digits,
                              resume_table=manifest.table if manifest else None,
                              supports=_supports(table))
         resumed_stage = None
@@ -204,7 +231,7 @@ def _supports(table: Root) -> tuple[int, ...]:
     cell under it (-1 where it rests on the root's stones or the bottom row); else none."""
     if table.spec.gravity:
         return tuple(int(c) for c in table.below)
-    return (-1,) * table.cells
+    return (-1,) * table.code_digits
 
 
 def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:
@@ -237,8 +264,8 @@ def _stage_of(manifest: Manifest) -> str:
 def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
          progress: ProgressFactory, write_chunk: int, executor: Executor) -> BuildReport:
     m = work.manifest
-    table = CodeTable(root.cells, direct=plan.direct_fits(3 ** root.cells),
-                      bits=plan.direct_fits(bitmap_bytes(root.cells)))
+    table = CodeTable(root.code_digits, direct=plan.direct_fits(3 ** root.code_digits),
+                      bits=plan.direct_fits(bitmap_bytes(root.code_digits)))
     counts = list(m.tiers)
     if not m.enumerated:
         with _Stage(work, "enumerate"):
@@ -257,8 +284,8 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                     ply = root.ply + tier.ply
                     if tier.scores is not None:
                         codes = work.get("codes", tier.ply) if tier.codes is None else tier.codes
-                        tier.checksum = write_tier(engine, handle, ply, np.asarray(codes),
-                                                   tier.scores)
+                        tier.checksum = _write_tier(root, engine, handle, tier.ply,
+                                                    np.asarray(codes), tier.scores)
                     elif tier.blocks is not None:
                         write_blocks(engine, handle, ply, tier.blocks)
                     else:
@@ -274,20 +301,26 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             # 0.26-0.29 s hashed.
             # A fresh table either way: the marking bitmaps are not needed any more.
             if table.direct and sum(t.canonical for t in counts) * SPARSE >= table.size:
-                table = CodeTable(root.cells, direct=True)
+                table = CodeTable(root.code_digits, direct=True)
             else:
                 largest = max(t.canonical for t in counts)
                 # The hash table and the tier it holds, as loaded, must share the working memory.
-                table = CodeTable(root.cells, direct=False,
+                table = CodeTable(root.code_digits, direct=False,
                                   hashed=plan.direct_fits(hash_bytes(largest)))
             target = BlockTarget.of(engine, handle) if handle.layout == LAYOUT_PACKED else None
             executor.solve(root, work, plan, table, counts, m.solved_from, progress, target,
                            solved)
     lookup = "direct" if table.direct else "hashed" if table.hashed else "sorted"
     del table
-    # Stored plies count every stone on the board, the root's included.
+    # Stored plies count every stone on the board, the root's included (and where stones
+    # move, the side to move's digit: the movement phase is two stored plies, x's and o's).
     plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m.values[t.ply])
              for t in counts]
+    if root.spec.moving and counts and counts[-1].ply == root.last_ply:
+        last = counts[-1].ply
+        plies[-1:] = moving.side_counts(root, root.ply + last, np.asarray(work.get("codes", last)),
+                                        np.asarray(work.get("term", last)),
+                                        np.asarray(work.get("scores", last)))
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
         if handle.layout == LAYOUT_PACKED:
@@ -297,13 +330,18 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
             checksum = whole.hexdigest()
         else:
             checksum = _write(root, work, plan, counts, engine, handle, write_chunk, progress)
-    root_score = int(work.get("scores", 0)[0])
+    # The root's score: tier 0's one position, or where a start in the movement phase makes
+    # tier 0 the whole movement tier, the start's among them.
+    first = np.asarray(work.get("codes", 0))
+    root_score = int(work.get("scores", 0)[int(np.searchsorted(first, root.start_code))])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
+    endless = root.spec.moving and root_value == Value.DRAW  # a draw by endless play
     stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
-        terminal=sum(p.terminal for p in plies), root_value=root_value, root_depth=root_depth,
+        terminal=sum(p.terminal for p in plies), root_value=root_value,
+        root_depth=None if endless else root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
         lookup=lookup, spilled_runs=m.spilled_runs)
     start = time.perf_counter()
@@ -311,7 +349,8 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         reachable=report.reachable, canonical=total, terminal=report.terminal,
         terminal_canonical=sum(t.terminal_canonical for t in counts),
         wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
-        losses=sum(p.losses for p in plies), root_value=int(root_value), root_depth=root_depth,
+        losses=sum(p.losses for p in plies), root_value=int(root_value),
+        root_depth=NO_DEPTH if endless else root_depth,
         tool_version=tool_version(), build_seconds=report.seconds,
         stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
                 for name, f in stages.items()}, checksum=checksum), plies)
@@ -321,6 +360,20 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     stages["write"].seconds += time.perf_counter() - start
     stages["write"].peak_bytes = max(stages["write"].peak_bytes, peak_bytes())
     return report
+
+
+def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
+                scores: np.ndarray) -> str:
+    """Pack one solved tier (`write_tier`); the movement phase's as two stored plies, the side
+    to move's digit counting as a stone (x's positions, then o's, in code order)."""
+    ply = root.ply + tier
+    if not (root.spec.moving and tier == root.last_ply):
+        return write_tier(engine, handle, ply, codes, scores)
+    cut = moving.side_cut(root, codes)
+    checksum = TableChecksum()
+    for part, at in ((slice(0, cut), ply), (slice(cut, len(codes)), ply + 1)):
+        checksum.merge(write_tier(engine, handle, at, codes[part], scores[part]))
+    return checksum.hexdigest()
 
 
 def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,

@@ -1,9 +1,11 @@
 """Retrograde analysis: values and depths of every canonical position, deepest tier first.
 
 Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
-work directory. A position's score is the best `backup` of its children's scores (values.py
-is the one place that fixes the order of outcomes; the compiled solver's `_backup` is its twin,
-tested equal on every score).
+work directory; where stones move, the last tier (the movement phase) is solved within itself
+first (builder/moving.py), and the placement plies read it as any next tier. A position's
+score is the best `backup` of its children's scores (values.py is the one place that fixes
+the order of outcomes; the compiled solver's `_backup` is its twin, tested equal on every
+score).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tablebase.builder import kernels
+from tablebase.builder import kernels, moving
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.enumerator import OPEN
 from tablebase.builder.game.root import Root
@@ -63,9 +65,14 @@ def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             above = None
             codes, term = _get(work, plan, "codes", ply), _get(work, plan, "term", ply)
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
-            with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
-                          unit_scale=True) as inner:
-                scores = solve_tier(root, ply, codes, term, table, chunk_rows, inner)
+            if root.spec.moving and ply == root.last_ply:
+                # The movement phase: a graph with cycles, solved within its own tier.
+                scores = moving.solve_movement(root, np.asarray(codes), np.asarray(term),
+                                               progress)
+            else:
+                with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
+                              unit_scale=True) as inner:
+                    scores = solve_tier(root, ply, codes, term, table, chunk_rows, inner)
             table.clear()
             work.put("scores", ply, scores)
             if on_tier is not None:

@@ -79,9 +79,9 @@ class PackedReader:
         self.table = str(game.positions_table)
         self.count = int(game.canonical or 0)
         self._plies = {p: n for p, n in sorted(plies.items()) if n}
-        self._root_stones = sum(ch != "0" for ch in game.root)
+        self._root_stones = game.root_stones
         self._cells = game.width * game.height
-        self._limit = 3 ** (game.root.count("0") if game.root else self._cells)
+        self._limit = 3 ** game.code_digits
         self._cache: OrderedDict[int, Block] = OrderedDict()
         self._keys: dict[int, list[int]] = {}  # per ply, the cached blocks' first codes
 

@@ -10,6 +10,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.builder.game.codec import decode
+from tablebase.builder.game.moving import code_digits
+from tablebase.builder.game.spec import parse_spec
 from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
@@ -59,6 +61,26 @@ class GameRecord:
     layout: str = LAYOUT_ROWS
     stored_bytes: int | None = None
     row_check: str | None = None
+
+    @property
+    def root_plies(self) -> int | None:
+        """The root's depth, or None for a draw by endless play (stored as -1) or none stored."""
+        return None if self.root_depth is None or self.root_depth < 0 else self.root_depth
+
+    @property
+    def root_stones(self) -> int:
+        """The stones a code leaves out (its root's, on the cells it does not code): none where
+        stones move, whose codes hold every cell."""
+        return 0 if parse_spec(self.spec).moving else sum(ch != "0" for ch in self.root)
+
+    @property
+    def code_digits(self) -> int:
+        """The digits of the table's codes: its root's empty cells (every cell for the whole
+        board), and where stones move the side to move's (builder/game/moving.py)."""
+        spec = parse_spec(self.spec)
+        if self.root and not spec.moving:
+            return spec.cells - self.root_stones
+        return code_digits(spec)
 
     @property
     def complete(self) -> bool:
@@ -175,7 +197,7 @@ def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[
     a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
     stones plus the root's, and its value and depth possible with the cells left empty
     (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
-    root_stones = sum(ch != "0" for ch in game.root)
+    root_stones = game.root_stones
     cells = game.width * game.height
     found: dict[int, tuple[int, int]] = {}
     # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.game import EMPTY, PLAYER_NAMES, Spec, Value, digits, mover_at
+from tablebase.builder.game.moving import stones_say
 
 _CHARS = ".xo"
 
@@ -67,8 +68,11 @@ def plies(n: int) -> str:
     return f"{n} pl{'y' if n == 1 else 'ies'}"
 
 
-def outcome_text(value: int | Value, depth: int) -> str:
-    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move."""
+def outcome_text(value: int | Value, depth: int | None) -> str:
+    """'win in 7 plies', 'draw in 9 plies', 'loss in 0 plies' for the side to move; a draw with
+    no depth (stones that move) is 'draw (endless play)'."""
+    if depth is None:
+        return f"{Value(value).word} (endless play)"
     return f"{Value(value).word} in {plies(depth)}"
 
 
@@ -93,10 +97,15 @@ def empty_board(spec: Spec) -> tuple[int, ...]:
 
 
 def board_text(spec: Spec, board: Sequence[int]) -> str:
-    """Board text of a board given as cell values, e.g. `x.o/.x./...`."""
-    chars = "".join(_CHARS[v] for v in board)
+    """Board text of a board given as cell values, e.g. `x.o/.x./...`; of a position of a
+    game whose stones move (its cells, then the side to move), followed by ` x` or ` o` where
+    the stones do not say whose turn it is."""
+    chars = "".join(_CHARS[v] for v in board[:spec.cells])
     w = spec.width
-    return "/".join(chars[i : i + w] for i in range(0, spec.cells, w))
+    text = "/".join(chars[i : i + w] for i in range(0, spec.cells, w))
+    if len(board) > spec.cells and stones_say(spec, board[:spec.cells]) is None:
+        return f"{text} {PLAYER_NAMES[int(board[spec.cells])]}"
+    return text
 
 
 def board_texts(spec: Spec, codes: np.ndarray) -> list[str]:

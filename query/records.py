@@ -15,16 +15,25 @@ from tablebase.query.reading import Reading
 # A position as callers give it: text (query/reading.py), a Reading, cell values, or a code.
 Position = str | Reading | Sequence[int] | int
 
+def known_depth(depth: int | None) -> int:
+    """A depth where one must exist (every position of a game whose stones are only placed,
+    and every decided one): ValueError for a draw by endless play, which has none."""
+    if depth is None:
+        raise ValueError("a draw by endless play has no depth")
+    return depth
+
+
 @dataclass(frozen=True)
 class Probe:
     """What the table says about one position.
 
     `value` is for the side to move (`to_move`, 'x' or 'o'); `depth` is plies to the end under
-    perfect play (0 exactly when the position is `terminal`); `ply` counts the stones.
+    perfect play (0 exactly when the position is `terminal`; None for a draw by endless play,
+    where stones move); `ply` counts the stones.
     """
 
     value: Value
-    depth: int
+    depth: int | None
     to_move: str
     terminal: bool
     ply: int
@@ -38,26 +47,29 @@ class Probe:
 @dataclass(frozen=True)
 class MoveInfo:
     """One legal move: its name and cell in the caller's orientation, its value for the player
-    making it, the depth (plies to the end) of the position it leads to, and whether it keeps
-    the position's perfect value and depth."""
+    making it, the depth (plies to the end) of the position it leads to (None: a draw by
+    endless play), and whether it keeps the position's perfect value and depth. Where stones
+    move, a step goes from `start` to `cell` (`start` None: a placement)."""
 
     move: str
     cell: int
     value: Value
-    depth: int
+    depth: int | None
     best: bool
+    start: int | None = None
 
 
 @dataclass(frozen=True)
 class Step:
     """One move of a perfect line: who plays it (`player`), its value for that player, the
-    plies left after it (`depth`), and the board after it as cell values."""
+    plies left after it (`depth`; None: a draw by endless play), and the board after it as cell
+    values (where stones move, followed by the side to move)."""
 
     move: str
     cell: int
     player: str
     value: Value
-    depth: int
+    depth: int | None
     board: tuple[int, ...]
 
 
@@ -76,9 +88,9 @@ class TableInfo:
 class ManyProbes:
     """Answers for many codes at once, as equal-length arrays in the order asked.
 
-    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies, `ply` the
-    stones on the board; where `found` is False the table lacks the code and the other
-    arrays hold 0, -1 and -1.
+    `value` (-1 loss, 0 draw, 1 win) is for the side to move, `depth` in plies (-1 for a draw
+    by endless play, where stones move), `ply` the stones on the board; where `found` is False
+    the table lacks the code and the other arrays hold 0, -1 and -1.
     """
 
     value: np.ndarray

@@ -102,7 +102,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     root = None
     if game.root:
         spec = parse_spec(game.spec)
-        root = board_text(spec, Root.from_key(spec, game.root).board)
+        root = board_text(spec, Root.from_key(spec, game.root).position)
     return {
         "spec": game.spec,
         "root": root,
@@ -110,7 +110,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "canonical": game.canonical,
         "terminal": game.terminal,
         "root_value": None if game.root_value is None else Value(game.root_value).word,
-        "root_depth": game.root_depth,
+        "root_depth": game.root_plies,
         "checksum": game.checksum,
         "layout": game.layout,
         "stored_bytes": game.stored_bytes,

@@ -90,7 +90,10 @@ class TableView:
         chosen = self._chosen()
         asked = chosen.checked_codes(codes)
         if chosen.reader.count > LOAD_LIMIT and not self._tables.is_loaded(self.spec, chosen):
-            return ManyProbes(*chosen.read_many(chosen.canonical_many(asked)))
+            value, depth, ply, found = chosen.read_many(chosen.canonical_many(asked))
+            if self.spec.moving:  # a draw by endless play has no depth
+                depth[found & (value == 0)] = -1
+            return ManyProbes(value, depth, ply, found)
         table = self.load()
         n = len(asked)
         value = np.zeros(n, dtype=np.int8)
@@ -107,7 +110,10 @@ class TableView:
         np.minimum(index, len(table.codes) - 1, out=index)
         found = table.codes[index] == wanted
         hit = index[found]
-        value[found], depth[found], ply[found] = table.value[hit], table.depth[hit], table.ply[hit]
+        value[found], depth[found] = table.value[hit], table.depth[hit]
+        ply[found] = chosen.stones(table.codes[hit])
+        if self.spec.moving:  # a draw by endless play has no depth
+            depth[found & (value == 0)] = -1
         return ManyProbes(value, depth, ply, found)
 
     def probe_many(self, codes: np.ndarray | Sequence[int]) -> ManyProbes:

@@ -22,6 +22,7 @@ from tablebase.builder.game import EMPTY, Spec, Value, mover_at, open_cells, par
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
+from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import move_name, to_move_name
@@ -92,7 +93,7 @@ class Tablebase:
         """The complete tables of a game: the whole board (root None) first, then each endgame
         table by root, with its count of stored positions."""
         spec = self.spec(spec)
-        return [TableInfo(None if t.whole else t.root.board, t.reader.count,
+        return [TableInfo(None if t.whole else t.root.position, t.reader.count,
                           t.root.cells, len(t.root.symmetries)) for t in self._tables.of(spec)]
 
     def table(self, spec: str | Spec, root: Position | None = None) -> TableView:
@@ -111,7 +112,8 @@ class Tablebase:
     # --- reading positions -------------------------------------------------------------
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
-        """The cell values of a position given in any accepted form (read, not yet checked)."""
+        """The cell values of a position given in any accepted form (read, not yet checked;
+        where stones move, checked and followed by the side to move: query/steps.py)."""
         return read_position(self.spec(spec), position).board
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
@@ -182,6 +184,9 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            return self._tables.read(
+                spec, lambda: moving.probe(self._tables.of(spec), spec, board))
         return self._tables.read(spec, lambda: self._find(spec, board)[0])
 
     def examine(self, spec: str | Spec, position: Position
@@ -190,8 +195,12 @@ class Tablebase:
         whole-board table, else the root as the table stores it), read at once."""
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            probe, moves = self._tables.read(
+                spec, lambda: moving.moves(self._tables.of(spec), spec, board))
+            return probe, moves, None
         probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
-        return probe, moves, None if table.whole else table.root.board
+        return probe, moves, None if table.whole else table.root.position
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
             ) -> Probe | None:
@@ -211,6 +220,9 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
+        if spec.moving:
+            return self._tables.read(
+                spec, lambda: moving.moves(self._tables.of(spec), spec, board)[1])
         return self._tables.read(spec, lambda: self._moves_board(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
@@ -224,6 +236,8 @@ class Tablebase:
         """
         spec = self.spec(spec)
         start = self.read_board(spec, position)
+        if spec.moving:
+            return self.moving_line(spec, start)[0]
 
         def walk() -> list[Step]:
             board = start
@@ -239,6 +253,13 @@ class Tablebase:
                 probe, moves, _ = self._moves_board(spec, board)
             return steps
         return self._tables.read(spec, walk)
+
+    def moving_line(self, spec: str | Spec, position: Position) -> tuple[list[Step], bool]:
+        """Where stones move: `line`, and whether it stops because a position came back (a
+        draw by endless play is followed until one does)."""
+        spec = self.spec(spec)
+        start = self.read_board(spec, position)
+        return self._tables.read(spec, lambda: moving.line(self._tables.of(spec), spec, start))
 
 
 @contextmanager

@@ -17,6 +17,7 @@ import numpy as np
 
 from tablebase.builder.game import Spec, canonical_board, digits
 from tablebase.builder.game.codec import stone_counts
+from tablebase.builder.game.moving import canonical_code
 from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
@@ -105,11 +106,22 @@ class StoredTable:
             found[start:start + READ_BATCH] = part.found
             value[start:start + READ_BATCH] = part.value
             depth[start:start + READ_BATCH] = part.depth
-        ply = np.where(found, stone_counts(codes) + self.root.ply, -1).astype(np.int16)
+        ply = np.where(found, self.stones(codes), -1).astype(np.int16)
         return value, depth, ply, found
+
+    def stones(self, codes: np.ndarray) -> np.ndarray:
+        """The stones on the board of each of this table's codes (a position's ply): the root's
+        and its free cells' (not the side to move's digit, where stones move)."""
+        boards = codes % 3 ** self.root.cells if self.root.spec.moving else codes
+        return stone_counts(boards) + self.root.ply
 
     def canonical_many(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
+        if self.root.spec.moving:  # the board's canonical code, the side to move's digit kept
+            side, board = np.divmod(np.asarray(codes, dtype=np.int64), 3 ** self.root.cells)
+            canonical = canonical_many_lookup(self.root.spec, board) if self.whole \
+                else self.root.canonical_many(board)  # the maps that fix the start
+            return canonical + side * 3 ** self.root.cells
         if self.whole:
             return canonical_many_lookup(self.root.spec, codes)
         return self.root.canonical_many(codes)
@@ -123,7 +135,7 @@ class StoredTable:
     @property
     def code_limit(self) -> int:
         """One more than the largest code: 3 ** (coded cells)."""
-        return 3 ** self.root.cells
+        return 3 ** self.root.code_digits
 
     def checked_codes(self, codes: np.ndarray | Sequence[int]) -> np.ndarray:
         """`codes` as int64, or NotationError when they are not integers in this table's range."""
@@ -151,7 +163,11 @@ def verdict(status: np.ndarray) -> bool | None:
 
 
 def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:
-    """Whether `board` is the root of `table` in some orientation."""
+    """Whether `board` is the root of `table` in some orientation (where stones move, a
+    position, the side to move included)."""
+    if spec.moving:
+        return table.start is not None \
+            and canonical_code(spec, board) == canonical_code(spec, table.start)
     return any((transform(spec, board, s) if s else tuple(board)) == table.board
                for s in range(len(permutations(spec))))
 
@@ -161,7 +177,7 @@ def select_table(spec: Spec, tables: Sequence[StoredTable],
     """The table whose root is `root` in any orientation (None or the empty board: the
     whole-board table), among a game's complete `tables`; MissingTableError naming what the
     database holds otherwise. The one place that answers "which table does this root name"."""
-    if root is None or not any(root):
+    if root is None or not any(root[:spec.cells]):
         for table in tables:
             if table.whole:
                 return table

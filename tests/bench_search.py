@@ -56,8 +56,8 @@ def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
 def bench_gomoku() -> tuple[int, int, int]:
     """(positions, solved within the time, agreeing with the plain search)."""
     from tablebase.builder.game import parse_spec
+    from tablebase.query.boards import play_moves
     from tablebase.query.notation import move_name
-    from tablebase.query.reading import play_moves
     from tests.reference import Game, wins_within
     spec, game = parse_spec("7x7k5"), Game("7x7k5")
     _fresh(spec).solve(play_moves(spec, "d4"), Budget(nodes=1000))  # compile (or load) first
@@ -98,7 +98,7 @@ def bench_connect4() -> None:
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.reading import play_moves
+    from tablebase.query.boards import play_moves
     spec = parse_spec("7x6k4+gravity")
     rows = read_set("connect4.txt")
     _fresh(spec).solve(play_moves(spec, "d1"), Budget(nodes=1000))
@@ -133,7 +133,7 @@ def bench_leaves(count: int = 4, least: int = 10_000) -> None:
     from tablebase.builder.game import legal_moves, parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.reading import play_moves
+    from tablebase.query.boards import play_moves
     from tablebase.query.search.solving import leaves
     spec = parse_spec("7x6k4+gravity")
     rows = [m for m in read_set("connect4.txt") if len(m.split()) == 16]
@@ -201,8 +201,8 @@ def bench_budgets(seconds: float = 2.0) -> None:
     """`moves` by search on a 63-empty-cell 8x8 board: the search's own wall time in this
     process, and the whole command's (start-up included) as a user runs it."""
     from tablebase.builder.game import parse_spec
+    from tablebase.query.boards import play_moves
     from tablebase.query.notation import empty_board
-    from tablebase.query.reading import play_moves
     from tablebase.query.search.answers import moves_or_search, probe_or_search
 
     spec = parse_spec(OPEN_GAME)

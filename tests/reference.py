@@ -1,11 +1,15 @@
 """Deliberately simple, independent game code for the tests: its own board handling,
-win check, symmetry and a plain recursive negamax. It shares no code with builder/."""
+win check, symmetry and a plain recursive negamax. It shares no code with builder/. Games whose
+stones move (+stonesN) have their own plain retrograde solver, tests/reference_moving.py,
+re-exported here."""
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+
+from tests.reference_moving import MovingGame as MovingGame
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -22,7 +26,7 @@ class Game:
         self.gravity, self.misere = "gravity" in flags, "misere" in flags
         self.exact = "exact" in flags
         self.n = self.w * self.h
-        self.lines = []
+        self.lines: list[tuple[int, ...]] = []
         for r in range(self.h):
             for c in range(self.w):
                 for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):

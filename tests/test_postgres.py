@@ -327,3 +327,19 @@ def test_audit_and_play_through_postgres(built: tuple[str, dict[str, str]],
         assert main(["play", "3x3k3", "--as", "x", "--seed", "3", "--db", db]) == 0
         shown.append(capsys.readouterr().out)
     assert shown[0] == shown[1] and "draw" in shown[0]
+
+
+def test_stones_that_move_through_postgres(pg: Server, tmp_path: Path) -> None:
+    """A game whose stones move builds on the server as on SQLite: the same positions, values
+    and depths (its movement phase's two stored plies included), and answers with the side to
+    move as SQLite's table does."""
+    from tablebase import open_tablebase
+    url, sqlite = pg.new_database(), str(tmp_path / "moving.db")
+    spec, position = "3x3k3+stones3", "o.x/xx./o.o o"
+    for db in (url, sqlite):
+        assert main(["build", spec, "--db", db, "--quiet"]) == 0
+    with open_tablebase(url) as server, open_tablebase(sqlite) as local:
+        mine, theirs = server.table(spec).load(), local.table(spec).load()
+        assert all((a == b).all() for a, b in zip(mine, theirs))
+        assert server.probe(spec, position) == local.probe(spec, position)
+        assert server.moves(spec, position) == local.moves(spec, position)

@@ -14,8 +14,9 @@ import pytest
 
 from tablebase.builder.game import O, X, parse_spec
 from tablebase.query.errors import IllegalMoveError
-from tablebase.query.reading import Reading, read_position, read_positions
+from tablebase.query.reading import Reading, read_position
 from tablebase.query.reading_kernel import read_text
+from tablebase.query.readings import read_positions
 from tests.reference import Game, parse, play
 
 SPECS = ["3x3k3", "4x4k3+gravity", "7x6k4+gravity", "5x4k4+exact", "4x4k3+misere",

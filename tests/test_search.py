@@ -11,9 +11,9 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
+from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
 from tablebase.query.notation import board_text
-from tablebase.query.reading import play_moves
 from tablebase.query.search.engine import Budget, Searcher
 from tablebase.query.search.solving import leaves
 from tests.reference import Game, loses_within, wins_within

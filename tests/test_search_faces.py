@@ -49,7 +49,7 @@ def test_a_line_by_search_is_perfect_move_by_move(name: str) -> None:
 
     spec, game, rng = parse_spec(name), Game(name), random.Random(name)
     for board in _positions(game, rng, 12):
-        root, steps = search_line(None, spec, board, 30.0)
+        root, steps = search_line(None, spec, board, 600.0)  # a first call may compile
         value, depth = game.solve(board)
         assert (root.solution.value, root.solution.depth) == (value, depth)
         assert len(steps) == depth  # a perfect line is as long as the depth

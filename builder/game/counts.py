@@ -56,7 +56,13 @@ def _fillings(spec: Spec, board: Sequence[int]) -> list[int]:
 
 def reachable_bound(spec: Spec, board: Sequence[int]) -> int:
     """Boards with any number of stones added to `board`'s empty cells, x and o alternating,
-    ignoring wins: at least the number of positions reachable from it."""
+    ignoring wins: at least the number of positions reachable from it. Where stones move
+    (from the empty board): the placement plies' boards, then every board of the movement
+    phase twice (either side to move)."""
+    if spec.moving:
+        n = spec.stones
+        placed = sum(comb(spec.cells, p) * comb(p, p // 2) for p in range(2 * n))
+        return placed + 2 * comb(spec.cells, 2 * n) * comb(2 * n, n)
     # p more stones, alternating from the side to move: one of C(p, p // 2) colourings.
     return sum(n * comb(p, p // 2) for p, n in enumerate(_fillings(spec, board)))
 
@@ -66,6 +72,8 @@ def reachable_estimate(spec: Spec, board: Sequence[int], samples: int = 1000,
     """About how many positions are reachable from `board`: each ply's share of the bound
     (`reachable_bound`), scaled by the share of `samples` boards drawn evenly from it that
     can arise in play (within a few per cent where that share is not tiny)."""
+    if spec.moving:  # the bound, whose movement phase is nearly all reachable
+        return reachable_bound(spec, board)
     from tablebase.builder.game.orders import reachable  # compiled: imported when asked
 
     rng = np.random.default_rng(seed)

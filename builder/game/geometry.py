@@ -16,6 +16,11 @@ A line is k cells in a row. Under the exact rule (`+exact`) a line wins only if 
 run: the cells just beyond its two ends (`line_ends`) are not the player's, so that six in a
 row wins no game of five. Every rule that asks "has this player made a line" reads these two
 arrays: `lines` and `line_ends`.
+
+With `+square` a 2x2 square of one side's stones is a line too (Teeko's rule), with no ends.
+Lines are rows of one array, so where k and 4 differ the shorter lines repeat their first cell
+(a cell listed twice asks the same question twice: "all of these cells are the player's" keeps
+its meaning, and so does a bitmask of the cells).
 """
 from __future__ import annotations
 
@@ -55,7 +60,14 @@ def _lines_and_ends(spec: Spec) -> tuple[np.ndarray, np.ndarray]:
                 beyond = ((row - dr, col - dc), (end_row + dr, end_col + dc))
                 ends.append([cell_index(spec, r, c) if spec.exact and _on_board(spec, r, c)
                              else -1 for r, c in beyond])
-    out = (np.array(found, dtype=np.int64).reshape(len(found), spec.k),
+    if spec.square:
+        for row in range(spec.height - 1):
+            for col in range(spec.width - 1):
+                found.append([cell_index(spec, row + dr, col + dc) for dr in (0, 1) for dc in (0, 1)])
+                ends.append([-1, -1])
+    width = max(len(line) for line in found) if found else spec.k
+    found = [line + [line[0]] * (width - len(line)) for line in found]
+    out = (np.array(found, dtype=np.int64).reshape(len(found), width),
            np.array(ends, dtype=np.int64).reshape(len(found), 2))
     for array in out:
         array.setflags(write=False)
@@ -63,7 +75,9 @@ def _lines_and_ends(spec: Spec) -> tuple[np.ndarray, np.ndarray]:
 
 
 def lines(spec: Spec) -> np.ndarray:
-    """Every line of k cells, as an (L, k) int array of cell numbers."""
+    """Every line of k cells (and with +square every 2x2 square), as an (L, width) int array
+    of cell numbers: width is k, or 4 where squares are longer (a shorter line repeats its
+    first cell)."""
     return _lines_and_ends(spec)[0]
 
 

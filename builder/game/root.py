@@ -28,18 +28,37 @@ import numpy as np
 from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
 from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.game.geometry import line_ends, lines
+from tablebase.builder.game.moving import (
+    O_TO_MOVE,
+    check_moving,
+    outcome_of,
+    placing_plies,
+    split,
+    stones_say,
+)
 from tablebase.builder.game.orders import stone_order
 from tablebase.builder.game.rules import check_position, has_line, mover_at
 from tablebase.builder.game.spec import MAX_CELLS, Spec
-from tablebase.builder.game.symmetry import block_images, block_tables, permutations, transform
+from tablebase.builder.game.symmetry import (
+    block_images,
+    block_tables,
+    canonical_board,
+    permutations,
+    transform,
+)
 
 
 @dataclass(frozen=True)
 class Root:
-    """A table's root position on `spec`'s board (`board`: cell values, row-major)."""
+    """A table's root position on `spec`'s board (`board`: cell values, row-major).
+
+    Where stones move, no stone stays put: a table codes every cell (`board` is empty, the
+    whole board's geometry and symmetries) and an endgame table's root is `start`, the position
+    its play starts from (its cells, then the side to move: builder/game/moving.py)."""
 
     spec: Spec
     board: tuple[int, ...]
+    start: tuple[int, ...] | None = None
 
     @classmethod
     def whole(cls, spec: Spec) -> Root:
@@ -49,12 +68,41 @@ class Root:
     @property
     def is_whole(self) -> bool:
         """Whether this is the empty board (a whole-board table)."""
-        return not any(self.board)
+        return not any(self.board) and self.start is None
 
     @cached_property
     def ply(self) -> int:
-        """Stones on the root board."""
-        return sum(1 for v in self.board if v != EMPTY)
+        """Stones on the root board (where stones move, on the start position's)."""
+        board = self.board if self.start is None else self.start[:self.spec.cells]
+        return sum(1 for v in board if v != EMPTY)
+
+    @property
+    def position(self) -> tuple[int, ...]:
+        """The root as a position: its board, or where stones move its start position (cells,
+        then the side to move; the empty board, x to move, for a whole-board table)."""
+        if self.spec.moving:
+            return self.start if self.start is not None else (*self.board, X)
+        return self.board
+
+    @property
+    def to_move(self) -> int:
+        """The side to move at the root (X or O)."""
+        return self.position[-1] if self.spec.moving else mover_at(self.ply)
+
+    @cached_property
+    def start_code(self) -> int:
+        """The canonical code of the table's first tier's one position: 0 (the root's free
+        cells all empty), or where stones move the start position's."""
+        return 0 if self.start is None else self.position_code(self.start)
+
+    def position_code(self, position: Sequence[int]) -> int:
+        """Where stones move: the code this table stores `position` under (its board's smallest
+        over the table's maps, and the side to move's digit in the movement phase)."""
+        board, side = split(self.spec, position)
+        moving_phase = stones_say(self.spec, board) is None
+        # The whole board's maps are the whole group: symmetry.py's faster canonical code.
+        code = canonical_board(self.spec, board) if self.is_whole else self.code_of(board)
+        return code + (O_TO_MOVE * 3 ** self.cells if moving_phase and side == O else 0)
 
     @cached_property
     def free(self) -> np.ndarray:
@@ -65,19 +113,35 @@ class Root:
 
     @property
     def cells(self) -> int:
-        """Number of free cells: the digits of a code."""
+        """Number of free cells: the digits of a code's board."""
         return len(self.free)
 
     @property
+    def code_digits(self) -> int:
+        """The digits of a code: a free cell's each, and where stones move the side to move's
+        (builder/game/moving.py)."""
+        return self.cells + (1 if self.spec.moving else 0)
+
+    @property
+    def last_ply(self) -> int:
+        """The deepest tier: every free cell filled, or where stones move the one tier of the
+        movement phase (every stone down, either side to move)."""
+        return placing_plies(self.spec) - self.ply if self.spec.moving else self.cells
+
+    @property
     def key(self) -> str:
-        """The root as stored in the database: '' for the empty board, else one digit per cell."""
-        return "" if self.is_whole else "".join(str(v) for v in self.board)
+        """The root as stored in the database: '' for the empty board, else one digit per cell
+        (where stones move: the start position's, then its side to move, 1 x or 2 o)."""
+        position = self.board if self.start is None else self.start
+        return "" if self.is_whole else "".join(str(v) for v in position)
 
     @classmethod
     def from_key(cls, spec: Spec, key: str) -> Root:
         """The inverse of `key`."""
         if not key:
             return cls.whole(spec)
+        if spec.moving:
+            return cls(spec, (EMPTY,) * spec.cells, tuple(int(ch) for ch in key))
         return cls(spec, tuple(int(ch) for ch in key))
 
     @property
@@ -97,8 +161,7 @@ class Root:
         free cell perms[s, i]. Map 0 is the identity."""
         index = np.full(self.spec.cells, -1, dtype=np.int64)
         index[self.free] = np.arange(self.cells)
-        kept = [perm for s, perm in enumerate(permutations(self.spec))
-                if self.is_whole or transform(self.spec, self.board, s) == self.board]
+        kept = [permutations(self.spec)[s] for s in self.full_maps]
         perms = np.array([index[perm[self.free]] for perm in kept], dtype=np.int64)
         perms = perms.reshape(len(kept), self.cells)
         perms.setflags(write=False)
@@ -106,9 +169,11 @@ class Root:
 
     @cached_property
     def full_maps(self) -> tuple[int, ...]:
-        """Indices into permutations(spec) of the board maps that fix the root."""
+        """Indices into permutations(spec) of the board maps that fix the root (where stones
+        move, its start position's board: a map keeps the side to move)."""
+        fixed = self.board if self.start is None else self.start[:self.spec.cells]
         return tuple(s for s in range(len(permutations(self.spec)))
-                     if self.is_whole or transform(self.spec, self.board, s) == self.board)
+                     if self.is_whole or transform(self.spec, fixed, s) == fixed)
 
     @cached_property
     def image_weights(self) -> np.ndarray:
@@ -130,7 +195,7 @@ class Root:
         found: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
         for line, ends in zip(lines(self.spec), line_ends(self.spec)):
             stones = {self.board[int(c)] for c in line} - {EMPTY}
-            mask = sum(1 << int(index[c]) for c in line if index[c] >= 0)
+            mask = sum(1 << int(index[c]) for c in set(line.tolist()) if index[c] >= 0)
             beyond = [int(e) for e in ends if e >= 0]
             end_mask = sum(1 << int(index[e]) for e in beyond if index[e] >= 0)
             for i, player in enumerate((X, O)):
@@ -205,6 +270,26 @@ class Root:
     def _block_tables(self) -> np.ndarray:
         """symmetry.block_tables of the stabiliser acting on the free cells."""
         return block_tables(self.symmetries)
+
+
+def check_moving_root(spec: Spec, position: Sequence[int]) -> Root:
+    """The Root of a table of a game whose stones move, built from `position` (its cells, then
+    the side to move where the stones do not say it), or InvalidPositionError naming why not."""
+    position = tuple(int(v) for v in position)
+    if len(position) == spec.cells:
+        said = stones_say(spec, position)
+        if said is None:
+            raise InvalidPositionError("every stone is down, so the stones do not say whose"
+                                       " turn it is: give the side to move too")
+        position = (*position, said)
+    if len(position) != spec.cells + 1:
+        raise InvalidPositionError(f"a position of {spec.name} is {spec.cells} cells and the side"
+                                   f" to move, found {len(position)} values")
+    check_moving(spec, position)
+    if outcome_of(spec, position) is not None:
+        raise InvalidPositionError("the game is already over at this position; there is nothing"
+                                   " to solve from it")
+    return Root(spec, (EMPTY,) * spec.cells, position)
 
 
 def check_root(spec: Spec, board: Sequence[int]) -> Root:

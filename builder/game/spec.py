@@ -15,8 +15,10 @@ from tablebase.builder.game.errors import InvalidSpecError
 MAX_CELLS = 39
 MAX_WIDTH, MAX_HEIGHT = 26, 99
 
-ALIASES = {"tictactoe": "3x3k3", "tic-tac-toe": "3x3k3"}
-FLAGS = ("gravity", "misere", "exact")
+ALIASES = {"tictactoe": "3x3k3", "tic-tac-toe": "3x3k3", "teeko": "5x5k4+stones4+square"}
+FLAGS = ("gravity", "misere", "exact", "stones", "jump", "square")
+# Flags that take a number (`+stones4`: each side has four stones); the rest are on or off.
+NUMBERED = ("stones",)
 
 _SPEC_RE = re.compile(r"(\d{1,6})x(\d{1,6})k(\d{1,6})((?:\+[^+]*)*)")
 
@@ -25,7 +27,12 @@ _SPEC_RE = re.compile(r"(\d{1,6})x(\d{1,6})k(\d{1,6})((?:\+[^+]*)*)")
 class Spec:
     """A game: `width` columns, `height` rows, `k` in a row wins (or loses, with `misere`);
     with `gravity` a stone falls to the lowest empty cell of its column; with `exact` only a
-    run of exactly k counts (an overline of more than k neither wins nor loses)."""
+    run of exactly k counts (an overline of more than k neither wins nor loses).
+
+    With `stones` = N > 0 the stones move: each side places N stones, then a side with all N
+    on the board moves one of them to an empty neighbouring cell (any empty cell with `jump`)
+    instead; with `square` four stones of one side filling a 2x2 square also make a line
+    (Teeko's rule). Such a game's positions can repeat (builder/game/moving.py)."""
 
     width: int
     height: int
@@ -33,6 +40,9 @@ class Spec:
     gravity: bool = False
     misere: bool = False
     exact: bool = False
+    stones: int = 0
+    jump: bool = False
+    square: bool = False
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.height < 1:
@@ -49,6 +59,23 @@ class Spec:
             raise InvalidSpecError(
                 f"board {self.width}x{self.height} is too large: at most {MAX_WIDTH} columns"
                 f" (letters a-z) and {MAX_HEIGHT} rows, or at most {MAX_CELLS} cells")
+        if self.stones < 0:
+            raise InvalidSpecError(f"+stones{self.stones}: a side needs at least one stone")
+        if self.stones and self.gravity:
+            raise InvalidSpecError("+stones cannot be combined with +gravity: a stone that"
+                                   " moves would have to fall")
+        if self.stones and 2 * self.stones >= self.cells:
+            raise InvalidSpecError(
+                f"+stones{self.stones} on a board of {self.cells} cells: both sides' stones"
+                f" must leave a cell empty to move to (at most {(self.cells - 1) // 2} a side)")
+        if self.stones and self.cells >= MAX_CELLS:
+            raise InvalidSpecError(
+                f"{self.width}x{self.height} has {self.cells} cells; a game whose stones move"
+                f" is built on at most {MAX_CELLS - 1} (its code also holds the side to move)")
+        for flag in ("jump", "square"):
+            if getattr(self, flag) and not self.stones:
+                raise InvalidSpecError(f"+{flag} is a rule of games whose stones move: add"
+                                       " +stonesN (each side's N stones)")
 
     @property
     def cells(self) -> int:
@@ -61,9 +88,15 @@ class Spec:
         return self.cells <= MAX_CELLS
 
     @property
+    def moving(self) -> bool:
+        """Whether stones move once placed (`+stonesN`), so that positions can repeat."""
+        return self.stones > 0
+
+    @property
     def name(self) -> str:
-        """The canonical spec string, e.g. `4x4k4+gravity`."""
-        flags = "".join(f"+{flag}" for flag in FLAGS if getattr(self, flag))
+        """The canonical spec string, e.g. `4x4k4+gravity` or `5x5k4+stones4+square`."""
+        flags = "".join(f"+{flag}{getattr(self, flag) if flag in NUMBERED else ''}"
+                        for flag in FLAGS if getattr(self, flag))
         return f"{self.width}x{self.height}k{self.k}{flags}"
 
     def __str__(self) -> str:
@@ -71,12 +104,13 @@ class Spec:
 
 
 def parse_spec(text: str) -> Spec:
-    """Parse `WxHkK[+gravity][+misere][+exact]` (or the alias `tictactoe`); raise
-    InvalidSpecError naming the fault."""
+    """Parse `WxHkK[+gravity][+misere][+exact][+stonesN][+jump][+square]` (or the aliases
+    `tictactoe`, `teeko`); raise InvalidSpecError naming the fault."""
     if not isinstance(text, str):
         raise InvalidSpecError(f"a spec is a string such as 3x3k3, found {type(text).__name__}")
     cleaned = text.strip().lower()
-    cleaned = ALIASES.get(cleaned, cleaned)
+    head, plus, rest = cleaned.partition("+")
+    cleaned = ALIASES.get(head, head) + plus + rest  # an alias takes more flags: teeko+misere
     shown = text if len(text) <= 40 else text[:37] + "..."
     match = _SPEC_RE.fullmatch(cleaned)
     if match is None:
@@ -84,17 +118,22 @@ def parse_spec(text: str) -> Spec:
             f"cannot read spec {shown!r}: expected WIDTHxHEIGHTkK with optional {_known()},"
             " e.g. 3x3k3, 4x3k3, 4x4k4+gravity, or tictactoe")
     width, height, k = (int(match.group(i)) for i in (1, 2, 3))
-    flags = match.group(4).split("+")[1:]
-    seen: set[str] = set()
-    for flag in flags:
-        if flag not in FLAGS:
+    seen: dict[str, bool | int] = {}
+    for flag in match.group(4).split("+")[1:]:
+        numbered = _NUMBERED_RE.fullmatch(flag)
+        name = numbered.group(1) if numbered else flag
+        if name not in FLAGS or (name in NUMBERED) != bool(numbered):
+            hint = f" (+{name} takes a number, e.g. +{name}3)" if name in NUMBERED else ""
             raise InvalidSpecError(
-                f"unknown flag +{flag} in spec {shown!r}; known flags: {_known()}")
-        if flag in seen:
-            raise InvalidSpecError(f"flag +{flag} appears twice in spec {shown!r}")
-        seen.add(flag)
-    return Spec(width, height, k, **{flag: flag in seen for flag in FLAGS})
+                f"unknown flag +{flag} in spec {shown!r}{hint}; known flags: {_known()}")
+        if name in seen:
+            raise InvalidSpecError(f"flag +{name} appears twice in spec {shown!r}")
+        seen[name] = int(numbered.group(2)) if numbered else True
+    return Spec(width, height, k, **seen)  # type: ignore[arg-type]
+
+
+_NUMBERED_RE = re.compile(r"([a-z]+)(\d{1,3})")
 
 
 def _known() -> str:
-    return ", ".join(f"+{flag}" for flag in FLAGS)
+    return ", ".join(f"+{flag}{'N' if flag in NUMBERED else ''}" for flag in FLAGS)

@@ -18,8 +18,10 @@ from functools import lru_cache
 
 import numpy as np
 
-# Larger than any depth (at most 39 plies), small enough for int8.
+# Larger than any depth (at most 39 plies where stones are only placed), small enough for int8.
 WIN_SCORE = 64
+# The depth of a draw by endless play, which has none (where stones move: builder/game/moving.py).
+NO_DEPTH = -1
 
 
 class Value(IntEnum):

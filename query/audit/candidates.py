@@ -26,9 +26,9 @@ from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
+from tablebase.query.boards import place
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text, move_name, plies, to_move_name
-from tablebase.query.reading import place
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"

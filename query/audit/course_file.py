@@ -33,9 +33,9 @@ from tablebase.query.audit.course_reading import (
 )
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import board_text, outcome_text
-from tablebase.query.reading import parse_move, place
 from tablebase.query.search.answers import probe_or_search
 from tablebase.query.search.engine import Searcher
 from tablebase.query.search.solving import Searched, searcher

@@ -16,9 +16,10 @@ from typing import Any
 from tablebase.builder.game import Spec, Value
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query.audit.candidates import Candidate, Reply
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import AuditInputError, IllegalMoveError, NotationError
 from tablebase.query.notation import board_text, empty_board, move_name
-from tablebase.query.reading import parse_move, place
+from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Tablebase
 
 SIDES = ("x", "o", "both")
@@ -220,8 +221,9 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
             judged.append((probe.ply, "value"))
             if len(examples) < limit:
                 examples.append(LostValue(
-                    game, probe.ply, board, side, name, probe.value, probe.depth, after_value,
-                    after.depth + 1, tuple(m.move for m in tb.best_moves(spec, board)),
+                    game, probe.ply, board, side, name, probe.value,
+                    known_depth(probe.depth), after_value, known_depth(after.depth) + 1,
+                    tuple(m.move for m in tb.best_moves(spec, board)),
                     (name,) + tuple(s.move for s in tb.line(spec, child)), tuple(names)))
         else:
             judged.append((probe.ply, "kept"))

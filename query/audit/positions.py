@@ -29,9 +29,10 @@ from tablebase.query.audit.selection import (
     select_positions,
 )
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import move_name, outcome_text, plies
-from tablebase.query.reading import parse_move, place
+from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Tablebase
 
 CHECKS = ("value", "move", "depth")
@@ -81,7 +82,7 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
         except InvalidPositionError as e:
             return Judgement("illegal-move", str(e), checks)
         after = tb.probe(spec, place(board, cell))
-        move_value, move_depth = Value(-after.value), after.depth + 1
+        move_value, move_depth = Value(-after.value), known_depth(after.depth) + 1
         keeps = (score(move_value, move_depth) == score(value, depth) if "depth" in checks
                  else move_value == value)
         if not keeps:

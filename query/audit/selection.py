@@ -12,7 +12,7 @@ from tablebase.builder.game import Spec, permutations, transform
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text
-from tablebase.query.reading import read_positions
+from tablebase.query.readings import read_positions
 from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.

@@ -20,7 +20,7 @@ from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
-from tablebase.query.records import MoveInfo
+from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.search.answers import (
     SearchedMove,
     line_or_search,
@@ -68,14 +68,17 @@ def _cmd_moves(args: argparse.Namespace) -> int:
         return EXIT_OK
     width = max(4, *(len(m.move) for m in moves))
     print(f"  {'move':<{width}}  {'value':<5}  depth after")
-    for m in moves:
-        depth = "?" if m.depth is None else m.depth
+    endless = [isinstance(m, MoveInfo) and m.depth is None for m in moves]
+    for m, no_depth in zip(moves, endless):
+        depth = "-" if no_depth else "?" if m.depth is None else m.depth
         print(f"{'*' if m.best else ' '} {m.move:<{width}}  {_value(m):<5}  {depth:>11}")
     bounded = any(m.value is None and _value(m) != "?" for m in moves)
+    unproved = any((m.value is None or m.depth is None) and not no_depth
+                   for m, no_depth in zip(moves, endless))
     print(f"values are for {probe.to_move}, who makes the move; depth after: plies to the end"
           " after it; * marks the best moves" + ("; ? not proved within the search's time"
-                                                 if any(m.value is None or m.depth is None
-                                                        for m in moves) else "")
+                                                 if unproved else "")
+          + ("; - a draw by endless play, which has no depth" if any(endless) else "")
           + ("; >=draw, <=draw: proved no worse, no better than a draw" if bounded else ""))
     return EXIT_OK
 
@@ -92,14 +95,19 @@ def _cmd_line(args: argparse.Namespace) -> int:
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:
         return EXIT_OK
-    value, depth = steps[0].value, steps[0].depth + 1
+    value, depth = ((probe.value, probe.depth) if isinstance(probe, Probe)
+                    else (probe.solution.value, probe.solution.depth))
+    assert value is not None  # a line is given only where the value is known
     print(f"perfect line, {outcome_text(value, depth)} for {probe.to_move}:"
           f" {' '.join(s.move for s in steps)}")
+    if spec.moving and depth is None:  # a draw by endless play, followed until a repeat
+        print("  (followed until a position repeats: perfect play can go on forever)")
     number = len(str(len(steps)))
+    width = max(4, *(len(s.move) for s in steps))
     for i, s in enumerate(steps, 1):
-        print(f"  {i:>{number}}. {s.player} {s.move:<4} {board_text(spec, s.board)}")
+        print(f"  {i:>{number}}. {s.player} {s.move:<{width}} {board_text(spec, s.board)}")
     print(draw_board(spec, steps[-1].board, highlight=steps[-1].cell))
-    if steps[-1].depth:
+    if steps[-1].depth:  # by search, stopped short (a table's line ends at 0, or repeats)
         print(f"the search's time ran out after {len(steps)} of the line's {depth} moves"
               " (--search S gives it more)")
     return EXIT_OK

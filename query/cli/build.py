@@ -10,7 +10,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import InvalidPositionError, parse_spec
+from tablebase.builder.game import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (
@@ -22,11 +22,12 @@ from tablebase.query.cli.common import (
     mib,
     position_from_args,
     progress,
+    root_facts,
     root_option,
     size,
     whole_number,
 )
-from tablebase.query.notation import board_text, outcome_text, to_move_name
+from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import verify_json
 from tablebase.query.tablebase import open_tablebase
 
@@ -87,13 +88,11 @@ def _print_build(report: BuildReport, db: str) -> None:
     if root.is_whole:
         print(f"built {report.spec.name} into {describe(db)}")
     else:
-        maps = len(root.symmetries)
-        print(f"built the {report.spec.name} endgame table from {board_text(report.spec, root.board)}"
-              f" ({root.ply} stones, {root.cells} empty cells, {maps} symmetr"
-              f"{'y keeps' if maps == 1 else 'ies keep'} the root) into {describe(db)}")
+        print(f"built the {report.spec.name} endgame table from"
+              f" {board_text(report.spec, root.position)} ({root_facts(root)}) into {describe(db)}")
     print(f"  positions: {report.reachable:,} reachable, {report.canonical:,} canonical,"
           f" {report.terminal:,} terminal")
-    where = "empty board: x" if root.is_whole else f"root: {to_move_name(root.ply)}"
+    where = "empty board: x" if root.is_whole else f"root: {PLAYER_NAMES[root.to_move]}"
     print(f"  {where} to move, {outcome_text(report.root_value, report.root_depth)}")
     lookup = {"direct": "direct table by code", "hashed": "hash table per tier",
               "sorted": "sorted arrays"}[report.lookup]

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.game import Spec
+from tablebase.builder.game.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.reading import Reading, read_position
 
@@ -119,6 +120,15 @@ def position_from_args(spec: Spec, args: argparse.Namespace) -> Reading:
     if start is None:
         start = getattr(args, "root", None)
     return read_position(spec, start, args.moves)
+
+
+def root_facts(root: Root) -> str:
+    """An endgame table's root in words, for build's and info's reports."""
+    maps = len(root.symmetries)
+    if root.spec.moving:  # every cell coded: stones leave the root's cells
+        return f"{root.ply} stones, every cell coded as stones move, {count(maps, 'symmetry map')}"
+    return (f"{root.ply} stones, {root.cells} empty cells, {maps} symmetr"
+            f"{'y keeps' if maps == 1 else 'ies keep'} the root")
 
 
 def root_option(p: argparse.ArgumentParser) -> None:

@@ -6,11 +6,12 @@ import argparse
 import json
 from typing import Any
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.game import PLAYER_NAMES, Spec, parse_spec
+from tablebase.builder.game.moving import placing_plies
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord
-from tablebase.query.cli.common import EXIT_OK, count, db_option, root_option, size
-from tablebase.query.notation import board_text, outcome_text, to_move_name
+from tablebase.query.cli.common import EXIT_OK, count, db_option, root_facts, root_option, size
+from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import game_json
 from tablebase.query.tablebase import Tablebase, open_tablebase
 
@@ -37,7 +38,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
             return EXIT_OK
         root: str | tuple[int, ...] | None = args.root
         if root is None and len(tables) == 1 and tables[0].root:
-            root = Root.from_key(spec, tables[0].root).board  # the one table there is
+            root = Root.from_key(spec, tables[0].root).position  # the one table there is
         game = tb.record(spec, root)
         if args.json:
             print(json.dumps(game_json(game, tb.plies(game)), indent=2))
@@ -51,7 +52,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _root_text(spec: Spec, game: GameRecord) -> str:
-    return "(whole board)" if not game.root else board_text(spec, Root.from_key(spec, game.root).board)
+    if not game.root:
+        return "(whole board)"
+    return board_text(spec, Root.from_key(spec, game.root).position)
 
 
 def _print_games(db: str, games: list[GameRecord]) -> None:
@@ -64,7 +67,7 @@ def _print_games(db: str, games: list[GameRecord]) -> None:
     for g in games:
         root = _root_text(parse_spec(g.spec), g)
         if g.complete:
-            value = outcome_text(g.root_value or 0, g.root_depth or 0)
+            value = outcome_text(g.root_value or 0, g.root_plies)
             print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  "
                   f"{g.layout:<8}{value:<18}{root}")
         else:
@@ -77,10 +80,11 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
           f"{'' if len(tables) == 1 else ' (pick one with --root POSITION)'}:")
     print(f"  {'stones':>6}{'canonical':>13}{'reachable':>15}  {'root value':<22}root")
     for g in tables:
-        stones = Root.from_key(spec, g.root).ply
+        root = Root.from_key(spec, g.root)
+        stones = root.ply
         if g.complete:
-            mover = to_move_name(stones)
-            value = f"{mover}: {outcome_text(g.root_value or 0, g.root_depth or 0)}"
+            mover = PLAYER_NAMES[root.to_move]
+            value = f"{mover}: {outcome_text(g.root_value or 0, g.root_plies)}"
             print(f"  {stones:>6}{g.canonical:>13,}{g.reachable:>15,}  {value:<22}"
                   f"{_root_text(spec, g)}")
         else:
@@ -102,16 +106,18 @@ def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
     row = "exactly k in a row" if spec.exact else "k in a row"
     rules = f"misère: {row} loses" if spec.misere else f"{row} wins"
     drop = ", stones drop (gravity)" if spec.gravity else ""
+    if spec.moving:
+        drop = (f", {spec.stones} stones a side, then each turn one moves to "
+                + ("any empty cell" if spec.jump else "a neighbouring cell")
+                + ("; a 2x2 square also counts" if spec.square else ""))
     root = Root.from_key(spec, game.root)
     print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k} ({rules}{drop})")
     if game.root:
-        print(f"  endgame table from {board_text(spec, root.board)}: {root.ply} stones,"
-              f" {root.cells} empty cells, {count(len(root.symmetries), 'symmetry map')}"
-              " keep the root")
+        print(f"  endgame table from {board_text(spec, root.position)}: {root_facts(root)}")
     print(f"  positions: {game.reachable:,} reachable, {game.canonical:,} canonical,"
           f" {game.terminal:,} terminal")
-    where = "empty board: x" if not game.root else f"root: {to_move_name(root.ply)}"
-    print(f"  {where} to move, {outcome_text(game.root_value or 0, game.root_depth or 0)}")
+    where = "empty board: x" if not game.root else f"root: {PLAYER_NAMES[root.to_move]}"
+    print(f"  {where} to move, {outcome_text(game.root_value or 0, game.root_plies)}")
     print(f"  canonical by value for the side to move: {game.wins:,} win, {game.draws:,} draw,"
           f" {game.losses:,} loss")
     print(f"  built {game.built_at} by tablebase {game.tool_version} (schema {game.schema_version})"
@@ -120,8 +126,16 @@ def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
     print(f"  {'ply':>4}{'reachable':>14}{'canonical':>12}{'terminal':>12}{'win':>11}{'draw':>11}"
           f"{'loss':>11}")
     for p in tb.plies(game):
-        print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}{p.wins:>11,}"
-              f"{p.draws:>11,}{p.losses:>11,}")
+        print(f"  {ply_label(spec, p.ply):>4}{p.reachable:>14,}{p.canonical:>12,}"
+              f"{p.terminal:>12,}{p.wins:>11,}{p.draws:>11,}{p.losses:>11,}")
+
+
+def ply_label(spec: Spec, ply: int) -> str:
+    """A stored ply as `info` shows it: its stones, and where every stone is down and stones
+    move, the side to move (`8x`, `8o`: the movement phase is stored as two plies)."""
+    if spec.moving and ply >= placing_plies(spec):
+        return f"{placing_plies(spec)}{'xo'[ply - placing_plies(spec)]}"
+    return str(ply)
 
 
 def register(commands: Any) -> None:

@@ -12,10 +12,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tablebase.builder.game import Spec, Value, side_to_move
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import draw_board, empty_board, move_name, player_name, plies
+from tablebase.query.notation import (
+    draw_board,
+    empty_board,
+    move_name,
+    outcome_text,
+    player_name,
+    plies,
+)
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
-from tablebase.query.reading import parse_move, place
+from tablebase.query.records import known_depth
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 
 COMMANDS = ("hint", "undo", "quit")
@@ -41,9 +49,9 @@ def judge(before: Probe, chosen: MoveInfo) -> str:
     `before` is the position the move was made in; `chosen` the move, as `Tablebase.moves`
     reports it (value for the player making it, depth of the position after it).
     """
-    after = chosen.depth + 1  # to the end, counted from before the move
+    after = known_depth(chosen.depth) + 1  # to the end, counted from before the move
     if chosen.value != before.value:
-        return (f"that move turned {_outcome(before.value, before.depth)} into"
+        return (f"that move turned {_outcome(before.value, known_depth(before.depth))} into"
                 f" {_outcome(chosen.value, after)}")
     if chosen.best and chosen.value == Value.LOSS:
         return f"a perfect move: the longest resistance ({_outcome(chosen.value, after)})"
@@ -119,7 +127,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             if text == "hint":
                 best = tb.best_moves(spec, board)
                 write(f"perfect moves: {' '.join(m.move for m in best)}"
-                      f" ({probe.value.word} in {plies(probe.depth)})")
+                      f" ({outcome_text(probe.value, probe.depth)})")
                 continue
             if text == "undo":
                 # Back to your previous turn: your last move and the reply to it are taken back.

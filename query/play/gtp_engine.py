@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec, side_to_move
 from tablebase.db.errors import StorageError
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
 from tablebase.query.notation import GTP_COLUMNS, column_name, draw_board, empty_board, move_name
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
-from tablebase.query.reading import parse_move, place
 from tablebase.query.tablebase import Tablebase
 from tablebase.version import tool_version
 

@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablebase.builder.game import O, Spec, Value, X, canonical_board, legal_moves, side_to_move
+from tablebase.query.boards import place
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_text, move_name, to_move_name
-from tablebase.query.reading import place
+from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")
@@ -94,7 +95,7 @@ class Strategy:
                 child = canonical_board(self.spec, place(board, m.cell))
                 # A move's value is for its maker; the child's is for the side to move there.
                 self._memo.value[child] = Value(-m.value)
-                found.append((child, place(board, m.cell), Value(-m.value), m.depth))
+                found.append((child, place(board, m.cell), Value(-m.value), known_depth(m.depth)))
             self._memo.children[code] = found
             if self._progress is not None:
                 self._progress(1)

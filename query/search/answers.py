@@ -17,7 +17,7 @@ from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import move_name, player_name
 from tablebase.query.reading import Reading, reading_of
 from tablebase.query.records import MoveInfo, Probe, Step
-from tablebase.query.search.solving import Searched, budget, searcher, solve
+from tablebase.query.search.solving import Searched, budget, refuse_moving, searcher, solve
 from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:
@@ -105,6 +105,7 @@ def search_moves(tb: Tablebase | None, spec: Spec, position: Asked, seconds: flo
     time), then every move's value, bounded by the position's (no move is better for its
     player than the position: one null window settles most), then the depths; what the time
     did not decide is left unproved, as bounds where some are proved."""
+    refuse_moving(spec)
     started = time.monotonic() if started is None else started
     deadline = started + seconds
     engine = engine or searcher(tb, spec)

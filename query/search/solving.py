@@ -12,13 +12,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import Spec, check_position, parse_spec
-from tablebase.builder.game.errors import SearchLimitError
+from tablebase.builder.game.errors import InvalidSpecError, SearchLimitError
 from tablebase.builder.game.orders import FOUND, order_status, stone_order
 from tablebase.builder.game.root import Root
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.errors import ImpossiblePositionError
 from tablebase.query.notation import board_text, game_over_text, move_name, to_move_name
-from tablebase.query.reading import Reading, Readings, read_position, read_positions
+from tablebase.query.reading import Reading, read_position
+from tablebase.query.readings import Readings, read_positions
 from tablebase.query.tablebase import Tablebase
 from tablebase.query.tables import LOAD_LIMIT
 
@@ -77,9 +78,18 @@ class Searched:
                 f" {s.table_hits:,} table hit{'' if s.table_hits == 1 else 's'}")
 
 
+def refuse_moving(spec: Spec) -> None:
+    """InvalidSpecError where stones move: positions repeat, and the search walks no cycles."""
+    if spec.moving:
+        raise InvalidSpecError(f"{spec.name}: stones move, so positions can repeat, and search"
+                               f" does not take such games; build its table (tablebase build"
+                               f" {spec.name}) and ask that")
+
+
 def check_searchable(spec: Spec, board: Sequence[int]) -> None:
     """Raise ImpossiblePositionError unless `board` can arise in play (a search answers only
-    those)."""
+    those); InvalidSpecError for a game whose positions repeat, which search does not take."""
+    refuse_moving(spec)
     text = board_text(spec, board)
     try:
         check_position(spec, board)
@@ -157,6 +167,7 @@ def solve(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int],
     search (tables at the leaves), within `limit` (None: no limit), whose seconds count from
     `started` (a time.monotonic(); default: when the search itself starts), so that checking
     the board and loading the leaves are paid from them."""
+    refuse_moving(spec)
     if isinstance(position, Reading):
         board = position.board
         if not position.played:
@@ -212,6 +223,7 @@ def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[in
     is answered before the next is read (standard input read as it comes), its `limit`
     counted from reading it. Blank lines and lines starting with '#' are skipped (still
     counted)."""
+    refuse_moving(spec)
     engine = searcher(tb, spec)
     pending: list[tuple[int, Any]] = []
     for number, position in enumerate(positions, 1):
@@ -295,6 +307,7 @@ def search_position(spec: str | Spec, position: Reading | Sequence[int] | str, *
     `db` (if given) at the leaves, on this thread's kept searcher of the game (its
     transposition table kept from one call to the next)."""
     spec = _spec(spec) if isinstance(spec, str) else spec
+    refuse_moving(spec)
     if isinstance(position, str):
         position = read_position(spec, position, compiled=True)
     return solve(None, spec, position, budget(seconds, nodes), engine=kept_searcher(spec, db))

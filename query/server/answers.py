@@ -22,7 +22,8 @@ from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_texts, json_kind
-from tablebase.query.reading import read_position, read_positions
+from tablebase.query.reading import read_position
+from tablebase.query.readings import read_positions
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
@@ -245,8 +246,9 @@ from none while its file does not exist: every position is then searched)."""
             first = min(read.errors)
             raise _at(read.errors[first], first, len(texts))
         boards = read.cells
-        if not any(t.root is None for t in tb.tables(spec)):
-            # Only endgame tables: each board may sit in a different one, so ask one by one.
+        if spec.moving or not any(t.root is None for t in tb.tables(spec)):
+            # Only endgame tables: each board may sit in a different one, so ask one by one;
+            # where stones move, a code holds the side to move too (query/moving.py asks).
             answers = []
             for i, board in enumerate(boards):
                 cells = tuple(int(v) for v in board)

@@ -60,7 +60,7 @@ def _line_masks(cells_of_lines: np.ndarray, ends: np.ndarray, cells: int
     cells; none at all (empty arrays) on a board of more than 63 cells, which keeps the walk."""
     if cells > 63:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    masks = [sum(1 << int(c) for c in line) for line in cells_of_lines]
+    masks = [sum(1 << int(c) for c in set(line.tolist())) for line in cells_of_lines]
     beyond = [sum(1 << int(e) for e in pair if e >= 0) for pair in ends]
     return np.array(masks, np.int64).reshape(-1), np.array(beyond, np.int64).reshape(-1)
 

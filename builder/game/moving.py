@@ -1,0 +1,343 @@
+"""Games whose stones move (`+stonesN`): each side places N stones, then moves one of its own
+to an empty neighbouring cell (any empty cell with `+jump`) on each turn. Play can go on
+forever, so positions repeat and a draw has no depth (a draw by endless play).
+
+The placement plies (0 .. 2N - 1 stones) are played and coded as every other game's: the
+stones say whose turn it is. Once all 2N stones are down they never do, so a position of the
+movement phase carries the side to move in its code, as one more digit past the last cell:
+
+    code = board code + 3**cells * (1 if o is to move else 0)
+
+(x to move after the last placement, so the boards the placement phase reaches keep their
+codes). A step is (from, to): a stone of the side to move leaves `from` for the empty `to`.
+A step or placement that makes a line wins (misère: loses); a side with no step loses.
+
+The compiled part gives a code's children (steps) and parents (un-steps: a stone of the side
+that moved last goes back to a cell it could have come from), each as the canonical code of
+the whole board under the table's symmetry maps (`weights`: Root.image_weights of the whole
+board), with the side to move's digit.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from tablebase.builder.game.codec import EMPTY, O, X, decode, encode
+from tablebase.builder.game.compiled import njit
+from tablebase.builder.game.errors import InvalidPositionError
+from tablebase.builder.game.kernel import made_mask
+from tablebase.builder.game.rules import has_line
+from tablebase.builder.game.spec import Spec
+from tablebase.builder.game.symmetry import canonical_board
+
+# Where a side-to-move digit is 1: o is to move (x's is 0, as a placement phase board codes).
+O_TO_MOVE = 1
+# Scores of the movement phase's solver: a win in d plies is MOVING_WIN - d (values.py's scale,
+# widened: a cycle-free game ends within its cells, a game whose stones move may not).
+MOVING_WIN = 30000
+
+
+def placing_plies(spec: Spec) -> int:
+    """The plies of the placement phase: 2N for `+stonesN`, every cell otherwise."""
+    return 2 * spec.stones if spec.moving else spec.cells
+
+
+def code_digits(spec: Spec) -> int:
+    """The digits of a whole-board code: one a cell, and the side to move's where stones move."""
+    return spec.cells + (1 if spec.moving else 0)
+
+
+def in_movement(spec: Spec, board: Sequence[int]) -> bool:
+    """Whether every stone of both sides is down, so that the next move is a step."""
+    return spec.moving and sum(1 for v in board if v != EMPTY) == 2 * spec.stones
+
+
+@lru_cache(maxsize=None)
+def step_masks(spec: Spec) -> np.ndarray:
+    """For each cell, the cells a stone on it may step to, as a bitmask: the (up to) 8 cells
+    around it, or every other cell with +jump."""
+    masks = np.zeros(spec.cells, dtype=np.int64)
+    w = spec.width
+    for cell in range(spec.cells):
+        row, col = divmod(cell, w)
+        for other in range(spec.cells):
+            r, c = divmod(other, w)
+            near = max(abs(r - row), abs(c - col)) == 1
+            if other != cell and (spec.jump or near):
+                masks[cell] |= 1 << other
+    masks.setflags(write=False)
+    return masks
+
+
+def position_code(spec: Spec, board: Sequence[int], to_move: int) -> int:
+    """The code of a position: the board's, and in the movement phase the side to move's digit."""
+    code = encode(board)
+    if in_movement(spec, board) and to_move == O:
+        code += O_TO_MOVE * 3 ** spec.cells
+    return code
+
+
+def side_of_code(spec: Spec, code: int, stones: int) -> int:
+    """The side to move of a whole-board code holding `stones` stones."""
+    if spec.moving and stones == 2 * spec.stones:
+        return O if code >= 3 ** spec.cells else X
+    return X if stones % 2 == 0 else O
+
+
+def steps(spec: Spec, board: Sequence[int], to_move: int) -> list[tuple[int, int]]:
+    """Every step (from, to) of `to_move`'s stones on `board`, in cell order, ignoring whether
+    the game is over."""
+    masks = step_masks(spec)
+    found = []
+    for start, v in enumerate(board):
+        if v == to_move:
+            targets = int(masks[start])
+            found += [(start, to) for to in range(spec.cells)
+                      if targets >> to & 1 and board[to] == EMPTY]
+    return found
+
+
+def stepped(board: Sequence[int], start: int, to: int) -> tuple[int, ...]:
+    """The board after the stone on `start` moves to `to`."""
+    out = list(board)
+    out[to], out[start] = out[start], EMPTY
+    return tuple(out)
+
+
+# --- a position as the query layer holds it: the cells, then the side to move -----------
+
+# A move: (from, to); `from` is None for a placement.
+Move = tuple[int | None, int]
+
+
+def split(spec: Spec, position: Sequence[int]) -> tuple[tuple[int, ...], int]:
+    """(board, side to move) of a position of a game whose stones move: its cells followed
+    by the side to move (X or O)."""
+    return tuple(int(v) for v in position[:spec.cells]), int(position[spec.cells])
+
+
+def joined(board: Sequence[int], to_move: int) -> tuple[int, ...]:
+    """The position of `board` with `to_move` to move (see `split`)."""
+    return (*(int(v) for v in board), int(to_move))
+
+
+def stones_say(spec: Spec, board: Sequence[int]) -> int | None:
+    """The side to move as the stones say it (the placement phase: x first), or None in the
+    movement phase, where they do not."""
+    placed = sum(1 for v in board if v != EMPTY)
+    return None if placed == 2 * spec.stones else (X if placed % 2 == 0 else O)
+
+
+def check_moving(spec: Spec, position: Sequence[int]) -> None:
+    """Raise InvalidPositionError unless `position` can arise in play: at most N stones a
+    side, placed x first, the side to move as the stones say it (where they say it), and no
+    line but the one the side that moved last may have just made."""
+    board, side = split(spec, position)
+    xs, os_ = board.count(X), board.count(O)
+    n = spec.stones
+    if xs > n or os_ > n:
+        raise InvalidPositionError(f"{xs} x and {os_} o: in {spec.name} each side has {n} stones")
+    if not (xs == os_ or xs == os_ + 1):
+        raise InvalidPositionError(
+            f"impossible stone counts: {xs} x and {os_} o; x places first, so x must have as"
+            " many stones as o or one more")
+    said = stones_say(spec, board)
+    names = {X: "x", O: "o"}
+    if said is not None and side != said:
+        raise InvalidPositionError(f"{names[said]} is to move with {xs} x and {os_} o on the"
+                                   f" board (stones are still being placed), not {names[side]}")
+    if has_line(spec, board, side):
+        raise InvalidPositionError(
+            f"{names[side]} has a line but is to move; the game ended when {names[side]} made it")
+
+
+def legal(spec: Spec, position: Sequence[int]) -> list[Move]:
+    """The moves of the side to move, in cell order (placements, or steps by their `from`);
+    empty once the game is over."""
+    if outcome_of(spec, position) is not None:
+        return []
+    return _moves(spec, position)
+
+
+def _moves(spec: Spec, position: Sequence[int]) -> list[Move]:
+    board, side = split(spec, position)
+    if stones_say(spec, board) is not None:
+        return [(None, cell) for cell, v in enumerate(board) if v == EMPTY]
+    return [(start, to) for start, to in steps(spec, board, side)]
+
+
+def after(spec: Spec, position: Sequence[int], move: Move) -> tuple[int, ...]:
+    """The position after `move` (not checked: `legal` gives the moves)."""
+    board, side = split(spec, position)
+    start, to = move
+    board = stepped(board, start, to) if start is not None else \
+        tuple(side if c == to else v for c, v in enumerate(board))
+    return joined(board, O if side == X else X)
+
+
+def outcome_of(spec: Spec, position: Sequence[int]) -> int | None:
+    """The value (1, 0, -1) for the side to move if the game is over: the side that moved
+    last made a line (a loss; misère a win), or the side to move has no step (a loss)."""
+    board, side = split(spec, position)
+    if has_line(spec, board, O if side == X else X):
+        return 1 if spec.misere else -1
+    if not _moves(spec, position):
+        return -1
+    return None
+
+
+def canonical_code(spec: Spec, position: Sequence[int]) -> int:
+    """The code a table stores `position` under: its board's canonical code, and in the
+    movement phase the side to move's digit."""
+    board, side = split(spec, position)
+    extra = O_TO_MOVE * 3 ** spec.cells if stones_say(spec, board) is None and side == O else 0
+    return canonical_board(spec, board) + extra
+
+
+def code_of(spec: Spec, position: Sequence[int]) -> int:
+    """The whole-board code of a position (not canonical): see `position_code`."""
+    board, side = split(spec, position)
+    return position_code(spec, board, side)
+
+
+def position_of(spec: Spec, code: int) -> tuple[int, ...]:
+    """The position of a whole-board code (the inverse of `code_of`)."""
+    board = decode(code % 3 ** spec.cells, spec.cells)
+    said = stones_say(spec, board)
+    return joined(board, said if said is not None else (O if code >= 3 ** spec.cells else X))
+
+
+# --- compiled: one code's steps and un-steps --------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def unpack(code, cells, weights, img):  # type: ignore[no-untyped-def]
+    """A movement code's board images (into img, one per map), the bitmasks of x's and o's
+    stones, and its side-to-move digit."""
+    maps = img.shape[0]
+    for s in range(maps):
+        img[s] = 0
+    xs = np.int64(0)
+    os_ = np.int64(0)
+    c = np.uint64(code)
+    for i in range(cells):
+        q = c // np.uint64(3)
+        d = np.int64(c - q * np.uint64(3))
+        c = q
+        if d != 0:
+            for s in range(maps):
+                img[s] += d * weights[i, s]
+            if d == 1:
+                xs |= np.int64(1) << i
+            else:
+                os_ |= np.int64(1) << i
+    return xs, os_, np.int64(c)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _moved(img, weights, start, to, value, extra):  # type: ignore[no-untyped-def]
+    """The canonical code of the board `img` shows after `value`'s stone goes from `start` to
+    `to`, plus `extra` (the side-to-move digit's weight)."""
+    best = np.int64(-1)
+    for s in range(img.shape[0]):
+        c = img[s] + value * (weights[to, s] - weights[start, s])
+        if best < 0 or c < best:
+            best = c
+    return best + extra
+
+
+@njit(cache=True, nogil=True)
+def step_children(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
+    """The canonical codes of every step's child of `code` into `out` (duplicates and all);
+    return how many."""
+    xs, os_, side = unpack(code, cells, weights, img)
+    mine = os_ if side else xs
+    value = 2 if side else 1
+    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
+    extra = 0 if side else side_weight  # the child's side to move: the other
+    n = 0
+    while mine:
+        start = trailing_zeros(mine)
+        mine &= mine - 1
+        targets = moves[start] & empty
+        while targets:
+            to = trailing_zeros(targets)
+            targets &= targets - 1
+            out[n] = _moved(img, weights, start, to, value, extra)
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def step_parents(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
+    """The canonical codes of every movement position one step before `code` into `out`: a
+    stone of the side that moved last goes back to a cell it could have come from (steps are
+    symmetric: `to` is in `moves[start]` exactly when `start` is in `moves[to]`); return how
+    many (duplicates and all)."""
+    xs, os_, side = unpack(code, cells, weights, img)
+    theirs = xs if side else os_
+    value = 1 if side else 2
+    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
+    extra = 0 if side else side_weight  # the parent's side to move: the one that moved
+    n = 0
+    while theirs:
+        to = trailing_zeros(theirs)
+        theirs &= theirs - 1
+        sources = moves[to] & empty
+        while sources:
+            start = trailing_zeros(sources)
+            sources &= sources - 1
+            out[n] = _moved(img, weights, to, start, value, extra)
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def step_outcome(code, cells, weights, moves, masks, ends, misere, img):  # type: ignore[no-untyped-def]
+    """A movement code's score at the end of the game on MOVING_WIN's scale (a line made by
+    the side that moved last: a loss in 0 plies, misère a win; no step: a loss), or 0 when the
+    game goes on."""
+    xs, os_, side = unpack(code, cells, weights, img)
+    theirs = xs if side else os_
+    if made_mask(theirs, masks, ends):
+        return MOVING_WIN if misere else -MOVING_WIN
+    mine = os_ if side else xs
+    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
+    while mine:
+        start = trailing_zeros(mine)
+        mine &= mine - 1
+        if moves[start] & empty:
+            return 0
+    return -MOVING_WIN
+
+
+@njit(cache=True, nogil=True, inline="always")
+def distinct(values, n):  # type: ignore[no-untyped-def]
+    """Sort values[:n] in place (few: a position's moves) and return how many differ."""
+    for i in range(1, n):
+        v = values[i]
+        j = i - 1
+        while j >= 0 and values[j] > v:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = v
+    count = 0
+    for i in range(n):
+        if i == 0 or values[i] != values[i - 1]:
+            values[count] = values[i]
+            count += 1
+    return count
+
+
+def max_steps(spec: Spec) -> int:
+    """A bound on a position's steps: each of N stones to at most 8 cells (+jump: every empty
+    cell)."""
+    return spec.stones * (spec.cells - 2 * spec.stones if spec.jump else 8)
+
+
+__all__ = ["MOVING_WIN", "O_TO_MOVE", "code_digits", "distinct", "in_movement", "max_steps",
+           "placing_plies", "position_code", "side_of_code", "step_children", "step_masks",
+           "step_outcome", "step_parents", "stepped", "steps", "EMPTY", "O", "X"]

@@ -1,0 +1,146 @@
+"""`make bench SECTION=moving`: games whose stones move. Every position of
+4x4k4+stones4+square against tests/reference_moving.py's plain solver; Teeko built as a user
+builds it (`tablebase build teeko`, a child process: its wall time, its peak memory, the whole
+file's size and bits a position), probe and moves p50 on its positions; and, given a build of
+GamesCrafters' GamesmanOne (`--gamesman PATH` or TABLEBASE_GAMESMAN, see
+tests/bench_teeko_peer.py), his `gamesman solve teeko 0` in the same run, beside ours.
+
+Run: python tests/bench_moving.py [--gamesman PATH] [--skip-exact]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+EXACT_SPEC = "4x4k4+stones4+square"
+PROBES = 2000
+
+
+def _exact() -> None:
+    """Every position of EXACT_SPEC, value and depth, against the plain solver."""
+    from tablebase import build, open_tablebase
+    from tests.reference import Game
+    from tests.reference_moving import DRAW, MovingGame
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "t.db")
+        start = time.perf_counter()
+        report = build(EXACT_SPEC, db)
+        ours = time.perf_counter() - start
+        with open_tablebase(db) as tb:
+            stored = tb.table(EXACT_SPEC).load()
+    table = dict(zip(stored.codes.tolist(), zip(stored.value.tolist(), stored.depth.tolist())))
+    start = time.perf_counter()
+    reference = MovingGame(EXACT_SPEC)
+    solved = reference.solve_all()
+    theirs = time.perf_counter() - start
+    plain = Game(f"{reference.w}x{reference.h}k{reference.k}")
+    wrong = missing = 0
+    seen = set()
+    for (board, side), (value, depth) in solved.items():
+        moving = sum(1 for v in board if v) == 2 * reference.stones
+        code = min(plain.code(image) for image in plain.images(board)) \
+            + (3 ** plain.n if moving and side == 2 else 0)
+        seen.add(code)
+        got = table.get(code)
+        if got is None:
+            missing += 1
+        elif got[0] != value or (value != DRAW and got[1] != depth):
+            wrong += 1
+    extra = len(set(table) - seen)
+    print(f"  {EXACT_SPEC}: {len(solved):,} positions ({report.canonical:,} stored), built in"
+          f" {ours:.1f} s; the plain solver {theirs:.0f} s; wrong {wrong}, missing {missing},"
+          f" stored but not reached {extra}", flush=True)
+
+
+def _build_teeko(db: str) -> tuple[float, int]:
+    """Build Teeko with the command a user runs, in a child process: (wall seconds, peak bytes)."""
+    command = [sys.executable, "-m", "tablebase", "build", "teeko", "--db", db, "--yes",
+               "--quiet"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"tablebase build teeko failed: {proc.stderr.read().decode()[-500:]}"
+                         if proc.stderr else "tablebase build teeko failed")
+    return wall, usage.ru_maxrss * 1024
+
+
+def _answers(db: str) -> tuple[float, float, int, int, str]:
+    """probe and moves p50 (microseconds) on stored Teeko positions, each read from its text
+    with the side to move; and the table's positions (stored, all images), the start's answer."""
+    from tablebase import open_tablebase
+    from tablebase.builder.game import moving, parse_spec
+    from tablebase.query.notation import board_text
+    spec = parse_spec("teeko")
+    with open_tablebase(db) as tb:
+        record = tb.record("teeko")
+        stored = tb.table("teeko").load()
+        rng = random.Random(1)
+        picks = [int(stored.codes[rng.randrange(len(stored.codes))]) for _ in range(PROBES)]
+        texts = [board_text(spec, moving.position_of(spec, code)) for code in picks]
+        start_answer = str(tb.probe("teeko", ""))
+        times: dict[str, list[float]] = {"probe": [], "moves": []}
+        for text in texts:
+            for name, ask in (("probe", tb.probe), ("moves", tb.moves)):
+                t = time.perf_counter()
+                ask("teeko", text)
+                times[name].append(time.perf_counter() - t)
+    p50 = {k: sorted(v)[len(v) // 2] * 1e6 for k, v in times.items()}
+    return p50["probe"], p50["moves"], record.canonical or 0, record.reachable or 0, start_answer
+
+
+def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
+    """The section: exactness, Teeko ours, his beside it where given."""
+    print("\n== games whose stones move ==", flush=True)
+    if exact:
+        _exact()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "teeko.db")
+        wall, peak = _build_teeko(db)
+        size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
+        probe, moves, stored, reachable, start = _answers(db)
+    bits = 8 * size / stored
+    print(f"  Teeko (5x5k4+stones4+square), ours: {wall:.1f} s wall (`tablebase build teeko`),"
+          f" peak {peak / 2**20:,.0f} MiB, {size / 1e6:.2f} MB whole file, {bits:.2f} bits a"
+          f" position; {stored:,} positions stored (one per orbit of 8 symmetries), {reachable:,}"
+          f" with every image, both sides to move counted; the start: {start}", flush=True)
+    print(f"  Teeko probe p50 {probe:.0f} us, moves p50 {moves:.0f} us ({PROBES:,} stored"
+          " positions, each read from its text)", flush=True)
+    from tests.bench_teeko_peer import gamesman_binary, solve_teeko
+    binary = gamesman_binary(gamesman)
+    if binary is None:
+        print("  GamesmanOne: not run (give --gamesman PATH or TABLEBASE_GAMESMAN; see"
+              " tests/bench_teeko_peer.py for building it)", flush=True)
+        return
+    his = solve_teeko(binary)
+    print(f"  Teeko, GamesmanOne ({his.threads} threads): {his.wall_seconds:.1f} s wall"
+          f" ({his.solve_seconds} s solving), peak {his.peak_rss_bytes / 2**20:,.0f} MiB,"
+          f" {his.database_bytes / 1e6:.2f} MB; {his.total_positions:,} positions in his tiers"
+          f" (every placement of each tier's stones, both sides to move; he solves the canonical"
+          f" ones); the start: {his.start_value}", flush=True)
+    print(f"  ours / his: wall {wall / his.wall_seconds:.2f}x, peak memory"
+          f" {peak / his.peak_rss_bytes:.2f}x, file {size / his.database_bytes:.2f}x", flush=True)
+
+
+def main() -> None:
+    """Run the section alone."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--gamesman", metavar="PATH", help="a build of GamesmanOne")
+    parser.add_argument("--skip-exact", action="store_true",
+                        help=f"skip {EXACT_SPEC} against the plain solver (minutes)")
+    args = parser.parse_args()
+    bench_moving(args.gamesman, not args.skip_exact)
+
+
+if __name__ == "__main__":
+    main()
