@@ -1,6 +1,7 @@
 """One reading of a position, for every face (the command line, the Python API, the HTTP API,
 the audit): board text, board text then moves, moves from the empty board, or with +gravity
-on at most nine columns Pascal Pons' column digits ("4453" plays d, d, e, c), read into a
+on at most nine columns Pascal Pons' column digits ("4453" plays d, d, e, c); where stones
+move, board text then the side to move (` x`, ` o`) and steps (`a1-b2`). Read into a
 `Reading`: the cells, the side to move, and whether legal moves from the empty board reached
 it (such a position needs no reachability test before a search).
 
@@ -29,6 +30,7 @@ from tablebase.query.notation import column_name, empty_board, shown
 
 _BOARD_CHARS = frozenset("xXoO./")
 
+
 def _read_text(spec: Spec, text: str) -> Reading:
     """The position one line of text names (see the module's docstring)."""
     tokens = text.replace(",", " ").split()
@@ -36,7 +38,8 @@ def _read_text(spec: Spec, text: str) -> Reading:
         raise NotationError("an empty line names no position")
     if set(tokens[0]) <= _BOARD_CHARS or "/" in tokens[0]:  # no move has a '/'
         start = parse_board(spec, tokens[0])
-        board = play_tokens(spec, start, tokens[1:], " ".join(tokens[1:])) if len(tokens) > 1 else start
+        board = (play_tokens(spec, start, tokens[1:], " ".join(tokens[1:])) if len(tokens) > 1
+                 else start)
         return reading_of(board, not any(start))
     if spec.gravity and spec.width <= 9 and len(tokens) == 1 and tokens[0].isdigit():
         columns = []
