@@ -14,23 +14,31 @@ its figures are read back:
   seconds (`time()`), without start-up; his "Time Elapsed: N seconds" is start to end;
 - wall seconds: ours, from start of his process to its exit; and his CPU seconds (user and
   system, all threads), the steadier figure where the machine is shared;
-- peak memory: his process's peak resident set (`os.wait4`'s `ru_maxrss`, his process alone:
-  `getrusage(RUSAGE_CHILDREN)` would be the largest child this process ever waited for);
+- peak memory: his process's peak resident set: his VmHWM in /proc, read while he runs, or
+  `os.wait4`'s `ru_maxrss` where that is above this process's own peak (Linux counts in a
+  child's ru_maxrss, as in `getrusage(RUSAGE_CHILDREN)`, the memory of the process that
+  started it, so a bench process holding our tables would otherwise be reported as his);
 - database bytes: the files his solve leaves under data/ (XZ-compressed arrays of 16-bit
   records: value in the top 4 bits, remoteness in the low 12; `du -sb` adds the folders' own
-  sizes, some 24 KiB);
+  sizes, 20 KiB);
 - positions: his "total size" and each tier's size, which are his hash spaces: every placement
   of the tier's stones (the moving phase with either side to move, 151,420,500), of which he
   solves only the canonical ones under the board's 8 symmetries (the others stay "undecided"
   in his arrays, found by canonicalising on a probe);
 - the start position's value and remoteness, by `gamesman query teeko 0 1_-------------------------`
-  over the database just written ("draw": Steele's result, 1999).
+  over the database just written ("draw", remoteness 0: Steele's result, 1999).
+
+His query takes a position as side to move ("1": X, who drops first; "2": O), '_', and the 25
+cells row by row ('X', 'O', '-'), and prints one line of JSON: "positionValue" ("win", "lose",
+"draw", for the side to move; a draw by endless play has remoteness 0), "remoteness" (plies to
+the end), and under "moves" each move ("cell", or "from to" in the moving phase, cells 0-24)
+with its child's position, value and remoteness.
 
 `--analyze` adds his `gamesman analyze teeko 0` over that database (positions reached from the
 start, by value, and the longest win and loss in plies), as its own line, not in the solve's time.
 
 Building GamesmanOne (the user does this once, outside this repository; we keep neither his
-code nor a script that builds it). He needs git, CMake 3.14 or later, a C compiler with OpenMP
+code nor a script that builds it). The build needs git, CMake 3.14 or later, a C compiler with OpenMP
 (gcc's libgomp) and zlib's headers (Debian: `apt-get install git cmake build-essential
 zlib1g-dev`). His own installer, `bash gamesman_install.sh`, does the steps below but refuses to
 run as root and runs `make -j` without a bound; by hand, from a folder of your choice:
@@ -58,8 +66,11 @@ of writing). Then:
 
     TABLEBASE_GAMESMAN=/path/to/GamesmanOne python tests/bench_teeko_peer.py [--threads 2]
 
-His solve of Teeko takes some 14 minutes on two cores and some 10 GB of memory at its peak
-(the moving phase's reverse graph, held whole), and writes some 5.6 MB.
+His solve of Teeko with 2 threads (GamesmanOne 1.3.0) took 834 s on an otherwise idle 2-core
+machine and 2,190 s (36.5 min wall, 1,236 s CPU) on the same machine shared with other work
+(load 6-9); either way 9.9 million KiB (9.4 GiB) at its peak, most of it the moving phase's
+reverse graph (Teeko gives him no parent generator, so he holds every child's parents), and
+5.56 MB of database. His analysis over it is much longer than the solve.
 """
 from __future__ import annotations
 
@@ -132,31 +143,71 @@ def gamesman_binary(given: str | None = None) -> Path | None:
     return None
 
 
+# How often his process's high-water mark (/proc/PID/status VmHWM) is read while he runs.
+POLL_SECONDS = 0.2
+
+
+def _high_water(pid: int) -> int | None:
+    """VmHWM of `pid` in bytes (its peak resident set since its exec), None if unreadable."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _own_peak() -> int:
+    """This process's peak resident set in bytes (ru_maxrss: KiB on Linux, bytes on macOS)."""
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
 def _measured(command: list[str], cwd: Path, env: dict[str, str], out: Path,
               timeout: float | None) -> tuple[int, float, float, int]:
     """Run `command` in `cwd`, its stdout and stderr into `out`; (exit status, wall seconds,
     CPU seconds, peak resident bytes), of that process alone. Killed after `timeout` seconds,
     if given."""
     import subprocess
+    polled = 0
+    done = threading.Event()
+
+    def poll(pid: int) -> None:
+        nonlocal polled
+        while not done.wait(POLL_SECONDS):
+            polled = max(polled, _high_water(pid) or 0)
+
     with out.open("wb") as sink:
         start = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=sink,
                                 stderr=subprocess.STDOUT)
+        ours = _own_peak()
+        poller = threading.Thread(target=poll, args=(proc.pid,), daemon=True)
+        poller.start()
         # os.kill, not proc.kill: Popen.kill polls first, and a poll could reap him before wait4.
         timer = (threading.Timer(timeout, os.kill, (proc.pid, signal.SIGKILL))
                  if timeout is not None else None)
         if timer is not None:
             timer.start()
         try:
-            # wait4 on his pid: his own rusage, whatever else this process ran before.
-            _, status, usage = os.wait4(proc.pid, 0)
+            _, status, usage = os.wait4(proc.pid, 0)  # his rusage alone: his CPU time
         finally:
+            done.set()
             if timer is not None:
                 timer.cancel()
         wall = time.perf_counter() - start
+        poller.join()
     proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    # ru_maxrss is in KiB on Linux, in bytes on macOS.
-    peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    # His peak: wait4's ru_maxrss (like getrusage(RUSAGE_CHILDREN)'s) is not his alone: Linux
+    # keeps in it the high-water mark of the memory he had before his exec, which is this
+    # process's (a `sleep` started from a process of 800 MB reports 800 MB). It is his only
+    # where it is above this process's own peak; else his VmHWM, read every POLL_SECONDS while
+    # he runs (a high-water mark: only what he grows in his last moments can be missed).
+    waited = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    peak = max(polled, waited if waited > ours else 0)
     return proc.returncode, wall, usage.ru_utime + usage.ru_stime, peak
 
 
