@@ -17,12 +17,10 @@ import numpy as np
 
 from tablebase.builder import kernels
 from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.moving import (
-    MOVING_WIN,
+from tablebase.builder.game.moving import MOVING_WIN, max_steps, step_masks
+from tablebase.builder.game.moving_kernel import (
     distinct,
-    max_steps,
     step_children,
-    step_masks,
     step_outcome,
     step_parents,
 )

@@ -36,6 +36,8 @@ def _read_text(spec: Spec, text: str) -> Reading:
     tokens = text.replace(",", " ").split()
     if not tokens:
         raise NotationError("an empty line names no position")
+    if any("/" in token for token in tokens[1:]):  # no move has a '/': a board with spaces
+        parse_board(spec, text)  # raises, saying that a space is not a cell
     if set(tokens[0]) <= _BOARD_CHARS or "/" in tokens[0]:  # no move has a '/'
         start = parse_board(spec, tokens[0])
         board = (play_tokens(spec, start, tokens[1:], " ".join(tokens[1:])) if len(tokens) > 1

@@ -79,8 +79,12 @@ def test_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ])
 def test_unreachable_url(capsys: pytest.CaptureFixture[str], argv: list[str], url: str,
                          fragment: str) -> None:
-    status = main([*argv, "--db", url])
+    searching = argv[0] in ("probe", "moves", "line")  # these search where tables are missing
+    status = main([*argv, "--db", url, *(["--no-search"] if searching else [])])
     _, err = capsys.readouterr()
     assert status == 2
     assert err.count("\n") == 1 and err.startswith("tablebase: error: "), err
     assert fragment in err and "Traceback" not in err
+    if searching and url.startswith("sqlite"):  # no such file: answered by search instead
+        assert main([*argv, "--db", url]) == 0
+        assert "(by search)" in capsys.readouterr().out

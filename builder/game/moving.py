@@ -12,10 +12,9 @@ movement phase carries the side to move in its code, as one more digit past the 
 codes). A step is (from, to): a stone of the side to move leaves `from` for the empty `to`.
 A step or placement that makes a line wins (misère: loses); a side with no step loses.
 
-The compiled part gives a code's children (steps) and parents (un-steps: a stone of the side
-that moved last goes back to a cell it could have come from), each as the canonical code of
-the whole board under the table's symmetry maps (`weights`: Root.image_weights of the whole
-board), with the side to move's digit.
+The compiled part (moving_kernel.py, so that importing these rules imports no numba) gives a
+code's children (steps) and parents (un-steps), each as a canonical code with the side to
+move's digit.
 """
 from __future__ import annotations
 
@@ -23,13 +22,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.game.codec import EMPTY, O, X, decode, encode
-from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.kernel import made_mask
 from tablebase.builder.game.spec import Spec
 from tablebase.builder.game.symmetry import canonical_board
 
@@ -224,134 +220,12 @@ def position_of(spec: Spec, code: int) -> tuple[int, ...]:
     return joined(board, said if said is not None else (O if code >= 3 ** spec.cells else X))
 
 
-# --- compiled: one code's steps and un-steps --------------------------------------------
-
-
-@njit(cache=True, nogil=True, inline="always")
-def unpack(code, cells, weights, img):  # type: ignore[no-untyped-def]
-    """A movement code's board images (into img, one per map), the bitmasks of x's and o's
-    stones, and its side-to-move digit."""
-    maps = img.shape[0]
-    for s in range(maps):
-        img[s] = 0
-    xs = np.int64(0)
-    os_ = np.int64(0)
-    c = np.uint64(code)
-    for i in range(cells):
-        q = c // np.uint64(3)
-        d = np.int64(c - q * np.uint64(3))
-        c = q
-        if d != 0:
-            for s in range(maps):
-                img[s] += d * weights[i, s]
-            if d == 1:
-                xs |= np.int64(1) << i
-            else:
-                os_ |= np.int64(1) << i
-    return xs, os_, np.int64(c)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _moved(img, weights, start, to, value, extra):  # type: ignore[no-untyped-def]
-    """The canonical code of the board `img` shows after `value`'s stone goes from `start` to
-    `to`, plus `extra` (the side-to-move digit's weight)."""
-    best = np.int64(-1)
-    for s in range(img.shape[0]):
-        c = img[s] + value * (weights[to, s] - weights[start, s])
-        if best < 0 or c < best:
-            best = c
-    return best + extra
-
-
-@njit(cache=True, nogil=True)
-def step_children(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
-    """The canonical codes of every step's child of `code` into `out` (duplicates and all);
-    return how many."""
-    xs, os_, side = unpack(code, cells, weights, img)
-    mine = os_ if side else xs
-    value = 2 if side else 1
-    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
-    extra = 0 if side else side_weight  # the child's side to move: the other
-    n = 0
-    while mine:
-        start = trailing_zeros(mine)
-        mine &= mine - 1
-        targets = moves[start] & empty
-        while targets:
-            to = trailing_zeros(targets)
-            targets &= targets - 1
-            out[n] = _moved(img, weights, start, to, value, extra)
-            n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def step_parents(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
-    """The canonical codes of every movement position one step before `code` into `out`: a
-    stone of the side that moved last goes back to a cell it could have come from (steps are
-    symmetric: `to` is in `moves[start]` exactly when `start` is in `moves[to]`); return how
-    many (duplicates and all)."""
-    xs, os_, side = unpack(code, cells, weights, img)
-    theirs = xs if side else os_
-    value = 1 if side else 2
-    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
-    extra = 0 if side else side_weight  # the parent's side to move: the one that moved
-    n = 0
-    while theirs:
-        to = trailing_zeros(theirs)
-        theirs &= theirs - 1
-        sources = moves[to] & empty
-        while sources:
-            start = trailing_zeros(sources)
-            sources &= sources - 1
-            out[n] = _moved(img, weights, to, start, value, extra)
-            n += 1
-    return n
-
-
-@njit(cache=True, nogil=True)
-def step_outcome(code, cells, weights, moves, masks, ends, misere, img):  # type: ignore[no-untyped-def]
-    """A movement code's score at the end of the game on MOVING_WIN's scale (a line made by
-    the side that moved last: a loss in 0 plies, misère a win; no step: a loss), or 0 when the
-    game goes on."""
-    xs, os_, side = unpack(code, cells, weights, img)
-    theirs = xs if side else os_
-    if made_mask(theirs, masks, ends):
-        return MOVING_WIN if misere else -MOVING_WIN
-    mine = os_ if side else xs
-    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
-    while mine:
-        start = trailing_zeros(mine)
-        mine &= mine - 1
-        if moves[start] & empty:
-            return 0
-    return -MOVING_WIN
-
-
-@njit(cache=True, nogil=True, inline="always")
-def distinct(values, n):  # type: ignore[no-untyped-def]
-    """Sort values[:n] in place (few: a position's moves) and return how many differ."""
-    for i in range(1, n):
-        v = values[i]
-        j = i - 1
-        while j >= 0 and values[j] > v:
-            values[j + 1] = values[j]
-            j -= 1
-        values[j + 1] = v
-    count = 0
-    for i in range(n):
-        if i == 0 or values[i] != values[i - 1]:
-            values[count] = values[i]
-            count += 1
-    return count
-
-
 def max_steps(spec: Spec) -> int:
     """A bound on a position's steps: each of N stones to at most 8 cells (+jump: every empty
     cell)."""
     return spec.stones * (spec.cells - 2 * spec.stones if spec.jump else 8)
 
 
-__all__ = ["MOVING_WIN", "O_TO_MOVE", "code_digits", "distinct", "in_movement", "max_steps",
-           "placing_plies", "position_code", "side_of_code", "step_children", "step_masks",
-           "step_outcome", "step_parents", "stepped", "steps", "EMPTY", "O", "X"]
+__all__ = ["MOVING_WIN", "O_TO_MOVE", "code_digits", "in_movement", "max_steps",
+           "placing_plies", "position_code", "side_of_code", "step_masks", "stepped", "steps",
+           "EMPTY", "O", "X"]

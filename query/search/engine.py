@@ -222,11 +222,10 @@ class Searcher:
     def solve_many(self, boards: Sequence[Sequence[int]] | np.ndarray, budget: Budget = Budget()
                    ) -> list[Solution]:
         """`solve` of each board (legal positions; or an (n, cells) array of them), each within
-        `budget`. On bitboards the first
-        nodes of every board's solve (bitsolver.INLINE_NODES) run in one compiled call, where
-        most boards end; the others go on one at a time with the rest of their budget. A
-        Solution's seconds are then its share of that call (the call's time over the boards)
-        plus its own after it."""
+        `budget`. On bitboards the first nodes of every board's solve (bitsolver.INLINE_NODES)
+        run in one compiled call, where most boards end; the others go on one at a time with
+        the rest of their budget. A Solution's seconds are then its share of that call (the
+        call's time over the boards) plus its own after it."""
         bits = self.bits
         if bits is None or not len(boards) or budget.cancel is not None or (
                 budget.seconds is not None and not Watch(time.monotonic() + budget.seconds).roomy()):
