@@ -36,17 +36,18 @@ import struct
 import threading
 import zlib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import zstandard
 
 from tablebase.builder.game.values import depth_of, value_of
-from tablebase.db.checksum import TableChecksum
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.ranking import FREE, Ranking, ranking, stones
 from tablebase.db.records import PositionArrays
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 # Positions a block holds (the last block of a table may hold fewer). Measured on Connect Four
 # 6x4 (47.5 M positions): 4,096 a block take 5.4 bits a position with zstd level 9 and decode
@@ -297,6 +298,10 @@ def pack_tier(ply: int, codes: np.ndarray, scores: np.ndarray, code_limit: int, 
     cluster's worker packs, the first code of the ply's next range), `cells` is the board's,
     the blocks are numbered from `first_index`, and `supports` is the codes' support map
     (`pack_block`)."""
+    # The checksum is compiled (numba): imported by the packing that needs it, so that a reader
+    # (`tablebase probe`) starts without numba.
+    from tablebase.db.checksum import TableChecksum
+
     level = SMALL_PLY_LEVEL if len(codes) < SMALL_PLY else ZSTD_LEVEL
 
     def job(index: int) -> tuple[BlockRow, str]:

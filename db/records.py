@@ -3,7 +3,6 @@ catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as 
 (`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
@@ -106,6 +105,8 @@ class GameRecord:
         facts = [bool(value) if name in ("gravity", "misere") else value
                  for name, value in asdict(self).items() if name != "row_check"]
         facts.append([tuple(asdict(p).values()) for p in plies])
+        import hashlib  # here: a reader that never asks starts without it
+
         return hashlib.blake2b(repr(facts).encode(), digest_size=8).hexdigest()
 
     def check_row(self, plies: Sequence[PlyCounts], version: int, database: str) -> None:

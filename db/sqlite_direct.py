@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import fields
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import numpy as np
@@ -33,6 +33,9 @@ from tablebase.db.records import (
     rows_lookup,
 )
 from tablebase.db.store_base import CheckedStore
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])

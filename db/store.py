@@ -8,7 +8,9 @@ half of a `tablebase probe`), and any SQLAlchemy URL (db/reader.py). `open_store
 """
 from __future__ import annotations
 
-from tablebase.db.errors import DamagedTableError, GameNotBuiltError
+import os
+
+from tablebase.db.errors import DamagedTableError, GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, GameRecord
 from tablebase.db.sqlite_direct import SqliteStore
 from tablebase.db.store_base import Store
@@ -20,6 +22,8 @@ def open_store(target: str) -> Store:
     store = SqliteStore.open(target)
     if store is not None:
         return store
+    if "://" not in target and not os.path.exists(target):  # said without SQLAlchemy, too
+        raise MissingDatabaseError(f"{target}: no such database file")
     # Not a readable file of ours in this schema: db.engine opens it or says exactly why not.
     # Imported here: db/reader.py loads SQLAlchemy, a third of a second a plain file never needs.
     from tablebase.db.reader import UrlStore

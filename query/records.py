@@ -10,9 +10,10 @@ import numpy as np
 
 from tablebase.builder.game import Value
 from tablebase.query.notation import game_over_text, outcome_text
+from tablebase.query.reading import Reading
 
-# A position as callers give it: board text, cell values, or a code.
-Position = str | Sequence[int] | int
+# A position as callers give it: text (query/reading.py), a Reading, cell values, or a code.
+Position = str | Reading | Sequence[int] | int
 
 def known_depth(depth: int | None) -> int:
     """A depth where one must exist (every position of a game whose stones are only placed,

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy_tree import StrategyTree
-    from tablebase.query.search.answers import Searched, SearchedMove
+    from tablebase.query.search.answers import SearchedMove
+    from tablebase.query.search.solving import Searched
     from tablebase.query.verify.checks import VerifyReport
 
 # `strategy --json` includes the whole tree up to this many nodes.
@@ -87,12 +88,14 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
     return data
 
 
-def line_json(spec: Spec, board: Sequence[int], probe: Probe, steps: Sequence[Step],
-              repeats: bool = False) -> dict[str, Any]:
-    """The `line --json` object: the probe object plus the perfect line, move by move; where
-    stones move, `repeats` too: true when the line stops because its last position came back
-    (a draw by endless play), false when it runs to the end of the game."""
-    data = probe_json(spec, board, probe)
+def line_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
+              steps: Sequence[Step], repeats: bool = False) -> dict[str, Any]:
+    """The `line --json` object: the probe object (`answer_json`'s, for a line by search) plus
+    the perfect line, move by move (by search, it may stop short of the end when the time
+    ran out: its last step's depth is then not 0); where stones move, `repeats` too: true when
+    the line stops because its last position came back (a draw by endless play), false when
+    it runs to the end of the game."""
+    data = answer_json(spec, board, probe)
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
     if spec.moving:

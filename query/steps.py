@@ -12,8 +12,9 @@ from numbers import Integral
 
 from tablebase.builder.game import EMPTY, O, Spec, X
 from tablebase.builder.game import moving as rules
+from tablebase.query.boards import Reading, parse_board, parse_cell, read_cells
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, move_name, parse_board, parse_cell, read_position
+from tablebase.query.notation import board_text, move_name
 
 _SIDES = {"x": X, "o": O}
 
@@ -44,7 +45,7 @@ def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, .
         found = rules.position_of(spec, code)
     else:
         values = list(position)  # type: ignore[arg-type]
-        board = read_position(spec, values[:spec.cells])
+        board = read_cells(spec, values[:spec.cells])
         said = rules.stones_say(spec, board)
         if len(values) == spec.cells and said is None:
             raise NotationError(_no_side(spec))
@@ -57,6 +58,22 @@ def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, .
         found = rules.joined(board, side)
     rules.check_moving(spec, found)
     return found
+
+
+def read_moving_position(spec: Spec, position: str | Sequence[int] | int | Reading | None,
+                         moves: str | None = None) -> Reading:
+    """query/reading.py's `read_position` where stones move: the position (as `read_moving`
+    reads it; None: the empty board), then `moves` played, as a Reading whose board is the
+    cells followed by the side to move."""
+    if isinstance(position, Reading):
+        found = position.board
+    elif position is None:
+        found = rules.joined((EMPTY,) * spec.cells, X)
+    else:
+        found = read_moving(spec, position)
+    if moves and moves.strip():
+        found = play_moving(spec, moves, found)
+    return Reading(found, rules.split(spec, found)[1])
 
 
 def _no_side(spec: Spec) -> str:

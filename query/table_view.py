@@ -24,7 +24,7 @@ from tablebase.builder.game import Spec
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
 from tablebase.query.misses import missing_codes_error
-from tablebase.query.notation import read_position
+from tablebase.query.reading import read_position
 from tablebase.query.records import ManyProbes, Position
 from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
 
@@ -134,7 +134,7 @@ class TableView:
         """The stored code of each position (any orientation), or -1 where the table does not
         hold it; a position that cannot be read raises as in `Tablebase.probe`."""
         chosen, codes = self._chosen(), self.load().codes
-        return np.array([chosen.stored_code(read_position(self.spec, p), codes)
+        return np.array([chosen.stored_code(read_position(self.spec, p).board, codes)
                          for p in positions], dtype=np.int64)
 
     def damage(self) -> list[Damage]:

@@ -25,9 +25,9 @@ from tablebase.db.store import open_store
 from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
-from tablebase.query.notation import move_name, read_position, to_move_name
+from tablebase.query.notation import move_name, to_move_name
+from tablebase.query.reading import read_position
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
-from tablebase.query.steps import read_moving
 from tablebase.query.table_view import TableView
 from tablebase.query.tables import OpenTables, StoredTable
 
@@ -38,8 +38,9 @@ class Tablebase:
     """Answers from the tables of one database, opened read-only. Use `open_tablebase`.
 
     Every method takes the game as a spec string (`"3x3k3"`, `"tictactoe"`) or a Spec, and a
-    position as board text (`"x.o/.x./..."`), a sequence of cell values (0 empty, 1 x, 2 o,
-    row-major from the top-left), or a code. Bad input raises a ValueError subclass
+    position as text (board text `"x.o/.x./..."`, board text then moves, moves from the empty
+    board `"b2 a1"`, Pons' column digits with +gravity), a Reading, a sequence of cell values
+    (0 empty, 1 x, 2 o, row-major from the top-left), or a code. Bad input raises a ValueError subclass
     (`InvalidPositionError`) naming the fault; a game the database has not built raises
     `GameNotBuiltError` (a LookupError). `table` gives one table to read in bulk.
     """
@@ -113,10 +114,7 @@ class Tablebase:
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked;
         where stones move, checked and followed by the side to move: query/steps.py)."""
-        spec = self.spec(spec)
-        if spec.moving:
-            return read_moving(spec, position)
-        return read_position(spec, position)
+        return read_position(self.spec(spec), position).board
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
         """The error for a board no table holds (query/misses.py)."""

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from tablebase.builder.game import PLAYER_NAMES, Spec, legal_moves, side_to_move, transform
 from tablebase.builder.game import moving as rules
-from tablebase.query.notation import parse_move, place
+from tablebase.query.boards import parse_move, place
 from tablebase.query.records import MoveInfo
 from tablebase.query.steps import move_text, parse_move_moving
 

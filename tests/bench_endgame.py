@@ -41,7 +41,7 @@ def _one(spec_text: str, moves: str, memory: float | None) -> dict[str, Any]:
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import play_moves
+    from tablebase.query.boards import play_moves
 
     spec = parse_spec(spec_text)
     root = play_moves(spec, moves)

@@ -306,7 +306,8 @@ def bench_pons_moves(given: str | None = None) -> None:
     value and depth after checked against his solver's score of the child; print per set the
     positions, the moves, those exact (a value and a depth, his), the slowest and mean time."""
     from tablebase.builder.game import outcome, parse_spec
-    from tablebase.query.search.answers import load_search, search_moves
+    from tablebase.query.search.answers import search_moves
+    from tablebase.query.search.solving import load_search
     root = pons_dir(given)
     if root is None or not (root / "Solver.cpp").is_file() or shutil.which("g++") is None:
         print("  pons moves: skipped: no checkout of Pons' connect4 or no g++ (see above)")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBE_SPEC = "4x4k4"
+PROCESSES = 11  # `tablebase probe` processes timed (their median)
 LAYOUTS = ("packed", "rows")
 
 
@@ -50,12 +52,15 @@ def _measure(path: str, texts: list[str], many_codes: Any) -> dict[str, float]:
         assert answers.found.all()
     script = ROOT / ".venv" / "bin" / "tablebase"
     command = [str(script)] if script.exists() else [sys.executable, "-m", "tablebase"]
-    walls = []
-    for text in texts[:5]:
+    walls, cpus = [], []
+    for text in texts[:PROCESSES]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run([*command, "probe", PROBE_SPEC, text, "--db", path], cwd=ROOT,
                        check=True, capture_output=True)
         walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     start = time.perf_counter()
     subprocess.run([*command, "verify", PROBE_SPEC, "--db", path, "--quiet"], cwd=ROOT,
                    check=True, capture_output=True)
@@ -63,7 +68,8 @@ def _measure(path: str, texts: list[str], many_codes: Any) -> dict[str, float]:
     return {"probe50": _percentile(probe_us, 0.5), "probe99": _percentile(probe_us, 0.99),
             "moves50": _percentile(moves_us, 0.5), "moves99": _percentile(moves_us, 0.99),
             "many": len(many_codes) / many_s, "load": load_s,
-            "process": statistics.median(walls), "verify": verify_s}
+            "process": statistics.median(walls), "process_cpu": statistics.median(cpus),
+            "verify": verify_s}
 
 
 def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
@@ -113,12 +119,13 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
             ("moves p99 (Python API), us", "moves99", "{:.1f}", ""),
             (f"probe_many of {many:,} codes, pos/s", "many", "{:,.0f}", ">= 1,000,000"),
             ("probe_many table load (once per game), s", "load", "{:.2f}", ""),
-            ("one `tablebase probe` process, median, s", "process", "{:.3f}", "< 0.5 s"),
+            ("one `tablebase probe` process, median, s", "process", "{:.3f}", "<= 0.25 s"),
+            ("  its processor time (user + system), s", "process_cpu", "{:.3f}", ""),
             (f"`tablebase verify {PROBE_SPEC}`, s", "verify", "{:.2f}", "no slower than rows")]
     for name, key, form, target in rows:
         print(f"  {name:<42}{form.format(figures['packed'][key]):>12}"
               f"{form.format(figures['rows'][key]):>12}   {target}")
     p = figures["packed"]
     met = (p["probe50"] <= 100 and p["moves50"] <= 1000 and p["many"] >= 1e6
-           and p["verify"] <= figures["rows"]["verify"])
+           and p["verify"] <= figures["rows"]["verify"] and p["process"] <= 0.25)
     print(f"  reading targets (packed): {'met' if met else 'NOT met'}")

@@ -19,9 +19,13 @@
   position of his middle sets by search within 2 s a position, checked against his solver.
   pons-sample (only when asked): end-easy's sample, the first set the pons part times, in
   --runs fresh processes: its ratio's spread (a cold batch of some 100 us a side).
+  pons-files (tests/bench_pons_files.py): four of his files whole through what a user runs
+  (search_positions, `solve --positions FILE --json`) beside his whole process; then one
+  `search_position` call and one `solve` process.
 
     python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|
-                                  pons-moves|pons-sample] [--pons DIR] [--empty] [--runs N]
+                                  pons-moves|pons-sample|pons-files] [--pons DIR] [--empty]
+                                 [--runs N]
 """
 from __future__ import annotations
 
@@ -38,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
 from tests.bench_pons import MOVE_SECONDS, SAMPLE_RUNS, bench_pons, bench_pons_moves, bench_pons_sample  # noqa: E402
+from tests.bench_pons_files import bench_pons_files  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
@@ -51,7 +56,8 @@ def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
 def bench_gomoku() -> tuple[int, int, int]:
     """(positions, solved within the time, agreeing with the plain search)."""
     from tablebase.builder.game import parse_spec
-    from tablebase.query.notation import move_name, play_moves
+    from tablebase.query.boards import play_moves
+    from tablebase.query.notation import move_name
     from tests.reference import Game, wins_within
     spec, game = parse_spec("7x7k5"), Game("7x7k5")
     _fresh(spec).solve(play_moves(spec, "d4"), Budget(nodes=1000))  # compile (or load) first
@@ -92,7 +98,7 @@ def bench_connect4() -> None:
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import play_moves
+    from tablebase.query.boards import play_moves
     spec = parse_spec("7x6k4+gravity")
     rows = read_set("connect4.txt")
     _fresh(spec).solve(play_moves(spec, "d1"), Budget(nodes=1000))
@@ -127,8 +133,8 @@ def bench_leaves(count: int = 4, least: int = 10_000) -> None:
     from tablebase.builder.game import legal_moves, parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import play_moves
-    from tablebase.query.search.answers import leaves
+    from tablebase.query.boards import play_moves
+    from tablebase.query.search.solving import leaves
     spec = parse_spec("7x6k4+gravity")
     rows = [m for m in read_set("connect4.txt") if len(m.split()) == 16]
     print(f"{'position':<9} {'alone s':>8} {'nodes':>11} {'tables':>7} {'load s':>7} {'with s':>8}"
@@ -195,7 +201,8 @@ def bench_budgets(seconds: float = 2.0) -> None:
     """`moves` by search on a 63-empty-cell 8x8 board: the search's own wall time in this
     process, and the whole command's (start-up included) as a user runs it."""
     from tablebase.builder.game import parse_spec
-    from tablebase.query.notation import empty_board, play_moves
+    from tablebase.query.boards import play_moves
+    from tablebase.query.notation import empty_board
     from tablebase.query.search.answers import moves_or_search, probe_or_search
 
     spec = parse_spec(OPEN_GAME)
@@ -267,6 +274,10 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         print("Connect Four 7x6: every move of Pons' middle-set positions by search"
               " (`tablebase moves --search 2`), checked against his solver:")
         bench_pons_moves(pons)
+    if part in (None, "pons-files"):
+        print("Connect Four 7x6: Pons' files whole through the Python API and the command line,"
+              " beside his whole process (same run):")
+        bench_pons_files(pons)
     if part == "pons-sample":  # not in the whole section: 20 processes, each building his solver
         print(f"Connect Four 7x6: end-easy's sample as the pons part times it, in {runs} fresh"
               " processes:")
@@ -283,7 +294,8 @@ def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "pons", "pons-moves", "pons-sample"))
+                                           "gomoku-empty", "pons", "pons-moves", "pons-sample",
+                                           "pons-files"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")

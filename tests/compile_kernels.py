@@ -16,7 +16,7 @@ def tables() -> None:
     """The builder's kernels (both layouts' storage, endgames, stones that move) and verify's."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
-    from tablebase.query.notation import play_moves
+    from tablebase.query.boards import play_moves
     from tablebase.query.tablebase import open_tablebase
     from tablebase.query.verify.checks import verify_table
     with tempfile.TemporaryDirectory() as tmp:

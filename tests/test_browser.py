@@ -23,7 +23,8 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.query import open_tablebase
-from tablebase.query.notation import board_text, parse_board, play_moves
+from tablebase.query.boards import parse_board, play_moves
+from tablebase.query.notation import board_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "")

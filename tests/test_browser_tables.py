@@ -15,7 +15,8 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.builder.pipeline import build
-from tablebase.query.notation import board_text, play_moves
+from tablebase.query.boards import play_moves
+from tablebase.query.notation import board_text
 
 # `browser` is test_browser.py's fixture: one Chromium per module, launched the same way.
 from tests.test_browser import Server, _settled, _shown_board, browser  # noqa: F401

@@ -120,8 +120,8 @@ def test_export(db: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     (["probe", "3x3k3+gravity", "x../.../..."], "floating stone in column a"),
     (["probe", "3x3k3+gravity", ".../.x./.o."], "cannot be reached from the empty board"),
     (["moves", "4x3k3", "xxxo/oxo./xxoo"], "cannot be reached from the empty board"),
-    (["line", "6x6k5"], "6x6k5 has not been built in this database; build it with:"
-                        " tablebase build 6x6k5 --db"),
+    (["line", "6x6k5", "--no-search"], "6x6k5 has not been built in this database; build it"
+                                       " with: tablebase build 6x6k5 --db"),
     (["export", "3x3k3", "--format", "xml"], "invalid choice: 'xml'"),
     (["play", "3x3k3", "--as", "z"], "invalid choice: 'z'"),
 ])
@@ -134,9 +134,11 @@ def test_bad_input_gets_its_own_message_and_status_2(db: str, capsys: pytest.Cap
 
 
 def test_a_missing_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = run(capsys, "probe", "3x3k3", "--db", str(tmp_path / "nope.db"))
-    assert status == 2 and "no such database file" in err
-    assert "build a game first" in err
+    for command in ("probe", "moves", "line"):
+        status, _, err = run(capsys, command, "3x3k3", "--db", str(tmp_path / "nope.db"),
+                             "--no-search")
+        assert status == 2 and "no such database file" in err
+        assert "build a game first" in err
 
 
 def test_probe_process_does_not_import_the_storage_stack(db: str) -> None:

@@ -20,8 +20,8 @@ from tablebase.builder.game import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.builder.progress import NO_PROGRESS  # noqa: E402
 from tablebase.builder.workdir import work_path  # noqa: E402
+from tablebase.query.boards import play_moves  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
-from tablebase.query.notation import play_moves  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game  # noqa: E402
 

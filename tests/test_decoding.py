@@ -9,7 +9,7 @@ from tablebase.builder import decoding
 from tablebase.builder.game import parse_spec
 from tablebase.builder.game.codec import digits, weighted_sum
 from tablebase.builder.game.root import Root
-from tablebase.query.notation import play_moves
+from tablebase.query.boards import play_moves
 
 
 @pytest.mark.parametrize("spec_text, moves, step", [

@@ -13,6 +13,7 @@ import pytest
 from tablebase.builder.game import canonical, encode, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
+from tablebase.query.boards import parse_board
 from tablebase.query.export import (
     COLUMNS,
     ExportFileError,
@@ -20,7 +21,6 @@ from tablebase.query.export import (
     export_file,
     export_positions,
 )
-from tablebase.query.notation import parse_board
 from tests.reference import Game, parse, play
 
 

@@ -16,9 +16,9 @@ from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.search import bitboard, bitsolver, gravity
-from tablebase.query.search.answers import leaves
 from tablebase.query.search.bitboard import Bitboards, bit_of, fits
 from tablebase.query.search.engine import Budget, Searcher
+from tablebase.query.search.solving import leaves
 from tests.reference import Game, reachable_from
 from tests.search_sets import read_set
 

@@ -12,9 +12,9 @@ import pytest
 from tablebase.builder.game import GameError, parse_spec
 from tablebase.db.errors import StorageError
 from tablebase.query import open_tablebase
+from tablebase.query.boards import parse_board, parse_move, play_moves
 from tablebase.query.cli import main
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import parse_board, parse_move, play_moves
 
 OURS = (GameError, QueryError, StorageError)
 SQL = ["'; DROP TABLE games; --", "\" OR 1=1 --", "1; DELETE FROM games", "%", "_",

@@ -13,7 +13,7 @@ from tablebase.builder.game.codec import digits, weighted_sum
 from tablebase.builder.game.orders import FOUND, move_orders, order_status, stone_order
 from tablebase.builder.game.root import Root, check_root
 from tablebase.builder.game.symmetry import canonical_many, permutations
-from tablebase.query.notation import parse_board, play_moves
+from tablebase.query.boards import parse_board, play_moves
 from tests.reference import Game, parse, reachable_from
 from tests.reference import play as reference_play
 

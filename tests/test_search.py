@@ -11,10 +11,11 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
+from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
-from tablebase.query.notation import board_text, play_moves
-from tablebase.query.search.answers import leaves
+from tablebase.query.notation import board_text
 from tablebase.query.search.engine import Budget, Searcher
+from tablebase.query.search.solving import leaves
 from tests.reference import Game, loses_within, wins_within
 from tests.search_sets import read_set
 
@@ -237,7 +238,7 @@ def test_a_bound_proved_for_a_move_is_shown() -> None:
 def test_a_board_the_rules_gave_up_on_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
     from tablebase.builder.game import orders
     from tablebase.builder.game.errors import SearchLimitError
-    from tablebase.query.search.answers import check_searchable
+    from tablebase.query.search.solving import check_searchable
 
     monkeypatch.setattr(orders, "STATES", 1)  # the move-order search gives up at once
     spec = parse_spec("4x3k3+gravity")

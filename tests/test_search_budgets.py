@@ -22,9 +22,11 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.game import parse_spec
+from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
-from tablebase.query.notation import board_text, empty_board, play_moves
-from tablebase.query.search.answers import budget, moves_or_search, probe_or_search, solve
+from tablebase.query.notation import board_text, empty_board
+from tablebase.query.search.answers import moves_or_search, probe_or_search
+from tablebase.query.search.solving import budget, solve
 
 ROOT = Path(__file__).resolve().parents[1]
 GOMOKU = "7x7k5"

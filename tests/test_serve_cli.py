@@ -32,7 +32,8 @@ def _refused(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str])
 def test_refusals(tmp_path: Path, table_db: Callable[[str], str],
                   capsys: pytest.CaptureFixture[str]) -> None:
     db = table_db("3x3k3")
-    _refused(["serve", "--db", str(tmp_path / "none.db")], "no such database file", capsys)
+    _refused(["serve", "--db", str(tmp_path / "none.db"), "--no-search"], "no such database file",
+             capsys)
     (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
     _refused(["serve", "--db", str(tmp_path / "junk.db")], "junk.db", capsys)
     _refused(["serve", "--db", db, "--workers", "0"], "--workers must be at least 1", capsys)
@@ -90,3 +91,45 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) ->
             raise
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_a_hostile_body_is_one_line_and_the_server_serves_on(tmp_path: Path) -> None:
+    # A real server: a body refused before it is all read must still reach the client as an
+    # answer (a connection closed on unread data is reset), and nested lists must not reach
+    # the parser's recursion limit as a 500.
+    import http.client
+
+    db = str(tmp_path / "t.db")
+    build("3x3k3", db)
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
+                             "--no-search"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        found = re.match(r"serving .* at http://127\.0\.0\.1:(\d+)/ \(", line)
+        assert found, line
+
+        def post(body: bytes) -> tuple[int, dict[str, object]]:
+            conn = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
+            try:
+                conn.request("POST", "/api/3x3k3/probe", body=body,
+                             headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                return response.status, json.loads(response.read())
+            finally:
+                conn.close()
+
+        for body, status, fragment in (
+                (b"[" * 100_000, 400, "nests too deep"),
+                (b'["' + b"x" * (50 << 20) + b'"]', 413, "at most 2,097,152 are accepted"),
+                (b'[["x.o/.x./..."]]', 400, "board 1 of 1: expected board text or moves"),
+                (b'"x.o/.x./..."', 400, "expected a JSON list")):
+            answered, data = post(body)
+            assert answered == status and fragment in str(data["error"]), data
+            assert "\n" not in str(data["error"])
+        answered, data = post(b'["x.o/.x./...", "b2 a1"]')
+        assert answered == 200 and [d["value"] for d in data] == ["draw", "draw"]  # type: ignore[index]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "Traceback" not in err, err

@@ -185,7 +185,7 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
         assert got["board"] == "/".join("".join(".xo"[v] for v in board[r * 4:(r + 1) * 4])
                                         for r in range(3))
     with open_tablebase(db) as tb:
-        from tablebase.query.notation import parse_board
+        from tablebase.query.boards import parse_board
         from tablebase.query.shapes import probe_json
         for text, got in zip(texts[:50], answers[:50]):
             board = parse_board(tb.spec("4x3k3"), text)
@@ -206,7 +206,7 @@ def test_bad_input_is_400(client: TestClient) -> None:
     _error(client.post("/api/3x3k3/probe", content=b"[1,"), 400, "the body is not JSON")
     _error(client.post("/api/3x3k3/probe", json={"boards": []}), 400, "found an object")
     _error(client.post("/api/3x3k3/probe", json=[".........", 7]), 400,
-           "board 2 of 2: expected board text, found a number")
+           "board 2 of 2: expected board text or moves, found a number")
     _error(client.post("/api/3x3k3/probe", json=[".........", "xxx/ooo/..."]), 400,
            "board 2 of 2: position 'xxx/ooo/...' (3x3k3): both x and o have a line")
     _error(client.post("/api/3x3k3/probe", json=["x?./.../..."]), 400,

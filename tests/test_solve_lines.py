@@ -14,7 +14,7 @@ import tablebase
 from tablebase.builder.game import parse_spec
 from tablebase.query.cli import main
 from tablebase.query.errors import NotationError
-from tablebase.query.notation import parse_position
+from tablebase.query.reading import read_position
 from tests.reference import WIN, Game, parse, play
 
 WORDS = {WIN: "win", 0: "draw", -1: "loss"}
@@ -22,18 +22,18 @@ WORDS = {WIN: "win", 0: "draw", -1: "loss"}
 
 def test_a_line_names_a_position_four_ways() -> None:
     spec, game = parse_spec("4x4k3+gravity"), Game("4x4k3+gravity")
-    assert parse_position(spec, "b1 b2 c1") == play(game, "b1 b2 c1")
-    assert parse_position(spec, "b b, c") == play(game, "b1 b2 c1")
-    assert parse_position(spec, "223") == play(game, "b1 b2 c1")  # Pons: columns from 1
-    assert parse_position(spec, "..../..../.o../.x..  c1") == play(game, "b1 b2 c1")
-    assert parse_position(parse_spec("3x3k3"), "x.o/.x./...") == parse(Game("3x3k3"),
+    assert read_position(spec, "b1 b2 c1").board == play(game, "b1 b2 c1")
+    assert read_position(spec, "b b, c").board == play(game, "b1 b2 c1")
+    assert read_position(spec, "223").board == play(game, "b1 b2 c1")  # Pons: columns from 1
+    assert read_position(spec, "..../..../.o../.x..  c1").board == play(game, "b1 b2 c1")
+    assert read_position(parse_spec("3x3k3"), "x.o/.x./...").board == parse(Game("3x3k3"),
                                                                        "x.o/.x./...")
     for bad, fragment in (("", "names no position"), ("25", "columns run from 1 to 4"),
                           ("b b b b b", "column b is full"), ("z9", "off the 4x4")):
         with pytest.raises(ValueError, match=fragment):  # NotationError or IllegalMoveError
-            parse_position(spec, bad)
+            read_position(spec, bad)
     with pytest.raises(NotationError, match="cannot read move"):
-        parse_position(parse_spec("3x3k3"), "12")  # digits are columns only with +gravity
+        read_position(parse_spec("3x3k3"), "12")  # digits are columns only with +gravity
 
 
 LINES = ["x.o/.x./...", "# a comment, skipped", "", "b2 a1", "x.o/.x./... c1", "xx./.../...",

@@ -33,7 +33,8 @@ from tablebase.query import (
     Tablebase,
     open_tablebase,
 )
-from tablebase.query.notation import board_text, parse_board
+from tablebase.query.boards import parse_board
+from tablebase.query.notation import board_text
 from tests.conftest import stored_rows
 from tests.reference import Game
 

@@ -86,3 +86,20 @@ def line_ends(spec: Spec) -> np.ndarray:
     (L, 2), which must not be the player's for the line to win; -1 where off the board or
     where the spec has no exact rule (any line of k wins)."""
     return _lines_and_ends(spec)[1]
+
+
+@lru_cache(maxsize=None)
+def lines_through(spec: Spec) -> tuple[np.ndarray, np.ndarray]:
+    """The lines through each cell, as (first, through): cell c's are the rows
+    through[first[c]:first[c + 1]] of `lines`, in line order (a move can make only these)."""
+    table = lines(spec)
+    per_cell: list[list[int]] = [[] for _ in range(spec.cells)]
+    for i, line in enumerate(table.tolist()):
+        for cell in line:
+            per_cell[cell].append(i)
+    first = np.zeros(spec.cells + 1, dtype=np.int64)
+    first[1:] = np.cumsum([len(found) for found in per_cell])
+    through = np.array([i for found in per_cell for i in found], dtype=np.int64)
+    for array in (first, through):
+        array.setflags(write=False)
+    return first, through

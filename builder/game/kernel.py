@@ -33,17 +33,31 @@ def ends_clear(board, ends, line, player):  # type: ignore[no-untyped-def]
     return True
 
 
+@njit(cache=True, nogil=True, inline="always")
+def line_made(board, lines, ends, line, player):  # type: ignore[no-untyped-def]
+    """Whether `line` (a row of `lines`) is `player`'s made line: every cell theirs, and
+    neither of its ends."""
+    for j in range(lines.shape[1]):
+        if board[lines[line, j]] != player:
+            return False
+    return ends_clear(board, ends, line, player)
+
+
 @njit(cache=True, nogil=True)
 def made_line(board, lines, ends, player):  # type: ignore[no-untyped-def]
-    """Whether `player` has made a line on `board` (cell values): every cell of one of
-    `lines` theirs, and neither of its ends."""
+    """Whether `player` has made a line on `board` (cell values): one of `lines`."""
     for i in range(lines.shape[0]):
-        whole = True
-        for j in range(lines.shape[1]):
-            if board[lines[i, j]] != player:
-                whole = False
-                break
-        if whole and ends_clear(board, ends, i, player):
+        if line_made(board, lines, ends, i, player):
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def made_line_at(board, lines, ends, first, through, cell, player):  # type: ignore[no-untyped-def]
+    """Whether `player` has made a line through `cell` on `board`: `made_line` over only the
+    lines through it (geometry.lines_through: `first`, `through`), all a move there can make."""
+    for t in range(first[cell], first[cell + 1]):
+        if line_made(board, lines, ends, through[t], player):
             return True
     return False
 

@@ -7,35 +7,30 @@ stones move); `selection` picks the positions; `solvers/` are the textbook solve
 """
 from __future__ import annotations
 
-from tablebase.query.audit.candidates import (
-                                              BUILTIN_PREFIX,
-                                              DEFAULT_TIMEOUT,
-                                              BuiltinCandidate,
-                                              Candidate,
-                                              EngineCandidate,
-                                              FunctionCandidate,
-                                              moves_to,
-                                              open_candidate,
-                                              open_gtp_engine,
-                                              read_return,
-)
-from tablebase.query.audit.positions import (
-                                              CHECKS,
-                                              KINDS,
-                                              AuditReport,
-                                              BuiltinAudit,
-                                              Counterexample,
-                                              audit,
-                                              audit_builtins,
-                                              builtin_names,
-                                              judge,
-)
-from tablebase.query.audit.selection import Selection, orientations, parse_selection, select_positions
-from tablebase.query.errors import AuditInputError
+from importlib import import_module
+from typing import Any
 
-__all__ = ["AuditInputError", "AuditReport", "BUILTIN_PREFIX", "BuiltinAudit", "BuiltinCandidate",
-           "CHECKS", "Candidate", "Counterexample", "DEFAULT_TIMEOUT", "EngineCandidate",
-           "FunctionCandidate", "KINDS",
-           "Selection", "audit", "audit_builtins", "builtin_names", "judge", "moves_to",
-           "open_candidate", "open_gtp_engine", "orientations", "parse_selection", "read_return",
-           "select_positions"]
+# Public name -> the module that defines it: imported on first use, so that a command that
+# names a module of the audit (its selection's limits, say) does not import all of it.
+_NAMES = {
+    **dict.fromkeys(["BUILTIN_PREFIX", "DEFAULT_TIMEOUT", "BuiltinCandidate", "Candidate",
+                     "EngineCandidate", "FunctionCandidate", "moves_to", "open_candidate",
+                     "open_gtp_engine", "read_return"], "tablebase.query.audit.candidates"),
+    **dict.fromkeys(["CHECKS", "KINDS", "AuditReport", "BuiltinAudit", "Counterexample", "audit",
+                     "audit_builtins", "builtin_names", "judge"], "tablebase.query.audit.positions"),
+    **dict.fromkeys(["Selection", "orientations", "parse_selection", "select_positions"],
+                    "tablebase.query.audit.selection"),
+    "AuditInputError": "tablebase.query.errors",
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    """The public name `name`, imported from its module on first use."""
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tablebase.query.audit' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

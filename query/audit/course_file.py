@@ -33,10 +33,12 @@ from tablebase.query.audit.course_reading import (
 )
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
+from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.notation import board_text, outcome_text, parse_move, place
-from tablebase.query.search.answers import Searched, probe_or_search, searcher
+from tablebase.query.notation import board_text, outcome_text
+from tablebase.query.search.answers import probe_or_search
 from tablebase.query.search.engine import Searcher
+from tablebase.query.search.solving import Searched, searcher
 from tablebase.query.tablebase import Tablebase
 
 __all__ = ["CaseResult", "CourseCase", "CourseReport", "FINE", "Truth", "Verdict",

@@ -24,8 +24,8 @@ from dataclasses import dataclass, replace
 
 from tablebase.builder.game import InvalidSpecError, Spec, outcome
 from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
+from tablebase.query.boards import place
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import place
 
 # The questions: each is a case, judged on the board as it stands.
 QUESTIONS = ("solve", "genmove")

@@ -16,8 +16,8 @@ from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import board_text, parse_board, play_moves
-from tablebase.query.steps import parse_moving
+from tablebase.query.notation import board_text
+from tablebase.query.readings import read_positions
 from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.
@@ -239,8 +239,9 @@ def _none_left(table: PositionArrays, selection: Selection) -> str:
 
 def listed_codes(tb: Tablebase, spec: Spec, path: str,
                  root: Sequence[int] | str | None = None) -> np.ndarray:
-    """The stored codes of the positions a file lists, one a line (board text, or moves from
-    the empty board such as 'b2 a1'; blank lines and lines starting with # are skipped);
+    """The stored codes of the positions a file lists, one a line (any form a position is read
+    in: board text, board text then moves, moves from the empty board such as 'b2 a1', Pons'
+    column digits with +gravity; blank lines and lines starting with # are skipped);
     AuditInputError naming the line of one that cannot be read or that the table lacks."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -248,19 +249,13 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     except (OSError, UnicodeDecodeError) as e:
         reason = getattr(e, "strerror", None) or str(e)
         raise AuditInputError(f"cannot read positions from {path}: {reason}") from None
-    boards, numbers = [], []
-    for number, line in enumerate(lines, 1):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        try:
-            board = (parse_moving(spec, text) if spec.moving  # board text may need its side
-                     else parse_board(spec, text) if set(text.lower()) <= set(".xo/")
-                     else play_moves(spec, text))
-        except ValueError as e:
-            raise AuditInputError(f"{path} line {number}: {e}") from None
-        boards.append(board)
-        numbers.append(number)
+    numbers = [n for n, line in enumerate(lines, 1)
+               if line.strip() and not line.strip().startswith("#")]
+    read = read_positions(spec, [lines[n - 1] for n in numbers])
+    if read.errors:
+        first = min(read.errors)
+        raise AuditInputError(f"{path} line {numbers[first]}: {read.errors[first]}")
+    boards = [tuple(row) for row in read.cells.tolist()]
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
@@ -311,6 +306,7 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
     It depends only on the seed and the code, so a position is shown in the same image whichever
     selection it comes in.
     """
+
     keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ mix64(
         np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
     return (mix64(keyed) % np.uint64(len(permutations(spec)))).astype(np.int64)

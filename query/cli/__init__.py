@@ -22,12 +22,23 @@ from tablebase.version import tool_version
 FAMILIES = (build, info, ask, solve, audit, serve, strategy)
 
 
+class _Version(argparse.Action):
+    """--version: the installed version, looked up only when asked (a lookup that imports
+    importlib.metadata, some tens of milliseconds of every command's start otherwise)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option: str | None = None) -> None:
+        print(f"tablebase {tool_version()}")
+        parser.exit()
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of the `tablebase` command."""
     parser = Parser(prog="tablebase",
                     description="Strongly solve tic-tac-toe-like games into a database and"
                                 " answer from it.")
-    parser.add_argument("--version", action="version", version=f"tablebase {tool_version()}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
     for family in FAMILIES:

@@ -1,18 +1,18 @@
-"""Asking the table: `probe`, `moves`, `line`, `play` and `export`."""
+"""Asking the table: `probe`, `moves`, `line`, `play` and `export`. Play imports its module
+when it runs: a `probe` process starts without it."""
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import sys
 from typing import Any
 
 from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
-    board_from_args,
     db_option,
     position_args,
+    position_from_args,
     progress,
     root_option,
 )
@@ -20,20 +20,25 @@ from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.notation import board_text, draw_board, outcome_text
-from tablebase.query.play.game import play_game
-from tablebase.query.records import MoveInfo
-from tablebase.query.search.answers import SearchedMove, moves_or_search, probe_or_search
+from tablebase.query.records import MoveInfo, Probe
+from tablebase.query.search.answers import (
+    SearchedMove,
+    line_or_search,
+    moves_or_search,
+    open_for_answers,
+    probe_or_search,
+)
 from tablebase.query.shapes import answer_json, line_json, moves_json
 from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        answer = probe_or_search(tb, spec, board, args.search)
+    position = position_from_args(spec, args)
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        answer = probe_or_search(tb, spec, position, args.search)
     if args.json:
-        print(json.dumps(answer_json(spec, board, answer), indent=2))
+        print(json.dumps(answer_json(spec, position.board, answer), indent=2))
     else:
         print(answer)
     return EXIT_OK
@@ -50,9 +55,10 @@ def _value(m: MoveInfo | SearchedMove) -> str:
 
 def _cmd_moves(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        probe, moves, table = moves_or_search(tb, spec, board, args.search)
+    position = position_from_args(spec, args)
+    board = position.board
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        probe, moves, table = moves_or_search(tb, spec, position, args.search)
     if args.json:
         print(json.dumps(moves_json(spec, board, probe, moves, table), indent=2))
         return EXIT_OK
@@ -79,32 +85,43 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 def _cmd_line(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
-    with open_tablebase(args.db) as tb:
-        probe = tb.probe(spec, board)
-        steps, repeats = tb.moving_line(spec, board) if spec.moving else (tb.line(spec, board),
-                                                                           False)
+    position = position_from_args(spec, args)
+    board = position.board
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        probe, steps = line_or_search(tb, spec, position, args.search)
+    # Where stones move, a drawn line stops at a repeat (query/moving.py): a draw has no depth.
+    repeats = spec.moving and isinstance(probe, Probe) and probe.depth is None
     if args.json:
         print(json.dumps(line_json(spec, board, probe, steps, repeats), indent=2))
         return EXIT_OK
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:
         return EXIT_OK
-    print(f"perfect line, {outcome_text(probe.value, probe.depth)} for {probe.to_move}:"
+    value, depth = ((probe.value, probe.depth) if isinstance(probe, Probe)
+                    else (probe.solution.value, probe.solution.depth))
+    assert value is not None  # a line is given only where the value is known
+    print(f"perfect line, {outcome_text(value, depth)} for {probe.to_move}:"
           f" {' '.join(s.move for s in steps)}")
-    if repeats:
+    if spec.moving and depth is None:  # a draw by endless play, followed until a repeat
         print("  (followed until a position repeats: perfect play can go on forever)")
     number = len(str(len(steps)))
     width = max(4, *(len(s.move) for s in steps))
     for i, s in enumerate(steps, 1):
         print(f"  {i:>{number}}. {s.player} {s.move:<{width}} {board_text(spec, s.board)}")
     print(draw_board(spec, steps[-1].board, highlight=steps[-1].cell))
+    if steps[-1].depth:  # by search, stopped short (a table's line ends at 0, or repeats)
+        print(f"the search's time ran out after {len(steps)} of the line's {depth} moves"
+              " (--search S gives it more)")
     return EXIT_OK
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    import random
+
+    from tablebase.query.play.game import play_game
+
     spec = parse_spec(args.spec)
-    start = board_from_args(spec, args) if args.position is not None or args.moves else None
+    start = position_from_args(spec, args).board if args.position is not None or args.moves else None
     with open_tablebase(args.db) as tb:
         # input and print are looked up now, not bound at import, so tests can replace them.
         play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed),
@@ -151,8 +168,10 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("line", help="a perfect line to the end of the game",
                             description="A perfect line from the position to the end of the"
-                                        " game, as moves and boards; its length is the depth.")
+                                        " game, as moves and boards; its length is the depth;"
+                                        " where no table holds the position, by search.")
     position_args(p)
+    search_options(p)
     p.set_defaults(run=_cmd_line)
 
     p = commands.add_parser("play", help="play against the table in the terminal",

@@ -25,17 +25,11 @@ if TYPE_CHECKING:  # the audit is imported when a command runs (its startup cost
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
-    from tablebase.query.audit import (
-        BUILTIN_PREFIX,
-        audit,
-        audit_builtins,
-        builtin_names,
-        open_candidate,
-        open_gtp_engine,
-        parse_selection,
-    )
+    from tablebase.query.audit.candidates import BUILTIN_PREFIX, open_candidate, open_gtp_engine
     from tablebase.query.audit.estimate import builtins_note, estimate_builtins
     from tablebase.query.audit.games import parse_opponent, play_audit
+    from tablebase.query.audit.positions import audit, audit_builtins, builtin_names
+    from tablebase.query.audit.selection import parse_selection
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
 
@@ -106,7 +100,7 @@ def _course_file(positions: str | None) -> str | None:
 
 def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     """Audit a solver (and the file's own expectations) on a course test file."""
-    from tablebase.query.audit import EngineCandidate, open_candidate, open_gtp_engine
+    from tablebase.query.audit.candidates import EngineCandidate, open_candidate, open_gtp_engine
     from tablebase.query.audit.course_file import audit_course_file, read_course_file
     from tablebase.query.audit.estimate import course_note
     from tablebase.query.cli.audit_report import print_course

@@ -17,10 +17,10 @@ from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
     UsageError,
-    board_from_args,
     db_option,
     gib,
     mib,
+    position_from_args,
     progress,
     root_facts,
     root_option,
@@ -41,7 +41,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
-    root = board_from_args(spec, args) if args.root is not None or args.moves else None
+    root = position_from_args(spec, args).board if args.root is not None or args.moves else None
     try:
         table = table_root(spec, root)
     except InvalidPositionError as e:

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from tablebase.builder.game import Spec
 from tablebase.builder.game.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.query.notation import empty_board, parse_board, play_moves
-from tablebase.query.steps import parse_moving
+from tablebase.query.reading import Reading, read_position
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -34,14 +33,16 @@ class Parser(argparse.ArgumentParser):
 
 
 def progress(quiet: bool) -> ProgressFactory:
-    """A tqdm factory on stderr, silent with --quiet or when stderr is not a terminal."""
+    """A tqdm factory on stderr, silent with --quiet or when stderr is not a terminal (then
+    without importing tqdm: some tens of milliseconds of a command's start)."""
+    if quiet or not sys.stderr.isatty():
+        from tablebase.builder.progress import NO_PROGRESS
+
+        return NO_PROGRESS
     from tqdm import tqdm
 
-    disable = quiet or not sys.stderr.isatty()
-
     def factory(**kwargs: Any) -> tqdm:
-        return tqdm(file=sys.stderr, disable=disable, leave=False, dynamic_ncols=True,
-                    mininterval=0.2, **kwargs)
+        return tqdm(file=sys.stderr, leave=False, dynamic_ncols=True, mininterval=0.2, **kwargs)
     return factory
 
 
@@ -102,6 +103,8 @@ def position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 3x3k3")
     p.add_argument("position", metavar="POSITION", nargs="?",
                    help="board text, rows top to bottom separated by '/', e.g. x.o/.x./...;"
+                        " or moves from the empty board, e.g. \"b2 a1\"; or board text then"
+                        " moves; with +gravity also Pascal Pons' column digits, e.g. 4453;"
                         " default: the empty board")
     p.add_argument("--moves", metavar="MOVES",
                    help="moves played from POSITION (or the empty board), e.g. \"b2 a1 c3\":"
@@ -110,16 +113,13 @@ def position_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def board_from_args(spec: Spec, args: argparse.Namespace) -> tuple[int, ...]:
+def position_from_args(spec: Spec, args: argparse.Namespace) -> Reading:
     """The position named on the command line: POSITION (default: --root where the command has
-    it, else the empty board), then --moves."""
+    it, else the empty board), then --moves, read as every face reads one."""
     start = getattr(args, "position", None)
     if start is None:
         start = getattr(args, "root", None)
-    if spec.moving:  # a position may need the side to move after the board: query/steps.py
-        return parse_moving(spec, " ".join(t for t in (start, args.moves) if t))
-    board = empty_board(spec) if start is None else parse_board(spec, start)
-    return play_moves(spec, args.moves, board) if args.moves else board
+    return read_position(spec, start, args.moves)
 
 
 def root_facts(root: Root) -> str:

@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.query.cli.common import EXIT_OK, UsageError, db_option, whole_number
 from tablebase.query.cli.solve import search_options
 
+if TYPE_CHECKING:
+    import socket
+
 
 def _listen(host: str, port: int) -> socket.socket:
     """A listening socket on host:port, or UsageError saying why there cannot be one."""
+    import socket
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as e:
@@ -42,24 +46,24 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from tablebase.query.search.answers import open_for_answers
     from tablebase.query.server.app import DB_VARIABLE, SEARCH_VARIABLE, SEARCHES_VARIABLE, make_app
     from tablebase.query.server.searches import default_searches
-    from tablebase.query.tablebase import open_tablebase
 
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, found {args.workers}")
     searches = args.searches or default_searches(args.workers)
-    # Open the database once here, so that a missing or foreign file is one line and exit 2
-    # before anything listens.
-    with open_tablebase(args.db):
-        pass
+    # Open the database once here, so that a foreign file (or with --no-search a missing one)
+    # is one line and exit 2 before anything listens; with searches, no file is no tables.
+    with open_for_answers(args.db, searching=args.search is not None) as tb:
+        served = args.db if tb is not None else f"no database ({args.db} does not exist: by search)"
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
     searching = ("no search" if args.search is None else
                  f"up to {searches} search{'es' if searches != 1 else ''} of {args.search:g} s at"
                  f" once{' per worker' if args.workers != 1 else ''}")
-    line = (f"serving {args.db} at {_url(sock, args.host)} ({args.workers} worker"
+    line = (f"serving {served} at {_url(sock, args.host)} ({args.workers} worker"
             f"{'s' if args.workers != 1 else ''}, {searching}; Ctrl-C stops)")
 
     class Announced(uvicorn.Server):

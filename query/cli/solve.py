@@ -16,20 +16,14 @@ from tablebase.query.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
-    board_from_args,
     position_args,
+    position_from_args,
     progress,
 )
 from tablebase.query.errors import one_line
 from tablebase.query.notation import board_text
-from tablebase.query.search.answers import (
-    DEFAULT_SEARCH_SECONDS,
-    SOLVE_BATCH,
-    budget,
-    open_for_answers,
-    solve,
-    solve_each,
-)
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers
+from tablebase.query.search.solving import SOLVE_BATCH, budget, solve, solve_each
 from tablebase.query.shapes import answer_json, numbered_json
 
 
@@ -68,7 +62,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError("--positions reads the positions from a file: give no POSITION"
                              " or --moves with it")
         return _solve_lines(args, spec)
-    board = board_from_args(spec, args)
+    position = position_from_args(spec, args)
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
                                  bar_format="{desc}: {postfix}") as bar:
@@ -77,10 +71,10 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         def shown(nodes: int, hits: int) -> None:
             rate = nodes / max(time.monotonic() - started, 1e-9)
             bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits")
-        answer = solve(tb, spec, board, budget(args.time, args.nodes), progress=shown,
+        answer = solve(tb, spec, position, budget(args.time, args.nodes), progress=shown,
                        use_tables=not args.no_tables)
     if args.json:
-        print(json.dumps(answer_json(spec, board, answer), indent=2))
+        print(json.dumps(answer_json(spec, answer.board, answer), indent=2))
         return EXIT_OK
     print(answer)
     if answer.move is not None:

@@ -12,9 +12,9 @@ from tablebase.builder.game import parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
-    board_from_args,
     db_option,
     position_args,
+    position_from_args,
     progress,
     whole_number,
 )
@@ -50,7 +50,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
     from tablebase.query.play.strategy import find_strategy
 
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
+    board = position_from_args(spec, args).board
     with open_tablebase(args.db) as tb:
         if args.root is not None:
             tb.table(spec, args.root)  # the endgame table must exist: its own error otherwise
@@ -82,7 +82,7 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
     from tablebase.query.play.levels import choose_move
 
     spec = parse_spec(args.spec)
-    board = board_from_args(spec, args)
+    board = position_from_args(spec, args).board
     with open_tablebase(args.db) as tb:
         probe = tb.probe(spec, board)
         chosen = choose_move(tb, spec, board, args.level, random.Random(args.seed))

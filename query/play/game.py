@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from tablebase.builder.game import Spec, Value
 from tablebase.query import turns
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import draw_board, move_name, outcome_text, plies
+from tablebase.query.notation import (
+    draw_board,
+    move_name,
+    outcome_text,
+    plies,
+)
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 

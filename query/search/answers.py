@@ -1,87 +1,34 @@
 """Answers for positions no table holds, by search with the stored tables at its leaves: the
-one place that decides when the command line and the HTTP API fall back to search, and what a
-searched answer says (its value or only what was proved, and that it came from search)."""
+one place that decides when the command line, the HTTP API and the course-file audit fall
+back to search (probe, moves, a perfect line), and what a searched move says (its value or
+only what was proved). Solving itself is solving.py's."""
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from tablebase.builder.game import Spec, Value, check_position, mover_at, open_cells, parse_spec
-from tablebase.builder.game.errors import InvalidSpecError, SearchLimitError
-from tablebase.builder.game.orders import stone_order
-from tablebase.builder.game.root import Root
+from tablebase.builder.game import Spec, Value, mover_at, open_cells
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
-from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
-from tablebase.query.notation import (
-    board_text,
-    game_over_text,
-    move_name,
-    parse_board,
-    parse_position,
-    to_move_name,
-)
-from tablebase.query.records import MoveInfo, Probe
+from tablebase.query.errors import MissingPositionError
+from tablebase.query.notation import move_name, player_name
+from tablebase.query.reading import Reading, reading_of
+from tablebase.query.records import MoveInfo, Probe, Step
+from tablebase.query.search.solving import Searched, budget, refuse_moving, searcher, solve
 from tablebase.query.tablebase import Tablebase
-from tablebase.query.tables import LOAD_LIMIT
 
 if TYPE_CHECKING:
-    from tablebase.query.search.board import LeafTable
-    from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
+    from tablebase.query.search.engine import Searcher, Solution
 
-# The search itself (query/search/engine.py, kernel.py) loads numba: it is imported where a
-# search runs, so that every command that may fall back to search does not start slower.
 T = TypeVar("T")
+# A position as the faces hand it over: read (query/reading.py), or cell values.
+Asked = Reading | tuple[int, ...]
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.
 DEFAULT_SEARCH_SECONDS = 2.0
-# Positions solved together where a list or a file of them is solved (answers.solve_each).
-SOLVE_BATCH = 256
-# Tables of more positions stay out of the search's leaves (each is loaded whole, about 10
-# bytes a position).
-LEAF_LIMIT = LOAD_LIMIT
-
-
-@dataclass(frozen=True)
-class Searched:
-    """A position answered by search: the board, and what search proved about it."""
-
-    spec: Spec
-    board: tuple[int, ...]
-    solution: Solution
-
-    @property
-    def ply(self) -> int:
-        """Stones on the board."""
-        return sum(1 for v in self.board if v)
-
-    @property
-    def to_move(self) -> str:
-        """'x' or 'o'."""
-        return to_move_name(self.ply)
-
-    @property
-    def move(self) -> str | None:
-        """The name of a move that keeps the value (and depth, where proved)."""
-        cell = self.solution.move
-        return None if cell is None else move_name(self.spec, cell)
-
-    def __str__(self) -> str:
-        s = self.solution
-        if s.depth == 0 and s.value is not None:
-            return game_over_text(s.value, self.to_move)
-        return f"{self.to_move} to move: {s.known} (by search)"
-
-    @property
-    def effort(self) -> str:
-        """'12,345 nodes in 0.04 s (308,625 a second), 3 table hits'."""
-        s = self.solution
-        return (f"{s.nodes:,} nodes in {s.seconds:.2f} s ({s.rate:,.0f} a second),"
-                f" {s.table_hits:,} table hit{'' if s.table_hits == 1 else 's'}")
 
 
 @dataclass(frozen=True)
@@ -100,175 +47,6 @@ class SearchedMove:
     def value(self) -> Value | None:
         """The move's value, or None while only bounds are known."""
         return self.low if self.low == self.high else None
-
-
-def refuse_moving(spec: Spec) -> None:
-    """InvalidSpecError where stones move: positions repeat, and the search walks no cycles."""
-    if spec.moving:
-        raise InvalidSpecError(f"{spec.name}: stones move, so positions can repeat, and search"
-                               f" does not take such games; build its table (tablebase build"
-                               f" {spec.name}) and ask that")
-
-
-def check_searchable(spec: Spec, board: Sequence[int]) -> None:
-    """Raise ImpossiblePositionError unless `board` can arise in play (a search answers only
-    those); InvalidSpecError for a game whose positions repeat, which search does not take."""
-    refuse_moving(spec)
-    text = board_text(spec, board)
-    try:
-        check_position(spec, board)
-    except ValueError as e:
-        raise ImpossiblePositionError(f"position {text!r} ({spec.name}): {e}") from None
-    try:
-        order = stone_order(spec, board)
-    except SearchLimitError as e:  # its message counts boards ("board 1"): say which one
-        raise SearchLimitError(f"position {text!r} ({spec.name}): {e}; it is not searched"
-                               ) from None
-    if order is None:
-        raise ImpossiblePositionError(
-            f"position {text!r} ({spec.name}): no order of alternating moves, x first, builds"
-            " it without the game ending first: it cannot be reached")
-
-
-def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
-    """The stored tables of `spec` small enough to load whole, as search leaves."""
-    from tablebase.query.search.board import leaf_table
-
-    if tb is None:
-        return []
-    try:
-        infos = tb.tables(spec)
-    except GameNotBuiltError:
-        return []
-    found = []
-    for info in infos:
-        if info.positions > LEAF_LIMIT:
-            continue
-        table = tb.table(spec, info.root).load()
-        root = Root.whole(spec) if info.root is None else Root(spec, tuple(info.root))
-        found.append(leaf_table(root, table.codes, table.value, table.depth))
-    return found
-
-
-def searcher(tb: Tablebase | None, spec: Spec, use_tables: bool = True) -> Searcher:
-    """A Searcher of `spec` with the database's tables at its leaves (unless `use_tables` is
-    False)."""
-    from tablebase.query.search.engine import Searcher
-
-    return Searcher(spec, leaves(tb, spec) if use_tables else ())
-
-
-def budget(seconds: float | None = None, nodes: int | None = None,
-           cancel: threading.Event | None = None) -> Budget:
-    """A search budget of `seconds` and `nodes` (None: no limit), stopped early when `cancel`
-    is set."""
-    from tablebase.query.search.engine import Budget
-
-    return Budget(seconds, nodes, cancel)
-
-
-def solve(tb: Tablebase | None, spec: Spec, board: Sequence[int], limit: Budget | None = None,
-          progress: Progress | None = None, use_tables: bool = True,
-          engine: Searcher | None = None, started: float | None = None) -> Searched:
-    """Solve a legal position by search (tables at the leaves), within `limit` (None: no
-    limit), whose seconds count from `started` (a time.monotonic(); default: when the search
-    itself starts), so that checking the board and loading the leaves are paid from them."""
-    board = tuple(int(v) for v in board)
-    check_searchable(spec, board)
-    engine = engine or searcher(tb, spec, use_tables)
-    limit = limit or budget()
-    if started is not None and limit.seconds is not None:
-        left = max(0.0, started + limit.seconds - time.monotonic())
-        limit = dataclasses.replace(limit, seconds=left)
-    return Searched(spec, board, engine.solve(board, limit, progress))
-
-
-def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str], *,
-                     seconds: float | None = None, nodes: int | None = None,
-                     db: str | None = None) -> Iterator[Searched]:
-    """Solve positions one after another (each a line `parse_position` reads, or cell values)
-    with one searcher, whose transposition table carries over from one to the next: each
-    within `seconds` and `nodes` (None: no limit), with the tables of the database `db` (if
-    given) at the leaves. Raises at the first position that cannot be read or reached, after
-    yielding the answers before it."""
-    spec = parse_spec(spec) if isinstance(spec, str) else spec
-    tb = None if db is None else Tablebase(db)
-    # A list is read ahead and solved in batches; any other iterable one position at a time.
-    batch = SOLVE_BATCH if isinstance(positions, (list, tuple)) else 1
-    try:
-        for _, answer in solve_each(tb, spec, positions, budget(seconds, nodes), batch):
-            if isinstance(answer, Exception):
-                raise answer
-            yield answer
-    finally:
-        if tb is not None:
-            tb.close()
-
-
-def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[int] | str],
-               limit: Budget, batch: int = 1
-               ) -> Iterator[tuple[int, Searched | ValueError | SearchLimitError]]:
-    """(number from 1, answer) for each position, in order, or the error that one gives instead
-    (InvalidPositionError, NotationError, ImpossiblePositionError, SearchLimitError); one
-    searcher for all. With `batch` > 1, up to that many positions are read ahead and solved
-    together (Searcher.solve_many: on Connect Four boards their first nodes in one compiled
-    call), each within `limit` for its own search; with 1, each is answered before the next
-    is read (standard input read as it comes), its `limit` counted from reading it. Blank
-    lines and lines starting with '#' are skipped (still counted)."""
-    engine = searcher(tb, spec)
-    pending: list[tuple[int, tuple[int, ...]]] = []
-
-    def solved() -> Iterator[tuple[int, Searched]]:
-        found = engine.solve_many([board for _, board in pending], limit)
-        yield from ((n, Searched(spec, board, s)) for (n, board), s in zip(pending, found))
-        pending.clear()
-
-    for number, position in enumerate(positions, 1):
-        if isinstance(position, str) and (not position.strip()
-                                          or position.lstrip().startswith("#")):
-            continue
-        started = time.monotonic()
-        try:
-            board = (parse_position(spec, position) if isinstance(position, str)
-                     else tuple(int(v) for v in position))
-            if batch <= 1:
-                yield number, solve(tb, spec, board, limit, engine=engine, started=started)
-                continue
-            check_searchable(spec, board)
-        except (ValueError, SearchLimitError) as e:
-            yield from solved()
-            yield number, e
-            continue
-        pending.append((number, board))
-        if len(pending) >= batch:
-            yield from solved()
-    yield from solved()
-
-
-def load_search() -> None:
-    """Load the compiled search and the reachability test it checks boards with (numba's
-    cache: about half a second, once per process; the first run after a change compiles), by
-    solving small boards of each kind: tic-tac-toe, a five-in-a-row board (its draw proofs)
-    and a gravity board (the bitboard search). A server does this before it answers, so that
-    no request's budget pays for it and every search can be stopped at once."""
-    for name, nodes in (("3x3k3", None), ("5x5k5", 20_000), ("4x4k3+gravity", None)):
-        spec = parse_spec(name)
-        solve(None, spec, (0,) * spec.cells, budget(nodes=nodes))
-
-
-def search_position(spec: str | Spec, position: Sequence[int] | str, *,
-                    seconds: float | None = None, nodes: int | None = None,
-                    db: str | None = None) -> Searched:
-    """Solve a position (board text or cell values) by search within `seconds` and `nodes`
-    (None: no limit), with the tables of the database `db` (if given) at the leaves."""
-    spec = parse_spec(spec) if isinstance(spec, str) else spec
-    board = parse_board(spec, position) if isinstance(position, str) else tuple(position)
-    tb = None if db is None else Tablebase(db)
-    try:
-        return solve(tb, spec, board, budget(seconds, nodes))
-    finally:
-        if tb is not None:
-            tb.close()
 
 
 def _table_misses(tb: Tablebase | None, spec: Spec, error: Exception) -> bool:
@@ -296,29 +74,29 @@ def _from_tables(tb: Tablebase | None, spec: Spec, search: float | None,
         return None
 
 
-def probe_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+def probe_or_search(tb: Tablebase | None, spec: Spec, position: Asked,
                     search: float | None = DEFAULT_SEARCH_SECONDS,
                     engine: Searcher | None = None) -> Probe | Searched:
-    """The table's answer for `board`, or (where no table holds it and `search` seconds are
+    """The table's answer for `position`, or (where no table holds it and `search` seconds are
     allowed) the search's; otherwise the table's error."""
     started = time.monotonic()
-    found = _from_tables(tb, spec, search, lambda t: t.probe(spec, board))
+    found = _from_tables(tb, spec, search, lambda t: t.probe(spec, position))
     if found is not None:
         return found
-    return solve(tb, spec, board, budget(seconds=search), engine=engine, started=started)
+    return solve(tb, spec, position, budget(seconds=search), engine=engine, started=started)
 
 
 Examined = tuple[Probe | Searched, Sequence[MoveInfo | SearchedMove], tuple[int, ...] | None]
 
 
-def examine_tables(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+def examine_tables(tb: Tablebase | None, spec: Spec, position: Asked,
                    search: float | None = DEFAULT_SEARCH_SECONDS) -> Examined | None:
-    """`Tablebase.examine`'s answer; None where no table holds `board` and `search` allows a
-    search (`search_moves` answers then); otherwise the tables' error."""
-    return _from_tables(tb, spec, search, lambda t: t.examine(spec, board))
+    """`Tablebase.examine`'s answer; None where no table holds `position` and `search` allows
+    a search (`search_moves` answers then); otherwise the tables' error."""
+    return _from_tables(tb, spec, search, lambda t: t.examine(spec, position))
 
 
-def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], seconds: float,
+def search_moves(tb: Tablebase | None, spec: Spec, position: Asked, seconds: float,
                  cancel: threading.Event | None = None, started: float | None = None,
                  engine: Searcher | None = None) -> Examined:
     """The position and every move by search, all within `seconds` of `started` (a
@@ -331,8 +109,9 @@ def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], secon
     started = time.monotonic() if started is None else started
     deadline = started + seconds
     engine = engine or searcher(tb, spec)
-    root = solve(tb, spec, board, budget(seconds=seconds / 2, cancel=cancel), engine=engine,
+    root = solve(tb, spec, position, budget(seconds=seconds / 2, cancel=cancel), engine=engine,
                  started=started)
+    board = root.board
     s = root.solution
     if s.depth == 0:
         return root, [], None
@@ -360,17 +139,68 @@ def search_moves(tb: Tablebase | None, spec: Spec, board: tuple[int, ...], secon
     return root, _ranked(spec, s, moves), None
 
 
-def moves_or_search(tb: Tablebase | None, spec: Spec, board: tuple[int, ...],
+def moves_or_search(tb: Tablebase | None, spec: Spec, position: Asked,
                     search: float | None = DEFAULT_SEARCH_SECONDS) -> Examined:
-    """`Tablebase.examine`, or where no table holds `board` (and `search` allows), the
+    """`Tablebase.examine`, or where no table holds `position` (and `search` allows), the
     position and every move by search within `search` seconds in all (None for the table's
     root: no table holds it)."""
+    return _or_search(examine_tables, search_moves, tb, spec, position, search)
+
+
+def _or_search(tables: Callable[..., T | None], searched: Callable[..., T],
+               tb: Tablebase | None, spec: Spec, position: Asked, search: float | None) -> T:
+    """tables(tb, spec, position, search): the tables' answer; where that is None (no table
+    holds the position and `search` allows), searched(...) within `search` seconds of now."""
     started = time.monotonic()
-    found = examine_tables(tb, spec, board, search)
+    found = tables(tb, spec, position, search)
     if found is not None:
         return found
-    assert search is not None  # examine_tables raised otherwise
-    return search_moves(tb, spec, board, search, started=started)
+    assert search is not None  # tables() raised otherwise
+    return searched(tb, spec, position, search, started=started)
+
+
+Lined = tuple[Probe | Searched, list[Step]]
+
+
+def line_from_tables(tb: Tablebase | None, spec: Spec, position: Asked,
+                     search: float | None = DEFAULT_SEARCH_SECONDS) -> Lined | None:
+    """The tables' probe and perfect line of `position`; None where no table holds it and
+    `search` allows a search (`search_line` answers then); otherwise the tables' error."""
+    return _from_tables(tb, spec, search,
+                        lambda t: (t.probe(spec, position), t.line(spec, position)))
+
+
+def search_line(tb: Tablebase | None, spec: Spec, position: Asked, seconds: float,
+                cancel: threading.Event | None = None, started: float | None = None,
+                engine: Searcher | None = None) -> Lined:
+    """The position and a perfect line from it by search, all within `seconds` of `started` (a
+    time.monotonic(); default now): the position solved, the move that keeps its value and
+    depth played, the position after it solved, and so on to the end of the game. Each step
+    is proved; where the time runs out before the next is, the line stops short of the end
+    (its last step's depth is then not 0)."""
+    started = time.monotonic() if started is None else started
+    engine = engine or searcher(tb, spec)
+    root = solve(tb, spec, position, budget(seconds=seconds, cancel=cancel), engine=engine,
+                 started=started)
+    steps: list[Step] = []
+    here = root
+    while True:
+        s = here.solution
+        if s.value is None or s.depth in (None, 0) or s.move is None:
+            return root, steps
+        child = list(here.board)
+        child[s.move] = mover_at(here.ply)
+        steps.append(Step(move_name(spec, s.move), s.move, player_name(mover_at(here.ply)),
+                          s.value, s.depth - 1, tuple(child)))
+        here = solve(tb, spec, reading_of(child, played=True),
+                     budget(seconds=seconds, cancel=cancel), engine=engine, started=started)
+
+
+def line_or_search(tb: Tablebase | None, spec: Spec, position: Asked,
+                   search: float | None = DEFAULT_SEARCH_SECONDS) -> Lined:
+    """`Tablebase.probe` and `line`, or where no table holds `position` (and `search`
+    allows), the position and a perfect line by search within `search` seconds in all."""
+    return _or_search(line_from_tables, search_line, tb, spec, position, search)
 
 
 def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int | None]]

@@ -140,10 +140,11 @@ class Bitboards:
             gravity.solve(*args)
         return self.outs[thread]
 
-    def solve_many(self, boards: Sequence[Sequence[int] | np.ndarray], nodes: int
+    def solve_many(self, boards: Sequence[Sequence[int] | np.ndarray] | np.ndarray, nodes: int
                    ) -> list[list[int]]:
-        """The kernel's solve of each board (cell values) on thread 0, each within `nodes`
-        nodes, in one call: their out[] rows (aborted: not solved within them).
+        """The kernel's solve of each board (cell values; or an (n, cells) array of them) on
+        thread 0, each within `nodes` nodes, in one call: their out[] rows (aborted: not
+        solved within them).
 
         The boards' cells and the rows go through arrays kept from one batch to the next of
         as many boards: in a batch of easy positions, each numpy call made afresh (an array,
@@ -153,10 +154,13 @@ class Bitboards:
             outs = np.zeros((len(boards), gravity.DONE + 2), dtype=np.int64)
             self._batch = (cells.data.cast("B"), cells, outs)
         view, cells, outs = self._batch
-        try:  # a tuple's or list's cells as bytes; an array's bytes, if uint8 (else too long)
-            view[:] = b"".join(map(bytes, boards))
-        except (TypeError, ValueError):
-            view[:] = b"".join(np.asarray(b, dtype=np.uint8).tobytes() for b in boards)
+        if isinstance(boards, np.ndarray):  # rows of cells, as a batch's reading gives them
+            cells[:] = boards
+        else:
+            try:  # a tuple's or list's cells as bytes; an array's bytes, if uint8 (else too long)
+                view[:] = b"".join(map(bytes, boards))
+            except (TypeError, ValueError):
+                view[:] = b"".join(np.asarray(b, dtype=np.uint8).tobytes() for b in boards)
         self._call((*self._alone, cells, nodes, outs))
         return outs.tolist()
 

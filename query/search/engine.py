@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar, cast
 
+import numpy as np
+
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
 from tablebase.query.search import bitsolver, gravity, kernel
@@ -217,17 +219,19 @@ class Searcher:
         return Solution(low, high, found_depth, found_move, int(a.ctl[kernel.NODES]) - nodes0,
                         int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
 
-    def solve_many(self, boards: Sequence[Sequence[int]], budget: Budget = Budget()
+    def solve_many(self, boards: Sequence[Sequence[int]] | np.ndarray, budget: Budget = Budget()
                    ) -> list[Solution]:
-        """`solve` of each board (legal positions), each within `budget`. On bitboards the first
+        """`solve` of each board (legal positions; or an (n, cells) array of them), each within
+        `budget`. On bitboards the first
         nodes of every board's solve (bitsolver.INLINE_NODES) run in one compiled call, where
         most boards end; the others go on one at a time with the rest of their budget. A
         Solution's seconds are then its share of that call (the call's time over the boards)
         plus its own after it."""
         bits = self.bits
-        if bits is None or not boards or budget.cancel is not None or (
+        if bits is None or not len(boards) or budget.cancel is not None or (
                 budget.seconds is not None and not Watch(time.monotonic() + budget.seconds).roomy()):
-            return [self.solve(board, budget) for board in boards]
+            rows = boards.tolist() if isinstance(boards, np.ndarray) else boards
+            return [self.solve(board, budget) for board in rows]
         start = time.monotonic()
         most = bitsolver.INLINE_NODES
         outs = bits.solve_many(boards, most if budget.nodes is None else min(budget.nodes, most))

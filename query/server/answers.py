@@ -11,33 +11,30 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import PLAYER_NAMES, Spec, Value
+from tablebase.builder.game import PLAYER_NAMES, Spec, Value, parse_spec
 from tablebase.builder.game import moving as rules
 from tablebase.builder.game.codec import encode_many
-from tablebase.db.errors import GameNotBuiltError
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
+from tablebase.query.boards import parse_board
 from tablebase.query.errors import NotationError, QueryError
-from tablebase.query.notation import (
-    board_text,
-    board_texts,
-    empty_board,
-    json_kind,
-    parse_board,
-    parse_boards,
-    play_moves,
-)
+from tablebase.query.notation import board_texts, json_kind
+from tablebase.query.reading import read_position
+from tablebase.query.readings import read_positions
 from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
-    refuse_moving,
+    line_from_tables,
+    search_line,
     search_moves,
-    searcher,
 )
+from tablebase.query.search.solving import refuse_moving, searcher
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -46,7 +43,6 @@ from tablebase.query.shapes import (
     probe_json_many,
     stats_json,
 )
-from tablebase.query.steps import parse_moving
 from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:
@@ -66,7 +62,8 @@ class TooLargeError(QueryError, ValueError):
 
 
 class Answers:
-    """The answers of the HTTP API from one database, opened read-only."""
+    """The answers of the HTTP API from one database, opened read-only (with searches allowed,
+from none while its file does not exist: every position is then searched)."""
 
     def __init__(self, db: str, search: float | None = DEFAULT_SEARCH_SECONDS) -> None:
         self.db = db
@@ -85,6 +82,16 @@ class Answers:
             tb = self._local.tb = Tablebase(self.db)
         return tb
 
+    def tables(self) -> Tablebase | None:
+        """This thread's Tablebase, or None while there is no database file and searches
+        answer (each call looks again: a file built while the server runs is served)."""
+        try:
+            return self.tablebase()
+        except MissingDatabaseError:
+            if self.search is None:
+                raise
+            return None
+
     def close(self) -> None:
         """Close this thread's Tablebase."""
         tb = getattr(self._local, "tb", None)
@@ -99,14 +106,15 @@ class Answers:
         with self._lock:
             now = time.monotonic()
             if fresh or now - self._games_read > GAMES_TTL_SECONDS:
-                self._games = [g for g in self.tablebase().catalogue() if g.complete]
+                tb = self.tables()
+                self._games = [] if tb is None else [g for g in tb.catalogue() if g.complete]
                 self._games_read = now
             return self._games
 
     def games(self) -> list[dict[str, Any]]:
         """The `info --json` objects of every complete table, by spec."""
-        tb = self.tablebase()
-        return [game_json(g, tb.plies(g)) for g in self._records()]
+        records = self._records()
+        return [game_json(g, self.tablebase().plies(g)) for g in records]
 
     def games_tag(self) -> str:
         """A tag that changes whenever the list of complete games or any of their tables does."""
@@ -124,24 +132,24 @@ class Answers:
                 return sums[0]
             if sums:
                 return hashlib.sha1("-".join(sums).encode()).hexdigest()[:16]
+        self.tablebase()  # no database file at all: that is the error to give
         raise GameNotBuiltError(f"{spec.name} has not been built in this database")
 
     # --- positions -------------------------------------------------------------------
 
     def spec(self, text: str) -> Spec:
         """The game named `text` (raises InvalidSpecError, a ValueError, if it names none)."""
-        return self.tablebase().spec(text)
+        tb = self.tables()
+        return parse_spec(text) if tb is None else tb.spec(text)
 
     def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
-        """The position named by board text (default: the empty board), then a move list."""
+        """The position named by `board` (any form query/reading.py reads; default: the empty
+        board), then a move list."""
         for name, text in (("board", board), ("moves", moves)):
             if text is not None and len(text) > MAX_QUERY_CHARS:
                 raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
                                     f" {MAX_QUERY_CHARS:,} are accepted")
-        if spec.moving:
-            return _moving_position(spec, board, moves)
-        cells = empty_board(spec) if board is None else parse_board(spec, board)
-        return play_moves(spec, moves, cells) if moves else cells
+        return read_position(spec, board, moves).board
 
     def moves(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `moves --json` object of a position: its value and depth, every move best first,
@@ -163,17 +171,30 @@ class Answers:
                 raise
             assert held is not None  # with no search allowed, the tables answer or raise
             return moves_json(spec, board, *held)
-        found = examine_tables(self.tablebase(), spec, board, self.search)
-        return None if found is None else moves_json(spec, board, *found)
+        return self._from_tables(examine_tables, moves_json, spec, board)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                         cancel: threading.Event | None = None) -> dict[str, Any]:
         """`moves` by search, done within `search` seconds of `started` (a time.monotonic()),
         stopped early when `cancel` is set; on any thread."""
-        assert self.search is not None  # moves_from_tables answered or raised otherwise
-        found = search_moves(self.tablebase(), spec, board, self.search, cancel, started,
-                             self._searcher(spec))
-        return moves_json(spec, board, *found)
+        return self._by_search(search_moves, moves_json, spec, board, started, cancel)
+
+    def _from_tables(self, find: Callable[..., Any], shape: Callable[..., dict[str, Any]],
+                     spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
+        """shape(spec, board, *found) of what find(tables, spec, board, search) found in the
+        tables; None where it found that a search should answer."""
+        found = find(self.tables(), spec, board, self.search)
+        return None if found is None else shape(spec, board, *found)
+
+    def _by_search(self, run: Callable[..., Any], shape: Callable[..., dict[str, Any]],
+                   spec: Spec, board: tuple[int, ...], started: float,
+                   cancel: threading.Event | None) -> dict[str, Any]:
+        """shape(spec, board, *found) of what run(...) found by search, on this thread's kept
+        searcher, within `search` seconds of `started`."""
+        assert self.search is not None  # the tables answered or raised otherwise
+        found = run(self.tables(), spec, board, self.search, cancel, started,
+                    self._searcher(spec))
+        return shape(spec, board, *found)
 
     def _searcher(self, spec: Spec) -> Searcher:
         """This thread's searcher of `spec`, kept while its tables are the same: its
@@ -184,17 +205,31 @@ class Answers:
         kept = getattr(self._local, "searcher", None)
         if kept is None or kept[0] != key:
             self._local.searcher = None  # the old one's memory is freed before the new is made
-            made = searcher(self.tablebase(), spec)
+            made = searcher(self.tables(), spec)
             made.arrays.reserve()
             kept = self._local.searcher = (key, made)
         return kept[1]
 
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
-        """The `line --json` object of a position: a perfect line to the end of the game."""
-        tb = self.tablebase()
+        """The `line --json` object of a position: a perfect line to the end of the game; by
+        search within `search` seconds where no table holds it."""
         if spec.moving:  # a draw by endless play is followed until a position comes back
+            tb = self.tablebase()
             return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
-        return line_json(spec, board, tb.probe(spec, board), tb.line(spec, board))
+        started = time.monotonic()
+        found = self.line_from_tables(spec, board)
+        return found if found is not None else self.line_by_search(spec, board, started)
+
+    def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
+        """`line` from the tables; None where no table holds the position and a search may
+        answer it (`line_by_search`); the tables' error otherwise."""
+        return self._from_tables(line_from_tables, line_json, spec, board)
+
+    def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
+                       cancel: threading.Event | None = None) -> dict[str, Any]:
+        """`line` by search, done within `search` seconds of `started` (a time.monotonic()),
+        stopped early when `cancel` is set; on any thread."""
+        return self._by_search(search_line, line_json, spec, board, started, cancel)
 
     def stats(self, spec: Spec, root: str | None = None) -> dict[str, Any]:
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
@@ -207,20 +242,29 @@ class Answers:
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
-        """The `probe --json` objects of a list of board texts, through the bulk lookup.
+        """The `probe --json` objects of a list of positions (each text in any form
+        query/reading.py reads), through the bulk lookup.
 
-        Raises for the first board that cannot be read (ValueError), cannot arise (ValueError)
-        or is not in the table (KeyError), naming its place in the list.
+        Raises for the first position that cannot be read (ValueError), cannot arise
+        (ValueError) or is not in the table (KeyError), naming its place in the list.
         """
         if not isinstance(texts, list):
-            raise _BadBatch(f"expected a JSON list of board texts, found {json_kind(texts)}")
+            raise _BadBatch(f"expected a JSON list of board texts or moves, found {json_kind(texts)}")
         if len(texts) > MAX_BATCH:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
+                                f" {json_kind(text)}")
         tb = self.tablebase()
         if spec.moving:
             return self._probe_moving(spec, texts)
-        boards = parse_boards(spec, texts)
+        read = read_positions(spec, texts)
+        if read.errors:
+            first = min(read.errors)
+            raise _at(read.errors[first], first, len(texts))
+        boards = read.cells
         if not any(t.root is None for t in tb.tables(spec)):
             # Only endgame tables: each board may sit in a different one, so ask one by one.
             answers = []
@@ -281,13 +325,6 @@ def _moving_board(spec: Spec, text: Any) -> str:
         raise NotationError(f"board {text!r}: expected board text, then ' x' or ' o' where the"
                             " stones do not say whose turn it is")
     return text
-
-
-def _moving_position(spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
-    """Where stones move: the position of board text, then ` x` or ` o` where the stones do
-    not say whose turn it is (default: the empty board), then a move list (query/steps.py)."""
-    start = board_text(spec, empty_board(spec)) if board is None else _moving_board(spec, board)
-    return parse_moving(spec, f"{start} {moves or ''}")
 
 
 class _BadBatch(QueryError, ValueError):

@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tablebase.builder.game import GameError
-from tablebase.db.errors import GameNotBuiltError, StorageError
+from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from tablebase.query.errors import (
     MissingPositionError,
     MissingTableError,
@@ -32,11 +32,14 @@ from tablebase.query.errors import (
     error_text,
     one_line,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, load_search
+from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
+from tablebase.query.search.solving import load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
 STATIC = Path(__file__).resolve().parent / "static"
+# A body past MAX_BODY_BYTES is read and dropped up to this size (see _read_body).
+MAX_DRAIN_BYTES = 256 << 20
 # The environment variable that names the database for `app_from_environment` (--workers).
 DB_VARIABLE = "TABLEBASE_SERVE_DB"
 SEARCH_VARIABLE = "TABLEBASE_SERVE_SEARCH"  # the workers' --search seconds; empty: none
@@ -58,11 +61,19 @@ def _status(error: Exception) -> int:
     """The status code of an error raised while answering."""
     if isinstance(error, TooLargeError):
         return 413
-    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError)):
+    if isinstance(error, (GameNotBuiltError, MissingPositionError, MissingTableError,
+                          MissingDatabaseError)):
         return 404
     if isinstance(error, (GameError, QueryError, ValueError)):
         return 400
     return 500
+
+
+def _searched(data: Any, found: Any, request: Request) -> Response:
+    """An answer by search: found within a time budget, so not cached as final; its tag a
+    digest of what was `found`."""
+    digest = hashlib.sha1(json.dumps(found).encode()).hexdigest()[:16]
+    return _tagged(data, f"search-{digest}", request, "no-store")
 
 
 def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -> Response:
@@ -129,15 +140,20 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
             data = await pool.run(
                 lambda cancel: answers.moves_by_search(spec, board, started, cancel),
                 request.is_disconnected)
-        if data["source"] == "search":  # found within a time budget: not cached as final
-            digest = hashlib.sha1(json.dumps(data["moves"]).encode()).hexdigest()[:16]
-            return _tagged(data, f"search-{digest}", request, "no-store")
+        if data["source"] == "search":
+            return _searched(data, data["moves"], request)
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
     async def line(request: Request) -> Response:
+        started = time.monotonic()
         spec, board = position_query(request)
-        data = answers.line(spec, board)
+        data = answers.line_from_tables(spec, board)
+        if data is None:  # no table holds it: search, off the event loop
+            data = await pool.run(
+                lambda cancel: answers.line_by_search(spec, board, started, cancel),
+                request.is_disconnected)
+            return _searched(data, data["line"], request)
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
@@ -159,6 +175,9 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
             texts = json.loads(body)
         except (ValueError, UnicodeDecodeError) as e:
             raise _BadRequest(f"the body is not JSON: {e}") from None
+        except RecursionError:  # lists in lists, deeper than the parser goes
+            raise _BadRequest("the body is not a JSON list of board texts or moves: it nests"
+                              " too deep") from None
         data = answers.probe_many(spec, texts)
         return _tagged(data, answers.checksum(spec), request)
 
@@ -217,19 +236,29 @@ def _short(tag: str) -> str:
 
 
 async def _read_body(request: Request) -> bytes:
-    """The request body, refused with TooLargeError past MAX_BODY_BYTES without reading it all."""
+    """The request body, refused with TooLargeError past MAX_BODY_BYTES. The rest of a body
+    too large is read and dropped, unkept and unparsed, up to MAX_DRAIN_BYTES, so that the
+    client, still sending it, reads the refusal (a connection closed on unread data is reset,
+    and the client sees that instead); past that it is not read, and the connection closes."""
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise TooLargeError(f"the body is {int(declared):,} bytes; at most {MAX_BODY_BYTES:,}"
-                            " are accepted")
-    chunks, size = [], 0
+    size = int(declared) if declared is not None and declared.isdigit() else None
+    if size is not None and size > MAX_DRAIN_BYTES:
+        raise _too_large(size)
+    chunks, read = [], 0
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise TooLargeError(f"the body is over {MAX_BODY_BYTES:,} bytes; at most"
-                                f" {MAX_BODY_BYTES:,} are accepted")
-        chunks.append(chunk)
+        read += len(chunk)
+        if read > MAX_DRAIN_BYTES:
+            break
+        if read <= MAX_BODY_BYTES and (size is None or size <= MAX_BODY_BYTES):
+            chunks.append(chunk)
+    if read > MAX_BODY_BYTES or (size is not None and size > MAX_BODY_BYTES):
+        raise _too_large(size)
     return b"".join(chunks)
+
+
+def _too_large(size: int | None) -> TooLargeError:
+    said = f"{size:,} bytes" if size is not None else f"over {MAX_BODY_BYTES:,} bytes"
+    return TooLargeError(f"the body is {said}; at most {MAX_BODY_BYTES:,} are accepted")
 
 
 class AnyOrigin:
