@@ -20,7 +20,7 @@ from tablebase.query.audit import FunctionCandidate, audit, parse_selection
 from tablebase.query.audit.games import play_audit
 from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.cli import main
-from tablebase.query.steps import play_moving
+from tablebase.query.steps import parse_moving, play_moving
 from tests.audit_samples.moving_horizon import solver
 
 MORRIS = "3x3k3+stones3"
@@ -176,3 +176,30 @@ def test_refusals_in_one_line(table_db: Callable[[str], str], tmp_path: Path,
         assert main(["audit", MORRIS, "--db", db, *args]) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_endgame_table(tmp_path: Path) -> None:
+    # From o's turn with every stone down, a draw by endless play:
+    #   3 | o . x
+    #   2 | x x .
+    #   1 | o . o
+    from tablebase.builder.pipeline import build
+
+    spec, root = parse_spec(MORRIS), "o.x/xx./o.o o"
+    db = str(tmp_path / "endgame.db")
+    build(spec, db, root=parse_moving(spec, root))
+    with open_tablebase(db) as tb:
+        rows = tb.table(MORRIS, root).load()
+        decided = ((rows.value != 0) & (rows.depth > 0)).sum()
+        unfinished = int(((rows.value == 0) | (rows.depth > 0)).sum())
+        report = audit(tb, MORRIS, FunctionCandidate(solver(2)), root=root, check="value")
+        beyond = int(((rows.value != 0) & (rows.depth > 2)).sum())
+        assert report.positions == unfinished and decided > beyond > 0
+        assert report.mismatched_positions == beyond
+        longest = int(rows.depth[rows.value != 0].max())
+        assert audit(tb, MORRIS, FunctionCandidate(solver(longest + 1)), root=root).ok
+        listed = tmp_path / "listed.txt"
+        listed.write_text(f"{root}\n{root} a1-b1\n")
+        report = audit(tb, MORRIS, FunctionCandidate(solver(longest + 1)), root=root,
+                       selection=parse_selection(f"file:{listed}"))
+        assert report.ok and report.positions == 2

@@ -259,15 +259,16 @@ def test_bad_positions_and_steps_are_one_line_400s(client: TestClient) -> None:
 
 def test_search_is_refused_in_one_line(db: str) -> None:
     """A game whose stones move that no table holds: search does not take it (400, before any
-    search thread), or with --no-search, 404 with the build command."""
+    search thread), or with --no-search, 404 with the build command. (A game no test builds:
+    the session's shared database holds whatever other test files built in this worker.)"""
     for search, status in ((2.0, 400), (None, 404)):
         with TestClient(make_app(db, search=search)) as c:
             hint = "search does not take such games" if search else "build it with"
-            _error(c.get("/api/4x3k3+stones3"), status, hint)
+            _error(c.get("/api/5x3k3+stones3"), status, hint)
     with TestClient(make_app(db)) as c:
-        _error(c.get("/api/4x3k3+stones3/line"), 404, "build it with: tablebase build 4x3k3+stones3")
-        _error(c.post("/api/4x3k3+stones3/probe", json=["..../..../...."]), 404,
-               "4x3k3+stones3 has not been built in this database; build it with")
+        _error(c.get("/api/5x3k3+stones3/line"), 404, "build it with: tablebase build 5x3k3+stones3")
+        _error(c.post("/api/5x3k3+stones3/probe", json=["...../...../....."]), 404,
+               "5x3k3+stones3 has not been built in this database; build it with")
 
 
 def test_endgame_tables_answer_and_say_what_they_lack(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

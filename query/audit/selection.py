@@ -16,7 +16,6 @@ from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
-from tablebase.query.moving import stored_code
 from tablebase.query.notation import board_text
 from tablebase.query.readings import read_positions
 from tablebase.query.tablebase import Tablebase
@@ -260,7 +259,7 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
-        codes = (_moving_codes(tb, spec, boards) if spec.moving
+        codes = (_moving_codes(tb, spec, boards, root) if spec.moving
                  else tb.table(spec, root).stored_codes(boards))
     except ValueError as e:
         raise AuditInputError(f"{path}: {e}") from None
@@ -274,13 +273,20 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     return np.unique(codes)
 
 
-def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]]) -> np.ndarray:
+def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]],
+                  root: Sequence[int] | str | None) -> np.ndarray:
     """The stored code of each position of a game whose stones move, or -1 where the table
-    does not hold it."""
-    stored = tb.table(spec).load().codes
-    codes = np.array([stored_code(spec, p) for p in positions], dtype=np.int64)
-    at = np.minimum(np.searchsorted(stored, codes), len(stored) - 1)
-    return np.where(stored[at] == codes, codes, -1)
+    does not hold it: the code of whichever image of it the table stores (a whole table one
+    per orbit, an endgame table one per orbit of the maps that fix its start)."""
+    stored = tb.table(spec, root).load().codes
+    maps = range(len(permutations(spec)))
+    found = []
+    for position in positions:
+        codes = np.array(sorted({rules.code_of(spec, turns.image(spec, position, s))
+                                 for s in maps}), dtype=np.int64)
+        held = codes[np.isin(codes, stored)]
+        found.append(int(held[0]) if len(held) else -1)
+    return np.array(found, dtype=np.int64)
 
 
 def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:
