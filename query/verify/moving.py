@@ -32,7 +32,8 @@ import numpy as np
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.kernel import distinct_images
-from tablebase.builder.game.moving import max_steps, step_children, step_masks, unpack
+from tablebase.builder.game.moving import max_steps, step_masks
+from tablebase.builder.game.moving_kernel import step_children, unpack
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 from tablebase.query.verify import lookup
