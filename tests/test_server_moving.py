@@ -240,8 +240,9 @@ def test_bad_positions_and_steps_are_one_line_400s(client: TestClient) -> None:
     api = f"/api/{SPEC}"
     _error(client.get(api, params={"board": "xo./.xo/x.o"}), 400,
            "the stones do not say whose turn it is: add ' x' or ' o' after the board")
-    _error(client.get(api, params={"board": "xo./.xo/x.o q"}), 400, "then ' x' or ' o'")
-    _error(client.get(api, params={"board": "xo./.xo/x.o o c1-a2"}), 400, "then ' x' or ' o'")
+    _error(client.get(api, params={"board": "xo./.xo/x.o q"}), 400, "add ' x' or ' o'")
+    _error(client.get(api, params={"board": "xo./.xo/x.o o c1-a2"}), 400,  # board, then moves
+           "a2 is not next to c1")
     _error(client.get(api, params={"board": "xo./.xo/x.o o", "moves": "c1-a2"}), 400,
            "move 1 of 'c1-a2': move 'c1-a2': a2 is not next to c1")
     _error(client.get(api, params={"board": "xo./.xo/x.o o", "moves": "a1-b1"}), 400,

@@ -213,9 +213,6 @@ from none while its file does not exist: every position is then searched)."""
     def line(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any]:
         """The `line --json` object of a position: a perfect line to the end of the game; by
         search within `search` seconds where no table holds it."""
-        if spec.moving:  # a draw by endless play is followed until a position comes back
-            tb = self.tablebase()
-            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         started = time.monotonic()
         found = self.line_from_tables(spec, board)
         return found if found is not None else self.line_by_search(spec, board, started)
@@ -223,6 +220,9 @@ from none while its file does not exist: every position is then searched)."""
     def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`line` from the tables; None where no table holds the position and a search may
         answer it (`line_by_search`); the tables' error otherwise."""
+        if spec.moving:  # a draw by endless play is followed until a position comes back
+            tb = self.tablebase()
+            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         return self._from_tables(line_from_tables, line_json, spec, board)
 
     def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
