@@ -66,11 +66,11 @@ of writing). Then:
 
     TABLEBASE_GAMESMAN=/path/to/GamesmanOne python tests/bench_teeko_peer.py [--threads 2]
 
-His solve of Teeko with 2 threads (GamesmanOne 1.3.0) took 834 s on an otherwise idle 2-core
-machine and 2,190 s (36.5 min wall, 1,236 s CPU) on the same machine shared with other work
-(load 6-9); either way 9.9 million KiB (9.4 GiB) at its peak, most of it the moving phase's
-reverse graph (Teeko gives him no parent generator, so he holds every child's parents), and
-5.56 MB of database. His analysis over it is much longer than the solve.
+His solve of Teeko with 2 threads (GamesmanOne 1.3.0, 2 cores): 2,190 s of solving (36.5 min
+wall, 1,236 s CPU) where the machine was shared with other work (load 6-9; an earlier run on
+a quieter machine, reported to us, gave 834 s); 9.9 million KiB (9.4 GiB) at its peak, most of
+it the moving phase's reverse graph (Teeko gives him no parent generator, so he holds every
+child's parents), and 5.56 MB of database. His analysis over it takes longer than the solve.
 """
 from __future__ import annotations
 

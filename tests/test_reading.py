@@ -159,7 +159,7 @@ def test_a_batch_names_each_fault_in_its_place() -> None:
         assert read.reading(5).board == parse(Game("3x3k3"), "x.o/.x./...")
 
 
-@pytest.mark.parametrize("name", ["3x3k3", "3x3k3+gravity", "4x3k3+gravity", "3x3k3+exact"])
+@pytest.mark.parametrize("name", ["3x3k3", "3x3k3+gravity", "4x2k2+gravity", "3x3k3+exact"])
 def test_a_batch_of_boards_is_checked_as_the_reference_reaches_them(name: str) -> None:
     from tablebase.query.search.solving import check_readings
 
