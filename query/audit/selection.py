@@ -12,7 +12,6 @@ import numpy as np
 
 from tablebase.builder.game import Spec, permutations
 from tablebase.builder.game import moving as rules
-from tablebase.db.checksum import mix64
 from tablebase.db.records import PositionArrays
 from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
@@ -306,6 +305,7 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
     It depends only on the seed and the code, so a position is shown in the same image whichever
     selection it comes in.
     """
+    from tablebase.db.checksum import mix64  # compiled: a probe process imports no numba
 
     keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ mix64(
         np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
