@@ -37,10 +37,11 @@ with its child's position, value and remoteness.
 
 `--analyze` adds his `gamesman analyze teeko 0` over that database (positions reached from the
 start, by value, and the longest win and loss in plies), as its own line, not in the solve's time.
-It is slow: the drop tiers took 33 min and the moving phase more than 80 min more, unfinished,
-on the shared machine. His database answers the depth question without it: every decided
-position's remoteness is at most 39 (a win; a loss at most 38), in the drop phase, whose
-positions his analysis finds all reachable, as in the moving phase; a draw is stored with 0.
+It is slow: on the shared machine the drop tiers took 33 min, and the moving phase had not
+ended some 80 min later (the run was stopped). His database answers the depth question without
+it: no decided position's remoteness is over 39 (a win; a loss: 38), in either phase, and both
+are reached in the drop phase, whose positions his analysis found all reachable (six stones,
+a win in 39; five, a loss in 38); a draw is stored with remoteness 0.
 
 Building GamesmanOne (the user does this once, outside this repository; we keep neither his
 code nor a script that builds it). The build needs git, CMake 3.14 or later, a C compiler with OpenMP
