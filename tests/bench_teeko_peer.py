@@ -7,8 +7,9 @@ His build is found by `--gamesman PATH` or the TABLEBASE_GAMESMAN environment va
 his checkout (the binary is its bin/gamesman: his CMakeLists puts it there whatever the build
 folder), the build folder inside it, or the binary itself; absent, the part is skipped with the
 reason. His solver runs in a fresh temporary folder, with his default data path (the relative
-`data`: his `-d` takes no argument, `--data-path=PATH` does), with OMP_NUM_THREADS threads, and
-its figures are read back:
+`data`: his `-d` takes no argument, and `--data-path=PATH` takes only a relative PATH: with an
+absolute one he fails to make the folder, then crashes), with OMP_NUM_THREADS threads, and its
+figures are read back:
 
 - solve seconds: his "Finished solving all tiers in N second(s)", the sum over tiers of whole
   seconds (`time()`), without start-up; his "Time Elapsed: N seconds" is start to end;
@@ -36,6 +37,11 @@ with its child's position, value and remoteness.
 
 `--analyze` adds his `gamesman analyze teeko 0` over that database (positions reached from the
 start, by value, and the longest win and loss in plies), as its own line, not in the solve's time.
+It is slow: on the shared machine the drop tiers took 33 min, and the moving phase had not
+ended some 80 min later (the run was stopped). His database answers the depth question without
+it: no decided position's remoteness is over 39 (a win; a loss: 38), in either phase, and both
+are reached in the drop phase, whose positions his analysis found all reachable (six stones,
+a win in 39; five, a loss in 38); a draw is stored with remoteness 0.
 
 Building GamesmanOne (the user does this once, outside this repository; we keep neither his
 code nor a script that builds it). The build needs git, CMake 3.14 or later, a C compiler with OpenMP
