@@ -51,19 +51,15 @@ def _moved(img, weights, start, to, value, extra):  # type: ignore[no-untyped-de
     return best + extra
 
 
-@njit(cache=True, nogil=True)
-def step_children(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
-    """The canonical codes of every step's child of `code` into `out` (duplicates and all);
-    return how many."""
-    xs, os_, side = unpack(code, cells, weights, img)
-    mine = os_ if side else xs
-    value = 2 if side else 1
-    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
-    extra = 0 if side else side_weight  # the child's side to move: the other
+@njit(cache=True, nogil=True, inline="always")
+def _slides(img, weights, moves, stones, value, empty, extra, out):  # type: ignore[no-untyped-def]
+    """The canonical code (plus `extra`) after each stone of `stones` (of `value`) goes to an
+    empty cell it can reach, into `out`; return how many. A step and an un-step are both this:
+    an un-step is a step back of a stone of the side that moved last."""
     n = 0
-    while mine:
-        start = trailing_zeros(mine)
-        mine &= mine - 1
+    while stones:
+        start = trailing_zeros(stones)
+        stones &= stones - 1
         targets = moves[start] & empty
         while targets:
             to = trailing_zeros(targets)
@@ -74,27 +70,25 @@ def step_children(code, cells, weights, moves, side_weight, img, out):  # type: 
 
 
 @njit(cache=True, nogil=True)
+def step_children(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
+    """The canonical codes of every step's child of `code` into `out` (duplicates and all);
+    return how many."""
+    xs, os_, side = unpack(code, cells, weights, img)
+    empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
+    extra = 0 if side else side_weight  # the child's side to move: the other
+    return _slides(img, weights, moves, os_ if side else xs, 2 if side else 1, empty, extra, out)
+
+
+@njit(cache=True, nogil=True)
 def step_parents(code, cells, weights, moves, side_weight, img, out):  # type: ignore[no-untyped-def]
     """The canonical codes of every movement position one step before `code` into `out`: a
     stone of the side that moved last goes back to a cell it could have come from (steps are
     symmetric: `to` is in `moves[start]` exactly when `start` is in `moves[to]`); return how
     many (duplicates and all)."""
     xs, os_, side = unpack(code, cells, weights, img)
-    theirs = xs if side else os_
-    value = 1 if side else 2
     empty = ~(xs | os_) & ((np.int64(1) << cells) - 1)
     extra = 0 if side else side_weight  # the parent's side to move: the one that moved
-    n = 0
-    while theirs:
-        to = trailing_zeros(theirs)
-        theirs &= theirs - 1
-        sources = moves[to] & empty
-        while sources:
-            start = trailing_zeros(sources)
-            sources &= sources - 1
-            out[n] = _moved(img, weights, to, start, value, extra)
-            n += 1
-    return n
+    return _slides(img, weights, moves, xs if side else os_, 1 if side else 2, empty, extra, out)
 
 
 @njit(cache=True, nogil=True)
