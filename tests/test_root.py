@@ -111,16 +111,8 @@ def test_a_first_search_that_gives_up_is_searched_again(spec_text: str, moves: s
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """A first search of each board is bounded small (orders.FIRST_STATES); with a bound of one
     state every board that needs a search gives up there, and the second search, bounded by
-    STATES, still finds exactly what play reaches."""
+    STATES, still finds exactly what play reaches, with orders of legal moves."""
     from tablebase.builder.game import orders
 
     monkeypatch.setattr(orders, "FIRST_STATES", 1)
-    spec, game = parse_spec(spec_text), Game(spec_text)
-    root = reference_play(game, moves) if moves else (0,) * game.n
-    free = [c for c, v in enumerate(root) if v == 0]
-    boards = np.tile(np.array(root, dtype=np.uint8), (3 ** len(free), 1))
-    boards[:, free] = list(itertools.product((0, 1, 2), repeat=len(free)))
-    status = order_status(spec, boards, root)
-    assert {tuple(int(v) for v in b) for b in boards[status == FOUND]} == reachable_from(game,
-                                                                                        root)
-    assert set(status.tolist()) <= {0, 1}
+    test_an_order_from_the_root_exists_exactly_for_what_play_reaches(spec_text, moves)
