@@ -21,9 +21,15 @@ from tablebase.query.tables import StoredTable
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
 
-# A table that holds a position, and the board map under which it holds it (an endgame table
-# keeps only the maps that fix its start, so a position may be held in another orientation).
-Held = tuple[StoredTable, int]
+# A table that holds a position, the board map under which it holds it (an endgame table
+# keeps only the maps that fix its start, so a position may be held in another orientation),
+# and the position's value and depth there.
+Held = tuple[StoredTable, int, Value, int | None]
+
+
+def stored_code(spec: Spec, position: Sequence[int]) -> int:
+    """The code the whole-board table stores `position` under (its canonical code)."""
+    return rules.canonical_code(spec, position)
 
 
 def _image(spec: Spec, position: Sequence[int], s: int) -> tuple[int, ...]:
@@ -37,10 +43,11 @@ def holder(spec: Spec, tables: Sequence[StoredTable], position: Sequence[int]) -
     for table in tables:
         maps = [0] if table.whole else range(len(permutations(spec)))
         codes = [table.root.position_code(_image(spec, position, s)) for s in maps]
-        found = table.reader.lookup(codes).found
-        for s, hit in zip(maps, found):
-            if hit:
-                return table, s
+        found = table.reader.lookup(codes)
+        for i, s in enumerate(maps):
+            if found.found[i]:
+                value = int(found.value[i])
+                return table, s, _VALUES[value], depth_or_none(value, int(found.depth[i]))
     text = position_text(spec, position)
     if any(t.whole for t in tables):
         raise MissingPositionError(f"position {text!r} ({spec.name}) cannot be reached from the"
@@ -57,7 +64,7 @@ def depth_or_none(value: int, depth: int) -> int | None:
 
 def _read(held: Held, spec: Spec, positions: Sequence[Sequence[int]]
           ) -> list[tuple[Value, int | None]]:
-    table, s = held
+    table, s = held[0], held[1]
     found = table.reader.lookup([table.root.position_code(_image(spec, p, s)) for p in positions])
     out = []
     for i, position in enumerate(positions):
@@ -77,7 +84,7 @@ def probe(tables: Sequence[StoredTable], spec: Spec, position: Sequence[int]) ->
 
 
 def _probe(held: Held, spec: Spec, position: Sequence[int]) -> Probe:
-    (value, depth), = _read(held, spec, [position])
+    value, depth = held[2], held[3]
     board, side = rules.split(spec, position)
     return Probe(value, depth, "x" if side == X else "o", depth == 0,
                  sum(1 for v in board if v))
@@ -87,22 +94,25 @@ def moves(tables: Sequence[StoredTable], spec: Spec, position: Sequence[int]
           ) -> tuple[Probe, list[MoveInfo]]:
     """`probe` and every legal move, best first, each valued for the player making it (a
     table holds every position play reaches from one it holds)."""
-    return _moves(holder(spec, tables, position), spec, position)
+    held = holder(spec, tables, position)
+    return _moves(held, spec, position)
 
 
 def _moves(held: Held, spec: Spec, position: Sequence[int]) -> tuple[Probe, list[MoveInfo]]:
-    here = _probe(held, spec, position)
-    if here.terminal:
-        return here, []
+    """`moves` of a position `held` holds (its own value and depth read with its children's:
+    `held`'s are those of the position it was found for)."""
     legal = rules.legal(spec, position)
     children = [rules.after(spec, position, m) for m in legal]
-    try:
-        answers = _read(held, spec, children)
+    try:  # the position and its children in one look-up: a table holds play from the one
+        (value, depth), *answers = _read(held, spec, [position, *children])
     except MissingPositionError as e:
         raise DamagedTableError(f"the {spec.name} table is damaged: it holds"
                                 f" {position_text(spec, position)!r} but not a position one"
                                 f" move later ({e}); run `tablebase verify`",
                                 "a child is missing") from None
+    here = _probe((*held[:2], value, depth), spec, position)
+    if here.terminal:
+        return here, []
     scored = []
     for move, (value, depth) in zip(legal, answers):
         mine = _VALUES[-int(value)]

@@ -11,14 +11,14 @@ import numpy as np
 from tablebase.builder.game import Spec, Value, parse_spec
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord, PlyCounts
-from tablebase.query.notation import board_text, to_move_name
+from tablebase.query.notation import board_text, move_name, to_move_name
 from tablebase.query.records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
     from tablebase.query.audit.course_file import CourseReport
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
-    from tablebase.query.play.strategy import Strategy
+    from tablebase.query.play.strategy_tree import StrategyTree
     from tablebase.query.search.answers import SearchedMove
     from tablebase.query.search.solving import Searched
     from tablebase.query.verify.checks import VerifyReport
@@ -80,28 +80,44 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
                 "depth": m.depth, "best": m.best}
         if value is None:
             move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
+        if spec.moving and isinstance(m, MoveInfo):  # where stones move: the step's two cells
+            move["from"] = None if m.start is None else move_name(spec, m.start)
+            move["to"] = move_name(spec, m.cell)
         data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data
 
 
 def line_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
-              steps: Sequence[Step]) -> dict[str, Any]:
+              steps: Sequence[Step], repeats: bool = False) -> dict[str, Any]:
     """The `line --json` object: the probe object (`answer_json`'s, for a line by search) plus
     the perfect line, move by move (by search, it may stop short of the end when the time
-    ran out: its last step's depth is then not 0)."""
+    ran out: its last step's depth is then not 0); where stones move, `repeats` too: true when
+    the line stops because its last position came back (a draw by endless play), false when
+    it runs to the end of the game."""
     data = answer_json(spec, board, probe)
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
+    if spec.moving:
+        data["repeats"] = repeats
     return data
+
+
+def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
+    """The key of a stored ply in counts by ply: `{"ply": stones}`; where stones move, with
+    the side to move too, since the tables keep the movement phase as two plies, x to move
+    (ply 2N) and o to move (2N + 1), both of 2N stones."""
+    if not spec.moving:
+        return {"ply": ply}
+    return {"ply": min(ply, 2 * spec.stones), "to_move": to_move_name(ply)}
 
 
 def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
     endgame table's root as board text, None for the whole-board table."""
     root = None
+    spec = parse_spec(game.spec)
     if game.root:
-        spec = parse_spec(game.spec)
         root = board_text(spec, Root.from_key(spec, game.root).position)
     return {
         "spec": game.spec,
@@ -114,31 +130,33 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "checksum": game.checksum,
         "layout": game.layout,
         "stored_bytes": game.stored_bytes,
-        "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins, "draw": p.draws,
-                     "loss": p.losses} for p in plies],
+        "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
+                     "draw": p.draws, "loss": p.losses} for p in plies],
     }
 
 
 def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
                depths: dict[str, Sequence[int]]) -> dict[str, Any]:
     """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
-    move: `per_ply` rows (loss, draw, win) indexed by ply, `depths` word -> counts by depth."""
+    move: `per_ply` rows (loss, draw, win) indexed by stored ply, `depths` word -> counts by
+    depth (where stones move, draws are by endless play and have no depth: null)."""
     return {
         "spec": spec.name,
         "counted": "canonical positions (one per symmetry orbit); values for the side to move",
         "positions": int(sum(sum(row) for row in per_ply)),
-        "per_ply": [{"ply": ply, "win": int(row[2]), "draw": int(row[1]), "loss": int(row[0])}
-                    for ply, row in enumerate(per_ply)],
-        "depth": {word: [int(n) for n in counts] for word, counts in depths.items()},
+        "per_ply": [{**_ply_json(spec, ply), "win": int(row[2]), "draw": int(row[1]),
+                     "loss": int(row[0])} for ply, row in enumerate(per_ply)],
+        "depth": {word: None if spec.moving and word == Value.DRAW.word else
+                  [int(n) for n in counts] for word, counts in depths.items()},
     }
 
 
-def strategy_json(strategy: Strategy, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
+def strategy_json(strategy: StrategyTree, max_nodes: int = DEFAULT_MAX_NODES) -> dict[str, Any]:
     """The `strategy --json` object; `tree` is included when `nodes` <= `max_nodes`."""
     s = strategy
     data: dict[str, Any] = {
         "spec": s.spec.name, "board": board_text(s.spec, s.board),
-        "to_move": to_move_name(sum(1 for v in s.board if v)), "side": s.side,
+        "to_move": s.to_move, "side": s.side,
         "goal": s.goal.word, "nodes": s.nodes, "positions": s.positions, "depth": s.depth,
         "first_move": s.first_move}
     if s.nodes <= max_nodes:
@@ -199,7 +217,8 @@ def play_audit_json(report: PlayReport) -> dict[str, Any]:
         "start": board_text(spec, report.start), "asked": report.asked,
         "moves_judged": report.moves_judged, "value_losing": report.lost,
         "value_losing_by_ply": {str(k): n for k, n in report.lost_by_ply.items()},
-        "results": report.results, "forfeits_by_kind": report.kinds,
+        "results": report.results, "ruled_draws": report.ruled_draws,
+        "forfeits_by_kind": report.kinds,
         "seconds": round(report.seconds, 3), "restarts": report.restarts,
         "examples": [{
             "game": e.game, "ply": e.ply, "board": board_text(spec, e.board),

@@ -196,9 +196,12 @@ class Tablebase:
         spec = self.spec(spec)
         board = self.read_board(spec, position)
         if spec.moving:
-            probe, moves = self._tables.read(
-                spec, lambda: moving.moves(self._tables.of(spec), spec, board))
-            return probe, moves, None
+            def read() -> tuple[Probe, list[MoveInfo], tuple[int, ...] | None]:
+                tables = self._tables.of(spec)
+                table = moving.holder(spec, tables, board)[0]
+                probe, moves = moving.moves(tables, spec, board)
+                return probe, moves, None if table.whole else table.root.position
+            return self._tables.read(spec, read)
         probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
         return probe, moves, None if table.whole else table.root.position
 

@@ -26,6 +26,7 @@ from tests.bench_bock import bench_bock  # noqa: E402
 from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402
+from tests.bench_moving import bench_moving  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_probe import bench_probe  # noqa: E402
 from tests.bench_search import bench_search  # noqa: E402
@@ -189,7 +190,10 @@ def main() -> None:
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
                                               "audit", "levels", "cluster", "postgres", "search",
-                                              "peer", "verify", "all"], default="all")
+                                              "peer", "verify", "moving", "all"],
+                        default="all")
+    parser.add_argument("--gamesman", metavar="PATH",
+                        help="a build of GamesmanOne, for --section moving (tests/bench_teeko_peer.py)")
     parser.add_argument("--bock-repo", metavar="PATH",
                         help="a checkout of markus7800/Connect4-Strong-Solver, for --section peer")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -226,6 +230,8 @@ def main() -> None:
         bench_search()
     if args.section in ("verify", "all"):
         bench_verify(tuple(args.specs) if args.specs else VERIFY_SPECS)
+    if args.section in ("moving", "all"):
+        bench_moving(args.gamesman)
     if args.section in ("peer", "all"):
         bench_bock(lambda name: _in_child(name, "--one", name), args.bock_repo)
 

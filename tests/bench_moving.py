@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -61,18 +60,17 @@ def _exact() -> None:
           f" stored but not reached {extra}", flush=True)
 
 
-def _build_teeko(db: str) -> tuple[float, int]:
-    """Build Teeko with the command a user runs, in a child process: (wall seconds, peak bytes)."""
+def _build_teeko(db: str) -> tuple[float, float, int]:
+    """Build Teeko with the command a user runs, in a child process measured as his is
+    (tests/bench_teeko_peer.py): (wall seconds, CPU seconds, peak bytes)."""
+    from tests.bench_teeko_peer import _measured
     command = [sys.executable, "-m", "tablebase", "build", "teeko", "--db", db, "--yes",
                "--quiet"]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"tablebase build teeko failed: {proc.stderr.read().decode()[-500:]}"
-                         if proc.stderr else "tablebase build teeko failed")
-    return wall, usage.ru_maxrss * 1024
+    log = Path(db).with_suffix(".log")
+    status, wall, cpu, peak = _measured(command, Path(db).parent, dict(os.environ), log, None)
+    if status != 0:
+        raise SystemExit(f"tablebase build teeko failed: {log.read_text()[-500:]}")
+    return wall, cpu, peak
 
 
 def _answers(db: str) -> tuple[float, float, int, int, str]:
@@ -106,11 +104,12 @@ def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
         _exact()
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "teeko.db")
-        wall, peak = _build_teeko(db)
+        wall, cpu, peak = _build_teeko(db)
         size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
         probe, moves, stored, reachable, start = _answers(db)
     bits = 8 * size / stored
-    print(f"  Teeko (5x5k4+stones4+square), ours: {wall:.1f} s wall (`tablebase build teeko`),"
+    print(f"  Teeko (5x5k4+stones4+square), ours: {wall:.1f} s wall, {cpu:.0f} s CPU"
+          " (`tablebase build teeko`),"
           f" peak {peak / 2**20:,.0f} MiB, {size / 1e6:.2f} MB whole file, {bits:.2f} bits a"
           f" position; {stored:,} positions stored (one per orbit of 8 symmetries), {reachable:,}"
           f" with every image, both sides to move counted; the start: {start}", flush=True)
@@ -122,13 +121,16 @@ def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
         print("  GamesmanOne: not run (give --gamesman PATH or TABLEBASE_GAMESMAN; see"
               " tests/bench_teeko_peer.py for building it)", flush=True)
         return
-    his = solve_teeko(binary)
-    print(f"  Teeko, GamesmanOne ({his.threads} threads): {his.wall_seconds:.1f} s wall"
-          f" ({his.solve_seconds} s solving), peak {his.peak_rss_bytes / 2**20:,.0f} MiB,"
+    with tempfile.TemporaryDirectory() as tmp:
+        his = solve_teeko(binary, Path(tmp) / "gamesman")
+    print(f"  Teeko, GamesmanOne ({his.threads} threads): {his.wall_seconds:.1f} s wall, "
+          f"{his.cpu_seconds:.0f} s CPU ({his.solve_seconds} s solving by his count), peak"
+          f" {his.peak_rss_bytes / 2**20:,.0f} MiB,"
           f" {his.database_bytes / 1e6:.2f} MB; {his.total_positions:,} positions in his tiers"
           f" (every placement of each tier's stones, both sides to move; he solves the canonical"
           f" ones); the start: {his.start_value}", flush=True)
-    print(f"  ours / his: wall {wall / his.wall_seconds:.2f}x, peak memory"
+    print(f"  ours / his: wall {wall / his.wall_seconds:.2f}x, CPU {cpu / his.cpu_seconds:.2f}x,"
+          f" peak memory"
           f" {peak / his.peak_rss_bytes:.2f}x, file {size / his.database_bytes:.2f}x", flush=True)
 
 

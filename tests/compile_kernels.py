@@ -13,7 +13,7 @@ from pathlib import Path
 
 
 def tables() -> None:
-    """The builder's kernels (both layouts' storage, endgames) and verify's."""
+    """The builder's kernels (both layouts' storage, endgames, stones that move) and verify's."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query.boards import play_moves
@@ -21,7 +21,7 @@ def tables() -> None:
     from tablebase.query.verify.checks import verify_table
     with tempfile.TemporaryDirectory() as tmp:
         db = str(Path(tmp) / "t.db")
-        for text in ("3x3k3", "3x3k3+gravity+misere", "4x3k3+exact"):
+        for text in ("3x3k3", "3x3k3+gravity+misere", "4x3k3+exact", "3x3k3+stones3"):
             spec = parse_spec(text)
             build(spec, db)
             with open_tablebase(db) as tb:

@@ -45,7 +45,7 @@ NOT_RUN = {
     r"\b(5x4k4|6x4k4|7x4k4|6x5k4|4x4k4|5x5k4|30x1k3)\b": "a build of minutes or more (make bench)",
     r"build 7x7k5|audit 7x7k5 --root": "a Gomoku endgame of minutes (make bench)",
     r"--engine|gtp_player|course_engine|Gomoku": "an engine program the docs only name",
-    r"tablebase (play|gtp)\b": "interactive (tests/test_play.py, tests/test_gtp_server.py)",
+    r"^tablebase (play|gtp)\b": "interactive (tests/test_play.py, tests/test_gtp_server.py)",
     r"--memory 0\.": "a deliberately tight budget measured by hand",
 }
 TIMING = re.compile(r"\d+(\.\d+)? ?(s|ms|seconds|minutes)\b|\ba minute\b|MiB|GiB")

@@ -329,10 +329,11 @@ def test_audit_and_play_through_postgres(built: tuple[str, dict[str, str]],
     assert shown[0] == shown[1] and "draw" in shown[0]
 
 
-def test_stones_that_move_through_postgres(pg: Server, tmp_path: Path) -> None:
+def test_stones_that_move_through_postgres(pg: Server, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
     """A game whose stones move builds on the server as on SQLite: the same positions, values
     and depths (its movement phase's two stored plies included), and answers with the side to
-    move as SQLite's table does."""
+    move as SQLite's table does; it verifies clean and exports the same rows."""
     from tablebase import open_tablebase
     url, sqlite = pg.new_database(), str(tmp_path / "moving.db")
     spec, position = "3x3k3+stones3", "o.x/xx./o.o o"
@@ -343,3 +344,10 @@ def test_stones_that_move_through_postgres(pg: Server, tmp_path: Path) -> None:
         assert all((a == b).all() for a, b in zip(mine, theirs))
         assert server.probe(spec, position) == local.probe(spec, position)
         assert server.moves(spec, position) == local.moves(spec, position)
+    exported = []
+    for db in (url, sqlite):
+        assert main(["verify", spec, "--db", db, "--quiet"]) == 0
+        capsys.readouterr()
+        assert main(["export", spec, "--format", "jsonl", "--with-moves", "--db", db]) == 0
+        exported.append(capsys.readouterr().out)
+    assert exported[0] == exported[1] and exported[0].count("\n") == 744

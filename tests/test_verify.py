@@ -292,11 +292,11 @@ def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
     boards of every fill."""
     from tablebase.builder.game import parse_spec
     from tablebase.builder.game.geometry import line_ends, lines
-    from tablebase.query.verify.kernel import _line_made, _line_masks
+    from tablebase.query.verify.kernel import _line_made, line_masks
     from tests.reference import Game
     spec, game = parse_spec(name), Game(name)
     cells = np.ascontiguousarray(lines(spec), np.int64)
-    masks, beyond = _line_masks(cells, np.ascontiguousarray(line_ends(spec), np.int64),
+    masks, beyond = line_masks(cells, np.ascontiguousarray(line_ends(spec), np.int64),
                                 spec.cells)
     rng = np.random.default_rng(5)
     seen = set()

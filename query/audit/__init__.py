@@ -2,7 +2,8 @@
 
 `positions` judges answers position by position, `games` by playing whole games against the
 table; `candidates` turns a solver (a Python function, a GTP program, a textbook solver) into
-something that answers; `selection` picks the positions; `solvers/` are the textbook solvers.
+something that answers (`reaching` finds the moves that put an engine into a position where
+stones move); `selection` picks the positions; `solvers/` are the textbook solvers.
 """
 from __future__ import annotations
 

@@ -8,6 +8,9 @@ What a solver may answer for a board and the side to move (always for the side t
     (value, move)            move: its name such as 'b2', or None     allows: value, move
     (value, move, depth)     depth: plies to the end, perfect play    allows: value, move, depth
     move, or (None, move)    a player's answer: a move and no value   allows: move
+
+Where stones move (`+stonesN`), a function is shown the board text alone (`xo./.xo/x.o`) and
+the side to move apart, as every other function is, and its moves may be steps (`a1-b2`).
 """
 from __future__ import annotations
 
@@ -19,16 +22,17 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from tablebase.builder.game import EMPTY, Spec, Value
+from tablebase.builder.game import Spec, Value
 from tablebase.builder.game.errors import SearchLimitError
 from tablebase.builder.game.orders import stone_order
+from tablebase.query import turns
 from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
+from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
-from tablebase.query.boards import place
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import board_text, move_name, plies, to_move_name
+from tablebase.query.notation import board_text, move_name, plies
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"
@@ -171,7 +175,7 @@ class FunctionCandidate:
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
         extra = {"spec": spec.name} if self._takes_spec else {}
         try:
-            raw = self.function(board_text(spec, board), _to_move(board), **extra)
+            raw = self.function(shown_board(spec, board), to_move(spec, board), **extra)
         except Exception as e:
             return Reply("", failure=Failure("exception", describe_exception(e)))
         return read_return(raw)
@@ -189,7 +193,7 @@ class ProcessCandidate:
         return self.worker.restarts
 
     def ask(self, spec: Spec, board: tuple[int, ...]) -> Reply:
-        answer = self.worker.call(board_text(spec, board), _to_move(board), spec.name)
+        answer = self.worker.call(shown_board(spec, board), to_move(spec, board), spec.name)
         if isinstance(answer, Failure):
             return Reply("", failure=answer)
         return read_return(answer.value)
@@ -199,7 +203,9 @@ class BuiltinCandidate:
     """A textbook solver from solvers/, called in this process on the board's cell values.
     Boards it refuses as too large for it are declined (skipped), not mismatched."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, spec: Spec | None = None) -> None:
+        if spec is not None:
+            refuse_moving_builtins(spec)
         if name not in SOLVERS:
             raise AuditInputError(
                 f"no textbook solver named {name!r}; known: {', '.join(SOLVERS)} (or all)")
@@ -241,12 +247,12 @@ class EngineCandidate:
             return Reply("", failure=switched)
         played = _played(spec, board)
         if self.engine.asks == "genmove":
-            answer = self.engine.genmove(played, _to_move(board))
+            answer = self.engine.genmove(played, to_move(spec, board))
         else:
             answer = self.engine.solve(played)
         if isinstance(answer, Failure):
             return Reply("", failure=answer)
-        return read_engine_answer(answer, _to_move(board))
+        return read_engine_answer(answer, to_move(spec, board))
 
     def play_test(self, spec: Spec, board: tuple[int, ...], cell: int) -> str | Failure:
         """Set up `board` and play `cell` for the side to move (a course file's `play` with an
@@ -255,7 +261,7 @@ class EngineCandidate:
         if isinstance(switched, Failure):
             return switched
         d = self.engine.dialect
-        move = f"play {d.colour(_to_move(board))} {d.move_out(move_name(spec, cell))}"
+        move = f"play {d.colour(to_move(spec, board))} {d.move_out(move_name(spec, cell))}"
         return self.engine.send([*self.engine.setup(_played(spec, board)), move])
 
     # A whole game on the engine's own board, for audit by play: set up once, then the
@@ -271,10 +277,11 @@ class EngineCandidate:
 
     def next_move(self, board: tuple[int, ...]) -> Reply:
         """The engine's move on its own board (which must be `board`), asked with `genmove`."""
-        answer = self.engine.genmove(None, _to_move(board))
+        side = to_move(self.engine.spec, board)
+        answer = self.engine.genmove(None, side)
         if isinstance(answer, Failure):
             return Reply("", failure=answer)
-        return read_engine_answer(answer, _to_move(board))
+        return read_engine_answer(answer, side)
 
 
 def read_engine_answer(answer: EngineAnswer, to_move: str) -> Reply:
@@ -303,17 +310,37 @@ def moves_to(spec: Spec, board: tuple[int, ...]) -> list[int]:
 
 
 def _played(spec: Spec, board: tuple[int, ...]) -> list[tuple[str, str]]:
-    """(player, move name) pairs from the empty board, x first, that reach `board`."""
-    current = (EMPTY,) * spec.cells
+    """(player, move name) pairs from the empty board, x first, that reach `board` (a
+    position: where stones move, placements then steps `a1-b2`)."""
+    current = turns.start(spec)
+    moves = (moves_reaching(spec, board) if spec.moving
+             else [(None, cell) for cell in moves_to(spec, board)])
     played = []
-    for cell in moves_to(spec, board):
-        played.append((_to_move(current), move_name(spec, cell)))
-        current = place(current, cell)
+    for move in moves:
+        played.append((to_move(spec, current), turns.name(spec, move)))
+        current = turns.played(spec, current, move)
     return played
 
 
-def _to_move(board: Sequence[int]) -> str:
-    return to_move_name(sum(1 for v in board if v != EMPTY))
+def to_move(spec: Spec, board: Sequence[int]) -> str:
+    """The side to move of a position, 'x' or 'o'."""
+    return turns.side(spec, board)
+
+
+def shown_board(spec: Spec, board: Sequence[int]) -> str:
+    """A position as a solver function is shown it: board text alone (the side to move is
+    passed apart, also where stones move and the text would carry it)."""
+    return board_text(spec, board[:spec.cells])
+
+
+def refuse_moving_builtins(spec: Spec) -> None:
+    """AuditInputError for the textbook solvers on a game whose stones move: they search games
+    that end within their cells, and positions that repeat would send them round forever."""
+    if spec.moving:
+        raise AuditInputError(
+            f"the textbook solvers search games that end when the board is full; in"
+            f" {spec.name} stones move and positions repeat, which they cannot search: audit"
+            " your own solver with --solver MODULE:FUNCTION or --engine")
 
 
 @contextmanager
@@ -325,7 +352,7 @@ def open_candidate(target: str, spec: Spec, *, directory: str = ".",
     Raises SolverImportError (a QueryError) when the module or function cannot be loaded.
     """
     if target.startswith(BUILTIN_PREFIX):
-        yield BuiltinCandidate(target[len(BUILTIN_PREFIX):])
+        yield BuiltinCandidate(target[len(BUILTIN_PREFIX):], spec)
         return
     with FunctionWorker(target, spec, directory, _positive(timeout)) as worker:
         yield ProcessCandidate(worker)

@@ -47,10 +47,10 @@ class Dialect:
         the course dialect's `timelimit` is `timelimit` seconds as told_timelimit keeps it."""
         if self.name == "plain":
             return [(f"boardsize {spec.width} {spec.height}", True), (f"set_game {spec.name}", True)]
-        if spec.width != spec.height or spec.gravity or spec.misere:
+        if spec.width != spec.height or spec.gravity or spec.misere or spec.moving:
             raise GameRefusedError(
-                f"the course dialect plays N x N boards without gravity or misere; {spec.name}"
-                " needs the plain dialect (--dialect plain)")
+                f"the course dialect plays N x N boards without gravity, misere or stones that"
+                f" move; {spec.name} needs the plain dialect (--dialect plain)")
         return [(f"boardsize {spec.width}", True),
                 (f"timelimit {told_timelimit(timeout, timelimit)}", False)]
 

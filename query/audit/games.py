@@ -3,7 +3,9 @@ the empty board or a given start, and every move it makes is judged: does it kee
 position had? This is how programs that cannot be put into a position are audited.
 
 The table plays the other side: perfectly (a random best move), at random, or at `level:L`
-(a best move with probability L/10, else a random one). Each game is seeded from `seed`.
+(a best move with probability L/10, else a random one). Each game is seeded from `seed`. Where
+stones move (`+stonesN`), moves are placements, then steps `a1-b2`, and a game that repeats is a
+draw by the rules of play (query/turns.py: a position's third time, or turns.PLY_LIMIT plies).
 """
 from __future__ import annotations
 
@@ -15,11 +17,10 @@ from typing import Any
 
 from tablebase.builder.game import Spec, Value
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.query import turns
 from tablebase.query.audit.candidates import Candidate, Reply
-from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import AuditInputError, IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, empty_board, move_name
-from tablebase.query.records import known_depth
+from tablebase.query.notation import board_text
 from tablebase.query.tablebase import Tablebase
 
 SIDES = ("x", "o", "both")
@@ -61,8 +62,9 @@ class LostValue:
     """One move of the player's that threw value away (values for the player, `to_move`).
 
     `value`/`depth` are its position's before the move, `after_value`/`after_depth` what the move
-    gives; `refutation` starts with the move and goes on with the table's perfect line, ending in
-    `after_value`. `game` counts from 1; `moves` are the game's moves before this one.
+    gives (a depth None: a draw by endless play); `refutation` starts with the move and goes on
+    with the table's perfect line, ending in `after_value`. `game` counts from 1; `moves` are the
+    game's moves before this one.
     """
 
     game: int
@@ -71,9 +73,9 @@ class LostValue:
     to_move: str
     move: str
     value: Value
-    depth: int
+    depth: int | None
     after_value: Value
-    after_depth: int
+    after_depth: int | None
     best_moves: tuple[str, ...]
     refutation: tuple[str, ...]
     moves: tuple[str, ...]
@@ -97,7 +99,8 @@ class Forfeit:
 class PlayReport:
     """The outcome of an audit by play. `results` counts the player's games by outcome (win, draw,
     loss, or forfeit: it gave no legal move); `lost_by_ply` counts value-losing moves by the stones
-    on the board before them; `examples` are the first value-losing moves, in play order."""
+    on the board before them; `examples` are the first value-losing moves, in play order;
+    `ruled_draws` counts the games declared drawn by the rules of play (query/turns.py)."""
 
     spec: str
     player: str
@@ -116,6 +119,7 @@ class PlayReport:
     restarts: int = 0
     asked: str | None = None
     kinds: dict[str, int] = field(default_factory=dict)
+    ruled_draws: int = 0
 
     @property
     def ok(self) -> bool:
@@ -143,7 +147,7 @@ def play_audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, games: int
     if engine is not None and engine.commands is not None and "genmove" not in engine.commands:
         raise AuditInputError(f"engine {candidate.label!r} does not list 'genmove', which --play"
                               " asks for")
-    root = tuple(start) if start is not None else empty_board(spec)
+    root = tuple(start) if start is not None else turns.start(spec)
     if tb.probe(spec, root).terminal:
         raise AuditInputError(f"the start {board_text(spec, root)!r} is a finished game")
     started = time.perf_counter()
@@ -153,13 +157,14 @@ def play_audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, games: int
     kinds: dict[str, int] = {}
     examples: list[LostValue] = []
     forfeits: list[Forfeit] = []
-    judged = 0
+    judged = ruled = 0
     with progress(total=games, desc=f"play {candidate.label}", unit="game") as bar:
         for game in range(1, games + 1):
             side = plays if plays != "both" else ("x" if game % 2 == 1 else "o")
             outcome, lost = _one_game(tb, spec, candidate, root, side, opponent, rng, game,
                                       examples, forfeits, max_examples)
-            results[outcome] += 1
+            ruled += outcome == "ruled"
+            results["draw" if outcome == "ruled" else outcome] += 1
             judged += len(lost)
             for ply, kind in lost:
                 if kind == "value":
@@ -173,20 +178,23 @@ def play_audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, games: int
         lost_by_ply=dict(sorted(lost_by_ply.items())), results=results, examples=tuple(examples),
         forfeits=tuple(forfeits[:max_examples]), seconds=time.perf_counter() - started,
         restarts=candidate.restarts,
-        asked=engine.describe(play=True) if engine is not None else None, kinds=kinds)
+        asked=engine.describe(play=True) if engine is not None else None, kinds=kinds,
+        ruled_draws=ruled)
 
 
 def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], side: str,
               opponent: Opponent, rng: random.Random, game: int, examples: list[LostValue],
               forfeits: list[Forfeit], limit: int) -> tuple[str, list[tuple[int, str]]]:
-    """Play one game; its result for the candidate, and (ply, 'kept'|'value'|kind) per move."""
+    """Play one game; its result for the candidate ('ruled': a draw by the rules of play), and
+    (stones, 'kept'|'value'|kind) per move."""
     own_board = hasattr(candidate, "begin_game")
     judged: list[tuple[int, str]] = []
     board, names = root, []
+    history = [root]
 
     def forfeit(kind: str, said: str, detail: str) -> tuple[str, list[tuple[int, str]]]:
-        forfeits.append(Forfeit(game, _ply(board), board, side, kind, said, detail))
-        judged.append((_ply(board), kind))
+        forfeits.append(Forfeit(game, turns.stones(spec, board), board, side, kind, said, detail))
+        judged.append((turns.stones(spec, board), kind))
         return "forfeit", judged
 
     if own_board:
@@ -197,12 +205,15 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
         probe = tb.probe(spec, board)
         if probe.terminal:
             break
+        if turns.drawn_by_play(history) is not None:
+            return "ruled", judged
         if probe.to_move != side:
-            move = opponent.choose(tb, spec, board, rng)
-            if own_board and (failure := candidate.tell(probe.to_move, move)) is not None:
+            told = opponent.choose(tb, spec, board, rng)
+            if own_board and (failure := candidate.tell(probe.to_move, told)) is not None:
                 return forfeit(failure.kind, "", failure.message)
-            board = place(board, parse_move(spec, board, move))
-            names.append(move)
+            board = turns.played(spec, board, turns.read_move(spec, board, told))
+            history.append(board)
+            names.append(told)
             continue
         reply: Reply = candidate.next_move(board) if own_board else candidate.ask(spec, board)
         if reply.failure is not None:
@@ -210,29 +221,27 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
         if reply.move is None:
             return forfeit("illegal-move", reply.said, "gave no move, but the game is not over")
         try:
-            cell = parse_move(spec, board, reply.move)
+            move = turns.read_move(spec, board, reply.move)
         except (NotationError, IllegalMoveError) as e:
             return forfeit("illegal-move", reply.said, str(e))
-        child = place(board, cell)
+        child = turns.played(spec, board, move)
         after = tb.probe(spec, child)
         after_value = Value(-after.value)
-        name = move_name(spec, cell)
+        name = turns.name(spec, move)
         if after_value != probe.value:
             judged.append((probe.ply, "value"))
             if len(examples) < limit:
                 examples.append(LostValue(
-                    game, probe.ply, board, side, name, probe.value,
-                    known_depth(probe.depth), after_value, known_depth(after.depth) + 1,
+                    game, probe.ply, board, side, name, probe.value, probe.depth, after_value,
+                    None if after.depth is None else after.depth + 1,
                     tuple(m.move for m in tb.best_moves(spec, board)),
                     (name,) + tuple(s.move for s in tb.line(spec, child)), tuple(names)))
         else:
             judged.append((probe.ply, "kept"))
         board = child
+        history.append(board)
         names.append(name)
     final = tb.probe(spec, board)
     value = final.value if final.to_move == side else Value(-final.value)
     return {Value.WIN: "win", Value.DRAW: "draw", Value.LOSS: "loss"}[value], judged
 
-
-def _ply(board: Sequence[int]) -> int:
-    return sum(1 for v in board if v)

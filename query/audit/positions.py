@@ -5,7 +5,9 @@ smallest counterexamples with the table's perfect line that refutes them.
 
 `--check move` accepts any move that keeps the position's value; `--check depth` also wants the
 exact depth and a move that keeps it (a player's move alone is then judged by the depth it keeps).
-Without a check asked for, each answer gets the strongest check its shape allows.
+Without a check asked for, each answer gets the strongest check its shape allows. Where stones
+move (`+stonesN`), a draw is a draw by endless play: it has no depth to check, and a move keeps it
+by keeping the draw.
 """
 from __future__ import annotations
 
@@ -15,24 +17,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.game import EMPTY, InvalidPositionError, Spec, Value, score, transform
+from tablebase.builder.game import InvalidPositionError, Spec, Value, score
 from tablebase.builder.game.symmetry import images as image_codes
 from tablebase.builder.game.symmetry import orbit_sizes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.query.audit.candidates import BuiltinCandidate, Candidate, Reply, _to_move
+from tablebase.query import turns
+from tablebase.query.audit.candidates import (
+    BuiltinCandidate,
+    Candidate,
+    Reply,
+    refuse_moving_builtins,
+    to_move,
+)
 from tablebase.query.audit.estimate import FIRST_ANSWERS, FIRST_SECONDS, answers_note
 from tablebase.query.audit.selection import (
     EVERY_IMAGE_LIMIT,
     Selection,
+    answer_depths,
     images,
     orientations,
     select_positions,
+    stored_positions,
 )
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
-from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import move_name, outcome_text, plies
-from tablebase.query.records import known_depth
+from tablebase.query.notation import outcome_text, plies
 from tablebase.query.tablebase import Tablebase
 
 CHECKS = ("value", "move", "depth")
@@ -54,13 +63,15 @@ class Judgement:
     checks: tuple[str, ...]
 
 
-def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth: int,
+def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth: int | None,
           reply: Reply, check: str | None = None) -> Judgement:
-    """Judge `reply` for `board` (whose stored value and depth, for the side to move, are given).
+    """Judge `reply` for `board` (whose stored value and depth, for the side to move, are given;
+    depth None: a draw by endless play).
 
     The checks applied are those the reply's shape allows, up to `check` (all of them if None).
     A move alone (a player's answer) is judged by the value it keeps, or with `check='depth'` by
-    the depth too. Where the game is over, no move is the right move.
+    the depth too. Where the game is over, no move is the right move. A draw by endless play
+    has no depth to check.
     """
     level = len(CHECKS) if check is None else CHECKS.index(check) + 1
     if reply.failure is not None:
@@ -70,23 +81,25 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
         allows.add("move")  # "no move" answers the move question at a finished position
     if reply.move_only and check == "depth":
         allows.add("depth")  # a player's move is then judged by the depth it keeps
-    checks = tuple(c for c in CHECKS[:level] if c in allows)
+    checks = tuple(c for c in CHECKS[:level] if c in allows and (c != "depth" or depth is not None))
     if reply.value is not None and reply.value != value:
         return Judgement("wrong-value", f"said {reply.value.word}; the table says"
                                         f" {outcome_text(value, depth)}", checks)
-    if "move" in checks and reply.move is None and depth > 0:
+    if "move" in checks and reply.move is None and depth != 0:
         return Judgement("illegal-move", "gave no move, but the game is not over", checks)
     if "move" in checks and reply.move is not None:
         try:
-            cell = parse_move(spec, board, reply.move)
+            move = turns.read_move(spec, board, reply.move)
         except InvalidPositionError as e:
             return Judgement("illegal-move", str(e), checks)
-        after = tb.probe(spec, place(board, cell))
-        move_value, move_depth = Value(-after.value), known_depth(after.depth) + 1
-        keeps = (score(move_value, move_depth) == score(value, depth) if "depth" in checks
+        after = tb.probe(spec, turns.played(spec, board, move))
+        move_value = Value(-after.value)
+        move_depth = None if after.depth is None else after.depth + 1
+        keeps = (score(move_value, move_depth) == score(value, depth)
+                 if "depth" in checks and depth is not None and move_depth is not None
                  else move_value == value)
         if not keeps:
-            name = move_name(spec, cell)
+            name = turns.name(spec, move)
             return Judgement("non-optimal-move",
                              f"{name} gives {outcome_text(move_value, move_depth)}, where the best"
                              f" moves give {outcome_text(value, depth)}", checks)
@@ -114,7 +127,7 @@ class Counterexample:
     ply: int
     to_move: str
     value: Value
-    depth: int
+    depth: int | None
     best_moves: tuple[str, ...]
     said: str
     detail: str
@@ -171,7 +184,7 @@ class _Found:
     kind: str = field(compare=False)
     board: tuple[int, ...] = field(compare=False)
     value: Value = field(compare=False)
-    depth: int = field(compare=False)
+    depth: int | None = field(compare=False)
     reply: Reply = field(compare=False)
     detail: str = field(compare=False)
 
@@ -226,14 +239,15 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
         raise AuditInputError(f"unknown check {check!r}; known checks: {', '.join(CHECKS)}")
     started = time.perf_counter()
     rows = select_positions(tb, spec, selection, seed, root)
-    boards = tb.table(spec, root).boards(rows.codes)
+    boards = stored_positions(tb, spec, rows.codes, root)
+    depths = answer_depths(spec, rows.value, rows.depth)
     maps = orientations(spec, rows.codes, seed).tolist()
     auto = every_orientation is None
     total = len(rows.codes)
     # Each position has at least one image: past the limit, no need to count them.
     if every_orientation or (auto and total <= EVERY_IMAGE_LIMIT):
         every_images = (int(orbit_sizes(image_codes(spec, rows.codes)).sum()) if root is None
-                        else sum(len(images(spec, tuple(b))) for b in boards.tolist()))
+                        else sum(len(images(spec, b)) for b in boards))
         every_orientation = every_images <= EVERY_IMAGE_LIMIT if auto else True
         total = every_images if every_orientation else total
     every_orientation = bool(every_orientation)
@@ -251,9 +265,10 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
             if max_failures is not None and bad_positions >= max_failures:
                 stopped_after = i
                 break
-            board = tuple(boards[i].tolist())
-            shown = images(spec, board) if every_orientation else [transform(spec, board, maps[i])]
-            value, depth = Value(int(rows.value[i])), int(rows.depth[i])
+            board = boards[i]
+            shown = (images(spec, board) if every_orientation
+                     else [turns.image(spec, board, maps[i])])
+            value, depth = Value(int(rows.value[i])), depths[i]
             first: _Found | None = None
             unanswered = False
             shown_boards += len(shown)
@@ -287,13 +302,14 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
                 mismatches[verdict.kind] += 1
                 bar.set_postfix(mismatches=sum(mismatches.values()), refresh=False)
                 if first is None:
-                    first = _Found(int(rows.ply[i]), code, verdict.kind, image, value, depth,
-                                   reply, verdict.detail)
+                    first = _Found(turns.stones(spec, image), code, verdict.kind, image, value,
+                                   depth, reply, verdict.detail)
             if first is not None:
                 bad_positions += 1
                 smallest.add(first)
             gave_up_positions += unanswered
-    if check == "depth" and shapes and not checked["depth"]:
+    if check == "depth" and shapes and not checked["depth"] and not any(
+            "depth" in shape or shape == "move" for shape in shapes):
         raise AuditInputError(
             f"--check depth needs answers that give a depth, (value, move, depth), or a move"
             f" alone (judged by the depth it keeps); {candidate.label} answered"
@@ -322,16 +338,16 @@ def _counterexample(tb: Tablebase, spec: Spec, found: _Found) -> Counterexample:
     best = tuple(m.move for m in tb.best_moves(spec, board))
     after, ends = None, found.value
     if found.kind == "non-optimal-move" and found.reply.move is not None:
-        cell = parse_move(spec, board, found.reply.move)
-        after = move_name(spec, cell)
-        child = place(board, cell)
+        move = turns.read_move(spec, board, found.reply.move)
+        after = turns.name(spec, move)
+        child = turns.played(spec, board, move)
         line = (after,) + tuple(s.move for s in tb.line(spec, child))
         ends = Value(-tb.probe(spec, child).value)
     elif found.kind in NO_CLAIM:
         line = ()
     else:
         line = tuple(s.move for s in tb.line(spec, board))
-    return Counterexample(found.kind, board, found.code, found.ply, _to_move(board), found.value,
+    return Counterexample(found.kind, board, found.code, found.ply, to_move(spec, board), found.value,
                           found.depth, best, found.reply.said, found.detail, line, ends, after)
 
 
@@ -345,8 +361,11 @@ class BuiltinAudit:
     nodes: int | None
 
 
-def builtin_names(which: str) -> list[str]:
-    """The textbook solvers `which` names: one name, or 'all'."""
+def builtin_names(which: str, spec: Spec | None = None) -> list[str]:
+    """The textbook solvers `which` names: one name, or 'all' (AuditInputError where `spec`'s
+    stones move: they cannot search it)."""
+    if spec is not None:
+        refuse_moving_builtins(spec)
     if which == "all":
         return list(SOLVERS)
     BuiltinCandidate(which)  # raises AuditInputError naming the known solvers
@@ -358,8 +377,9 @@ def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
     """Audit each named textbook solver (see `audit` for the options) and count its nodes from
     the empty board (from the endgame table's root, with `root=`)."""
     spec = tb.spec(spec)
+    refuse_moving_builtins(spec)
     root = options.get("root")
-    start = (EMPTY,) * spec.cells if root is None else tb.read_board(spec, root)
+    start = turns.start(spec) if root is None else tb.read_board(spec, root)
     out = []
     for name in names:
         candidate = BuiltinCandidate(name)

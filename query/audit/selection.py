@@ -1,6 +1,8 @@
 """Which stored positions an audit shows a solver, and in which orientation: the `--positions`
 selection, and the image of each position's symmetry orbit it is shown in (random but fixed by
-the seed and the code, or every distinct image)."""
+the seed and the code, or every distinct image). Where stones move (`+stonesN`) a position is
+its cells followed by the side to move, and a draw (by endless play) has no depth: `depth:D`
+and `hardest:N` pass over draws there, and list them after every decided position."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -8,8 +10,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from tablebase.builder.game import Spec, permutations, transform
+from tablebase.builder.game import Spec, permutations
+from tablebase.builder.game import moving as rules
 from tablebase.db.records import PositionArrays
+from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text
 from tablebase.query.readings import read_positions
@@ -158,10 +162,14 @@ def _parse_part(text: str, part: str, path: str) -> Selection:
 def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int = 0,
                      root: Sequence[int] | str | None = None) -> PositionArrays:
     """The stored positions a selection names, in code order (canonical codes and their rows),
-    of the whole-board table or of the endgame table rooted at `root`."""
+    of the whole-board table or of the endgame table rooted at `root`. Where stones move, a
+    row's ply is its stones and a draw's depth is -1 (none: `answer_depths` reads it)."""
     table = tb.table(spec, root).load()
+    if spec.moving:  # stones on the board (o's turn counts as one more in a stored ply)
+        table = PositionArrays(table.codes, np.minimum(table.ply, 2 * spec.stones),
+                               table.value, _depth_codes(spec, table.value, table.depth))
     whole = selection._has("all") is not None or selection._has("file") is not None
-    keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth > 0
+    keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth != 0
     for part in selection.parts:
         if part.kind == "file":
             keep &= np.isin(table.codes, listed_codes(tb, spec, part.path or "", root))
@@ -188,9 +196,36 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
                           table.depth[chosen])
 
 
+# A draw by endless play's depth among the depths selections compare: none, so below them all.
+_ENDLESS = -1
+
+
+def _depth_codes(spec: Spec, value: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The depths a selection compares: the stored ones, and _ENDLESS for a draw where stones
+    move (the table keeps a depth there that means nothing)."""
+    if not spec.moving:
+        return depth
+    return np.where(value == 0, _ENDLESS, depth).astype(np.int16)
+
+
+def answer_depths(spec: Spec, value: np.ndarray, depth: np.ndarray) -> list[int | None]:
+    """The depths of selected positions as answers give them: None for a draw by endless
+    play (where stones move)."""
+    return [None if d == _ENDLESS else d for d in _depth_codes(spec, value, depth).tolist()]
+
+
+def stored_positions(tb: Tablebase, spec: Spec, codes: np.ndarray,
+                     root: Sequence[int] | str | None = None) -> list[tuple[int, ...]]:
+    """The positions of a table's stored codes, as the audit shows them: cell values, then the
+    side to move where stones move (the side's digit is in the code)."""
+    if spec.moving:
+        return [rules.position_of(spec, code) for code in codes.tolist()]
+    return [tuple(b) for b in tb.table(spec, root).boards(codes).tolist()]
+
+
 def _none_left(table: PositionArrays, selection: Selection) -> str:
     """Why a selection names no position: the range the table has for a ply or depth asked."""
-    open_ = table.depth > 0
+    open_ = table.depth != 0
     ply, depth = selection._has("ply"), selection._has("depth")
     if ply is not None and not (open_ & (table.ply == ply.number)).any() and open_.any():
         plies = np.unique(table.ply[open_])
@@ -223,7 +258,8 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
-        codes = tb.table(spec, root).stored_codes(boards)
+        codes = (_moving_codes(tb, spec, boards, root) if spec.moving
+                 else tb.table(spec, root).stored_codes(boards))
     except ValueError as e:
         raise AuditInputError(f"{path}: {e}") from None
     missing = np.flatnonzero(codes < 0)
@@ -234,6 +270,22 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
             f" {board_text(spec, boards[missing[0]])!r}"
             + (f" (nor {len(missing) - 1:,} more)" if len(missing) > 1 else ""))
     return np.unique(codes)
+
+
+def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]],
+                  root: Sequence[int] | str | None) -> np.ndarray:
+    """The stored code of each position of a game whose stones move, or -1 where the table
+    does not hold it: the code of whichever image of it the table stores (a whole table one
+    per orbit, an endgame table one per orbit of the maps that fix its start)."""
+    stored = tb.table(spec, root).load().codes
+    maps = range(len(permutations(spec)))
+    found = []
+    for position in positions:
+        codes = np.array(sorted({rules.code_of(spec, turns.image(spec, position, s))
+                                 for s in maps}), dtype=np.int64)
+        held = codes[np.isin(codes, stored)]
+        found.append(int(held[0]) if len(held) else -1)
+    return np.array(found, dtype=np.int64)
 
 
 def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:
@@ -253,7 +305,7 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
     It depends only on the seed and the code, so a position is shown in the same image whichever
     selection it comes in.
     """
-    from tablebase.db.checksum import mix64  # compiled: numba, imported where it is used
+    from tablebase.db.checksum import mix64  # compiled: a probe process imports no numba
 
     keyed = np.asarray(codes, dtype=np.int64).astype(np.uint64) ^ mix64(
         np.array([seed & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64))
@@ -261,8 +313,9 @@ def orientations(spec: Spec, codes: np.ndarray, seed: int = 0) -> np.ndarray:
 
 
 def images(spec: Spec, board: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every distinct image of a board under the symmetry maps, in map order (identity first)."""
+    """Every distinct image of a board (a position: where stones move, the side to move stays)
+    under the symmetry maps, in map order (identity first)."""
     seen: dict[tuple[int, ...], None] = {}
     for s in range(len(permutations(spec))):
-        seen.setdefault(transform(spec, board, s), None)
+        seen.setdefault(turns.image(spec, board, s), None)
     return list(seen)

@@ -89,8 +89,10 @@ def _cmd_line(args: argparse.Namespace) -> int:
     board = position.board
     with open_for_answers(args.db, searching=args.search is not None) as tb:
         probe, steps = line_or_search(tb, spec, position, args.search)
+    # Where stones move, a drawn line stops at a repeat (query/moving.py): a draw has no depth.
+    repeats = spec.moving and isinstance(probe, Probe) and probe.depth is None
     if args.json:
-        print(json.dumps(line_json(spec, board, probe, steps), indent=2))
+        print(json.dumps(line_json(spec, board, probe, steps, repeats), indent=2))
         return EXIT_OK
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:
@@ -174,8 +176,9 @@ def register(commands: Any) -> None:
 
     p = commands.add_parser("play", help="play against the table in the terminal",
                             description="Play SPEC against perfect play (or a weaker --level)."
-                                        " Type moves such as b2;"
-                                        " also hint, undo and quit.")
+                                        " Type moves such as b2 (and steps such as a1-b2 where"
+                                        " stones move); also hint, undo and quit. A position"
+                                        " that comes up a third time is a draw.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. tictactoe")
     p.add_argument("position", metavar="POSITION", nargs="?",
                    help="start from this position (board text; default: the empty board), e.g."
@@ -192,8 +195,9 @@ def register(commands: Any) -> None:
     p = commands.add_parser("export", help="write every stored position as CSV or JSON Lines",
                             description="Stream every stored (canonical) position of SPEC with"
                                         " the columns board, to_move, ply, value (for the side"
-                                        " to move) and depth, and with --with-moves the moves"
-                                        " that reach it.")
+                                        " to move) and depth (empty or null for a draw by"
+                                        " endless play), and with --with-moves the moves that"
+                                        " reach it.")
     p.add_argument("spec", metavar="SPEC", help="the game, e.g. 4x3k3")
     root_option(p)
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default) or jsonl")
@@ -201,7 +205,8 @@ def register(commands: Any) -> None:
                    help="write to FILE (default: standard output)")
     p.add_argument("--with-moves", action="store_true",
                    help="add a moves column: moves from the empty board, x first, that reach the"
-                        " position (column letters with gravity)")
+                        " position (column letters with gravity; FROM-TO steps where stones"
+                        " move, whole-board tables only)")
     db_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_export)

@@ -51,7 +51,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     with open_tablebase(args.db) as tb:
         tb.table(spec, args.root)  # a table the database lacks fails here, before any solver
         if builtin is not None:
-            names = builtin_names(builtin)
+            names = builtin_names(builtin, spec)
             if args.root is None:
                 note = builtins_note(spec, estimate_builtins(
                     tb, spec, names, options["selection"], args.seed, every))
@@ -110,6 +110,10 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     if args.builtin is not None or args.play is not None or args.root is not None:
         raise AuditInputError("a course test file is audited with --engine or --solver, without"
                               " --builtin, --play or --root")
+    if spec.moving:
+        raise AuditInputError(f"a course test file plays games whose stones are only placed;"
+                              f" in {spec.name} stones move: list its positions one a line"
+                              " (board text, then x or o where needed) instead")
     cases = read_course_file(spec, path)  # a bad file fails here, before any solver
     search = args.search  # None (--no-search): only the tables settle a case
     with open_for_answers(args.db, searching=search is not None) as tb:

@@ -8,6 +8,7 @@ from tablebase.builder.game import Spec, Value
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import count
 from tablebase.query.notation import board_text, draw_board, outcome_text
+from tablebase.query.turns import PLY_LIMIT
 
 
 def _seen(report: Any) -> str:
@@ -113,7 +114,8 @@ def print_play(spec: Spec, report: Any) -> None:
     """The audit-by-play report as text: games, moves judged, value-losing moves by ply, results,
     then the first value-losing moves with the table's refuting line."""
     side = {"x": "x", "o": "o", "both": "x and o in turn"}[report.plays]
-    start = "" if not any(report.start) else f" from {board_text(spec, report.start)}"
+    start = ("" if not any(report.start[:spec.cells])
+             else f" from {board_text(spec, report.start)}")
     print(f"audit by play of {report.player} on {spec.name}: {count(report.games, 'game')}"
           f"{start}, the player as {side}, the table as {report.opponent} (seed {report.seed})")
     if report.asked:
@@ -121,6 +123,9 @@ def print_play(spec: Spec, report: Any) -> None:
     r = report.results
     print(f"  results for the player: {r['win']:,} won, {r['draw']:,} drawn, {r['loss']:,} lost"
           + (f", {r['forfeit']:,} forfeited (no legal move)" if r["forfeit"] else ""))
+    if report.ruled_draws:
+        print(f"  drawn by the rules of play: {report.ruled_draws:,} (a position came up a third"
+              f" time, or {PLY_LIMIT:,} plies were played)")
     print(f"  moves judged: {report.moves_judged:,}")
     print(f"  value-losing moves: {report.lost:,}")
     if report.lost_by_ply:

@@ -133,13 +133,15 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return EXIT_OK if report.ok else EXIT_MISMATCH
     rate = report.positions / seconds * 60 if seconds > 0 else 0.0
     name = spec.name if table.is_whole else (f"the {spec.name} endgame table from"
-                                             f" {board_text(spec, table.board)}")
+                                             f" {board_text(spec, table.position)}")
     origin = "the empty board" if table.is_whole else "the root"
     if report.ok:
         print(f"{name} in {db_name}: all {report.positions:,} positions verified"
               f" in {seconds:.1f} s ({rate:,.0f} a minute)")
-        print("  every value and depth re-derived from its children and the rules; every child"
-              f" stored; every row reachable from {origin}; counts and checksum match")
+        endless = " (a draw by endless play: no lost child, not every child won)" \
+            if spec.moving else ""
+        print(f"  every value and depth re-derived from its children and the rules{endless};"
+              f" every child stored; every row reachable from {origin}; counts and checksum match")
         return EXIT_OK
     kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(report.by_kind.items()))
     problems = f"{report.problems:,} inconsistenc{'y' if report.problems == 1 else 'ies'}"

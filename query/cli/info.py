@@ -69,7 +69,7 @@ def _print_games(db: str, games: list[GameRecord]) -> None:
         if g.complete:
             value = outcome_text(g.root_value or 0, g.root_plies)
             print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  "
-                  f"{g.layout:<8}{value:<18}{root}")
+                  f"{g.layout:<8}{value:<17} {root}")  # a long value keeps a space
         else:
             print(f"  {g.spec:<22}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<8}{'-':<18}{root}"
                   " (build did not finish; run the build again)")

@@ -18,8 +18,9 @@ from tablebase.query.cli.common import (
     progress,
     whole_number,
 )
-from tablebase.query.notation import board_text
+from tablebase.query.notation import board_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
+from tablebase.query.play.loopy import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 from tablebase.query.tablebase import open_tablebase
 
@@ -54,7 +55,8 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
         if args.root is not None:
             tb.table(spec, args.root)  # the endgame table must exist: its own error otherwise
         with progress(args.quiet)(unit="pos", desc=f"strategy {spec.name}") as bar:
-            found = find_strategy(tb, spec, board, args.side, progress=bar.update)
+            found = find_strategy(tb, spec, board, args.side, progress=bar.update,
+                                  limit=args.max_explored)
         if args.dot:
             if len(found) > 1:
                 raise UsageError("--dot writes one strategy and the position is a draw, with one"
@@ -70,7 +72,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
         goal = "a win" if s.goal.word == "win" else "at least a draw"
         first = f"first move {s.first_move}" if s.first_move else "the opponent moves first"
         print(f"{s.side}'s smallest strategy for {goal}: {s.nodes:,} nodes,"
-              f" {s.positions:,} distinct positions, longest path {s.depth} plies; {first}")
+              f" {s.positions:,} distinct positions, longest path {plies(s.depth)}; {first}")
     if args.dot:
         print(f"wrote the strategy as a Graphviz graph to {args.dot}")
     return EXIT_OK
@@ -128,6 +130,10 @@ def register(commands: Any) -> None:
     p.add_argument("--max-nodes", type=whole_number(0, "a whole number >= 0"),
                    default=DEFAULT_MAX_NODES, metavar="N",
                    help="--json includes the whole tree only up to N nodes (default: 100000)")
+    p.add_argument("--max-explored", type=whole_number(1, "a positive whole number"),
+                   default=EXPLORE_LIMIT, metavar="N",
+                   help="where stones move, search at most N positions for a win's smallest"
+                        f" strategy (default: {EXPLORE_LIMIT:,})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_strategy)
 

@@ -11,7 +11,9 @@ Two dialects, chosen by what the controller says last:
     solve       -> = x b2         solve       -> = b C3, = w, = draw, = unknown
 
 Black is x and moves first. A `boardsize` with one number or a colour b/w/black/white switches
-to the b/w dialect; `boardsize W H` or a colour x/o switches back.
+to the b/w dialect; `boardsize W H` or a colour x/o switches back. Where stones move
+(`+stonesN`), a step is FROM-TO in either dialect (`play x a1-b2`, `play b A1-B2`), and
+`showboard` says whose turn it is, which the stones no longer tell.
 """
 from __future__ import annotations
 
@@ -19,11 +21,11 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tablebase.builder.game import GameError, O, Spec, Value, X, legal_moves, parse_spec, side_to_move
+from tablebase.builder.game import GameError, O, Spec, Value, X, parse_spec
 from tablebase.db.errors import StorageError
-from tablebase.query.boards import parse_move, place
+from tablebase.query import turns
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
-from tablebase.query.notation import GTP_COLUMNS, column_name, draw_board, empty_board, move_name
+from tablebase.query.notation import GTP_COLUMNS, column_name, draw_board, move_name
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.tablebase import Tablebase
 from tablebase.version import tool_version
@@ -56,11 +58,11 @@ class GtpSession:
 
     def __post_init__(self) -> None:
         check_level(self.level)
-        self.history = [empty_board(self.spec)]
+        self.history = [turns.start(self.spec)]
 
     @property
     def board(self) -> tuple[int, ...]:
-        """The current position."""
+        """The current position (where stones move, followed by the side to move)."""
         return self.history[-1]
 
     # --- names in the current dialect -------------------------------------------------------
@@ -70,31 +72,39 @@ class GtpSession:
             return "b" if player == X else "w"
         return "x" if player == X else "o"
 
-    def _move_name(self, cell: int) -> str:
+    def _point(self, cell: int) -> str:
         if not self.black_white:
             return move_name(self.spec, cell)
         row, col = divmod(cell, self.spec.width)
         return f"{GTP_COLUMNS[col]}{self.spec.height - row}"
+
+    def _move_name(self, move: turns.Move) -> str:
+        start, cell = move
+        return self._point(cell) if start is None else f"{self._point(start)}-{self._point(cell)}"
 
     def _read_colour(self, word: str) -> int:
         player = _COLOURS.get(word.lower())
         if player is None:
             raise GtpError(f"invalid color {word!r}: expected x, o, b, w, black or white")
         self.black_white = word.lower() not in ("x", "o")
-        mover = side_to_move(self.board)
-        if player != mover and legal_moves(self.spec, self.board):
+        mover = turns.mover(self.spec, self.board)
+        if player != mover and turns.legal(self.spec, self.board):
             raise GtpError(f"it is {self._colour(mover)}'s turn, not {self._colour(player)}'s")
         return player
 
-    def _read_move(self, text: str) -> int:
+    def _read_point(self, text: str) -> str:
+        """A GTP point (B2) as our cell name (b2)."""
+        letters = "".join(ch for ch in text if ch.isalpha()).upper()
+        if len(letters) != 1 or letters not in GTP_COLUMNS[: self.spec.width]:
+            raise GtpError(f"invalid coordinate {text!r}: columns run A-"
+                           f"{GTP_COLUMNS[self.spec.width - 1]} (no I), rows 1-"
+                           f"{self.spec.height} from the bottom")
+        return column_name(GTP_COLUMNS.index(letters)) + text.strip()[1:]
+
+    def _read_move(self, text: str) -> turns.Move:
         if self.black_white:
-            letters = "".join(ch for ch in text if ch.isalpha()).upper()
-            if len(letters) != 1 or letters not in GTP_COLUMNS[: self.spec.width]:
-                raise GtpError(f"invalid coordinate {text!r}: columns run A-"
-                               f"{GTP_COLUMNS[self.spec.width - 1]} (no I), rows 1-"
-                               f"{self.spec.height} from the bottom")
-            text = column_name(GTP_COLUMNS.index(letters)) + text.strip()[1:]
-        return parse_move(self.spec, self.board, text)
+            text = "-".join(self._read_point(part) for part in text.split("-"))
+        return turns.read_move(self.spec, self.board, text)
 
     # --- the commands ----------------------------------------------------------------------------
 
@@ -113,7 +123,7 @@ class GtpSession:
         if tuple(sizes) != (self.spec.width, self.spec.height):
             raise GtpError(f"unacceptable size: this engine plays {self.spec.name},"
                            f" {self.spec.width}x{self.spec.height}")
-        self.history = [empty_board(self.spec)]
+        self.history = [turns.start(self.spec)]
         return ""
 
     def _set_game(self, args: list[str]) -> str:
@@ -129,12 +139,12 @@ class GtpSession:
         if len(args) != 2:
             raise GtpError("play takes a color and a move, e.g. play x b2")
         self._read_colour(args[0])
-        cell = self._read_move(args[1])
-        self.history.append(place(self.board, cell))
+        move = self._read_move(args[1])
+        self.history.append(turns.played(self.spec, self.board, move))
         return ""
 
     def _clear_board(self, args: list[str]) -> str:
-        self.history = [empty_board(self.spec)]
+        self.history = [turns.start(self.spec)]
         return ""
 
     def _undo(self, args: list[str]) -> str:
@@ -148,8 +158,8 @@ class GtpSession:
             raise GtpError("genmove takes a color, e.g. genmove o")
         self._read_colour(args[0])
         chosen = choose_move(self.tb, self.spec, self.board, self.level, self.rng)
-        self.history.append(place(self.board, chosen.cell))
-        return self._move_name(chosen.cell)
+        self.history.append(turns.played(self.spec, self.board, turns.of(chosen)))
+        return self._move_name(turns.of(chosen))
 
     def _solve(self, args: list[str]) -> str:
         try:
@@ -164,7 +174,7 @@ class GtpSession:
         if probe.terminal or probe.value == Value.LOSS:
             return winner
         best = self.tb.best_moves(self.spec, self.board)[0]
-        return f"{winner} {self._move_name(best.cell)}"
+        return f"{winner} {self._move_name(turns.of(best))}"
 
     def _timelimit(self, args: list[str]) -> str:
         # Answers come from the table at once: any time limit is met, so it is only checked.
@@ -178,7 +188,10 @@ class GtpSession:
             # The column letters of the dialect in use: GTP's skip I.
             lines[-1] = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())] + " ".join(
                 GTP_COLUMNS[: self.spec.width])
-        return "\n" + "\n".join(lines)
+        # Whose turn it is: once every stone is down (+stonesN) the board no longer says it.
+        turn = (f"{self._colour(turns.mover(self.spec, self.board))} to move"
+                if turns.legal(self.spec, self.board) else "game over")
+        return "\n" + "\n".join([turn, *lines])
 
     def _quit(self, args: list[str]) -> str:
         self.done = True

@@ -23,12 +23,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
-from tablebase.builder.game import O, Spec, Value, X, canonical_board, legal_moves, side_to_move
+from tablebase.builder.game import Spec, Value, canonical_board, legal_moves
+from tablebase.query import turns
 from tablebase.query.boards import place
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import board_text, move_name, to_move_name
+from tablebase.query.notation import board_text, move_name
+from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
+from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
 
@@ -58,7 +60,7 @@ class _Memo:
     lower: dict[int, int] = field(default_factory=dict)
 
 
-class Strategy:
+class Strategy(StrategyTree):
     """The smallest strategy for `side` ('x' or 'o') from `board`, with goal `goal`
     (Value.WIN or Value.DRAW, for `side`). Use `find_strategy`.
 
@@ -69,8 +71,7 @@ class Strategy:
 
     def __init__(self, tb: Tablebase, spec: Spec, board: tuple[int, ...], side: str,
                  goal: Value, memo: _Memo, progress: Callable[[int], None] | None) -> None:
-        self.tb, self.spec, self.board, self.side, self.goal = tb, spec, board, side, goal
-        self._player = X if side == "x" else O
+        super().__init__(tb, spec, board, side, goal)
         self._memo = memo
         self._progress = progress
         self.nodes = self._exact(board)
@@ -79,9 +80,6 @@ class Strategy:
         self.first_move = move_name(spec, first[0]) if first else None
 
     # --- the dynamic programme ----------------------------------------------------------
-
-    def _mover(self, board: tuple[int, ...]) -> int:
-        return side_to_move(board)
 
     def _keeps(self, value_for_side: Value) -> bool:
         return value_for_side >= self.goal
@@ -174,83 +172,26 @@ class Strategy:
             return moves
         return [self.choice(board)]
 
-    def _shape(self) -> tuple[int, int]:
-        """(distinct boards, longest path in plies), walking the strategy's graph once."""
-        longest: dict[tuple[int, ...], int] = {}
-        # An explicit stack: (board, whether its children are done).
-        stack: list[tuple[tuple[int, ...], bool]] = [(self.board, False)]
-        while stack:
-            board, done = stack.pop()
-            if done:
-                longest[board] = max((1 + longest[place(board, c)] for c in self.children(board)),
-                                     default=0)
-                continue
-            if board in longest:
-                continue
-            longest[board] = -1  # on the stack: its children are being done
-            stack.append((board, True))
-            for cell in self.children(board):
-                child = place(board, cell)
-                if child not in longest:
-                    stack.append((child, False))
-        return len(longest), longest[self.board]
-
-    # --- exports -------------------------------------------------------------------------
-
-    def tree(self) -> dict[str, Any]:
-        """The strategy as nested `{"board", "to_move", "children": {MOVE: node}}`; leaves
-        have empty `children`. It has `nodes` nodes: mind the size before asking."""
-        def node(board: tuple[int, ...]) -> dict[str, Any]:
-            return {"board": board_text(self.spec, board),
-                    "to_move": to_move_name(sum(1 for v in board if v)),
-                    "children": {move_name(self.spec, c): node(place(board, c))
-                                 for c in self.children(board)}}
-        return node(self.board)
+    def _moves(self, board: tuple[int, ...]) -> list[turns.Move]:
+        return [(None, cell) for cell in self.children(board)]
 
     def edges(self) -> Iterator[tuple[tuple[int, ...], int, tuple[int, ...]]]:
         """Every (board, move cell, child board) of the strategy's graph, each position once."""
-        seen = {self.board}
-        stack = [self.board]
-        while stack:
-            board = stack.pop()
-            for cell in self.children(board):
-                child = place(board, cell)
-                yield board, cell, child
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-
-    def dot(self) -> str:
-        """The strategy as a Graphviz digraph, each position once; the side's moves are bold."""
-        ids: dict[tuple[int, ...], str] = {}
-        lines = [f'digraph "{self.side} {self.goal.word} strategy {self.spec.name}" {{',
-                 '  node [shape=box, fontname="monospace"];']
-
-        def name(board: tuple[int, ...]) -> str:
-            if board not in ids:
-                ids[board] = f"p{len(ids)}"
-                label = board_text(self.spec, board).replace("/", "\\n")
-                finished = not legal_moves(self.spec, board)
-                lines.append(f'  {ids[board]} [label="{label}"'
-                             f'{", peripheries=2" if finished else ""}];')
-            return ids[board]
-        name(self.board)
-        for board, cell, child in self.edges():
-            a, b = name(board), name(child)
-            bold = ", style=bold" if self._mover(board) == self._player else ""
-            lines.append(f'  {a} -> {b} [label="{move_name(self.spec, cell)}"{bold}];')
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+        for board, (_, cell), child in self._edges():
+            yield board, cell, child
 
 
 def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str | None = None,
-                  *, progress: Callable[[int], None] | None = None) -> list[Strategy]:
+                  *, progress: Callable[[int], None] | None = None,
+                  limit: int = EXPLORE_LIMIT) -> list[StrategyTree]:
     """The smallest strategies from `position`: for `side` ('x' or 'o') if given, else for
     the winner, or for both sides (x first) when the position is a draw.
 
     The goal is a win when the side wins from the position, at least a draw when it is a
-    draw; raises NoStrategyError when it is a loss for `side`. `progress(n)` is called as
-    positions are solved.
+    draw; raises NoStrategyError when it is a loss for `side`, and where stones move
+    (`+stonesN`) when it is a draw: a draw by endless play, which no finite strategy proves
+    (wins there are found by loopy.py, which raises StrategyTooLargeError past `limit`
+    positions). `progress(n)` is called as positions are solved.
     """
     spec = tb.spec(spec)
     board = tb.read_board(spec, position)
@@ -263,12 +204,17 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
         sides = list(SIDES) if for_x == Value.DRAW else ["x" if for_x == Value.WIN else "o"]
     else:
         sides = [side]
-    found = []
+    found: list[StrategyTree] = []
     for s in sides:
         value = for_x if s == "x" else Value(-for_x)
         if value == Value.LOSS:
             raise NoStrategyError(
                 f"{s} has no strategy from {board_text(spec, board)!r} ({spec.name}): the"
                 f" position is a loss for {s} ({probe})")
-        found.append(Strategy(tb, spec, board, s, value, _Memo(), progress))
+        if spec.moving and value == Value.DRAW:
+            raise NoStrategyError(
+                f"{board_text(spec, board)!r} ({spec.name}) is a draw by endless play: no"
+                " finite strategy proves it, since neither side can force the game to end")
+        found.append(LoopyStrategy(tb, spec, board, s, progress, limit) if spec.moving else
+                     Strategy(tb, spec, board, s, value, _Memo(), progress))
     return found

@@ -16,14 +16,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value, parse_spec
+from tablebase.builder.game import PLAYER_NAMES, Spec, Value, parse_spec
+from tablebase.builder.game import moving as rules
 from tablebase.builder.game.codec import encode_many
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
-from tablebase.query.errors import QueryError
+from tablebase.query.boards import parse_board
+from tablebase.query.errors import NotationError, QueryError
 from tablebase.query.notation import board_texts, json_kind
 from tablebase.query.reading import read_position
 from tablebase.query.readings import read_positions
+from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
@@ -31,7 +34,7 @@ from tablebase.query.search.answers import (
     search_line,
     search_moves,
 )
-from tablebase.query.search.solving import searcher
+from tablebase.query.search.solving import refuse_moving, searcher
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -70,6 +73,7 @@ from none while its file does not exist: every position is then searched)."""
         self._games_read = -float("inf")
         self._stats: dict[tuple[str, str | None, str], dict[str, Any]] = {}
         self._lock = threading.Lock()
+        self._counting = threading.Lock()
 
     def tablebase(self) -> Tablebase:
         """This thread's Tablebase on the database."""
@@ -158,6 +162,15 @@ from none while its file does not exist: every position is then searched)."""
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
+        if spec.moving:  # search does not take these games: the tables answer or say why not
+            try:
+                held = examine_tables(self.tablebase(), spec, board, None)
+            except GameNotBuiltError:
+                if self.search is not None:
+                    refuse_moving(spec)  # in one line, before a search thread is asked for
+                raise
+            assert held is not None  # with no search allowed, the tables answer or raise
+            return moves_json(spec, board, *held)
         return self._from_tables(examine_tables, moves_json, spec, board)
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
@@ -207,6 +220,9 @@ from none while its file does not exist: every position is then searched)."""
     def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`line` from the tables; None where no table holds the position and a search may
         answer it (`line_by_search`); the tables' error otherwise."""
+        if spec.moving:  # a draw by endless play is followed until a position comes back
+            tb = self.tablebase()
+            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         return self._from_tables(line_from_tables, line_json, spec, board)
 
     def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
@@ -219,9 +235,10 @@ from none while its file does not exist: every position is then searched)."""
         """Counts of stored positions per ply by value, and per value by depth (cached), of the
         whole-board table or of the endgame table rooted at `root` (board text)."""
         key = (spec.name, root, self.checksum(spec))
-        found = self._stats.get(key)
-        if found is None:
-            found = self._stats[key] = _stats(spec, self.tablebase(), root)
+        with self._counting:  # one count at a time: a second asker waits for the first's
+            found = self._stats.get(key)
+            if found is None:
+                found = self._stats[key] = _stats(spec, self.tablebase(), root)
         return found
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
@@ -241,14 +258,15 @@ from none while its file does not exist: every position is then searched)."""
             raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
                             f" {json_kind(texts[i])}")
         tb = self.tablebase()
+        if spec.moving:
+            return self._probe_moving(spec, texts)
         read = read_positions(spec, texts)
         if read.errors:
             first = min(read.errors)
             raise _at(read.errors[first], first, len(texts))
         boards = read.cells
-        if spec.moving or not any(t.root is None for t in tb.tables(spec)):
-            # Only endgame tables: each board may sit in a different one, so ask one by one;
-            # where stones move, a code holds the side to move too (query/moving.py asks).
+        if not any(t.root is None for t in tb.tables(spec)):
+            # Only endgame tables: each board may sit in a different one, so ask one by one.
             answers = []
             for i, board in enumerate(boards):
                 cells = tuple(int(v) for v in board)
@@ -268,6 +286,46 @@ from none while its file does not exist: every position is then searched)."""
         return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
                                found.depth.tolist(), found.ply.tolist())
 
+    def _probe_moving(self, spec: Spec, texts: list[Any]) -> list[dict[str, Any]]:
+        """`probe_many` of a game whose stones move: every board read, then all looked up at
+        once in the whole-board table (one by one where only endgame tables hold the game, or
+        to name the first board no table holds by its place)."""
+        tb = self.tablebase()
+        positions = []
+        for i, text in enumerate(texts):
+            try:
+                positions.append(tb.read_board(spec, _moving_board(spec, text)))
+            except (QueryError, ValueError) as e:
+                raise _at(e, i, len(texts)) from None
+        if any(t.root is None for t in tb.tables(spec)):
+            found = tb.table(spec).get_many([rules.code_of(spec, p) for p in positions])
+            if found.found.all():
+                return [probe_json(spec, p, Probe(Value(v), None if d < 0 else d,
+                                                  PLAYER_NAMES[p[spec.cells]], d == 0, n))
+                        for p, v, d, n in zip(positions, found.value.tolist(),
+                                              found.depth.tolist(), found.ply.tolist())]
+        answers = []
+        for i, position in enumerate(positions):
+            try:
+                answers.append(probe_json(spec, position, tb.probe(spec, position)))
+            except (QueryError, ValueError, KeyError) as e:
+                raise _at(e, i, len(texts)) from None
+        return answers
+
+
+def _moving_board(spec: Spec, text: Any) -> str:
+    """Board text of a game whose stones move, checked in form: the board, then ` x` or ` o`
+    where the stones do not say whose turn it is, and nothing more (no moves)."""
+    if not isinstance(text, str):
+        raise _BadBatch(f"expected board text, found {json_kind(text)}")
+    tokens = text.split()
+    if not tokens or len(tokens[0]) < 2 or not set(tokens[0]) <= set("xXoO./"):
+        parse_board(spec, tokens[0] if tokens else text)  # its own one-line error
+    if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
+        raise NotationError(f"board {text!r}: expected board text, then ' x' or ' o' where the"
+                            " stones do not say whose turn it is")
+    return text
+
 
 class _BadBatch(QueryError, ValueError):
     """A batch body that is not a list of board texts."""
@@ -286,7 +344,9 @@ def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]
     depth = table.depth.astype(np.int64)
     plies = int(ply.max()) + 1 if len(ply) else 0
     per_ply = np.bincount(ply * 3 + value, minlength=plies * 3).reshape(plies, 3)
-    top = int(depth.max()) + 1 if len(depth) else 0
+    # Where stones move, a stored draw's depth means nothing (a draw by endless play has none).
+    decided = depth[value != 1] if spec.moving else depth
+    top = int(decided.max()) + 1 if len(decided) else 0
     depths = {Value(v - 1).word: np.bincount(depth[value == v], minlength=top).tolist()
               for v in (2, 1, 0)}
     return stats_json(spec, per_ply.tolist(), depths)

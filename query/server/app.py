@@ -162,8 +162,10 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         if unknown:
             raise _BadRequest(f"unknown parameter {unknown[0]!r}; expected root (or none)")
         spec = answers.spec(request.path_params["spec"])
-        return _tagged(answers.stats(spec, request.query_params.get("root")),
-                       answers.checksum(spec), request)
+        # A first count reads the whole table (seconds for Teeko's): off the event loop.
+        data = await asyncio.get_running_loop().run_in_executor(
+            None, answers.stats, spec, request.query_params.get("root"))
+        return _tagged(data, answers.checksum(spec), request)
 
     @answering
     async def probe(request: Request) -> Response:

@@ -19,6 +19,7 @@ from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.game.root import Root
 from tablebase.builder.kernels import split_rows
 from tablebase.query.verify import lookup
+from tablebase.query.verify.plain import MOVING_DEEPEST
 
 WIN, DRAW, LOSS = 1, 0, -1
 
@@ -43,7 +44,7 @@ def _images(d: np.ndarray, pows: np.ndarray, images: np.ndarray) -> int:
 def _line_made(board: np.ndarray, masks: np.ndarray, beyond: np.ndarray, player: int) -> bool:
     """Whether `player` has made a line on `board` (cells, at most 63): all of some masks[i]
     theirs and none of beyond[i] (the line's cells and the cells past its ends, as bitmasks
-    made by `_line_masks`). Every line looked at without a branch: 6x5's 39 lines in a few
+    made by `line_masks`). Every line looked at without a branch: 6x5's 39 lines in a few
     nanoseconds, where a cell-by-cell walk took some 140."""
     mine = np.int64(0)
     for c in range(board.shape[0]):
@@ -54,8 +55,8 @@ def _line_made(board: np.ndarray, masks: np.ndarray, beyond: np.ndarray, player:
     return made
 
 
-def _line_masks(cells_of_lines: np.ndarray, ends: np.ndarray, cells: int
-                ) -> tuple[np.ndarray, np.ndarray]:
+def line_masks(cells_of_lines: np.ndarray, ends: np.ndarray, cells: int
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Each line's cells and the cells past its ends (-1: none) as bitmasks over the board's
     cells; none at all (empty arrays) on a board of more than 63 cells, which keeps the walk."""
     if cells > 63:
@@ -129,14 +130,16 @@ def _read(code: int, digits: np.ndarray, shares: np.ndarray, free: np.ndarray,
 @njit(cache=True, nogil=True)
 def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
            root_board: np.ndarray, free: np.ndarray, pows: np.ndarray, width: int,
-           gravity: bool, misere: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
+           gravity: bool, misere: bool, moving: bool, cells_of_lines: np.ndarray, ends: np.ndarray,
            masks: np.ndarray, beyond: np.ndarray, digits: np.ndarray, shares: np.ndarray,
            keys: np.ndarray, fence: np.ndarray, kid_states: np.ndarray, table: np.ndarray,
-           shift: int, flagged: np.ndarray) -> int:
-    """flagged[r]: whether row r fails a check; returns how many positions the rows stand
-    for (their orbits: the images are at hand). GROUP rows at a time: the rows' own checks
-    and their children's canonical codes first, then every child searched for at once, then
-    each row's value and depth from its children's."""
+           shift: int, flagged: np.ndarray, counts: np.ndarray) -> None:
+    """flagged[r]: whether row r fails a check; counts: how many positions the rows stand
+    for (their orbits: the images are at hand), and of the rows that are positions, the
+    terminal ones' positions and rows. GROUP rows at a time: the rows' own checks and their
+    children's canonical codes first, then every child searched for at once, then each row's
+    value and depth from its children's. Where stones move (`moving`), these are the placement
+    plies, whose wins and losses may lie further away than the board's empty cells."""
     cells = root_board.shape[0]
     nfree = free.shape[0]
     images = np.empty(pows.shape[0], dtype=np.int64)
@@ -153,7 +156,6 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
         root_xs += root_board[c] == 1
         root_os += root_board[c] == 2
     n = codes.shape[0]
-    positions = 0
     for a in range(0, n, lookup.GROUP):
         b = min(a + lookup.GROUP, n)
         m = np.int64(0)  # not a literal: the callees below are compiled once, for int64
@@ -167,9 +169,11 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
             stones = xs + os_
             empties[r - a] = cells - stones
             v, dep = value[r], depth[r]
-            positions += distinct_images(images)
+            orbit = distinct_images(images)
+            counts[0] += orbit
+            deepest = MOVING_DEEPEST if moving else cells - stones
             if (stones != ply or not (xs == os_ or xs == os_ + 1) or v < LOSS or v > WIN
-                    or dep < 0 or dep > cells - stones or canonical != codes[r]):
+                    or dep < 0 or dep > deepest or canonical != codes[r]):
                 flagged[r] = True
                 continue
             last = 1 if stones % 2 == 1 else 2
@@ -177,9 +181,13 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                                else made_line(board, cells_of_lines, ends, last)):
                 want = WIN if misere else LOSS
                 flagged[r] = v != want or dep != 0
+                counts[1] += orbit
+                counts[2] += 1
                 continue
             if stones == cells:
                 flagged[r] = v != DRAW or dep != 0
+                counts[1] += orbit
+                counts[2] += 1
                 continue
             mover = 3 - last
             playing[r - a] = True
@@ -247,7 +255,6 @@ def _check(codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
                 flagged[r] = v != DRAW or dep != empties[r - a]
             else:
                 flagged[r] = v != LOSS or dep != slowest
-    return positions
 
 
 @njit(cache=True, nogil=True)
@@ -275,17 +282,19 @@ class TierChecker:
         self._pows = (np.int64(3) ** np.asarray(root.symmetries, dtype=np.int64)).astype(np.int64)
         self._lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self._ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
-        self._masks = _line_masks(self._lines, self._ends, len(root.board))
+        self._masks = line_masks(self._lines, self._ends, len(root.board))
         # The tier below: its codes, then how they are found (`_index`).
         self._below: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int] | None = None
-        self._hash_bytes = hash_bytes
+        self.hash_bytes = hash_bytes
         self._tables = _tables(self._pows)
 
     def flag(self, codes: np.ndarray, value: np.ndarray, depth: np.ndarray, ply: int,
-             below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, int]:
+             below: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
         """Which rows of a chunk of tier `ply` fail a check against `below` (tier ply+1 as
         codes, values, depths, has_parent), marking the rows their moves reach (in has_parent
-        once `settle`d), and how many positions the rows stand for (the sum of their orbits)."""
+        once `settle`d), and the chunk's counts: the positions its rows stand for (the sum of
+        their orbits), and of its rows that are positions, the terminal ones' positions and
+        rows."""
         kid_codes, kid_values, kid_depths, _ = below
         codes = np.ascontiguousarray(codes, np.int64)
         value, depth = np.ascontiguousarray(value, np.int8), np.ascontiguousarray(depth, np.int8)
@@ -297,19 +306,22 @@ class TierChecker:
         flagged = np.zeros(len(codes), dtype=np.bool_)
         spec = self.root.spec
         # Both cores: rows are independent, and a child's reached bit is only ever set.
-        positions = split_rows(len(codes), lambda _, a, b: _check(
-            codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
-            spec.width, spec.gravity, spec.misere, self._lines, self._ends, *self._masks,
-            *self._tables,
-            keys, fence, kid_states, table, shift, flagged[a:b]))
-        return flagged, sum(positions)
+        def piece(_: int, a: int, b: int) -> np.ndarray:
+            counts = np.zeros(3, np.int64)
+            _check(codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
+                   spec.width, spec.gravity, spec.misere, spec.moving, self._lines, self._ends,
+                   *self._masks, *self._tables, keys, fence, kid_states, table, shift,
+                   flagged[a:b], counts)
+            return counts
+        return flagged, sum(split_rows(len(codes), piece), np.zeros(3, np.int64))
 
     def settle(self, below: tuple[np.ndarray, ...]) -> None:
         """Mark in has_parent (below's last array) the rows of `below` the compiled pass has
-        reached, before anyone asks which are unreached."""
+        reached, before anyone asks which are unreached; its index is let go."""
         if self._below is None or self._below[0] is not below[0]:
             return
         _, _, kid_states, table, _ = self._below
+        self._below = None
         has_parent = below[3]
         if table.shape[0]:
             reached = np.ones(len(has_parent), dtype=np.bool_)
@@ -323,7 +335,9 @@ class TierChecker:
         """How the next tier's rows are found: (fence, states, hash table, shift); the hash
         table when it fits the budget (and its entries the codes), else the fenced search."""
         kid_states = lookup.states(value, depth)
-        if lookup.fits(3 ** len(self._free)) and lookup.table_bytes(len(keys)) <= self._hash_bytes:
+        # Where stones move, the movement tier's codes hold the side to move's digit too.
+        codes = 3 ** len(self._free) * (2 if self.root.spec.moving else 1)
+        if lookup.fits(codes) and lookup.table_bytes(len(keys)) <= self.hash_bytes:
             return (np.empty(0, np.int64), np.empty(0, np.int64),
                     *lookup.hashed(keys, kid_states))
         return np.ascontiguousarray(keys[::lookup.STEP]), kid_states, np.empty(0, np.int64), 0

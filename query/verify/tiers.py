@@ -11,10 +11,12 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from tablebase.builder.game.root import Root
+from tablebase.builder.game.values import NO_DEPTH
 from tablebase.builder.kernels import split_rows
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.threads import THREADS
@@ -22,17 +24,11 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.records import GameRecord
 from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.verify.plain import Found, said
 
 WIN, DRAW, LOSS = 1, 0, -1
 # Rows hashed at once by the checksum: its temporaries are a few times 8 bytes a row.
 _HASHED = 1 << 20
-
-
-class Found(Protocol):
-    """Where problems go (checks.py's collector)."""
-
-    def add(self, kind: str, message: str, code: int | None = None,
-            ply: int | None = None) -> None: ...
 
 
 class Tier(NamedTuple):
@@ -54,24 +50,28 @@ class Tally:
     def __init__(self, checker: Any, found: Found) -> None:
         self.checker, self.root, self.found = checker, checker.root, found
         self.checksum = TableChecksum()
+        self.top = top_ply(self.root)
         # [ply] -> rows, wins, draws, losses
         self.per_ply = np.zeros((self.root.spec.cells + 1, 4), np.int64)
-        self.reachable = 0
+        # [ply] -> positions (orbits), terminal positions, terminal rows: the check adds them
+        self.counted = np.zeros((self.root.spec.cells + 1, 3), np.int64)
+        self.reachable = 0  # positions of rows in no tier
+        self.root_row: tuple[int, int] | None = None  # the root's value and depth, if stored
 
     def add(self, codes: np.ndarray, ply: np.ndarray, value: np.ndarray,
             depth: np.ndarray) -> np.ndarray | None:
         """Tally a chunk of rows; return the indices of those in this table's plies (None:
         every row)."""
         self._hash(codes, ply, value, depth)
-        root = self.root
-        if len(codes) and ply.min() == ply.max() and root.ply <= ply[0] <= root.spec.cells and (
-                codes.min() >= 0 and codes.max() < 3 ** root.cells):
+        root, limit = self.root, 3 ** self.root.code_digits
+        if len(codes) and ply.min() == ply.max() and root.ply <= ply[0] <= self.top and (
+                codes.min() >= 0 and codes.max() < limit):
             # One ply, every row sane (a packed table's tier): the counts without the masks.
             self.per_ply[ply[0]] += [len(value), *(np.count_nonzero(value == want)
                                                    for want in (WIN, DRAW, LOSS))]
             return None
-        sane = (codes >= 0) & (codes < 3 ** root.cells)
-        in_range = sane & (ply >= root.ply) & (ply <= root.spec.cells)
+        sane = (codes >= 0) & (codes < limit)
+        in_range = sane & (ply >= root.ply) & (ply <= self.top)
         stray = sane & ~in_range  # in no tier: the check, which counts the tiers', never sees it
         if stray.any():
             self.reachable += int(self.checker.orbit_sizes(codes[stray]).sum())
@@ -108,16 +108,41 @@ class Tally:
                 self.found.add("count", f"{what}: the game record says {recorded}, the table"
                                f" has {actual}")
 
-        total = self.per_ply.sum(axis=0).tolist()
+        total, counted = self.per_ply.sum(axis=0).tolist(), self.counted.sum(axis=0).tolist()
         compare("canonical positions", game.canonical, total[0])
-        compare("reachable positions", game.reachable, self.reachable)
+        compare("reachable positions", game.reachable, counted[0] + self.reachable)
+        compare("terminal positions", game.terminal, counted[1])
+        compare("terminal canonical positions", game.terminal_canonical, counted[2])
         for k, what in enumerate(("wins", "draws", "losses"), 1):
             compare(what, getattr(game, what), total[k])
         for p in tb.plies(game):
             got = self.per_ply[p.ply].tolist() if p.ply < len(self.per_ply) else [0] * 4
+            seen = self.counted[p.ply].tolist() if p.ply < len(self.counted) else [0] * 3
             compare(f"canonical positions at ply {p.ply}", p.canonical, got[0])
+            compare(f"reachable positions at ply {p.ply}", p.reachable, seen[0])
+            compare(f"terminal positions at ply {p.ply}", p.terminal, seen[1])
             for k, what in enumerate(("wins", "draws", "losses"), 1):
                 compare(f"{what} at ply {p.ply}", getattr(p, what), got[k])
+        self._root(game)
+
+    def _root(self, game: GameRecord) -> None:
+        """The root's value and depth as the game record gives them (where stones move, a draw
+        by endless play has none) against its stored row's."""
+        if self.root_row is None or game.root_value is None:
+            return  # no root stored: the check says so
+        value, depth = self.root_row
+        endless = self.root.spec.moving and value == DRAW
+        stored = (value, NO_DEPTH if endless else depth)
+        if (game.root_value, game.root_depth) != stored:
+            recorded = said(game.root_value, game.root_depth or 0, game.root_depth == NO_DEPTH)
+            self.found.add("root", f"the game record says the root is {recorded}, the table has"
+                           f" {said(value, depth, endless)}")
+
+
+def top_ply(root: Root) -> int:
+    """The highest stored ply of a table: the full board's, or where stones move o's ply of the
+    movement phase (its side-to-move digit counted as a stone)."""
+    return root.ply + root.last_ply + (1 if root.spec.moving else 0)
 
 
 @contextmanager
@@ -127,7 +152,7 @@ def open_tiers(view: TableView, tally: Tally, batch: int,
     read (a packed table's blocks decoded on every core); a table of rows is filed by ply
     first (`batch` rows at a time). After the last tier, the tally is complete."""
     root = tally.root
-    plies = range(root.spec.cells, root.ply - 1, -1)
+    plies = range(top_ply(root), root.ply - 1, -1)
     if view.by_ply:
         with ThreadPoolExecutor(THREADS, thread_name_prefix="tablebase-verify") as pool:
             yield _streamed(view, plies, tally, pool)

@@ -93,7 +93,7 @@ async function position(board) {
 function geometry(spec) {
   const m = /^(\d+)x(\d+)k(\d+)/.exec(spec);
   return { width: +m[1], height: +m[2], cells: m[1] * m[2], k: +m[3],
-    gravity: spec.includes("gravity") };
+    gravity: spec.includes("gravity"), stones: stonesOf(spec), square: spec.includes("square") };
 }
 
 function emptyBoard(geo) {
@@ -106,14 +106,6 @@ function cellOf(move, geo) {
   let col = 0;
   for (const ch of m[1]) col = col * 26 + ch.charCodeAt(0) - 96;
   return (geo.height - +m[2]) * geo.width + col - 1;
-}
-
-function played(board, cell, stone, geo) {
-  const flat = board.replaceAll("/", "").split("");
-  flat[cell] = stone;
-  const rows = [];
-  for (let r = 0; r < geo.height; r++) rows.push(flat.slice(r * geo.width, (r + 1) * geo.width).join(""));
-  return rows.join("/");
 }
 
 // Win green, draw yellow, loss dark red; t = depth after the move / cells: a fast win and a
@@ -132,7 +124,8 @@ function colour(value, depth, cells) {
 
 // A move's value in words and as the board's short mark, the same number in both: plies to
 // the end with that move (its depth after, plus the move), a draw without one (every draw
-// fills the board); a searched move shows what is proved: "?" nothing, ">= draw" a bound.
+// fills the board, or where stones move goes on forever); a searched move shows what is
+// proved: "?" nothing, ">= draw" a bound.
 function moveText(m) {
   if (m.value === null) {
     const bound = m.at_least === "draw" ? ["\u2265", "\u2265 draw"]
@@ -140,7 +133,7 @@ function moveText(m) {
     return bound ? { mark: `${bound[0]}=`, words: bound[1] } : { mark: "?", words: "?" };
   }
   const sign = { win: "+", draw: "=", loss: "\u2212" }[m.value];
-  if (m.value === "draw") return { mark: sign, words: "draw" };
+  if (m.value === "draw") return { mark: sign, words: m.depth === null ? "draw (endless play)" : "draw" };
   const plies = m.depth === null ? "?" : m.depth + 1;
   return { mark: `${sign}${plies}`, words: `${m.value} in ${plies}` };
 }
@@ -185,16 +178,20 @@ function drawBoard(data) {
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${geo.width * size} ${geo.height * size}`);
   svg.classList.toggle("gravity", geo.gravity);
-  const flat = data.board.replaceAll("/", "");
-  const moves = new Map(data.moves.map((m) => [cellOf(m.move, geo), m]));
-  const last = lastMove(), line = last !== null && data.terminal ? winningLine(flat, last, geo) : null;
+  const flat = flatOf(data.board), { targets, stones } = boardMoves(data, geo);
+  const last = lastMove(), from = lastFrom(), over = last !== null && data.terminal;
+  const row = over ? winningLine(flat, last, geo) : null;
+  const square = over && !row && geo.square ? winningSquare(flat, last, geo) : null;  // Teeko's
+  const line = row || square;
   for (let cell = 0; cell < geo.cells; cell++) {
     const x = (cell % geo.width) * size, y = Math.floor(cell / geo.width) * size;
-    const move = moves.get(cell), stone = flat[cell];
+    const move = targets.get(cell), stone = flat[cell];
     const fill = move ? colour(move.value, move.depth, geo.cells) : "#56667a";
     const rect = node(svg, "rect", { x, y, width: size, height: size, class: "cell",
       "data-cell": cell, fill });
-    if (stone !== ".") {
+    if (stones.has(cell)) {
+      drawMovable(svg, rect, cell, stone, stones.get(cell), size);
+    } else if (stone !== ".") {
       const cls = `stone ${stone}${cell === last ? " last" : ""}${line && line.includes(cell) ? " won" : ""}`;
       if (geo.gravity) {
         node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: cls,
@@ -205,7 +202,7 @@ function drawBoard(data) {
       }
     } else if (move) {
       rect.classList.add("open");
-      Object.assign(rect.dataset, { move: move.move, value: move.value, depth: move.depth });
+      Object.assign(rect.dataset, { move: move.move, value: move.value, depth: move.depth ?? "" });
       if (geo.gravity) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
       // The value as a sign as well as a colour: + win, = draw, − loss (and the plies).
       node(svg, "text", { x: x + size / 2, y: y + size * 0.6, "text-anchor": "middle",
@@ -214,10 +211,15 @@ function drawBoard(data) {
       node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
     }
     if (cell === last) node(svg, "rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, class: "last-mark" });
+    if (cell === from) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.12, class: "from-mark" });
     rect.addEventListener("click", () => clicked(cell));
   }
   if (line) {
     const centre = (c) => [(c % geo.width) * size + size / 2, Math.floor(c / geo.width) * size + size / 2];
+    if (square) {
+      node(svg, "polygon", { points: square.map((c) => centre(c).join(",")).join(" "), class: "win-line" });
+      return;
+    }
     const ends = line.map(centre).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     node(svg, "line", { x1: ends[0][0], y1: ends[0][1], x2: ends.at(-1)[0], y2: ends.at(-1)[1],
       class: "win-line" });
@@ -226,10 +228,23 @@ function drawBoard(data) {
 
 // The cell the last move played, or null at the start of the game.
 function lastMove() {
-  if (state.at === 0) return null;
-  const before = state.history[state.at - 1].replaceAll("/", ""), now = state.history[state.at].replaceAll("/", "");
-  for (let c = 0; c < now.length; c++) if (before[c] !== now[c]) return c;
-  return null;
+  return state.at === 0 ? null : moveAt(state.at).to;
+}
+
+// The cell the last move's stone left (a step, where stones move), or null.
+function lastFrom() {
+  return state.at === 0 ? null : moveAt(state.at).from;
+}
+
+// The move that made the game's i-th position: the cell a stone went `to` and, for a step,
+// the cell it came `from` (else null).
+function moveAt(i) {
+  const before = flatOf(state.history[i - 1]), now = flatOf(state.history[i]);
+  const move = { from: null, to: null };
+  for (let c = 0; c < now.length; c++) {
+    if (before[c] !== now[c]) move[now[c] === "." ? "from" : "to"] = c;
+  }
+  return move;
 }
 
 function statusText(data) {
@@ -245,38 +260,47 @@ function statusText(data) {
   }
   const plies = `${data.depth} pl${data.depth === 1 ? "y" : "ies"}`;
   const by = data.source === "search" ? " (no table holds it; by search)" : "";
+  if (data.depth === null) return `${data.to_move} to move${who}: draw (endless play) with perfect play`;
   return `${data.to_move} to move${who}: ${data.value} in ${plies} with perfect play${by}`;
 }
 
-// Each ply's value as a signed score for x: +(cells + 1 - depth) when x wins, the same below
-// the axis when o wins, 0 for a draw; so a nearer win is farther from the axis and a won
-// game ends at the edge.
+// Each ply's value as a signed score for x: +(top - depth) when x wins, the same below the
+// axis when o wins, 0 for a draw; so a nearer win is farther from the axis and a won game
+// ends at the edge. The top is past the longest game, cells + 1 plies where stones are only
+// placed; where they move, past the deepest position of the game. Ply i is the game's i-th
+// position (where stones move, their count stops growing once every stone is down).
 function drawHistory(answers) {
-  const svg = $("history"), w = 400, h = 220, cells = state.geo.cells, top = cells + 1;
+  const svg = $("history"), w = 400, h = 220, cells = state.geo.cells;
+  const top = Math.max(cells, ...answers.map((a) => a.depth || 0)) + 1;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   const left = 52, bottom = 22, mid = (h - bottom) / 2;
-  const first = answers.length ? answers[0].ply : 0, span = Math.max(1, cells - first);
+  const first = answers.length ? answers[0].ply : 0;
+  const span = Math.max(1, cells - first, answers.length - 1), lastPly = first + span;
   const x = (ply) => left + ((ply - first) * (w - left - 12)) / span;
   const y = (score) => mid - (score * (mid - 10)) / top;
   node(svg, "line", { x1: left, x2: w - 12, y1: mid, y2: mid, class: "axis" });
   node(svg, "text", { x: 4, y: 16, class: "label" }, "x wins");
   node(svg, "text", { x: 4, y: h - bottom - 4, class: "label" }, "o wins");
   node(svg, "text", { x: 4, y: mid + 4, class: "label" }, "draw");
-  for (let ply = first; ply <= cells; ply += Math.max(1, Math.ceil(span / 8))) {
+  for (let ply = first; ply <= lastPly; ply += Math.max(1, Math.ceil(span / 8))) {
     node(svg, "text", { x: x(ply), y: h - 6, "text-anchor": "middle", class: "label" }, ply);
   }
-  // A searched position whose value or depth is not proved has no place on the chart.
-  const points = answers.filter((a) => a.value !== null && a.depth !== null).map((a) => {
+  // A searched position whose value or depth is not proved has no place on the chart; a
+  // draw by endless play (stones that move) has no depth and sits on the axis.
+  const placed = answers.map((a, i) => [first + i, a]).filter(([, a]) => a.value !== null
+    && (a.depth !== null || (state.geo.stones && a.value === "draw")));
+  const points = placed.map(([ply, a]) => {
     const forX = a.to_move === "x" ? a.value : { win: "loss", loss: "win", draw: "draw" }[a.value];
     const score = forX === "win" ? top - a.depth : forX === "loss" ? a.depth - top : 0;
-    return [x(a.ply), y(score), forX, a];
+    return [x(ply), y(score), forX, a, ply];
   });
   node(svg, "polyline", { points: points.map((p) => `${p[0]},${p[1]}`).join(" "), class: "trace" });
-  for (const [px, py, forX, a] of points) {
+  for (const [px, py, forX, a, ply] of points) {
     const dot = node(svg, "circle", { cx: px, cy: py, r: 5, class: `point ${forX}`,
-      "data-ply": a.ply, "data-value-x": forX, "data-depth": a.depth });
-    node(dot, "title", {}, `after ply ${a.ply}: ${forX === "draw" ? "a draw" : forX === "win" ? "x wins" : "o wins"}, ${a.depth} to the end`);
+      "data-ply": ply, "data-value-x": forX, "data-depth": a.depth ?? "" });
+    const rest = a.depth === null ? "by endless play" : `${a.depth} to the end`;
+    node(dot, "title", {}, `after ply ${ply}: ${forX === "draw" ? "a draw" : forX === "win" ? "x wins" : "o wins"}, ${rest}`);
   }
   const end = answers.at(-1);
   if (end && end.terminal && points.length) {
@@ -286,10 +310,14 @@ function drawHistory(answers) {
   }
 }
 
+// Where stones move, the rows past the placements are both of 2N stones, x then o to move:
+// bars go by row, labelled "6x", "6o".
 function drawCounts(stats) {
   // An endgame table starts at its root's ply: leave out the empty plies before it.
   const first = stats.per_ply.findIndex((r) => r.win + r.draw + r.loss > 0);
-  const rows = stats.per_ply.slice(Math.max(first, 0)), from = rows.length ? rows[0].ply : 0;
+  const rows = stats.per_ply.slice(Math.max(first, 0));
+  const moving = (r) => state.geo.stones && r.ply === 2 * state.geo.stones;
+  const label = (r) => (moving(r) ? `${r.ply}${r.to_move}` : `${r.ply}`);
   const svg = $("counts"), w = 400, h = 200;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
@@ -298,21 +326,21 @@ function drawCounts(stats) {
   const labelEvery = Math.max(1, Math.ceil(rows.length / 10));  // ply labels that do not touch
   node(svg, "text", { x: 2, y: 12 }, top.toLocaleString());
   node(svg, "text", { x: 2, y: h - 18 }, "0");
-  for (const r of rows) {
+  rows.forEach((r, i) => {
     let base = h - 20;
     for (const [word, fill] of [["loss", "rgb(150, 20, 35)"], ["draw", colour("draw", 0, 1)],
       ["win", "rgb(40, 160, 70)"]]) {
       const height = r[word] * scale;
-      node(svg, "rect", { x: left + (r.ply - from) * bar + 1, y: base - height, width: bar - 2, height,
+      const who = moving(r) ? `, ${r.to_move} to move` : "";
+      node(svg, "rect", { x: left + i * bar + 1, y: base - height, width: bar - 2, height,
         fill }).appendChild(document.createElementNS(SVG, "title")).textContent =
-        `ply ${r.ply}: ${r[word].toLocaleString()} ${word}`;
+        `ply ${r.ply}${who}: ${r[word].toLocaleString()} ${word}`;
       base -= height;
     }
-    if ((r.ply - from) % labelEvery === 0) {
-      node(svg, "text", { x: left + (r.ply - from + 0.5) * bar, y: h - 6, "text-anchor": "middle" },
-        r.ply);
+    if (i % labelEvery === 0) {
+      node(svg, "text", { x: left + (i + 0.5) * bar, y: h - 6, "text-anchor": "middle" }, label(r));
     }
-  }
+  });
 }
 
 // --- playing ----------------------------------------------------------------------------
@@ -324,9 +352,9 @@ function shareLink() {
 }
 
 // body[data-busy] is "no" once the position is drawn and no computer move is pending.
-// body[data-busy] is "no" once the position is drawn and no computer move is pending.
 async function show() {
   const token = ++state.token, board = state.history[state.at];
+  state.picked = null;  // where stones move: the stone picked for a step, by its cell
   document.body.dataset.busy = "yes";
   shareLink();
   $("line").replaceChildren();
@@ -334,6 +362,7 @@ async function show() {
   if (token !== state.token) return;
   drawBoard(data);
   $("status").textContent = statusText(data);
+  $("hint").textContent = hintText(data);
   drawMoves(data);
   const answers = [];
   for (const b of state.history.slice(0, state.at + 1)) answers.push(await position(b));
@@ -357,7 +386,8 @@ function drawMoves(data) {
     button.textContent = `${m.move}  ${moveText(m).words}`;
     button.title = m.value === null
       ? `${data.to_move} plays ${m.move}: ${moveText(m).words === "?" ? "not proved" : moveText(m).words} for ${data.to_move} (by search)`
-      : `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth ?? "?"} plies left after it`;
+      : m.depth === null ? `${data.to_move} plays ${m.move}: a draw by endless play (no end, so no plies)`
+        : `${data.to_move} plays ${m.move}: ${m.value} for ${data.to_move}, ${m.depth} plies left after it`;
     button.addEventListener("click", () => { clearError(); play(m, data); });
     item.appendChild(button);
     return item;
@@ -369,12 +399,11 @@ function drawMoves(data) {
 function drawPlayed() {
   const items = [];
   for (let i = 1; i < state.history.length; i++) {
-    const before = state.history[i - 1].replaceAll("/", ""), after = state.history[i].replaceAll("/", "");
-    let cell = 0;
-    while (cell < after.length && before[cell] === after[cell]) cell++;
+    const { from, to } = moveAt(i), geo = state.geo;
     const item = document.createElement("li");
     const button = document.createElement("button");
-    button.textContent = `${after[cell]} ${moveName(cell, state.geo)}`;
+    const name = (from === null ? "" : `${moveName(from, geo)}-`) + moveName(to, geo);
+    button.textContent = `${flatOf(state.history[i])[to]} ${name}`;
     button.className = i === state.at ? "played current" : i > state.at ? "played undone" : "played";
     button.addEventListener("click", () => { clearError(); state.at = i; show(); });
     item.appendChild(button);
@@ -395,7 +424,7 @@ function moveName(cell, geo) {
 }
 
 async function play(move, data) {
-  const board = played(data.board, cellOf(move.move, state.geo), data.to_move, state.geo);
+  const board = childBoard(data, move, state.geo);
   const before = { history: state.history, at: state.at };
   state.history = state.history.slice(0, state.at + 1);
   state.history.push(board);
@@ -422,6 +451,11 @@ async function clicked(cell) {
   const data = state.cache.get(state.history[state.at]);
   if (!data || data.terminal) return;
   if (state.side !== "both" && data.to_move !== state.side) return;
+  if (data.moves.some((m) => m.from)) {  // stones move: the stone, then its cell
+    const chosen = stepClicked(data, cell);
+    if (chosen) await play(chosen, data);
+    return;
+  }
   const column = cell % state.geo.width;
   const move = data.moves.find((m) => {
     const c = cellOf(m.move, state.geo);
@@ -446,11 +480,18 @@ function step(direction) {
 async function showLine() {
   const board = state.history[state.at];
   const data = await api(`/api/${enc(state.spec)}/line?board=${enc(board)}`);
-  $("line").replaceChildren(...data.line.map((s) => {
+  const items = data.line.map((s) => {
     const li = document.createElement("li");
-    li.textContent = `${s.player} ${s.move} (${s.value}, ${s.depth} left)`;
+    li.textContent = `${s.player} ${s.move} (${s.value}, ${s.depth === null ? "endless play" : `${s.depth} left`})`;
     return li;
-  }));
+  });
+  if (data.repeats) {  // where stones move, a drawn line stops where a position comes back
+    const li = document.createElement("li");
+    li.className = "repeats";
+    li.textContent = repeatNote(data);
+    items.push(li);
+  }
+  $("line").replaceChildren(...items);
 }
 
 // --- tables and links -------------------------------------------------------------------
@@ -459,23 +500,31 @@ function gameName(spec) {
   const geo = geometry(spec);
   const misere = (spec.includes("misere") ? " misère" : "") +
     (spec.includes("exact") ? `, exactly ${geo.k}` : "");
-  if (spec.startsWith("3x3k3") && !geo.gravity) return `tic-tac-toe${misere}`;
+  if (spec === "5x5k4+stones4+square") return "Teeko";
+  const moving = geo.stones ? `, ${geo.stones} ${spec.includes("jump") ? "jumping" : "moving"} stones`
+    + (geo.square ? ", squares win" : "") : "";
+  if (spec.startsWith("3x3k3") && !geo.gravity) return `tic-tac-toe${misere}${moving}`;
   if (geo.gravity && geo.k === 4) return `Connect Four ${geo.width}x${geo.height}${misere}`;
   if (!geo.gravity && geo.k === 5) return `Gomoku ${geo.width}x${geo.height}${misere}`;
-  return spec;
+  return moving ? `${geo.width}x${geo.height}, ${geo.k} in a row${misere}${moving}` : spec;
 }
 
 // "Connect Four 7x6 endgame, 22 stones, x to move: win in 7": readable, of bounded width.
 function tableLabel(g) {
-  const stones = g.root ? (g.root.match(/[xo]/g) || []).length : 0;
-  const mover = stones % 2 ? "o" : "x", name = gameName(g.spec);
-  const outcome = `${mover} to move: ${g.root_value} in ${g.root_depth}`;
+  const stones = g.root ? (flatOf(g.root).match(/[xo]/g) || []).length : 0;
+  const said = g.root ? g.root.split(" ")[1] : null;  // where stones move and all are down
+  const mover = said || (stones % 2 ? "o" : "x"), name = gameName(g.spec);
+  const outcome = `${mover} to move: ${g.root_value}`
+    + (g.root_depth === null ? " (endless play)" : ` in ${g.root_depth}`);
   return g.root ? `${name} endgame, ${stones} stones, ${outcome}` : `${name}, ${outcome}`;
 }
 
 const keyOf = (spec, root) => (root ? `${spec}@${root}` : spec);
 const COUNTS_NOTE = "Stored positions (one per symmetry orbit) per ply, by their value for the"
   + " side to move.";
+// Where stones move, the last two bars are both of 2N stones.
+const countsMoving = (n) => n ? ` Once every stone is down, the positions with x to move (${2 * n}x)`
+  + ` and with o to move (${2 * n}o) are counted apart.` : "";
 
 // The menu names a game no table holds too (opened by a link), marked as answered by search.
 function searchedOption(spec) {
@@ -525,13 +574,18 @@ async function startGame(spec, board, root, known = null) {
   if (!tabled) searchedOption(spec);
   $("game").value = keyOf(spec, state.root);
   $("counts").style.display = tabled ? "" : "none";
-  $("counts-note").textContent = tabled ? COUNTS_NOTE
+  $("legend-moving").hidden = !state.geo.stones;
+  document.body.classList.toggle("moving", state.geo.stones > 0);
+  $("counts-note").textContent = tabled ? COUNTS_NOTE + countsMoving(state.geo.stones)
     : `No table of ${gameName(spec)} in this database: its positions are answered by search,`
       + " so there are no stored positions to count.";
   await show();
   if (!tabled) return;
+  // The list of games holds each table's counts by ply: no need to read a whole table (the
+  // stats of Teeko's 21 million positions take seconds).
+  const table = state.games.find((g) => g.spec === spec && (g.root || null) === state.root);
   const query = state.root ? `?root=${enc(state.root)}` : "";
-  drawCounts(await api(`/api/${enc(spec)}/stats${query}`));
+  drawCounts(table || await api(`/api/${enc(spec)}/stats${query}`));
 }
 
 // A link: the server names the game (an alias such as "tictactoe" too) and says which table

@@ -1,0 +1,160 @@
+"""Smallest winning strategies where positions repeat (stones that move, `+stonesN`): the same
+sizes as strategy.py's, over a graph with cycles, so by Knuth's generalisation of Dijkstra's
+algorithm instead of a recursion (D. E. Knuth, "A generalization of Dijkstra's algorithm",
+Information Processing Letters 6(1), 1977).
+
+The graph is every position the winner S reaches from the root keeping a win (any win, not
+only the fastest) against every reply. Its sizes are the least solution of
+
+    size(P) = 1                                      P finished
+    size(P) = 1 + min over S's winning moves m        size(P after m)
+    size(P) = 1 + sum over every opponent move m      size(P after m)
+
+Both right-hand sides exceed each size they are made of (Knuth's "superior" functions), so
+settling positions smallest first, as Dijkstra settles distances, finds that least solution:
+a position is settled when it comes off the queue, S's positions go on the queue with 1 + their
+smallest settled child, and the opponent's once every child is settled. A position on a cycle
+that S cannot leave towards a win is never settled (it has no finite strategy), but every
+position S wins has one: a move to a shorter win, then every reply, and so on. Along the
+chosen moves sizes fall strictly, so the strategy is a finite tree even where the game loops.
+
+A draw by endless play has no such tree: neither side can force the game to end, so no finite
+strategy proves it (find_strategy refuses it). Sizes are keyed by the table's canonical code.
+
+Since the winner may take any win, slow ones too, the graph is much of the region the winner
+wins, which in a large game (Teeko: millions of positions) is far too much to read a position at
+a time: past `limit` positions the search stops with StrategyTooLargeError.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable, Iterator
+
+from tablebase.builder.game import Spec, Value
+from tablebase.query import turns
+from tablebase.query.errors import QueryError
+from tablebase.query.moving import stored_code
+from tablebase.query.notation import board_text
+from tablebase.query.play.strategy_tree import StrategyTree
+from tablebase.query.tablebase import Tablebase
+
+# Positions the graph may hold before the search stops (from the empty 4x3k3+stones3 board it
+# holds 3,000 to 5,000; Teeko reads about 300 a second on this machine).
+EXPLORE_LIMIT = 20_000
+
+
+class StrategyTooLargeError(QueryError, ValueError):
+    """The winner's region is too large to search for the smallest strategy."""
+
+
+class LoopyStrategy(StrategyTree):
+    """The smallest winning strategy for `side` ('x' or 'o') from `board` (a position where
+    stones move, won for `side`). Use `find_strategy`.
+
+    `nodes` is its size, `positions` the distinct positions in it, `depth` its longest path in
+    plies, `first_move` the side's first move (`b2` or `a1-b2`) when it is to move at the root.
+    Among equally small choices the first move in the rules' order is taken.
+    """
+
+    def __init__(self, tb: Tablebase, spec: Spec, board: tuple[int, ...], side: str,
+                 progress: Callable[[int], None] | None = None,
+                 limit: int = EXPLORE_LIMIT) -> None:
+        super().__init__(tb, spec, board, side, Value.WIN)
+        self._limit = limit
+        self._sizes = _settle(*self._explore(progress))
+        self.nodes = self._size(board)
+        self.positions, self.depth = self._shape()
+        first = self.children(board) if self._mover(board) == self._player else []
+        self.first_move = turns.name(spec, first[0]) if first else None
+
+    def _key(self, position: tuple[int, ...]) -> int:
+        return stored_code(self.spec, position)
+
+    def _size(self, position: tuple[int, ...]) -> int:
+        return self._sizes[self._key(position)]
+
+    def _explore(self, progress: Callable[[int], None] | None
+                 ) -> tuple[dict[int, bool], dict[int, list[int]]]:
+        """Every position of the graph by key: whether S is to move there, and its children's
+        keys (one per move: S's winning moves, or every move of the opponent)."""
+        mine: dict[int, bool] = {}
+        children: dict[int, list[int]] = {}
+        stack = [self.board]
+        while stack:
+            position = stack.pop()
+            key = self._key(position)
+            if key in children:
+                continue
+            if len(children) >= self._limit:
+                raise StrategyTooLargeError(
+                    f"the smallest strategy for {self.side} from"
+                    f" {board_text(self.spec, self.board)!r} ({self.spec.name}) would search"
+                    f" more than {self._limit:,} positions: the winner may take any win, slow"
+                    " ones too, and here they reach that far (a larger limit takes longer)")
+            ours = self._mover(position) == self._player
+            # A move's value is for its maker: S keeps a win; the opponent's replies all lose.
+            moves = [m for m in self.tb.moves(self.spec, position)
+                     if not ours or m.value == Value.WIN]
+            reached = [turns.played(self.spec, position, turns.of(m)) for m in moves]
+            mine[key], children[key] = ours, [self._key(p) for p in reached]
+            stack.extend(reached)
+            if progress is not None:
+                progress(1)
+        return mine, children
+
+    def choice(self, board: tuple[int, ...]) -> turns.Move:
+        """The side's move at one of its turns in this strategy: the smallest subtree among
+        its winning moves, the first in the rules' order among equals."""
+        target = self._size(board) - 1
+        for move in turns.legal(self.spec, board):
+            if self._sizes.get(self._key(turns.played(self.spec, board, move))) == target:
+                return move
+        raise AssertionError("a node of a winning strategy always has a move keeping the win")
+
+    def children(self, board: tuple[int, ...]) -> list[turns.Move]:
+        """The moves a node of this strategy has: one at the side's turns, all at the
+        opponent's, none when the game is over."""
+        moves = turns.legal(self.spec, board)
+        if not moves or self._mover(board) != self._player:
+            return moves
+        return [self.choice(board)]
+
+    def _moves(self, board: tuple[int, ...]) -> list[turns.Move]:
+        return self.children(board)
+
+    def edges(self) -> Iterator[tuple[tuple[int, ...], turns.Move, tuple[int, ...]]]:
+        """Every (position, move, child position) of the strategy's graph, each position once."""
+        return self._edges()
+
+
+def _settle(mine: dict[int, bool], children: dict[int, list[int]]) -> dict[int, int]:
+    """The least sizes of the module docstring's equations, smallest first (Knuth)."""
+    parents: dict[int, list[int]] = {key: [] for key in children}
+    for key, below in children.items():
+        for child in below:
+            parents[child].append(key)  # once per move: the opponent's sum counts each
+    waiting = {key: len(below) for key, below in children.items()}
+    total = dict.fromkeys(children, 1)
+    offered: dict[int, float] = {}
+    queue = [(1, key) for key, below in children.items() if not below]
+    heapq.heapify(queue)
+    settled: dict[int, int] = {}
+    while queue:
+        size, key = heapq.heappop(queue)
+        if key in settled:
+            continue
+        settled[key] = size
+        for parent in parents[key]:
+            if parent in settled:
+                continue
+            if mine[parent]:
+                if size + 1 < offered.get(parent, math.inf):
+                    offered[parent] = size + 1
+                    heapq.heappush(queue, (size + 1, parent))
+            else:
+                total[parent] += size
+                waiting[parent] -= 1
+                if waiting[parent] == 0:
+                    heapq.heappush(queue, (total[parent], parent))
+    return settled

@@ -1,0 +1,180 @@
+"""Smallest winning strategies where stones move (`+stonesN`): every tree is checked to be a
+strategy (the rules kernel's moves, the table's values), and its size against a least fixed
+point computed here by plain iteration over the positions as they are, with no symmetry; a
+draw by endless play is refused in one line."""
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tablebase.builder.game import Spec, Value, parse_spec
+from tablebase.builder.game import moving as rules
+from tablebase.query import Tablebase, open_tablebase, turns
+from tablebase.query.cli import main
+from tablebase.query.moving import stored_code
+from tablebase.query.play.strategy import NoStrategyError, find_strategy
+from tablebase.query.shapes import strategy_json
+from tablebase.query.steps import parse_moving
+
+Position = tuple[int, ...]
+
+
+def _for(tb: Tablebase, spec: Spec, position: Position, side: int) -> Value:
+    """The table's value of `position` for `side` (X or O)."""
+    probe = tb.probe(spec, position)
+    return probe.value if rules.split(spec, position)[1] == side else Value(-probe.value)
+
+
+def least_sizes(tb: Tablebase, spec: Spec, roots: list[Position], side: int
+                ) -> dict[Position, int]:
+    """The smallest strategy's size for `side` to win from every position its winning moves
+    and every reply reach from `roots`: the least fixed point of 1 + min (the side's winning
+    moves) and 1 + sum (every reply), iterated from zero until nothing changes. Values come
+    from the table's rows, read whole."""
+    rows = tb.table(spec).load()
+    stored = dict(zip(rows.codes.tolist(), rows.value.tolist()))
+    children: dict[Position, list[Position]] = {}
+    mine: dict[Position, bool] = {}
+    stack = list(roots)
+    while stack:
+        position = stack.pop()
+        if position in children:
+            continue
+        ours = rules.split(spec, position)[1] == side
+        below = [rules.after(spec, position, m) for m in rules.legal(spec, position)]
+        if ours:  # the side's winning moves: the opponent, to move after them, loses
+            below = [c for c in below if stored[stored_code(spec, c)] == Value.LOSS]
+        children[position], mine[position] = below, ours
+        stack.extend(below)
+    size = dict.fromkeys(children, 0)
+    order = list(children)[::-1]  # found depth first: children mostly before their parents
+    changed = True
+    while changed:
+        changed = False
+        for position in order:
+            below = children[position]
+            if not below:
+                new = 1
+            elif mine[position]:
+                new = 1 + min(size[c] for c in below)
+            else:
+                new = 1 + sum(size[c] for c in below)
+            if new != size[position]:
+                size[position], changed = new, True
+    return size
+
+
+def check_tree(tb: Tablebase, spec: Spec, data: dict[str, Any]) -> None:
+    """Assert the exported tree is a winning strategy for data['side'], with `nodes` nodes,
+    `positions` distinct positions and a longest path of `depth` plies."""
+    side = rules.X if data["side"] == "x" else rules.O
+    seen: set[Position] = set()
+
+    def walk(node: dict[str, Any], position: Position) -> tuple[int, int]:
+        assert parse_moving(spec, node["board"]) == position
+        assert node["to_move"] == turns.side(spec, position)
+        assert _for(tb, spec, position, side) == Value.WIN  # every node keeps the win
+        seen.add(position)
+        legal = {turns.name(spec, m): m for m in rules.legal(spec, position)}
+        kids = node["children"]
+        if not legal:
+            assert kids == {} and rules.outcome_of(spec, position) is not None
+            return 1, 0
+        if rules.split(spec, position)[1] == side:
+            assert len(kids) == 1 and set(kids) <= set(legal)
+        else:
+            assert set(kids) == set(legal)  # every reply of the opponent
+        count, longest = 1, 0
+        for name, child in kids.items():
+            n, d = walk(child, rules.after(spec, position, legal[name]))
+            count, longest = count + n, max(longest, d + 1)
+        return count, longest
+
+    count, longest = walk(data["tree"], parse_moving(spec, data["board"]))
+    assert (count, len(seen), longest) == (data["nodes"], data["positions"], data["depth"])
+
+
+def _won(tb: Tablebase, spec: Spec, n: int, seed: int) -> list[Position]:
+    """`n` won (or lost) unfinished positions met along random games."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < n:
+        position = turns.start(spec)
+        for _ in range(rng.randrange(1, 14)):
+            moves = rules.legal(spec, position)
+            if not moves:
+                break
+            position = rules.after(spec, position, rng.choice(moves))
+        probe = tb.probe(spec, position)
+        if not probe.terminal and probe.value != Value.DRAW and position not in found:
+            found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("name", ["3x3k3+stones3", "3x3k3+stones3+jump",
+                                  pytest.param("4x3k3+stones3", marks=pytest.mark.slow)])
+def test_sizes_equal_the_least_fixed_point(name: str, table_db: Callable[[str], str]) -> None:
+    spec = parse_spec(name)
+    with open_tablebase(table_db(name)) as tb:
+        by_winner: dict[int, list[Position]] = {rules.X: [], rules.O: []}
+        empty = turns.start(spec)
+        sample = _won(tb, spec, 12 if spec.cells == 9 else 4, seed=len(name))
+        if tb.probe(spec, empty).value != Value.DRAW:
+            sample.append(empty)  # 4x3k3+stones3: x wins
+        for position in sample:
+            mover = rules.split(spec, position)[1]
+            won = tb.probe(spec, position).value == Value.WIN
+            by_winner[mover if won else rules.X + rules.O - mover].append(position)
+        sizes = []
+        for winner, positions in by_winner.items():
+            least = least_sizes(tb, spec, positions, winner)
+            for position in positions:
+                (s,) = find_strategy(tb, spec, position)
+                assert s.side == "xo"[winner - 1] and s.goal == Value.WIN
+                assert s.nodes == least[position]
+                check_tree(tb, spec, strategy_json(s))
+                sizes.append(s.nodes)
+                with pytest.raises(NoStrategyError, match="is a loss for"):
+                    find_strategy(tb, spec, position, "xo"[2 - winner])
+                if position == empty:  # its first move is one of the table's winning moves
+                    assert s.first_move in {m.move for m in tb.moves(spec, empty)
+                                            if m.value == Value.WIN}
+        assert len(set(sizes)) >= 3  # the sample is not all alike
+
+
+def test_cli_refuses_a_draw_by_endless_play(table_db: Callable[[str], str], tmp_path: Any,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    db = table_db("3x3k3+stones3")
+    for extra in ([], ["--side", "x"], ["--moves", "b2 a1"]):
+        assert main(["strategy", "3x3k3+stones3", "--db", db, "--quiet", *extra]) == 2
+        err = capsys.readouterr().err
+        assert "is a draw by endless play: no finite strategy proves it" in err
+        assert err.count("\n") == 1 and err.startswith("tablebase: error: ")
+    # o wins by b3-c3: the text, the JSON tree and the graph.
+    args = ["strategy", "3x3k3+stones3", "xo./.xo/x.o o", "--db", db, "--quiet"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "o's smallest strategy for a win: 2 nodes" in out and "first move b3-c3" in out
+    assert main([*args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["to_move"] == "o" and data["first_move"] == "b3-c3"
+    assert list(data["tree"]["children"]) == ["b3-c3"]
+    dot = tmp_path / "o.dot"
+    assert main([*args, "--dot", str(dot)]) == 0
+    assert 'label="b3-c3", style=bold' in dot.read_text()
+    assert main([*args, "--side", "x"]) == 2
+    assert "x has no strategy" in capsys.readouterr().err
+    assert main(["strategy", "3x3k3+stones3", "--root", "x.o/.../...", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "no endgame table of" in err and err.count("\n") == 1
+    # Past --max-explored positions the search stops, in one line.
+    db = table_db("4x3k3+stones3")
+    args = ["strategy", "4x3k3+stones3", "--db", db, "--quiet", "--max-explored"]
+    assert main([*args, "500"]) == 2
+    err = capsys.readouterr().err
+    assert "would search more than 500 positions" in err and err.count("\n") == 1
+    assert main([*args, "20000"]) == 0 and "smallest strategy for a win" in capsys.readouterr().out
