@@ -58,9 +58,9 @@ def read_positions(spec: Spec, positions: Sequence[Any], compiled: bool | None =
     cells = np.zeros((n, spec.cells + spec.moving), dtype=np.uint8)
     played = np.zeros(n, dtype=bool)
     errors: dict[int, ValueError] = {}
-    texts = [isinstance(p, str) and not spec.moving for p in positions]  # stones move: Python
-    plain = _plain_boards(spec, positions, texts, cells, played)
-    rest = [i for i in range(n) if not plain[i]]
+    texts = [isinstance(p, str) for p in positions] if not spec.moving else [False] * n
+    plain = _plain_boards(spec, positions, texts, cells, played)  # where stones move: Python
+    rest = np.flatnonzero(~plain).tolist()
     other = [i for i in rest if texts[i]]
     if other and (compiled or (compiled is None and len(other) >= COMPILED_BATCH)):
         from tablebase.query.reading_kernel import read_texts

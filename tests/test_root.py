@@ -104,3 +104,15 @@ def test_an_order_from_the_root_exists_exactly_for_what_play_reaches(spec_text: 
             assert cell in game.moves(current), (board, order)
             current = game.child(current, cell)
         assert current == board
+
+
+@pytest.mark.parametrize("spec_text, moves", [("4x3k3+gravity", "b1"), ("3x3k3+exact", "")])
+def test_a_first_search_that_gives_up_is_searched_again(spec_text: str, moves: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first search of each board is bounded small (orders.FIRST_STATES); with a bound of one
+    state every board that needs a search gives up there, and the second search, bounded by
+    STATES, still finds exactly what play reaches, with orders of legal moves."""
+    from tablebase.builder.game import orders
+
+    monkeypatch.setattr(orders, "FIRST_STATES", 1)
+    test_an_order_from_the_root_exists_exactly_for_what_play_reaches(spec_text, moves)

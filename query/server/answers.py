@@ -253,10 +253,10 @@ from none while its file does not exist: every position is then searched)."""
         if len(texts) > MAX_BATCH:
             raise TooLargeError(f"{len(texts):,} boards in one request; at most {MAX_BATCH:,}"
                                 " are accepted")
-        for i, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
-                                f" {json_kind(text)}")
+        if not all(isinstance(text, str) for text in texts):
+            i = next(i for i, text in enumerate(texts) if not isinstance(text, str))
+            raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
+                            f" {json_kind(texts[i])}")
         tb = self.tablebase()
         if spec.moving:
             return self._probe_moving(spec, texts)
