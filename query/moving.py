@@ -33,6 +33,8 @@ def stored_code(spec: Spec, position: Sequence[int]) -> int:
 
 
 def _image(spec: Spec, position: Sequence[int], s: int) -> tuple[int, ...]:
+    if not s:
+        return tuple(position)
     board, side = rules.split(spec, position)
     return rules.joined(transform(spec, board, s) if s else board, side)
 

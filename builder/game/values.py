@@ -72,6 +72,11 @@ def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
     return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
 
 
+def score_answer(score: int, empties: int) -> tuple[int, int]:
+    """`value_of` and `depth_of` of one stored score, as plain ints (a probe's one answer)."""
+    return (score > 0) - (score < 0), int(_depths(empties)[score & 0xFF])
+
+
 @lru_cache(maxsize=64)
 def _depths(empties: int) -> np.ndarray:
     """depth_of of every int8 score, indexed by its byte."""
