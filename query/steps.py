@@ -14,14 +14,9 @@ from tablebase.builder.game import EMPTY, O, Spec, X
 from tablebase.builder.game import moving as rules
 from tablebase.query.boards import Reading, parse_board, parse_cell, read_cells
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, move_name
+from tablebase.query.notation import move_name
 
 _SIDES = {"x": X, "o": O}
-
-
-def position_text(spec: Spec, position: Sequence[int]) -> str:
-    """Board text of a position, with ` x` or ` o` where the stones do not say the side."""
-    return board_text(spec, position)
 
 
 def move_text(spec: Spec, move: rules.Move) -> str:
