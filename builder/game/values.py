@@ -34,7 +34,9 @@ class Value(IntEnum):
     @property
     def word(self) -> str:
         """'win', 'draw' or 'loss'."""
-        return self.name.lower()
+        # By index, not from the member's name: an answer's JSON asks for it a few times, and
+        # an enum's `name` is a descriptor call each time.
+        return ("loss", "draw", "win")[self + 1]
 
     @classmethod
     def from_word(cls, word: str) -> Value:
