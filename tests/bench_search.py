@@ -12,6 +12,10 @@
   command's.
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
+- Boards past 64 cells (wide): 9x9k5, 10x10k5 and 11x11k5 boards with 12 empty cells
+  (tests/search_positions/wide.txt), value, depth and move against the plain negamax over
+  those cells; 9x9k5 short wins from seeded self-play checked by the plain AND/OR search; the
+  empty 9x9k5 board by `tablebase solve 9x9k5 --time 10` (unknown, never a claim).
 - Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
   built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run (a
   sample timed in one batch a side: five times from the same state, each side's median);
@@ -23,9 +27,9 @@
   (search_positions, `solve --positions FILE --json`) beside his whole process; then one
   `search_position` call and one `solve` process.
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|
-                                  pons-moves|pons-sample|pons-files] [--pons DIR] [--empty]
-                                 [--runs N]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|wide|
+                                  pons|pons-moves|pons-sample|pons-files] [--pons DIR]
+                                 [--empty] [--runs N]
 """
 from __future__ import annotations
 
@@ -253,6 +257,81 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
           " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
+WIDE_SECONDS = 10.0  # the empty 9x9k5 board's budget
+
+
+def bench_wide(short_wins: int = 12) -> None:
+    """Boards past 64 cells: the positions of wide.txt against the plain negamax, short wins on
+    9x9k5 against the plain AND/OR search, and the empty 9x9k5 board within WIDE_SECONDS."""
+    import random
+
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import move_name
+    from tablebase.query.reading import read_position
+    from tests.reference import FewEmpty, Game, wins_within
+    from tests.search_sets import self_play
+    _fresh(parse_spec("9x9k5")).solve((0,) * 81, Budget(nodes=1000))  # compile (or load) first
+    print(f"{'board':<8} {'answer':<18} {'move':<5} {'nodes':>8} {'seconds':>8} {'plain':>7}"
+          f" {'negamax':<10}")
+    agree = total = 0
+    for line in read_set("wide.txt"):
+        name, text = line.split()
+        spec, game = parse_spec(name), Game(name)
+        board = tuple(read_position(spec, text).board)
+        s = _fresh(spec).solve(board)
+        start = time.perf_counter()
+        few = FewEmpty(game, board)
+        value, depth = few.solve(board)
+        plain = time.perf_counter() - start
+        ok = (s.value is not None and int(s.value) == value and s.depth == depth
+              and s.move is not None and few.solve(game.child(board, s.move)) == (-value, depth - 1))
+        agree += ok
+        total += 1
+        print(f"{name:<8} {s.known:<18} {move_name(spec, s.move) if s.move is not None else '-':<5}"
+              f" {s.nodes:>8,} {s.seconds:>8.3f} {plain:>7.2f} {'agrees' if ok else 'DISAGREES':<10}",
+              flush=True)
+    print(f"boards past 64 cells with 12 empty cells: {agree} of {total} agree with the plain"
+          " negamax (value, depth, and the move's child)")
+    spec, game = parse_spec("9x9k5"), Game("9x9k5")
+    searcher, rng, found, fast, right = _fresh(spec), random.Random(81), 0, 0, 0
+    print(f"{'stones':>6} {'answer':<16} {'move':<5} {'nodes':>9} {'seconds':>8} {'plain search':<14}")
+    tries = 0
+    while found < short_wins and tries < 400:
+        tries += 1
+        cells = self_play(spec, rng, rng.randint(9, 13))
+        if cells is None:
+            continue
+        board = [0] * spec.cells
+        for i, c in enumerate(cells):
+            board[c] = 1 if i % 2 == 0 else 2
+        s = searcher.solve(board, Budget(seconds=5))
+        if not (s.value is not None and s.value.word == "win" and s.depth is not None
+                and 3 <= s.depth <= 9):
+            continue
+        found += 1
+        fast += s.seconds <= GOMOKU_SECONDS
+        b = tuple(board)
+
+        def choose(x):  # type: ignore[no-untyped-def]
+            return searcher.solve(x).move
+        ok = _move_wins(game, b, s.move, s.depth, choose)
+        exact = (not wins_within(game, b, s.depth - 2)) if ok and s.depth <= 5 else None
+        ok = ok and exact is not False
+        right += ok
+        verdict = ("agrees" if ok else "DISAGREES") + (" (depth too)" if exact else "")
+        print(f"{len(cells):>6} {s.known:<16} {move_name(spec, s.move):<5} {s.nodes:>9,}"
+              f" {s.seconds:>8.3f} {verdict:<14}", flush=True)
+    print(f"9x9k5 short wins (self-play, 9-13 stones): {fast} of {found} within {GOMOKU_SECONDS:g} s;"
+          f" {right} of {found} agree with the plain search (value and move)")
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "tablebase", "solve", "9x9k5", "--time",
+                           f"{WIDE_SECONDS:g}"], capture_output=True, text=True, cwd=ROOT)
+    print(f"  $ tablebase solve 9x9k5 --time {WIDE_SECONDS:g}   ({time.perf_counter() - start:.2f} s"
+          f" wall, exit {done.returncode})")
+    for out in done.stdout.splitlines():
+        print(f"  {out}")
+
+
 def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False,
                  runs: int = SAMPLE_RUNS) -> None:
     """Print the search section."""
@@ -267,6 +346,9 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         bench_budgets()
     if part in (None, "gomoku-empty"):
         bench_empty()
+    if part in (None, "wide"):
+        print("Boards past 64 cells (9x9k5 to 11x11k5):")
+        bench_wide()
     if part in (None, "pons"):
         print("Connect Four 7x6 on Pons' test sets, our search beside his solver (same run):")
         bench_pons(pons, empty)
@@ -285,7 +367,9 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
-          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; on Pons' sets"
+          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; boards past 64"
+          " cells agreeing with the plain negamax, the empty 9x9k5 unknown within"
+          f" {WIDE_SECONDS:g} s; on Pons' sets"
           " every answer his and our mean time a position at most his; every move of his"
           f" middle-set positions exact within {MOVE_SECONDS:g} s")
 
@@ -294,7 +378,7 @@ def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "pons", "pons-moves", "pons-sample",
+                                           "gomoku-empty", "wide", "pons", "pons-moves", "pons-sample",
                                            "pons-files"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
