@@ -12,6 +12,9 @@
   command's.
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
+- Kernel speed (kernel-speed): boards of up to 64 cells by processor time, each item by a
+  fresh searcher, the fastest of three (steadier than wall time on a shared machine), with
+  node counts: a change to the kernel is measured by this part before and after it.
 - Boards past 64 cells (wide): 9x9k5, 10x10k5 and 11x11k5 boards with 12 empty cells
   (tests/search_positions/wide.txt), value, depth and move against the plain negamax over
   those cells; 9x9k5 short wins from seeded self-play checked by the plain AND/OR search; the
@@ -27,9 +30,9 @@
   (search_positions, `solve --positions FILE --json`) beside his whole process; then one
   `search_position` call and one `solve` process.
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|wide|
-                                  pons|pons-moves|pons-sample|pons-files] [--pons DIR]
-                                 [--empty] [--runs N]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|
+                                  kernel-speed|wide|pons|pons-moves|pons-sample|pons-files]
+                                 [--pons DIR] [--empty] [--runs N]
 """
 from __future__ import annotations
 
@@ -257,6 +260,31 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
           " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
+def bench_kernel_speed(runs: int = 3) -> None:
+    """Processor seconds of fixed searches on boards of up to 64 cells, the fastest of `runs`,
+    each by a fresh searcher (no worker thread: a node budget or none)."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.boards import play_moves
+    gomoku = parse_spec("7x7k5")
+    _fresh(gomoku).solve(play_moves(gomoku, "d4"), Budget(nodes=1000))  # compile (or load) first
+    boards = [play_moves(gomoku, moves) for moves in read_set("7x7k5.txt")]
+    items = [
+        ("8x8k5, 300,000 nodes", lambda: _fresh(parse_spec("8x8k5")).solve(
+            (0,) * 64, Budget(nodes=300_000)).nodes),
+        ("7x7k5 empty (draw)", lambda: _fresh(gomoku).solve((0,) * 49).nodes),
+        ("6x5k4 empty (win)", lambda: _fresh(parse_spec("6x5k4")).solve((0,) * 30).nodes),
+        (f"7x7k5 set, {len(boards)} wins", lambda: sum(_fresh(gomoku).solve(b).nodes
+                                                        for b in boards)),
+    ]
+    for label, work in items:
+        best, nodes = float("inf"), 0
+        for _ in range(runs):
+            start = time.process_time()
+            nodes = work()
+            best = min(best, time.process_time() - start)
+        print(f"  {label:<22} {best:8.3f} cpu-s {nodes:>11,} nodes", flush=True)
+
+
 WIDE_SECONDS = 10.0  # the empty 9x9k5 board's budget
 # A self-play position is kept as a short win where a search of this many nodes proves one (a
 # node budget, not seconds: the same positions on a busy machine as on an idle one).
@@ -352,6 +380,9 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         bench_budgets()
     if part in (None, "gomoku-empty"):
         bench_empty()
+    if part in (None, "kernel-speed"):
+        print("The m,n,k kernel's speed, processor time (the fastest of three):")
+        bench_kernel_speed()
     if part in (None, "wide"):
         print("Boards past 64 cells (9x9k5 to 11x11k5):")
         bench_wide()
@@ -384,8 +415,8 @@ def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "wide", "pons", "pons-moves", "pons-sample",
-                                           "pons-files"))
+                                           "gomoku-empty", "kernel-speed", "wide", "pons",
+                                           "pons-moves", "pons-sample", "pons-files"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")
