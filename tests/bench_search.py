@@ -12,9 +12,9 @@
   command's.
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
-- Kernel speed (kernel-speed, tests/bench_wide.py): boards of up to 64 cells by processor time, each item by a
-  fresh searcher, the fastest of three (steadier than wall time on a shared machine), with
-  node counts: a change to the kernel is measured by this part before and after it.
+- Kernel speed (kernel-speed, tests/bench_wide.py): boards of up to 64 cells by processor
+  time, each item by a fresh searcher, the fastest of three (steadier than wall time on a
+  shared machine), with node counts: a change to the kernel is measured by it before and after.
 - Boards past 64 cells (wide, tests/bench_wide.py): 9x9k5, 10x10k5 and 11x11k5 boards with 12 empty cells
   (tests/search_positions/wide.txt), value, depth and move against the plain negamax over
   those cells; 9x9k5 short wins from seeded self-play checked by the plain AND/OR search; the
