@@ -1,8 +1,9 @@
 """Boards past 64 cells (query/search/masks.py: cell sets of two words): the search's values,
 depths and moves on 9x9k5, 10x10k5 and 11x11k5 boards with 12 empty cells against the plain
 negamax over those cells (tests/reference.py's FewEmpty), every bound its transposition table
-keeps against the same negamax, the cell sets' encoding across the words, and the empty 9x9k5
-board answered by the command line, unknown within its budget, never a claim."""
+keeps against the same negamax, the cell sets' encoding across the words, the compiled key
+against the reference's symmetry images, and the empty 9x9k5 board answered by the command
+line, unknown within its budget, never a claim."""
 from __future__ import annotations
 
 import random
@@ -12,7 +13,8 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli import main
 from tablebase.query.reading import read_position
-from tablebase.query.search import kernel, masks
+from tablebase.query.search import kernel, lookup, masks
+from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher
 from tests.reference import FewEmpty, Game
 from tests.search_sets import read_set
@@ -90,6 +92,21 @@ def test_cell_sets_across_the_words() -> None:
             assert masks.disjoint(got, other) == (s & t == 0)
             assert masks.below(got, other) == (s < t)  # high word first: the ints' order
     assert masks.as_int(masks.bit((0, 0), 64)) == 1 << 64
+
+
+def test_the_key_is_the_smallest_orientation_of_the_whole_board() -> None:
+    """The compiled key of random 11x11 boards (stones placed one by one, as the search does)
+    is the board itself in the orientation whose (x, o) cell sets, read as ints, come first:
+    checked against the reference's own symmetry images, on both words."""
+    game, arrays, rng = Game("11x11k5"), Board(parse_spec("11x11k5"), slots_log2=4), random.Random(9)
+    for _ in range(30):
+        board = tuple(rng.choice((0, 0, 1, 2)) for _ in range(game.n))
+        arrays.load(board)
+        _, kx, ko, _ = lookup.slot_of(arrays.par, arrays.bx, arrays.bo)
+        images = [(sum(1 << c for c, v in enumerate(b) if v == 1),
+                   sum(1 << c for c, v in enumerate(b) if v == 2)) for b in game.images(board)]
+        assert (masks.as_int(kx), masks.as_int(ko)) == min(images)
+        assert masks.as_int(arrays.occupied) == images[0][0] | images[0][1]
 
 
 def test_the_empty_9x9_board_is_unknown_within_its_budget(capsys: pytest.CaptureFixture[str]
