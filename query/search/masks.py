@@ -9,9 +9,10 @@ both kinds (numba overloads).
     an array of n sets:     uint64[n] narrow,  uint64[n, 2] wide (row i: set i's two words)
 
 numba compiles each kernel once for each kind its arguments are made of (Board makes them
-narrow or wide by the board's cells), so a board of up to 64 cells runs the same machine code
-as before wide boards were taken: the wide operations are never compiled into its kernels.
-The Python bodies below are what the compiled kinds do, for use outside compiled code.
+narrow or wide by the board's cells), so a board of up to 64 cells runs one-word code only,
+as fast as before wide boards were taken (docs/benchmarks.md): no wide operation, and no test
+of which kind a set is, is compiled into its kernels. The Python bodies below do what the
+compiled kinds do, for use outside compiled code (tests, Board's accessors).
 """
 from __future__ import annotations
 
