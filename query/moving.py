@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.game import Spec, Value, X, permutations, score, transform
+from tablebase.builder.game import EMPTY, Spec, Value, X, permutations, score, transform
 from tablebase.builder.game import moving as rules
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
@@ -90,7 +90,7 @@ def _probe(held: Held, spec: Spec, position: Sequence[int]) -> Probe:
     value, depth = held[2], held[3]
     board, side = rules.split(spec, position)
     return Probe(value, depth, "x" if side == X else "o", depth == 0,
-                 sum(1 for v in board if v))
+                 len(board) - board.count(EMPTY))
 
 
 def moves(tables: Sequence[StoredTable], spec: Spec, position: Sequence[int]

@@ -17,6 +17,7 @@ from tablebase.query.errors import IllegalMoveError, NotationError
 from tablebase.query.notation import move_name
 
 _SIDES = {"x": X, "o": O}
+_BOARD_CHARS = frozenset("xXoO./")
 
 
 def move_text(spec: Spec, move: rules.Move) -> str:
@@ -81,7 +82,7 @@ def parse_moving(spec: Spec, text: str) -> tuple[int, ...]:
     moves from the empty board (none: the empty board)."""
     tokens = text.replace(",", " ").split()
     rest = tokens
-    if tokens and set(tokens[0]) <= set("xXoO./") and len(tokens[0]) > 1:
+    if tokens and len(tokens[0]) > 1 and set(tokens[0]) <= _BOARD_CHARS:
         board = parse_board(spec, tokens[0])
         said = rules.stones_say(spec, board)
         rest = tokens[1:]

@@ -236,6 +236,9 @@ class OpenTables:
         for attempt in range(_SWAPS_FOLLOWED):
             tables = self.of(spec)
             try:
+                if len(tables) == 1:  # most games: one snapshot, without a stack (a probe's cost)
+                    with tables[0].reader.snapshot():
+                        return read()
                 with ExitStack() as stack:
                     for table in tables:
                         stack.enter_context(table.reader.snapshot())
