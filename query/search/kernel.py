@@ -60,11 +60,14 @@ from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import ends_clear
 from tablebase.query.search.lookup import (
     ALL_CELLS,
+    HI_AT,
     INF,
+    LO_AT,
     LOSS,
     NO_LOSS,
     NO_WIN,
     WIN,
+    bound_zone,
     leaf,
     slot_of,
     store,
@@ -83,6 +86,8 @@ WS = 1024  # the kernel's win score: larger than any depth on a board of up to 6
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
 # out): there the proofs below that settle a sign alone may prune (the zones).
 SIGN = 256
+# Null windows about a depth leaving at least this many plies look for pairings too.
+DEEP_PLIES = 6
 NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE = range(9)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
@@ -90,7 +95,7 @@ _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
 # cannot relink a cached recursive function into another compiled caller).
 _A0, _B, _ACUR, _BEST, _BM, _I, _M, _LO, _HI, _SLOT, _G0, _LOWER, _UPPER, _CELL = range(14)
-_MODE, _SKIPPED, _HIT2 = 14, 15, 16
+_MODE, _SKIPPED, _HIT2, _EXACT = 14, 15, 16, 17
 _ENTER, _NEXT, _RETURN = 0, 1, 2
 _ATTACK, _DEFEND = 1, 2  # a node whose window asks "does the side to move win?" / "not lose?"
 
@@ -109,7 +114,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
     Negamax over an explicit stack of frames: enter a node, try its moves in turn, return."""
     n, k, misere = par[0], par[3], par[5]
     proofs = par[8] if par[4] == 0 else 0  # 1: dead lines and pairings, 2: zones too; no gravity
-    fr = np.zeros((n + 2, 17), dtype=np.int64)
+    fr = np.zeros((n + 2, 18), dtype=np.int64)
     fkx = np.zeros(n + 2, dtype=np.uint64)
     fko = np.zeros(n + 2, dtype=np.uint64)
     fzone = np.zeros(n + 2, dtype=np.uint64)  # attack: the children's zones, joined; defence: the cut's
@@ -128,12 +133,17 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             me = stones % 2  # the index (0: x, 1: o) of the side to move
             moves, keys = mv[stones], mh[stones]
             m = candidates(par, board, moves)
-            # Proofs that settle a sign are sought only in windows about a sign: in a search
-            # for a win within d plies they cost more than they cut.
+            # Proofs that settle a sign are sought in windows about a sign, and in a null
+            # window about a depth only where it leaves many plies (DEEP_PLIES or more): in a
+            # search for a short win they cost more than they cut.
             near = proofs > 0 and -SIGN < a and b < SIGN
             mode = 0  # 0: no zones; else the window asks "a win?" (a >= 0) or "no loss?" (b <= 0)
+            exact = False  # zones prove the bound itself (a window about a depth), not its sign
             if near and proofs > 1 and not misere:
                 mode = _ATTACK if a >= 0 else (_DEFEND if b <= 0 else 0)
+            elif proofs > 1 and not misere and b == a + 1:
+                mode, exact = (_ATTACK if a >= 0 else _DEFEND), True
+                near = (WS - b if a >= 0 else WS + a) >= DEEP_PLIES
             occupied = bx[0] | bo[0]
             forced, phase, rz = -1, _RETURN, ALL_CELLS
             if not misere:
@@ -152,7 +162,9 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                             threat_cells |= _bit(forced)
                     if threats >= 2:
                         r = -(WS - 2)
-                        if mode:
+                        if mode and r >= b:  # asked "a loss within 1?": none, as `lower` below
+                            rz = hit_lines(np.uint64(0), np.int64(1), 1 - me, cnt, lines, occupied)
+                        elif mode:
                             rz = hit_lines(threat_cells, np.int64(2), me, cnt, lines, occupied)
                     else:
                         phase = _ENTER
@@ -167,7 +179,9 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 lo, hi = np.int64(tlo[slot]), np.int64(thi[slot])
                 if lo >= b or hi <= a or lo == hi:
                     r, phase = (lo if lo >= b else hi), _RETURN
-                    if mode:
+                    if exact:
+                        r, rz = bound_zone(tfl, tz, tlo, thi, slot, r <= a, a, b, inv, g0, n)
+                    elif mode:
                         rz = stored_zone(tfl, tz, slot, _wanted(r <= a, a, b), inv, g0, n)
                     continue
                 a, b = max(a, lo), min(b, hi)
@@ -223,16 +237,20 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 a, b = max(a, lo), min(b, hi)
             upper = WS - 2 if misere else WS - 3
             lower = -(WS - 1) if misere else -(WS - 2)
-            if upper <= a:
+            if upper <= a:  # no win in 1: while each open line of the mover keeps two empty cells
                 r, phase = upper, _RETURN
+                if mode:
+                    rz = hit_lines(np.uint64(0), np.int64(2), me, cnt, lines, occupied)
                 continue
-            if lower >= b:
+            if lower >= b:  # no loss in 1, while no line of the other side is complete
                 r, phase = lower, _RETURN
+                if mode:
+                    rz = hit_lines(np.uint64(0), np.int64(1), 1 - me, cnt, lines, occupied)
                 continue
             f = fr[d]
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper
-            f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode != 0
+            f[_MODE], f[_SKIPPED], f[_HIT2], f[_EXACT] = mode, 0, forced >= 0 and mode != 0, exact
             fkx[d], fko[d] = kx, ko
             fzone[d] = _bit(forced) if f[_HIT2] else np.uint64(0)
             fneed[d] = ALL_CELLS
@@ -243,23 +261,25 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             if f[_I] >= f[_M] or f[_ACUR] >= f[_B]:
                 best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, ALL_CELLS
                 if f[_MODE] and best <= f[_A0]:  # every move failed: their zones, joined
-                    if f[_SKIPPED]:  # skipped moves are proved no wins (losses), no more
+                    if f[_SKIPPED] and not f[_EXACT]:  # proved no wins (losses), no more
                         best = max(best, 0 if f[_A0] >= 0 else n - stones - WS)
-                    rz, flag = fzone[d], _proved(True, f[_A0], f[_B])
+                    rz, flag = fzone[d], HI_AT if f[_EXACT] else _proved(True, f[_A0], f[_B])
                     if f[_HIT2]:
                         rz = hit_lines(rz, np.int64(2), stones % 2, cnt, lines, bx[0] | bo[0])
                 elif f[_MODE]:  # a move reached the window's top: its zone
-                    rz, flag = fzone[d], _proved(False, f[_A0], f[_B])
+                    rz, flag = fzone[d], LO_AT if f[_EXACT] else _proved(False, f[_A0], f[_B])
                 if best <= f[_A0]:
                     lo, hi = (lo if lo > -INF else f[_LOWER]), min(hi, best)
                 elif best >= f[_B]:
                     lo, hi = max(lo, best), (hi if hi < INF else f[_UPPER])
                 else:
                     lo, hi = best, best
+                lo, hi = max(lo, f[_LOWER]), min(hi, f[_UPPER])
+                if f[_EXACT] and (hi if flag == HI_AT else lo) != best:
+                    flag = 0  # the zone proves `best`, and a bound kept from before is stored
                 if lo <= hi:  # always, unless a bound was wrong; then keep the table as it was
-                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], fkx[d], fko[d],
-                          max(lo, f[_LOWER]), min(hi, f[_UPPER]), perms[f[_G0], f[_BM]], rz,
-                          flag, perms, f[_G0], n)
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], fkx[d], fko[d], lo, hi,
+                          perms[f[_G0], f[_BM]], rz, flag, perms, f[_G0], n)
                 r, phase = best, _RETURN
                 continue
             cell = mv[stones, f[_I]]
