@@ -5,7 +5,8 @@
 the wall time, the process's CPU time and the load average before and after (the machine is
 shared: a figure is only as good as its load).
 
-    python tests/bench_strips.py [--open] [--seconds S]  (S: the open strips' budget)
+    python tests/bench_strips.py [--open] [--seconds S] [--specs BOARD ...]
+    (S: the open strips' budget, or each board's of --specs)
 """
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ OPEN = ("11x4k4", "12x4k4")
 OPEN_SECONDS = 1800.0
 
 
-def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS) -> None:
-    """Print the strips section."""
+def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS,
+                 specs: list[str] | None = None) -> None:
+    """Print the strips section (`specs`: only those boards, each within `seconds`)."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.search.engine import Searcher
@@ -37,6 +39,8 @@ def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS) -> No
     print(f"{'board':<7} {'answer':<22} {'move':<5} {'budget s':>8} {'wall s':>8} {'cpu s':>8}"
           f" {'nodes':>13} {'load':>10}  target")
     runs = [*TARGETS, *((name, seconds) for name in OPEN)] if open_strips else list(TARGETS)
+    if specs:
+        runs = [(name, seconds) for name in specs]
     for name, budget in runs:
         spec = parse_spec(name)
         load = os.getloadavg()[0]
@@ -56,8 +60,9 @@ def main() -> None:
     parser.add_argument("--open", action="store_true", help="also 11x4k4 and 12x4k4")
     parser.add_argument("--seconds", type=float, default=OPEN_SECONDS,
                         help="the open strips' budget each (default %(default)s)")
+    parser.add_argument("--specs", nargs="*", help="only these boards, each within --seconds")
     args = parser.parse_args()
-    bench_strips(args.open, args.seconds)
+    bench_strips(args.open, args.seconds, args.specs)
 
 
 if __name__ == "__main__":

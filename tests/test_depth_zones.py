@@ -63,7 +63,7 @@ def test_every_depth_zone_holds_in_the_plain_negamax(spec_text: str, stones: ran
     arrays, rng, memo = Board(spec, slots_log2=14), random.Random(3), {}
     arrays.ctl[kernel.LIMIT] = 1 << 60
     zones = checked = 0
-    for board in _positions(game, stones, 20, seed=9):
+    for board in _positions(game, stones, 12, seed=9):
         me = 1 if game.stones(board) % 2 == 0 else 2
         exact = _score(game, board, me, memo)
         depth = WS - abs(exact) if exact else game.n - game.stones(board)
@@ -85,12 +85,11 @@ def test_every_depth_zone_holds_in_the_plain_negamax(spec_text: str, stones: ran
                     held = _score(game, tuple(extra), me, memo)
                     assert (held <= r) if r <= a else (held >= r), (board, zone, extra, r)
                     checked += 1
-    print(spec_text, zones, checked)
-    assert zones >= 40 and checked >= 80, (zones, checked)
+    assert zones >= 30 and checked >= 60, (zones, checked)
 
 
-@pytest.mark.parametrize("spec_text, stones, count", [("6x4k4", range(13, 16), 10),
-                                                      ("7x4k4", range(18, 20), 4)])
+@pytest.mark.parametrize("spec_text, stones, count", [("6x4k4", range(13, 16), 6),
+                                                      ("7x4k4", range(18, 20), 3)])
 def test_strip_depths_equal_the_plain_search(spec_text: str, stones: range, count: int) -> None:
     """Whole solves of four-in-a-row strips (value and depth) with zones, as without any proof
     without search (PLAIN) and as the plain negamax, one searcher each for all positions."""

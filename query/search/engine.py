@@ -313,10 +313,10 @@ class Searcher:
         while score is None:
             # Deepening: a win (or loss) within d plies for d = 1, 2, ...; the first found is
             # the exact depth, every step before proving none shorter. Each step may cost `cap`
-            # nodes, none once the value is known (the depth is all that is left).
+            # nodes; no cap once the value is known and its depth wanted (all that is left).
             while tried < empties:
-                d, known = tried + 1, lo == hi
-                step = self._capped(1 << 62 if known else cap, lambda: (
+                d, endless = tried + 1, lo == hi and want_depth
+                step = self._capped(1 << 62 if endless else cap, lambda: (
                     WS - d if hi == Value.WIN and self._wins_within(d)
                     else d - WS if lo == Value.LOSS and self._loses_within(d) else 0))
                 if step is None:
