@@ -7,11 +7,12 @@ whole solve is one compiled call per thread (bitsolver.py runs it on idle cores,
 budget; many positions in one call); the order below is kernel.py's, for every other game.
 
 The order of the work: a first look for a draw (two null windows of some thousand nodes, on
-boards without gravity), short wins and losses (a null window at WS - d for d = 1, 2, ...:
-a win within d plies, cut off at that depth by the kernel's bounds; a step is given a bounded
-number of nodes), then the value by two null
-windows (is it at least a draw? a win?), then the depth of a decided game by bisection on d,
-and last a move whose child has the score found. The transposition table is kept between
+boards without gravity), then deepening (a null window at WS - d for d = 1, 2, ...: a win, or
+a loss, within d plies, cut off at that depth by the kernel's bounds; the first found is the
+exact depth) and the value by two null windows (is it at least a draw? a win?) in turns of
+growing numbers of nodes, until one settles the board (a draw by the value; a win or a loss
+by the deepening, which goes on alone once the value is known); last a move whose child has
+the score found. The transposition table is kept between
 calls, so asking about a position's children after the position costs little.
 """
 from __future__ import annotations
@@ -33,8 +34,10 @@ from tablebase.query.search.board import PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 from tablebase.query.search.moves import invert
 
-# Deepening stops at a step that would cost more nodes than this: the value search takes over.
-DEEPEN_NODES = 1 << 18
+# A deepening step costs at most this many nodes before the value search takes a turn of as
+# many; then both go on with DEEPEN_GROWTH times the nodes (the value once known, the depth
+# search goes on without a cap).
+DEEPEN_NODES, DEEPEN_GROWTH = 1 << 18, 4
 # Before deepening, boards without gravity get a first look for a draw of this many nodes a
 # null window (proofs without search settle most drawn m,n,k positions in a few thousand).
 QUICK_NODES = 1 << 14
@@ -301,42 +304,57 @@ class Searcher:
     def _solve(self, empties: int, lo: Value, hi: Value, want_depth: bool, want_move: bool
                ) -> tuple[Value, Value, int | None, int | None]:
         self._partial = (lo, hi, empties if lo == hi == Value.DRAW else None, None)
-        score, tried = (0 if lo == hi == Value.DRAW else None), 0
+        score, tried, cap = (0 if lo == hi == Value.DRAW else None), 0, DEEPEN_NODES
         if score is None and lo == Value.LOSS and hi >= Value.DRAW \
                 and not (self.spec.gravity or self.spec.misere
                          or self._board.par[8] == PLAIN) and self._quick_draw(hi):
             score, tried = 0, empties  # a draw: no short win to look for
-        for d in range(tried + 1, empties + 1 if score is None else 1):
-            step = self._capped(DEEPEN_NODES, lambda: (
-                WS - d if hi == Value.WIN and self._wins_within(d)
-                else d - WS if lo == Value.LOSS and self._loses_within(d) else 0))
-            if step is None:
-                break  # too costly a step: the value search takes over
-            tried = d  # no win or loss within d plies (or the one found)
-            if step:
-                score = step
+        while score is None:
+            # Deepening: a win (or loss) within d plies for d = 1, 2, ...; the first found is
+            # the exact depth, every step before proving none shorter. Each step may cost `cap`
+            # nodes; no cap once the value is known and its depth wanted (all that is left).
+            while tried < empties:
+                d, endless = tried + 1, lo == hi and want_depth
+                step = self._capped(1 << 62 if endless else cap, lambda: (
+                    WS - d if hi == Value.WIN and self._wins_within(d)
+                    else d - WS if lo == Value.LOSS and self._loses_within(d) else 0))
+                if step is None:
+                    break  # too costly a step for now: the value search takes a turn
+                tried = d  # no win or loss within d plies (or the one found)
+                if step:
+                    score = step
+                    break
+            else:
+                score = 0 if score is None else score  # no win or loss within every ply left
+            if score is not None:
                 break
-        if score is None:
-            if lo == hi:
-                value = lo
-            elif lo == Value.LOSS and (hi == Value.LOSS or self._run(-1, 0) <= -1):
-                value = Value.LOSS
-            else:
-                self._partial = (Value.DRAW, hi, None, None)
-                value = Value.WIN if hi == Value.WIN and self._run(0, 1) >= 1 else Value.DRAW
-            self._partial = (value, value, empties if value == Value.DRAW else None, None)
-            if value == Value.DRAW:
+            # The value by null windows (is it at least a draw? a win?), each within `cap`
+            # nodes: where it settles first (a draw by proofs without search) it ends the
+            # deepening; otherwise both go on with four times the nodes.
+            while lo != hi:
+                bounds = self._capped(cap, lambda: self._narrow(lo, hi))
+                if bounds is None:
+                    break
+                lo, hi = bounds
+                self._partial = (lo, hi, None, None)
+            cap *= DEEPEN_GROWTH
+            if lo == hi == Value.DRAW:
                 score = 0
-            elif not want_depth:
+            elif lo == hi and not want_depth:
                 return self._partial
-            else:
-                keeping = self._keeping(int(value), sign_only=True) if want_move else None
-                self._partial = (value, value, None, keeping)
-                score = self._bisect(value, tried + 1, empties)
+            elif lo == hi and want_move and self._partial[3] is None:
+                self._partial = (lo, hi, None, self._keeping(int(lo), sign_only=True))
         value = Value(1 if score > 0 else -1 if score < 0 else 0)
         depth = empties if score == 0 else WS - abs(score)
         self._partial = (value, value, depth, None)
         return value, value, depth, self._keeping(score) if want_move else None
+
+    def _narrow(self, lo: Value, hi: Value) -> tuple[Value, Value]:
+        """[lo, hi] narrowed by one null window: is the loaded board at least a draw (while a
+        loss is possible)? else a win?"""
+        if lo == Value.LOSS:
+            return (Value.LOSS, Value.LOSS) if self._run(-1, 0) <= -1 else (Value.DRAW, hi)
+        return (Value.WIN, Value.WIN) if self._run(0, 1) >= 1 else (lo, Value.DRAW)
 
     def _capped(self, nodes: int, work: Callable[[], T]) -> T | None:
         """work() within `nodes` more nodes of the kernel's, or None when those ran out first
@@ -362,18 +380,6 @@ class Searcher:
         self._partial = (Value.DRAW, hi, None, None)  # not a loss, proved
         return bool(self._capped(QUICK_NODES, lambda: self._run(0, 1) <= 0))
 
-    def _bisect(self, value: Value, low: int, high: int) -> int:
-        """The exact score of a decided board: the least d in [low, high] within which the
-        win (or loss) comes."""
-        test = self._wins_within if value == Value.WIN else self._loses_within
-        while low < high:
-            mid = (low + high) // 2
-            if test(mid):
-                high = mid
-            else:
-                low = mid + 1
-        return WS - low if value == Value.WIN else low - WS
-
     def _keeping(self, score: int, sign_only: bool = False) -> int | None:
         """A move of the loaded board whose score is `score` (or, with `sign_only`, of its
         sign; any move of a lost board)."""
@@ -386,7 +392,9 @@ class Searcher:
                 if (child == 0) if score == 0 else (child < 0):
                     return cell
                 continue
+            # The board's score is proved exactly, so no child is better for the mover than
+            # `want`: a null window asks whether this one is as good.
             want = invert(score)
-            if self._child(cell, want - 1, want + 1) == want:
+            if self._child(cell, want, want + 1) <= want:
                 return cell
         raise AssertionError("no move keeps the score the search proved")

@@ -17,7 +17,8 @@ guessed:
     (at least) 0, and a draw, 0, when neither side has one: every game then fills the board;
   - (normal rules, no gravity) a pairing against a side (proofs.py) proves the same bound.
 
-Zones (normal rules, no gravity, and only in windows asking for a sign, inside +-SIGN). Each
+Zones (normal rules, no gravity; in windows asking for a sign, inside +-SIGN, and in null
+windows about a depth, below). Each
 proof of a sign - a side cannot win; a side wins (so the other loses) - comes with a zone Z of
 cells such that it stays true when the side it is against (the one that cannot win; the
 loser) gets extra stones on any empty cells outside Z, the turn unchanged: the pairs of a
@@ -35,6 +36,24 @@ and it never delays one's win), and outside Z_m that extra stone changes nothing
 skipped moves returns what is proved of them, "no win" or "a loss" of unknown depth, never a
 score it did not prove for every move. The table keeps a zone with such bounds (tz, in the
 key's orientation, with flags for which proof it is); a bound without one has every cell.
+
+In a null window about a depth (a win, or a loss, within d plies: outside +-SIGN) the same
+rule prunes, each zone proving the very bound returned, depth included, not just its sign.
+The domination above keeps depths: with an extra stone of its own a side's win comes no
+later and its loss no sooner (the free move stands in for the extra stone; where the board
+fills first, that side either had its line already or the game is a draw, no worse); so a
+move outside Z_m scores at most what m's bound says, and a node where every move failed
+scores at most its best bound, skipped moves included: it returns that best, no weaker. The
+leaves' zones, each for the side the bound is against: a line made now and two threats, as
+above, each proving its exact score on the side it lies (two threats asked "a loss within
+1?" prove only "none": the next leaf's zone); "no win within 2" (the mate-distance bound of a
+mover with no line to complete) holds while each line open for the mover keeps two empty
+cells in Z, so no extra stones give it one to complete; "no loss within 1" while each line
+open for the other side keeps one; a pairing's zone proves the bound 0. The table keeps a
+zone of its upper bound (HI_AT) or lower bound (LO_AT), dropped as soon as that bound is
+replaced by another; a sign's zone, where a cut-off needs no more than the sign, stands for
+the bound 0. Pairings are looked for in such windows only where DEEP_PLIES plies or more are
+left: in a search for a short win they cost more than they cut.
 
 Arrays (the `Board` of board.py makes them). Cell sets (bitmasks of cells: keys, zones,
 pairings) are masks.py's: a uint64 on boards of up to 64 cells, two words up to 128; numba
@@ -63,11 +82,14 @@ import numpy as np
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import ends_clear
 from tablebase.query.search.lookup import (
+    HI_AT,
     INF,
+    LO_AT,
     LOSS,
     NO_LOSS,
     NO_WIN,
     WIN,
+    bound_zone,
     leaf,
     slot_of,
     store,
@@ -99,6 +121,10 @@ WS = 1024  # the kernel's win score: far beyond any depth on a board of up to 12
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
 # out): there the proofs below that settle a sign alone may prune (the zones).
 SIGN = 256
+# Null windows about a depth leaving at least this many plies look for pairings too: on
+# 9x4k4's steps to "no win within 21 plies", 2 took 26 s of CPU, 4 24 s, 6 29 s (8: the
+# steps grew twice as fast, 2.0x against 1.4x a step of two plies).
+DEEP_PLIES = 4
 NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE, ROOT_ZONE_HIGH = \
     range(10)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
@@ -107,7 +133,7 @@ _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 # A search frame's fields (one row a ply below the node searched; no recursion: numba's cache
 # cannot relink a cached recursive function into another compiled caller).
 _A0, _B, _ACUR, _BEST, _BM, _I, _M, _LO, _HI, _SLOT, _G0, _LOWER, _UPPER, _CELL = range(14)
-_MODE, _SKIPPED, _HIT2 = 14, 15, 16
+_MODE, _SKIPPED, _HIT2, _EXACT = 14, 15, 16, 17
 _ENTER, _NEXT, _RETURN = 0, 1, 2
 _ATTACK, _DEFEND = 1, 2  # a node whose window asks "does the side to move win?" / "not lose?"
 
@@ -124,7 +150,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
     # Cell sets (masks.py) of the board's kind: one word up to 64 cells, two up to 128.
     nothing = none_like(get(bx, 0))
     every = all_like(nothing)
-    fr = np.zeros((n + 2, 17), dtype=np.int64)
+    fr = np.zeros((n + 2, 18), dtype=np.int64)
     fkx = array_like(nothing, n + 2)
     fko = array_like(nothing, n + 2)
     fzone = array_like(nothing, n + 2)  # attack: the children's zones, joined; defence: the cut's
@@ -143,12 +169,17 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             me = stones % 2  # the index (0: x, 1: o) of the side to move
             moves, keys = mv[stones], mh[stones]
             m = candidates(par, board, moves)
-            # Proofs that settle a sign are sought only in windows about a sign: in a search
-            # for a win within d plies they cost more than they cut.
+            # Proofs that settle a sign are sought in windows about a sign, and in a null
+            # window about a depth only where it leaves many plies (DEEP_PLIES or more): in a
+            # search for a short win they cost more than they cut.
             near = proofs > 0 and -SIGN < a and b < SIGN
             mode = 0  # 0: no zones; else the window asks "a win?" (a >= 0) or "no loss?" (b <= 0)
+            exact = False  # zones prove the bound itself (a window about a depth), not its sign
             if near and proofs > 1 and not misere:
                 mode = _ATTACK if a >= 0 else (_DEFEND if b <= 0 else 0)
+            elif proofs > 1 and not misere and b == a + 1:
+                mode, exact = (_ATTACK if a >= 0 else _DEFEND), True
+                near = (WS - b if a >= 0 else WS + a) >= DEEP_PLIES
             occupied = join(get(bx, 0), get(bo, 0))
             forced, phase, rz = -1, _RETURN, every
             if not misere:
@@ -168,7 +199,9 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                             threat_cells = join(threat_cells, bit(nothing, forced))
                     if threats >= 2:
                         r = -(WS - 2)
-                        if mode:
+                        if mode and r >= b:  # asked "a loss within 1?": none, as `lower` below
+                            rz = hit_lines(nothing, np.int64(1), 1 - me, cnt, lines, occupied)
+                        elif mode:
                             rz = hit_lines(threat_cells, np.int64(2), me, cnt, lines, occupied)
                     else:
                         phase = _ENTER
@@ -183,7 +216,9 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 lo, hi = np.int64(tlo[slot]), np.int64(thi[slot])
                 if lo >= b or hi <= a or lo == hi:
                     r, phase = (lo if lo >= b else hi), _RETURN
-                    if mode:
+                    if exact:
+                        r, rz = bound_zone(tfl, tz, tlo, thi, slot, r <= a, a, b, inv, g0, n)
+                    elif mode:
                         rz = stored_zone(tfl, tz, slot, _wanted(r <= a, a, b), inv, g0, n)
                     continue
                 a, b = max(a, lo), min(b, hi)
@@ -240,16 +275,20 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 a, b = max(a, lo), min(b, hi)
             upper = WS - 2 if misere else WS - 3
             lower = -(WS - 1) if misere else -(WS - 2)
-            if upper <= a:
+            if upper <= a:  # no win in 1: while each open line of the mover keeps two empty cells
                 r, phase = upper, _RETURN
+                if mode:
+                    rz = hit_lines(nothing, np.int64(2), me, cnt, lines, occupied)
                 continue
-            if lower >= b:
+            if lower >= b:  # no loss in 1, while no line of the other side is complete
                 r, phase = lower, _RETURN
+                if mode:
+                    rz = hit_lines(nothing, np.int64(1), 1 - me, cnt, lines, occupied)
                 continue
             f = fr[d]
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper
-            f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode != 0
+            f[_MODE], f[_SKIPPED], f[_HIT2], f[_EXACT] = mode, 0, forced >= 0 and mode != 0, exact
             put(fkx, d, kx)
             put(fko, d, ko)
             put(fzone, d, bit(nothing, forced) if f[_HIT2] else nothing)
@@ -261,24 +300,26 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             if f[_I] >= f[_M] or f[_ACUR] >= f[_B]:
                 best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, every
                 if f[_MODE] and best <= f[_A0]:  # every move failed: their zones, joined
-                    if f[_SKIPPED]:  # skipped moves are proved no wins (losses), no more
+                    if f[_SKIPPED] and not f[_EXACT]:  # proved no wins (losses), no more
                         best = max(best, 0 if f[_A0] >= 0 else n - stones - WS)
-                    rz, flag = get(fzone, d), _proved(True, f[_A0], f[_B])
+                    rz, flag = get(fzone, d), HI_AT if f[_EXACT] else _proved(True, f[_A0], f[_B])
                     if f[_HIT2]:
                         rz = hit_lines(rz, np.int64(2), stones % 2, cnt, lines,
                                        join(get(bx, 0), get(bo, 0)))
                 elif f[_MODE]:  # a move reached the window's top: its zone
-                    rz, flag = get(fzone, d), _proved(False, f[_A0], f[_B])
+                    rz, flag = get(fzone, d), LO_AT if f[_EXACT] else _proved(False, f[_A0], f[_B])
                 if best <= f[_A0]:
                     lo, hi = (lo if lo > -INF else f[_LOWER]), min(hi, best)
                 elif best >= f[_B]:
                     lo, hi = max(lo, best), (hi if hi < INF else f[_UPPER])
                 else:
                     lo, hi = best, best
+                lo, hi = max(lo, f[_LOWER]), min(hi, f[_UPPER])
+                if f[_EXACT] and (hi if flag == HI_AT else lo) != best:
+                    flag = 0  # the zone proves `best`, and a bound kept from before is stored
                 if lo <= hi:  # always, unless a bound was wrong; then keep the table as it was
                     store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], get(fkx, d), get(fko, d),
-                          max(lo, f[_LOWER]), min(hi, f[_UPPER]), perms[f[_G0], f[_BM]], rz,
-                          flag, perms, f[_G0], n)
+                          lo, hi, perms[f[_G0], f[_BM]], rz, flag, perms, f[_G0], n)
                 r, phase = best, _RETURN
                 continue
             cell = mv[stones, f[_I]]

@@ -76,8 +76,11 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
 
 # Flags of a table entry (tfl): used, and what its zone (tz) is the zone of (kernel.py): the
 # proof that the side to move cannot win (hi <= 0), that it loses (hi < 0), that the other side
-# cannot win (lo >= 0), that the side to move wins (lo > 0).
-USED, NO_WIN, LOSS, NO_LOSS, WIN = 1, 2, 4, 8, 16
+# cannot win (lo >= 0), that the side to move wins (lo > 0); and, from the searches for a win
+# or a loss within d plies, the proof of the entry's own upper bound (score <= thi) or lower
+# bound (score >= tlo), kept only while that bound is the one stored.
+USED, NO_WIN, LOSS, NO_LOSS, WIN, HI_AT, LO_AT = 1, 2, 4, 8, 16, 32, 64
+_AT = HI_AT | LO_AT
 # A zone of every cell (masks.all_like) is "nothing known": no proof's zone.
 
 
@@ -100,16 +103,26 @@ def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, fl
     with `flag` (NO_WIN, LOSS, NO_LOSS, WIN or several) the zone (board orientation) of those
     proofs replaces the entry's, else a zone the same key already holds is kept (a proof stays
     a proof)."""
+    # The bounds are int16: "none" (+-INF) is kept as a bound beyond any score.
+    lo, hi = max(lo, -NO_BOUND), min(hi, NO_BOUND)
     keep = tfl[slot] & USED and same(get(tk1, slot), kx) and same(get(tk2, slot), ko)
     kept = tfl[slot] & ~USED if keep else 0
+    if keep and tlo[slot] != lo:
+        kept &= ~LO_AT  # its zone proved the old bound, not this one
+    if keep and thi[slot] != hi:
+        kept &= ~HI_AT
     if flag and not same(zone, all_like(zone)):
-        put(tz, slot, turn_zone(zone, perms, g0, n))
-        kept = flag
+        turned = turn_zone(zone, perms, g0, n)
+        if flag & _AT and kept & _AT:  # the other bound's proof still holds: both, joined
+            put(tz, slot, join(get(tz, slot), turned))
+            kept = (kept & _AT) | flag
+        else:
+            put(tz, slot, turned)
+            kept = flag
     put(tk1, slot, kx)
     put(tk2, slot, ko)
     tfl[slot] = USED | kept
-    # The bounds are int16: "none" (+-INF) is kept as a bound beyond any score.
-    tlo[slot], thi[slot], tmv[slot] = max(lo, -NO_BOUND), min(hi, NO_BOUND), move
+    tlo[slot], thi[slot], tmv[slot] = lo, hi, move
 
 
 @njit(cache=True, nogil=True)
@@ -120,3 +133,23 @@ def stored_zone(tfl, tz, slot, flag, inv, g0, n):  # type: ignore[no-untyped-def
     if tfl[slot] & flag:
         return turn_zone(zone, inv, g0, n)
     return all_like(zone)
+
+
+@njit(cache=True, nogil=True)
+def bound_zone(tfl, tz, tlo, thi, slot, low, a, b, inv, g0, n):  # type: ignore[no-untyped-def]
+    """A cut-off by the entry (score <= a when `low`, else score >= b) in a window about a
+    depth: (the bound a kept zone proves, that zone in board orientation), or (the stored
+    bound, every cell) when none is kept. A sign's zone proves the bound 0, a cut-off still."""
+    f = tfl[slot]
+    zone = get(tz, slot)
+    if low:
+        if f & HI_AT:
+            return np.int64(thi[slot]), turn_zone(zone, inv, g0, n)
+        if f & NO_WIN and a >= 0:
+            return np.int64(0), turn_zone(zone, inv, g0, n)
+        return np.int64(thi[slot]), all_like(zone)
+    if f & LO_AT:
+        return np.int64(tlo[slot]), turn_zone(zone, inv, g0, n)
+    if f & NO_LOSS and b <= 0:
+        return np.int64(0), turn_zone(zone, inv, g0, n)
+    return np.int64(tlo[slot]), all_like(zone)
