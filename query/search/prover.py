@@ -56,6 +56,18 @@ def key_of(par, bx, bo):  # type: ignore[no-untyped-def]
     return bx[g0], bo[g0], g0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
+    """key_of the board after player index `me` plays `cell` (without playing it)."""
+    kx, ko, g0 = ~np.uint64(0), ~np.uint64(0), 0
+    for g in range(par[6]):
+        bit = np.uint64(1) << np.uint64(perms[g, cell])
+        x, o = (bx[g] | bit, bo[g]) if me == 0 else (bx[g], bo[g] | bit)
+        if g == 0 or x < kx or (x == kx and o < ko):
+            kx, ko, g0 = x, o, g
+    return kx, ko, g0
+
+
 @njit(cache=True, nogil=True)
 def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
     """The slot holding key (kx, ko), or -1."""
@@ -249,11 +261,13 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
             for i in range(m):
                 c = fc[d, i]
-                place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, c, me + 1)
-                ckx, cko, cg = key_of(par, bx, bo)
+                ckx, cko, cg = _child_key(par, perms, bx, bo, c, me)
                 cs = find(tk1, tk2, tfl, ckx, cko)
-                remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, c)
-                fpn[d, i], fdn[d, i], fzc[d, i] = 1, 1, np.uint64(0)
+                # Unknown moves: the first tried first (rank by the order above). A defender's
+                # reply starts with a proof number that grows with its rank, so the search
+                # proves with the likeliest replies before it widens to the others.
+                fpn[d, i], fdn[d, i], fzc[d, i] = 1 + (0 if me == attacker else i // 2), 1, \
+                    np.uint64(0)
                 if cs >= 0:
                     fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
                     fzc[d, i] = turn_zone(tz[cs], inv, cg, n)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablebase.builder.game import Spec, outcome
+from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.errors import QueryError
 from tablebase.query.search import prover
 from tablebase.query.search.board import Board, SearchRefusedError
@@ -42,7 +42,7 @@ class ProofBudget:
 
 class ProofTable:
     """One thread's arrays: a Board (kernel.py's rules arrays) and a df-pn proof table of
-    about `memory` bytes, kept from one `run` to the next."""
+    about `memory` bytes, kept from one `run` to the next while the attacker stays the same."""
 
     def __init__(self, spec: Spec, memory: int) -> None:
         check_provable(spec)
@@ -59,11 +59,20 @@ class ProofTable:
         self.ctl = np.zeros(8, dtype=np.int64)
         self.out = np.zeros(3, dtype=np.uint64)
         self.slots = slots
+        self.attacker = -1  # the side whose "cannot win" the table's entries are about
 
     def run(self, board: Sequence[int], attacker: int, nodes: int | None = None) -> int:
-        """df-pn on `board` (not over) for "player index `attacker` cannot win": 1 proved,
-        -1 disproved (the attacker wins), 0 stopped (ctl[STOP] or the nodes ran out)."""
+        """df-pn on `board` for "player index `attacker` cannot win": 1 proved, -1 disproved
+        (the attacker wins, or has won), 0 stopped (ctl[STOP] or the nodes ran out)."""
+        over = outcome(self.spec, board)
+        if over is not None:  # the last mover made a line, or the board is full
+            last = (sum(1 for v in board if v) - 1) % 2
+            self.out[:] = 0  # a made line's proof needs no zone: no search reaches past it
+            return -1 if over != Value.DRAW and last == attacker else 1
         b = self.board
+        if attacker != self.attacker:  # entries about the other side would answer wrongly
+            self.tfl[:] = 0
+            self.attacker = attacker
         b.load(board)
         self.ctl[prover.LIMIT] = (1 << 62) if nodes is None else int(self.ctl[prover.NODES]) + nodes
         self.ctl[prover.ABORTED] = 0
