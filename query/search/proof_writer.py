@@ -5,8 +5,11 @@ way from the leaves up; a move the tables do not prove where the file needs it i
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
+import os
+import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -17,7 +20,7 @@ from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name, orientation
 from tablebase.query.search import prover
 from tablebase.query.search.proofs import find_pairing, hit_lines
-from tablebase.query.search.proving import ProofTable, Proved
+from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
 # Nodes a move not proved in the tables may take to prove while writing (it is in most cases
 # covered by a table entry at once).
@@ -299,3 +302,40 @@ def _hex(zone: int) -> str:
     return f"{zone:x}"
 
 
+
+
+@dataclass(frozen=True)
+class ProofRun:
+    """What `prove_to_file` did: what was proved, and the file (None when nothing was
+    proved): its positions and bytes, and the seconds writing it took."""
+
+    proved: Proved
+    path: str | None
+    positions: int
+    size: int
+    seconds: float
+
+
+def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: ProofBudget,
+                  progress: Progress | None = None) -> ProofRun:
+    """Prove that the side to move on `board` cannot win (proving.prove_no_win, within
+    `budget`) and, if it was proved, write the proof to `path`."""
+    proved = prove_no_win(spec, board, budget, progress)
+    if proved.outcome != "proved":
+        return ProofRun(proved, None, 0, 0, 0.0)
+    start = time.monotonic()
+    write_proof(proved, path)
+    with _lines(path) as f:
+        positions = sum(1 for _ in f) - 5
+    return ProofRun(proved, str(path), positions, os.path.getsize(path),
+                    time.monotonic() - start)
+
+
+@contextmanager
+def _lines(path: str | Path) -> Iterator[TextIO]:
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "rt", encoding="ascii") as f:
+            yield f
+    else:
+        with open(path, encoding="ascii") as f:
+            yield f
