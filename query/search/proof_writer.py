@@ -123,8 +123,8 @@ class _Walk:
         b, n = t.board, self.spec.cells
         perm = self.perms[g]
         pn, dn, zone, reason, move, forced = prover.leaf(
-            b.par, b.lines, b.board, b.cnt, b.st, b.bx, b.bo, b.pairing, t.ctl, True,
-            self.attacker)
+            b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
+            b.bo, b.pairing, t.ctl, True, self.attacker)
         zone = int(zone)
         mine = b.stones % 2 == self.attacker
         head = f"{code}"
@@ -248,7 +248,7 @@ class _Walk:
         pt = b.pairing
         found, used = find_pairing(self.attacker, b.cnt, b.bx[0] | b.bo[0], pt[11][0], pt[0],
                                    pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7], pt[8], pt[9],
-                                   pt[10], prover.PAIRING_STEPS)
+                                   pt[10], prover.PAIRING_LIMIT)
         assert found
         run_off, run_win = pt[0], pt[1]
         runs = sum(1 for r in range(len(run_off) - 1)

@@ -29,16 +29,21 @@ import numpy as np
 from tablebase.builder.game.compiled import njit
 from tablebase.query.search.lookup import turn_zone
 from tablebase.query.search.moves import order, place, remove
-from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win, hit_lines
+from tablebase.query.search.proofs import cannot_win, hit_lines
+from tablebase.query.search.threats import vcf
 
 PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
 USED, PROVED, DISPROVED = 1, 2, 4
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS = 0, 1, 2, 3
-NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST = range(7)
+NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS = range(8)
+# The attacker's continuous fours looked for at a node: at most this many fours deep, and this
+# many stones placed.
+VCF_DEPTH, VCF_BUDGET = 12, 400
 _CHECK = 1023
 _WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwritten
-_EPS_NUM, _EPS_DEN = 5, 4  # 1 + epsilon = 5/4
+# Steps a pairing search may take at a node (proofs.py; typed: numba compiles per literal).
+PAIRING_LIMIT = np.int64(512)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -158,10 +163,12 @@ def children(par, bx, bo, perms, board, out, only):  # type: ignore[no-untyped-d
 
 
 @njit(cache=True, nogil=True)
-def leaf(par, lines, board, cnt, st, bx, bo, pt, ctl, pairing, attacker):  # type: ignore[no-untyped-def]
+def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ctl, first,  # type: ignore[no-untyped-def]
+         attacker):
     """What a node is without searching it: (pn, dn, zone, reason, move, forced), where
     pn == 0 is proved, dn == 0 disproved, else forced >= 0 is the only move worth trying
-    (a pairing is looked for only with `pairing`: once a node, the search being the same)."""
+    (a pairing, and the attacker's continuous fours, are looked for on the `first` visit
+    only: the search would be the same)."""
     k = par[3]
     me = st[0] % 2
     d = 1 - attacker
@@ -189,12 +196,16 @@ def leaf(par, lines, board, cnt, st, bx, bo, pt, ctl, pairing, attacker):  # typ
         if c >= 2:
             return PINF, 0, zone, INNER, -1, -1  # D blocks one, A completes the other
         forced = t1 if c == 1 else -1
-    if not pairing:
+    if not first:
         return 1, 1, np.uint64(0), INNER, -1, forced
     ctl[PAIRINGS] += 1
-    done, zone = cannot_win(attacker, st, cnt, occupied, pt, PAIRING_STEPS)
+    done, zone = cannot_win(attacker, st, cnt, occupied, pt, PAIRING_LIMIT)
     if done:  # proofs.py: a pairing holds whoever moves; its zone is the pairs' cells
         return 0, PINF, zone, PAIRED, -1, -1
+    if me == attacker and forced < 0 and vcf(par, lines, cl_off, cl_idx, ends, perms, board,
+                                             cnt, st, bx, bo, attacker, VCF_DEPTH, VCF_BUDGET):
+        ctl[FOURS] += 1
+        return PINF, 0, np.uint64(0), INNER, -1, -1  # threats.py: a win by continuous fours
     return 1, 1, np.uint64(0), INNER, -1, forced
 
 
@@ -247,8 +258,9 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                            or tdn[s] >= fthd[d]):
                 rpn, rdn, rz = tpn[s], tdn[s], turn_zone(tz[s], inv, g0, n)
                 continue
-            pn, dn, zone, reason, move, forced = leaf(par, lines, board, cnt, st, bx, bo, pt,
-                                                      ctl, s < 0, attacker)
+            pn, dn, zone, reason, move, forced = leaf(par, lines, cl_off, cl_idx, ends, perms,
+                                                      board, cnt, st, bx, bo, pt, ctl, s < 0,
+                                                      attacker)
             if pn == 0 or dn == 0:
                 _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
                      turn_zone(zone, perms, g0, n), perms[g0, move] if move >= 0 else -1, reason)
@@ -263,11 +275,15 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 c = fc[d, i]
                 ckx, cko, cg = _child_key(par, perms, bx, bo, c, me)
                 cs = find(tk1, tk2, tfl, ckx, cko)
-                # Unknown moves: the first tried first (rank by the order above). A defender's
-                # reply starts with a proof number that grows with its rank, so the search
-                # proves with the likeliest replies before it widens to the others.
-                fpn[d, i], fdn[d, i], fzc[d, i] = 1 + (0 if me == attacker else i // 2), 1, \
-                    np.uint64(0)
+                # Unknown children start with the numbers of a node of their many moves (the
+                # attacker's must all be refuted, one defender's reply suffices), a reply's
+                # growing with its rank in the order above: the search proves with the
+                # likeliest replies before it widens to the others.
+                if me == attacker:
+                    fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1)
+                else:
+                    fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) + i, 1
+                fzc[d, i] = np.uint64(0)
                 if cs >= 0:
                     fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
                     fzc[d, i] = turn_zone(tz[cs], inv, cg, n)

@@ -56,7 +56,7 @@ class ProofTable:
         self.tz = np.zeros(slots, dtype=np.uint64)
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
-        self.ctl = np.zeros(8, dtype=np.int64)
+        self.ctl = np.zeros(9, dtype=np.int64)
         self.out = np.zeros(3, dtype=np.uint64)
         self.slots = slots
         self.attacker = -1  # the side whose "cannot win" the table's entries are about
