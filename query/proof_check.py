@@ -89,7 +89,7 @@ class CheckedProof:
 def _lines_of(path: Path) -> Iterator[str]:
     opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="ascii") as f:  # type: ignore[operator]
+        with opener(path, "rt", encoding="ascii") as f:
             yield from f
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ProofCheckError(f"{path}: cannot be read as a proof file ({e})") from None
@@ -122,7 +122,10 @@ def check_proof(path: str | Path) -> CheckedProof:
             continue
         try:
             checker.check(words)
-        except (ValueError, IndexError, KeyError) as e:
+        except (IndexError, KeyError):
+            raise ProofCheckError(f"{path}, line {number}: a damaged or cut-off line (too few"
+                                  " words)") from None
+        except ValueError as e:
             raise ProofCheckError(f"{path}, line {number}: {e}") from None
     if ended is None or len(ended) != 2 or ended[1] != str(sum(checker.kinds.values())):
         raise ProofCheckError(f"{path}: the file is cut off or damaged (no end line counting"

@@ -36,14 +36,13 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
     from tablebase.query.search.proving import ProofBudget
 
     budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
-    with progress(args.quiet)(desc=f"prove {spec.name}", unit=" first moves") as bar:
+    with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}: {postfix}") as bar:
         started = time.monotonic()
 
         def shown(done: int, moves: int, nodes: int) -> None:
-            bar.total = moves
-            bar.n = done
             rate = nodes / max(time.monotonic() - started, 1e-9)
-            bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second")
+            bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
+                                f" {rate:,.0f} a second")
         ran = prove_to_file(spec, board, args.proof, budget, shown)
     p = ran.proved
     side = to_move_name(sum(1 for v in board if v))

@@ -236,7 +236,9 @@ class _Walk:
             s = t.entry()
             if found != 1 or s < 0 or t.tmv[s] < 0:
                 raise ProofWriteError(f"{self.spec.name}: a defender's reply the proof needs"
-                                      " was lost and not found again")
+                                      f" was lost and not found again ({found}, {s},"
+                                      f" {t.tmv[s] if s >= 0 else None},"
+                                      f" {t.tfl[s] if s >= 0 else None})")
         b = t.board
         _, _, g0 = prover.key_of(b.par, b.bx, b.bo)
         return int(b.inv[g0, int(t.tmv[s])])

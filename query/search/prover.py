@@ -36,7 +36,7 @@ PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
 USED, PROVED, DISPROVED = 1, 2, 4
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS = 0, 1, 2, 3
-NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS = range(8)
+NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)
 # The attacker's continuous fours looked for at a node: at most this many fours deep, and this
 # many stones placed.
 VCF_DEPTH, VCF_BUDGET = 12, 400
@@ -90,7 +90,8 @@ def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
 def _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reason):  # type: ignore[no-untyped-def]
     """Store pn/dn (and, proved, the zone in key orientation, the reply and the reason) under
     (kx, ko): its own slot, else a free one, else an unresolved one; a proof with nowhere to go
-    sets ctl[FULL] (the proof could not be written out whole)."""
+    sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
+    in use."""
     mask = np.uint64(tk1.shape[0] // _WAYS - 1)
     h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
                                                  * np.uint64(0xC2B2AE3D27D4EB4F))
@@ -100,13 +101,19 @@ def _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reas
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
             slot = s
             break
-        if spare < 0 and tfl[s] & PROVED == 0:
-            spare = s  # free, unresolved or disproved: may be replaced
+        if tfl[s] == 0 and (spare < 0 or tfl[spare] != 0):
+            spare = s  # a free slot first
+        elif spare < 0 and tfl[s] & PROVED == 0:
+            spare = s  # else an unresolved or disproved entry: it may be replaced
     if slot < 0:
         slot = spare
+        if slot >= 0 and tfl[slot] == 0:
+            ctl[FILLED] += 1
     if slot < 0:
         if pn == 0:
             ctl[FULL] = 1
+            if ctl[ROOM] < (np.int64(1) << np.int64(62)):
+                ctl[FILLED] = ctl[ROOM]  # a table that may grow grows now: no proof is lost
         return
     if tfl[slot] & PROVED and pn != 0:
         return  # a proof stays
@@ -215,6 +222,19 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
+def rehash(tk1, tk2, tpn, tdn, tz, tmv, tfl, nk1, nk2, npn, ndn, nz, nmv, nfl, ctl):  # type: ignore[no-untyped-def]
+    """Every entry of the table into a larger one (the n* arrays), proofs first so that no
+    proof is lost to an unresolved entry; ctl[FILLED] counts the new table's slots."""
+    ctl[FILLED] = 0
+    for proofs in (True, False):
+        for s in range(tk1.shape[0]):
+            f = tfl[s]
+            if f & USED and (f & PROVED != 0) == proofs:
+                _put(nk1, nk2, npn, ndn, nz, nmv, nfl, ctl, tk1[s], tk2[s], tpn[s], tdn[s],
+                     tz[s], tmv[s], f >> 3)
+
+
+@njit(cache=True, nogil=True)
 def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, pt,  # type: ignore[no-untyped-def]
           tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, attacker, out):
     """df-pn from the loaded board (not over) until it is proved (A cannot win: out[0] == 0)
@@ -244,8 +264,9 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             ctl[NODES] += 1
             if d > ctl[DEEPEST]:
                 ctl[DEEPEST] = d
-            if (ctl[NODES] & _CHECK) == 0 and (ctl[STOP] != 0 or ctl[NODES] >= ctl[LIMIT]):
-                ctl[ABORTED] = 1
+            if (ctl[NODES] & _CHECK) == 0 and (ctl[STOP] != 0 or ctl[NODES] >= ctl[LIMIT]
+                                               or ctl[FILLED] >= ctl[ROOM]):
+                ctl[ABORTED] = 1  # stopped, out of nodes, or the table is to grow
             if ctl[ABORTED]:
                 for j in range(d - 1, -1, -1):
                     remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[j, fsel[j]])

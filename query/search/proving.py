@@ -21,6 +21,7 @@ from tablebase.query.search.board import Board, SearchRefusedError
 # Bytes a slot of the proof table takes (keys, numbers, zone, move, flags).
 SLOT_BYTES = 8 + 8 + 8 + 8 + 8 + 2 + 1
 DEFAULT_MEMORY = 1 << 30
+FIRST_SLOTS = 1 << 16
 _POLL = 0.05
 
 Progress = Callable[[int, int, int], None]  # (first moves proved, of how many, nodes so far)
@@ -48,7 +49,17 @@ class ProofTable:
         check_provable(spec)
         self.spec = spec
         self.board = Board(spec, slots_log2=1)
-        slots = max(prover._WAYS, 1 << max(2, (memory // SLOT_BYTES).bit_length() - 1))
+        # The table starts small and doubles when three quarters full, up to the budget: on
+        # some machines each page first touched costs tens of microseconds, so a table of the
+        # whole budget from the start made a one-second proof take tens of seconds.
+        self.most = max(FIRST_SLOTS, 1 << max(2, (memory // SLOT_BYTES).bit_length() - 1))
+        self.ctl = np.zeros(10, dtype=np.int64)
+        self.out = np.zeros(3, dtype=np.uint64)
+        self.attacker = -1  # the side whose "cannot win" the table's entries are about
+        self._make(min(FIRST_SLOTS, self.most))
+
+    def _make(self, slots: int) -> None:
+        """Empty table arrays of `slots` slots."""
         self.tk1 = np.zeros(slots, dtype=np.uint64)
         self.tk2 = np.zeros(slots, dtype=np.uint64)
         self.tpn = np.zeros(slots, dtype=np.int64)
@@ -56,10 +67,15 @@ class ProofTable:
         self.tz = np.zeros(slots, dtype=np.uint64)
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
-        self.ctl = np.zeros(9, dtype=np.int64)
-        self.out = np.zeros(3, dtype=np.uint64)
         self.slots = slots
-        self.attacker = -1  # the side whose "cannot win" the table's entries are about
+        self.ctl[prover.ROOM] = slots * 3 // 4 if slots < self.most else 1 << 62
+
+    def _grow(self) -> None:
+        """The table, twice as large, holding every entry it held."""
+        old = (self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv, self.tfl)
+        self._make(self.slots * 2)
+        prover.rehash(*old, self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv,
+                      self.tfl, self.ctl)
 
     def run(self, board: Sequence[int], attacker: int, nodes: int | None = None) -> int:
         """df-pn on `board` for "player index `attacker` cannot win": 1 proved, -1 disproved
@@ -72,16 +88,22 @@ class ProofTable:
         b = self.board
         if attacker != self.attacker:  # entries about the other side would answer wrongly
             self.tfl[:] = 0
+            self.ctl[prover.FILLED] = 0
             self.attacker = attacker
-        b.load(board)
-        self.ctl[prover.LIMIT] = (1 << 62) if nodes is None else int(self.ctl[prover.NODES]) + nodes
-        self.ctl[prover.ABORTED] = 0
-        prover.prove(b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.inv, b.board, b.cnt,
-                     b.st, b.bx, b.bo, b.pairing, self.tk1, self.tk2, self.tpn, self.tdn, self.tz,
-                     self.tmv, self.tfl, self.ctl, attacker, self.out)
-        if self.ctl[prover.ABORTED]:
-            return 0
-        return 1 if int(self.out[0]) == 0 else -1
+        ctl = self.ctl
+        ctl[prover.LIMIT] = (1 << 62) if nodes is None else int(ctl[prover.NODES]) + nodes
+        while True:
+            b.load(board)
+            ctl[prover.ABORTED] = 0
+            prover.prove(b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.inv, b.board,
+                         b.cnt, b.st, b.bx, b.bo, b.pairing, self.tk1, self.tk2, self.tpn,
+                         self.tdn, self.tz, self.tmv, self.tfl, ctl, attacker, self.out)
+            if not ctl[prover.ABORTED]:
+                return 1 if int(self.out[0]) == 0 else -1
+            if ctl[prover.FILLED] < ctl[prover.ROOM] or ctl[prover.STOP] or \
+                    ctl[prover.NODES] >= ctl[prover.LIMIT]:
+                return 0
+            self._grow()  # and on from the root: the entries keep what was found
 
     def entry(self) -> int:
         """The slot of the loaded board's entry, or -1."""
