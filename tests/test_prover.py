@@ -172,3 +172,28 @@ def test_the_prover_refuses_what_it_cannot_prove() -> None:
     board = parse(game, "xo../.x../o.../....")
     assert game.solve(board)[0] == WIN
     assert prove_no_win(parse_spec("4x4k3"), board).outcome == "disproved"
+
+
+@pytest.mark.parametrize("text, stones, least", [("5x4k4", range(10, 13), 3),
+                                                 ("4x4k3", range(6, 9), 1)])
+def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None:
+    """Where threats.py finds the attacker (to move, neither side completing a line at once) a
+    win by continuous fours, the plain negamax finds a win too; and it finds some."""
+    from tablebase.query.search.board import Board
+    from tablebase.query.search.threats import count_fours, vcf
+
+    game, spec = _game(text), parse_spec(text)
+    arrays, found = Board(spec, slots_log2=4), 0
+    for board in _positions(text, stones, 40, seed=9):
+        arrays.load(board)
+        a = arrays.stones % 2
+        if count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, a)[0] or \
+                count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, 1 - a)[0]:
+            continue
+        before = arrays.board.copy()
+        if vcf(arrays.par, arrays.lines, arrays.cl_off, arrays.cl_idx, arrays.ends, arrays.perms,
+               arrays.board, arrays.cnt, arrays.st, arrays.bx, arrays.bo, a, 8, 200):
+            assert game.solve(board)[0] == WIN, board
+            found += 1
+        assert (arrays.board == before).all()  # the board is left as it was
+    assert found >= least
