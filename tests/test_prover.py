@@ -69,30 +69,55 @@ def test_every_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None
     rng, checked = random.Random(7), 0
     for board in _positions(text, stones, 15, seed=3):
         for attacker in (0, 1):
-            table = ProofTable(spec, 1 << 16)
-            if table.run(board, attacker) != 1:
-                continue
-            zone = int(table.out[2])
-            a, d = attacker + 1, 2 - attacker
-            outside = [c for c in range(game.n) if not zone >> c & 1]
-            for _ in range(6):
-                other = list(board)
-                mine = [c for c in outside if other[c] == a]
-                free = [c for c in outside if other[c] == 0]
-                if not mine:
-                    break
-                c = rng.choice(mine)
-                if free and rng.random() < 0.5:
-                    other[c], other[rng.choice(free)] = 0, a  # moved elsewhere outside Z
-                else:
-                    other[c] = d  # the defender's instead
-                after = tuple(other)
-                if game.wins(after, d):
-                    continue  # over: the defender has made a line
-                assert not game.wins(after, a), (board, zone, after)
-                assert _cannot_win(game, after, attacker), (board, attacker, zone, after)
-                checked += 1
+            checked += _zone_holds(game, spec, board, attacker, rng)
     assert checked >= 8
+
+
+def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
+                rng: random.Random) -> int:
+    """If the prover proves `attacker` cannot win on `board`: the negamax's check of its zone
+    on up to six changed positions (how many were checked)."""
+    table = ProofTable(spec, 1 << 16)
+    if table.run(board, attacker) != 1:
+        return 0
+    zone, checked = int(table.out[2]), 0
+    a, d = attacker + 1, 2 - attacker
+    outside = [c for c in range(game.n) if not zone >> c & 1]
+    for _ in range(6):
+        other = list(board)
+        mine = [c for c in outside if other[c] == a]
+        free = [c for c in outside if other[c] == 0]
+        if not mine:
+            break
+        c = rng.choice(mine)
+        if free and rng.random() < 0.5:
+            other[c], other[rng.choice(free)] = 0, a  # moved elsewhere outside Z
+        else:
+            other[c] = d  # the defender's instead
+        after = tuple(other)
+        if game.wins(after, d):
+            continue  # over: the defender has made a line
+        assert not game.wins(after, a), (board, zone, after)
+        assert _cannot_win(game, after, attacker), (board, attacker, zone, after)
+        checked += 1
+    return checked
+
+
+def test_zones_of_symmetric_positions_hold() -> None:
+    """Positions their mirror keeps (one move of each mirrored pair searched): the zone of
+    each proof holds for positions that break the symmetry."""
+    game, spec = _game("4x4k4"), parse_spec("4x4k4")
+    rng, checked = random.Random(4), 0
+    for _ in range(12):
+        board = [0] * 16
+        for player in (1, 2, 1, 2):
+            c = rng.choice([c for c in range(16) if board[c] == 0 and board[c ^ 3] == 0
+                            and c % 4 < 2])
+            board[c] = board[(c // 4) * 4 + 3 - c % 4] = player
+        if game.terminal_value(tuple(board)) is None and not game.wins(tuple(board), 2):
+            for attacker in (0, 1):
+                checked += _zone_holds(game, spec, tuple(board), attacker, rng)
+    assert checked >= 4
 
 
 def test_small_proofs_are_written_and_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]

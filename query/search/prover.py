@@ -319,7 +319,14 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 zone, move = np.uint64(0), -1
                 if pn == 0 and attack:
                     zone = fzone[d]
-                    if fforced[d] >= 0:
+                    if fforced[d] < 0:
+                        # One move of each symmetric set was searched: a position of the zone
+                        # need not keep the symmetry, so the zone takes every image of itself
+                        # (then each move's image is a proved move's image, zone and all).
+                        for g in range(1, par[6]):
+                            if bx[g] == bx[0] and bo[g] == bo[0]:
+                                zone |= turn_zone(zone, perms, g, n)
+                    else:
                         # A had to block D's one threat: every other move is answered there.
                         # In any Q' of the zone A makes no line in one move (two cells of Q,
                         # empty, in each line open for A) and D's line and its empty cell are
