@@ -216,8 +216,6 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     return 1, 1, np.uint64(0), INNER, -1, forced
 
 
-
-
 _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 
