@@ -103,6 +103,49 @@ def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type
     return checked
 
 
+def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
+                    rng: random.Random) -> int:
+    """If the prover finds that `attacker` wins on `board`: the negamax's check of the win's
+    zone (the defender's stones outside it moved elsewhere outside it, or turned into the
+    attacker's) on up to six changed positions (how many were checked)."""
+    table = ProofTable(spec, 1 << 16)
+    if table.run(board, attacker) != -1:
+        return 0
+    zone, checked = int(table.out[2]), 0
+    a, d = attacker + 1, 2 - attacker
+    outside = [c for c in range(game.n) if not zone >> c & 1]
+    for _ in range(6):
+        other = list(board)
+        theirs = [c for c in outside if other[c] == d]
+        free = [c for c in outside if other[c] == 0]
+        if not theirs:
+            break
+        c = rng.choice(theirs)
+        if free and rng.random() < 0.5:
+            other[c], other[rng.choice(free)] = 0, d
+        else:
+            other[c] = a
+        after = tuple(other)
+        if game.wins(after, a):
+            continue  # over: the attacker has made a line
+        assert not game.wins(after, d), (board, zone, after)
+        assert not _cannot_win(game, after, attacker), (board, attacker, zone, after)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("text, stones", [("4x4k3", range(6, 9)), ("5x4k4", range(10, 13))])
+def test_every_win_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None:
+    """The zone of a win the prover finds (by which it drops the defender's replies outside a
+    refuted reply's zone) holds for the plain negamax."""
+    game, spec = _game(text), parse_spec(text)
+    rng, checked = random.Random(5), 0
+    for board in _positions(text, stones, 15, seed=8):
+        for attacker in (0, 1):
+            checked += _win_zone_holds(game, spec, board, attacker, rng)
+    assert checked >= 8
+
+
 def test_zones_of_symmetric_positions_hold() -> None:
     """Positions their mirror keeps (one move of each mirrored pair searched): the zone of
     each proof holds for positions that break the symmetry."""
@@ -117,6 +160,7 @@ def test_zones_of_symmetric_positions_hold() -> None:
         if game.terminal_value(tuple(board)) is None and not game.wins(tuple(board), 2):
             for attacker in (0, 1):
                 checked += _zone_holds(game, spec, tuple(board), attacker, rng)
+                checked += _win_zone_holds(game, spec, tuple(board), attacker, rng)
     assert checked >= 4
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from tablebase.builder.game import Spec, canonical_board, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name, orientation
-from tablebase.query.search import prover
+from tablebase.query.search import prooftable, prover
 from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
@@ -213,12 +213,12 @@ class _Walk:
         t.board.place(cell, self.attacker + 1)
         s = t.entry()
         t.board.remove(cell)
-        return s >= 0 and bool(t.tfl[s] & prover.PROVED)
+        return s >= 0 and bool(t.tfl[s] & prooftable.PROVED)
 
     def _node_proved(self, t: ProofTable, board: list[int], cell: int) -> int:
         """The loaded position's proof and zone, proved now if the table lacks it."""
         s = t.entry()
-        if s < 0 or not t.tfl[s] & prover.PROVED:
+        if s < 0 or not t.tfl[s] & prooftable.PROVED:
             child = [int(v) for v in t.board.board]
             found = t.run(child, self.attacker, REPROVE_NODES)
             t.board.load(child)
@@ -230,7 +230,7 @@ class _Walk:
     def _reply(self, t: ProofTable, board: list[int]) -> int:
         """The defender's proved reply on the loaded position (its table entry's move)."""
         s = t.entry()
-        if s < 0 or not t.tfl[s] & prover.PROVED or t.tmv[s] < 0:
+        if s < 0 or not t.tfl[s] & prooftable.PROVED or t.tmv[s] < 0:
             found = t.run(board, self.attacker, REPROVE_NODES)
             t.board.load(board)
             s = t.entry()

@@ -20,7 +20,12 @@ zone of each kind of node (each case proved in the comment at its code):
   A's moves      the union of the zones of the moves searched; a move outside one of them is
                  refuted by that move's proof (so only moves inside all of them are searched)
   A blocks one   the block's zone, the threat's line, two empty cells of every line open for A
-Disproofs (A wins) carry no zone: they only steer the search, never enter a proof.
+Disproofs (A wins) carry the mirror image, a win zone (A holds all A's cells and maybe more, D's
+stones inside it some of D's there): A's made line or D facing two threats (the lines, and one or
+two empty cells of every line open for D), A's winning move (its child's zone and the move), D's
+replies all refuted (their zones joined; a reply outside one of them is refuted by that reply's
+win, so only replies inside all of them are searched: the defender's irrelevant replies
+pruned). Disproofs only steer the search: they never enter a proof file.
 """
 from __future__ import annotations
 
@@ -30,18 +35,32 @@ from tablebase.builder.game.compiled import njit
 from tablebase.query.search.lookup import turn_zone
 from tablebase.query.search.moves import order, place, remove
 from tablebase.query.search.proofs import cannot_win, hit_lines
+from tablebase.query.search.prooftable import (
+    ABORTED,
+    DEEPEST,
+    DISPROVED,
+    FILLED,
+    FOURS,
+    LIMIT,
+    NODES,
+    PAIRINGS,
+    PROVED,
+    ROOM,
+    STOP,
+    child_key,
+    find,
+    key_of,
+    put,
+)
 from tablebase.query.search.threats import vcf
 
 PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
-USED, PROVED, DISPROVED = 1, 2, 4
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS = 0, 1, 2, 3
-NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)
 # The attacker's continuous fours looked for at a node: at most this many fours deep, and this
 # many stones placed.
 VCF_DEPTH, VCF_BUDGET = 12, 400
 _CHECK = 1023
-_WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwritten
 # Steps a pairing search may take at a node (proofs.py; typed: numba compiles per literal).
 PAIRING_LIMIT = np.int64(512)
 
@@ -49,78 +68,6 @@ PAIRING_LIMIT = np.int64(512)
 @njit(cache=True, nogil=True, inline="always")
 def _bit(cell):  # type: ignore[no-untyped-def]
     return np.uint64(1) << np.uint64(cell)
-
-
-@njit(cache=True, nogil=True)
-def key_of(par, bx, bo):  # type: ignore[no-untyped-def]
-    """(key x, key o, orientation): the board in its smallest orientation."""
-    g0 = 0
-    for g in range(1, par[6]):
-        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
-            g0 = g
-    return bx[g0], bo[g0], g0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
-    """key_of the board after player index `me` plays `cell` (without playing it)."""
-    kx, ko, g0 = ~np.uint64(0), ~np.uint64(0), 0
-    for g in range(par[6]):
-        bit = np.uint64(1) << np.uint64(perms[g, cell])
-        x, o = (bx[g] | bit, bo[g]) if me == 0 else (bx[g], bo[g] | bit)
-        if g == 0 or x < kx or (x == kx and o < ko):
-            kx, ko, g0 = x, o, g
-    return kx, ko, g0
-
-
-@njit(cache=True, nogil=True)
-def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
-    """The slot holding key (kx, ko), or -1."""
-    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
-    for s in range(base, base + _WAYS):
-        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
-            return s
-    return -1
-
-
-@njit(cache=True, nogil=True)
-def _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reason):  # type: ignore[no-untyped-def]
-    """Store pn/dn (and, proved, the zone in key orientation, the reply and the reason) under
-    (kx, ko): its own slot, else a free one, else an unresolved one; a proof with nowhere to go
-    sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
-    in use."""
-    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
-    slot, spare = -1, -1
-    for s in range(base, base + _WAYS):
-        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
-            slot = s
-            break
-        if tfl[s] == 0 and (spare < 0 or tfl[spare] != 0):
-            spare = s  # a free slot first
-        elif spare < 0 and tfl[s] & PROVED == 0:
-            spare = s  # else an unresolved or disproved entry: it may be replaced
-    if slot < 0:
-        slot = spare
-        if slot >= 0 and tfl[slot] == 0:
-            ctl[FILLED] += 1
-    if slot < 0:
-        if pn == 0:
-            ctl[FULL] = 1
-            if ctl[ROOM] < (np.int64(1) << np.int64(62)):
-                ctl[FILLED] = ctl[ROOM]  # a table that may grow grows now: no proof is lost
-        return
-    if tfl[slot] & PROVED and pn != 0:
-        return  # a proof stays
-    tk1[slot], tk2[slot], tpn[slot], tdn[slot] = kx, ko, pn, dn
-    flag = USED | (PROVED if pn == 0 else 0) | (DISPROVED if dn == 0 else 0)
-    tfl[slot] = flag | (reason << 3)
-    tz[slot], tmv[slot] = zone, move
 
 
 @njit(cache=True, nogil=True)
@@ -183,7 +130,10 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     if me == attacker:
         c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 1)
         if c > 0:
-            return 0 + 1, 0, zone, INNER, t1, -1  # A completes a line: A wins
+            # A completes a line: A wins. Its win zone (below) takes the line and one empty
+            # cell of every line open for D, so that D has made no line in any Q' of it.
+            zone = hit_lines(zone, np.int64(1), d, cnt, lines, occupied)
+            return 1, 0, zone, INNER, t1, -1
         c, t1, t2, zone = threats(cnt, board, lines, k, d, 2)
         if c >= 2:
             # A faces two threats and makes no line at once: whatever A plays, D completes one.
@@ -201,7 +151,10 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
             return 0, PINF, zone, LINE, t1, -1
         c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 2)
         if c >= 2:
-            return PINF, 0, zone, INNER, -1, -1  # D blocks one, A completes the other
+            # D blocks one, A completes the other (D makes no line at once, checked above;
+            # in a Q' of the win zone neither, two empty cells of each of D's open lines).
+            zone = hit_lines(zone, np.int64(2), d, cnt, lines, occupied)
+            return PINF, 0, zone, INNER, -1, -1
         forced = t1 if c == 1 else -1
     if not first:
         return 1, 1, np.uint64(0), INNER, -1, forced
@@ -212,24 +165,12 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     if me == attacker and forced < 0 and vcf(par, lines, cl_off, cl_idx, ends, perms, board,
                                              cnt, st, bx, bo, attacker, VCF_DEPTH, VCF_BUDGET):
         ctl[FOURS] += 1
-        return PINF, 0, np.uint64(0), INNER, -1, -1  # threats.py: a win by continuous fours
+        # threats.py: a win by continuous fours (its win zone: every cell, nothing pruned)
+        return PINF, 0, ~np.uint64(0), INNER, -1, -1
     return 1, 1, np.uint64(0), INNER, -1, forced
 
 
 _ENTER, _NEXT, _RETURN = 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def rehash(tk1, tk2, tpn, tdn, tz, tmv, tfl, nk1, nk2, npn, ndn, nz, nmv, nfl, ctl):  # type: ignore[no-untyped-def]
-    """Every entry of the table into a larger one (the n* arrays), proofs first so that no
-    proof is lost to an unresolved entry; ctl[FILLED] counts the new table's slots."""
-    ctl[FILLED] = 0
-    for proofs in (True, False):
-        for s in range(tk1.shape[0]):
-            f = tfl[s]
-            if f & USED and (f & PROVED != 0) == proofs:
-                _put(nk1, nk2, npn, ndn, nz, nmv, nfl, ctl, tk1[s], tk2[s], tpn[s], tdn[s],
-                     tz[s], tmv[s], f >> 3)
 
 
 @njit(cache=True, nogil=True)
@@ -281,7 +222,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                                                       board, cnt, st, bx, bo, pt, ctl, s < 0,
                                                       attacker)
             if pn == 0 or dn == 0:
-                _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
+                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
                      turn_zone(zone, perms, g0, n), perms[g0, move] if move >= 0 else -1, reason)
                 rpn, rdn, rz = pn, dn, zone
                 continue
@@ -292,7 +233,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
             for i in range(m):
                 c = fc[d, i]
-                ckx, cko, cg = _child_key(par, perms, bx, bo, c, me)
+                ckx, cko, cg = child_key(par, perms, bx, bo, c, me)
                 cs = find(tk1, tk2, tfl, ckx, cko)
                 # Unknown children start with the numbers of a node of their many moves (the
                 # attacker's must all be refuted, one defender's reply suffices), a reply's
@@ -306,7 +247,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 if cs >= 0:
                     fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
                     fzc[d, i] = turn_zone(tz[cs], inv, cg, n)
-                    if me == attacker and tpn[cs] == 0:
+                    if (tpn[cs] == 0) if me == attacker else (tdn[cs] == 0):
                         flive[d] &= fzc[d, i]
                         fzone[d] |= fzc[d, i]
             phase = _NEXT
@@ -335,7 +276,10 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 elif pn == 0:
                     move = fc[d, best]
                     zone = fzc[d, best] | _bit(move)
-                _put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, fkx[d], fko[d], pn, dn,
+                elif dn == 0:
+                    zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc[d],
+                                     fm[d], fzone[d], fforced[d], attack, attacker)
+                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, fkx[d], fko[d], pn, dn,
                      turn_zone(zone, perms, fg0[d], n),
                      perms[fg0[d], move] if move >= 0 else -1, INNER)
                 rpn, rdn, rz = pn, dn, zone
@@ -363,17 +307,42 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             i = fsel[d]
             remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[d, i])
             fpn[d, i], fdn[d, i], fzc[d, i] = rpn, rdn, rz
-            if rpn == 0 and st[0] % 2 == attacker:
-                flive[d] &= rz
+            if (rpn == 0) if st[0] % 2 == attacker else (rdn == 0):
+                flive[d] &= rz  # a refuted move's zone: the moves outside it are refuted too
                 fzone[d] |= rz
             phase = _NEXT
+
+
+@njit(cache=True, nogil=True)
+def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, m, joined, forced, attack,  # type: ignore[no-untyped-def]
+              attacker):
+    """The zone of a win of A's (a disproof; the mirror of a proof's zone, D's stones and A's
+    swapped: A wins from every Q' in which A holds all A's cells and D's stones inside the zone
+    are some of D's there): on A's node the winning move's zone and the move; on D's, the
+    refuted replies' zones joined, with every image under the board's own symmetries (one
+    reply of each symmetric set was searched), or where D had to block A's one threat, the
+    block's zone, the threat's line and two empty cells of every line open for D (so D makes
+    no line in one move in any Q')."""
+    if attack:
+        for i in range(m):
+            if fdn[i] == 0:
+                return fzc[i] | _bit(fc[i])
+        return ~np.uint64(0)
+    zone = joined
+    if forced >= 0:
+        _, _, _, line = threats(cnt, board, lines, par[3], attacker, 1)
+        return hit_lines(zone | line, np.int64(2), 1 - attacker, cnt, lines, bx[0] | bo[0])
+    for g in range(1, par[6]):
+        if bx[g] == bx[0] and bo[g] == bo[0]:
+            zone |= turn_zone(zone, perms, g, par[0])
+    return zone
 
 
 @njit(cache=True, nogil=True)
 def _numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
     """(pn, dn, best child, the next best child's number) of a node from its children's: A's
     node sums proof numbers and takes the least disproof number, D's the other way round.
-    A's moves outside `live` are refuted already (by a proved move's zone) and not counted."""
+    Moves outside `live` are refuted already (by a refuted move's zone) and not counted."""
     pn, dn = (np.int64(0), PINF) if attack else (PINF, np.int64(0))
     best, other = -1, PINF
     for i in range(m):
@@ -389,6 +358,8 @@ def _numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
             elif cd < other:
                 other = cd
         else:
+            if cd != 0 and live & _bit(fc[i]) == 0:
+                continue
             dn = min(PINF, dn + cd)
             if best < 0 or cp < pn:
                 other, pn, best = (pn if best >= 0 else PINF), cp, i

@@ -15,7 +15,7 @@ import numpy as np
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.errors import QueryError
-from tablebase.query.search import prover
+from tablebase.query.search import prooftable, prover
 from tablebase.query.search.board import Board, SearchRefusedError
 
 # Bytes a slot of the proof table takes (keys, numbers, zone, move, flags).
@@ -68,13 +68,13 @@ class ProofTable:
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
         self.slots = slots
-        self.ctl[prover.ROOM] = slots * 3 // 4 if slots < self.most else 1 << 62
+        self.ctl[prooftable.ROOM] = slots * 3 // 4 if slots < self.most else 1 << 62
 
     def _grow(self) -> None:
         """The table, twice as large, holding every entry it held."""
         old = (self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv, self.tfl)
         self._make(self.slots * 2)
-        prover.rehash(*old, self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv,
+        prooftable.rehash(*old, self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv,
                       self.tfl, self.ctl)
 
     def run(self, board: Sequence[int], attacker: int, nodes: int | None = None) -> int:
@@ -88,33 +88,33 @@ class ProofTable:
         b = self.board
         if attacker != self.attacker:  # entries about the other side would answer wrongly
             self.tfl[:] = 0
-            self.ctl[prover.FILLED] = 0
+            self.ctl[prooftable.FILLED] = 0
             self.attacker = attacker
         ctl = self.ctl
-        ctl[prover.LIMIT] = (1 << 62) if nodes is None else int(ctl[prover.NODES]) + nodes
+        ctl[prooftable.LIMIT] = (1 << 62) if nodes is None else int(ctl[prooftable.NODES]) + nodes
         while True:
             b.load(board)
-            ctl[prover.ABORTED] = 0
+            ctl[prooftable.ABORTED] = 0
             prover.prove(b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.inv, b.board,
                          b.cnt, b.st, b.bx, b.bo, b.pairing, self.tk1, self.tk2, self.tpn,
                          self.tdn, self.tz, self.tmv, self.tfl, ctl, attacker, self.out)
-            if not ctl[prover.ABORTED]:
+            if not ctl[prooftable.ABORTED]:
                 return 1 if int(self.out[0]) == 0 else -1
-            if ctl[prover.FILLED] < ctl[prover.ROOM] or ctl[prover.STOP] or \
-                    ctl[prover.NODES] >= ctl[prover.LIMIT]:
+            if ctl[prooftable.FILLED] < ctl[prooftable.ROOM] or ctl[prooftable.STOP] or \
+                    ctl[prooftable.NODES] >= ctl[prooftable.LIMIT]:
                 return 0
             self._grow()  # and on from the root: the entries keep what was found
 
     def entry(self) -> int:
         """The slot of the loaded board's entry, or -1."""
         b = self.board
-        kx, ko, _ = prover.key_of(b.par, b.bx, b.bo)
-        return int(prover.find(self.tk1, self.tk2, self.tfl, kx, ko))
+        kx, ko, _ = prooftable.key_of(b.par, b.bx, b.bo)
+        return int(prooftable.find(self.tk1, self.tk2, self.tfl, kx, ko))
 
     @property
     def nodes(self) -> int:
         """Nodes searched so far."""
-        return int(self.ctl[prover.NODES])
+        return int(self.ctl[prooftable.NODES])
 
     @property
     def used(self) -> int:
@@ -213,7 +213,7 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
                 stop.set()
             if stop.is_set():
                 for x in tables:
-                    x.ctl[prover.STOP] = 1
+                    x.ctl[prooftable.STOP] = 1
             if progress is not None:
                 with lock:
                     done = len(result.tables) + len(result.covered)
@@ -221,11 +221,11 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
     finally:
         stop.set()
         for x in tables:
-            x.ctl[prover.STOP] = 1
+            x.ctl[prooftable.STOP] = 1
         for w in workers:
             w.join()
         for x in tables:
-            x.ctl[prover.STOP] = 0
+            x.ctl[prooftable.STOP] = 0
     result.proved = len(result.tables) + len(result.covered)
     if result.outcome != "disproved" and result.proved == len(firsts):
         result.outcome = "proved"
