@@ -37,7 +37,9 @@ test: $(STAMP)
 	    $(PY) tests/compile_kernels.py search && wait $$tables && wait $$gravity
 	$(PY) -m pytest -q -n 2 --dist loadfile
 
+# Byte-compiled first, as installing does (see test): the benches time whole processes.
 bench: $(STAMP)
+	$(PY) -m compileall -q builder db query tests
 	$(PY) tests/bench.py $(if $(SECTION),--section $(SECTION))
 
 # OpenSpiel comes only with the optional bench extra, installed on first use.

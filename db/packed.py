@@ -8,8 +8,7 @@ first block, and a ply's blocks after a key.
 """
 from __future__ import annotations
 
-import bisect
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future
 from contextlib import AbstractContextManager, contextmanager
@@ -17,16 +16,14 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.builder.game.codec import stone_counts
-from tablebase.builder.game.values import depth_of, value_of
+from tablebase.builder.game.codec import stone_counts, stones_in
+from tablebase.builder.game.values import depth_of, score_answer, value_of
+from tablebase.db.block_cache import BlockIndex, blocks
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
 
-# Decoded blocks a reader keeps (9 bytes a position: about 18 MiB). `moves` probes a position's
-# children, which lie in as many blocks; a server or an audit comes back to the same ones.
-CACHE_BLOCKS = 128
 # What a ply's reader does with each block as it is decoded: (block, rows before it).
 Fill = Callable[[Block, int], None]
 # Blocks fetched by one statement when streaming a ply.
@@ -82,8 +79,7 @@ class PackedReader:
         self._root_stones = game.root_stones
         self._cells = game.width * game.height
         self._limit = 3 ** game.code_digits
-        self._cache: OrderedDict[int, Block] = OrderedDict()
-        self._keys: dict[int, list[int]] = {}  # per ply, the cached blocks' first codes
+        self._cache = BlockIndex()  # its blocks kept in the process's cache (block_cache.py)
 
     def _where(self) -> str:
         return f"{self._label} (table {self.table})"
@@ -98,36 +94,17 @@ class PackedReader:
         kept only while the table is the catalogue's: once a rebuild has replaced it, this
         raises DatabaseError, as a read of a dropped table would (Tablebase then looks again)."""
         with self._source.snapshot():
-            if self._cache and not self._source.current():
-                self._cache.clear()
-                self._keys.clear()
+            if self._cache.blocks and not self._source.current():
+                blocks.clear(self._cache)
                 raise DatabaseError(f"{self._where()} was replaced by a rebuild")
             yield
 
     # --- one block at a time ------------------------------------------------------------
 
-    def _cached(self, ply: int, code: int) -> Block | None:
-        keys = self._keys.get(ply, [])
-        i = bisect.bisect_right(keys, code) - 1
-        if i >= 0:
-            block = self._cache[keys[i]]
-            if code < block.next:
-                self._cache.move_to_end(block.first)
-                return block
-        return None
-
-    def _keep(self, block: Block) -> None:
-        if len(self._cache) >= CACHE_BLOCKS:
-            _, old = self._cache.popitem(last=False)
-            keys = self._keys[old.ply]
-            del keys[bisect.bisect_left(keys, old.first)]
-        self._cache[block.first] = block
-        bisect.insort(self._keys.setdefault(block.ply, []), block.first)
-
     def _block_for(self, ply: int, code: int) -> Block | None:
         """The block of `ply` whose range holds `code`; None if the code lies before the ply's
         first block, or the table has no such ply."""
-        found = self._cached(ply, code)
+        found = blocks.get(self._cache, ply, code)
         if found is not None:
             return found
         if ply not in self._plies:
@@ -144,32 +121,25 @@ class PackedReader:
         block = unpack_block(row, self._where)
         if block.first > code or code >= block.next:
             raise self._damaged(f"no block of ply {ply} holds code {code} (blocks are missing)")
-        self._keep(block)
+        blocks.keep(self._cache, block)
         return block
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
         asked = [int(c) for c in codes]
-        wanted = np.array(sorted({c for c in asked if 0 <= c < self._limit}), np.int64)
-        plies = (stone_counts(wanted) + self._root_stones).tolist()
-        hits: list[int] = []
-        hit_plies: list[int] = []
-        hit_scores: list[int] = []
-        for code, ply in zip(wanted.tolist(), plies):
+        wanted = sorted({c for c in asked if 0 <= c < self._limit})
+        # One array operation for many codes; a few are counted in Python, which is quicker.
+        counts = stone_counts(np.array(wanted, np.int64)).tolist() if len(wanted) > 4 else \
+            [stones_in(c) for c in wanted]
+        found: dict[int, tuple[int, int]] = {}
+        for code, count in zip(wanted, counts):
+            ply = count + self._root_stones
             block = self._block_for(ply, code)
             if block is None:
                 continue
             i = block.find(code)
             if i >= 0:
-                hits.append(code)
-                hit_plies.append(ply)
-                hit_scores.append(int(block.scores[i]))
-        found: dict[int, tuple[int, int]] = {}
-        if hits:
-            scores = np.array(hit_scores, np.int8)
-            value = value_of(scores)
-            depth = depth_of(scores, self._cells - np.array(hit_plies, np.int16))
-            found = dict(zip(hits, zip(value.tolist(), depth.tolist())))
+                found[code] = score_answer(int(block.scores[i]), self._cells - ply)
         return lookup_of(asked, found)
 
     # --- the whole table ----------------------------------------------------------------
@@ -318,8 +288,7 @@ class PackedReader:
 
     def close(self) -> None:
         """Release the source."""
-        self._cache.clear()
-        self._keys.clear()
+        blocks.clear(self._cache)
         self._source.close()
 
 

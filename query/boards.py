@@ -39,6 +39,7 @@ from tablebase.query.notation import (
 )
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
+_CELL_BYTES = bytes(_CELL_CHARS.get(chr(b).lower(), 3) for b in range(256))
 # At most 39 columns (two letters) and 39 rows: a longer name is garbage, refused before any
 # arithmetic on it (a long run of letters or digits would cost quadratic time as a number).
 _MOVE_RE = re.compile(r"([a-z]{1,3})([0-9]{0,3})")
@@ -65,6 +66,16 @@ def reading_of(board: Sequence[int], played: bool = False) -> Reading:
 
 # --- board text -------------------------------------------------------------------
 
+class _Example:
+    """The empty board's text, made when an error message formats it."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+
+    def __str__(self) -> str:
+        return board_text(self.spec, empty_board(self.spec))
+
+
 def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
     """Cell values of board text; raise NotationError naming what is wrong with it.
 
@@ -72,7 +83,7 @@ def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
     """
     raw = text.strip()
     w, h = spec.width, spec.height
-    example = board_text(spec, empty_board(spec))
+    example = _Example(spec)  # board text of the empty board, made only for an error
     if " " in raw or "\t" in raw:
         raise NotationError(
             f"board {shown(text)}: a space is not a cell; write '.' for an empty cell, e.g."
@@ -96,6 +107,11 @@ def parse_board(spec: Spec, text: str) -> tuple[int, ...]:
                 f"board {shown(text)} has {len(flat)} cells, expected {spec.cells} for"
                 f" {spec.name}: {h} rows of {w} separated by '/', e.g. {example},"
                 f" or all {spec.cells} cells in one string")
+    # One translation of the whole text (a probe's hot path); 3 marks a character that is
+    # not a cell, found again for its error.
+    values = flat.encode("utf-8", "replace").translate(_CELL_BYTES)
+    if len(values) == len(flat) and 3 not in values:
+        return tuple(values)
     board = []
     for cell, ch in enumerate(flat):
         value = _CELL_CHARS.get(ch.lower())

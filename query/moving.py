@@ -14,8 +14,9 @@ from tablebase.builder.game import Spec, Value, X, permutations, score, transfor
 from tablebase.builder.game import moving as rules
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
+from tablebase.query.notation import board_text
 from tablebase.query.records import MoveInfo, Probe, Step
-from tablebase.query.steps import move_text, position_text
+from tablebase.query.steps import move_text
 from tablebase.query.tables import StoredTable
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
@@ -33,6 +34,8 @@ def stored_code(spec: Spec, position: Sequence[int]) -> int:
 
 
 def _image(spec: Spec, position: Sequence[int], s: int) -> tuple[int, ...]:
+    if not s:
+        return tuple(position)
     board, side = rules.split(spec, position)
     return rules.joined(transform(spec, board, s) if s else board, side)
 
@@ -48,7 +51,7 @@ def holder(spec: Spec, tables: Sequence[StoredTable], position: Sequence[int]) -
             if found.found[i]:
                 value = int(found.value[i])
                 return table, s, _VALUES[value], depth_or_none(value, int(found.depth[i]))
-    text = position_text(spec, position)
+    text = board_text(spec, position)
     if any(t.whole for t in tables):
         raise MissingPositionError(f"position {text!r} ({spec.name}) cannot be reached from the"
                                    " empty board, so the table does not hold it")
@@ -70,7 +73,7 @@ def _read(held: Held, spec: Spec, positions: Sequence[Sequence[int]]
     for i, position in enumerate(positions):
         if not found.found[i]:
             raise MissingPositionError(
-                f"position {position_text(spec, position)!r} ({spec.name}) is not in the"
+                f"position {board_text(spec, position)!r} ({spec.name}) is not in the"
                 f" {table.root.name} table")
         value = int(found.value[i])
         out.append((_VALUES[value], depth_or_none(value, int(found.depth[i]))))
@@ -107,7 +110,7 @@ def _moves(held: Held, spec: Spec, position: Sequence[int]) -> tuple[Probe, list
         (value, depth), *answers = _read(held, spec, [position, *children])
     except MissingPositionError as e:
         raise DamagedTableError(f"the {spec.name} table is damaged: it holds"
-                                f" {position_text(spec, position)!r} but not a position one"
+                                f" {board_text(spec, position)!r} but not a position one"
                                 f" move later ({e}); run `tablebase verify`",
                                 "a child is missing") from None
     here = _probe((*held[:2], value, depth), spec, position)

@@ -40,9 +40,10 @@ def answer_json(spec: Spec, board: Sequence[int], answer: Probe | Searched) -> d
     value, and the search's effort."""
     if isinstance(answer, Probe):
         return probe_json(spec, board, answer)
-    s = answer.solution
-    return {"spec": spec.name, "board": board_text(spec, board), "to_move": answer.to_move,
-            "ply": answer.ply, "value": None if s.value is None else s.value.word,
+    s, ply = answer.solution, answer.ply
+    value = s.value
+    return {"spec": spec.name, "board": board_text(spec, board), "to_move": to_move_name(ply),
+            "ply": ply, "value": None if value is None else value.word,
             "depth": s.depth, "terminal": s.depth == 0, "source": "search", "proved": s.known,
             "move": answer.move, "nodes": s.nodes, "table_hits": s.table_hits,
             "seconds": round(s.seconds, 3)}

@@ -14,14 +14,9 @@ from tablebase.builder.game import EMPTY, O, Spec, X
 from tablebase.builder.game import moving as rules
 from tablebase.query.boards import Reading, parse_board, parse_cell, read_cells
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, move_name
+from tablebase.query.notation import move_name
 
 _SIDES = {"x": X, "o": O}
-
-
-def position_text(spec: Spec, position: Sequence[int]) -> str:
-    """Board text of a position, with ` x` or ` o` where the stones do not say the side."""
-    return board_text(spec, position)
 
 
 def move_text(spec: Spec, move: rules.Move) -> str:
@@ -36,8 +31,8 @@ def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, .
     or moves from the empty board), a code, or cell values (then the side, 1 x or 2 o, where
     the stones do not say it); checked, InvalidPositionError or NotationError naming the fault."""
     if isinstance(position, str):
-        found = parse_moving(spec, position)
-    elif isinstance(position, Integral) and not isinstance(position, bool):
+        return parse_moving(spec, position)  # checked there, before its moves are played
+    if isinstance(position, Integral) and not isinstance(position, bool):
         code = int(position)
         if not 0 <= code < 2 * 3 ** spec.cells:
             raise NotationError(f"code {code} is out of range for {spec.name}: codes run from 0"
@@ -73,7 +68,7 @@ def read_moving_position(spec: Spec, position: str | Sequence[int] | int | Readi
         found = read_moving(spec, position)
     if moves and moves.strip():
         found = play_moving(spec, moves, found)
-    return Reading(found, rules.split(spec, found)[1])
+    return Reading(found, found[spec.cells])  # the side to move follows the cells
 
 
 def _no_side(spec: Spec) -> str:

@@ -16,12 +16,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 EXACT_SPEC = "4x4k4+stones4+square"
 PROBES = 2000
+COLD = 100
 
 
 def _exact() -> None:
@@ -73,11 +75,27 @@ def _build_teeko(db: str) -> tuple[float, float, int]:
     return wall, cpu, peak
 
 
-def _answers(db: str) -> tuple[float, float, int, int, str]:
+class Answers(NamedTuple):
+    """Teeko's answer times (microseconds, p50) and what its table holds."""
+
+    probe: float
+    moves: float
+    probe_cold: float  # the first COLD answers after opening: most decode their blocks
+    moves_cold: float
+    stored: int
+    reachable: int
+    start: str
+    kept: int  # bytes of decoded blocks kept at the end
+
+
+def _answers(db: str) -> Answers:
     """probe and moves p50 (microseconds) on stored Teeko positions, each read from its text
-    with the side to move; and the table's positions (stored, all images), the start's answer."""
+    with the side to move, over all PROBES and over the first COLD (the process's cache of
+    decoded blocks empty at first: db/block_cache.py); the table's positions (stored, all
+    images), the start's answer."""
     from tablebase import open_tablebase
     from tablebase.builder.game import moving, parse_spec
+    from tablebase.db.block_cache import blocks
     from tablebase.query.notation import board_text
     spec = parse_spec("teeko")
     with open_tablebase(db) as tb:
@@ -86,6 +104,8 @@ def _answers(db: str) -> tuple[float, float, int, int, str]:
         rng = random.Random(1)
         picks = [int(stored.codes[rng.randrange(len(stored.codes))]) for _ in range(PROBES)]
         texts = [board_text(spec, moving.position_of(spec, code)) for code in picks]
+    del stored
+    with open_tablebase(db) as tb:  # opened again: nothing decoded yet
         start_answer = str(tb.probe("teeko", ""))
         times: dict[str, list[float]] = {"probe": [], "moves": []}
         for text in texts:
@@ -93,8 +113,22 @@ def _answers(db: str) -> tuple[float, float, int, int, str]:
                 t = time.perf_counter()
                 ask("teeko", text)
                 times[name].append(time.perf_counter() - t)
-    p50 = {k: sorted(v)[len(v) // 2] * 1e6 for k, v in times.items()}
-    return p50["probe"], p50["moves"], record.canonical or 0, record.reachable or 0, start_answer
+        kept = blocks.bytes
+
+    def p50(values: list[float]) -> float:
+        return sorted(values)[len(values) // 2] * 1e6
+    return Answers(p50(times["probe"]), p50(times["moves"]), p50(times["probe"][:COLD]),
+                   p50(times["moves"][:COLD]), record.canonical or 0, record.reachable or 0,
+                   start_answer, kept)
+
+
+def _print_answers(answers: Answers) -> None:
+    from tablebase.db.block_cache import blocks
+    print(f"  Teeko probe p50 {answers.probe:.0f} us, moves p50 {answers.moves:.0f} us"
+          f" ({PROBES:,} stored positions at random, each read from its text, probe then"
+          f" moves, one process; its first {COLD}, blocks decoded as first met: probe"
+          f" {answers.probe_cold:.0f} us, moves {answers.moves_cold:.0f} us; decoded blocks"
+          f" kept: {answers.kept / 2**20:.0f} MiB of {blocks.budget / 2**20:.0f})", flush=True)
 
 
 def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
@@ -106,15 +140,15 @@ def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
         db = os.path.join(tmp, "teeko.db")
         wall, cpu, peak = _build_teeko(db)
         size = sum(os.path.getsize(db + s) for s in ("", "-wal") if os.path.exists(db + s))
-        probe, moves, stored, reachable, start = _answers(db)
-    bits = 8 * size / stored
+        answers = _answers(db)
+    bits = 8 * size / answers.stored
     print(f"  Teeko (5x5k4+stones4+square), ours: {wall:.1f} s wall, {cpu:.0f} s CPU"
           " (`tablebase build teeko`),"
           f" peak {peak / 2**20:,.0f} MiB, {size / 1e6:.2f} MB whole file, {bits:.2f} bits a"
-          f" position; {stored:,} positions stored (one per orbit of 8 symmetries), {reachable:,}"
-          f" with every image, both sides to move counted; the start: {start}", flush=True)
-    print(f"  Teeko probe p50 {probe:.0f} us, moves p50 {moves:.0f} us ({PROBES:,} stored"
-          " positions, each read from its text)", flush=True)
+          f" position; {answers.stored:,} positions stored (one per orbit of 8 symmetries),"
+          f" {answers.reachable:,} with every image, both sides to move counted; the start:"
+          f" {answers.start}", flush=True)
+    _print_answers(answers)
     from tests.bench_teeko_peer import gamesman_binary, solve_teeko
     binary = gamesman_binary(gamesman)
     if binary is None:
@@ -140,7 +174,12 @@ def main() -> None:
     parser.add_argument("--gamesman", metavar="PATH", help="a build of GamesmanOne")
     parser.add_argument("--skip-exact", action="store_true",
                         help=f"skip {EXACT_SPEC} against the plain solver (minutes)")
+    parser.add_argument("--answers", metavar="DB",
+                        help="only time the answers, on a Teeko table already built in DB")
     args = parser.parse_args()
+    if args.answers:
+        _print_answers(_answers(args.answers))
+        return
     bench_moving(args.gamesman, not args.skip_exact)
 
 

@@ -12,6 +12,13 @@
   command's.
 - Empty boards of five in a row (5x5, 6x6, 7x7), all draws: each solved by a fresh search
   within 60 s (dead lines, pairings and zones; plain alpha-beta could not within 60 s).
+- Kernel speed (kernel-speed, tests/bench_wide.py): boards of up to 64 cells by processor
+  time, each item by a fresh searcher, the fastest of three (steadier than wall time on a
+  shared machine), with node counts: a change to the kernel is measured by it before and after.
+- Boards past 64 cells (wide, tests/bench_wide.py): 9x9k5, 10x10k5 and 11x11k5 boards with 12 empty cells
+  (tests/search_positions/wide.txt), value, depth and move against the plain negamax over
+  those cells; 9x9k5 short wins from seeded self-play checked by the plain AND/OR search; the
+  empty 9x9k5 board by `tablebase solve 9x9k5 --time 10` (unknown, never a claim).
 - Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
   built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run (a
   sample timed in one batch a side: five times from the same state, each side's median);
@@ -23,9 +30,9 @@
   (search_positions, `solve --positions FILE --json`) beside his whole process; then one
   `search_position` call and one `solve` process.
 
-    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|pons|
-                                  pons-moves|pons-sample|pons-files] [--pons DIR] [--empty]
-                                 [--runs N]
+    python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|
+                                  kernel-speed|wide|pons|pons-moves|pons-sample|pons-files]
+                                 [--pons DIR] [--empty] [--runs N]
 """
 from __future__ import annotations
 
@@ -43,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from tablebase.query.search.engine import Budget  # noqa: E402
 from tests.bench_pons import MOVE_SECONDS, SAMPLE_RUNS, bench_pons, bench_pons_moves, bench_pons_sample  # noqa: E402
 from tests.bench_pons_files import bench_pons_files  # noqa: E402
+from tests.bench_wide import WIDE_SECONDS, bench_kernel_speed, bench_wide  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
 
 GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
@@ -267,6 +275,12 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         bench_budgets()
     if part in (None, "gomoku-empty"):
         bench_empty()
+    if part in (None, "kernel-speed"):
+        print("The m,n,k kernel's speed, processor time (the fastest of three):")
+        bench_kernel_speed()
+    if part in (None, "wide"):
+        print("Boards past 64 cells (9x9k5 to 11x11k5):")
+        bench_wide()
     if part in (None, "pons"):
         print("Connect Four 7x6 on Pons' test sets, our search beside his solver (same run):")
         bench_pons(pons, empty)
@@ -285,7 +299,9 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
     print(f"targets: 7x7k5 short wins each within {GOMOKU_SECONDS:g} s and agreeing with the plain"
           f" search; Connect Four 16-20 stones each within {CONNECT4_SECONDS:g} s and agreeing with"
           " the table on at least 20; tables at the leaves faster on 16 stones; the empty 5x5k5,"
-          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; on Pons' sets"
+          f" 6x6k5 and 7x7k5 boards proved draws, each within {EMPTY_SECONDS:g} s; boards past 64"
+          " cells agreeing with the plain negamax, the empty 9x9k5 unknown within"
+          f" {WIDE_SECONDS:g} s; on Pons' sets"
           " every answer his and our mean time a position at most his; every move of his"
           f" middle-set positions exact within {MOVE_SECONDS:g} s")
 
@@ -294,8 +310,8 @@ def main() -> None:
     """Run the section (or one part of it)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
-                                           "gomoku-empty", "pons", "pons-moves", "pons-sample",
-                                           "pons-files"))
+                                           "gomoku-empty", "kernel-speed", "wide", "pons",
+                                           "pons-moves", "pons-sample", "pons-files"))
     parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")

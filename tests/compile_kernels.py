@@ -32,7 +32,8 @@ def tables() -> None:
 
 
 def search() -> None:
-    """The m,n,k search (its proofs included) and the full-window scores of many boards."""
+    """The m,n,k search (its proofs included) and the full-window scores of many boards; the
+    search again for boards past 64 cells (compiled apart: its cell sets take two words)."""
     import numpy as np
 
     import tablebase
@@ -40,6 +41,7 @@ def search() -> None:
     from tablebase.query.search.board import Board
     assert tablebase.search_position("4x4k4", "x.../.o../..../....").solution.value is not None
     Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
+    tablebase.search_position("9x9k5", "e5", nodes=2000)
 
 
 def gravity() -> None:

@@ -263,6 +263,70 @@ def loses_within(game: Game, board: tuple[int, ...], d: int,
     return all(wins_within(game, game.child(board, c), d - 1, choose, memo) for c in cells)
 
 
+# -- the plain negamax of a board with few empty cells, however large the board -------------------
+
+class FewEmpty:
+    """The plain negamax (value, depth: shortest win, longest loss) of a board with few empty
+    cells on a board of any size (normal rules, no gravity, no +exact), and of every board play
+    reaches from it: the memo keyed by the stones on those cells alone, a line checked only
+    among the lines through the stone just played (only that stone can complete one)."""
+
+    def __init__(self, game: Game, root: tuple[int, ...]) -> None:
+        assert not (game.gravity or game.misere or game.exact), "normal rules only"
+        assert game.terminal_value(root) is None, "a game not over"
+        self.game, self.root = game, root
+        self.empty = [c for c, v in enumerate(root) if v == 0]
+        where = {c: i for i, c in enumerate(self.empty)}
+        # For each player and empty cell i: the lines through it without a stone of the other
+        # player, each as the set of its empty cells (bit j: self.empty[j]); a stone on i
+        # completes such a line once the player holds every cell of that set.
+        self.through: dict[int, list[list[int]]] = {p: [[] for _ in self.empty] for p in (1, 2)}
+        for line in game.lines:
+            for p in (1, 2):
+                if all(root[c] in (0, p) for c in line):
+                    cells = sum(1 << where[c] for c in line if root[c] == 0)
+                    for c in line:
+                        if root[c] == 0:
+                            self.through[p][where[c]].append(cells)
+        self.memo: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def solve(self, board: tuple[int, ...]) -> tuple[int, int]:
+        """(value, depth) for the side to move of `board`: the root with stones added on its
+        empty cells (by play: the game not over before the last)."""
+        assert all(board[c] == v for c, v in enumerate(self.root) if v), "not from the root"
+        done = self.game.terminal_value(board)
+        if done is not None:
+            return done, 0
+        x = sum(1 << i for i, c in enumerate(self.empty) if board[c] == 1)
+        o = sum(1 << i for i, c in enumerate(self.empty) if board[c] == 2)
+        return self._solve(x, o)
+
+    def _solve(self, x: int, o: int) -> tuple[int, int]:
+        key = (x, o)
+        if key not in self.memo:
+            stones = self.game.stones(self.root) + bin(x | o).count("1")
+            me = 1 if stones % 2 == 0 else 2
+            mine = x if me == 1 else o
+            free = [i for i in range(len(self.empty)) if not (x | o) >> i & 1]
+            # A move that completes a line wins in 1, the best there is: the others need no look.
+            if any((mine | 1 << i) & cells == cells for i in free
+                   for cells in self.through[me][i]):
+                self.memo[key] = (WIN, 1)
+                return (WIN, 1)
+            best: tuple[int, int] | None = None
+            for i in free:
+                if len(free) == 1:
+                    result = (DRAW, 1)  # the last cell, and no line: the board is full
+                else:
+                    v, d = self._solve(x | 1 << i, o) if me == 1 else self._solve(x, o | 1 << i)
+                    result = (-v, d + 1)
+                if best is None or better(result, best):
+                    best = result
+            assert best is not None  # the board is not full: _solve is not asked about one
+            self.memo[key] = best
+        return self.memo[key]
+
+
 # -- a side's forced line with the turn given, whatever the stone counts ------------------------
 
 def can_force_line(game: Game, board: tuple[int, ...], player: int, to_move: int,

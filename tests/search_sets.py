@@ -2,15 +2,19 @@
 wins where it can, blocks a line the other side would complete, else plays a random move near
 the centre and the stones) and kept in tests/search_positions/ as moves from the empty board.
 
-    python tests/search_sets.py [7x7k5|connect4|pons]   # remake the sets (seeded: the same
-                                                        # files every time), or only one
+    python tests/search_sets.py [7x7k5|connect4|pons|wide]   # remake the sets (seeded: the
+                                                             # same files every time), or one
 
 7x7k5.txt: 9 to 13 stones where the side to move has a forced win in 3 to 9 plies, as the
 search proves it within a second (tests check its value and move independently, with the
 plain AND/OR search of tests/reference.py). connect4.txt: 7x6 Connect Four positions of 16, 18
 and 20 stones, the game not over. connect4_pons.txt: 7x6 positions of 24 to 32 stones in Pascal
 Pons' format ("MOVES SCORE": 1-based column digits, his score), each scored by the plain
-negamax of tests/reference.py, none decided within two plies.
+negamax of tests/reference.py, none decided within two plies. wide.txt: boards past 64 cells
+(9x9k5, 10x10k5, 11x11k5) with 12 empty cells, as board text: filled by alternate stones on
+random cells, each leaving no line and no cell where its side would complete one (so no
+board is decided at once), then kept for a mix of values by the plain negamax over the empty
+cells (tests/reference.py's FewEmpty).
 """
 from __future__ import annotations
 
@@ -147,6 +151,55 @@ def _pons(rng: random.Random, wanted: int = 36) -> list[str]:
     return found
 
 
+def quiet_fill(spec_text: str, rng: random.Random, empty: int) -> tuple[int, ...] | None:
+    """A board of `spec_text` with `empty` empty cells, filled by alternate stones on random
+    cells, each making no line and leaving its side no cell to complete one (None: stuck)."""
+    from tests.reference import Game, completing
+    game = Game(spec_text)
+    board = [0] * game.n
+    for i in range(game.n - empty):
+        me = 1 if i % 2 == 0 else 2
+        cells = [c for c in range(game.n) if board[c] == 0]
+        rng.shuffle(cells)
+        for c in cells:
+            board[c] = me
+            if not game.wins(tuple(board), me) and not completing(game, tuple(board), me):
+                break
+            board[c] = 0
+        else:
+            return None
+    return tuple(board)
+
+
+def _wide(rng: random.Random, per_value: dict[str, int]) -> list[str]:
+    """Boards past 64 cells with 12 empty cells: for each spec, up to per_value[spec] of each
+    value (win, draw, loss), from at most 40 fills; written in rounds of one board of each
+    value, the cheapest for the plain negamax first (the tests take the first few)."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.notation import board_text
+    from tests.reference import FewEmpty, Game
+    found: list[str] = []
+    for spec_text, wanted in per_value.items():
+        game = Game(spec_text)
+        kept: dict[int, list[tuple[int, str]]] = {1: [], 0: [], -1: []}
+        for _ in range(40):
+            board = quiet_fill(spec_text, rng, 12)
+            if board is None:
+                continue
+            few = FewEmpty(game, board)
+            value, _ = few.solve(board)
+            if len(kept[value]) < wanted:
+                text = board_text(parse_spec(spec_text), board)
+                kept[value].append((len(few.memo), f"{spec_text} {text}"))
+            if min(len(v) for v in kept.values()) >= wanted:
+                break
+        for boards in kept.values():
+            boards.sort()
+        for i in range(wanted):
+            found += [line for _, line in sorted(b[i] for b in kept.values() if len(b) > i)]
+    return found
+
+
 def main() -> None:
     """Remake the sets."""
     HERE.mkdir(exist_ok=True)
@@ -162,6 +215,12 @@ def main() -> None:
             "# made by tests/search_sets.py (seeded self-play of a simple player); Pons' format:"
             " 1-based columns and his score, by the plain negamax of tests/reference.py\n"
             + "\n".join(_pons(random.Random(35))) + "\n")
+    if only in (None, "wide"):
+        (HERE / "wide.txt").write_text(
+            "# made by tests/search_sets.py (seeded random fills, none decided at once); spec"
+            " and board text, 12 empty cells\n"
+            + "\n".join(_wide(random.Random(81), {"9x9k5": 3, "10x10k5": 1, "11x11k5": 1}))
+            + "\n")
 
 
 if __name__ == "__main__":

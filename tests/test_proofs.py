@@ -13,7 +13,7 @@ from tablebase.builder.game import Value, parse_spec
 from tablebase.query.search import kernel
 from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher
-from tablebase.query.search.lookup import ALL_CELLS
+from tablebase.query.search.masks import as_int
 from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win
 from tests.reference import Game, can_force_line, parse
 
@@ -45,9 +45,9 @@ def _positions(spec_text: str, stones: range, count: int, seed: int) -> list[tup
 def _claim(arrays: Board, board: tuple[int, ...], player: int) -> tuple[bool, int]:
     """cannot_win for `player` (1 or 2) on `board`, through the search's arrays."""
     arrays.load(board)
-    done, zone = cannot_win(player - 1, arrays.st, arrays.cnt, arrays.bx[0] | arrays.bo[0],
-                            arrays.pairing, PAIRING_STEPS)
-    return bool(done), int(zone)
+    done, zone = cannot_win(player - 1, arrays.st, arrays.cnt, arrays.occupied, arrays.pairing,
+                            PAIRING_STEPS)
+    return bool(done), as_int(zone)
 
 
 def test_pairings_of_the_empty_boards() -> None:
@@ -114,10 +114,6 @@ def test_a_side_without_open_lines_cannot_win() -> None:
     assert (s.value, s.depth) == (WORDS[value], depth)
 
 
-def _root_zone(arrays: Board) -> int:
-    return int(arrays.ctl.view(np.uint64)[kernel.ROOT_ZONE])
-
-
 @pytest.mark.parametrize("spec_text, stones, kinds_seen", [
     ("4x4k4", range(4, 11), 3), ("5x4k4", range(9, 14), 3),  # drawish: no loss with a zone
     ("5x4k3", range(8, 12), 4)])
@@ -138,12 +134,12 @@ def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
         for window in ((0, 1), (-1, 0)):
             arrays.load(board)
             score = arrays.search(*window)
-            zone = _root_zone(arrays)
+            zone = arrays.root_zone
             # (0, 1): a win of the side to move, or none; (-1, 0): a loss, or none.
             winner = me if window == (0, 1) else 3 - me
             wins = score >= 1 if window == (0, 1) else score <= -1
             assert wins == can_force_line(game, board, winner, me, memo), board
-            if zone == int(ALL_CELLS):
+            if zone is None:
                 continue
             zones += 1
             kinds.add((window, wins))
@@ -180,7 +176,9 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
     a, held = searcher.arrays, 0
     used = np.nonzero(a.tfl)[0]
     for slot in np.random.default_rng(7).permutation(used)[:150]:
-        kx, ko = int(a.tk1[slot]), int(a.tk2[slot])
+        key = a.key(slot)
+        assert key is not None
+        kx, ko = key
         board = tuple(1 if kx >> c & 1 else 2 if ko >> c & 1 else 0 for c in range(game.n))
         if game.terminal_value(board) is None and game.stones(board) >= stones.start:
             value, depth = game.solve(board)

@@ -229,8 +229,9 @@ def test_damaged_proofs_are_refused(tmp_path) -> None:  # type: ignore[no-untype
 
 
 def test_the_prover_refuses_what_it_cannot_prove() -> None:
-    """Gravity, misere and +exact boards are refused; a win is disproved, not claimed."""
-    for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact"):
+    """Gravity, misere, +exact and boards past 64 cells are refused; a win is disproved, not
+    claimed."""
+    for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact", "9x9k5"):
         with pytest.raises(ProofRefusedError):
             prove_no_win(parse_spec(text), (0,) * parse_spec(text).cells)
     game = _game("4x4k3")

@@ -194,7 +194,7 @@ def test_solve_probe_and_moves_on_the_command_line(tmp_path: Path,
 @pytest.mark.parametrize("argv, fragment", [
     (["solve", "7x7k5", "xxxxx../......./......./......./......./......./......."],
      "impossible stone counts"),
-    (["solve", "9x9k5"], "the search takes boards of at most 64"),
+    (["solve", "12x12k5"], "12x12k5 has 144 cells; the search takes boards of at most 128"),
     (["solve", "7x7k5", "--time", "0"], "expected a positive number of seconds"),
     (["probe", "7x7k5", "--search", "-1"], "expected a positive number of seconds"),
 ])

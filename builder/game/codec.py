@@ -79,6 +79,20 @@ def _stones_table() -> np.ndarray:
     return table
 
 
+@lru_cache(maxsize=None)
+def _stones_list() -> list[int]:
+    return _stones_table().tolist()
+
+
+def stones_in(code: int) -> int:
+    """`stone_counts` of one code, in plain Python (a probe's one code: no array made)."""
+    table, count = _stones_list(), 0
+    while code:
+        code, low = divmod(code, 3 ** _BLOCK)
+        count += table[low]
+    return count
+
+
 def stone_counts(codes: np.ndarray) -> np.ndarray:
     """How many stones (non-empty digits) each code holds, as int16: a position's ply."""
     rest = np.asarray(codes, dtype=np.int64)

@@ -112,18 +112,18 @@ Move = tuple[int | None, int]
 def split(spec: Spec, position: Sequence[int]) -> tuple[tuple[int, ...], int]:
     """(board, side to move) of a position of a game whose stones move: its cells followed
     by the side to move (X or O)."""
-    return tuple(int(v) for v in position[:spec.cells]), int(position[spec.cells])
+    return tuple(map(int, position[:spec.cells])), int(position[spec.cells])
 
 
 def joined(board: Sequence[int], to_move: int) -> tuple[int, ...]:
     """The position of `board` with `to_move` to move (see `split`)."""
-    return (*(int(v) for v in board), int(to_move))
+    return (*map(int, board), int(to_move))
 
 
 def stones_say(spec: Spec, board: Sequence[int]) -> int | None:
     """The side to move as the stones say it (the placement phase: x first), or None in the
     movement phase, where they do not."""
-    placed = sum(1 for v in board if v != EMPTY)
+    placed = len(board) - list(board).count(EMPTY)
     return None if placed == 2 * spec.stones else (X if placed % 2 == 0 else O)
 
 
@@ -135,9 +135,14 @@ def _line_masks(spec: Spec) -> tuple[tuple[int, int], ...]:
                  for line, ends in zip(lines(spec), line_ends(spec)))
 
 
+# Per player, bytes.translate's table: that player's value to "1", every other to "0".
+_BIT_CHARS = {p: bytes(49 if v == p else 48 for v in range(256)) for p in (X, O)}  # "1", "0"
+
+
 def made(spec: Spec, board: Sequence[int], player: int) -> bool:
     """`rules.has_line`, by bitmasks: the answers' hot path (a probe asks it a few times)."""
-    mine = sum(1 << c for c, v in enumerate(board) if v == player)
+    # The player's cells as a bitmask, through one bytes translation (cell 0 the lowest bit).
+    mine = int(bytes(board).translate(_BIT_CHARS[player])[::-1], 2)
     return any(mine & cells == cells and not mine & beyond for cells, beyond in _line_masks(spec))
 
 

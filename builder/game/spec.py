@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from tablebase.builder.game.errors import InvalidSpecError
 
@@ -92,7 +93,7 @@ class Spec:
         """Whether stones move once placed (`+stonesN`), so that positions can repeat."""
         return self.stones > 0
 
-    @property
+    @cached_property  # made once a Spec: every answer a face writes names its game
     def name(self) -> str:
         """The canonical spec string, e.g. `4x4k4+gravity` or `5x5k4+stones4+square`."""
         flags = "".join(f"+{flag}{getattr(self, flag) if flag in NUMBERED else ''}"

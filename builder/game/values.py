@@ -34,7 +34,9 @@ class Value(IntEnum):
     @property
     def word(self) -> str:
         """'win', 'draw' or 'loss'."""
-        return self.name.lower()
+        # By index, not from the member's name: an answer's JSON asks for it a few times, and
+        # an enum's `name` is a descriptor call each time.
+        return ("loss", "draw", "win")[self + 1]
 
     @classmethod
     def from_word(cls, word: str) -> Value:
@@ -70,6 +72,11 @@ def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
         return _depths(int(empties))[scores.view(np.uint8)]
     scores = scores.astype(np.int16)
     return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
+
+
+def score_answer(score: int, empties: int) -> tuple[int, int]:
+    """`value_of` and `depth_of` of one stored score, as plain ints (a probe's one answer)."""
+    return (score > 0) - (score < 0), int(_depths(empties)[score & 0xFF])
 
 
 @lru_cache(maxsize=64)

@@ -12,13 +12,15 @@ from tablebase.builder.game.geometry import line_ends, lines
 from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
-from tablebase.query.search import kernel, lookup, moves
+from tablebase.query.search import kernel, lookup, masks, moves
 from tablebase.query.search.kernel import WS
 from tablebase.query.search.proofs import pairing_tables
 
-# The board's two bitmasks are the table's key: a board of more cells needs another key.
-MAX_SEARCH_CELLS = 64
-# Transposition table slots (31 bytes each): 2**22 is 130 MiB.
+# The board's two cell sets are the table's key (masks.py: one word each up to 64 cells, two
+# up to 128, 11x11): a board of more cells would need wider sets.
+MAX_SEARCH_CELLS = masks.MAX_CELLS
+# Transposition table slots (31 bytes each; 55 on boards of more than 64 cells, whose keys and
+# zones take two words): 2**22 is 130 MiB (wider boards get half as many slots, 115 MiB).
 DEFAULT_SLOTS_LOG2 = 22
 
 
@@ -28,7 +30,7 @@ PLAIN, PAIRINGS, ZONES = 0, 1, 2
 
 
 class SearchRefusedError(QueryError, ValueError):
-    """A game the search cannot take (a board of more than 64 cells)."""
+    """A game the search cannot take (a board of more than 128 cells)."""
 
 
 @dataclass(frozen=True)
@@ -52,13 +54,16 @@ class Board:
     """The kernel's arrays for one game, with a board loaded into them (`load`)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int = DEFAULT_SLOTS_LOG2, proofs: int = ZONES) -> None:
+                 slots_log2: int | None = None, proofs: int = ZONES) -> None:
         if spec.cells > MAX_SEARCH_CELLS:
             raise SearchRefusedError(
                 f"{spec.name} has {spec.cells} cells; the search takes boards of at most"
                 f" {MAX_SEARCH_CELLS}")
         self.spec = spec
         n = spec.cells
+        width = masks.words(n)  # one word a cell set, or two past 64 cells
+        if slots_log2 is None:  # wider keys, fewer slots: about the same memory
+            slots_log2 = DEFAULT_SLOTS_LOG2 - (width - 1)
         self.lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
         self.ends = np.ascontiguousarray(line_ends(spec), dtype=np.int64)
         through: list[list[int]] = [[] for _ in range(n)]
@@ -80,17 +85,17 @@ class Board:
         self.board = np.zeros(n, dtype=np.uint8)
         self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
         self.st = np.array([0, len(self.lines), len(self.lines)], dtype=np.int64)
-        self.bx = np.zeros(len(self.perms), dtype=np.uint64)
-        self.bo = np.zeros(len(self.perms), dtype=np.uint64)
+        self.bx = masks.zeros(len(self.perms), width)
+        self.bo = masks.zeros(len(self.perms), width)
         # np.zeros: the OS hands out zero pages lazily, so a small search touches little.
-        self.tk1 = np.zeros(slots, dtype=np.uint64)
-        self.tk2 = np.zeros(slots, dtype=np.uint64)
+        self.tk1 = masks.zeros(slots, width)
+        self.tk2 = masks.zeros(slots, width)
         self.tlo = np.zeros(slots, dtype=np.int16)
         self.thi = np.zeros(slots, dtype=np.int16)
         self.tmv = np.zeros(slots, dtype=np.int16)
         self.tfl = np.zeros(slots, dtype=np.uint8)
-        self.tz = np.zeros(slots, dtype=np.uint64)
-        self.ctl = np.zeros(9, dtype=np.int64)
+        self.tz = masks.zeros(slots, width)
+        self.ctl = np.zeros(10, dtype=np.int64)
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
@@ -129,6 +134,27 @@ class Board:
         """Stones on the loaded board."""
         return int(self.st[0])
 
+    @property
+    def occupied(self) -> masks.Mask:
+        """The cells of the loaded board's stones, as the kernel's proofs take them."""
+        return masks.join(masks.get(self.bx, 0), masks.get(self.bo, 0))
+
+    @property
+    def root_zone(self) -> int | None:
+        """The zone (bit c: cell c) of what the last search proved of its board, or None where
+        it proved nothing with a zone (kernel.py)."""
+        zone = int(self.ctl[kernel.ROOT_ZONE]) % (1 << 64) \
+            | (int(self.ctl[kernel.ROOT_ZONE_HIGH]) % (1 << 64)) << 64
+        width = masks.words(self.spec.cells)
+        return None if zone == (1 << 64 * width) - 1 else zone
+
+    def key(self, slot: int) -> tuple[int, int] | None:
+        """The transposition table's key in `slot` (x's cells, o's cells, bit c: cell c, in
+        the key's orientation), or None where the slot is unused."""
+        if not self.tfl[slot]:
+            return None
+        return masks.as_int(self.tk1[slot]), masks.as_int(self.tk2[slot])
+
     def ordered_moves(self) -> list[int]:
         """The playable cells of the loaded board, the kernel's best guess first."""
         cells = np.zeros(self.spec.cells, dtype=np.int64)
@@ -136,7 +162,8 @@ class Board:
         m = moves.candidates(self.par, self.board, cells)
         slot, kx, ko, g0 = lookup.slot_of(self.par, self.bx, self.bo)
         first = -1
-        if self.tfl[slot] and self.tk1[slot] == kx and self.tk2[slot] == ko and self.tmv[slot] >= 0:
+        if self.tfl[slot] and masks.same(masks.get(self.tk1, slot), kx) \
+                and masks.same(masks.get(self.tk2, slot), ko) and self.tmv[slot] >= 0:
             first = int(self.inv[g0, self.tmv[slot]])
         moves.order(self.par, self.cl_off, self.cl_idx, self.cnt, cells, keys, m, first,
                     self.stones % 2)

@@ -29,7 +29,7 @@ from tablebase.query.notation import outcome_text
 from tablebase.query.search import bitsolver, gravity, kernel
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
-from tablebase.query.search.board import DEFAULT_SLOTS_LOG2, PLAIN, ZONES, Board, LeafTable
+from tablebase.query.search.board import PLAIN, ZONES, Board, LeafTable
 from tablebase.query.search.kernel import WS
 from tablebase.query.search.moves import invert
 
@@ -117,8 +117,7 @@ class Searcher:
             # the table cost a tenth of a batch of easy positions on cold caches.
             self._outcomes = score_outcomes(spec)
         else:
-            self._board = self.arrays = Board(
-                spec, leaves, DEFAULT_SLOTS_LOG2 if slots_log2 is None else slots_log2, proofs)
+            self._board = self.arrays = Board(spec, leaves, slots_log2, proofs)
         self._deadline: float | None = None
         # What a run out of budget answers: (low, high, depth, move) proved so far.
         self._partial: tuple[Value, Value, int | None, int | None] = (

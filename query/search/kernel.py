@@ -2,7 +2,7 @@
 by the canonical board, sound move pruning, and stored tables as leaves (numba, released GIL).
 
 Scores are the tables' scores on a wider scale (WS instead of WIN_SCORE, so that boards of up
-to 64 cells fit): a win in d plies is WS - d, a loss in d is d - WS, a draw 0, always for the
+to 128 cells fit): a win in d plies is WS - d, a loss in d is d - WS, a draw 0, always for the
 side to move, and a move's score is `backup` of its child's. Every bound below is proved, never
 guessed:
 
@@ -36,7 +36,9 @@ skipped moves returns what is proved of them, "no win" or "a loss" of unknown de
 score it did not prove for every move. The table keeps a zone with such bounds (tz, in the
 key's orientation, with flags for which proof it is); a bound without one has every cell.
 
-Arrays (the `Board` of engine.py makes them):
+Arrays (the `Board` of board.py makes them). Cell sets (bitmasks of cells: keys, zones,
+pairings) are masks.py's: a uint64 on boards of up to 64 cells, two words up to 128; numba
+compiles this module once for each kind, so each board runs code of its own width:
 
     par      int64[9]       cells, width, height, k, gravity, misere, maps, table slots - 1,
                             proofs (board.py: PLAIN, PAIRINGS, ZONES)
@@ -44,10 +46,12 @@ Arrays (the `Board` of engine.py makes them):
     perms, inv  (G, cells)  the board's symmetry maps and their inverses
     board    uint8[cells];  cnt (2, L) int16: stones of x / o on each line
     st       int64[3]       stones, lines open for x, lines open for o
-    bx, bo   uint64[G]      the board's x and o bitmasks in each orientation
-    tk1/tk2/tlo/thi/tmv/tfl/tz  the transposition table: key, bounds, best move, flags, zone
-    ctl      int64[9]       nodes, node limit, stop flag, table hits, TT hits, aborted,
-                            pairings tried, proofs without search, the root's zone (bits)
+    bx, bo   G cell sets    the board's x and o stones in each orientation
+    tk1/tk2/tlo/thi/tmv/tfl/tz  the transposition table: key (x's and o's cell sets, the whole
+                            board: exact), bounds, best move, flags, zone (a cell set)
+    ctl      int64[10]      nodes, node limit, stop flag, table hits, TT hits, aborted,
+                            pairings tried, proofs without search, the root's zone (its low
+                            and high words; Board.root_zone)
     tinfo, tdata, tcodes, tscores  the stored tables at the leaves (engine.py, _leaf_tables)
     mv, mh   (cells + 1, cells) int64  move lists and their order keys, one row a ply
     pt       proofs.PairingTables       the runs of the board and their pairings
@@ -59,7 +63,6 @@ import numpy as np
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import ends_clear
 from tablebase.query.search.lookup import (
-    ALL_CELLS,
     INF,
     LOSS,
     NO_LOSS,
@@ -70,6 +73,19 @@ from tablebase.query.search.lookup import (
     store,
     stored_zone,
 )
+from tablebase.query.search.masks import (
+    all_like,
+    array_like,
+    bit,
+    get,
+    has,
+    join,
+    meet,
+    none_like,
+    put,
+    same,
+    words_of,
+)
 from tablebase.query.search.moves import backup, candidates, completes, invert, order, place, remove
 from tablebase.query.search.proofs import (
     PAIRING_STEPS,
@@ -79,11 +95,12 @@ from tablebase.query.search.proofs import (
     refuting_reply,
 )
 
-WS = 1024  # the kernel's win score: larger than any depth on a board of up to 64 cells
+WS = 1024  # the kernel's win score: far beyond any depth on a board of up to 128 cells
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
 # out): there the proofs below that settle a sign alone may prune (the zones).
 SIGN = 256
-NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE = range(9)
+NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE, ROOT_ZONE_HIGH = \
+    range(10)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
 
@@ -95,11 +112,6 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 _ATTACK, _DEFEND = 1, 2  # a node whose window asks "does the side to move win?" / "not lose?"
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _bit(cell):  # type: ignore[no-untyped-def]
-    return np.uint64(1) << np.uint64(cell)
-
-
 @njit(cache=True, nogil=True)
 def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,  # type: ignore[no-untyped-def]
            tk1, tk2, tlo, thi, tmv, tfl, tz, ctl, tinfo, tdata, tcodes, tscores, mv, mh, pt,
@@ -109,12 +121,15 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
     Negamax over an explicit stack of frames: enter a node, try its moves in turn, return."""
     n, k, misere = par[0], par[3], par[5]
     proofs = par[8] if par[4] == 0 else 0  # 1: dead lines and pairings, 2: zones too; no gravity
+    # Cell sets (masks.py) of the board's kind: one word up to 64 cells, two up to 128.
+    nothing = none_like(get(bx, 0))
+    every = all_like(nothing)
     fr = np.zeros((n + 2, 17), dtype=np.int64)
-    fkx = np.zeros(n + 2, dtype=np.uint64)
-    fko = np.zeros(n + 2, dtype=np.uint64)
-    fzone = np.zeros(n + 2, dtype=np.uint64)  # attack: the children's zones, joined; defence: the cut's
-    fneed = np.zeros(n + 2, dtype=np.uint64)  # attack: the moves no child's proof covers
-    d, a, b, r, rz, phase = 0, alpha, beta, 0, ALL_CELLS, _ENTER
+    fkx = array_like(nothing, n + 2)
+    fko = array_like(nothing, n + 2)
+    fzone = array_like(nothing, n + 2)  # attack: the children's zones, joined; defence: the cut's
+    fneed = array_like(nothing, n + 2)  # attack: the moves no child's proof covers
+    d, a, b, r, rz, phase = 0, alpha, beta, 0, every, _ENTER
     while True:
         if phase == _ENTER:
             ctl[NODES] += 1
@@ -134,22 +149,23 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             mode = 0  # 0: no zones; else the window asks "a win?" (a >= 0) or "no loss?" (b <= 0)
             if near and proofs > 1 and not misere:
                 mode = _ATTACK if a >= 0 else (_DEFEND if b <= 0 else 0)
-            occupied = bx[0] | bo[0]
-            forced, phase, rz = -1, _RETURN, ALL_CELLS
+            occupied = join(get(bx, 0), get(bo, 0))
+            forced, phase, rz = -1, _RETURN, every
             if not misere:
                 for i in range(m):
                     if completes(cnt, board, cl_off, cl_idx, ends, k, moves[i], me):
                         r = WS - 1
                         if mode:
-                            rz = hit_lines(_bit(moves[i]), np.int64(1), 1 - me, cnt, lines, occupied)
+                            rz = hit_lines(bit(nothing, moves[i]), np.int64(1), 1 - me, cnt, lines,
+                                           occupied)
                         break
                 else:
-                    threats, threat_cells = 0, np.uint64(0)
+                    threats, threat_cells = 0, nothing
                     for i in range(m):
                         if completes(cnt, board, cl_off, cl_idx, ends, k, moves[i], 1 - me):
                             threats += 1
                             forced = moves[i]
-                            threat_cells |= _bit(forced)
+                            threat_cells = join(threat_cells, bit(nothing, forced))
                     if threats >= 2:
                         r = -(WS - 2)
                         if mode:
@@ -162,7 +178,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 continue
             slot, kx, ko, g0 = slot_of(par, bx, bo)
             first, lo, hi = -1, -INF, INF
-            if tfl[slot] and tk1[slot] == kx and tk2[slot] == ko:
+            if tfl[slot] and same(get(tk1, slot), kx) and same(get(tk2, slot), ko):
                 ctl[TT_HITS] += 1
                 lo, hi = np.int64(tlo[slot]), np.int64(thi[slot])
                 if lo >= b or hi <= a or lo == hi:
@@ -178,7 +194,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 if held != INF:
                     ctl[TABLE_HITS] += 1
                     store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, held, held, np.int64(-1),
-                          ALL_CELLS, np.int64(0), perms, g0, n)
+                          every, np.int64(0), perms, g0, n)
                     r, phase = held, _RETURN
                     continue
             if forced >= 0:
@@ -187,7 +203,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             else:  # ordered before the proofs: a refuting reply is looked for best first
                 order(par, cl_off, cl_idx, cnt, moves, keys, m, first, me)
             if near:
-                zlo, zhi, reply = ALL_CELLS, ALL_CELLS, -1
+                zlo, zhi, reply = every, every, -1
                 if misere:  # a side with no open line never completes one: it cannot lose
                     if st[1 + me] == 0:
                         lo = max(lo, 0)
@@ -212,9 +228,10 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                     ctl[ABORTED] = 1
                 if lo >= b or hi <= a or lo == hi:
                     ctl[PAIRED] += 1
-                    flag = (NO_WIN if zhi != ALL_CELLS else 0) | (NO_LOSS if zlo != ALL_CELLS else 0)
+                    flag = (0 if same(zhi, every) else NO_WIN) | (0 if same(zlo, every) else NO_LOSS)
                     move = perms[g0, reply] if reply >= 0 else (tmv[slot] if first >= 0 else -1)
-                    zone = zhi | zlo if flag == NO_WIN | NO_LOSS else (zhi if zhi != ALL_CELLS else zlo)
+                    zone = join(zhi, zlo) if flag == NO_WIN | NO_LOSS else \
+                        (zlo if same(zhi, every) else zhi)
                     store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone,
                           flag, perms, g0, n)
                     r, phase = (lo if lo >= b else hi), _RETURN
@@ -233,23 +250,25 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             f[_A0], f[_B], f[_ACUR], f[_BEST], f[_BM], f[_I], f[_M] = a, b, a, -INF, -1, 0, m
             f[_LO], f[_HI], f[_SLOT], f[_G0], f[_LOWER], f[_UPPER] = lo, hi, slot, g0, lower, upper
             f[_MODE], f[_SKIPPED], f[_HIT2] = mode, 0, forced >= 0 and mode != 0
-            fkx[d], fko[d] = kx, ko
-            fzone[d] = _bit(forced) if f[_HIT2] else np.uint64(0)
-            fneed[d] = ALL_CELLS
+            put(fkx, d, kx)
+            put(fko, d, ko)
+            put(fzone, d, bit(nothing, forced) if f[_HIT2] else nothing)
+            put(fneed, d, every)
             phase = _NEXT
         elif phase == _NEXT:
             f = fr[d]
             stones = st[0]
             if f[_I] >= f[_M] or f[_ACUR] >= f[_B]:
-                best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, ALL_CELLS
+                best, lo, hi, flag, rz = f[_BEST], f[_LO], f[_HI], 0, every
                 if f[_MODE] and best <= f[_A0]:  # every move failed: their zones, joined
                     if f[_SKIPPED]:  # skipped moves are proved no wins (losses), no more
                         best = max(best, 0 if f[_A0] >= 0 else n - stones - WS)
-                    rz, flag = fzone[d], _proved(True, f[_A0], f[_B])
+                    rz, flag = get(fzone, d), _proved(True, f[_A0], f[_B])
                     if f[_HIT2]:
-                        rz = hit_lines(rz, np.int64(2), stones % 2, cnt, lines, bx[0] | bo[0])
+                        rz = hit_lines(rz, np.int64(2), stones % 2, cnt, lines,
+                                       join(get(bx, 0), get(bo, 0)))
                 elif f[_MODE]:  # a move reached the window's top: its zone
-                    rz, flag = fzone[d], _proved(False, f[_A0], f[_B])
+                    rz, flag = get(fzone, d), _proved(False, f[_A0], f[_B])
                 if best <= f[_A0]:
                     lo, hi = (lo if lo > -INF else f[_LOWER]), min(hi, best)
                 elif best >= f[_B]:
@@ -257,20 +276,20 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                 else:
                     lo, hi = best, best
                 if lo <= hi:  # always, unless a bound was wrong; then keep the table as it was
-                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], fkx[d], fko[d],
+                    store(tk1, tk2, tlo, thi, tmv, tfl, tz, f[_SLOT], get(fkx, d), get(fko, d),
                           max(lo, f[_LOWER]), min(hi, f[_UPPER]), perms[f[_G0], f[_BM]], rz,
                           flag, perms, f[_G0], n)
                 r, phase = best, _RETURN
                 continue
             cell = mv[stones, f[_I]]
             f[_I] += 1
-            if f[_MODE] and fneed[d] & _bit(cell) == 0:
+            if f[_MODE] and not has(get(fneed, d), cell):
                 f[_SKIPPED] = 1  # a child's proof covers this move too (the zone rule, above)
                 continue
             if place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, cell, 1 + stones % 2):
-                child, zone = (WS if misere else -WS), ALL_CELLS  # the line ends the game
+                child, zone = (WS if misere else -WS), every  # the line ends the game
             elif st[0] == n:
-                child, zone = 0, np.uint64(0)
+                child, zone = 0, nothing
             else:
                 f[_CELL] = cell
                 a, b = invert(f[_B]), invert(f[_ACUR])
@@ -281,7 +300,7 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
             _take(f, fzone, fneed, d, cell, backup(child), zone)
         else:  # _RETURN: r is the node's result, rz the zone of its proof
             if d == 0:
-                ctl[ROOT_ZONE] = np.int64(rz)  # the bits of the root's zone (tests read them)
+                ctl[ROOT_ZONE], ctl[ROOT_ZONE_HIGH] = words_of(rz)  # the root's zone (tests read it)
                 return r
             d -= 1
             f = fr[d]
@@ -313,10 +332,10 @@ def _take(f, fzone, fneed, d, cell, score, zone):  # type: ignore[no-untyped-def
     its zone to the node's (and the moves left to search shrink to the zones' common cells);
     one that reaches the window's top (in a window about a sign, the cut) gives its own."""
     if f[_MODE] and score <= f[_A0]:
-        fzone[d] |= zone
-        fneed[d] &= zone
+        put(fzone, d, join(get(fzone, d), zone))
+        put(fneed, d, meet(get(fneed, d), zone))
     elif f[_MODE] and score >= f[_B]:
-        fzone[d] = zone | _bit(cell)
+        put(fzone, d, join(zone, bit(zone, cell)))
     if score > f[_BEST]:
         f[_BEST], f[_BM] = score, cell
     if f[_BEST] > f[_ACUR]:

@@ -1,11 +1,24 @@
 """What the compiled search looks up: a board's slot and key in the transposition table (the
-board itself in its smallest orientation), and the score a stored table gives it (numba)."""
+board itself in its smallest orientation: its two cell sets, masks.py, so that a key is never
+shared by two boards), and the score a stored table gives it (numba)."""
 from __future__ import annotations
 
 import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import lower_bound
+from tablebase.query.search.masks import (
+    all_like,
+    below,
+    bit,
+    get,
+    has,
+    join,
+    mix,
+    none_like,
+    put,
+    same,
+)
 
 INF = 1 << 20
 NO_BOUND = 30000  # a bound no score reaches, as the table's int16 bounds hold it
@@ -13,15 +26,14 @@ NO_BOUND = 30000  # a bound no score reaches, as the table's int16 bounds hold i
 
 @njit(cache=True, nogil=True)
 def slot_of(par, bx, bo):  # type: ignore[no-untyped-def]
-    """(slot, key x, key o, orientation) of the board in the transposition table."""
-    g0 = 0
+    """(slot, key x, key o, orientation) of the board in the transposition table: the key is
+    the board's x and o cell sets in its orientation that comes first in the sets' order."""
+    g0, kx, ko = 0, get(bx, 0), get(bo, 0)
     for g in range(1, par[6]):
-        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
-            g0 = g
-    kx, ko = bx[g0], bo[g0]
-    mixed = kx * np.uint64(0x9E3779B97F4A7C15) ^ (ko + np.uint64(0x632BE59BD9B4E019)) \
-        * np.uint64(0xC2B2AE3D27D4EB4F)
-    return np.int64((mixed >> np.uint64(20)) & np.uint64(par[7])), kx, ko, g0
+        x = get(bx, g)
+        if below(x, kx) or (same(x, kx) and below(get(bo, g), ko)):
+            g0, kx, ko = g, x, get(bo, g)
+    return np.int64((mix(kx, ko) >> np.uint64(20)) & np.uint64(par[7])), kx, ko, g0
 
 
 @njit(cache=True, nogil=True)
@@ -66,18 +78,18 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
 # proof that the side to move cannot win (hi <= 0), that it loses (hi < 0), that the other side
 # cannot win (lo >= 0), that the side to move wins (lo > 0).
 USED, NO_WIN, LOSS, NO_LOSS, WIN = 1, 2, 4, 8, 16
-ALL_CELLS = np.uint64(0xFFFFFFFFFFFFFFFF)  # the zone "every cell": nothing known
+# A zone of every cell (masks.all_like) is "nothing known": no proof's zone.
 
 
 @njit(cache=True, nogil=True)
 def turn_zone(zone, maps, g, n):  # type: ignore[no-untyped-def]
-    """`zone` (a cell bitmask) with each cell c moved to maps[g, c]."""
-    if zone == ALL_CELLS:
+    """`zone` (a cell set) with each cell c moved to maps[g, c]."""
+    if same(zone, all_like(zone)):
         return zone
-    out = np.uint64(0)
+    out = none_like(zone)
     for c in range(n):
-        if (zone >> np.uint64(c)) & np.uint64(1):
-            out |= np.uint64(1) << np.uint64(maps[g, c])
+        if has(zone, c):
+            out = join(out, bit(out, maps[g, c]))
     return out
 
 
@@ -88,12 +100,14 @@ def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, fl
     with `flag` (NO_WIN, LOSS, NO_LOSS, WIN or several) the zone (board orientation) of those
     proofs replaces the entry's, else a zone the same key already holds is kept (a proof stays
     a proof)."""
-    keep = tfl[slot] & USED and tk1[slot] == kx and tk2[slot] == ko
+    keep = tfl[slot] & USED and same(get(tk1, slot), kx) and same(get(tk2, slot), ko)
     kept = tfl[slot] & ~USED if keep else 0
-    if flag and zone != ALL_CELLS:
-        tz[slot] = turn_zone(zone, perms, g0, n)
+    if flag and not same(zone, all_like(zone)):
+        put(tz, slot, turn_zone(zone, perms, g0, n))
         kept = flag
-    tk1[slot], tk2[slot], tfl[slot] = kx, ko, USED | kept
+    put(tk1, slot, kx)
+    put(tk2, slot, ko)
+    tfl[slot] = USED | kept
     # The bounds are int16: "none" (+-INF) is kept as a bound beyond any score.
     tlo[slot], thi[slot], tmv[slot] = max(lo, -NO_BOUND), min(hi, NO_BOUND), move
 
@@ -101,7 +115,8 @@ def store(tk1, tk2, tlo, thi, tmv, tfl, tz, slot, kx, ko, lo, hi, move, zone, fl
 @njit(cache=True, nogil=True)
 def stored_zone(tfl, tz, slot, flag, inv, g0, n):  # type: ignore[no-untyped-def]
     """The entry's zone in board orientation if it is the zone of one of the proofs `flag`
-    (ALL_CELLS: none kept)."""
+    (every cell: none kept)."""
+    zone = get(tz, slot)
     if tfl[slot] & flag:
-        return turn_zone(tz[slot], inv, g0, n)
-    return ALL_CELLS
+        return turn_zone(zone, inv, g0, n)
+    return all_like(zone)

@@ -1,13 +1,12 @@
 """The board as the compiled search keeps it: placing and taking back a stone (keeping the
-lines' stone counts and the board's bitmasks), whether a stone completes a line (counted here,
-decided by the rules kernel's `ends_clear` under +exact), the playable cells and the order
-moves are tried in (numba). The backup of a score is the rules kernel's."""
+lines' stone counts and the board's cell sets, masks.py), whether a stone completes a line
+(counted here, decided by the rules kernel's `ends_clear` under +exact), the playable cells
+and the order moves are tried in (numba). The backup of a score is the rules kernel's."""
 from __future__ import annotations
-
-import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import backup, ends_clear, invert
+from tablebase.query.search.masks import add_cell, drop_cell
 
 __all__ = ["backup", "invert"]  # re-exported: the search's modules take them from here
 
@@ -29,11 +28,7 @@ def place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, cell, player
         if cnt[p, line] == par[3] and ends_clear(board, ends, line, player):
             made = True
     for g in range(par[6]):
-        bit = np.uint64(1) << np.uint64(perms[g, cell])
-        if player == 1:
-            bx[g] |= bit
-        else:
-            bo[g] |= bit
+        add_cell(bx if player == 1 else bo, g, perms[g, cell])
     return made
 
 
@@ -50,11 +45,7 @@ def remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cell):  # type: i
         if cnt[p, line] == 0:
             st[2 - p] += 1
     for g in range(par[6]):
-        bit = ~(np.uint64(1) << np.uint64(perms[g, cell]))
-        if player == 1:
-            bx[g] &= bit
-        else:
-            bo[g] &= bit
+        drop_cell(bx if player == 1 else bo, g, perms[g, cell])
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -19,7 +19,7 @@ from tablebase.builder.game import Spec, canonical_board, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name, orientation
 from tablebase.query.search import prooftable, prover
-from tablebase.query.search.proofs import find_pairing, hit_lines
+from tablebase.query.search.proofs import MAX_CHOICES, find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
 # Nodes a move not proved in the tables may take to prove while writing (it is in most cases
@@ -256,7 +256,9 @@ class _Walk:
         runs = sum(1 for r in range(len(run_off) - 1)
                    if any(b.cnt[1 - self.attacker, run_win[j]] == 0
                           for j in range(run_off[r], run_off[r + 1])))
-        masks = [int(pt[5][pt[8][lv], pt[9][lv] - 1]) for lv in range(runs)]
+        # Run v's choices are opts[v * MAX_CHOICES:]; level lv took run level_run[lv]'s
+        # choice level_next[lv] - 1.
+        masks = [int(pt[5][pt[8][lv] * MAX_CHOICES + pt[9][lv] - 1]) for lv in range(runs)]
         assert sum(masks) == int(used) or runs == 0
         lines = [sum(1 << int(c) for c in set(line.tolist())) for line in b.lines]
         open_lines = [m for i, m in enumerate(lines) if b.cnt[1 - self.attacker, i] == 0]

@@ -31,6 +31,19 @@ import numpy as np
 
 from tablebase.builder.game import Spec
 from tablebase.builder.game.compiled import njit
+from tablebase.query.search import masks
+from tablebase.query.search.masks import (
+    all_like,
+    bit,
+    count,
+    disjoint,
+    get,
+    has,
+    join,
+    meet,
+    none_like,
+    put,
+)
 
 # At most this many choices are kept for one run and one set of open windows (the smallest
 # first): fewer choices only make the search miss pairings, never claim a false one.
@@ -50,15 +63,15 @@ class PairingTables(NamedTuple):
     run_win: np.ndarray   # int64: line numbers (rows of geometry.lines) of each run's windows
     ch_off: np.ndarray    # int64[R, 2**W]: first choice of run r with open-window set s
     ch_num: np.ndarray    # int64[R, 2**W]: how many
-    ch_mask: np.ndarray   # uint64: the choices, as cell bitmasks
-    opts: np.ndarray      # scratch uint64[R, MAX_CHOICES]
-    nopt: np.ndarray      # scratch int64[R] and the search's stack (three int64[R], uint64[R])
+    ch_mask: np.ndarray   # the choices, as cell sets (masks.py: one or two words each)
+    opts: np.ndarray      # scratch: R * MAX_CHOICES cell sets, run r's from r * MAX_CHOICES
+    nopt: np.ndarray      # scratch int64[R] and the search's stack (three int64[R], R sets)
     taken: np.ndarray
     level_run: np.ndarray
     level_next: np.ndarray
     level_used: np.ndarray
     cells: np.ndarray     # int64[1]: the board's cells
-    run_mask: np.ndarray  # uint64[R]: the cells of each run
+    run_mask: np.ndarray  # R cell sets: the cells of each run
 
 
 @lru_cache(maxsize=None)
@@ -110,39 +123,32 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
     run_off, run_win = [0], []
     ch_off = np.zeros((max(len(runs), 1), 1 << width), dtype=np.int64)
     ch_num = np.zeros_like(ch_off)
-    masks: list[int] = []
+    sets: list[int] = []
     for r, cells in enumerate(runs):
         count = len(cells) - spec.k + 1
         run_win += [index[tuple(cells[s:s + spec.k])] for s in range(count)]
         run_off.append(len(run_win))
         for windows in range(1, 1 << count):
-            ch_off[r, windows] = len(masks)
+            ch_off[r, windows] = len(sets)
             for pos in _choices(len(cells), spec.k, windows):
-                masks.append(sum(1 << cells[i] for i in range(len(cells)) if pos >> i & 1))
-            ch_num[r, windows] = len(masks) - ch_off[r, windows]
-    n = max(len(runs), 1)
+                sets.append(sum(1 << cells[i] for i in range(len(cells)) if pos >> i & 1))
+            ch_num[r, windows] = len(sets) - ch_off[r, windows]
+    n, width = max(len(runs), 1), masks.words(spec.cells)
     return PairingTables(
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
-        ch_num, np.array(masks + [0], dtype=np.uint64), np.zeros((n, MAX_CHOICES), np.uint64),
+        ch_num, masks.pack(sets + [0], width), masks.zeros(n * MAX_CHOICES, width),
         np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.array([spec.cells], np.int64),
-        np.array([sum(1 << c for c in cells) for cells in runs] or [0], dtype=np.uint64))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _popcount(x):  # type: ignore[no-untyped-def]
-    """The set bits of a uint64."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        np.zeros(n, np.int64), masks.zeros(n, width), np.array([spec.cells], np.int64),
+        masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], width))
 
 
 @njit(cache=True, nogil=True)
 def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
                  opts, nopt, taken, level_run, level_next, level_used, limit):
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
-    0) when none was found within `limit` steps. `occupied`: the board's stones as a bitmask."""
+    no cells) when none was found within `limit` steps. `occupied`: the board's stones (a cell
+    set, masks.py)."""
+    nothing = none_like(occupied)
     runs, need = 0, 0
     for r in range(run_off.shape[0] - 1):
         windows = 0
@@ -151,20 +157,21 @@ def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch
                 windows |= 1 << (j - run_off[r])
         if windows == 0:
             continue
-        c = 0
+        c, row = 0, runs * MAX_CHOICES
         for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
-            if ch_mask[o] & occupied == 0:
-                opts[runs, c] = ch_mask[o]
+            choice = get(ch_mask, o)
+            if disjoint(choice, occupied):
+                put(opts, row + c, choice)
                 c += 1
         if c == 0:
-            return False, np.uint64(0)
-        need += _popcount(opts[runs, 0])  # the smallest choice left: they are sorted by size
+            return False, nothing
+        need += count(get(opts, row))  # the smallest choice left: they are sorted by size
         nopt[runs] = c
         taken[runs] = 0
         runs += 1
-    if need > n_cells - _popcount(occupied):
-        return False, np.uint64(0)  # more cells needed than are empty, runs being disjoint
-    used = np.uint64(0)
+    if need > n_cells - count(occupied):
+        return False, nothing  # more cells needed than are empty, runs being disjoint
+    used = nothing
     level, steps = 0, 0
     while True:
         # Most constrained run first: the one with the fewest choices still disjoint from
@@ -173,9 +180,9 @@ def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch
         for v in range(runs):
             if taken[v]:
                 continue
-            c = 0
+            c, row = 0, v * MAX_CHOICES
             for i in range(nopt[v]):
-                if opts[v, i] & used == 0:
+                if disjoint(get(opts, row + i), used):
                     c += 1
             if c < fewest:
                 pick, fewest = v, c
@@ -184,26 +191,27 @@ def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch
         if pick < 0:
             return True, used
         if fewest > 0:
-            level_run[level], level_next[level], level_used[level] = pick, 0, used
+            level_run[level], level_next[level] = pick, 0
+            put(level_used, level, used)
             taken[pick] = 1
             level += 1
         # Take the next choice at the deepest level that has one left; undo levels without.
         while level > 0:
             steps += 1
             if steps > limit:
-                return False, np.uint64(0)
-            v, base = level_run[level - 1], level_used[level - 1]
-            i = level_next[level - 1]
-            while i < nopt[v] and opts[v, i] & base != 0:
+                return False, nothing
+            v, base = level_run[level - 1], get(level_used, level - 1)
+            i, row = level_next[level - 1], v * MAX_CHOICES
+            while i < nopt[v] and not disjoint(get(opts, row + i), base):
                 i += 1
             if i < nopt[v]:
                 level_next[level - 1] = i + 1
-                used = base | opts[v, i]
+                used = join(base, get(opts, row + i))
                 break
             taken[v] = 0
             level -= 1
         if level == 0:
-            return False, np.uint64(0)
+            return False, nothing
 
 
 @njit(cache=True, nogil=True)
@@ -215,15 +223,13 @@ def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-d
             continue
         have = 0
         for c in lines[line]:
-            bit = np.uint64(1) << np.uint64(c)
-            if bit & occupied == 0 and bit & zone != 0:
+            if not has(occupied, c) and has(zone, c):
                 have += 1
         for c in lines[line]:
             if have >= need:
                 break
-            bit = np.uint64(1) << np.uint64(c)
-            if bit & occupied == 0 and bit & zone == 0:
-                zone |= bit
+            if not has(occupied, c) and not has(zone, c):
+                zone = join(zone, bit(zone, c))
                 have += 1
     return zone
 
@@ -233,7 +239,7 @@ def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """Whether player index `p` provably cannot complete a line, and the cells the proof uses:
     no line open for p at all (none), or a pairing against p's open lines."""
     if st[1 + p] == 0:
-        return True, np.uint64(0)
+        return True, none_like(occupied)
     return find_pairing(p, cnt, occupied, pt[11][0], pt[0], pt[1], pt[2], pt[3], pt[4],
                         pt[5], pt[6], pt[7], pt[8], pt[9], pt[10], limit)
 
@@ -245,7 +251,7 @@ def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit): 
     # A run with windows open for the other side but no choice of pairs left gets one only
     # from a stone on it (closing some of its windows): the move must lie on every such run.
     run_off, run_win, ch_off, ch_num, ch_mask, run_mask = pt[0], pt[1], pt[2], pt[3], pt[4], pt[12]
-    allowed = ~np.uint64(0)
+    allowed = all_like(occupied)
     for r in range(run_off.shape[0] - 1):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
@@ -254,26 +260,25 @@ def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit): 
         if windows == 0:
             continue
         for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
-            if ch_mask[o] & occupied == 0:
+            if disjoint(get(ch_mask, o), occupied):
                 break
         else:
-            allowed &= run_mask[r]
+            allowed = meet(allowed, get(run_mask, r))
     for i in range(m):
         c = moves[i]
-        bit = np.uint64(1) << np.uint64(c)
-        if bit & allowed == 0:
+        if not has(allowed, c):
             continue
         for j in range(cl_off[c], cl_off[c + 1]):
             line = cl_idx[j]
             if cnt[me, line] == 0:
                 st[2 - me] -= 1
             cnt[me, line] += 1
-        done, zone = cannot_win(1 - me, st, cnt, occupied | bit, pt, limit)
+        done, zone = cannot_win(1 - me, st, cnt, join(occupied, bit(occupied, c)), pt, limit)
         for j in range(cl_off[c], cl_off[c + 1]):
             line = cl_idx[j]
             cnt[me, line] -= 1
             if cnt[me, line] == 0:
                 st[2 - me] += 1
         if done:
-            return c, zone | bit
-    return -1, np.uint64(0)
+            return c, join(zone, bit(zone, c))
+    return -1, none_like(occupied)

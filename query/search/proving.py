@@ -22,6 +22,7 @@ from tablebase.query.search.board import Board, SearchRefusedError
 SLOT_BYTES = 8 + 8 + 8 + 8 + 8 + 2 + 1
 DEFAULT_MEMORY = 1 << 30
 FIRST_SLOTS = 1 << 16
+MAX_PROOF_CELLS = 64
 _POLL = 0.05
 
 Progress = Callable[[int, int, int], None]  # (first moves proved, of how many, nodes so far)
@@ -124,11 +125,14 @@ class ProofTable:
 
 def check_provable(spec: Spec) -> None:
     """ProofRefusedError unless the prover takes `spec`: normal rules, no gravity, not exact
-    (zones assume a stone beyond a line changes nothing), stones that stay, 64 cells at most."""
+    (zones assume a stone beyond a line changes nothing), stones that stay, 64 cells at most
+    (one word a cell set)."""
     if spec.gravity or spec.misere or spec.exact or spec.moving:
         raise ProofRefusedError(f"{spec.name}: the prover takes games of placed stones under"
                                 " normal rules (no gravity, misere, +exact or moving stones)")
-    Board(spec, slots_log2=1)  # refuses boards of more than 64 cells
+    if spec.cells > MAX_PROOF_CELLS:  # its zones and keys are one word (masks.py: narrow)
+        raise ProofRefusedError(f"{spec.name} has {spec.cells} cells; the prover takes boards"
+                                f" of at most {MAX_PROOF_CELLS}")
 
 
 @dataclass

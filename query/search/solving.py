@@ -53,7 +53,7 @@ class Searched:
     @property
     def ply(self) -> int:
         """Stones on the board."""
-        return sum(1 for v in self.board if v)
+        return len(self.board) - self.board.count(0)
 
     @property
     def to_move(self) -> str:
