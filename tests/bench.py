@@ -29,6 +29,7 @@ from tests.bench_levels import bench_levels  # noqa: E402
 from tests.bench_moving import bench_moving  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_probe import bench_probe  # noqa: E402
+from tests.bench_prover import bench_prover  # noqa: E402
 from tests.bench_search import bench_search  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 from tests.bench_strips import bench_strips  # noqa: E402
@@ -191,7 +192,8 @@ def main() -> None:
     parser.add_argument("--specs", nargs="*", default=None)
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
                                               "audit", "levels", "cluster", "postgres", "search",
-                                              "strips", "peer", "verify", "moving", "all"],
+                                              "strips", "gomoku", "peer", "verify", "moving",
+                                              "all"],
                         default="all")
     parser.add_argument("--gamesman", metavar="PATH",
                         help="a build of GamesmanOne, for --section moving (tests/bench_teeko_peer.py)")
@@ -231,6 +233,8 @@ def main() -> None:
         bench_search()
     if args.section in ("strips", "all"):
         bench_strips()
+    if args.section in ("gomoku", "all"):
+        bench_prover()
     if args.section in ("verify", "all"):
         bench_verify(tuple(args.specs) if args.specs else VERIFY_SPECS)
     if args.section in ("moving", "all"):

@@ -45,10 +45,23 @@ def search() -> None:
 
 
 def gravity() -> None:
-    """The search of gravity boards on bitboards."""
+    """The search of gravity boards on bitboards, and the prover."""
     import tablebase
     board = "...../...../...../..x.."
     assert tablebase.search_position("5x4k4+gravity", board).solution.value is not None
+    prover()
+
+
+def prover() -> None:
+    """The prover of "the attacker cannot win" (query/search/prover.py) and its proof file."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.proof_check import check_proof
+    from tablebase.query.search.proof_writer import write_proof
+    from tablebase.query.search.proving import ProofBudget, prove_no_win
+    with tempfile.TemporaryDirectory() as tmp:
+        proved = prove_no_win(parse_spec("4x4k4"), (0,) * 16, ProofBudget(memory=1 << 20))
+        write_proof(proved, Path(tmp) / "p")
+        check_proof(Path(tmp) / "p")
 
 
 if __name__ == "__main__":

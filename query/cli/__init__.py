@@ -18,12 +18,12 @@ from typing import NoReturn
 from tablebase.builder.game import GameError
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.query.cli import ask, audit, build, info, serve, solve, strategy
+from tablebase.query.cli import ask, audit, build, info, proof, serve, solve, strategy
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from tablebase.query.errors import QueryError, error_text, one_line
 from tablebase.version import tool_version
 
-FAMILIES = (build, info, ask, solve, audit, serve, strategy)
+FAMILIES = (build, info, ask, solve, proof, audit, serve, strategy)
 
 
 class _Version(argparse.Action):

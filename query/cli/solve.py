@@ -20,6 +20,7 @@ from tablebase.query.cli.common import (
     position_from_args,
     progress,
 )
+from tablebase.query.cli.proof import proof_options, prove_command
 from tablebase.query.errors import one_line
 from tablebase.query.notation import board_text
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers
@@ -62,7 +63,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError("--positions reads the positions from a file: give no POSITION"
                              " or --moves with it")
         return _solve_lines(args, spec)
+    if args.proof is not None and (args.json or args.no_tables):
+        raise UsageError("--proof writes a proof file: give no --json or --no-tables with it")
     position = position_from_args(spec, args)
+    if args.proof is not None:
+        return prove_command(args, spec, position.board)
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
                                  bar_format="{desc}: {postfix}") as bar:
@@ -151,4 +156,5 @@ def register(commands: Any) -> None:
     p.add_argument("--no-tables", action="store_true",
                    help="search alone, without the stored tables at the leaves")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    proof_options(p)
     p.set_defaults(run=_cmd_solve)

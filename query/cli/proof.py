@@ -1,0 +1,84 @@
+"""Proofs that a side cannot win: `solve SPEC --proof FILE` proves and writes one (the library's
+prove_to_file), `check-proof FILE` re-checks one (query/proof_check.py)."""
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from tablebase.builder.game import Spec, decode
+from tablebase.query.cli.common import EXIT_OK, count, gib, progress, whole_number
+from tablebase.query.notation import board_text, to_move_name
+from tablebase.query.proof_check import check_proof
+
+# The kinds of a proof's positions, in words, in the order check-proof lists them.
+KIND_WORDS = (("moves", "attacker's position", "attacker's positions"),
+              ("reply", "defender's reply", "defender's replies"),
+              ("pairing", "pairing", "pairings"), ("dead", "dead board", "dead boards"),
+              ("line", "line made", "lines made"), ("threats", "double threat", "double threats"))
+
+
+def proof_options(p: argparse.ArgumentParser) -> None:
+    """solve's --proof FILE, --memory GIB and --threads N."""
+    p.add_argument("--proof", metavar="FILE",
+                   help="prove that the side to move cannot win (df-pn with pairings, threats"
+                        " and zones) and write the proof to FILE (.gz: compressed), for"
+                        " check-proof; --time and --nodes bound it")
+    p.add_argument("--memory", metavar="GIB", type=gib, default=1.0,
+                   help="with --proof: the proof tables' memory in GiB (default 1)")
+    p.add_argument("--threads", metavar="N", type=whole_number(1, "a thread count from 1"),
+                   default=2, help="with --proof: threads, each proving first moves (default 2)")
+
+
+def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
+    """solve --proof: prove, write, print what was proved and the file's size."""
+    from tablebase.query.search.proof_writer import prove_to_file
+    from tablebase.query.search.proving import ProofBudget
+
+    budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
+    with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}: {postfix}") as bar:
+        started = time.monotonic()
+
+        def shown(done: int, moves: int, nodes: int) -> None:
+            rate = nodes / max(time.monotonic() - started, 1e-9)
+            bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
+                                f" {rate:,.0f} a second")
+        ran = prove_to_file(spec, board, args.proof, budget, shown)
+    p = ran.proved
+    side = to_move_name(sum(1 for v in board if v))
+    effort = (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"
+              f" {p.seconds:.1f} s")
+    if p.outcome == "proved":
+        print(f"{side} to move cannot win: proved ({effort})")
+        print(f"proof: {ran.path}, {count(ran.positions, 'position')}, {ran.size:,} bytes,"
+              f" written in {ran.seconds:.1f} s")
+    elif p.outcome == "disproved":
+        print(f"{side} to move can win: nothing to prove ({effort}); no proof written")
+    else:
+        print(f"{side} to move: not proved within the budget ({effort}); no proof written")
+    return EXIT_OK
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    checked = check_proof(args.file)
+    spec = checked.spec
+    board = decode(checked.root, spec.cells)
+    print(f"proof checked: {spec.name}, {checked.claim} from {board_text(spec, board)}")
+    kinds = ", ".join(f"{checked.kinds[k]:,} {one if checked.kinds[k] == 1 else many}"
+                      for k, one, many in KIND_WORDS if checked.kinds.get(k))
+    print(f"{count(checked.positions, 'position')}: {kinds}")
+    return EXIT_OK
+
+
+def register(commands: Any) -> None:
+    """Add check-proof to the subcommands."""
+    p = commands.add_parser(
+        "check-proof", help="re-check a proof file that a side cannot win",
+        description="Re-check a proof written by `solve --proof`, with code that shares"
+                    " nothing with the search but the rules: every pairing pair by pair,"
+                    " every line and threat, every defender's reply, every attacker's move at"
+                    " every attacker's position (proved, covered by a proved move's zone, or"
+                    " answered by a line), every zone. A damaged, cut-off or wrong file is"
+                    " refused with one line saying where, and exit status 2.")
+    p.add_argument("file", metavar="FILE", help="the proof file (.gz: compressed)")
+    p.set_defaults(run=_cmd_check)

@@ -1,0 +1,308 @@
+"""Checking a proof file that a side cannot win (`tablebase check-proof`), with nothing of the
+search: the rules kernel's lines, symmetries and codes, and the checks below, each on one
+position at a time.
+
+The file (text; gzip-compressed when its name ends in .gz):
+
+    tablebase proof 1
+    spec 8x8k5
+    claim x cannot win
+    root CODE
+    CODE KIND ZONE ...          one line a position, children before parents
+    end N                       N: the positions written (a cut-off file lacks it)
+
+A position is named by its canonical code (builder/game: the smallest base-3 code over the
+symmetries); its cells and its zone (hex bitmask, bit c for cell c) are in the orientation
+of that code's board. The attacker A is the claim's side, D the other. KIND is one of:
+
+    dead                      no line is open for A (each holds a D stone)
+    pairing A-B C-D ...       disjoint pairs of empty cells, both cells of a pair in every
+                              line open for A: D answers one cell of a pair with the other
+    line T                    D to move completes a line at T
+    threats T1 T2             A to move makes no line at once; D completes a line at T1 and
+                              at T2: A blocks one at most
+    reply R CHILD             D to move answers at R (CHILD: the code after it)
+    moves [block T] ...       A to move; every empty cell once: C:CHILD (the move's proof),
+                              C/M (covered: C lies outside the zone of the move M's proof),
+                              C@T (D then completes a line at T; A's only move is to block T)
+
+The zone Z of a position's proof is a set of cells such that A cannot win from any position
+with the same side to move and stones, in which D holds all D's cells (and maybe more) and A's
+stones inside Z are some of A's stones inside Z (outside Z, anything). Each kind's zone must
+hold: the pairs' cells (pairing); the line and one empty cell of every line open for A (line:
+so A has made no line); both lines and two empty cells of every line open for A (threats, and
+with a block: A then makes no line in one move); the child's zone and R (reply); the children's
+zones (moves). Why C/M is sound: a position of M's zone with A's stone on C instead of M is one
+where A holds fewer of the zone's cells (C lies outside it), so M's proof covers it.
+"""
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tablebase.builder.game import Spec, canonical_board, decode, parse_spec, permutations
+from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.query.errors import QueryError
+
+FORMAT = "tablebase proof 1"
+_KINDS = ("dead", "pairing", "line", "threats", "reply", "moves")
+
+
+class ProofCheckError(QueryError, ValueError):
+    """A proof file that is damaged, incomplete or wrong (the message says where)."""
+
+
+def attacker_name(attacker: int) -> str:
+    """'x' for player index 0, 'o' for 1."""
+    return "xo"[attacker]
+
+
+def orientation(spec: Spec, perms: np.ndarray, board: Sequence[int], code: int) -> int:
+    """A symmetry map g sending `board` to the board of the canonical `code` (cell c to
+    perms[g, c])."""
+    target = decode(code, spec.cells)
+    for g in range(len(perms)):
+        if all(target[int(perms[g, c])] == board[c] for c in range(spec.cells)):
+            return g
+    raise ProofCheckError(f"code {code} is not a symmetry image of the board")
+
+
+@dataclass
+class CheckedProof:
+    """A proof that checked: its game, claim, root code and counts of each kind of position."""
+
+    spec: Spec
+    claim: str
+    root: int
+    kinds: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> int:
+        """Positions in the proof."""
+        return sum(self.kinds.values())
+
+
+def _lines_of(path: Path) -> Iterator[str]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="ascii") as f:
+            yield from f
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        raise ProofCheckError(f"{path}: cannot be read as a proof file ({e})") from None
+
+
+def check_proof(path: str | Path) -> CheckedProof:
+    """Check the proof file at `path`; ProofCheckError (one line, where and why) if it is
+    damaged, incomplete, or any of its claims fails."""
+    path = Path(path)
+    rows = _lines_of(path)
+    head = [next(rows, "").rstrip("\n") for _ in range(4)]
+    if head[0] != FORMAT:
+        raise ProofCheckError(f"{path}: not a proof file (found {head[0][:40]!r}, expected"
+                              f" {FORMAT!r})")
+    try:
+        spec = parse_spec(head[1].removeprefix("spec "))
+        claim = head[2].removeprefix("claim ")
+        attacker = {"x cannot win": 0, "o cannot win": 1}[claim]
+        root = int(head[3].removeprefix("root "))
+    except (ValueError, KeyError) as e:
+        raise ProofCheckError(f"{path}: a damaged header ({e})") from None
+    checker = _Checker(spec, attacker)
+    ended = None
+    for number, text in enumerate(rows, 5):
+        if ended is not None:
+            raise ProofCheckError(f"{path}, line {number}: text after the end")
+        words = text.split()
+        if words[:1] == ["end"]:
+            ended = words
+            continue
+        try:
+            checker.check(words)
+        except (IndexError, KeyError):
+            raise ProofCheckError(f"{path}, line {number}: a damaged or cut-off line (too few"
+                                  " words)") from None
+        except ValueError as e:
+            raise ProofCheckError(f"{path}, line {number}: {e}") from None
+    if ended is None or len(ended) != 2 or ended[1] != str(sum(checker.kinds.values())):
+        raise ProofCheckError(f"{path}: the file is cut off or damaged (no end line counting"
+                              f" its {sum(checker.kinds.values()):,} positions)")
+    if root not in checker.zones or checker.last != root:
+        raise ProofCheckError(f"{path}: the root position {root} is not proved in the file")
+    return CheckedProof(spec, claim, root, dict(checker.kinds))
+
+
+class _Checker:
+    """The per-position checks; children come before parents, so a child's zone is known."""
+
+    def __init__(self, spec: Spec, attacker: int) -> None:
+        self.spec, self.attacker = spec, attacker
+        self.perms = permutations(spec)
+        self.lines = sorted({sum(1 << c for c in set(line))
+                             for line in geometry_lines(spec).tolist()})
+        self.zones: dict[int, int] = {}
+        self.kinds: dict[str, int] = {}
+        self.last = -1
+
+    def check(self, words: list[str]) -> None:
+        """Check one position's line (split into words); ValueError says what fails."""
+        code, kind, zone = int(words[0]), words[1], int(words[2], 16)
+        if kind not in _KINDS:
+            raise ValueError(f"unknown kind {kind!r}, expected one of {', '.join(_KINDS)}")
+        if code in self.zones:
+            raise ValueError(f"position {code} is proved twice")
+        if canonical_board(self.spec, decode(code, self.spec.cells)) != code:
+            raise ValueError(f"{code} is not a canonical code")
+        board = list(decode(code, self.spec.cells))
+        a, d = self._masks(board, self.attacker + 1), self._masks(board, 2 - self.attacker)
+        empty = ((1 << self.spec.cells) - 1) & ~(a | d)
+        stones = self.spec.cells - empty.bit_count()
+        mover = stones % 2  # 0: x to move
+        xs = (a if self.attacker == 0 else d).bit_count()
+        if xs - (stones - xs) not in (0, 1):
+            raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
+        if any(line & a == line for line in self.lines) or any(line & d == line
+                                                               for line in self.lines):
+            raise ValueError(f"position {code} is over: a line is made")
+        opened = [line for line in self.lines if line & d == 0]  # lines open for A
+        args = words[3:]
+        if kind == "dead":
+            if opened:
+                raise ValueError(f"position {code}: a line is still open for the attacker")
+        elif kind == "pairing":
+            used = 0
+            pairs = []
+            for text in args:
+                c1, c2 = (int(x) for x in text.split("-"))
+                pair = (1 << c1) | (1 << c2)
+                if c1 == c2 or pair & used or pair & empty != pair:
+                    raise ValueError(f"position {code}: pair {text} is not two unused empty cells")
+                used |= pair
+                pairs.append(pair)
+            for line in opened:
+                if not any(line & p == p for p in pairs):
+                    raise ValueError(f"position {code}: an open line holds no pair")
+            self._within(zone, used, code)
+        elif kind == "line":
+            self._turn(mover, 1 - self.attacker, code)
+            t = int(args[0])
+            self._within(zone, self._completed(d, empty, t, code), code)
+            self._hits(zone, opened, empty, 1, code)
+        elif kind == "threats":
+            self._turn(mover, self.attacker, code)
+            self._no_line_at_once(a, empty, opened, code)
+            t1, t2 = int(args[0]), int(args[1])
+            if t1 == t2:
+                raise ValueError(f"position {code}: two threats at one cell")
+            both = self._completed(d, empty, t1, code) | self._completed(d, empty, t2, code)
+            self._within(zone, both, code)
+            self._hits(zone, opened, empty, 2, code)
+        elif kind == "reply":
+            self._turn(mover, 1 - self.attacker, code)
+            r, child = int(args[0]), int(args[1])
+            if not empty >> r & 1:
+                raise ValueError(f"position {code}: the reply {r} is not an empty cell")
+            after = board.copy()
+            after[r] = 2 - self.attacker
+            if not any(z | (1 << r) | zone == zone for z in self._child_zones(after, child, code)):
+                raise ValueError(f"position {code}: the zone misses cells its proof uses")
+        else:
+            self._moves(board, code, zone, empty, a, d, opened, mover, args)
+        self.zones[code] = zone
+        self.last = code
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def _moves(self, board: list[int], code: int, zone: int, empty: int, a: int, d: int,
+               opened: list[int], mover: int, args: list[str]) -> None:
+        """The attacker's node: every empty cell once, each a child, covered, or blocked."""
+        self._turn(mover, self.attacker, code)
+        block = None
+        if args[:1] == ["block"]:
+            block = int(args[1])
+            args = args[2:]
+            self._within(zone, self._completed(d, empty, block, code), code)
+            self._hits(zone, opened, empty, 2, code)
+            self._no_line_at_once(a, empty, opened, code)
+        children: dict[int, list[int]] = {}
+        covered: dict[int, int] = {}
+        seen = 0
+        for text in args:
+            for sep in ":/@":
+                if sep in text:
+                    left, right = text.split(sep)
+                    break
+            else:
+                raise ValueError(f"position {code}: {text!r} is not C:CHILD, C/M or C@T")
+            c = int(left)
+            if not empty >> c & 1 or seen >> c & 1:
+                raise ValueError(f"position {code}: move {c} is not an empty cell, or twice")
+            seen |= 1 << c
+            if sep == ":":
+                after = board.copy()
+                after[c] = self.attacker + 1
+                children[c] = [z for z in self._child_zones(after, int(right), code)
+                               if z | zone == zone]
+                if not children[c]:
+                    raise ValueError(f"position {code}: the zone misses cells its proof uses")
+            elif sep == "/":
+                covered[c] = int(right)
+            elif block is None or int(right) != block or c == block:
+                raise ValueError(f"position {code}: move {c} is not answered at a block")
+        if seen != empty:
+            raise ValueError(f"position {code}: {(empty & ~seen).bit_count()} of the attacker's"
+                             " moves are missing")
+        by: dict[int, int] = {}  # move -> the cells it covers
+        for c, m in covered.items():
+            by[m] = by.get(m, 0) | (1 << c)
+        for m, cells in by.items():  # one orientation of m's zone must leave out all of them
+            if m not in children or all(z & cells for z in children[m]):
+                raise ValueError(f"position {code}: a move covered by move {m} is not outside"
+                                 " the zone of its proof")
+        if block is not None and block not in children:
+            raise ValueError(f"position {code}: the block {block} has no proof")
+
+    def _child_zones(self, after: list[int], child: int, code: int) -> list[int]:
+        """The zone of `child` (the code of `after`) in `after`'s orientation: one for each
+        map sending `after` to the child's board (a board its own symmetries keep has several,
+        each as good as another)."""
+        if canonical_board(self.spec, after) != child:
+            raise ValueError(f"position {code}: {child} is not the code of the position after"
+                             " the move")
+        if child not in self.zones:
+            raise ValueError(f"position {code}: its child {child} is not proved before it")
+        target, z, found = decode(child, self.spec.cells), self.zones[child], []
+        for perm in self.perms:
+            if all(target[int(perm[c])] == after[c] for c in range(self.spec.cells)):
+                found.append(sum(1 << c for c in range(self.spec.cells) if z >> int(perm[c]) & 1))
+        return found
+
+    def _no_line_at_once(self, a: int, empty: int, opened: list[int], code: int) -> None:
+        if any((line & a).bit_count() == self.spec.k - 1 and line & empty for line in opened):
+            raise ValueError(f"position {code}: the attacker can make a line at once")
+
+    def _masks(self, board: list[int], player: int) -> int:
+        return sum(1 << c for c, v in enumerate(board) if v == player)
+
+    def _completed(self, mine: int, empty: int, t: int, code: int) -> int:
+        """A line that `mine` (k - 1 stones in it) completes at the empty cell t."""
+        for line in self.lines:
+            if line >> t & 1 and empty >> t & 1 and (line & mine).bit_count() == self.spec.k - 1:
+                return line
+        raise ValueError(f"position {code}: no line is completed at {t}")
+
+    def _hits(self, zone: int, opened: list[int], empty: int, need: int, code: int) -> None:
+        for line in opened:
+            if (line & empty & zone).bit_count() < min(need, (line & empty).bit_count()):
+                raise ValueError(f"position {code}: the zone misses empty cells of an open line")
+
+    def _within(self, zone: int, part: int, code: int) -> None:
+        if part & ~zone:
+            raise ValueError(f"position {code}: the zone misses cells its proof uses")
+
+    def _turn(self, mover: int, expected: int, code: int) -> None:
+        if mover != expected:
+            raise ValueError(f"position {code}: {'xo'[mover]} is to move, not"
+                             f" {'xo'[expected]}")

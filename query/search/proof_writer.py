@@ -1,0 +1,345 @@
+"""Writing out what proving.py proved, as the proof file query/proof_check.py reads (its format
+is described there): a walk from the root over the proof tables, each position written once
+(keyed by its canonical code), children before parents, every zone worked out again on the
+way from the leaves up; a move the tables do not prove where the file needs it is proved then."""
+from __future__ import annotations
+
+import gzip
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from tablebase.builder.game import Spec, canonical_board, permutations
+from tablebase.query.errors import QueryError
+from tablebase.query.proof_check import FORMAT, attacker_name, orientation
+from tablebase.query.search import prooftable, prover
+from tablebase.query.search.proofs import MAX_CHOICES, find_pairing, hit_lines
+from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
+
+# Nodes a move not proved in the tables may take to prove while writing (it is in most cases
+# covered by a table entry at once).
+REPROVE_NODES = 1 << 22
+
+
+class ProofWriteError(QueryError, RuntimeError):
+    """The proof could not be written out whole (the tables lost part of it)."""
+
+
+@contextmanager
+def open_proof(path: str | Path) -> Iterator[TextIO]:
+    """A text file to write a proof to (gzip-compressed when `path` ends in .gz)."""
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "wt", encoding="ascii") as f:
+            yield f
+    else:
+        with open(path, "w", encoding="ascii") as f:
+            yield f
+
+
+def write_proof(proved: Proved, path: str | Path) -> int:
+    """Write `proved` (outcome 'proved') to `path`; the number of positions written."""
+    if proved.outcome != "proved":
+        raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
+                              f" {proved.outcome}, not proved")
+    with open_proof(path) as out:
+        walk = _Walk(proved, out)
+        root = walk.root()
+        out.write(f"end {walk.count}\n")
+    return root
+
+
+class _Walk:
+    """The walk over the proof tables, writing each position once."""
+
+    def __init__(self, proved: Proved, out: TextIO) -> None:
+        self.spec: Spec = proved.spec
+        self.proved = proved
+        self.out = out
+        self.perms = permutations(self.spec)
+        self.zones: dict[int, int] = {}  # canonical code -> zone in the canonical orientation
+        self.count = 0
+        self.attacker = sum(1 for v in proved.board if v) % 2
+        code = canonical_board(self.spec, proved.board)
+        out.write(f"{FORMAT}\nspec {self.spec.name}\nclaim {attacker_name(self.attacker)}"
+                  f" cannot win\nroot {code}\n")
+
+    # --- the tables' arrays, on the position being walked ------------------------------
+
+    def root(self) -> int:
+        """Write the root (the attacker's moves, each first move's proof from its table)."""
+        p = self.proved
+        board = list(p.board)
+        lines, zone = [], 0
+        for cell in (c for c, v in enumerate(board) if v == 0):
+            child = list(board)
+            child[cell] = self.attacker + 1
+            rep = self._representative(board, cell)
+            if rep in p.tables:
+                table = p.tables[rep]
+                table.board.load(child)
+                z = self._node(table)
+                zone |= z
+                lines.append((cell, z))
+        for cell in (c for c, v in enumerate(board) if v == 0):
+            if any(m == cell or not z >> cell & 1 for m, z in lines):
+                continue  # proved, or covered by a proved move's zone as the writer sees it
+            table = next(iter(p.tables.values()))
+            table.board.load(board)
+            table.board.place(cell, self.attacker + 1)
+            z = self._node_proved(table, board, cell)
+            zone |= z
+            lines.append((cell, z))
+        self._attack_line(board, lines, zone, None)
+        return canonical_board(self.spec, p.board)
+
+    def _representative(self, board: list[int], cell: int) -> int:
+        """The first move the prover searched for `cell` (one of each symmetric set)."""
+        for g in range(len(self.perms)):
+            if all(board[int(self.perms[g, c])] == board[c] for c in range(len(board))):
+                image = int(self.perms[g, cell])
+                if image in self.proved.tables or image in self.proved.covered:
+                    return image
+        return cell
+
+    def _node(self, t: ProofTable) -> int:
+        """Write the loaded position's proof (if not written yet); its zone in the board's
+        orientation."""
+        b = t.board
+        board = [int(v) for v in b.board]
+        code = canonical_board(self.spec, board)
+        g = orientation(self.spec, self.perms, board, code)
+        if code not in self.zones:
+            self.zones[code] = self._write(t, board, code, g)
+        return _turn_back(self.zones[code], self.perms[g])
+
+    def _write(self, t: ProofTable, board: list[int], code: int, g: int) -> int:
+        """Write one position; its zone in the canonical orientation."""
+        b, n = t.board, self.spec.cells
+        perm = self.perms[g]
+        pn, dn, zone, reason, move, forced = prover.leaf(
+            b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
+            b.bo, b.pairing, t.ctl, True, self.attacker)
+        zone = int(zone)
+        mine = b.stones % 2 == self.attacker
+        head = f"{code}"
+        if dn == 0:
+            raise ProofWriteError(f"{self.spec.name}: position {code} of the proof is lost for"
+                                  " the defender: the tables are wrong")
+        if pn == 0:
+            if reason == prover.LINE:
+                self._emit(f"{head} line {_hex(_turn(zone, perm))} {perm[move]}")
+            elif reason == prover.THREATS:
+                _, t1, t2, _ = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
+                                              1 - self.attacker, 2)
+                self._emit(f"{head} threats {_hex(_turn(zone, perm))} {perm[t1]} {perm[t2]}")
+            elif zone == 0:
+                self._emit(f"{head} dead 0")
+            else:
+                pairs = " ".join(f"{perm[a]}-{perm[c]}" for a, c in self._pairs(t))
+                self._emit(f"{head} pairing {_hex(_turn(zone, perm))} {pairs}")
+            return _turn(zone, perm)
+        if not mine:
+            reply = self._reply(t, board)
+            b.place(reply, 2 - self.attacker)
+            z = self._node(t) | (1 << reply)
+            b.remove(reply)
+            child = board.copy()
+            child[reply] = 2 - self.attacker
+            self._emit(f"{head} reply {_hex(_turn(z, perm))} {perm[reply]}"
+                       f" {canonical_board(self.spec, child)}")
+            return _turn(z, perm)
+        explicit: list[tuple[int, int]] = []
+        zone = 0
+        empties = [c for c in range(n) if board[c] == 0]
+        if forced >= 0:
+            b.place(forced, self.attacker + 1)
+            zone = self._node_proved(t, board, forced)
+            b.remove(forced)
+            explicit.append((forced, zone))
+            _, _, _, line = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
+                                           1 - self.attacker, 1)
+            zone = int(hit_lines(np.uint64(zone | int(line)), np.int64(2), self.attacker,
+                                 b.cnt, b.lines, b.bx[0] | b.bo[0]))
+        else:
+            # Moves the table proves first (they are what the search searched), then any
+            # move no zone covers yet, proved now if need be.
+            proved_first = sorted(empties, key=lambda c: not self._in_table(t, c))
+            for c in proved_first:
+                if any(not z >> c & 1 for _, z in explicit):
+                    continue
+                b.place(c, self.attacker + 1)
+                z = self._node_proved(t, board, c)
+                b.remove(c)
+                explicit.append((c, z))
+                zone |= z
+        self._attack_line(board, explicit, zone, forced if forced >= 0 else None, code, perm)
+        return _turn(zone, perm)
+
+    def _attack_line(self, board: list[int], explicit: list[tuple[int, int]], zone: int,
+                     block: int | None, code: int | None = None,
+                     perm: np.ndarray | None = None) -> None:
+        """The attacker's node: every empty cell, as a child, covered by a child's zone, or
+        answered at the block's cell."""
+        if code is None:
+            code = canonical_board(self.spec, board)
+            perm = self.perms[orientation(self.spec, self.perms, board, code)]
+        assert perm is not None
+        parts = []
+        for c in (c for c, v in enumerate(board) if v == 0):
+            mine = next((z for m, z in explicit if m == c), None)
+            if mine is not None:
+                child = board.copy()
+                child[c] = self.attacker + 1
+                parts.append(f"{perm[c]}:{canonical_board(self.spec, child)}")
+            elif block is not None:
+                parts.append(f"{perm[c]}@{perm[block]}")
+            else:
+                by = next((m for m, z in explicit if not z >> c & 1), None)
+                if by is None:
+                    raise ProofWriteError(f"{self.spec.name}: a move of position {code} is"
+                                          " neither proved nor covered: the proof is incomplete")
+                parts.append(f"{perm[c]}/{perm[by]}")
+        block_text = "" if block is None else f" block {perm[block]}"
+        self._emit(f"{code} moves {_hex(_turn(zone, perm))}{block_text} {' '.join(parts)}")
+
+    def _in_table(self, t: ProofTable, cell: int) -> bool:
+        """Whether the table proves the loaded position's child after `cell`."""
+        t.board.place(cell, self.attacker + 1)
+        s = t.entry()
+        t.board.remove(cell)
+        return s >= 0 and bool(t.tfl[s] & prooftable.PROVED)
+
+    def _node_proved(self, t: ProofTable, board: list[int], cell: int) -> int:
+        """The loaded position's proof and zone, proved now if the table lacks it."""
+        s = t.entry()
+        if s < 0 or not t.tfl[s] & prooftable.PROVED:
+            child = [int(v) for v in t.board.board]
+            found = t.run(child, self.attacker, REPROVE_NODES)
+            t.board.load(child)
+            if found != 1:
+                raise ProofWriteError(f"{self.spec.name}: a position the proof needs was not"
+                                      f" proved again within {REPROVE_NODES:,} nodes")
+        return self._node(t)
+
+    def _reply(self, t: ProofTable, board: list[int]) -> int:
+        """The defender's proved reply on the loaded position (its table entry's move)."""
+        s = t.entry()
+        if s < 0 or not t.tfl[s] & prooftable.PROVED or t.tmv[s] < 0:
+            found = t.run(board, self.attacker, REPROVE_NODES)
+            t.board.load(board)
+            s = t.entry()
+            if found != 1 or s < 0 or t.tmv[s] < 0:
+                raise ProofWriteError(f"{self.spec.name}: a defender's reply the proof needs"
+                                      f" was lost and not found again ({found}, {s},"
+                                      f" {t.tmv[s] if s >= 0 else None},"
+                                      f" {t.tfl[s] if s >= 0 else None})")
+        b = t.board
+        _, _, g0 = prover.key_of(b.par, b.bx, b.bo)
+        return int(b.inv[g0, int(t.tmv[s])])
+
+    def _pairs(self, t: ProofTable) -> list[tuple[int, int]]:
+        """The pairs of the pairing proofs.py finds on the loaded position, each run's choice
+        split into pairs that leave every line open for the attacker holding a whole pair."""
+        b = t.board
+        pt = b.pairing
+        found, used = find_pairing(self.attacker, b.cnt, b.bx[0] | b.bo[0], pt[11][0], pt[0],
+                                   pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7], pt[8], pt[9],
+                                   pt[10], prover.PAIRING_LIMIT)
+        assert found
+        run_off, run_win = pt[0], pt[1]
+        runs = sum(1 for r in range(len(run_off) - 1)
+                   if any(b.cnt[1 - self.attacker, run_win[j]] == 0
+                          for j in range(run_off[r], run_off[r + 1])))
+        # Run v's choices are opts[v * MAX_CHOICES:]; level lv took run level_run[lv]'s
+        # choice level_next[lv] - 1.
+        masks = [int(pt[5][pt[8][lv] * MAX_CHOICES + pt[9][lv] - 1]) for lv in range(runs)]
+        assert sum(masks) == int(used) or runs == 0
+        lines = [sum(1 << int(c) for c in set(line.tolist())) for line in b.lines]
+        open_lines = [m for i, m in enumerate(lines) if b.cnt[1 - self.attacker, i] == 0]
+        pairs: list[tuple[int, int]] = []
+        for mask in masks:
+            cells = [c for c in range(self.spec.cells) if mask >> c & 1]
+            need = [m for m in open_lines if (m & mask).bit_count() >= 2]
+            pairs += _matching(cells, need)
+        return pairs
+
+    def _emit(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.count += 1
+
+
+def _matching(cells: list[int], need: list[int]) -> list[tuple[int, int]]:
+    """Pairs of `cells` (all of them) such that every line mask of `need` holds a pair."""
+    first = cells[0]
+    for other in cells[1:]:
+        pair = (1 << first) | (1 << other)
+        rest = [c for c in cells if c not in (first, other)]
+        left = [m for m in need if m & pair != pair]
+        if not rest:
+            if not left:
+                return [(first, other)]
+            continue
+        try:
+            return [(first, other)] + _matching(rest, left)
+        except ValueError:
+            continue
+    raise ValueError("no matching")
+
+
+def _turn(zone: int, perm: np.ndarray) -> int:
+    """A cell mask moved by the map `perm` (cell c to perm[c])."""
+    return sum(1 << int(perm[c]) for c in range(len(perm)) if zone >> c & 1)
+
+
+def _turn_back(zone: int, perm: np.ndarray) -> int:
+    """A cell mask moved by the inverse of `perm`."""
+    return sum(1 << c for c in range(len(perm)) if zone >> int(perm[c]) & 1)
+
+
+def _hex(zone: int) -> str:
+    return f"{zone:x}"
+
+
+
+
+@dataclass(frozen=True)
+class ProofRun:
+    """What `prove_to_file` did: what was proved, and the file (None when nothing was
+    proved): its positions and bytes, and the seconds writing it took."""
+
+    proved: Proved
+    path: str | None
+    positions: int
+    size: int
+    seconds: float
+
+
+def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: ProofBudget,
+                  progress: Progress | None = None) -> ProofRun:
+    """Prove that the side to move on `board` cannot win (proving.prove_no_win, within
+    `budget`) and, if it was proved, write the proof to `path`."""
+    proved = prove_no_win(spec, board, budget, progress)
+    if proved.outcome != "proved":
+        return ProofRun(proved, None, 0, 0, 0.0)
+    start = time.monotonic()
+    write_proof(proved, path)
+    with _lines(path) as f:
+        positions = sum(1 for _ in f) - 5
+    return ProofRun(proved, str(path), positions, os.path.getsize(path),
+                    time.monotonic() - start)
+
+
+@contextmanager
+def _lines(path: str | Path) -> Iterator[TextIO]:
+    if str(path).endswith(".gz"):
+        with gzip.open(path, "rt", encoding="ascii") as f:
+            yield f
+    else:
+        with open(path, encoding="ascii") as f:
+            yield f

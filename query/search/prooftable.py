@@ -1,0 +1,98 @@
+"""The proof table of prover.py's df-pn: each entry a position (the board in its smallest
+orientation as the key), its proof and disproof numbers, and once resolved the zone of its
+proof (key orientation), the defender's proved reply and what kind of proof it is; buckets of
+_WAYS slots in which a proof is never overwritten by anything else (numba)."""
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.builder.game.compiled import njit
+
+USED, PROVED, DISPROVED = 1, 2, 4
+NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)
+_WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwritten
+
+
+@njit(cache=True, nogil=True)
+def key_of(par, bx, bo):  # type: ignore[no-untyped-def]
+    """(key x, key o, orientation): the board in its smallest orientation."""
+    g0 = 0
+    for g in range(1, par[6]):
+        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
+            g0 = g
+    return bx[g0], bo[g0], g0
+
+
+@njit(cache=True, nogil=True)
+def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
+    """key_of the board after player index `me` plays `cell` (without playing it)."""
+    kx, ko, g0 = ~np.uint64(0), ~np.uint64(0), 0
+    for g in range(par[6]):
+        bit = np.uint64(1) << np.uint64(perms[g, cell])
+        x, o = (bx[g] | bit, bo[g]) if me == 0 else (bx[g], bo[g] | bit)
+        if g == 0 or x < kx or (x == kx and o < ko):
+            kx, ko, g0 = x, o, g
+    return kx, ko, g0
+
+
+@njit(cache=True, nogil=True)
+def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
+    """The slot holding key (kx, ko), or -1."""
+    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
+    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
+                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
+    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    for s in range(base, base + _WAYS):
+        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
+            return s
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reason):  # type: ignore[no-untyped-def]
+    """Store pn/dn (and, proved, the zone in key orientation, the reply and the reason) under
+    (kx, ko): its own slot, else a free one, else an unresolved one; a proof with nowhere to go
+    sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
+    in use."""
+    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
+    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
+                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
+    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    slot, spare = -1, -1
+    for s in range(base, base + _WAYS):
+        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
+            slot = s
+            break
+        if tfl[s] == 0 and (spare < 0 or tfl[spare] != 0):
+            spare = s  # a free slot first
+        elif spare < 0 and tfl[s] & PROVED == 0:
+            spare = s  # else an unresolved or disproved entry: it may be replaced
+    if slot < 0:
+        slot = spare
+        if slot >= 0 and tfl[slot] == 0:
+            ctl[FILLED] += 1
+    if slot < 0:
+        if pn == 0:
+            ctl[FULL] = 1
+            if ctl[ROOM] < (np.int64(1) << np.int64(62)):
+                ctl[FILLED] = ctl[ROOM]  # a table that may grow grows now: no proof is lost
+        return
+    if tfl[slot] & PROVED and pn != 0:
+        return  # a proof stays
+    tk1[slot], tk2[slot], tpn[slot], tdn[slot] = kx, ko, pn, dn
+    flag = USED | (PROVED if pn == 0 else 0) | (DISPROVED if dn == 0 else 0)
+    tfl[slot] = flag | (reason << 3)
+    tz[slot], tmv[slot] = zone, move
+
+
+@njit(cache=True, nogil=True)
+def rehash(tk1, tk2, tpn, tdn, tz, tmv, tfl, nk1, nk2, npn, ndn, nz, nmv, nfl, ctl):  # type: ignore[no-untyped-def]
+    """Every entry of the table into a larger one (the n* arrays), proofs first so that no
+    proof is lost to an unresolved entry; ctl[FILLED] counts the new table's slots."""
+    ctl[FILLED] = 0
+    for proofs in (True, False):
+        for s in range(tk1.shape[0]):
+            f = tfl[s]
+            if f & USED and (f & PROVED != 0) == proofs:
+                put(nk1, nk2, npn, ndn, nz, nmv, nfl, ctl, tk1[s], tk2[s], tpn[s], tdn[s],
+                     tz[s], tmv[s], f >> 3)

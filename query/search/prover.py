@@ -1,0 +1,370 @@
+"""The compiled AND/OR search that proves "the attacker cannot win" (depth-first proof-number
+search, df-pn, Nagai 2002, with the 1 + epsilon thresholds of Pawlewicz and Lew 2007) on
+kernel.py's arrays (normal rules, no gravity, not +exact): a proof table that lasts between
+calls, pairings and dead lines as leaves (proofs.py), threats answered at once, and relevance
+zones that settle the attacker's moves outside them (numba; an explicit stack, no recursion).
+
+Proof numbers count the nodes still to prove "the attacker (A) cannot win", disproof numbers
+those to show A wins. A's nodes are AND nodes (every move of A refuted), the defender's (D)
+OR nodes (one reply suffices).
+
+The zone of a proof (the one soundness argument every rule below leans on). A proof of "A
+cannot win" at position Q has zone Z when A cannot win from every Q' with the same side to move
+and the same number of stones in which D holds every cell D holds in Q (and maybe more) and A's
+stones inside Z are some of A's stones of Q inside Z (outside Z, A's stones are anything). The
+zone of each kind of node (each case proved in the comment at its code):
+  pairing        the cells of the pairs (dead lines: none)
+  D makes a line the line, and one empty cell of every line still open for A
+  A faces two    both lines, and two empty cells of every line open for A
+  D's reply r    the child's zone and r
+  A's moves      the union of the zones of the moves searched; a move outside one of them is
+                 refuted by that move's proof (so only moves inside all of them are searched)
+  A blocks one   the block's zone, the threat's line, two empty cells of every line open for A
+Disproofs (A wins) carry the mirror image, a win zone (A holds all A's cells and maybe more, D's
+stones inside it some of D's there): A's made line or D facing two threats (the lines, and one or
+two empty cells of every line open for D), A's winning move (its child's zone and the move), D's
+replies all refuted (their zones joined; a reply outside one of them is refuted by that reply's
+win, so only replies inside all of them are searched: the defender's irrelevant replies
+pruned). Disproofs only steer the search: they never enter a proof file.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.builder.game.compiled import njit
+from tablebase.query.search.lookup import turn_zone
+from tablebase.query.search.moves import order, place, remove
+from tablebase.query.search.proofs import cannot_win, hit_lines
+from tablebase.query.search.prooftable import (
+    ABORTED,
+    DEEPEST,
+    DISPROVED,
+    FILLED,
+    FOURS,
+    LIMIT,
+    NODES,
+    PAIRINGS,
+    PROVED,
+    ROOM,
+    STOP,
+    child_key,
+    find,
+    key_of,
+    put,
+)
+from tablebase.query.search.threats import vcf
+
+PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
+# What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
+INNER, PAIRED, LINE, THREATS = 0, 1, 2, 3
+# The attacker's continuous fours looked for at a node: at most this many fours deep, and this
+# many stones placed.
+VCF_DEPTH, VCF_BUDGET = 12, 400
+_CHECK = 1023
+# Steps a pairing search may take at a node (proofs.py; typed: numba compiles per literal).
+PAIRING_LIMIT = np.int64(512)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bit(cell):  # type: ignore[no-untyped-def]
+    return np.uint64(1) << np.uint64(cell)
+
+
+@njit(cache=True, nogil=True)
+def threats(cnt, board, lines, k, p, limit):  # type: ignore[no-untyped-def]
+    """(count, first cell, second cell, the lines' cells) of the empty cells where player
+    index `p` completes a line, counting at most `limit` cells."""
+    count, c1, c2, zone = 0, -1, -1, np.uint64(0)
+    for line in range(lines.shape[0]):
+        if cnt[p, line] != k - 1 or cnt[1 - p, line] != 0:
+            continue
+        for c in lines[line]:
+            if board[c] == 0:
+                if c != c1 and c != c2 and count < limit:
+                    if count == 0:
+                        c1 = c
+                    else:
+                        c2 = c
+                    count += 1
+                if c == c1 or c == c2:
+                    for d in lines[line]:
+                        zone |= _bit(d)
+    return count, c1, c2, zone
+
+
+@njit(cache=True, nogil=True)
+def children(par, bx, bo, perms, board, out, only):  # type: ignore[no-untyped-def]
+    """The moves to try into `out` (only `only` if >= 0), one of each set the board's own
+    symmetries make equal (a move is kept if it is the smallest cell of its orbit); their
+    number."""
+    if only >= 0:
+        out[0] = only
+        return 1
+    n = par[0]
+    m = 0
+    for c in range(n):
+        if board[c] != 0:
+            continue
+        keep = True
+        for g in range(1, par[6]):  # maps that leave the board as it is map c to an equal move
+            if bx[g] == bx[0] and bo[g] == bo[0] and perms[g, c] < c:
+                keep = False
+                break
+        if keep:
+            out[m] = c
+            m += 1
+    return m
+
+
+@njit(cache=True, nogil=True)
+def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ctl, first,  # type: ignore[no-untyped-def]
+         attacker):
+    """What a node is without searching it: (pn, dn, zone, reason, move, forced), where
+    pn == 0 is proved, dn == 0 disproved, else forced >= 0 is the only move worth trying
+    (a pairing, and the attacker's continuous fours, are looked for on the `first` visit
+    only: the search would be the same)."""
+    k = par[3]
+    me = st[0] % 2
+    d = 1 - attacker
+    occupied = bx[0] | bo[0]
+    if me == attacker:
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 1)
+        if c > 0:
+            # A completes a line: A wins. Its win zone (below) takes the line and one empty
+            # cell of every line open for D, so that D has made no line in any Q' of it.
+            zone = hit_lines(zone, np.int64(1), d, cnt, lines, occupied)
+            return 1, 0, zone, INNER, t1, -1
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, 2)
+        if c >= 2:
+            # A faces two threats and makes no line at once: whatever A plays, D completes one.
+            # In any Q' of the zone (two empty cells of Q in every line open for A, none of
+            # them A's in Q') A still makes no line in one move, and D still holds both lines.
+            zone = hit_lines(zone, np.int64(2), attacker, cnt, lines, occupied)
+            return 0, PINF, zone, THREATS, t1, -1
+        forced = t1 if c == 1 else -1
+    else:
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, 1)
+        if c > 0:
+            # D completes a line at t1. In any Q' of the zone A has made no line (one empty
+            # cell of Q in each line open for A is not A's in Q') and t1 is empty or D's.
+            zone = hit_lines(zone, np.int64(1), attacker, cnt, lines, occupied)
+            return 0, PINF, zone, LINE, t1, -1
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 2)
+        if c >= 2:
+            # D blocks one, A completes the other (D makes no line at once, checked above;
+            # in a Q' of the win zone neither, two empty cells of each of D's open lines).
+            zone = hit_lines(zone, np.int64(2), d, cnt, lines, occupied)
+            return PINF, 0, zone, INNER, -1, -1
+        forced = t1 if c == 1 else -1
+    if not first:
+        return 1, 1, np.uint64(0), INNER, -1, forced
+    ctl[PAIRINGS] += 1
+    done, zone = cannot_win(attacker, st, cnt, occupied, pt, PAIRING_LIMIT)
+    if done:  # proofs.py: a pairing holds whoever moves; its zone is the pairs' cells
+        return 0, PINF, zone, PAIRED, -1, -1
+    if me == attacker and forced < 0 and vcf(par, lines, cl_off, cl_idx, ends, perms, board,
+                                             cnt, st, bx, bo, attacker, VCF_DEPTH, VCF_BUDGET):
+        ctl[FOURS] += 1
+        # threats.py: a win by continuous fours (its win zone: every cell, nothing pruned)
+        return PINF, 0, ~np.uint64(0), INNER, -1, -1
+    return 1, 1, np.uint64(0), INNER, -1, forced
+
+
+_ENTER, _NEXT, _RETURN = 0, 1, 2
+
+
+@njit(cache=True, nogil=True)
+def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, pt,  # type: ignore[no-untyped-def]
+          tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, attacker, out):
+    """df-pn from the loaded board (not over) until it is proved (A cannot win: out[0] == 0)
+    or disproved (out[1] == 0), or stopped (ctl[ABORTED]); out[2] is the proof's zone. The
+    table keeps every result, so a later call goes on where this one stopped."""
+    n = par[0]
+    fc = np.zeros((n + 2, n), dtype=np.int64)      # a node's moves (best first)
+    fpn = np.zeros((n + 2, n), dtype=np.int64)     # and their proof and disproof numbers
+    fdn = np.zeros((n + 2, n), dtype=np.int64)
+    fzc = np.zeros((n + 2, n), dtype=np.uint64)    # and the zones of the proved ones
+    keys = np.zeros(n, dtype=np.int64)
+    fm = np.zeros(n + 2, dtype=np.int64)
+    fsel = np.zeros(n + 2, dtype=np.int64)         # the move being searched
+    fforced = np.zeros(n + 2, dtype=np.int64)      # the one move worth trying, or -1
+    fthp = np.zeros(n + 2, dtype=np.int64)         # thresholds
+    fthd = np.zeros(n + 2, dtype=np.int64)
+    fkx = np.zeros(n + 2, dtype=np.uint64)
+    fko = np.zeros(n + 2, dtype=np.uint64)
+    fg0 = np.zeros(n + 2, dtype=np.int64)
+    flive = np.zeros(n + 2, dtype=np.uint64)       # A's node: the moves no proof covers yet
+    fzone = np.zeros(n + 2, dtype=np.uint64)       # A's node: the proved moves' zones, joined
+    fthp[0], fthd[0] = PINF, PINF
+    d, phase = 0, _ENTER
+    rpn, rdn, rz = np.int64(1), np.int64(1), np.uint64(0)
+    while True:
+        if phase == _ENTER:
+            ctl[NODES] += 1
+            if d > ctl[DEEPEST]:
+                ctl[DEEPEST] = d
+            if (ctl[NODES] & _CHECK) == 0 and (ctl[STOP] != 0 or ctl[NODES] >= ctl[LIMIT]
+                                               or ctl[FILLED] >= ctl[ROOM]):
+                ctl[ABORTED] = 1  # stopped, out of nodes, or the table is to grow
+            if ctl[ABORTED]:
+                for j in range(d - 1, -1, -1):
+                    remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[j, fsel[j]])
+                out[0], out[1], out[2] = 1, 1, 0
+                return
+            kx, ko, g0 = key_of(par, bx, bo)
+            s = find(tk1, tk2, tfl, kx, ko)
+            phase = _RETURN
+            if s >= 0 and (tfl[s] & (PROVED | DISPROVED) or tpn[s] >= fthp[d]
+                           or tdn[s] >= fthd[d]):
+                rpn, rdn, rz = tpn[s], tdn[s], turn_zone(tz[s], inv, g0, n)
+                continue
+            pn, dn, zone, reason, move, forced = leaf(par, lines, cl_off, cl_idx, ends, perms,
+                                                      board, cnt, st, bx, bo, pt, ctl, s < 0,
+                                                      attacker)
+            if pn == 0 or dn == 0:
+                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
+                     turn_zone(zone, perms, g0, n), perms[g0, move] if move >= 0 else -1, reason)
+                rpn, rdn, rz = pn, dn, zone
+                continue
+            me = st[0] % 2
+            m = children(par, bx, bo, perms, board, fc[d], forced)
+            order(par, cl_off, cl_idx, cnt, fc[d], keys, m, -1, me)
+            fm[d], fforced[d], fkx[d], fko[d], fg0[d] = m, forced, kx, ko, g0
+            flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
+            for i in range(m):
+                c = fc[d, i]
+                ckx, cko, cg = child_key(par, perms, bx, bo, c, me)
+                cs = find(tk1, tk2, tfl, ckx, cko)
+                # Unknown children start with the numbers of a node of their many moves (the
+                # attacker's must all be refuted, one defender's reply suffices), a reply's
+                # growing with its rank in the order above: the search proves with the
+                # likeliest replies before it widens to the others.
+                if me == attacker:
+                    fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1)
+                else:
+                    fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) + i, 1
+                fzc[d, i] = np.uint64(0)
+                if cs >= 0:
+                    fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
+                    fzc[d, i] = turn_zone(tz[cs], inv, cg, n)
+                    if (tpn[cs] == 0) if me == attacker else (tdn[cs] == 0):
+                        flive[d] &= fzc[d, i]
+                        fzone[d] |= fzc[d, i]
+            phase = _NEXT
+        elif phase == _NEXT:
+            attack = st[0] % 2 == attacker
+            pn, dn, best, other = _numbers(fpn[d], fdn[d], fc[d], fm[d], flive[d], attack)
+            if pn == 0 or dn == 0 or pn >= fthp[d] or dn >= fthd[d]:
+                zone, move = np.uint64(0), -1
+                if pn == 0 and attack:
+                    zone = fzone[d]
+                    if fforced[d] < 0:
+                        # One move of each symmetric set was searched: a position of the zone
+                        # need not keep the symmetry, so the zone takes every image of itself
+                        # (then each move's image is a proved move's image, zone and all).
+                        for g in range(1, par[6]):
+                            if bx[g] == bx[0] and bo[g] == bo[0]:
+                                zone |= turn_zone(zone, perms, g, n)
+                    else:
+                        # A had to block D's one threat: every other move is answered there.
+                        # In any Q' of the zone A makes no line in one move (two cells of Q,
+                        # empty, in each line open for A) and D's line and its empty cell are
+                        # as in Q; the block itself is covered by its own proof's zone.
+                        _, _, _, line = threats(cnt, board, lines, par[3], 1 - attacker, 1)
+                        zone = hit_lines(zone | line, np.int64(2), attacker, cnt, lines,
+                                         bx[0] | bo[0])
+                elif pn == 0:
+                    move = fc[d, best]
+                    zone = fzc[d, best] | _bit(move)
+                elif dn == 0:
+                    zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc[d],
+                                     fm[d], fzone[d], fforced[d], attack, attacker)
+                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, fkx[d], fko[d], pn, dn,
+                     turn_zone(zone, perms, fg0[d], n),
+                     perms[fg0[d], move] if move >= 0 else -1, INNER)
+                rpn, rdn, rz = pn, dn, zone
+                phase = _RETURN
+                continue
+            # Deeper, into the most proving child (A's node: least disproof; D's: least proof),
+            # with the thresholds of df-pn+ (the next sibling's number times 1 + epsilon).
+            fsel[d] = best
+            if attack:
+                thd = min(fthd[d], other + other // 4 + 1)
+                thp = min(PINF, fthp[d] - pn + fpn[d, best])
+            else:
+                thp = min(fthp[d], other + other // 4 + 1)
+                thd = min(PINF, fthd[d] - dn + fdn[d, best])
+            place(par, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, fc[d, best],
+                  st[0] % 2 + 1)
+            d += 1
+            fthp[d], fthd[d] = thp, thd
+            phase = _ENTER
+        else:  # _RETURN: (rpn, rdn, rz) of the node at depth d, to its parent
+            if d == 0:
+                out[0], out[1], out[2] = rpn, rdn, rz
+                return
+            d -= 1
+            i = fsel[d]
+            remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[d, i])
+            fpn[d, i], fdn[d, i], fzc[d, i] = rpn, rdn, rz
+            if (rpn == 0) if st[0] % 2 == attacker else (rdn == 0):
+                flive[d] &= rz  # a refuted move's zone: the moves outside it are refuted too
+                fzone[d] |= rz
+            phase = _NEXT
+
+
+@njit(cache=True, nogil=True)
+def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, m, joined, forced, attack,  # type: ignore[no-untyped-def]
+              attacker):
+    """The zone of a win of A's (a disproof; the mirror of a proof's zone, D's stones and A's
+    swapped: A wins from every Q' in which A holds all A's cells and D's stones inside the zone
+    are some of D's there): on A's node the winning move's zone and the move; on D's, the
+    refuted replies' zones joined, with every image under the board's own symmetries (one
+    reply of each symmetric set was searched), or where D had to block A's one threat, the
+    block's zone, the threat's line and two empty cells of every line open for D (so D makes
+    no line in one move in any Q')."""
+    if attack:
+        for i in range(m):
+            if fdn[i] == 0:
+                return fzc[i] | _bit(fc[i])
+        return ~np.uint64(0)
+    zone = joined
+    if forced >= 0:
+        _, _, _, line = threats(cnt, board, lines, par[3], attacker, 1)
+        return hit_lines(zone | line, np.int64(2), 1 - attacker, cnt, lines, bx[0] | bo[0])
+    for g in range(1, par[6]):
+        if bx[g] == bx[0] and bo[g] == bo[0]:
+            zone |= turn_zone(zone, perms, g, par[0])
+    return zone
+
+
+@njit(cache=True, nogil=True)
+def _numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
+    """(pn, dn, best child, the next best child's number) of a node from its children's: A's
+    node sums proof numbers and takes the least disproof number, D's the other way round.
+    Moves outside `live` are refuted already (by a refuted move's zone) and not counted."""
+    pn, dn = (np.int64(0), PINF) if attack else (PINF, np.int64(0))
+    best, other = -1, PINF
+    for i in range(m):
+        cp, cd = fpn[i], fdn[i]
+        if attack:
+            if cp != 0 and live & _bit(fc[i]) == 0:
+                continue
+            pn = min(PINF, pn + cp)
+            if cp == 0:
+                continue
+            if best < 0 or cd < dn:
+                other, dn, best = (dn if best >= 0 else PINF), cd, i
+            elif cd < other:
+                other = cd
+        else:
+            if cd != 0 and live & _bit(fc[i]) == 0:
+                continue
+            dn = min(PINF, dn + cd)
+            if best < 0 or cp < pn:
+                other, pn, best = (pn if best >= 0 else PINF), cp, i
+            elif cp < other:
+                other = cp
+    if attack and best < 0:
+        dn = PINF  # every move refuted: proved (pn == 0)
+    return pn, dn, best, other

@@ -1,0 +1,269 @@
+"""The prover (query/search/prover.py, proving.py) against tests/reference.py's plain negamax:
+every claim that a side cannot win, and every zone such a proof returns, on random positions of
+small boards; the proof files it writes checked by query/proof_check.py, and damaged ones
+refused."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tablebase.builder.game import parse_spec
+from tablebase.query.proof_check import ProofCheckError, check_proof
+from tablebase.query.search.proof_writer import write_proof
+from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
+from tests.reference import WIN, Game, parse
+
+_GAMES: dict[str, Game] = {}
+
+
+def _game(text: str) -> Game:
+    return _GAMES.setdefault(text, Game(text))
+
+
+def _positions(text: str, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
+    """`count` distinct positions of random games, not over, with stones in `stones`."""
+    game, rng, found = _game(text), random.Random(seed), set()
+    while len(found) < count:
+        board, target = tuple([0] * game.n), rng.choice(stones)
+        for _ in range(target):
+            if not game.moves(board):
+                break
+            board = game.child(board, rng.choice(game.moves(board)))
+        if game.stones(board) == target and game.terminal_value(board) is None:
+            found.add(board)
+    return sorted(found)
+
+
+def _cannot_win(game: Game, board: tuple[int, ...], attacker: int) -> bool:
+    """The plain negamax: player index `attacker` cannot win from `board`."""
+    value, _ = game.solve(board)
+    to_move = game.stones(board) % 2
+    return value != WIN if to_move == attacker else value != -WIN
+
+
+@pytest.mark.parametrize("text, stones", [("4x4k3", range(6, 10)), ("4x4k4", range(7, 12)),
+                                          ("4x3k3", range(2, 7))])
+def test_every_claim_agrees_with_the_plain_negamax(text: str, stones: range) -> None:
+    """Proved (the side cannot win) and disproved (it wins) as the negamax says, for the side
+    to move and for the other side, each run on a fresh table and on one kept between runs."""
+    game, spec = _game(text), parse_spec(text)
+    kept = ProofTable(spec, 1 << 20)
+    seen = {1: 0, -1: 0}
+    for board in _positions(text, stones, 25, seed=len(text) + stones.start):
+        for attacker in (0, 1):
+            truth = 1 if _cannot_win(game, board, attacker) else -1
+            assert ProofTable(spec, 1 << 16).run(board, attacker) == truth, (board, attacker)
+            assert kept.run(board, attacker) == truth, (board, attacker)
+            seen[truth] += 1
+    assert min(seen.values()) >= 4  # both answers were tested
+
+
+@pytest.mark.parametrize("text, stones", [("4x4k4", range(8, 12)), ("4x4k3", range(7, 10)),
+                                          ("4x3k3", range(3, 7))])
+def test_every_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None:
+    """A proof's zone Z: the attacker still cannot win when its stones outside Z move to other
+    cells outside Z, or turn into the defender's while an empty cell outside Z takes one of
+    the attacker's (same stones, same side to move) -- the rule the prover prunes by."""
+    game, spec = _game(text), parse_spec(text)
+    rng, checked = random.Random(7), 0
+    for board in _positions(text, stones, 15, seed=3):
+        for attacker in (0, 1):
+            checked += _zone_holds(game, spec, board, attacker, rng)
+    assert checked >= 8
+
+
+def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
+                rng: random.Random) -> int:
+    """If the prover proves `attacker` cannot win on `board`: the negamax's check of its zone
+    on up to six changed positions (how many were checked)."""
+    table = ProofTable(spec, 1 << 16)
+    if table.run(board, attacker) != 1:
+        return 0
+    zone, checked = int(table.out[2]), 0
+    a, d = attacker + 1, 2 - attacker
+    outside = [c for c in range(game.n) if not zone >> c & 1]
+    for _ in range(6):
+        other = list(board)
+        mine = [c for c in outside if other[c] == a]
+        free = [c for c in outside if other[c] == 0]
+        if not mine:
+            break
+        c = rng.choice(mine)
+        if free and rng.random() < 0.5:
+            other[c], other[rng.choice(free)] = 0, a  # moved elsewhere outside Z
+        else:
+            other[c] = d  # the defender's instead
+        after = tuple(other)
+        if game.wins(after, d):
+            continue  # over: the defender has made a line
+        assert not game.wins(after, a), (board, zone, after)
+        assert _cannot_win(game, after, attacker), (board, attacker, zone, after)
+        checked += 1
+    return checked
+
+
+def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
+                    rng: random.Random) -> int:
+    """If the prover finds that `attacker` wins on `board`: the negamax's check of the win's
+    zone (the defender's stones outside it moved elsewhere outside it, or turned into the
+    attacker's) on up to six changed positions (how many were checked)."""
+    table = ProofTable(spec, 1 << 16)
+    if table.run(board, attacker) != -1:
+        return 0
+    zone, checked = int(table.out[2]), 0
+    a, d = attacker + 1, 2 - attacker
+    outside = [c for c in range(game.n) if not zone >> c & 1]
+    for _ in range(6):
+        other = list(board)
+        theirs = [c for c in outside if other[c] == d]
+        free = [c for c in outside if other[c] == 0]
+        if not theirs:
+            break
+        c = rng.choice(theirs)
+        if free and rng.random() < 0.5:
+            other[c], other[rng.choice(free)] = 0, d
+        else:
+            other[c] = a
+        after = tuple(other)
+        if game.wins(after, a):
+            continue  # over: the attacker has made a line
+        assert not game.wins(after, d), (board, zone, after)
+        assert not _cannot_win(game, after, attacker), (board, attacker, zone, after)
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("text, stones", [("4x4k3", range(6, 9)), ("5x4k4", range(10, 13))])
+def test_every_win_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None:
+    """The zone of a win the prover finds (by which it drops the defender's replies outside a
+    refuted reply's zone) holds for the plain negamax."""
+    game, spec = _game(text), parse_spec(text)
+    rng, checked = random.Random(5), 0
+    for board in _positions(text, stones, 15, seed=8):
+        for attacker in (0, 1):
+            checked += _win_zone_holds(game, spec, board, attacker, rng)
+    assert checked >= 8
+
+
+def test_zones_of_symmetric_positions_hold() -> None:
+    """Positions their mirror keeps (one move of each mirrored pair searched): the zone of
+    each proof holds for positions that break the symmetry."""
+    game, spec = _game("4x4k4"), parse_spec("4x4k4")
+    rng, checked = random.Random(4), 0
+    for _ in range(12):
+        board = [0] * 16
+        for player in (1, 2, 1, 2):
+            c = rng.choice([c for c in range(16) if board[c] == 0 and board[c ^ 3] == 0
+                            and c % 4 < 2])
+            board[c] = board[(c // 4) * 4 + 3 - c % 4] = player
+        if game.terminal_value(tuple(board)) is None and not game.wins(tuple(board), 2):
+            for attacker in (0, 1):
+                checked += _zone_holds(game, spec, tuple(board), attacker, rng)
+                checked += _win_zone_holds(game, spec, tuple(board), attacker, rng)
+    assert checked >= 4
+
+
+def test_small_proofs_are_written_and_checked(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Tic-tac-toe, 4x4k4 and 6x6k5 from the empty board, and random 5x4k4 positions where x
+    cannot win: each proof written, checked, and its counts add up."""
+    for text in ("3x3k3", "4x4k4", "6x6k5"):
+        spec = parse_spec(text)
+        proved = prove_no_win(spec, (0,) * spec.cells, ProofBudget(memory=1 << 22))
+        assert proved.outcome == "proved" and proved.proved == proved.moves
+        path = tmp_path / f"{text}.proof.gz"
+        written = write_proof(proved, path)
+        checked = check_proof(path)
+        assert checked.claim == "x cannot win" and checked.root == written
+        assert checked.positions >= proved.moves and checked.kinds["moves"] >= 1
+    game, spec, done = _game("5x4k4"), parse_spec("5x4k4"), 0
+    for board in _positions("5x4k4", range(10, 13, 2), 12, seed=1):
+        if not _cannot_win(game, board, 0):
+            assert prove_no_win(spec, board).outcome == "disproved"
+            continue
+        write_proof(prove_no_win(spec, board, ProofBudget(memory=1 << 20)), tmp_path / "p")
+        check_proof(tmp_path / "p")
+        done += 1
+    assert done >= 3
+
+
+def _good(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]
+    spec = parse_spec("3x3k3")
+    path = tmp_path / "good.proof"
+    write_proof(prove_no_win(spec, (0,) * 9, ProofBudget(memory=1 << 20)), path)
+    return path.read_text().splitlines()
+
+
+def _damaged(lines: list[str], rng: random.Random) -> list[list[str]]:
+    """Copies of a proof's lines, each damaged one way."""
+    body = [i for i, t in enumerate(lines) if t[:1].isdigit()]
+    out = [lines[:-1], lines[:4] + lines[5:], ["tablebase proof 9"] + lines[1:]]
+    for kind in ("pairing", "reply", "moves", "threats"):
+        i = next(i for i in body if lines[i].split()[1] == kind)
+        words = lines[i].split()
+        if kind == "pairing":
+            a, b = words[3].split("-")
+            words[3] = f"{a}-{int(b) + 1 if int(b) < 8 else 0}"
+        elif kind == "reply":
+            words[3] = str((int(words[3]) + 1) % 9)
+        elif kind == "moves":
+            words.pop(rng.randrange(3, len(words)))
+        else:
+            words[2] = "0"  # a zone missing the lines
+        out.append(lines[:i] + [" ".join(words)] + lines[i + 1:])
+    return out
+
+
+def test_damaged_proofs_are_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A cut-off file, a missing position, a bad header, a wrong pair, reply, zone or a missing
+    move: each refused with ProofCheckError naming where."""
+    lines = _good(tmp_path)
+    for n, bad in enumerate(_damaged(lines, random.Random(2))):
+        path = tmp_path / f"bad{n}.proof"
+        path.write_text("\n".join(bad) + "\n")
+        with pytest.raises(ProofCheckError):
+            check_proof(path)
+    (tmp_path / "junk.proof.gz").write_bytes(b"not gzip at all")
+    with pytest.raises(ProofCheckError, match="cannot be read"):
+        check_proof(tmp_path / "junk.proof.gz")
+
+
+def test_the_prover_refuses_what_it_cannot_prove() -> None:
+    """Gravity, misere, +exact and boards past 64 cells are refused; a win is disproved, not
+    claimed."""
+    for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact", "9x9k5"):
+        with pytest.raises(ProofRefusedError):
+            prove_no_win(parse_spec(text), (0,) * parse_spec(text).cells)
+    game = _game("4x4k3")
+    #   x o . .
+    #   . x . .     x to move wins: c2 makes the diagonal
+    #   o . . .
+    #   . . . .
+    board = parse(game, "xo../.x../o.../....")
+    assert game.solve(board)[0] == WIN
+    assert prove_no_win(parse_spec("4x4k3"), board).outcome == "disproved"
+
+
+@pytest.mark.parametrize("text, stones, least", [("5x4k4", range(10, 13), 3),
+                                                 ("4x4k3", range(6, 9), 1)])
+def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None:
+    """Where threats.py finds the attacker (to move, neither side completing a line at once) a
+    win by continuous fours, the plain negamax finds a win too; and it finds some."""
+    from tablebase.query.search.board import Board
+    from tablebase.query.search.threats import count_fours, vcf
+
+    game, spec = _game(text), parse_spec(text)
+    arrays, found = Board(spec, slots_log2=4), 0
+    for board in _positions(text, stones, 40, seed=9):
+        arrays.load(board)
+        a = arrays.stones % 2
+        if count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, a)[0] or \
+                count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, 1 - a)[0]:
+            continue
+        before = arrays.board.copy()
+        if vcf(arrays.par, arrays.lines, arrays.cl_off, arrays.cl_idx, arrays.ends, arrays.perms,
+               arrays.board, arrays.cnt, arrays.st, arrays.bx, arrays.bo, a, 8, 200):
+            assert game.solve(board)[0] == WIN, board
+            found += 1
+        assert (arrays.board == before).all()  # the board is left as it was
+    assert found >= least
