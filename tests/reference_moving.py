@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from functools import lru_cache
 
 WIN, DRAW, LOSS = 1, 0, -1  # for the side to move, as in tests/reference.py
 
@@ -220,6 +221,14 @@ class MovingGame:
 GAMES = ["3x3k3+stones3", "3x3k3+stones4", "3x3k3+stones3+jump", "4x3k3+stones3",
          "3x3k3+stones3+misere", "4x4k4+stones4+square"]
 WORDS = {WIN: "win", DRAW: "draw", LOSS: "loss"}
+
+
+@lru_cache(maxsize=None)
+def solved_game(spec: str) -> tuple[MovingGame, dict[Position, Outcome]]:
+    """`spec`'s game and its `solve_all`, once a process: several tests read the same game
+    (the answer is a plain dict: read it, never change it)."""
+    game = MovingGame(spec)
+    return game, game.solve_all()
 
 
 def report(spec: str) -> str:

@@ -25,7 +25,7 @@ from tablebase.query.cli import main
 from tablebase.query.export import COLUMNS, ExportMovesError, export_positions
 from tablebase.query.steps import read_moving
 from tests.reference import Game
-from tests.reference_moving import DRAW, MovingGame, Position
+from tests.reference_moving import DRAW, MovingGame, Position, solved_game
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
 
@@ -66,8 +66,7 @@ def _orbits(game: MovingGame) -> int:
 
 @pytest.mark.parametrize("spec", ["3x3k3+stones3", "3x3k3+stones3+misere", "4x3k3+stones3"])
 def test_csv_rows_agree_with_the_plain_solver(table_db: Callable[[str], str], spec: str) -> None:
-    game = MovingGame(spec)
-    solved = game.solve_all()
+    game, solved = solved_game(spec)
     out = io.StringIO()
     with open_tablebase(table_db(spec)) as tb:
         written = export_positions(tb, spec, out, "csv", with_moves=True)
@@ -96,8 +95,7 @@ def test_json_lines_give_null_for_a_draw_by_endless_play(table_db: Callable[[str
     records = [json.loads(line) for line in out.getvalue().splitlines()]
     assert records[0] == {"board": ".../.../...", "to_move": "x", "ply": 0, "value": "draw",
                           "depth": None, "moves": ""}
-    game = MovingGame(spec)
-    solved = game.solve_all()
+    game, solved = solved_game(spec)
     for r in records:
         value, depth = solved[_read(game, r["board"])]
         assert r["depth"] == depth and (r["depth"] is None) == (r["value"] == "draw"), r
@@ -112,8 +110,7 @@ def test_an_endgame_table_exports_without_moves(tmp_path: Path,
     spec, start = "3x3k3+stones3", "o.x/xx./o.o o"
     db = str(tmp_path / "end.db")
     build(spec, db, root=read_moving(parse_spec(spec), start))
-    game = MovingGame(spec)
-    solved = game.solve_all()
+    game, solved = solved_game(spec)
     out = io.StringIO()
     with open_tablebase(db) as tb:
         export_positions(tb, spec, out, "csv", root=start)

@@ -16,7 +16,7 @@ import pytest
 from tablebase import build, open_tablebase
 from tablebase.builder.game import InvalidSpecError, parse_spec
 from tests.reference import Game
-from tests.reference_moving import DRAW, MovingGame
+from tests.reference_moving import DRAW, solved_game
 
 SMALL = ["3x3k3+stones3", "3x3k3+stones4", "3x3k3+stones3+jump", "4x3k3+stones3",
          "3x3k3+stones3+misere", "3x3k3+stones3+exact", "4x3k3+stones4+square"]
@@ -33,8 +33,7 @@ def _stored_code(game: Game, board: tuple[int, ...], side: int, moving_phase: bo
 def test_every_position_equals_the_plain_retrograde_solver(spec: str, tmp_path: Path) -> None:
     db = str(tmp_path / "t.db")
     report = build(spec, db)
-    reference = MovingGame(spec)
-    solved = reference.solve_all()
+    reference, solved = solved_game(spec)
     plain = Game(f"{reference.w}x{reference.h}k{reference.k}")
     with open_tablebase(db) as tb:
         stored = tb.table(spec).load()
@@ -62,8 +61,7 @@ def test_answers_agree_with_the_reference_position_by_position(tmp_path: Path) -
     spec = "3x3k3+stones3"
     db = str(tmp_path / "t.db")
     build(spec, db)
-    reference = MovingGame(spec)
-    solved = reference.solve_all()
+    reference, solved = solved_game(spec)
     rng = np.random.default_rng(7)
     positions = list(solved)
     with open_tablebase(db) as tb:
@@ -112,8 +110,7 @@ def test_an_endgame_table_holds_what_play_reaches_from_its_start(
     db = str(tmp_path / "t.db")
     board, side = start
     report = build(spec, db, root=[*board, side])
-    reference = MovingGame(spec)
-    solved = reference.solve_all()
+    reference, solved = solved_game(spec)
     plain = Game(f"{reference.w}x{reference.h}k{reference.k}")
     # The table keeps the board maps that fix its start: by the reference's own list of maps.
     kept = [i for i, image in enumerate(plain.images(board)) if image == board]

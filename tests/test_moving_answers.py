@@ -18,7 +18,7 @@ from tablebase import build, open_tablebase
 from tablebase.builder.game import InvalidPositionError, InvalidSpecError, Value
 from tablebase.query.cli import main
 from tablebase.query.errors import IllegalMoveError, NotationError
-from tests.reference_moving import MovingGame
+from tests.reference_moving import MovingGame, solved_game
 
 SPEC = "3x3k3+stones3"
 LINE = "b2 a1 c3 a3 a2 c1"
@@ -129,8 +129,7 @@ def test_workers_are_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureF
 def test_bulk_answers_take_codes_in_any_orientation(db: str) -> None:
     """TableView.get_many on every position the plain solver reaches, given by its own code in
     its own orientation (board code, plus 3**9 where o is to move once every stone is down)."""
-    game = MovingGame(SPEC)
-    solved = game.solve_all()
+    game, solved = solved_game(SPEC)
     positions = list(solved)
     codes = [sum(v * 3 ** i for i, v in enumerate(board))
              + (3 ** 9 if side == 2 and sum(1 for v in board if v) == 6 else 0)
