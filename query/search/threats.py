@@ -58,7 +58,7 @@ def vcf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, a, dept
     count = np.zeros(depth, dtype=np.int64)
     at = np.zeros(depth, dtype=np.int64)
     block = np.zeros(depth, dtype=np.int64)
-    s, spent = 0, 0
+    s, spent = np.int64(0), 0  # typed: a literal 0 would make _unwind compile for it
     count[0] = _four_cells(cnt, board, lines, k, a, cells[0])
     at[0] = 0
     while s >= 0:
