@@ -9,21 +9,25 @@ half of a `tablebase probe`), and any SQLAlchemy URL (db/reader.py). `open_store
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from tablebase.db.errors import DamagedTableError, GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import STATUS_BUILDING, STATUS_COMPLETE, GameRecord
-from tablebase.db.sqlite_direct import SqliteStore
-from tablebase.db.store_base import Store
+
+if TYPE_CHECKING:
+    from tablebase.db.store_base import Store
 
 
 def open_store(target: str) -> Store:
     """The database `target` (a SQLite file path or a SQLAlchemy URL) opened read-only; raises
     DatabaseError (MissingDatabaseError, NotATablebaseError) naming it when it cannot be."""
+    if "://" not in target and not os.path.exists(target):  # said without SQLAlchemy, too
+        raise MissingDatabaseError(f"{target}: no such database file")
+    # Imported here: a command that searches where no database exists does not load the readers.
+    from tablebase.db.sqlite_direct import SqliteStore
     store = SqliteStore.open(target)
     if store is not None:
         return store
-    if "://" not in target and not os.path.exists(target):  # said without SQLAlchemy, too
-        raise MissingDatabaseError(f"{target}: no such database file")
     # Not a readable file of ours in this schema: db.engine opens it or says exactly why not.
     # Imported here: db/reader.py loads SQLAlchemy, a third of a second a plain file never needs.
     from tablebase.db.reader import UrlStore

@@ -1,21 +1,34 @@
 """The answering core (the `Tablebase` probing API, table selection, notation, records,
 export, errors), the rooms built on it (`audit`, `play`, `verify`), the JSON shapes, and the
-two faces: the `tablebase` command (`cli`) and the HTTP app (`server`)."""
+two faces: the `tablebase` command (`cli`) and the HTTP app (`server`).
+
+The names below are imported on first use (as the top-level package's are), so that a command
+that never opens a database (`solve`) does not load the storage layer."""
 from __future__ import annotations
 
-from tablebase.query.errors import (
-                                    IllegalMoveError,
-                                    ImpossiblePositionError,
-                                    MissingPositionError,
-                                    MissingTableError,
-                                    NotationError,
-                                    QueryError,
-)
-from tablebase.query.records import ManyProbes, MoveInfo, Probe, Step, TableInfo
-from tablebase.query.tablebase import Tablebase, open_tablebase
+from importlib import import_module
+from typing import Any
 
-__all__ = [
-    "IllegalMoveError", "ImpossiblePositionError", "ManyProbes", "MissingPositionError",
-    "MissingTableError", "MoveInfo", "NotationError", "Probe", "QueryError", "Step", "TableInfo",
-    "Tablebase", "open_tablebase",
-]
+# Public name -> the module that defines it.
+_NAMES = {
+    **dict.fromkeys(("IllegalMoveError", "ImpossiblePositionError", "MissingPositionError",
+                     "MissingTableError", "NotationError", "QueryError"), "errors"),
+    **dict.fromkeys(("ManyProbes", "MoveInfo", "Probe", "Step", "TableInfo"), "records"),
+    **dict.fromkeys(("Tablebase", "open_tablebase"), "tablebase"),
+}
+
+__all__ = sorted(_NAMES)
+
+
+def __getattr__(name: str) -> Any:
+    """The name `name`, imported from its module on first use."""
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tablebase.query' has no attribute {name!r}")
+    value = getattr(import_module(f"tablebase.query.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

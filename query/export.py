@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
@@ -19,7 +19,9 @@ from tablebase.builder.game.moving import step_masks
 from tablebase.builder.game.orders import FOUND, move_orders, order_status
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import digit_board_texts, listed_name
-from tablebase.query.tablebase import Position, Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Position, Tablebase
 
 FORMATS = ("csv", "jsonl")
 COLUMNS = ("board", "to_move", "ply", "value", "depth")

@@ -16,7 +16,7 @@ it). Values are for the side to move.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Executor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from tablebase.query.misses import missing_codes_error
 from tablebase.query.reading import read_position
 from tablebase.query.records import ManyProbes, Position
 from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 
 class TableView:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -24,9 +24,11 @@ from tablebase.builder.game.symmetry import canonical_many_lookup, permutations,
 from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays
 from tablebase.db.store import complete_tables
-from tablebase.db.store_base import Store, TableReader
 from tablebase.query.errors import MissingTableError, NotationError
 from tablebase.query.notation import board_text
+
+if TYPE_CHECKING:
+    from tablebase.db.store_base import Store, TableReader
 
 # Codes read from the store at once by `read_many`.
 READ_BATCH = 1 << 16

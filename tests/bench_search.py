@@ -241,7 +241,7 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
     """The empty boards of five in a row, each solved by a fresh search within EMPTY_SECONDS."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.notation import move_name
-    from tablebase.query.search import kernel
+    from tablebase.query.search import control
     _fresh(parse_spec("5x5k5")).solve((0,) * 25, Budget(nodes=1000))  # compile (or load) first
     print(f"{'board':<6} {'answer':<20} {'value':<6} {'depth':>5} {'move':<5} {'seconds':>8}"
           f" {'nodes':>11} {'pairings':>10} {'proved':>9}")
@@ -255,7 +255,7 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
         print(f"{text:<6} {s.known:<20} {s.value.word if s.value is not None else '-':<6}"
               f" {s.depth if s.depth is not None else '-':>5}"
               f" {move_name(spec, s.move) if s.move is not None else '-':<5} {s.seconds:>8.2f}"
-              f" {s.nodes:>11,} {int(ctl[kernel.PAIRINGS]):>10,} {int(ctl[kernel.PAIRED]):>9,}",
+              f" {s.nodes:>11,} {int(ctl[control.PAIR_SEARCHES]):>10,} {int(ctl[control.PAIRED]):>9,}",
               flush=True)
     print(f"empty boards: {proved} of {len(specs)} proved within {EMPTY_SECONDS:g} s each"
           " (pairings: tried; proved: nodes settled by a proof without search)")

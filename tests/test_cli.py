@@ -6,10 +6,12 @@ import json
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tablebase.query import cli
 from tablebase.query.cli import main, make_parser
 from tablebase.query.cli import run as run_process
 
@@ -107,19 +109,35 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
         assert f"usage: tablebase {name}" in capsys.readouterr().out
 
 
+class _Timer:
+    """A threading.Timer that records how it was set instead of waiting."""
+
+    def __init__(self, seconds: float, function: Callable[[], None]) -> None:
+        self.seconds, self.function, self.daemon, self.started = seconds, function, False, False
+
+    def start(self) -> None:
+        self.started = True
+
+
 def test_the_process_entry_exits_with_the_status_after_freezing_the_collector(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # The script and `python -m tablebase` run `run`, which leaves the objects alive at exit
-    # out of the interpreter's last collections (a tenth of a second once numba is loaded).
+    # The script and `python -m tablebase` run `run`, which keeps the collector off for the
+    # start-up and leaves the objects alive at exit out of the interpreter's last collections.
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["tablebase"] == "tablebase.query.cli:run"
     frozen: list[bool] = []
-    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.isenabled()))
+    timers: list[_Timer] = []
+    monkeypatch.setattr(cli.threading, "Timer", lambda *a: timers.append(_Timer(*a)) or timers[-1])
     for argv, status in ((["solve", "3x3k3", "--db", str(tmp_path / "none.db")], 0),
                          (["solve", "3x3k3", "zz"], 2)):
         with pytest.raises(SystemExit) as exit_info:
             run_process(argv)
-        assert exit_info.value.code == status and frozen.pop()
+        assert exit_info.value.code == status and frozen.pop() is False  # off while it started
+        timer = timers.pop()
+        assert timer.started and timer.daemon and timer.seconds == cli.START_UP_SECONDS
+        timer.function()  # the start-up over: the collector is on again for a longer command
+        assert gc.isenabled()
     assert "draw in 9 plies" in capsys.readouterr().out
 
 

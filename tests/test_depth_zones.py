@@ -10,10 +10,10 @@ import random
 import pytest
 
 from tablebase.builder.game import parse_spec
-from tablebase.query.search import kernel
-from tablebase.query.search.board import PLAIN, Board
+from tablebase.query.search import control
+from tablebase.query.search.board import Board
+from tablebase.query.search.control import PLAIN, WS
 from tablebase.query.search.engine import Searcher
-from tablebase.query.search.kernel import WS
 from tests.reference import Game
 
 Memo = dict[tuple[tuple[int, ...], int], int]
@@ -59,7 +59,7 @@ def test_every_depth_zone_holds_in_the_plain_negamax(spec_text: str, stones: ran
     proof is against on random cells outside its zone (none, all, some)."""
     game, spec = Game(spec_text), parse_spec(spec_text)
     arrays, rng, memo = Board(spec, slots_log2=14), random.Random(3), {}
-    arrays.ctl[kernel.LIMIT] = 1 << 60
+    arrays.ctl[control.LIMIT] = 1 << 60
     zones = checked = 0
     for board in _positions(game, stones, 12, seed=9):
         me = 1 if game.stones(board) % 2 == 0 else 2

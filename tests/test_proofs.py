@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablebase.builder.game import Value, parse_spec
-from tablebase.query.search import kernel
+from tablebase.query.search import control
 from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher
 from tablebase.query.search.masks import as_int
@@ -126,7 +126,7 @@ def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
     random extra stones."""
     game, spec = _game(spec_text), parse_spec(spec_text)
     arrays, rng, memo = Board(spec, slots_log2=16), random.Random(11), {}
-    arrays.ctl[kernel.LIMIT] = 1 << 60
+    arrays.ctl[control.LIMIT] = 1 << 60
     kinds: set[tuple[tuple[int, int], bool]] = set()
     zones = 0
     for board in _positions(spec_text, stones, 40, seed=3):
@@ -170,7 +170,7 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
         if s.move is not None:
             child_value, child_depth = game.solve(game.child(board, s.move))
             assert (-child_value, child_depth + 1) == (value, depth), board
-    assert searcher.arrays.ctl[kernel.PAIRED] > 0
+    assert searcher.arrays.ctl[control.PAIRED] > 0
     # Every bound the transposition table holds (a board in its key's orientation) contains
     # the board's exact score: a seeded sample of 150 entries (each a plain negamax).
     a, held = searcher.arrays, 0
@@ -182,7 +182,7 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
         board = tuple(1 if kx >> c & 1 else 2 if ko >> c & 1 else 0 for c in range(game.n))
         if game.terminal_value(board) is None and game.stones(board) >= stones.start:
             value, depth = game.solve(board)
-            exact = value * (kernel.WS - depth)
+            exact = value * (control.WS - depth)
             assert a.tlo[slot] <= exact <= a.thi[slot], (board, a.tlo[slot], a.thi[slot])
             held += 1
     assert held > min(count, 50)

@@ -14,7 +14,7 @@ from tablebase.query import open_tablebase
 from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
 from tablebase.query.notation import board_text
-from tablebase.query.search.board import PLAIN
+from tablebase.query.search.control import PLAIN
 from tablebase.query.search.engine import Budget, Searcher
 from tablebase.query.search.solving import leaves
 from tests.reference import Game, loses_within, wins_within
@@ -67,7 +67,7 @@ def test_solve_equals_the_table_on_stored_positions(tmp_path: Path) -> None:
     import numpy as np
 
     from tablebase.query.search.board import Board
-    from tablebase.query.search.kernel import WS
+    from tablebase.query.search.control import WS
     db = str(tmp_path / "t.db")
     for spec_text in ("3x3k3", "4x3k3", "4x4k4"):
         spec = parse_spec(spec_text)

@@ -13,7 +13,7 @@ import pytest
 from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli import main
 from tablebase.query.reading import read_position
-from tablebase.query.search import kernel, lookup, masks
+from tablebase.query.search import control, lookup, masks
 from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher
 from tests.reference import FewEmpty, Game
@@ -47,7 +47,7 @@ def _check_table(searcher: Searcher, game: Game, root: tuple[int, ...], few: Few
                   if all(b[c] == v for c, v in enumerate(root) if v)]
         assert images, "a key that is no board of this root's game"
         value, depth = few.solve(images[0])
-        exact = value * (kernel.WS - depth)
+        exact = value * (control.WS - depth)
         assert a.tlo[slot] <= exact <= a.thi[slot], (images[0], a.tlo[slot], a.thi[slot])
         checked += 1
     return checked
@@ -68,7 +68,7 @@ def test_wide_boards_equal_the_plain_negamax(spec_text: str) -> None:
         assert s.move is not None and few.solve(game.child(board, s.move)) == (-value, depth - 1)
         assert _check_table(searcher, game, board, few) > 0
         values.add(value)
-        paired += int(searcher.arrays.ctl[kernel.PAIRED])
+        paired += int(searcher.arrays.ctl[control.PAIRED])
     if spec_text == "9x9k5":
         assert values == {1, 0, -1} and paired > 0  # a win, a draw and a loss; proofs fired
 

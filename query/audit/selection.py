@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,7 +18,9 @@ from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text
 from tablebase.query.readings import read_positions
-from tablebase.query.tablebase import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Tablebase
 
 # Without --orientations, every image of every position is shown when that is at most this many.
 EVERY_IMAGE_LIMIT = 100_000

@@ -12,6 +12,7 @@ import functools
 import gc
 import shlex
 import sys
+import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -83,8 +84,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
+# A command's first second is mostly its start-up: numpy's and numba's imports and numba's
+# registries, some half a million objects, none of them garbage, which the collector walks again
+# and again as they arrive (about 40 ms of a half-second `solve`). It is off for that second and
+# back on after it (a daemon timer), so a command that runs longer collects as usual.
+START_UP_SECONDS = 1.0
+
+
 def run(argv: Sequence[str] | None = None) -> NoReturn:
     """The `tablebase` process: run `main`, then exit with its status."""
+    gc.disable()
+    timer = threading.Timer(START_UP_SECONDS, gc.enable)
+    timer.daemon = True
+    timer.start()
     status = main(argv)
     # The interpreter's last collections at exit walk every object still alive: where a search
     # loaded numba (its typing and target registries, some hundred thousand objects) that is

@@ -11,6 +11,7 @@ from tablebase.builder.game import Value, parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     db_option,
+    open_db,
     position_args,
     position_from_args,
     progress,
@@ -29,7 +30,6 @@ from tablebase.query.search.answers import (
     probe_or_search,
 )
 from tablebase.query.shapes import answer_json, line_json, moves_json
-from tablebase.query.tablebase import open_tablebase
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -122,7 +122,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     start = position_from_args(spec, args).board if args.position is not None or args.moves else None
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         # input and print are looked up now, not bound at import, so tests can replace them.
         play_game(tb, spec, args.side, read=input, write=print, rng=random.Random(args.seed),
                   level=args.level, start=start)
@@ -132,7 +132,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     spec = parse_spec(args.spec)
     root = args.root
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         stored = tb.table(spec, root)  # the table exists: nothing is written before an error
         if args.output is None:
             export_positions(tb, spec, sys.stdout, args.format, root=root,

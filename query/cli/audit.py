@@ -13,12 +13,12 @@ from tablebase.query.cli.common import (
     EXIT_OK,
     db_option,
     note_on_stderr,
+    open_db,
     progress,
     whole_number,
 )
 from tablebase.query.cli.solve import search_options
 from tablebase.query.errors import AuditInputError
-from tablebase.query.tablebase import open_tablebase
 
 if TYPE_CHECKING:  # the audit is imported when a command runs (its startup cost)
     from tablebase.query.audit.candidates import Candidate
@@ -48,7 +48,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     path = _course_file(args.positions)
     if path is not None:
         return _audit_course_file(args, spec, path)
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         tb.table(spec, args.root)  # a table the database lacks fails here, before any solver
         if builtin is not None:
             names = builtin_names(builtin, spec)

@@ -20,6 +20,7 @@ from tablebase.query.cli.common import (
     db_option,
     gib,
     mib,
+    open_db,
     position_from_args,
     progress,
     root_facts,
@@ -29,7 +30,6 @@ from tablebase.query.cli.common import (
 )
 from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import verify_json
-from tablebase.query.tablebase import open_tablebase
 
 if TYPE_CHECKING:
     from tablebase.builder.pipeline import BuildReport
@@ -116,7 +116,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     start = time.perf_counter()
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         db_name = tb.name
         budget = None if args.memory is None else int(args.memory * (1 << 30))
         report = verify_table(tb, spec, progress=progress(args.quiet or args.json),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.game import Spec
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from tqdm import tqdm
 
     from tablebase.builder.progress import ProgressFactory
+    from tablebase.query.tablebase import Tablebase
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -44,6 +46,14 @@ def progress(quiet: bool) -> ProgressFactory:
     def factory(**kwargs: Any) -> tqdm:
         return tqdm(file=sys.stderr, leave=False, dynamic_ncols=True, mininterval=0.2, **kwargs)
     return factory
+
+
+def open_db(db: str) -> AbstractContextManager[Tablebase]:
+    """The database `db` opened for answers (the storage layer imported here, on use: a command
+    that never opens a database, `solve` where there is none, starts without it)."""
+    from tablebase.query.tablebase import open_tablebase
+
+    return open_tablebase(db)
 
 
 def note_on_stderr(text: str) -> None:

@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.game.moving import placing_plies
 from tablebase.builder.game.root import Root
 from tablebase.db.records import GameRecord
-from tablebase.query.cli.common import EXIT_OK, count, db_option, root_facts, root_option, size
+from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
 from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import game_json
-from tablebase.query.tablebase import Tablebase, open_tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Tablebase
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         if args.spec is None:
             games = tb.catalogue()
             if args.json:

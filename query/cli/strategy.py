@@ -13,6 +13,7 @@ from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
     db_option,
+    open_db,
     position_args,
     position_from_args,
     progress,
@@ -22,7 +23,6 @@ from tablebase.query.notation import board_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.play.loopy import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
-from tablebase.query.tablebase import open_tablebase
 
 
 def _level(text: str) -> int:
@@ -51,7 +51,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     board = position_from_args(spec, args).board
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         if args.root is not None:
             tb.table(spec, args.root)  # the endgame table must exist: its own error otherwise
         with progress(args.quiet)(unit="pos", desc=f"strategy {spec.name}") as bar:
@@ -83,7 +83,7 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
 
     spec = parse_spec(args.spec)
     board = position_from_args(spec, args).board
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         probe = tb.probe(spec, board)
         chosen = choose_move(tb, spec, board, args.level, random.Random(args.seed))
     if args.json:
@@ -97,7 +97,7 @@ def _cmd_gtp(args: argparse.Namespace) -> int:
     from tablebase.query.play.gtp_engine import GtpSession, serve
 
     spec = parse_spec(args.spec)
-    with open_tablebase(args.db) as tb:
+    with open_db(args.db) as tb:
         tb.table(spec)  # a game that is not built fails here, as one line, before any command
         # A controller's stray bytes become '?' answers, not a UnicodeDecodeError.
         sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]

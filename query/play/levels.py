@@ -16,11 +16,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from tablebase.builder.game import Spec
 from tablebase.query.errors import IllegalMoveError, QueryError
 from tablebase.query.notation import board_text
-from tablebase.query.tablebase import MoveInfo, Position, Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import MoveInfo, Position, Tablebase
 
 MIN_LEVEL, MAX_LEVEL = 0, 10
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from tablebase.builder.game import Spec, Value
 from tablebase.query import turns
@@ -37,7 +38,9 @@ from tablebase.query.errors import QueryError
 from tablebase.query.moving import stored_code
 from tablebase.query.notation import board_text
 from tablebase.query.play.strategy_tree import StrategyTree
-from tablebase.query.tablebase import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Tablebase
 
 # Positions the graph may hold before the search stops (from the empty 4x3k3+stones3 board it
 # holds 3,000 to 5,000; Teeko reads about 300 a second on this machine).

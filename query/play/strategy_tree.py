@@ -7,12 +7,14 @@ root (query/turns.py), never as their canonical images.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import O, Spec, Value, X
 from tablebase.query import turns
 from tablebase.query.notation import board_text
-from tablebase.query.tablebase import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Tablebase
 
 
 class StrategyTree:

@@ -18,10 +18,10 @@ from tablebase.query.notation import move_name, player_name
 from tablebase.query.reading import Reading, reading_of
 from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.search.solving import Searched, budget, refuse_moving, searcher, solve
-from tablebase.query.tablebase import Tablebase
 
 if TYPE_CHECKING:
     from tablebase.query.search.engine import Searcher, Solution
+    from tablebase.query.tablebase import Tablebase
 
 T = TypeVar("T")
 # A position as the faces hand it over: read (query/reading.py), or cell values.
@@ -233,6 +233,8 @@ def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int
 def open_for_answers(db: str, searching: bool) -> Iterator[Tablebase | None]:
     """The database's Tablebase (closed on leaving), or None when there is no database and
     `searching` (search answers without tables); a missing database is an error otherwise."""
+    from tablebase.query.tablebase import Tablebase  # on use: see solving._tables
+
     try:
         tb: Tablebase | None = Tablebase(db)
     except MissingDatabaseError:

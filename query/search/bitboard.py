@@ -15,8 +15,7 @@ from tablebase.builder.game.bitboard import bit_of, bits_of, geometry
 from tablebase.builder.game.codec import stone_counts
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.search import gravity
-from tablebase.query.search.board import LeafTable
-from tablebase.query.search.kernel import WS
+from tablebase.query.search.control import WS, LeafTable
 
 # Table slots (8 bytes each): 2**23 is 64 MiB; then a small part for the nodes near the end
 # (gravity._SMALL), 2**17 slots (1 MiB), kept in a core's cache.

@@ -3,17 +3,15 @@ the board and its counts, the transposition table, and the stored tables used as
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from tablebase.builder.game import Spec
 from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.root import Root
 from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
-from tablebase.query.search import kernel, lookup, masks, moves
-from tablebase.query.search.kernel import WS
+from tablebase.query.search import control, kernel, lookup, masks, moves
+from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
 from tablebase.query.search.proofs import pairing_tables
 
 # The board's two cell sets are the table's key (masks.py: one word each up to 64 cells, two
@@ -24,30 +22,8 @@ MAX_SEARCH_CELLS = masks.MAX_CELLS
 DEFAULT_SLOTS_LOG2 = 22
 
 
-# What the kernel may prove without search (boards without gravity): nothing (the plain
-# alpha-beta, kept for comparison), dead lines and pairings, and with them zones.
-PLAIN, PAIRINGS, ZONES = 0, 1, 2
-
-
 class SearchRefusedError(QueryError, ValueError):
     """A game the search cannot take (a board of more than 128 cells)."""
-
-
-@dataclass(frozen=True)
-class LeafTable:
-    """A stored table loaded for use at the leaves: its root, and its canonical codes (sorted)
-    with their scores on the kernel's scale."""
-
-    root: Root
-    codes: np.ndarray
-    scores: np.ndarray
-
-
-def leaf_table(root: Root, codes: np.ndarray, value: np.ndarray, depth: np.ndarray) -> LeafTable:
-    """A LeafTable from a loaded table's arrays (value for the side to move, depth in plies)."""
-    v = np.asarray(value, dtype=np.int64)
-    scores = np.where(v == 0, 0, v * (WS - np.asarray(depth, dtype=np.int64)))
-    return LeafTable(root, np.ascontiguousarray(codes, dtype=np.int64), scores.astype(np.int16))
 
 
 class Board:
@@ -143,8 +119,8 @@ class Board:
     def root_zone(self) -> int | None:
         """The zone (bit c: cell c) of what the last search proved of its board, or None where
         it proved nothing with a zone (kernel.py)."""
-        zone = int(self.ctl[kernel.ROOT_ZONE]) % (1 << 64) \
-            | (int(self.ctl[kernel.ROOT_ZONE_HIGH]) % (1 << 64)) << 64
+        zone = int(self.ctl[control.ROOT_ZONE]) % (1 << 64) \
+            | (int(self.ctl[control.ROOT_ZONE_HIGH]) % (1 << 64)) << 64
         width = masks.words(self.spec.cells)
         return None if zone == (1 << 64 * width) - 1 else zone
 
@@ -182,7 +158,7 @@ class Board:
         """Exact scores (kernel scale) of many legal boards, by the kernel's full-window search."""
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, self.spec.cells)
         out = np.zeros(len(boards), dtype=np.int64)
-        self.ctl[kernel.LIMIT] = 1 << 62
+        self.ctl[control.LIMIT] = 1 << 62
         kernel.scores_many(
             self.par, self.lines, self.ends, self.cl_off, self.cl_idx, self.perms, self.inv,
             self.board, self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo,

@@ -21,18 +21,19 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 import numpy as np
 
 from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
-from tablebase.query.search import bitsolver, gravity, kernel
+from tablebase.query.search import bitsolver, control, gravity
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
-from tablebase.query.search.board import PLAIN, ZONES, Board, LeafTable
-from tablebase.query.search.kernel import WS
-from tablebase.query.search.moves import invert
+from tablebase.query.search.control import PLAIN, WS, ZONES, LeafTable
+
+if TYPE_CHECKING:
+    from tablebase.query.search.board import Board
 
 # A deepening step costs at most this many nodes before the value search takes a turn of as
 # many; then both go on with DEEPEN_GROWTH times the nodes (the value once known, the depth
@@ -120,6 +121,9 @@ class Searcher:
             # the table cost a tenth of a batch of easy positions on cold caches.
             self._outcomes = score_outcomes(spec)
         else:
+            # Imported here: a gravity board's search never loads the m,n,k kernel's modules.
+            from tablebase.query.search.board import Board
+
             self._board = self.arrays = Board(spec, leaves, slots_log2, proofs)
         self._deadline: float | None = None
         # What a run out of budget answers: (low, high, depth, move) proved so far.
@@ -149,16 +153,16 @@ class Searcher:
                         _POLL, self._deadline - time.monotonic())
                     worker.join(max(wait, 0.0))
                     if self._progress is not None:
-                        self._progress(int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS]))
+                        self._progress(int(a.ctl[control.NODES]), int(a.ctl[control.TABLE_HITS]))
                     if self._stopped():
-                        a.ctl[kernel.STOP] = 1
+                        a.ctl[control.STOP] = 1
             finally:  # Ctrl-C included: stop the kernel before leaving it running
-                a.ctl[kernel.STOP] = 1
+                a.ctl[control.STOP] = 1
                 worker.join()
-                a.ctl[kernel.STOP] = 0
+                a.ctl[control.STOP] = 0
             score = box[0] if box else 0
-        if a.ctl[kernel.ABORTED]:
-            a.ctl[kernel.ABORTED] = 0
+        if a.ctl[control.ABORTED]:
+            a.ctl[control.ABORTED] = 0
             raise OutOfBudget
         return score
 
@@ -203,8 +207,9 @@ class Searcher:
         if self.bits is not None:
             return self._solve_bits(self.bits, board, budget.nodes, known)
         a = self._board
-        start, nodes0, hits0 = time.monotonic(), int(a.ctl[kernel.NODES]), int(a.ctl[kernel.TABLE_HITS])
-        a.ctl[kernel.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
+        start = time.monotonic()
+        nodes0, hits0 = int(a.ctl[control.NODES]), int(a.ctl[control.TABLE_HITS])
+        a.ctl[control.LIMIT] = (1 << 62) if budget.nodes is None else nodes0 + budget.nodes
         lo, hi = known or (Value.LOSS, Value.WIN)
         low, high, found_depth, found_move = lo, hi, None, None
         empties = self.spec.cells - sum(1 for v in board if v)
@@ -218,8 +223,8 @@ class Searcher:
                 low, high, found_depth, found_move = self._solve(empties, lo, hi, depth, move)
             except OutOfBudget:
                 low, high, found_depth, found_move = self._partial
-        return Solution(low, high, found_depth, found_move, int(a.ctl[kernel.NODES]) - nodes0,
-                        int(a.ctl[kernel.TABLE_HITS]) - hits0, time.monotonic() - start)
+        return Solution(low, high, found_depth, found_move, int(a.ctl[control.NODES]) - nodes0,
+                        int(a.ctl[control.TABLE_HITS]) - hits0, time.monotonic() - start)
 
     def solve_many(self, boards: Sequence[Sequence[int]] | np.ndarray, budget: Budget = Budget()
                    ) -> list[Solution]:
@@ -360,16 +365,16 @@ class Searcher:
         """work() within `nodes` more nodes of the kernel's, or None when those ran out first
         (OutOfBudget when the budget itself did)."""
         a = self._board
-        limit = int(a.ctl[kernel.LIMIT])
-        a.ctl[kernel.LIMIT] = min(limit, int(a.ctl[kernel.NODES]) + nodes)
+        limit = int(a.ctl[control.LIMIT])
+        a.ctl[control.LIMIT] = min(limit, int(a.ctl[control.NODES]) + nodes)
         try:
             return work()
         except OutOfBudget:
-            if self._stopped() or int(a.ctl[kernel.NODES]) >= limit:
+            if self._stopped() or int(a.ctl[control.NODES]) >= limit:
                 raise
             return None
         finally:
-            a.ctl[kernel.LIMIT] = limit
+            a.ctl[control.LIMIT] = limit
 
     def _quick_draw(self, hi: Value) -> bool:
         """Whether two null windows of QUICK_NODES nodes each prove the loaded board a draw
@@ -383,6 +388,8 @@ class Searcher:
     def _keeping(self, score: int, sign_only: bool = False) -> int | None:
         """A move of the loaded board whose score is `score` (or, with `sign_only`, of its
         sign; any move of a lost board)."""
+        from tablebase.query.search.moves import invert  # loaded with the m,n,k kernel
+
         moves = self._board.ordered_moves()
         if sign_only and score < 0:
             return moves[0]

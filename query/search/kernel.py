@@ -18,15 +18,14 @@ guessed:
   - (normal rules, no gravity) a pairing against a side (proofs.py) proves the same bound.
 
 Zones (normal rules, no gravity; in windows asking for a sign, inside +-SIGN, and in null
-windows about a depth, below). Each
-proof of a sign - a side cannot win; a side wins (so the other loses) - comes with a zone Z of
-cells such that it stays true when the side it is against (the one that cannot win; the
-loser) gets extra stones on any empty cells outside Z, the turn unchanged: the pairs of a
-pairing; nothing for dead lines; the completing cell of a line made now; the two threat cells
-a side faces; at a node where one move settled it, that move and its child's zone; at a node
-where every move failed, the union of their zones. Lines still open for the side the proof
-is against keep an empty cell in Z (two where that side is to move and its moves were
-dismissed as losing to the other side's line), or extra stones could complete one:
+windows about a depth, below). Each proof of a sign - a side cannot win; a side wins (so the
+other loses) - comes with a zone Z of cells such that it stays true when the side it is against
+(the one that cannot win; the loser) gets extra stones on any empty cells outside Z, the turn
+unchanged: the pairs of a pairing; nothing for dead lines; the completing cell of a line made
+now; the two threat cells a side faces; at a node where one move settled it, that move and its
+child's zone; at a node where every move failed, the union of their zones. Lines still open for
+the side the proof is against keep an empty cell in Z (two where that side is to move and its
+moves were dismissed as losing to the other side's line), or extra stones could complete one:
 `hit_lines` adds such cells.
 The rule: where every move must fail and one move m has (its child's proof has zone Z_m), a
 move m' outside Z_m fails too and needs no search: the mover with m' is no better off than
@@ -60,7 +59,7 @@ pairings) are masks.py's: a uint64 on boards of up to 64 cells, two words up to 
 compiles this module once for each kind, so each board runs code of its own width:
 
     par      int64[9]       cells, width, height, k, gravity, misere, maps, table slots - 1,
-                            proofs (board.py: PLAIN, PAIRINGS, ZONES)
+                            proofs (control.py: PLAIN, PAIRINGS, ZONES)
     lines    (L, k) int64   the winning lines;  cl_off/cl_idx: the lines through each cell
     perms, inv  (G, cells)  the board's symmetry maps and their inverses
     board    uint8[cells];  cnt (2, L) int16: stones of x / o on each line
@@ -68,9 +67,7 @@ compiles this module once for each kind, so each board runs code of its own widt
     bx, bo   G cell sets    the board's x and o stones in each orientation
     tk1/tk2/tlo/thi/tmv/tfl/tz  the transposition table: key (x's and o's cell sets, the whole
                             board: exact), bounds, best move, flags, zone (a cell set)
-    ctl      int64[10]      nodes, node limit, stop flag, table hits, TT hits, aborted,
-                            pairings tried, proofs without search, the root's zone (its low
-                            and high words; Board.root_zone)
+    ctl      int64[10]      the control words (control.py: nodes, limit, stop, counts, zone)
     tinfo, tdata, tcodes, tscores  the stored tables at the leaves (engine.py, _leaf_tables)
     mv, mh   (cells + 1, cells) int64  move lists and their order keys, one row a ply
     pt       proofs.PairingTables       the runs of the board and their pairings
@@ -81,6 +78,19 @@ import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.builder.game.kernel import ends_clear
+from tablebase.query.search.control import (
+    ABORTED,
+    LIMIT,
+    NODES,
+    PAIR_SEARCHES,
+    PAIRED,
+    ROOT_ZONE,
+    ROOT_ZONE_HIGH,
+    STOP,
+    TABLE_HITS,
+    TT_HITS,
+    WS,
+)
 from tablebase.query.search.lookup import (
     HI_AT,
     INF,
@@ -117,7 +127,6 @@ from tablebase.query.search.proofs import (
     refuting_reply,
 )
 
-WS = 1024  # the kernel's win score: far beyond any depth on a board of up to 128 cells
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further
 # out): there the proofs below that settle a sign alone may prune (the zones).
 SIGN = 256
@@ -125,8 +134,6 @@ SIGN = 256
 # 9x4k4's steps to "no win within 21 plies", 2 took 26 s of CPU, 4 24 s, 6 29 s (8: the
 # steps grew twice as fast, 2.0x against 1.4x a step of two plies).
 DEEP_PLIES = 4
-NODES, LIMIT, STOP, TABLE_HITS, TT_HITS, ABORTED, PAIRINGS, PAIRED, ROOT_ZONE, ROOT_ZONE_HIGH = \
-    range(10)
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
 
 
@@ -246,12 +253,12 @@ def search(par, lines, ends, cl_off, cl_idx, perms, inv, board, cnt, st, bx, bo,
                         hi = min(hi, 0)
                 else:
                     if hi > 0 and b > 0:  # worth knowing: the side to move cannot win
-                        ctl[PAIRINGS] += 1
+                        ctl[PAIR_SEARCHES] += 1
                         done, zone = cannot_win(me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if done:
                             hi, zhi = 0, zone
                     if lo < 0 and a < 0:  # the other side cannot win
-                        ctl[PAIRINGS] += 1
+                        ctl[PAIR_SEARCHES] += 1
                         done, zone = cannot_win(1 - me, st, cnt, occupied, pt, PAIRING_STEPS)
                         if not done and mode == _DEFEND:
                             reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied,

@@ -22,12 +22,12 @@ from tablebase.query.errors import ImpossiblePositionError
 from tablebase.query.notation import board_text, game_over_text, move_name, to_move_name
 from tablebase.query.reading import Reading, read_position
 from tablebase.query.readings import Readings, read_positions
-from tablebase.query.tablebase import Tablebase
+from tablebase.query.search.control import LeafTable, leaf_table
 from tablebase.query.tables import LOAD_LIMIT
 
 if TYPE_CHECKING:
-    from tablebase.query.search.board import LeafTable
     from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
+    from tablebase.query.tablebase import Tablebase
 
 # The search itself (query/search/engine.py, kernel.py) loads numba: it is imported where a
 # search runs, so that every command that may fall back to search does not start slower.
@@ -131,8 +131,6 @@ def check_readings(spec: Spec, read: Readings) -> None:
 
 def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
     """The stored tables of `spec` small enough to load whole, as search leaves."""
-    from tablebase.query.search.board import leaf_table
-
     if tb is None:
         return []
     try:
@@ -195,6 +193,15 @@ def _left(limit: Budget, started: float | None) -> Budget:
                   limit.cancel)
 
 
+
+def _tables(db: str) -> Tablebase:
+    """The database `db` opened (the storage layer imported on use: searching without a
+    database never loads it)."""
+    from tablebase.query.tablebase import Tablebase
+
+    return Tablebase(db)
+
+
 def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str], *,
                      seconds: float | None = None, nodes: int | None = None,
                      db: str | None = None) -> Iterator[Searched]:
@@ -204,7 +211,7 @@ def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str],
     `db` (if given) at the leaves. Raises at the first position that cannot be read or
     reached, after yielding the answers before it."""
     spec = parse_spec(spec) if isinstance(spec, str) else spec
-    tb = None if db is None else Tablebase(db)
+    tb = None if db is None else _tables(db)
     # A list is read ahead and solved in batches; any other iterable one position at a time.
     batch = SOLVE_BATCH if isinstance(positions, (list, tuple)) else 1
     try:
@@ -284,7 +291,7 @@ def kept_searcher(spec: Spec, db: str | None = None) -> Searcher:
         if found is None:
             found = _keep(kept, key, None, searcher(None, spec))
         return found[1]
-    tb = Tablebase(db)
+    tb = _tables(db)
     try:
         try:
             tag = tuple((g.root, g.checksum) for g in tb.catalogue(spec) if g.complete)
