@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SPEC = "7x6k4+gravity"
 FILES = [("Test_L3_R1", "end-easy"), ("Test_L2_R1", "middle-easy"),
          ("Test_L1_R1", "begin-easy"), ("Test_L2_R2", "middle-medium")]
-REPEATS = 3
+REPEATS = 5
 PROCESSES = 7
 # The targets: ours in Python at most his whole process; ours as a process at most his plus
 # this many seconds (a Python process and its compiled code start in some tenths of a second).
