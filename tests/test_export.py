@@ -113,12 +113,15 @@ def test_with_moves_replays_to_every_exported_position(
     rows = list(csv.DictReader(io.StringIO(out.getvalue())))
     assert written == len(rows) == (43_390 if root else len(rows))
     assert tuple(rows[0]) == COLUMNS + ("moves",)
-    for row in rows:
+    # Every row of the small games; every tenth of the Connect Four endgame's 43,390 (each
+    # replayed by the plain rules costs a millisecond).
+    checked = rows if len(rows) < 10_000 else rows[::10]
+    for row in checked:
         moves = row["moves"]
         assert len(moves.split()) == int(row["ply"])
         assert _replay(game, moves, rules.gravity) == parse(game, row["board"]), row
     # Terminal positions are reached too: the last move is the one that ends the game.
-    assert any(game.terminal_value(parse(game, r["board"])) is not None for r in rows)
+    assert any(game.terminal_value(parse(game, r["board"])) is not None for r in checked)
 
 
 def test_with_moves_in_json_lines(table_db: Callable[[str], str]) -> None:

@@ -114,11 +114,11 @@ def test_an_endgame_table_holds_what_play_reaches_from_its_start(
     plain = Game(f"{reference.w}x{reference.h}k{reference.k}")
     # The table keeps the board maps that fix its start: by the reference's own list of maps.
     kept = [i for i, image in enumerate(plain.images(board)) if image == board]
-    reached, frontier = {start}, [start]
-    while frontier:
-        frontier = [kid for pos in frontier for kid in
-                    (reference.child(*pos, m) for m in reference.moves(*pos)) if kid not in reached]
-        reached.update(frontier)
+    reached, frontier = {start}, {start}
+    while frontier:  # each level once, duplicates dropped (many parents share a child)
+        frontier = {reference.child(*pos, m) for pos in frontier
+                    for m in reference.moves(*pos)} - reached
+        reached |= frontier
     with open_tablebase(db) as tb:
         stored = tb.table(spec, [*board, side]).load()
     table = {int(c): (int(v), int(d)) for c, v, d in zip(stored.codes, stored.value, stored.depth)}

@@ -50,7 +50,7 @@ def test_a_horizon_is_caught_exactly_beyond_it(tb: Tablebase, name: str, horizon
     value, depth, unfinished = _decided(tb, name)
     beyond = int((unfinished & (value != 0) & (depth > horizon)).sum())
     every = name != "4x3k3+stones3"
-    selection = parse_selection(None if every else "sample:400")
+    selection = parse_selection(None if every else "sample:150")
     report = audit(tb, name, FunctionCandidate(solver(horizon)), check="value",
                    every_orientation=every, selection=selection, max_examples=50)
     if every:

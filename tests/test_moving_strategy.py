@@ -122,7 +122,7 @@ def test_sizes_equal_the_least_fixed_point(name: str, table_db: Callable[[str], 
     with open_tablebase(table_db(name)) as tb:
         by_winner: dict[int, list[Position]] = {rules.X: [], rules.O: []}
         empty = turns.start(spec)
-        sample = _won(tb, spec, 12 if spec.cells == 9 else 4, seed=len(name))
+        sample = _won(tb, spec, 12 if spec.cells == 9 else 2, seed=len(name))
         if tb.probe(spec, empty).value != Value.DRAW:
             sample.append(empty)  # 4x3k3+stones3: x wins
         for position in sample:

@@ -120,7 +120,7 @@ def _block_pages(db: str) -> list[int]:
 
 def test_damaged_blocks_never_give_another_answer(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """1,000 copies of a packed file, each with a few bytes of the blocks' pages changed at
+    """500 copies of a packed file, each with a few bytes of the blocks' pages changed at
     random: every probe answers as the intact file does or raises DamagedTableError."""
     spec = "4x3k3"
     db = _small_blocks(monkeypatch, tmp_path, spec, 256)
@@ -137,7 +137,7 @@ def test_damaged_blocks_never_give_another_answer(tmp_path: Path,
     original = Path(db).read_bytes()
     copy = tmp_path / "damaged.db"
     outcomes = {"same": 0, "error": 0}
-    for _ in range(1000):
+    for _ in range(500):
         data = bytearray(original)
         for _ in range(rng.randint(1, 4)):
             at = rng.choice(starts) + rng.randrange(size)
@@ -154,7 +154,7 @@ def test_damaged_blocks_never_give_another_answer(tmp_path: Path,
                 assert answer == intact[code], code
                 outcomes["same"] += 1
     # Most changes land in blocks the sample does not read, or in a page's unused space.
-    assert outcomes["error"] >= 200 and outcomes["same"] >= 10_000, outcomes
+    assert outcomes["error"] >= 100 and outcomes["same"] >= 5_000, outcomes
 
 
 def _answer(tb: object, spec: str, code: int) -> object:

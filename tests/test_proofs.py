@@ -153,9 +153,9 @@ def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
     assert zones >= 30 and len(kinds) == kinds_seen
 
 
-@pytest.mark.parametrize("spec_text, stones, count", [("4x4k4", range(6, 11), 30),
-                                                      ("5x4k4", range(9, 14), 14),
-                                                      ("5x5k5", range(14, 19), 10)])
+@pytest.mark.parametrize("spec_text, stones, count", [("4x4k4", range(6, 11), 20),
+                                                      ("5x4k4", range(9, 14), 8),
+                                                      ("5x5k5", range(14, 19), 6)])
 def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, stones: range,
                                                              count: int) -> None:
     """Whole solves (value, depth, a move keeping them) against the plain negamax, one
@@ -172,10 +172,10 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
             assert (-child_value, child_depth + 1) == (value, depth), board
     assert searcher.arrays.ctl[control.PAIRED] > 0
     # Every bound the transposition table holds (a board in its key's orientation) contains
-    # the board's exact score: a seeded sample of 150 entries (each a plain negamax).
+    # the board's exact score: a seeded sample of 90 entries (each a plain negamax).
     a, held = searcher.arrays, 0
     used = np.nonzero(a.tfl)[0]
-    for slot in np.random.default_rng(7).permutation(used)[:150]:
+    for slot in np.random.default_rng(7).permutation(used)[:90]:
         key = a.key(slot)
         assert key is not None
         kx, ko = key
@@ -185,7 +185,7 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
             exact = value * (control.WS - depth)
             assert a.tlo[slot] <= exact <= a.thi[slot], (board, a.tlo[slot], a.thi[slot])
             held += 1
-    assert held > min(count, 50)
+    assert held > min(count, 30)
 
 
 @pytest.mark.parametrize("spec_text, cells", [("5x5k5", 25), ("6x6k5", 36)])
