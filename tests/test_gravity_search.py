@@ -71,7 +71,7 @@ def test_five_by_four_sample_against_plain_negamax(small: int, monkeypatch: pyte
     monkeypatch.setattr(bitboard, "SMALL_SLOTS_LOG2", small)
     spec, game = parse_spec("5x4k4+gravity"), Game("5x4k4+gravity")
     searcher, rng = Searcher(spec, slots_log2=16), random.Random(54)
-    for _ in range(80):  # random games stopped at 8 to 14 stones, the game not over
+    for _ in range(40):  # random games stopped at 8 to 14 stones, the game not over
         board = tuple([0] * game.n)
         for _ in range(rng.randint(8, 14)):
             if not game.moves(board):
@@ -237,11 +237,11 @@ def test_near_the_end_a_known_root_still_gives_a_move_that_keeps_its_score() -> 
     """Boards of few empty squares are solved with the whole window, whose root searches its
     moves whatever the table already says of it: solved twice by one searcher (the second time
     the table holds every root and its children: 4x4 boards of 11 to 14 empty squares, where
-    nodes use the table), each answer and its move against the plain negamax."""
+    nodes use the table; some 80 of each), each answer and its move against the plain negamax."""
     for name, stones in (("4x4k3+gravity", (2, 3, 4, 5)), ("4x4k4+gravity", (2, 3, 4, 5))):
         game = Game(name)
         boards = [b for b in sorted(game.reachable()) if sum(1 for v in b if v) in stones]
-        boards = boards[::max(1, len(boards) // 150)]
+        boards = boards[::max(1, len(boards) // 80)]
         searcher = Searcher(parse_spec(name), slots_log2=12)
         for _ in range(2):
             for board in boards:
