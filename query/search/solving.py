@@ -38,7 +38,8 @@ SOLVE_BATCH = 256
 # bytes a position).
 LEAF_LIMIT = LOAD_LIMIT
 # Games whose searcher a thread keeps for `search_position` (each holds its transposition
-# table: 64 MiB of address space, touched as the searches fill it).
+# table, address space touched as the searches fill it: 64 MiB on gravity bitboards,
+# 130 MiB for other boards, 115 MiB past 64 cells; board.py, bitboard.py).
 KEPT_GAMES = 4
 
 
