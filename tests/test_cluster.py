@@ -36,6 +36,27 @@ def executor() -> Iterator[DaskExecutor]:
         yield ex
 
 
+# Under heavy load (a machine at 7-8 on two cores) a test of this module once waited on the
+# cluster for 25 minutes; each test now fails instead after this many seconds.
+HUNG_SECONDS = 300
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise TimeoutError(f"a cluster test still running after {HUNG_SECONDS} s: taken as hung")
+
+
+@pytest.fixture(autouse=True)
+def no_hang() -> Iterator[None]:
+    """Fail a test that hangs (SIGALRM interrupts a wait on a lock or a socket)."""
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(HUNG_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.fixture
 def small_tiers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split every tier of more than 256 positions, so that tiny games go through routing."""
