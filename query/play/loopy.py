@@ -96,10 +96,14 @@ class LoopyStrategy(StrategyTree):
                     f" more than {self._limit:,} positions: the winner may take any win, slow"
                     " ones too, and here they reach that far (a larger limit takes longer)")
             ours = self._mover(position) == self._player
-            # A move's value is for its maker: S keeps a win; the opponent's replies all lose.
-            moves = [m for m in self.tb.moves(self.spec, position)
-                     if not ours or m.value == Value.WIN]
-            reached = [turns.played(self.spec, position, turns.of(m)) for m in moves]
+            # A move's value is for its maker: S keeps a win; the opponent's replies all lose,
+            # so there every move is taken without reading its value (half the table reads).
+            if ours:
+                moves = [turns.of(m) for m in self.tb.moves(self.spec, position)
+                         if m.value == Value.WIN]
+            else:
+                moves = turns.legal(self.spec, position)
+            reached = [turns.played(self.spec, position, m) for m in moves]
             mine[key], children[key] = ours, [self._key(p) for p in reached]
             stack.extend(reached)
             if progress is not None:
