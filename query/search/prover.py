@@ -257,12 +257,14 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 cs = find(tk1, tk2, tfl, ckx, cko)
                 # Unknown children start with the numbers of a node of their many moves (the
                 # attacker's must all be refuted, one defender's reply suffices), a reply's
-                # growing with its rank in the order above: the search proves with the
-                # likeliest replies before it widens to the others.
+                # times one more than its rank in the order above: the search goes deep with the
+                # likeliest replies before it widens to the others (the rank added instead of
+                # multiplied kept the replies' numbers within a few per cent of each other, and
+                # the search nearly breadth-first: some 2 to 10 times the nodes on 8x8k5).
                 if me == attacker:
                     fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1)
                 else:
-                    fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) + i, 1
+                    fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) * (1 + i), 1
                 fzc[d, i] = np.uint64(0)
                 if cs >= 0:
                     fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
