@@ -47,8 +47,10 @@ from tablebase.query.search.prooftable import (
     NODES,
     PAIRINGS,
     PROVED,
+    REPLIES,
     ROOM,
     STOP,
+    VISITS,
     child_key,
     find,
     key_of,
@@ -164,7 +166,16 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     done, zone = cannot_win(attacker, st, cnt, occupied, pt, PAIRING_LIMIT)
     if done:  # proofs.py: a pairing holds whoever moves; its zone is the pairs' cells
         return 0, PINF, zone, PAIRED, -1, -1
+    tried = REPLIES + 2 * st[0]
     if me != attacker:
+        ctl[VISITS] += 1
+    if me != attacker and (ctl[tried] < 256 or ctl[tried + 1] * 64 >= ctl[tried]
+                           or ctl[VISITS] & 15 == 0):
+        # Tried where it pays: while it finds a reply at 1 in 64 of the defender's positions
+        # with as many stones, and at one position in 16 when not (a rate can rise again);
+        # a pairing search for each reply costs some 10 nodes' time. Skipping a rule is
+        # always sound: the node is then searched.
+        ctl[tried] += 1
         # A reply of D's after which a pairing holds (proofs.py): the node is a D's reply whose
         # child is a pairing, so its zone is that rule's, the pairs' cells and the reply (the
         # reply's rule in prover's docstring; the child's, the pairing's). One node instead of
@@ -181,6 +192,7 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
         reply, zone = refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, cells, m, pt,
                                      REPLY_STEPS)
         if reply >= 0:
+            ctl[tried + 1] += 1
             return 0, PINF, zone, REPLIED, reply, -1
     if me == attacker and forced < 0 and vcf(par, lines, cl_off, cl_idx, ends, perms, board,
                                              cnt, st, bx, bo, attacker, VCF_DEPTH, VCF_BUDGET):
