@@ -6,6 +6,11 @@ first moves proved of how many, nodes, seconds, the proof file's positions and b
 check's seconds; and the machine's load average beside each figure (the machine is shared).
 
     python tests/bench_prover.py [--specs 8x8k5 ...] [--seconds S] [--memory GIB]
+    python tests/bench_prover.py --probes [--nodes N]
+
+`--probes`: the 8x8k5 probe set instead, positions after x's first move and a few forced-looking
+replies (o to move, x cannot win), each proved by one thread on a fresh table within N nodes:
+nodes to the proof (a count that does not depend on the machine's load), deepest ply, seconds.
 """
 from __future__ import annotations
 
@@ -20,6 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 SPECS = ("5x5k5", "6x6k5", "7x7k5", "8x8k5")
+PROBES = ("d4 e4 d5 d3 d6", "d4 e5 e4 c4 f4", "d4 e5 f6 c3 e6", "c3 d4 d3 c4 e3", "d4 c5 e5 f6 e3",
+          "a1 b2 c3 d4 b4", "d4 e4 d5", "a1", "b2", "d4")
+PROBE_NODES = 2_000_000
 PROOF_SECONDS, TARGET_SPEC = 3600.0, "8x8k5"
 MEMORY_GIB = 4.0
 
@@ -74,14 +82,41 @@ def bench_prover(specs: tuple[str, ...] = SPECS, seconds: float = PROOF_SECONDS,
               f" proof checked: {'met' if met else 'NOT met'}")
 
 
+def bench_probes(nodes: int = PROBE_NODES) -> None:
+    """Print one row a probe: proved or stopped, nodes, deepest ply, seconds."""
+    from tablebase.builder.game import parse_spec
+    from tablebase.query.reading import read_position
+    from tablebase.query.search import prooftable
+    from tablebase.query.search.proving import ProofTable
+
+    spec = parse_spec("8x8k5")
+    ProofTable(spec, 1 << 20).run(read_position(spec, "d4 e5 d5 d6 c5").board, 0)  # compile
+    print(f"prover probes: 8x8k5, x cannot win, one thread, at most {nodes:,} nodes each")
+    print(f"{'moves':<16} {'outcome':<9} {'nodes':>11} {'deepest':>7} {'seconds':>8}"
+          "  load (1, 5, 15 min)")
+    for moves in PROBES:
+        table = ProofTable(spec, 1 << 30)
+        start = time.monotonic()
+        found = table.run(read_position(spec, moves).board, 0, nodes)
+        outcome = {1: "proved", -1: "disproved", 0: "stopped"}[found]
+        print(f"{moves:<16} {outcome:<9} {table.nodes:>11,}"
+              f" {int(table.ctl[prooftable.DEEPEST]):>7} {time.monotonic() - start:>8.1f}"
+              f"  {_load()}", flush=True)
+
+
 def main() -> None:
     """Run the section."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--specs", nargs="*", default=list(SPECS))
     parser.add_argument("--seconds", type=float, default=PROOF_SECONDS)
     parser.add_argument("--memory", type=float, default=MEMORY_GIB, help="GiB a board")
+    parser.add_argument("--probes", action="store_true", help="the 8x8k5 probe set instead")
+    parser.add_argument("--nodes", type=int, default=PROBE_NODES, help="nodes a probe")
     args = parser.parse_args()
-    bench_prover(tuple(args.specs), args.seconds, args.memory)
+    if args.probes:
+        bench_probes(args.nodes)
+    else:
+        bench_prover(tuple(args.specs), args.seconds, args.memory)
 
 
 if __name__ == "__main__":

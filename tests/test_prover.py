@@ -10,6 +10,7 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.proof_check import ProofCheckError, check_proof
+from tablebase.query.search import prover
 from tablebase.query.search.proof_writer import write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
 from tests.reference import WIN, Game, parse
@@ -80,7 +81,13 @@ def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type
     table = ProofTable(spec, 1 << 16)
     if table.run(board, attacker) != 1:
         return 0
-    zone, checked = int(table.out[2]), 0
+    return _zone_checked(game, board, attacker, int(table.out[2]), rng)
+
+
+def _zone_checked(game: Game, board: tuple[int, ...], attacker: int, zone: int,
+                  rng: random.Random) -> int:
+    """The negamax's check of a proof's zone on up to six changed positions (how many)."""
+    checked = 0
     a, d = attacker + 1, 2 - attacker
     outside = [c for c in range(game.n) if not zone >> c & 1]
     for _ in range(6):
@@ -101,6 +108,26 @@ def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type
         assert _cannot_win(game, after, attacker), (board, attacker, zone, after)
         checked += 1
     return checked
+
+
+def test_a_reply_that_leaves_a_pairing_holds_in_the_plain_negamax() -> None:
+    """The defender's leaf that finds a reply after which a pairing holds: the reply is empty
+    and in the zone, the attacker cannot win, and the zone holds (as above)."""
+    game, spec = _game("4x4k4"), parse_spec("4x4k4")
+    table = ProofTable(spec, 1 << 16)
+    b, rng, found = table.board, random.Random(2), 0
+    for board in _positions("4x4k4", range(8, 12), 30, seed=6):
+        attacker = 1 - game.stones(board) % 2  # the defender is to move
+        b.load(board)
+        pn, _, zone, reason, move, _ = prover.leaf(
+            b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
+            b.bo, b.pairing, table.ctl, True, attacker)
+        if reason != prover.REPLIED:
+            continue
+        assert pn == 0 and board[move] == 0 and int(zone) >> move & 1, (board, move)
+        assert _cannot_win(game, board, attacker), board
+        found += 1 + _zone_checked(game, board, attacker, int(zone), rng)
+    assert found >= 20
 
 
 def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]

@@ -131,7 +131,7 @@ class _Walk:
         if dn == 0:
             raise ProofWriteError(f"{self.spec.name}: position {code} of the proof is lost for"
                                   " the defender: the tables are wrong")
-        if pn == 0:
+        if pn == 0 and reason != prover.REPLIED:
             if reason == prover.LINE:
                 self._emit(f"{head} line {_hex(_turn(zone, perm))} {perm[move]}")
             elif reason == prover.THREATS:
@@ -145,7 +145,8 @@ class _Walk:
                 self._emit(f"{head} pairing {_hex(_turn(zone, perm))} {pairs}")
             return _turn(zone, perm)
         if not mine:
-            reply = self._reply(t, board)
+            # A reply the leaf found (a pairing after it), else the table's.
+            reply = move if pn == 0 else self._reply(t, board)
             b.place(reply, 2 - self.attacker)
             z = self._node(t) | (1 << reply)
             b.remove(reply)

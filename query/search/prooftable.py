@@ -10,6 +10,12 @@ from tablebase.builder.game.compiled import njit
 
 USED, PROVED, DISPROVED = 1, 2, 4
 NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)
+# From REPLIES on, two counters a number of stones (prover.leaf): the defender's positions with
+# that many stones where replies were tried for a pairing after them, and where one was found;
+# then VISITS, the defender's positions visited first (tried or not).
+REPLIES = 10
+VISITS = REPLIES + 2 * 65
+CONTROLS = VISITS + 1
 _WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwritten
 
 

@@ -54,7 +54,7 @@ class ProofTable:
         # some machines each page first touched costs tens of microseconds, so a table of the
         # whole budget from the start made a one-second proof take tens of seconds.
         self.most = max(FIRST_SLOTS, 1 << max(2, (memory // SLOT_BYTES).bit_length() - 1))
-        self.ctl = np.zeros(10, dtype=np.int64)
+        self.ctl = np.zeros(prooftable.CONTROLS, dtype=np.int64)
         self.out = np.zeros(3, dtype=np.uint64)
         self.attacker = -1  # the side whose "cannot win" the table's entries are about
         self._make(min(FIRST_SLOTS, self.most))
