@@ -201,7 +201,8 @@ def test_small_proofs_are_written_and_checked(tmp_path) -> None:  # type: ignore
         path = tmp_path / f"{text}.proof.gz"
         written = write_proof(proved, path)
         checked = check_proof(path)
-        assert checked.claim == "x cannot win" and checked.root == written
+        assert checked.claim == "x cannot win" and checked.positions == written
+        assert checked.root == 0  # the empty board's code
         assert checked.positions >= proved.moves and checked.kinds["moves"] >= 1
     game, spec, done = _game("5x4k4"), parse_spec("5x4k4"), 0
     for board in _positions("5x4k4", range(10, 13, 2), 12, seed=1):

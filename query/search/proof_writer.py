@@ -49,9 +49,9 @@ def write_proof(proved: Proved, path: str | Path) -> int:
                               f" {proved.outcome}, not proved")
     with open_proof(path) as out:
         walk = _Walk(proved, out)
-        root = walk.root()
+        walk.root()
         out.write(f"end {walk.count}\n")
-    return root
+    return walk.count
 
 
 class _Walk:
@@ -71,7 +71,7 @@ class _Walk:
 
     # --- the tables' arrays, on the position being walked ------------------------------
 
-    def root(self) -> int:
+    def root(self) -> None:
         """Write the root (the attacker's moves, each first move's proof from its table)."""
         p = self.proved
         board = list(p.board)
@@ -96,7 +96,6 @@ class _Walk:
             zone |= z
             lines.append((cell, z))
         self._attack_line(board, lines, zone, None)
-        return canonical_board(self.spec, p.board)
 
     def _representative(self, board: list[int], cell: int) -> int:
         """The first move the prover searched for `cell` (one of each symmetric set)."""
@@ -329,18 +328,6 @@ def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: Pr
     if proved.outcome != "proved":
         return ProofRun(proved, None, 0, 0, 0.0)
     start = time.monotonic()
-    write_proof(proved, path)
-    with _lines(path) as f:
-        positions = sum(1 for _ in f) - 5
+    positions = write_proof(proved, path)
     return ProofRun(proved, str(path), positions, os.path.getsize(path),
                     time.monotonic() - start)
-
-
-@contextmanager
-def _lines(path: str | Path) -> Iterator[TextIO]:
-    if str(path).endswith(".gz"):
-        with gzip.open(path, "rt", encoding="ascii") as f:
-            yield f
-    else:
-        with open(path, encoding="ascii") as f:
-            yield f
