@@ -5,6 +5,7 @@ refused."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -84,27 +85,36 @@ def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type
     return _zone_checked(game, board, attacker, int(table.out[2]), rng)
 
 
-def _zone_checked(game: Game, board: tuple[int, ...], attacker: int, zone: int,
-                  rng: random.Random) -> int:
-    """The negamax's check of a proof's zone on up to six changed positions (how many)."""
-    checked = 0
-    a, d = attacker + 1, 2 - attacker
+def _changed_outside(game: Game, board: tuple[int, ...], zone: int, side: int,
+                     rng: random.Random) -> Iterator[tuple[int, ...]]:
+    """Up to six positions from `board` in which one stone of `side` (1 or 2) outside `zone`
+    is moved elsewhere outside it or turned into the other side's; those where the other side
+    has made a line (the game over) are left out."""
+    other_side = 3 - side
     outside = [c for c in range(game.n) if not zone >> c & 1]
     for _ in range(6):
         other = list(board)
-        mine = [c for c in outside if other[c] == a]
+        mine = [c for c in outside if other[c] == side]
         free = [c for c in outside if other[c] == 0]
         if not mine:
-            break
+            return
         c = rng.choice(mine)
         if free and rng.random() < 0.5:
-            other[c], other[rng.choice(free)] = 0, a  # moved elsewhere outside Z
+            other[c], other[rng.choice(free)] = 0, side  # moved elsewhere outside Z
         else:
-            other[c] = d  # the defender's instead
+            other[c] = other_side  # the other side's instead
         after = tuple(other)
-        if game.wins(after, d):
-            continue  # over: the defender has made a line
-        assert not game.wins(after, a), (board, zone, after)
+        if not game.wins(after, other_side):
+            yield after
+
+
+def _zone_checked(game: Game, board: tuple[int, ...], attacker: int, zone: int,
+                  rng: random.Random) -> int:
+    """The negamax's check of a proof's zone (the attacker's stones outside it moved or given
+    to the defender) on up to six changed positions (how many)."""
+    checked = 0
+    for after in _changed_outside(game, board, zone, attacker + 1, rng):
+        assert not game.wins(after, attacker + 1), (board, zone, after)
         assert _cannot_win(game, after, attacker), (board, attacker, zone, after)
         checked += 1
     return checked
@@ -139,23 +149,8 @@ def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # 
     if table.run(board, attacker) != -1:
         return 0
     zone, checked = int(table.out[2]), 0
-    a, d = attacker + 1, 2 - attacker
-    outside = [c for c in range(game.n) if not zone >> c & 1]
-    for _ in range(6):
-        other = list(board)
-        theirs = [c for c in outside if other[c] == d]
-        free = [c for c in outside if other[c] == 0]
-        if not theirs:
-            break
-        c = rng.choice(theirs)
-        if free and rng.random() < 0.5:
-            other[c], other[rng.choice(free)] = 0, d
-        else:
-            other[c] = a
-        after = tuple(other)
-        if game.wins(after, a):
-            continue  # over: the attacker has made a line
-        assert not game.wins(after, d), (board, zone, after)
+    for after in _changed_outside(game, board, zone, 2 - attacker, rng):
+        assert not game.wins(after, 2 - attacker), (board, zone, after)
         assert not _cannot_win(game, after, attacker), (board, attacker, zone, after)
         checked += 1
     return checked
