@@ -17,7 +17,14 @@ from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import move_name, player_name
 from tablebase.query.reading import Reading, reading_of
 from tablebase.query.records import MoveInfo, Probe, Step
-from tablebase.query.search.solving import Searched, budget, refuse_moving, searcher, solve
+from tablebase.query.search.solving import (
+    Searched,
+    budget,
+    refuse_moving,
+    searcher,
+    solve,
+    tablebase_at,
+)
 
 if TYPE_CHECKING:
     from tablebase.query.search.engine import Searcher, Solution
@@ -233,10 +240,8 @@ def _ranked(spec: Spec, root: Solution, moves: list[tuple[int, Value, Value, int
 def open_for_answers(db: str, searching: bool) -> Iterator[Tablebase | None]:
     """The database's Tablebase (closed on leaving), or None when there is no database and
     `searching` (search answers without tables); a missing database is an error otherwise."""
-    from tablebase.query.tablebase import Tablebase  # on use: see solving._tables
-
     try:
-        tb: Tablebase | None = Tablebase(db)
+        tb: Tablebase | None = tablebase_at(db)
     except MissingDatabaseError:
         if not searching:
             raise

@@ -195,9 +195,8 @@ def _left(limit: Budget, started: float | None) -> Budget:
 
 
 
-def _tables(db: str) -> Tablebase:
-    """The database `db` opened (the storage layer imported on use: searching without a
-    database never loads it)."""
+def tablebase_at(db: str) -> Tablebase:
+    """The Tablebase of `db`, its storage layer imported only now (a search without one skips it)."""
     from tablebase.query.tablebase import Tablebase
 
     return Tablebase(db)
@@ -212,7 +211,7 @@ def search_positions(spec: str | Spec, positions: Iterable[Sequence[int] | str],
     `db` (if given) at the leaves. Raises at the first position that cannot be read or
     reached, after yielding the answers before it."""
     spec = parse_spec(spec) if isinstance(spec, str) else spec
-    tb = None if db is None else _tables(db)
+    tb = None if db is None else tablebase_at(db)
     # A list is read ahead and solved in batches; any other iterable one position at a time.
     batch = SOLVE_BATCH if isinstance(positions, (list, tuple)) else 1
     try:
@@ -292,7 +291,7 @@ def kept_searcher(spec: Spec, db: str | None = None) -> Searcher:
         if found is None:
             found = _keep(kept, key, None, searcher(None, spec))
         return found[1]
-    tb = _tables(db)
+    tb = tablebase_at(db)
     try:
         try:
             tag = tuple((g.root, g.checksum) for g in tb.catalogue(spec) if g.complete)
