@@ -12,7 +12,7 @@ from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.search import control, kernel, lookup, masks, moves
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
-from tablebase.query.search.proofs import pairing_tables
+from tablebase.query.search.pairings import pairing_tables
 
 # The board's two cell sets are the table's key (masks.py: one word each up to 64 cells, two
 # up to 128, 11x11): a board of more cells would need wider sets.

@@ -19,7 +19,8 @@ from tablebase.builder.game import Spec, canonical_board, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name, orientation
 from tablebase.query.search import prooftable, prover
-from tablebase.query.search.proofs import MAX_CHOICES, find_pairing, hit_lines
+from tablebase.query.search.pairings import MAX_CHOICES
+from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
 # Nodes a move not proved in the tables may take to prove while writing (it is in most cases
