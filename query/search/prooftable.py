@@ -41,13 +41,20 @@ def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
     return kx, ko, g0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bucket(kx, ko, slots):  # type: ignore[no-untyped-def]
+    """The first slot of key (kx, ko)'s bucket in a table of `slots` slots: a hash of the key
+    taken modulo the buckets (a power of two), so that in a table twice as large a key's
+    bucket is its bucket here or that plus this table's buckets."""
+    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
+                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
+    return np.int64((h >> np.uint64(17)) & np.uint64(slots // _WAYS - 1)) * _WAYS
+
+
 @njit(cache=True, nogil=True)
 def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
     """The slot holding key (kx, ko), or -1."""
-    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    base = _bucket(kx, ko, tk1.shape[0])
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
             return s
@@ -60,10 +67,7 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
     (kx, ko): its own slot, else a free one, else an unresolved one; a proof with nowhere to go
     sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
     in use."""
-    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    base = _bucket(kx, ko, tk1.shape[0])
     slot, spare = -1, -1
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
@@ -92,13 +96,35 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
 
 
 @njit(cache=True, nogil=True)
-def rehash(tk1, tk2, tpn, tdn, tz, tmv, tfl, nk1, nk2, npn, ndn, nz, nmv, nfl, ctl):  # type: ignore[no-untyped-def]
-    """Every entry of the table into a larger one (the n* arrays), proofs first so that no
-    proof is lost to an unresolved entry; ctl[FILLED] counts the new table's slots."""
+def double(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl):  # type: ignore[no-untyped-def]
+    """The table in the first half of the arrays, made a table of all of them in place (the
+    second half empty): each bucket's entries split between it and its twin a half further
+    on (`_bucket`), in each the proofs first, then the rest, each in their order, as
+    inserting every entry anew (proofs first, in slot order) into an empty table would place
+    them; ctl[FILLED] counts the slots in use."""
+    half = tk1.shape[0] // 2
     ctl[FILLED] = 0
-    for proofs in (True, False):
-        for s in range(tk1.shape[0]):
-            f = tfl[s]
-            if f & USED and (f & PROVED != 0) == proofs:
-                put(nk1, nk2, npn, ndn, nz, nmv, nfl, ctl, tk1[s], tk2[s], tpn[s], tdn[s],
-                     tz[s], tmv[s], f >> 3)
+    k1, k2, zn = np.zeros(_WAYS, tk1.dtype), np.zeros(_WAYS, tk2.dtype), np.zeros(_WAYS, tz.dtype)
+    pn, dn = np.zeros(_WAYS, tpn.dtype), np.zeros(_WAYS, tdn.dtype)
+    mv, fl = np.zeros(_WAYS, tmv.dtype), np.zeros(_WAYS, tfl.dtype)
+    for base in range(0, half, _WAYS):
+        m = 0  # the bucket's entries, proofs first, read before any is written
+        for proofs in (True, False):
+            for s in range(base, base + _WAYS):
+                if tfl[s] & USED and (tfl[s] & PROVED != 0) == proofs:
+                    k1[m], k2[m], pn[m], dn[m], zn[m], mv[m], fl[m] = tk1[s], tk2[s], tpn[s], \
+                        tdn[s], tz[s], tmv[s], tfl[s]
+                    m += 1
+        if m == 0:
+            continue
+        for s in range(base, base + _WAYS):
+            tk1[s], tk2[s], tpn[s], tdn[s], tz[s], tmv[s], tfl[s] = 0, 0, 0, 0, 0, 0, 0
+        low, high = base, base + half
+        for i in range(m):
+            if _bucket(k1[i], k2[i], 2 * half) == base:
+                t, low = low, low + 1
+            else:
+                t, high = high, high + 1
+            tk1[t], tk2[t], tpn[t], tdn[t], tz[t], tmv[t], tfl[t] = k1[i], k2[i], pn[i], dn[i], \
+                zn[i], mv[i], fl[i]
+        ctl[FILLED] += m
