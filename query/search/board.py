@@ -75,7 +75,7 @@ class Board:
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
-        self.pairing = tuple(pairing_tables(spec, self.lines))
+        self.pairing = pairing_tables(spec, self.lines)
         self.leaves = len(leaves)
 
     def reserve(self) -> None:

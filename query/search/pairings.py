@@ -27,21 +27,35 @@ _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
 class PairingTables(NamedTuple):
-    """Runs and their choices as the compiled search reads them, with its scratch arrays."""
+    """Runs and their choices as the compiled search reads them (R runs of at most L cells,
+    at most W windows, N cells), with its scratch arrays."""
 
-    run_off: np.ndarray   # int64[R + 1]: run r's windows are run_win[run_off[r]:run_off[r+1]]
-    run_win: np.ndarray   # int64: line numbers (rows of geometry.lines) of each run's windows
-    ch_off: np.ndarray    # int64[R, 2**W]: first choice of run r with open-window set s
-    ch_num: np.ndarray    # int64[R, 2**W]: how many
-    ch_mask: np.ndarray   # the choices, as cell sets (masks.py: one or two words each)
-    opts: np.ndarray      # scratch: R * MAX_CHOICES cell sets, run r's from r * MAX_CHOICES
-    nopt: np.ndarray      # scratch int64[R] and the search's stack (three int64[R], R sets)
-    taken: np.ndarray
-    level_run: np.ndarray
+    run_off: np.ndarray    # int64[R + 1]: run r's windows are run_win[run_off[r]:run_off[r+1]]
+    run_win: np.ndarray    # int64: line numbers (rows of geometry.lines) of each run's windows
+    ch_off: np.ndarray     # int64[R, 2**W]: first choice of run r with open-window set s
+    ch_num: np.ndarray     # int64[R, 2**W]: how many (at most MAX_CHOICES: bits of a uint32)
+    ch_mask: np.ndarray    # the choices, as cell sets (masks.py: one or two words each)
+    ch_pos: np.ndarray     # int64: the choices as places on their run (bit i: the run's cell i)
+    ch_hit: np.ndarray     # uint32[R, 2**W, L]: bit j: (r, s)'s choice j holds r's cell i
+    run_cells: np.ndarray  # int64[R, L]: each run's cells in order, -1 past its end
+    cell_off: np.ndarray   # int64[N + 1]: the runs through cell c: cell_run[cell_off[c]:...]
+    cell_run: np.ndarray   # int64: those runs,
+    cell_pos: np.ndarray   # int64: and c's place on each
+    run_slot: np.ndarray   # int64[R, L]: where run r's cell i is in cell_run (and kill)
+    run_mask: np.ndarray   # R cell sets: the cells of each run
+    size: np.ndarray       # int64[2]: the board's cells and k
+    win: np.ndarray        # scratch int64[R]: each run's open-window set (0: none open)
+    live: np.ndarray       # scratch uint32[R + 1, R]: row l: each run's choices left, level l
+    cand: np.ndarray       # scratch int64[R]: the runs the search is still to pick,
+    free: np.ndarray       # scratch bool[R]: and whether a run is one of them
+    kill: np.ndarray       # scratch uint32, like cell_run: the choices of run cell_run[y] (for
+                           # its open windows) that hold cell c (ch_hit[r, win[r], i])
+    level_run: np.ndarray  # scratch: the search's stack (int64[R + 1] twice, R + 1 sets)
     level_next: np.ndarray
     level_used: np.ndarray
-    cells: np.ndarray     # int64[1]: the board's cells
-    run_mask: np.ndarray  # R cell sets: the cells of each run
+    base_win: np.ndarray   # scratch: win, live[0] and each run's smallest choice's cells
+    base_live: np.ndarray  # before a move (int64[R], uint32[R], int64[R])
+    base_need: np.ndarray
 
 
 @lru_cache(maxsize=None)
@@ -85,28 +99,63 @@ def _runs(spec: Spec) -> list[list[int]]:
     return out
 
 
+@lru_cache(maxsize=None)
+def _hits(length: int, k: int) -> np.ndarray:
+    """uint32[2**W, length]: bit j of row s, column i: `_choices(length, k, s)`'s choice j holds
+    place i (the choices a stone on place i rules out)."""
+    out = np.zeros((1 << (length - k + 1), length), dtype=np.uint32)
+    for windows in range(1, len(out)):
+        for j, pos in enumerate(_choices(length, k, windows)):
+            for i in range(length):
+                if pos >> i & 1:
+                    out[windows, i] |= np.uint32(1 << j)
+    return out
+
+
 def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
     """The runs of `spec` (k >= 2, no gravity) and their minimal choices of pairs."""
     index = {tuple(int(c) for c in line): i for i, line in enumerate(lines)}
     runs = _runs(spec) if spec.k >= 2 else []
+    n = max(len(runs), 1)
+    assert n < 256 and MAX_CHOICES <= 32  # the search's keys and choice sets
     width = max((len(r) - spec.k + 1 for r in runs), default=1)
+    longest = max((len(r) for r in runs), default=1)
     run_off, run_win = [0], []
-    ch_off = np.zeros((max(len(runs), 1), 1 << width), dtype=np.int64)
+    ch_off = np.zeros((n, 1 << width), dtype=np.int64)
     ch_num = np.zeros_like(ch_off)
+    ch_hit = np.zeros((n, 1 << width, longest), dtype=np.uint32)
+    run_cells = np.full((n, longest), -1, dtype=np.int64)
+    through: list[list[tuple[int, int]]] = [[] for _ in range(spec.cells)]
     sets: list[int] = []
+    places: list[int] = []
     for r, cells in enumerate(runs):
         count = len(cells) - spec.k + 1
         run_win += [index[tuple(cells[s:s + spec.k])] for s in range(count)]
         run_off.append(len(run_win))
+        run_cells[r, :len(cells)] = cells
+        ch_hit[r, :1 << count, :len(cells)] = _hits(len(cells), spec.k)
+        for i, c in enumerate(cells):
+            through[c].append((r, i))
         for windows in range(1, 1 << count):
             ch_off[r, windows] = len(sets)
             for pos in _choices(len(cells), spec.k, windows):
                 sets.append(sum(1 << cells[i] for i in range(len(cells)) if pos >> i & 1))
+                places.append(pos)
             ch_num[r, windows] = len(sets) - ch_off[r, windows]
-    n, width = max(len(runs), 1), masks.words(spec.cells)
+    flat = [x for t in through for x in t]
+    run_slot = np.zeros((n, longest), dtype=np.int64)
+    for y, (r, i) in enumerate(flat):
+        run_slot[r, i] = y
+    words = masks.words(spec.cells)
     return PairingTables(
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
-        ch_num, masks.pack(sets + [0], width), masks.zeros(n * MAX_CHOICES, width),
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), masks.zeros(n, width), np.array([spec.cells], np.int64),
-        masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], width))
+        ch_num, masks.pack(sets + [0], words), np.array(places + [0], dtype=np.int64), ch_hit,
+        run_cells, np.cumsum([0] + [len(t) for t in through]).astype(np.int64),
+        np.array([r for r, _ in flat] + [0], dtype=np.int64),
+        np.array([i for _, i in flat] + [0], dtype=np.int64), run_slot,
+        masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], words),
+        np.array([spec.cells, spec.k], np.int64), np.zeros(n, np.int64),
+        np.zeros((n + 1, n), np.uint32), np.zeros(n, np.int64), np.zeros(n, np.bool_),
+        np.zeros(len(flat) + 1, np.uint32), np.zeros(n + 1, np.int64),
+        np.zeros(n + 1, np.int64), masks.zeros(n + 1, words), np.zeros(n, np.int64),
+        np.zeros(n, np.uint32), np.zeros(n, np.int64))
