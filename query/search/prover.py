@@ -201,6 +201,12 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
     fkx = np.zeros(n + 2, dtype=np.uint64)
     fko = np.zeros(n + 2, dtype=np.uint64)
     fg0 = np.zeros(n + 2, dtype=np.int64)
+    # D's node: a reply that refuted a sibling (the killer), tried first: a reply that refuted
+    # one of A's moves often refutes the others (a far move of A's changes little). Set on
+    # A's node from its first proved child's stored reply (searched proofs only: a leaf's move,
+    # D's line or a reply leaving a pairing, is found without search anyway), then from each
+    # D's node below it proved by search.
+    fkill = np.full(n + 2, -1, dtype=np.int64)
     flive = np.zeros(n + 2, dtype=np.uint64)       # A's node: the moves no proof covers yet
     fzone = np.zeros(n + 2, dtype=np.uint64)       # A's node: the proved moves' zones, joined
     fthp[0], fthd[0] = PINF, PINF
@@ -236,9 +242,12 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 continue
             me = st[0] % 2
             m = children(par, bx, bo, perms, board, fc[d], forced)
-            order(par, cl_off, cl_idx, cnt, fc[d], keys, m, -1, me)
+            # The killer first: it orders only (it starts with the least proof number).
+            first = fkill[d] if me != attacker and fkill[d] >= 0 and board[fkill[d]] == 0 else -1
+            order(par, cl_off, cl_idx, cnt, fc[d], keys, m, first, me)
             fm[d], fforced[d], fkx[d], fko[d], fg0[d] = m, forced, kx, ko, g0
             flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
+            kill = -1
             for i in range(m):
                 c = fc[d, i]
                 ckx, cko, cg = child_key(par, perms, bx, bo, c, me)
@@ -263,6 +272,11 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                     if (tpn[cs] == 0) if me == attacker else (tdn[cs] == 0):
                         flive[d] &= fzc[d, i]
                         fzone[d] |= fzc[d, i]
+                        if me == attacker and kill < 0 and tmv[cs] >= 0 \
+                                and tfl[cs] >> 3 == INNER:
+                            kill = inv[cg, tmv[cs]]
+            if me == attacker:
+                fkill[d + 1] = kill
             phase = _NEXT
         elif phase == _NEXT:
             attack = st[0] % 2 == attacker
@@ -288,6 +302,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                                          bx[0] | bo[0])
                 elif pn == 0:
                     move = fc[d, best]
+                    fkill[d] = move
                     zone = fzc[d, best] | _bit(move)
                 elif dn == 0:
                     zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc[d],
