@@ -309,3 +309,6 @@ def test_keys_of_the_high_cells_spread_over_the_table() -> None:
         pt.put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, 0, 1 << 40, 0, -1, 0)
     assert ctl[pt.FULL] == 0
     assert all(pt.find(tk1, tk2, tfl, kx, ko) >= 0 for kx, ko in keys)
+    # From Python the keys come as plain ints (ProofTable.entry): the same slots.
+    assert all(pt.find(tk1, tk2, tfl, int(kx), int(ko)) == pt.find(tk1, tk2, tfl, kx, ko)
+               for kx, ko in keys if max(kx, ko) < 1 << 63)

@@ -45,7 +45,9 @@ def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
 def _bucket(kx, ko, mask):  # type: ignore[no-untyped-def]
     """The bucket of key (kx, ko): a product's bits 17 and up depend only on the factors' low
     bits, so the high cells (the 8x8 board's cells 39 to 63) once never reached the bucket and
-    most positions of a search shared a few buckets; the shifts fold the high bits down."""
+    most positions of a search shared a few buckets; the shifts fold the high bits down. The
+    keys are cast: from Python they come as int64, whose shifts and products differ."""
+    kx, ko = np.uint64(kx), np.uint64(ko)
     h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
                                                  * np.uint64(0xC2B2AE3D27D4EB4F))
     h ^= h >> np.uint64(31)
