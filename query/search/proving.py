@@ -111,7 +111,8 @@ class ProofTable:
         """The slot of the loaded board's entry, or -1."""
         b = self.board
         kx, ko, _ = prooftable.key_of(b.par, b.bx, b.bo)
-        return int(prooftable.find(self.tk1, self.tk2, self.tfl, kx, ko))
+        # uint64 keys: as Python ints they dispatch as int64 and overflow from cell 63 on
+        return int(prooftable.find(self.tk1, self.tk2, self.tfl, np.uint64(kx), np.uint64(ko)))
 
     @property
     def nodes(self) -> int:
