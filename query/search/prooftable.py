@@ -41,13 +41,26 @@ def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
     return kx, ko, g0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bucket(kx, ko, mask):  # type: ignore[no-untyped-def]
+    """The bucket of key (kx, ko): a product's bits 17 and up depend only on the factors' low
+    bits, so the high cells (the 8x8 board's cells 39 to 63) once never reached the bucket and
+    most positions of a search shared a few buckets; the shifts fold the high bits down. The
+    keys are cast: from Python they come as int64, whose shifts and products differ."""
+    kx, ko = np.uint64(kx), np.uint64(ko)
+    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
+                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(29)
+    return np.int64(h & mask)
+
+
 @njit(cache=True, nogil=True)
 def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
     """The slot holding key (kx, ko), or -1."""
     mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    base = _bucket(kx, ko, mask) * _WAYS
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
             return s
@@ -61,9 +74,7 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
     sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
     in use."""
     mask = np.uint64(tk1.shape[0] // _WAYS - 1)
-    h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
-                                                 * np.uint64(0xC2B2AE3D27D4EB4F))
-    base = np.int64((h >> np.uint64(17)) & mask) * _WAYS
+    base = _bucket(kx, ko, mask) * _WAYS
     slot, spare = -1, -1
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
