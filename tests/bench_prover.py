@@ -7,6 +7,7 @@ check's seconds; and the machine's load average beside each figure (the machine 
 
     python tests/bench_prover.py [--specs 8x8k5 ...] [--seconds S] [--memory GIB]
     python tests/bench_prover.py --probes [--nodes N]
+    python tests/bench_prover.py --near-top [--nodes N]
 
 `--probes`: the 8x8k5 probe set instead, positions after x's first move and a few forced-looking
 replies (o to move, x cannot win), each proved by one thread on a fresh table within N nodes:
@@ -27,6 +28,9 @@ sys.path.insert(0, str(ROOT))
 SPECS = ("5x5k5", "6x6k5", "7x7k5", "8x8k5")
 PROBES = ("d4 e4 d5 d3 d6", "d4 e5 e4 c4 f4", "d4 e5 f6 c3 e6", "c3 d4 d3 c4 e3", "d4 c5 e5 f6 e3",
           "a1 b2 c3 d4 b4", "d4 e4 d5", "a1", "b2", "d4")
+# `--near-top`: positions of three stones (o to move, one reply from x's second move), all
+# proved within 2 M nodes: progress nearer the first move, where the first moves' probes stop.
+NEAR_TOP = ("d4 c5 e5", "d4 e4 e5", "d4 e5 e4", "c3 d4 d3", "d4 e5 f6", "d4 d5 e4", "b2 d4 c3")
 PROBE_NODES = 2_000_000
 PROOF_SECONDS, TARGET_SPEC = 3600.0, "8x8k5"
 MEMORY_GIB = 4.0
@@ -82,7 +86,7 @@ def bench_prover(specs: tuple[str, ...] = SPECS, seconds: float = PROOF_SECONDS,
               f" proof checked: {'met' if met else 'NOT met'}")
 
 
-def bench_probes(nodes: int = PROBE_NODES) -> None:
+def bench_probes(nodes: int = PROBE_NODES, probes: tuple[str, ...] = PROBES) -> None:
     """Print one row a probe: proved or stopped, nodes, deepest ply, seconds."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.reading import read_position
@@ -94,7 +98,7 @@ def bench_probes(nodes: int = PROBE_NODES) -> None:
     print(f"prover probes: 8x8k5, x cannot win, one thread, at most {nodes:,} nodes each")
     print(f"{'moves':<16} {'outcome':<9} {'nodes':>11} {'deepest':>7} {'seconds':>8}"
           "  load (1, 5, 15 min)")
-    for moves in PROBES:
+    for moves in probes:
         table = ProofTable(spec, 1 << 30)
         start = time.monotonic()
         found = table.run(read_position(spec, moves).board, 0, nodes)
@@ -111,10 +115,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=PROOF_SECONDS)
     parser.add_argument("--memory", type=float, default=MEMORY_GIB, help="GiB a board")
     parser.add_argument("--probes", action="store_true", help="the 8x8k5 probe set instead")
+    parser.add_argument("--near-top", action="store_true", help="the three-stone probes instead")
     parser.add_argument("--nodes", type=int, default=PROBE_NODES, help="nodes a probe")
     args = parser.parse_args()
-    if args.probes:
-        bench_probes(args.nodes)
+    if args.probes or args.near_top:
+        bench_probes(args.nodes, NEAR_TOP if args.near_top else PROBES)
     else:
         bench_prover(tuple(args.specs), args.seconds, args.memory)
 

@@ -290,3 +290,25 @@ def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None
             found += 1
         assert (arrays.board == before).all()  # the board is left as it was
     assert found >= least
+
+
+def test_keys_of_the_high_cells_spread_over_the_table() -> None:
+    """Keys whose stones all lie on cells 40 to 63 (an 8x8 board's upper rows) take their own
+    slots: the table's buckets once ignored those cells, and such keys shared one bucket."""
+    import numpy as np
+
+    from tablebase.query.search import prooftable as pt
+    slots = 1 << 12
+    tk1, tk2, tz = (np.zeros(slots, np.uint64) for _ in range(3))
+    tpn, tdn = np.zeros(slots, np.int64), np.zeros(slots, np.int64)
+    tmv, tfl = np.zeros(slots, np.int16), np.zeros(slots, np.uint8)
+    ctl = np.zeros(pt.CONTROLS, np.int64)
+    ctl[pt.ROOM] = 1 << 62
+    keys = [(np.uint64(1 << (40 + i % 24)), np.uint64(1 << (40 + i // 24))) for i in range(64)]
+    for kx, ko in keys:
+        pt.put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, 0, 1 << 40, 0, -1, 0)
+    assert ctl[pt.FULL] == 0
+    assert all(pt.find(tk1, tk2, tfl, kx, ko) >= 0 for kx, ko in keys)
+    # From Python the keys come as plain ints (ProofTable.entry): the same slots.
+    assert all(pt.find(tk1, tk2, tfl, int(kx), int(ko)) == pt.find(tk1, tk2, tfl, kx, ko)
+               for kx, ko in keys if max(kx, ko) < 1 << 63)

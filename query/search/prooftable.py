@@ -42,19 +42,25 @@ def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _bucket(kx, ko, slots):  # type: ignore[no-untyped-def]
-    """The first slot of key (kx, ko)'s bucket in a table of `slots` slots: a hash of the key
-    taken modulo the buckets (a power of two), so that in a table twice as large a key's
-    bucket is its bucket here or that plus this table's buckets."""
+def _bucket(kx, ko, mask):  # type: ignore[no-untyped-def]
+    """The bucket of key (kx, ko): a product's bits 17 and up depend only on the factors' low
+    bits, so the high cells (the 8x8 board's cells 39 to 63) once never reached the bucket and
+    most positions of a search shared a few buckets; the shifts fold the high bits down. The
+    keys are cast: from Python they come as int64, whose shifts and products differ."""
+    kx, ko = np.uint64(kx), np.uint64(ko)
     h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
                                                  * np.uint64(0xC2B2AE3D27D4EB4F))
-    return np.int64((h >> np.uint64(17)) & np.uint64(slots // _WAYS - 1)) * _WAYS
+    h ^= h >> np.uint64(31)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(29)
+    return np.int64(h & mask)  # so that doubled, a key's bucket is this or it + buckets
 
 
 @njit(cache=True, nogil=True)
 def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
     """The slot holding key (kx, ko), or -1."""
-    base = _bucket(kx, ko, tk1.shape[0])
+    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
+    base = _bucket(kx, ko, mask) * _WAYS
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
             return s
@@ -67,7 +73,8 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
     (kx, ko): its own slot, else a free one, else an unresolved one; a proof with nowhere to go
     sets ctl[FULL] (the proof could not be written out whole). ctl[FILLED] counts the slots
     in use."""
-    base = _bucket(kx, ko, tk1.shape[0])
+    mask = np.uint64(tk1.shape[0] // _WAYS - 1)
+    base = _bucket(kx, ko, mask) * _WAYS
     slot, spare = -1, -1
     for s in range(base, base + _WAYS):
         if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
@@ -121,7 +128,7 @@ def double(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl):  # type: ignore[no-untyped-de
             tk1[s], tk2[s], tpn[s], tdn[s], tz[s], tmv[s], tfl[s] = 0, 0, 0, 0, 0, 0, 0
         low, high = base, base + half
         for i in range(m):
-            if _bucket(k1[i], k2[i], 2 * half) == base:
+            if _bucket(k1[i], k2[i], np.uint64(2 * half // _WAYS - 1)) * _WAYS == base:
                 t, low = low, low + 1
             else:
                 t, high = high, high + 1

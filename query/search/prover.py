@@ -36,6 +36,7 @@ import numpy as np
 from tablebase.builder.game.compiled import njit
 from tablebase.query.search.lookup import turn_zone
 from tablebase.query.search.moves import order, place, remove
+from tablebase.query.search.nodes import PINF, children, numbers
 from tablebase.query.search.proofs import REPLY_STEPS, cannot_win, hit_lines, refuting_reply
 from tablebase.query.search.prooftable import (
     ABORTED,
@@ -58,7 +59,6 @@ from tablebase.query.search.prooftable import (
 )
 from tablebase.query.search.threats import vcf
 
-PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS, REPLIED = 0, 1, 2, 3, 4
 # The attacker's continuous fours looked for at a node: at most this many fours deep, and this
@@ -94,30 +94,6 @@ def threats(cnt, board, lines, k, p, limit):  # type: ignore[no-untyped-def]
                     for d in lines[line]:
                         zone |= _bit(d)
     return count, c1, c2, zone
-
-
-@njit(cache=True, nogil=True)
-def children(par, bx, bo, perms, board, out, only):  # type: ignore[no-untyped-def]
-    """The moves to try into `out` (only `only` if >= 0), one of each set the board's own
-    symmetries make equal (a move is kept if it is the smallest cell of its orbit); their
-    number."""
-    if only >= 0:
-        out[0] = only
-        return 1
-    n = par[0]
-    m = 0
-    for c in range(n):
-        if board[c] != 0:
-            continue
-        keep = True
-        for g in range(1, par[6]):  # maps that leave the board as it is map c to an equal move
-            if bx[g] == bx[0] and bo[g] == bo[0] and perms[g, c] < c:
-                keep = False
-                break
-        if keep:
-            out[m] = c
-            m += 1
-    return m
 
 
 @njit(cache=True, nogil=True)
@@ -225,6 +201,12 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
     fkx = np.zeros(n + 2, dtype=np.uint64)
     fko = np.zeros(n + 2, dtype=np.uint64)
     fg0 = np.zeros(n + 2, dtype=np.int64)
+    # D's node: a reply that refuted a sibling (the killer), tried first: a reply that refuted
+    # one of A's moves often refutes the others (a far move of A's changes little). Set on
+    # A's node from its first proved child's stored reply (searched proofs only: a leaf's move,
+    # D's line or a reply leaving a pairing, is found without search anyway), then from each
+    # D's node below it proved by search.
+    fkill = np.full(n + 2, -1, dtype=np.int64)
     flive = np.zeros(n + 2, dtype=np.uint64)       # A's node: the moves no proof covers yet
     fzone = np.zeros(n + 2, dtype=np.uint64)       # A's node: the proved moves' zones, joined
     fthp[0], fthd[0] = PINF, PINF
@@ -260,9 +242,12 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 continue
             me = st[0] % 2
             m = children(par, bx, bo, perms, board, fc[d], forced)
-            order(par, cl_off, cl_idx, cnt, fc[d], keys, m, -1, me)
+            # The killer first: it orders only (it starts with the least proof number).
+            first = fkill[d] if me != attacker and fkill[d] >= 0 and board[fkill[d]] == 0 else -1
+            order(par, cl_off, cl_idx, cnt, fc[d], keys, m, first, me)
             fm[d], fforced[d], fkx[d], fko[d], fg0[d] = m, forced, kx, ko, g0
             flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
+            kill = -1
             for i in range(m):
                 c = fc[d, i]
                 ckx, cko, cg = child_key(par, perms, bx, bo, c, me)
@@ -272,9 +257,12 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 # times one more than its rank in the order above: the search goes deep with the
                 # likeliest replies before it widens to the others (the rank added instead of
                 # multiplied kept the replies' numbers within a few per cent of each other, and
-                # the search nearly breadth-first: some 2 to 10 times the nodes on 8x8k5).
+                # the search nearly breadth-first: some 2 to 10 times the nodes on 8x8k5). An
+                # attacker's move's disproof number grows a quarter a rank: with equal numbers
+                # the 1 + epsilon threshold let each move be searched a little in turn (the
+                # probes' nodes halved; only the order of the search changes).
                 if me == attacker:
-                    fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1)
+                    fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1) * (4 + i) // 4
                 else:
                     fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) * (1 + i), 1
                 fzc[d, i] = np.uint64(0)
@@ -284,10 +272,15 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                     if (tpn[cs] == 0) if me == attacker else (tdn[cs] == 0):
                         flive[d] &= fzc[d, i]
                         fzone[d] |= fzc[d, i]
+                        if me == attacker and kill < 0 and tmv[cs] >= 0 \
+                                and tfl[cs] >> 3 == INNER:
+                            kill = inv[cg, tmv[cs]]
+            if me == attacker:
+                fkill[d + 1] = kill
             phase = _NEXT
         elif phase == _NEXT:
             attack = st[0] % 2 == attacker
-            pn, dn, best, other = _numbers(fpn[d], fdn[d], fc[d], fm[d], flive[d], attack)
+            pn, dn, best, other = numbers(fpn[d], fdn[d], fc[d], fm[d], flive[d], attack)
             if pn == 0 or dn == 0 or pn >= fthp[d] or dn >= fthd[d]:
                 zone, move = np.uint64(0), -1
                 if pn == 0 and attack:
@@ -309,6 +302,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                                          bx[0] | bo[0])
                 elif pn == 0:
                     move = fc[d, best]
+                    fkill[d] = move
                     zone = fzc[d, best] | _bit(move)
                 elif dn == 0:
                     zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc[d],
@@ -370,35 +364,3 @@ def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, m, joined, fo
         if bx[g] == bx[0] and bo[g] == bo[0]:
             zone |= turn_zone(zone, perms, g, par[0])
     return zone
-
-
-@njit(cache=True, nogil=True)
-def _numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
-    """(pn, dn, best child, the next best child's number) of a node from its children's: A's
-    node sums proof numbers and takes the least disproof number, D's the other way round.
-    Moves outside `live` are refuted already (by a refuted move's zone) and not counted."""
-    pn, dn = (np.int64(0), PINF) if attack else (PINF, np.int64(0))
-    best, other = -1, PINF
-    for i in range(m):
-        cp, cd = fpn[i], fdn[i]
-        if attack:
-            if cp != 0 and live & _bit(fc[i]) == 0:
-                continue
-            pn = min(PINF, pn + cp)
-            if cp == 0:
-                continue
-            if best < 0 or cd < dn:
-                other, dn, best = (dn if best >= 0 else PINF), cd, i
-            elif cd < other:
-                other = cd
-        else:
-            if cd != 0 and live & _bit(fc[i]) == 0:
-                continue
-            dn = min(PINF, dn + cd)
-            if best < 0 or cp < pn:
-                other, pn, best = (pn if best >= 0 else PINF), cp, i
-            elif cp < other:
-                other = cp
-    if attack and best < 0:
-        dn = PINF  # every move refuted: proved (pn == 0)
-    return pn, dn, best, other

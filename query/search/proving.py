@@ -18,6 +18,7 @@ from tablebase.builder.game import Spec, Value, outcome
 from tablebase.query.errors import QueryError
 from tablebase.query.search import prooftable, prover
 from tablebase.query.search.board import Board, SearchRefusedError
+from tablebase.query.search.nodes import children
 
 # Bytes a slot of the proof table takes (keys, numbers, zone, move, flags).
 SLOT_BYTES = 8 + 8 + 8 + 8 + 8 + 2 + 1
@@ -110,7 +111,8 @@ class ProofTable:
         """The slot of the loaded board's entry, or -1."""
         b = self.board
         kx, ko, _ = prooftable.key_of(b.par, b.bx, b.bo)
-        return int(prooftable.find(self.tk1, self.tk2, self.tfl, kx, ko))
+        # uint64 keys: as Python ints they dispatch as int64 and overflow from cell 63 on
+        return int(prooftable.find(self.tk1, self.tk2, self.tfl, np.uint64(kx), np.uint64(ko)))
 
     @property
     def nodes(self) -> int:
@@ -248,7 +250,7 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
 def _first_moves(b: Board) -> list[int]:
     """The loaded board's moves, one of each set its symmetries make equal, best first."""
     cells = np.zeros(b.spec.cells, dtype=np.int64)
-    m = prover.children(b.par, b.bx, b.bo, b.perms, b.board, cells, -1)
+    m = children(b.par, b.bx, b.bo, b.perms, b.board, cells, -1)
     keys = np.zeros(b.spec.cells, dtype=np.int64)
     from tablebase.query.search.moves import order
     order(b.par, b.cl_off, b.cl_idx, b.cnt, cells, keys, m, -1, b.stones % 2)
