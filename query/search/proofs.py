@@ -43,6 +43,11 @@ from tablebase.query.search.masks import (
     put,
 )
 
+# Compiled without numba's reference counts (its runtime, NRT), for kernels that allocate
+# nothing and keep no array past the call (the caller's arrays live as long): each array taken
+# out of the pairing tables' tuple was counted in and out, atomically, at every call, some
+# tenth of the prover's time.
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 # Steps (choices tried) one pairing search may take before giving up (not found: no claim);
 # fewer for each reply tried in turn (`refuting_reply`). Typed, not plain ints: numba compiles a
 # callee once for each literal argument, and these are passed to compiled callees.
@@ -100,7 +105,7 @@ def _set_kill(kill, hit, run_cells, run_slot, r, windows):  # type: ignore[no-un
         kill[run_slot[r, i]] = hit[r, windows, i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def find_pairing(p, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
     no cells) when none was found within `limit` steps. `occupied`: the board's stones (a cell
@@ -109,7 +114,7 @@ def find_pairing(p, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     return found == 0, zone
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
     """The first i such that after a stone of the other side on moves[i] a pairing holds
     against player index p's open lines (found within `limit` steps), and its cells; (-1, no
@@ -124,8 +129,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     cell_off, cell_run, cell_pos, run_slot, run_mask = pt.cell_off, pt.cell_run, pt.cell_pos, \
         pt.run_slot, pt.run_mask
     cells, k = pt.size[0], pt.size[1]
-    win, live, cand, free, level_run, level_next, level_used = pt.win, pt.live, pt.cand, \
-        pt.free, pt.level_run, pt.level_next, pt.level_used
+    win, live, cand, level_run, level_next, level_used = pt.win, pt.live, pt.cand, \
+        pt.level_run, pt.level_next, pt.level_used
     base_win, base_live, base_need, kill = pt.base_win, pt.base_live, pt.base_need, pt.kill
     runs = run_off.shape[0] - 1
     nothing = none_like(occupied)
@@ -183,31 +188,27 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
             # todo goes down by one; it comes back, last taken first, by todo going up).
             todo = 0
             for v in range(runs):
-                free[v] = win[v] != 0
-                if free[v]:
+                if win[v] != 0:
                     cand[todo] = v
                     todo += 1
             used = nothing
-            level, steps, empty = 0, 0, False
+            level, steps = 0, 0
             while True:
                 # Most constrained run first: the one with the fewest choices still disjoint
                 # from `used` (row `level` of `live`), the first of them on a tie (the least of
-                # the keys count * 256 + run); with none left, this branch fails. A run left
-                # with none is known at once (`empty`): only the runs through the last choice's
-                # cells lost any, and every other run had some.
-                if not empty:
-                    best, at = np.int64(1) << 40, -1
-                    for j in range(todo):
-                        key = np.int64(_ones(live[level, cand[j]])) << 8 | cand[j]
-                        if key < best:
-                            best, at = key, j
-                    if at < 0:
-                        break  # every run has its choice: a pairing
+                # the keys count * 256 + run); with none left, this branch fails.
+                best, at = np.int64(1) << 40, -1
+                for j in range(todo):
+                    key = np.int64(_ones(live[level, cand[j]])) << 8 | cand[j]
+                    if key < best:
+                        best, at = key, j
+                if at < 0:
+                    break  # every run has its choice: a pairing
+                if best >= 256:
                     pick = best & 255
                     level_run[level], level_next[level] = pick, 0
                     put(level_used, level, used)
                     cand[at], cand[todo - 1] = cand[todo - 1], pick
-                    free[pick] = False
                     todo -= 1
                     level += 1
                 # Take the next choice at the deepest level that has one left; undo levels
@@ -228,16 +229,13 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                         # row is read there): those that hold none of this choice's cells.
                         for t in range(todo):
                             live[level, cand[t]] = live[level - 1, cand[t]]
-                        places, empty = ch_pos[o], False
+                        places = ch_pos[o]
                         while places != 0:
                             x = run_cells[v, _lowest(places)]
                             places &= places - 1
                             for y in range(cell_off[x], cell_off[x + 1]):
-                                u = cell_run[y]
-                                live[level, u] &= ~kill[y]
-                                empty |= free[u] and live[level, u] == 0
+                                live[level, cell_run[y]] &= ~kill[y]
                         break
-                    free[v] = True
                     todo += 1
                     level -= 1
                 if level == 0:
@@ -253,7 +251,7 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     return -1, nothing
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-def]
     """`zone` grown until every line open for player index `p` has `need` of its empty cells in
     it (or all of them, when fewer are empty)."""
@@ -273,7 +271,7 @@ def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-d
     return zone
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """Whether player index `p` provably cannot complete a line, and the cells the proof uses:
     no line open for p at all (none), or a pairing against p's open lines."""
@@ -282,7 +280,7 @@ def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     return find_pairing(p, cnt, occupied, pt, limit)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
     """A move of player index `me` after which the other side cannot complete a line (by
     `cannot_win`), and its proof's cells with the move's; (-1, 0) when none is found."""
