@@ -12,7 +12,7 @@ from tablebase.builder.game.symmetry import permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.search import control, kernel, lookup, masks, moves
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
-from tablebase.query.search.proofs import pairing_tables
+from tablebase.query.search.pairings import pairing_tables
 
 # The board's two cell sets are the table's key (masks.py: one word each up to 64 cells, two
 # up to 128, 11x11): a board of more cells would need wider sets.
@@ -75,7 +75,7 @@ class Board:
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
-        self.pairing = tuple(pairing_tables(spec, self.lines))
+        self.pairing = pairing_tables(spec, self.lines)
         self.leaves = len(leaves)
 
     def reserve(self) -> None:

@@ -70,7 +70,7 @@ compiles this module once for each kind, so each board runs code of its own widt
     ctl      int64[10]      the control words (control.py: nodes, limit, stop, counts, zone)
     tinfo, tdata, tcodes, tscores  the stored tables at the leaves (engine.py, _leaf_tables)
     mv, mh   (cells + 1, cells) int64  move lists and their order keys, one row a ply
-    pt       proofs.PairingTables       the runs of the board and their pairings
+    pt       pairings.PairingTables     the runs of the board and their pairings
 """
 from __future__ import annotations
 

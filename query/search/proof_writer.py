@@ -19,7 +19,7 @@ from tablebase.builder.game import Spec, canonical_board, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name, orientation
 from tablebase.query.search import prooftable, prover
-from tablebase.query.search.proofs import MAX_CHOICES, find_pairing, hit_lines
+from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
 # Nodes a move not proved in the tables may take to prove while writing (it is in most cases
@@ -248,18 +248,15 @@ class _Walk:
         split into pairs that leave every line open for the attacker holding a whole pair."""
         b = t.board
         pt = b.pairing
-        found, used = find_pairing(self.attacker, b.cnt, b.bx[0] | b.bo[0], pt[11][0], pt[0],
-                                   pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7], pt[8], pt[9],
-                                   pt[10], prover.PAIRING_LIMIT)
+        found, used = find_pairing(self.attacker, b.cnt, b.bx[0] | b.bo[0], pt,
+                                   prover.PAIRING_LIMIT)
         assert found
-        run_off, run_win = pt[0], pt[1]
-        runs = sum(1 for r in range(len(run_off) - 1)
-                   if any(b.cnt[1 - self.attacker, run_win[j]] == 0
-                          for j in range(run_off[r], run_off[r + 1])))
-        # Run v's choices are opts[v * MAX_CHOICES:]; level lv took run level_run[lv]'s
-        # choice level_next[lv] - 1.
-        masks = [int(pt[5][pt[8][lv] * MAX_CHOICES + pt[9][lv] - 1]) for lv in range(runs)]
-        assert sum(masks) == int(used) or runs == 0
+        win = pt.win[:len(pt.run_off) - 1]  # each run with windows open took one choice
+        # Level lv took run v = level_run[lv]'s choice level_next[lv] - 1 (of those for its
+        # open windows win[v]).
+        masks = [int(pt.ch_mask[pt.ch_off[v, win[v]] + pt.level_next[lv] - 1])
+                 for lv in range(int(np.count_nonzero(win))) for v in (pt.level_run[lv],)]
+        assert sum(masks) == int(used)
         lines = [sum(1 << int(c) for c in set(line.tolist())) for line in b.lines]
         open_lines = [m for i, m in enumerate(lines) if b.cnt[1 - self.attacker, i] == 0]
         pairs: list[tuple[int, int]] = []

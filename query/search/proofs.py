@@ -13,30 +13,28 @@ answers are always possible: an open line keeps two empty cells of its pair, so 
 never threatens to complete one and the defender is never forced elsewhere; a line of the
 defender's own only ends the game sooner.
 
-Two cells lie in a common line only along one straight run of the board (a row, column or
-diagonal of at least k cells), so a pairing splits into one choice per run: a set of pairs on
-that run covering its open windows. Each run's minimal choices for each set of open windows are
-listed once per game (`pairing_tables`); the compiled search picks one per run, cells disjoint,
-most constrained run first.
-
-    run of 7 cells, k = 5:   a b c d e f g    windows a-e, b-f, c-g
-    one pair inside c-e covers all three windows; a pair in a-b covers a-e alone.
+The pairing search runs on the tables of pairings.py (the board's runs and their choices of
+pairs), one choice a run, cells disjoint, most constrained run first. It keeps, for each level
+of its depth-first search, each run's choices still disjoint from those taken as the bits of a
+uint32 (a run has at most 32): a choice taken clears, in the runs through its cells, the
+choices holding those cells (one table look-up a cell and run), and the most constrained run is
+the one whose bits count least. Tried for each of a defender's replies in turn, its set-up is
+done once: a stone changes only the runs through it.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
 
-from tablebase.builder.game import Spec
 from tablebase.builder.game.compiled import njit
-from tablebase.query.search import masks
 from tablebase.query.search.masks import (
     all_like,
     bit,
     count,
-    disjoint,
     get,
     has,
     join,
@@ -45,176 +43,215 @@ from tablebase.query.search.masks import (
     put,
 )
 
-# At most this many choices are kept for one run and one set of open windows (the smallest
-# first): fewer choices only make the search miss pairings, never claim a false one.
-MAX_CHOICES = 32
+# Compiled without numba's reference counts (its runtime, NRT), for kernels that allocate
+# nothing and keep no array past the call (the caller's arrays live as long): each array taken
+# out of the pairing tables' tuple was counted in and out, atomically, at every call, some
+# tenth of the prover's time.
+NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 # Steps (choices tried) one pairing search may take before giving up (not found: no claim);
 # fewer for each reply tried in turn (`refuting_reply`). Typed, not plain ints: numba compiles a
 # callee once for each literal argument, and these are passed to compiled callees.
 PAIRING_STEPS = np.int64(512)
 REPLY_STEPS = np.int64(64)
-_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
-class PairingTables(NamedTuple):
-    """Runs and their choices as the compiled search reads them, with its scratch arrays."""
+if TYPE_CHECKING:  # what a compiled caller sees (the intrinsics' own signatures are numba's)
+    def _ones(x: Any) -> int:
+        """The bits set in a uint32."""
 
-    run_off: np.ndarray   # int64[R + 1]: run r's windows are run_win[run_off[r]:run_off[r+1]]
-    run_win: np.ndarray   # int64: line numbers (rows of geometry.lines) of each run's windows
-    ch_off: np.ndarray    # int64[R, 2**W]: first choice of run r with open-window set s
-    ch_num: np.ndarray    # int64[R, 2**W]: how many
-    ch_mask: np.ndarray   # the choices, as cell sets (masks.py: one or two words each)
-    opts: np.ndarray      # scratch: R * MAX_CHOICES cell sets, run r's from r * MAX_CHOICES
-    nopt: np.ndarray      # scratch int64[R] and the search's stack (three int64[R], R sets)
-    taken: np.ndarray
-    level_run: np.ndarray
-    level_next: np.ndarray
-    level_used: np.ndarray
-    cells: np.ndarray     # int64[1]: the board's cells
-    run_mask: np.ndarray  # R cell sets: the cells of each run
+    def _lowest(x: Any) -> int:
+        """The place of the lowest bit set in an integer (its width when none is)."""
+else:
+    @intrinsic
+    def _ones(typingctx, x):  # type: ignore[no-untyped-def]
+        """The bits set in a uint32 (one instruction, and vectorised in a loop)."""
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            return builder.ctpop(args[0])
+        return types.uint32(types.uint32), codegen
 
-
-@lru_cache(maxsize=None)
-def _choices(length: int, k: int, windows: int) -> tuple[int, ...]:
-    """Minimal sets of disjoint pairs (as bitmasks of positions 0..length-1 on a run) that put
-    a whole pair inside every window of the set `windows` (bit s: the window starting at s)."""
-    found: set[int] = set()
-
-    def extend(used: int, pairs: tuple[tuple[int, int], ...]) -> None:
-        for s in range(length - k + 1):
-            if windows >> s & 1 and not any(s <= i and j < s + k for i, j in pairs):
-                for i in range(s, s + k):  # the first window without a pair: every pair in it
-                    for j in range(i + 1, s + k):
-                        if not (used >> i & 1 or used >> j & 1):
-                            extend(used | 1 << i | 1 << j, pairs + ((i, j),))
-                return
-        found.add(used)
-
-    extend(0, ())
-    minimal: list[int] = []
-    for mask in sorted(found, key=lambda m: (bin(m).count("1"), m)):
-        if not any(m & mask == m for m in minimal):
-            minimal.append(mask)
-    return tuple(minimal[:MAX_CHOICES])
+    @intrinsic
+    def _lowest(typingctx, x):  # type: ignore[no-untyped-def]
+        """The place of the lowest bit set in an integer (its width when none is), as int64."""
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            place = builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+            if place.type.width < 64:
+                place = builder.zext(place, ir.IntType(64))
+            return place
+        return types.int64(x), codegen
 
 
-def _runs(spec: Spec) -> list[list[int]]:
-    """The board's straight runs of at least k cells, each as its cells in order."""
-    w, h, out = spec.width, spec.height, []
-    for dr, dc in _DIRECTIONS:
-        for r in range(h):
-            for c in range(w):
-                if 0 <= r - dr < h and 0 <= c - dc < w:
-                    continue  # not the first cell of its run
-                cells, rr, cc = [], r, c
-                while 0 <= rr < h and 0 <= cc < w:
-                    cells.append(rr * w + cc)
-                    rr, cc = rr + dr, cc + dc
-                if len(cells) >= spec.k:
-                    out.append(cells)
-    return out
+@njit(cache=True, nogil=True, inline="always")
+def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):  # type: ignore[no-untyped-def]
+    """The choices of run r for the open-window set `windows` that avoid `occupied` (bit j:
+    choice j), and the number of cells of the first of them, the smallest (-1: none)."""
+    left = np.uint32((np.uint64(1) << np.uint64(ch_num[r, windows])) - np.uint64(1))
+    for i in range(run_cells.shape[1]):
+        c = run_cells[r, i]
+        if c < 0:
+            break
+        if has(occupied, c):
+            left &= ~hit[r, windows, i]
+    if left == 0:
+        return left, np.int64(-1)
+    return left, np.int64(count(get(ch_mask, ch_off[r, windows] + _lowest(left))))
 
 
-def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
-    """The runs of `spec` (k >= 2, no gravity) and their minimal choices of pairs."""
-    index = {tuple(int(c) for c in line): i for i, line in enumerate(lines)}
-    runs = _runs(spec) if spec.k >= 2 else []
-    width = max((len(r) - spec.k + 1 for r in runs), default=1)
-    run_off, run_win = [0], []
-    ch_off = np.zeros((max(len(runs), 1), 1 << width), dtype=np.int64)
-    ch_num = np.zeros_like(ch_off)
-    sets: list[int] = []
-    for r, cells in enumerate(runs):
-        count = len(cells) - spec.k + 1
-        run_win += [index[tuple(cells[s:s + spec.k])] for s in range(count)]
-        run_off.append(len(run_win))
-        for windows in range(1, 1 << count):
-            ch_off[r, windows] = len(sets)
-            for pos in _choices(len(cells), spec.k, windows):
-                sets.append(sum(1 << cells[i] for i in range(len(cells)) if pos >> i & 1))
-            ch_num[r, windows] = len(sets) - ch_off[r, windows]
-    n, width = max(len(runs), 1), masks.words(spec.cells)
-    return PairingTables(
-        np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
-        ch_num, masks.pack(sets + [0], width), masks.zeros(n * MAX_CHOICES, width),
-        np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-        np.zeros(n, np.int64), masks.zeros(n, width), np.array([spec.cells], np.int64),
-        masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], width))
+@njit(cache=True, nogil=True, inline="always")
+def _set_kill(kill, hit, run_cells, run_slot, r, windows):  # type: ignore[no-untyped-def]
+    """kill for the cells of run r, its open windows `windows`."""
+    for i in range(run_cells.shape[1]):
+        if run_cells[r, i] < 0:
+            break
+        kill[run_slot[r, i]] = hit[r, windows, i]
 
 
-@njit(cache=True, nogil=True)
-def find_pairing(p, cnt, occupied, n_cells, run_off, run_win, ch_off, ch_num, ch_mask,  # type: ignore[no-untyped-def]
-                 opts, nopt, taken, level_run, level_next, level_used, limit):
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def find_pairing(p, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
     no cells) when none was found within `limit` steps. `occupied`: the board's stones (a cell
-    set, masks.py)."""
+    set, masks.py). Found, run level_run[l] took its choice level_next[l] - 1 (pt's arrays)."""
+    found, zone = _pairing_after(p, cnt, occupied, pt.run_off, 0, pt, limit)
+    return found == 0, zone
+
+
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
+def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
+    """The first i such that after a stone of the other side on moves[i] a pairing holds
+    against player index p's open lines (found within `limit` steps), and its cells; (-1, no
+    cells) when there is none. m == 0: the board as it is (i = 0 when a pairing holds).
+
+    The set-up is done once: each run's open windows and choices that avoid the stones; a
+    stone changes only the runs through it (it closes their windows through it, and rules out
+    their choices that hold it). Then for each move, a depth-first search takes one choice for
+    each run with windows open, cells disjoint."""
+    run_off, run_win, ch_off, ch_num, ch_mask, ch_pos, hit, run_cells = pt.run_off, \
+        pt.run_win, pt.ch_off, pt.ch_num, pt.ch_mask, pt.ch_pos, pt.ch_hit, pt.run_cells
+    cell_off, cell_run, cell_pos, run_slot, run_mask = pt.cell_off, pt.cell_run, pt.cell_pos, \
+        pt.run_slot, pt.run_mask
+    cells, k = pt.size[0], pt.size[1]
+    win, live, cand, level_run, level_next, level_used = pt.win, pt.live, pt.cand, \
+        pt.level_run, pt.level_next, pt.level_used
+    base_win, base_live, base_need, kill = pt.base_win, pt.base_live, pt.base_need, pt.kill
+    runs = run_off.shape[0] - 1
     nothing = none_like(occupied)
-    runs, need = 0, 0
-    for r in range(run_off.shape[0] - 1):
+    # A run with windows open but no choice gets one only from a stone on it (closing some of
+    # its windows): a move must lie on every such run.
+    allowed = all_like(occupied)
+    need = 0  # the smallest choice of each run (they are sorted by size), runs disjoint
+    used = nothing
+    for r in range(runs):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
             if cnt[1 - p, run_win[j]] == 0:
                 windows |= 1 << (j - run_off[r])
-        if windows == 0:
+        left, size = np.uint32(0), np.int64(0)
+        if windows != 0:
+            left, size = _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows,
+                                      occupied)
+            if size < 0:
+                if m == 0:
+                    return -1, nothing
+                allowed = meet(allowed, get(run_mask, r))
+                size = 0
+        base_win[r], base_live[r], base_need[r] = windows, left, size
+        win[r], live[0, r] = windows, left
+        _set_kill(kill, hit, run_cells, run_slot, r, windows)
+        need += size
+    for i in range(max(m, 1)):
+        c = moves[i] if m > 0 else -1
+        if c >= 0 and not has(allowed, c):
             continue
-        c, row = 0, runs * MAX_CHOICES
-        for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
-            choice = get(ch_mask, o)
-            if disjoint(choice, occupied):
-                put(opts, row + c, choice)
-                c += 1
-        if c == 0:
-            return False, nothing
-        need += count(get(opts, row))  # the smallest choice left: they are sorted by size
-        nopt[runs] = c
-        taken[runs] = 0
-        runs += 1
-    if need > n_cells - count(occupied):
-        return False, nothing  # more cells needed than are empty, runs being disjoint
-    used = nothing
-    level, steps = 0, 0
-    while True:
-        # Most constrained run first: the one with the fewest choices still disjoint from
-        # `used`; with none left for some run, this branch fails.
-        pick, fewest = -1, 1 << 30
-        for v in range(runs):
-            if taken[v]:
-                continue
-            c, row = 0, v * MAX_CHOICES
-            for i in range(nopt[v]):
-                if disjoint(get(opts, row + i), used):
-                    c += 1
-            if c < fewest:
-                pick, fewest = v, c
-                if c == 0:
+        after, more, dead = occupied, need, False
+        if c >= 0:
+            after = join(occupied, bit(occupied, c))
+            for x in range(cell_off[c], cell_off[c + 1]):
+                u, q = cell_run[x], cell_pos[x]
+                if base_win[u] == 0:
+                    continue
+                more -= base_need[u]
+                # the stone at place q closes u's windows s with s <= q < s + k
+                w = base_win[u] & ~(((1 << (q + 1)) - 1) & ~((1 << max(0, q - k + 1)) - 1))
+                win[u], live[0, u] = w, 0
+                _set_kill(kill, hit, run_cells, run_slot, u, w)
+                if w != 0:
+                    left, size = _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, u, w,
+                                              after)
+                    if size < 0:
+                        dead = True  # no choice for run u: no pairing
+                        break
+                    live[0, u] = left
+                    more += size
+        # More cells needed than are empty: no pairing. Else the search.
+        done = not dead and more <= cells - count(after)
+        if done:
+            # The runs still to pick are cand[:todo] (a run taken moves to cand[todo - 1] and
+            # todo goes down by one; it comes back, last taken first, by todo going up).
+            todo = 0
+            for v in range(runs):
+                if win[v] != 0:
+                    cand[todo] = v
+                    todo += 1
+            used = nothing
+            level, steps = 0, 0
+            while True:
+                # Most constrained run first: the one with the fewest choices still disjoint
+                # from `used` (row `level` of `live`), the first of them on a tie (the least of
+                # the keys count * 256 + run); with none left, this branch fails.
+                best, at = np.int64(1) << 40, -1
+                for j in range(todo):
+                    key = np.int64(_ones(live[level, cand[j]])) << 8 | cand[j]
+                    if key < best:
+                        best, at = key, j
+                if at < 0:
+                    break  # every run has its choice: a pairing
+                if best >= 256:
+                    pick = best & 255
+                    level_run[level], level_next[level] = pick, 0
+                    put(level_used, level, used)
+                    cand[at], cand[todo - 1] = cand[todo - 1], pick
+                    todo -= 1
+                    level += 1
+                # Take the next choice at the deepest level that has one left; undo levels
+                # without.
+                while level > 0:
+                    steps += 1
+                    if steps > limit:
+                        level = 0
+                        break
+                    v, j = level_run[level - 1], level_next[level - 1]
+                    rest = np.uint64(live[level - 1, v]) >> np.uint64(j)
+                    if rest != 0:
+                        j += _lowest(rest)
+                        level_next[level - 1] = j + 1
+                        o = ch_off[v, win[v]] + j
+                        used = join(get(level_used, level - 1), get(ch_mask, o))
+                        # The choices left a level down, of the runs still to pick (no other
+                        # row is read there): those that hold none of this choice's cells.
+                        for t in range(todo):
+                            live[level, cand[t]] = live[level - 1, cand[t]]
+                        places = ch_pos[o]
+                        while places != 0:
+                            x = run_cells[v, _lowest(places)]
+                            places &= places - 1
+                            for y in range(cell_off[x], cell_off[x + 1]):
+                                live[level, cell_run[y]] &= ~kill[y]
+                        break
+                    todo += 1
+                    level -= 1
+                if level == 0:
+                    done = False
                     break
-        if pick < 0:
-            return True, used
-        if fewest > 0:
-            level_run[level], level_next[level] = pick, 0
-            put(level_used, level, used)
-            taken[pick] = 1
-            level += 1
-        # Take the next choice at the deepest level that has one left; undo levels without.
-        while level > 0:
-            steps += 1
-            if steps > limit:
-                return False, nothing
-            v, base = level_run[level - 1], get(level_used, level - 1)
-            i, row = level_next[level - 1], v * MAX_CHOICES
-            while i < nopt[v] and not disjoint(get(opts, row + i), base):
-                i += 1
-            if i < nopt[v]:
-                level_next[level - 1] = i + 1
-                used = join(base, get(opts, row + i))
-                break
-            taken[v] = 0
-            level -= 1
-        if level == 0:
-            return False, nothing
+        if c >= 0:
+            for x in range(cell_off[c], cell_off[c + 1]):
+                u = cell_run[x]
+                win[u], live[0, u] = base_win[u], base_live[u]
+                _set_kill(kill, hit, run_cells, run_slot, u, base_win[u])
+        if done:
+            return i, (join(used, bit(used, c)) if c >= 0 else used)
+    return -1, nothing
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-def]
     """`zone` grown until every line open for player index `p` has `need` of its empty cells in
     it (or all of them, when fewer are empty)."""
@@ -234,51 +271,20 @@ def hit_lines(zone, need, p, cnt, lines, occupied):  # type: ignore[no-untyped-d
     return zone
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def cannot_win(p, st, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """Whether player index `p` provably cannot complete a line, and the cells the proof uses:
     no line open for p at all (none), or a pairing against p's open lines."""
     if st[1 + p] == 0:
         return True, none_like(occupied)
-    return find_pairing(p, cnt, occupied, pt[11][0], pt[0], pt[1], pt[2], pt[3], pt[4],
-                        pt[5], pt[6], pt[7], pt[8], pt[9], pt[10], limit)
+    return find_pairing(p, cnt, occupied, pt, limit)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def refuting_reply(me, cnt, st, cl_off, cl_idx, occupied, moves, m, pt, limit):  # type: ignore[no-untyped-def]
     """A move of player index `me` after which the other side cannot complete a line (by
     `cannot_win`), and its proof's cells with the move's; (-1, 0) when none is found."""
-    # A run with windows open for the other side but no choice of pairs left gets one only
-    # from a stone on it (closing some of its windows): the move must lie on every such run.
-    run_off, run_win, ch_off, ch_num, ch_mask, run_mask = pt[0], pt[1], pt[2], pt[3], pt[4], pt[12]
-    allowed = all_like(occupied)
-    for r in range(run_off.shape[0] - 1):
-        windows = 0
-        for j in range(run_off[r], run_off[r + 1]):
-            if cnt[me, run_win[j]] == 0:
-                windows |= 1 << (j - run_off[r])
-        if windows == 0:
-            continue
-        for o in range(ch_off[r, windows], ch_off[r, windows] + ch_num[r, windows]):
-            if disjoint(get(ch_mask, o), occupied):
-                break
-        else:
-            allowed = meet(allowed, get(run_mask, r))
-    for i in range(m):
-        c = moves[i]
-        if not has(allowed, c):
-            continue
-        for j in range(cl_off[c], cl_off[c + 1]):
-            line = cl_idx[j]
-            if cnt[me, line] == 0:
-                st[2 - me] -= 1
-            cnt[me, line] += 1
-        done, zone = cannot_win(1 - me, st, cnt, join(occupied, bit(occupied, c)), pt, limit)
-        for j in range(cl_off[c], cl_off[c + 1]):
-            line = cl_idx[j]
-            cnt[me, line] -= 1
-            if cnt[me, line] == 0:
-                st[2 - me] += 1
-        if done:
-            return c, join(zone, bit(zone, c))
-    return -1, none_like(occupied)
+    if m == 0:
+        return -1, none_like(occupied)
+    i, zone = _pairing_after(1 - me, cnt, occupied, moves, m, pt, limit)
+    return (moves[i] if i >= 0 else -1), zone

@@ -53,7 +53,7 @@ def _bucket(kx, ko, mask):  # type: ignore[no-untyped-def]
     h ^= h >> np.uint64(31)
     h *= np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(29)
-    return np.int64(h & mask)
+    return np.int64(h & mask)  # so that doubled, a key's bucket is this or it + buckets
 
 
 @njit(cache=True, nogil=True)
@@ -103,13 +103,35 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
 
 
 @njit(cache=True, nogil=True)
-def rehash(tk1, tk2, tpn, tdn, tz, tmv, tfl, nk1, nk2, npn, ndn, nz, nmv, nfl, ctl):  # type: ignore[no-untyped-def]
-    """Every entry of the table into a larger one (the n* arrays), proofs first so that no
-    proof is lost to an unresolved entry; ctl[FILLED] counts the new table's slots."""
+def double(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl):  # type: ignore[no-untyped-def]
+    """The table in the first half of the arrays, made a table of all of them in place (the
+    second half empty): each bucket's entries split between it and its twin a half further
+    on (`_bucket`), in each the proofs first, then the rest, each in their order, as
+    inserting every entry anew (proofs first, in slot order) into an empty table would place
+    them; ctl[FILLED] counts the slots in use."""
+    half = tk1.shape[0] // 2
     ctl[FILLED] = 0
-    for proofs in (True, False):
-        for s in range(tk1.shape[0]):
-            f = tfl[s]
-            if f & USED and (f & PROVED != 0) == proofs:
-                put(nk1, nk2, npn, ndn, nz, nmv, nfl, ctl, tk1[s], tk2[s], tpn[s], tdn[s],
-                     tz[s], tmv[s], f >> 3)
+    k1, k2, zn = np.zeros(_WAYS, tk1.dtype), np.zeros(_WAYS, tk2.dtype), np.zeros(_WAYS, tz.dtype)
+    pn, dn = np.zeros(_WAYS, tpn.dtype), np.zeros(_WAYS, tdn.dtype)
+    mv, fl = np.zeros(_WAYS, tmv.dtype), np.zeros(_WAYS, tfl.dtype)
+    for base in range(0, half, _WAYS):
+        m = 0  # the bucket's entries, proofs first, read before any is written
+        for proofs in (True, False):
+            for s in range(base, base + _WAYS):
+                if tfl[s] & USED and (tfl[s] & PROVED != 0) == proofs:
+                    k1[m], k2[m], pn[m], dn[m], zn[m], mv[m], fl[m] = tk1[s], tk2[s], tpn[s], \
+                        tdn[s], tz[s], tmv[s], tfl[s]
+                    m += 1
+        if m == 0:
+            continue
+        for s in range(base, base + _WAYS):
+            tk1[s], tk2[s], tpn[s], tdn[s], tz[s], tmv[s], tfl[s] = 0, 0, 0, 0, 0, 0, 0
+        low, high = base, base + half
+        for i in range(m):
+            if _bucket(k1[i], k2[i], np.uint64(2 * half // _WAYS - 1)) * _WAYS == base:
+                t, low = low, low + 1
+            else:
+                t, high = high, high + 1
+            tk1[t], tk2[t], tpn[t], tdn[t], tz[t], tmv[t], tfl[t] = k1[i], k2[i], pn[i], dn[i], \
+                zn[i], mv[i], fl[i]
+        ctl[FILLED] += m

@@ -6,6 +6,7 @@ and memory. What it proved is written out, and checked, by proof_writer.py and q
 """
 from __future__ import annotations
 
+import mmap
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -53,31 +54,30 @@ class ProofTable:
         self.board = Board(spec, slots_log2=1)
         # The table starts small and doubles when three quarters full, up to the budget: on
         # some machines each page first touched costs tens of microseconds, so a table of the
-        # whole budget from the start made a one-second proof take tens of seconds.
+        # whole budget from the start made a one-second proof take tens of seconds. Its arrays
+        # are the budget's from the start, but as memory mapped and untouched (the system
+        # gives a page its memory when first written), and the table the first `slots` of
+        # them, doubled in place: no page is written but those the entries land on.
         self.most = max(FIRST_SLOTS, 1 << max(2, (memory // SLOT_BYTES).bit_length() - 1))
         self.ctl = np.zeros(prooftable.CONTROLS, dtype=np.int64)
         self.out = np.zeros(3, dtype=np.uint64)
         self.attacker = -1  # the side whose "cannot win" the table's entries are about
+        self._arrays = [_untouched(self.most, kind) for kind in (
+            np.uint64, np.uint64, np.int64, np.int64, np.uint64, np.int16, np.uint8)]
         self._make(min(FIRST_SLOTS, self.most))
 
     def _make(self, slots: int) -> None:
-        """Empty table arrays of `slots` slots."""
-        self.tk1 = np.zeros(slots, dtype=np.uint64)
-        self.tk2 = np.zeros(slots, dtype=np.uint64)
-        self.tpn = np.zeros(slots, dtype=np.int64)
-        self.tdn = np.zeros(slots, dtype=np.int64)
-        self.tz = np.zeros(slots, dtype=np.uint64)
-        self.tmv = np.zeros(slots, dtype=np.int16)
-        self.tfl = np.zeros(slots, dtype=np.uint8)
+        """The table arrays: the first `slots` slots."""
+        self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv, self.tfl = (
+            a[:slots] for a in self._arrays)
         self.slots = slots
         self.ctl[prooftable.ROOM] = slots * 3 // 4 if slots < self.most else 1 << 62
 
     def _grow(self) -> None:
         """The table, twice as large, holding every entry it held."""
-        old = (self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv, self.tfl)
         self._make(self.slots * 2)
-        prooftable.rehash(*old, self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv,
-                      self.tfl, self.ctl)
+        prooftable.double(self.tk1, self.tk2, self.tpn, self.tdn, self.tz, self.tmv, self.tfl,
+                          self.ctl)
 
     def run(self, board: Sequence[int], attacker: int, nodes: int | None = None) -> int:
         """df-pn on `board` for "player index `attacker` cannot win": 1 proved, -1 disproved
@@ -123,6 +123,13 @@ class ProofTable:
     def used(self) -> int:
         """Table slots in use."""
         return int(np.count_nonzero(self.tfl))
+
+
+def _untouched(count: int, kind: type) -> np.ndarray:
+    """`count` zeros of `kind` in memory mapped from nothing: no page is touched until
+    written (np.zeros may take a block of the heap and clear it whole)."""
+    size = max(1, count * np.dtype(kind).itemsize)
+    return np.frombuffer(mmap.mmap(-1, size), dtype=kind, count=count)
 
 
 def check_provable(spec: Spec) -> None:

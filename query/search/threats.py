@@ -11,9 +11,10 @@ import numpy as np
 
 from tablebase.builder.game.compiled import njit
 from tablebase.query.search.moves import place, remove
+from tablebase.query.search.proofs import NO_REFCOUNTS
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def count_fours(cnt, board, lines, k, p):  # type: ignore[no-untyped-def]
     """(how many distinct empty cells complete a line of player index p (at most 2), one)."""
     count, first = 0, -1
@@ -94,7 +95,7 @@ def vcf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, a, dept
     return False
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFCOUNTS)
 def _unwind(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, cells, at, block, s):  # type: ignore[no-untyped-def]
     """Take back the moves of levels below `s` (each a four and its block)."""
     for j in range(s - 1, -1, -1):
