@@ -39,7 +39,8 @@ class Game:
 
     # -- codes: cell i is the digit of 3**i ------------------------------------
     def code(self, board: tuple[int, ...]) -> int:
-        return sum(v * 3 ** i for i, v in enumerate(board))
+        # The cells as base-3 digits, the last cell the leading digit.
+        return int("".join(map(str, board[::-1])), 3)
 
     def board(self, code: int) -> tuple[int, ...]:
         out = []
@@ -52,7 +53,8 @@ class Game:
     def wins(self, board: tuple[int, ...], player: int) -> bool:
         if self.exact:
             return self._exact_run(board, player)
-        return any(all(board[c] == player for c in line) for line in self.lines)
+        mine = {c for c, v in enumerate(board) if v == player}
+        return any(mine.issuperset(line) for line in self.lines)
 
     def _exact_run(self, board: tuple[int, ...], player: int) -> bool:
         """Whether some run of the player's stones (a maximal one, in one of the four
@@ -73,7 +75,7 @@ class Game:
         return False
 
     def stones(self, board: tuple[int, ...]) -> int:
-        return sum(1 for v in board if v)
+        return self.n - board.count(0)
 
     def terminal_value(self, board: tuple[int, ...]) -> int | None:
         """Value for the side to move if the game is over."""
