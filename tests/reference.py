@@ -161,11 +161,13 @@ def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return False
 
 
-def reachable_from(game: Game, root: tuple[int, ...]) -> set[tuple[int, ...]]:
-    """Every board reachable from `root` (itself included), by plain breadth-first search."""
+def reachable_from(game: Game, root: tuple[int, ...],
+                   plies: int | None = None) -> set[tuple[int, ...]]:
+    """Every board reachable from `root` (itself included), by plain breadth-first search;
+    with `plies`, those within that many moves of it."""
     seen = {root}
     frontier = [root]
-    while frontier:
+    for _ in range(game.n if plies is None else plies):
         nxt = []
         for b in frontier:
             for cell in game.moves(b):
