@@ -39,7 +39,8 @@ class Game:
 
     # -- codes: cell i is the digit of 3**i ------------------------------------
     def code(self, board: tuple[int, ...]) -> int:
-        return sum(v * 3 ** i for i, v in enumerate(board))
+        # The cells as base-3 digits, the last cell the leading digit.
+        return int("".join(map(str, board[::-1])), 3)
 
     def board(self, code: int) -> tuple[int, ...]:
         out = []
@@ -52,7 +53,8 @@ class Game:
     def wins(self, board: tuple[int, ...], player: int) -> bool:
         if self.exact:
             return self._exact_run(board, player)
-        return any(all(board[c] == player for c in line) for line in self.lines)
+        mine = {c for c, v in enumerate(board) if v == player}
+        return any(mine.issuperset(line) for line in self.lines)
 
     def _exact_run(self, board: tuple[int, ...], player: int) -> bool:
         """Whether some run of the player's stones (a maximal one, in one of the four
@@ -73,7 +75,7 @@ class Game:
         return False
 
     def stones(self, board: tuple[int, ...]) -> int:
-        return sum(1 for v in board if v)
+        return self.n - board.count(0)
 
     def terminal_value(self, board: tuple[int, ...]) -> int | None:
         """Value for the side to move if the game is over."""
@@ -159,11 +161,13 @@ def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return False
 
 
-def reachable_from(game: Game, root: tuple[int, ...]) -> set[tuple[int, ...]]:
-    """Every board reachable from `root` (itself included), by plain breadth-first search."""
+def reachable_from(game: Game, root: tuple[int, ...],
+                   plies: int | None = None) -> set[tuple[int, ...]]:
+    """Every board reachable from `root` (itself included), by plain breadth-first search;
+    with `plies`, those within that many moves of it."""
     seen = {root}
     frontier = [root]
-    while frontier:
+    for _ in range(game.n if plies is None else plies):
         nxt = []
         for b in frontier:
             for cell in game.moves(b):

@@ -23,7 +23,7 @@ from tablebase.builder.workdir import work_path  # noqa: E402
 from tablebase.query.boards import play_moves  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
-from tests.reference import Game  # noqa: E402
+from tests.reference import Game, reachable_from  # noqa: E402
 
 ENDGAME = ("7x6k4+gravity",
            "c1 e1 d1 d2 c2 d3 e2 e3 d4 d5 b1 a1 e4 c3 d6 c4 e5 e6 f1 f2 f3 c5 c6 f4 f5 g1")
@@ -285,7 +285,8 @@ def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
 
     from tablebase.builder.game.root import Root
     game, root = Game(spec), Root.whole(parse_spec(spec))
-    boards = sorted(b for b in game.reachable() if game.stones(b) == 5)[:200]
+    boards = sorted(b for b in reachable_from(game, (0,) * game.n, plies=5)
+                    if game.stones(b) == 5)[:200]
     codes = np.array([game.code(b) for b in boards], dtype=np.int64)
     counted = cuts._last_stones(root, 4, codes)
     for board, n in zip(boards, counted):

@@ -51,8 +51,7 @@ def test_level_10_only_plays_best_moves_on_every_tictactoe_position(tb: Tablebas
     assert len(boards) == 5478 - 958
     for board in boards:
         best = best_cells(game, board)
-        for _ in range(3):
-            assert choose_move(tb, "3x3k3", board, 10, rng).cell in best
+        assert choose_move(tb, "3x3k3", board, 10, rng).cell in best
         assert choose_move(tb, "3x3k3", board, 10).cell == min(best)  # no rng: the first
     # Random among equals: from the empty board every move draws, and several get played.
     empty = (0,) * 9
@@ -132,7 +131,7 @@ def test_expected_score_rises_strictly_with_the_level() -> None:
 
 def test_the_bench_curve_is_monotone(tb: Tablebase) -> None:
     for spec in ("3x3k3", "4x3k3"):
-        scores = level_scores(tb, spec, 300, levels=(0, 4, 7, 10), seed=1)
+        scores = level_scores(tb, spec, 150, levels=(0, 4, 7, 10), seed=1)
         curve = [scores[level] for level in (0, 4, 7, 10)]
         assert curve == sorted(curve) and curve[0] < curve[-1] == 0.5, (spec, curve)
 

@@ -11,7 +11,7 @@ from functools import cache
 
 import pytest
 
-from tests.reference import Game
+from tests.reference import Game, reachable_from
 from tests.reference_moving import DRAW, LOSS, WIN, Board, MovingGame, Outcome, Position
 
 # Small games, solved in well under a second each (4x3k3+stones3: about 1.5 s). With k = 4 on
@@ -290,7 +290,8 @@ def test_the_placement_phase_is_the_ordinary_game(spec: str) -> None:
     n = 2 * game.stones
     plain = Game("".join(f"+{f}" if i else f for i, f in enumerate(spec.split("+"))
                          if not f.startswith("stones") and f != "jump"))
-    ordinary = {(b, 1 if stones(b) % 2 == 0 else 2) for b in plain.reachable() if stones(b) <= n}
+    ordinary = {(b, 1 if stones(b) % 2 == 0 else 2)
+                for b in reachable_from(plain, (0,) * plain.n, plies=n)}
     table = solved(spec)
     assert {pos for pos in table if stones(pos[0]) < n} == {p for p in ordinary
                                                             if stones(p[0]) < n}

@@ -25,7 +25,7 @@ import numpy as np
 
 from tablebase.builder.game.codec import EMPTY, O, X, decode, encode
 from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.geometry import line_ends, lines
+from tablebase.builder.game.rules import line_masks
 from tablebase.builder.game.spec import Spec
 from tablebase.builder.game.symmetry import canonical_board
 
@@ -127,23 +127,16 @@ def stones_say(spec: Spec, board: Sequence[int]) -> int | None:
     return None if placed == 2 * spec.stones else (X if placed % 2 == 0 else O)
 
 
-@lru_cache(maxsize=None)
-def _line_masks(spec: Spec) -> tuple[tuple[int, int], ...]:
-    """geometry's lines (squares included) as (cells, cells beyond the ends) bitmasks."""
-    return tuple((sum(1 << int(c) for c in set(line.tolist())),
-                  sum(1 << int(e) for e in ends if e >= 0))
-                 for line, ends in zip(lines(spec), line_ends(spec)))
-
-
 # Per player, bytes.translate's table: that player's value to "1", every other to "0".
 _BIT_CHARS = {p: bytes(49 if v == p else 48 for v in range(256)) for p in (X, O)}  # "1", "0"
 
 
 def made(spec: Spec, board: Sequence[int], player: int) -> bool:
-    """`rules.has_line`, by bitmasks: the answers' hot path (a probe asks it a few times)."""
+    """`rules.has_line` on boards of ints, the player's cells read by one bytes translation:
+    the answers' hot path (a probe asks it a few times)."""
     # The player's cells as a bitmask, through one bytes translation (cell 0 the lowest bit).
     mine = int(bytes(board).translate(_BIT_CHARS[player])[::-1], 2)
-    return any(mine & cells == cells and not mine & beyond for cells, beyond in _line_masks(spec))
+    return any(mine & cells == cells and not mine & beyond for cells, beyond in line_masks(spec))
 
 
 def check_moving(spec: Spec, position: Sequence[int]) -> None:

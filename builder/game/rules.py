@@ -10,6 +10,7 @@ table root's free cells.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from tablebase.builder.game.codec import EMPTY, O, X
 from tablebase.builder.game.errors import InvalidPositionError
@@ -30,11 +31,22 @@ def side_to_move(board: Sequence[int]) -> int:
     return mover_at(sum(1 for v in board if v != EMPTY))
 
 
+@lru_cache(maxsize=None)
+def line_masks(spec: Spec) -> tuple[tuple[int, int], ...]:
+    """geometry's lines (squares included) as (its cells, the cells just beyond its ends)
+    bitmasks, cell c as bit c: a player has made the line who holds all of the first and none
+    of the second."""
+    return tuple((sum(1 << c for c in set(line)), sum(1 << e for e in ends if e >= 0))
+                 for line, ends in zip(lines(spec).tolist(), line_ends(spec).tolist()))
+
+
 def has_line(spec: Spec, board: Sequence[int], player: int) -> bool:
     """Whether `player` has made a line: k in a row (+exact: and not more)."""
-    return any(all(board[int(c)] == player for c in line)
-               and all(e < 0 or board[int(e)] != player for e in ends)
-               for line, ends in zip(lines(spec), line_ends(spec)))
+    mine = 0
+    for cell, v in enumerate(board):
+        if v == player:
+            mine |= 1 << cell
+    return any(mine & cells == cells and not mine & beyond for cells, beyond in line_masks(spec))
 
 
 def check_position(spec: Spec, board: Sequence[int]) -> None:

@@ -29,11 +29,12 @@ def _lines(width: int, height: int, k: int) -> tuple[tuple[int, ...], ...]:
     return tuple(found)
 
 
-def _targets(rules: Rules, cell: int) -> list[int]:
+@lru_cache(maxsize=None)
+def _targets(rules: Rules, cell: int) -> tuple[int, ...]:
     width, height, _, _, jump = rules
     r, c = divmod(cell, width)
-    return [d for d in range(width * height) if d != cell
-            and (jump or max(abs(d // width - r), abs(d % width - c)) == 1)]
+    return tuple(d for d in range(width * height) if d != cell
+                 and (jump or max(abs(d // width - r), abs(d % width - c)) == 1))
 
 
 def _name(width: int, height: int, cell: int) -> str:
