@@ -210,6 +210,24 @@ def test_small_proofs_are_written_and_checked(tmp_path) -> None:  # type: ignore
     assert done >= 3
 
 
+def test_a_proof_whose_tables_lost_the_defenders_entries_is_still_written(
+        tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A table at its largest may have no slot for a position's entry: the writer then finds a
+    reply by proving children anew. Here every entry where the defender is to move is lost."""
+    spec = parse_spec("5x5k4")
+    proved = prove_no_win(spec, (0,) * 25, ProofBudget(memory=1 << 22, threads=1))
+    real = ProofTable.entry
+
+    def forget(self: ProofTable) -> int:
+        return -1 if self.board.stones % 2 == 1 else real(self)
+
+    monkeypatch.setattr(ProofTable, "entry", forget)
+    path = tmp_path / "lost.proof.gz"
+    written = write_proof(proved, path)
+    checked = check_proof(path)
+    assert checked.positions == written and checked.kinds["reply"] >= 1
+
+
 def _good(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]
     spec = parse_spec("3x3k3")
     path = tmp_path / "good.proof"

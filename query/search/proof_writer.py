@@ -234,6 +234,13 @@ class _Walk:
             found = t.run(board, self.attacker, REPROVE_NODES)
             t.board.load(board)
             s = t.entry()
+            if found == 1 and (s < 0 or t.tmv[s] < 0):
+                # Proved again, but a table at its largest had no slot left to keep the
+                # position's entry (a bucket full of proofs): a reply is any whose child the
+                # search proves (each child searched anew, its own proof written after).
+                reply = self._any_reply(t, board)
+                if reply is not None:
+                    return reply
             if found != 1 or s < 0 or t.tmv[s] < 0:
                 raise ProofWriteError(f"{self.spec.name}: a defender's reply the proof needs"
                                       f" was lost and not found again ({found}, {s},"
@@ -242,6 +249,19 @@ class _Walk:
         b = t.board
         _, _, g0 = prover.key_of(b.par, b.bx, b.bo)
         return int(b.inv[g0, int(t.tmv[s])])
+
+    def _any_reply(self, t: ProofTable, board: list[int]) -> int | None:
+        """A defender's reply on `board` whose child the search proves within REPROVE_NODES,
+        or None; the table's board is left loaded with `board`."""
+        try:
+            for c in (c for c, v in enumerate(board) if v == 0):
+                child = board.copy()
+                child[c] = 2 - self.attacker
+                if t.run(child, self.attacker, REPROVE_NODES) == 1:
+                    return c
+            return None
+        finally:
+            t.board.load(board)
 
     def _pairs(self, t: ProofTable) -> list[tuple[int, int]]:
         """The pairs of the pairing proofs.py finds on the loaded position, each run's choice
