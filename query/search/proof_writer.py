@@ -251,10 +251,17 @@ class _Walk:
         return int(b.inv[g0, int(t.tmv[s])])
 
     def _any_reply(self, t: ProofTable, board: list[int]) -> int | None:
-        """A defender's reply on `board` whose child the search proves within REPROVE_NODES,
-        or None; the table's board is left loaded with `board`."""
+        """A defender's reply on `board` whose child the table proves, else one the search
+        proves within REPROVE_NODES, or None; the table's board is left loaded with `board`."""
+        empties = [c for c, v in enumerate(board) if v == 0]
+        for c in empties:  # the children's entries survive where the node's own was dropped
+            t.board.place(c, 2 - self.attacker)
+            s = t.entry()
+            t.board.remove(c)
+            if s >= 0 and t.tfl[s] & prooftable.PROVED:
+                return c
         try:
-            for c in (c for c, v in enumerate(board) if v == 0):
+            for c in empties:
                 child = board.copy()
                 child[c] = 2 - self.attacker
                 if t.run(child, self.attacker, REPROVE_NODES) == 1:
