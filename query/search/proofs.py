@@ -228,17 +228,20 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                         o = ch_off[v, win[v]] + j
                         used = join(get(level_used, level - 1), get(ch_mask, o))
                         # The choices left a level down: those that hold none of this
-                        # choice's cells; run v is taken there.
+                        # choice's cells; run v is taken there. (Unsigned indices: numba
+                        # checks a signed one for a negative value, a cost in this loop.)
+                        row, above = live[level], live[level - 1]
                         for t in range(runs):
-                            live[level, t] = live[level - 1, t]
-                        live[level, v] |= _OUT
+                            row[t] = above[t]
+                        row[v] |= _OUT
                         places, empty = ch_pos[o], False
                         while places != 0:
                             x = run_cells[v, _lowest(places)]
                             places &= places - 1
-                            for y in range(cell_off[x], cell_off[x + 1]):
-                                left = live[level, cell_run[y]] & ~np.uint64(kill[y])
-                                live[level, cell_run[y]] = left
+                            for y in range(np.uint64(cell_off[x]), np.uint64(cell_off[x + 1])):
+                                u = np.uint64(cell_run[y])
+                                left = row[u] & ~np.uint64(kill[y])
+                                row[u] = left
                                 empty |= left == 0
                         break
                     level -= 1
