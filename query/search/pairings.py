@@ -45,15 +45,14 @@ class PairingTables(NamedTuple):
     run_mask: np.ndarray   # R cell sets: the cells of each run
     size: np.ndarray       # int64[2]: the board's cells and k
     win: np.ndarray        # scratch int64[R]: each run's open-window set (0: none open)
-    live: np.ndarray       # scratch uint32[R + 1, R]: row l: each run's choices left, level l
-    cand: np.ndarray       # scratch int64[R]: the runs the search is still to pick
+    live: np.ndarray       # scratch uint64[R + 1, R]: row l: each run's choices left, level l
     kill: np.ndarray       # scratch uint32, like cell_run: the choices of run cell_run[y] (for
                            # its open windows) that hold cell c (ch_hit[r, win[r], i])
     level_run: np.ndarray  # scratch: the search's stack (int64[R + 1] twice, R + 1 sets)
     level_next: np.ndarray
     level_used: np.ndarray
     base_win: np.ndarray   # scratch: win, live[0] and each run's smallest choice's cells
-    base_live: np.ndarray  # before a move (int64[R], uint32[R], int64[R])
+    base_live: np.ndarray  # before a move (int64[R], uint64[R], int64[R])
     base_need: np.ndarray
 
 
@@ -154,6 +153,6 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
         np.array([i for _, i in flat] + [0], dtype=np.int64), run_slot,
         masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], words),
         np.array([spec.cells, spec.k], np.int64), np.zeros(n, np.int64),
-        np.zeros((n + 1, n), np.uint32), np.zeros(n, np.int64), np.zeros(len(flat) + 1, np.uint32),
+        np.zeros((n + 1, n), np.uint64), np.zeros(len(flat) + 1, np.uint32),
         np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), masks.zeros(n + 1, words),
-        np.zeros(n, np.int64), np.zeros(n, np.uint32), np.zeros(n, np.int64))
+        np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.int64))

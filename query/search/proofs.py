@@ -15,11 +15,12 @@ defender's own only ends the game sooner.
 
 The pairing search runs on the tables of pairings.py (the board's runs and their choices of
 pairs), one choice a run, cells disjoint, most constrained run first. It keeps, for each level
-of its depth-first search, each run's choices still disjoint from those taken as the bits of a
-uint32 (a run has at most 32): a choice taken clears, in the runs through its cells, the
-choices holding those cells (one table look-up a cell and run), and the most constrained run is
-the one whose bits count least. Tried for each of a defender's replies in turn, its set-up is
-done once: a stone changes only the runs through it.
+of its depth-first search, each run's choices still disjoint from those taken as bits of a word
+(a run has at most 32; bit 63 marks a run with nothing to pick: no window open, or taken): a
+choice taken clears, in the runs through its cells, the choices holding those cells (one table
+look-up a cell and run), and the most constrained run is the one whose bits count least. Tried
+for each of a defender's replies in turn, its set-up is done once: a stone changes only the
+runs through it.
 """
 from __future__ import annotations
 
@@ -57,17 +58,17 @@ REPLY_STEPS = np.int64(64)
 
 if TYPE_CHECKING:  # what a compiled caller sees (the intrinsics' own signatures are numba's)
     def _ones(x: Any) -> int:
-        """The bits set in a uint32."""
+        """The bits set in an unsigned integer."""
 
     def _lowest(x: Any) -> int:
         """The place of the lowest bit set in an integer (its width when none is)."""
 else:
     @intrinsic
     def _ones(typingctx, x):  # type: ignore[no-untyped-def]
-        """The bits set in a uint32 (one instruction, and vectorised in a loop)."""
+        """The bits set in an unsigned integer (one instruction)."""
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             return builder.ctpop(args[0])
-        return types.uint32(types.uint32), codegen
+        return x(x), codegen
 
     @intrinsic
     def _lowest(typingctx, x):  # type: ignore[no-untyped-def]
@@ -80,11 +81,15 @@ else:
         return types.int64(x), codegen
 
 
+_OUT = np.uint64(1) << np.uint64(63)  # live[l, r]'s mark: taken above level l, or none open
+_ALL = np.int64(1) << np.int64(40)  # a key past every unmarked run's
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):  # type: ignore[no-untyped-def]
     """The choices of run r for the open-window set `windows` that avoid `occupied` (bit j:
     choice j), and the number of cells of the first of them, the smallest (-1: none)."""
-    left = np.uint32((np.uint64(1) << np.uint64(ch_num[r, windows])) - np.uint64(1))
+    left = (np.uint64(1) << np.uint64(ch_num[r, windows])) - np.uint64(1)
     for i in range(run_cells.shape[1]):
         c = run_cells[r, i]
         if c < 0:
@@ -129,8 +134,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     cell_off, cell_run, cell_pos, run_slot, run_mask = pt.cell_off, pt.cell_run, pt.cell_pos, \
         pt.run_slot, pt.run_mask
     cells, k = pt.size[0], pt.size[1]
-    win, live, cand, level_run, level_next, level_used = pt.win, pt.live, pt.cand, \
-        pt.level_run, pt.level_next, pt.level_used
+    win, live, level_run, level_next, level_used = pt.win, pt.live, pt.level_run, \
+        pt.level_next, pt.level_used
     base_win, base_live, base_need, kill = pt.base_win, pt.base_live, pt.base_need, pt.kill
     runs = run_off.shape[0] - 1
     nothing = none_like(occupied)
@@ -144,7 +149,7 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
         for j in range(run_off[r], run_off[r + 1]):
             if cnt[1 - p, run_win[j]] == 0:
                 windows |= 1 << (j - run_off[r])
-        left, size = np.uint32(0), np.int64(0)
+        left, size = np.uint64(0), np.int64(0)
         if windows != 0:
             left, size = _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows,
                                       occupied)
@@ -153,6 +158,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                     return -1, nothing
                 allowed = meet(allowed, get(run_mask, r))
                 size = 0
+        if windows == 0:
+            left = _OUT
         base_win[r], base_live[r], base_need[r] = windows, left, size
         win[r], live[0, r] = windows, left
         _set_kill(kill, hit, run_cells, run_slot, r, windows)
@@ -171,7 +178,7 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                 more -= base_need[u]
                 # the stone at place q closes u's windows s with s <= q < s + k
                 w = base_win[u] & ~(((1 << (q + 1)) - 1) & ~((1 << max(0, q - k + 1)) - 1))
-                win[u], live[0, u] = w, 0
+                win[u], live[0, u] = w, _OUT
                 _set_kill(kill, hit, run_cells, run_slot, u, w)
                 if w != 0:
                     left, size = _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, u, w,
@@ -184,32 +191,27 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
         # More cells needed than are empty: no pairing. Else the search.
         done = not dead and more <= cells - count(after)
         if done:
-            # The runs still to pick are cand[:todo] (a run taken moves to cand[todo - 1] and
-            # todo goes down by one; it comes back, last taken first, by todo going up).
-            todo = 0
-            for v in range(runs):
-                if win[v] != 0:
-                    cand[todo] = v
-                    todo += 1
             used = nothing
-            level, steps = 0, 0
+            level, steps, empty = 0, 0, False
             while True:
                 # Most constrained run first: the one with the fewest choices still disjoint
-                # from `used` (row `level` of `live`), the first of them on a tie (the least of
-                # the keys count * 256 + run); with none left, this branch fails.
-                best, at = np.int64(1) << 40, -1
-                for j in range(todo):
-                    key = np.int64(_ones(live[level, cand[j]])) << 8 | cand[j]
-                    if key < best:
-                        best, at = key, j
-                if at < 0:
+                # from `used` (row `level` of `live`), the first of them on a tie (the least
+                # key count * 256 + run; a marked run's is past _ALL); with none left, this
+                # branch fails. A run left with none is known at once (`empty`): only the runs
+                # through the last choice's cells lost any, and every other had some.
+                best = np.int64(0)
+                if not empty:
+                    best = _ALL
+                    for r in range(runs):
+                        x = live[level, r]
+                        best = min(best, np.int64(_ones(x)) << 8 | r
+                                   | np.int64(x >> np.uint64(63)) << 41)
+                if best >= _ALL:
                     break  # every run has its choice: a pairing
                 if best >= 256:
                     pick = best & 255
                     level_run[level], level_next[level] = pick, 0
                     put(level_used, level, used)
-                    cand[at], cand[todo - 1] = cand[todo - 1], pick
-                    todo -= 1
                     level += 1
                 # Take the next choice at the deepest level that has one left; undo levels
                 # without.
@@ -225,18 +227,23 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                         level_next[level - 1] = j + 1
                         o = ch_off[v, win[v]] + j
                         used = join(get(level_used, level - 1), get(ch_mask, o))
-                        # The choices left a level down, of the runs still to pick (no other
-                        # row is read there): those that hold none of this choice's cells.
-                        for t in range(todo):
-                            live[level, cand[t]] = live[level - 1, cand[t]]
-                        places = ch_pos[o]
+                        # The choices left a level down: those that hold none of this
+                        # choice's cells; run v is taken there. (Unsigned indices: numba
+                        # checks a signed one for a negative value, a cost in this loop.)
+                        row, above = live[level], live[level - 1]
+                        for t in range(runs):
+                            row[t] = above[t]
+                        row[v] |= _OUT
+                        places, empty = ch_pos[o], False
                         while places != 0:
                             x = run_cells[v, _lowest(places)]
                             places &= places - 1
-                            for y in range(cell_off[x], cell_off[x + 1]):
-                                live[level, cell_run[y]] &= ~kill[y]
+                            for y in range(np.uint64(cell_off[x]), np.uint64(cell_off[x + 1])):
+                                u = np.uint64(cell_run[y])
+                                left = row[u] & ~np.uint64(kill[y])
+                                row[u] = left
+                                empty |= left == 0
                         break
-                    todo += 1
                     level -= 1
                 if level == 0:
                     done = False
