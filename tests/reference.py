@@ -12,6 +12,12 @@ from typing import Any
 from tests.reference_moving import MovingGame as MovingGame
 
 WIN, DRAW, LOSS = 1, 0, -1
+# Games of at most SHARED_CELLS cells keep one negamax memo and one reachable set a process,
+# whichever Game asks (many tests solve tic-tac-toe or 4x3k3 whole, a memo of 4x3k3 is tens of
+# MB); a larger game's memo is its Game's own, freed with it.
+SHARED_CELLS = 12
+_SOLVES: dict[str, Callable[[tuple[int, ...]], tuple[int, int]]] = {}
+_REACHABLE: dict[str, frozenset[tuple[int, ...]]] = {}
 
 
 class Game:
@@ -35,7 +41,9 @@ class Game:
                         line = tuple(rr * self.w + cc for rr, cc in cells)
                         if line not in self.lines:
                             self.lines.append(line)
-        self.solve = lru_cache(maxsize=None)(self._solve)
+        self.spec = spec
+        memo = lru_cache(maxsize=None)(self._solve)
+        self.solve = _SOLVES.setdefault(spec, memo) if self.n <= SHARED_CELLS else memo
 
     # -- codes: cell i is the digit of 3**i ------------------------------------
     def code(self, board: tuple[int, ...]) -> int:
@@ -147,7 +155,11 @@ class Game:
 
     # -- reachable positions ------------------------------------------------------
     def reachable(self) -> set[tuple[int, ...]]:
-        return reachable_from(self, tuple([0] * self.n))
+        if self.n > SHARED_CELLS:
+            return reachable_from(self, tuple([0] * self.n))
+        if self.spec not in _REACHABLE:
+            _REACHABLE[self.spec] = frozenset(reachable_from(self, tuple([0] * self.n)))
+        return set(_REACHABLE[self.spec])
 
 
 def better(a: tuple[int, int], b: tuple[int, int]) -> bool:

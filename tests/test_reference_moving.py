@@ -7,12 +7,20 @@ from __future__ import annotations
 
 import math
 import random
-from functools import cache
 
 import pytest
 
 from tests.reference import Game, reachable_from
-from tests.reference_moving import DRAW, LOSS, WIN, Board, MovingGame, Outcome, Position
+from tests.reference_moving import (
+    DRAW,
+    LOSS,
+    WIN,
+    Board,
+    MovingGame,
+    Outcome,
+    Position,
+    solved_game,
+)
 
 # Small games, solved in well under a second each (4x3k3+stones3: about 1.5 s). With k = 4 on
 # 3x3 no line fits: only a square (+square) or a walled-in side ends the game.
@@ -21,9 +29,8 @@ SMALL = ["3x3k3+stones3", "3x3k3+stones4", "3x3k3+stones3+jump", "3x3k3+stones3+
          "4x1k2+stones1"]
 
 
-@cache
 def solved(spec: str) -> dict[Position, Outcome]:
-    return MovingGame(spec).solve_all()
+    return solved_game(spec)[1]  # once a process, shared with the other files' tests
 
 
 def stones(board: Board) -> int:
