@@ -12,7 +12,7 @@ import pytest
 from tablebase.builder.game import parse_spec
 from tablebase.query.proof_check import ProofCheckError, check_proof
 from tablebase.query.search import prover
-from tablebase.query.search.proof_writer import write_proof
+from tablebase.query.search.proof_writer import ProofWriteError, write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
 from tests.reference import WIN, Game, parse
 
@@ -226,6 +226,11 @@ def test_a_proof_whose_tables_lost_the_defenders_entries_is_still_written(
     written = write_proof(proved, path)
     checked = check_proof(path)
     assert checked.positions == written and checked.kinds["reply"] >= 1
+    # And where no reply is found again, the write fails and leaves no file at all.
+    monkeypatch.setattr(ProofTable, "run", lambda self, board, attacker, nodes=None: 0)
+    with pytest.raises(ProofWriteError):
+        write_proof(proved, tmp_path / "failed.proof.gz")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["lost.proof.gz"]
 
 
 def _good(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]

@@ -47,10 +47,18 @@ def write_proof(proved: Proved, path: str | Path) -> int:
     if proved.outcome != "proved":
         raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
                               f" {proved.outcome}, not proved")
-    with open_proof(path) as out:
-        walk = _Walk(proved, out)
-        walk.root()
-        out.write(f"end {walk.count}\n")
+    # Written beside `path` and renamed when whole: a walk that fails or is interrupted
+    # leaves no file at `path` (the same compression, chosen by the name's end).
+    final = Path(path)
+    part = final.with_name(f".{final.name}.part" + (".gz" if final.name.endswith(".gz") else ""))
+    try:
+        with open_proof(part) as out:
+            walk = _Walk(proved, out)
+            walk.root()
+            out.write(f"end {walk.count}\n")
+        os.replace(part, final)
+    finally:
+        part.unlink(missing_ok=True)
     return walk.count
 
 
