@@ -131,8 +131,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     each run with windows open, cells disjoint."""
     run_off, run_win, ch_off, ch_num, ch_mask, ch_pos, hit, run_cells = pt.run_off, \
         pt.run_win, pt.ch_off, pt.ch_num, pt.ch_mask, pt.ch_pos, pt.ch_hit, pt.run_cells
-    cell_off, cell_run, cell_pos, run_slot, run_mask = pt.cell_off, pt.cell_run, pt.cell_pos, \
-        pt.run_slot, pt.run_mask
+    cell_off, cell_run, cell_pos, run_slot, cross, run_mask = pt.cell_off, pt.cell_run, \
+        pt.cell_pos, pt.run_slot, pt.cross, pt.run_mask
     cells, k = pt.size[0], pt.size[1]
     win, live, level_run, level_next, level_used = pt.win, pt.live, pt.level_run, \
         pt.level_next, pt.level_used
@@ -144,6 +144,7 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     allowed = all_like(occupied)
     need = 0  # the smallest choice of each run (they are sorted by size), runs disjoint
     used = nothing
+    live[0, runs] = _OUT  # the padding of `cross`: a run taken
     for r in range(runs):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
@@ -231,14 +232,15 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                         # choice's cells; run v is taken there. (Unsigned indices: numba
                         # checks a signed one for a negative value, a cost in this loop.)
                         row, above = live[level], live[level - 1]
-                        for t in range(runs):
+                        for t in range(runs + 1):
                             row[t] = above[t]
                         row[v] |= _OUT
                         places, empty = ch_pos[o], False
                         while places != 0:
-                            x = run_cells[v, _lowest(places)]
+                            at = _lowest(places)
                             places &= places - 1
-                            for y in range(np.uint64(cell_off[x]), np.uint64(cell_off[x + 1])):
+                            for t in range(3):  # the other runs through the cell
+                                y = np.uint64(cross[v, at, t])
                                 u = np.uint64(cell_run[y])
                                 left = row[u] & ~np.uint64(kill[y])
                                 row[u] = left
