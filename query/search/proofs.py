@@ -90,12 +90,11 @@ def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):
     """The choices of run r for the open-window set `windows` that avoid `occupied` (bit j:
     choice j), and the number of cells of the first of them, the smallest (-1: none)."""
     left = (np.uint64(1) << np.uint64(ch_num[r, windows])) - np.uint64(1)
-    for i in range(run_cells.shape[1]):
-        c = run_cells[r, i]
-        if c < 0:
+    cells, hits = run_cells[r], hit[r, windows]
+    for i in range(np.uint64(cells.shape[0])):
+        if cells[i] < 0:
             break
-        if has(occupied, c):
-            left &= ~hit[r, windows, i]
+        left &= ~(np.uint64(hits[i]) * np.uint64(has(occupied, cells[i])))
     if left == 0:
         return left, np.int64(-1)
     return left, np.int64(count(get(ch_mask, ch_off[r, windows] + _lowest(left))))
@@ -104,10 +103,11 @@ def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):
 @njit(cache=True, nogil=True, inline="always")
 def _set_kill(kill, hit, run_cells, run_slot, r, windows):  # type: ignore[no-untyped-def]
     """kill for the cells of run r, its open windows `windows`."""
-    for i in range(run_cells.shape[1]):
-        if run_cells[r, i] < 0:
+    cells, slots, hits = run_cells[r], run_slot[r], hit[r, windows]
+    for i in range(np.uint64(cells.shape[0])):
+        if cells[i] < 0:
             break
-        kill[run_slot[r, i]] = hit[r, windows, i]
+        kill[np.uint64(slots[i])] = hits[i]
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
