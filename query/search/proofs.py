@@ -17,10 +17,11 @@ The pairing search runs on the tables of pairings.py (the board's runs and their
 pairs), one choice a run, cells disjoint, most constrained run first. It keeps, for each level
 of its depth-first search, each run's choices still disjoint from those taken as bits of a word
 (a run has at most 32; bit 63 marks a run with nothing to pick: no window open, or taken): a
-choice taken clears, in the runs through its cells, the choices holding those cells (one table
-look-up a cell and run), and the most constrained run is the one whose bits count least. Tried
-for each of a defender's replies in turn, its set-up is done once: a stone changes only the
-runs through it.
+choice taken clears, in the other runs through its cells, the choices holding those cells (one
+table look-up a cell and run), and the most constrained run is the one whose bits count least.
+Tried for each of a defender's replies in turn, its set-up is done once: a stone changes only
+the runs through it. It tries the choices in the order, and counts the steps, of the search as
+first written (tests/test_pairings.py keeps that one, plainly, to compare).
 """
 from __future__ import annotations
 
