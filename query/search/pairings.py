@@ -39,13 +39,17 @@ class PairingTables(NamedTuple):
     ch_hit: np.ndarray     # uint32[R, 2**W, L]: bit j: (r, s)'s choice j holds r's cell i
     run_cells: np.ndarray  # int64[R, L]: each run's cells in order, -1 past its end
     cell_off: np.ndarray   # int64[N + 1]: the runs through cell c: cell_run[cell_off[c]:...]
-    cell_run: np.ndarray   # int64: those runs,
+    cell_run: np.ndarray   # int64: those runs (then R, for cross),
     cell_pos: np.ndarray   # int64: and c's place on each
     run_slot: np.ndarray   # int64[R, L]: where run r's cell i is in cell_run (and kill)
+    cross: np.ndarray      # int64[R, L, 3]: where run r's cell i is in cell_run on the (at
+                           # most three) other runs through it; past them, the last entry,
+                           # which names run R, a column of live always marked
     run_mask: np.ndarray   # R cell sets: the cells of each run
     size: np.ndarray       # int64[2]: the board's cells and k
     win: np.ndarray        # scratch int64[R]: each run's open-window set (0: none open)
-    live: np.ndarray       # scratch uint64[R + 1, R]: row l: each run's choices left, level l
+    live: np.ndarray       # scratch uint64[R + 1, R + 1]: row l: each run's choices left at
+                           # level l (column R: a run marked taken, for cross's padding)
     kill: np.ndarray       # scratch uint32, like cell_run: the choices of run cell_run[y] (for
                            # its open windows) that hold cell c (ch_hit[r, win[r], i])
     level_run: np.ndarray  # scratch: the search's stack (int64[R + 1] twice, R + 1 sets)
@@ -142,17 +146,22 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
             ch_num[r, windows] = len(sets) - ch_off[r, windows]
     flat = [x for t in through for x in t]
     run_slot = np.zeros((n, longest), dtype=np.int64)
+    cross = np.full((n, longest, 3), len(flat), dtype=np.int64)
+    at = np.cumsum([0] + [len(t) for t in through])
     for y, (r, i) in enumerate(flat):
         run_slot[r, i] = y
+    for r, cells in enumerate(runs):
+        for i, c in enumerate(cells):
+            others = [at[c] + t for t, (u, _) in enumerate(through[c]) if u != r]
+            cross[r, i, :len(others)] = others
     words = masks.words(spec.cells)
     return PairingTables(
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
         ch_num, masks.pack(sets + [0], words), np.array(places + [0], dtype=np.int64), ch_hit,
-        run_cells, np.cumsum([0] + [len(t) for t in through]).astype(np.int64),
-        np.array([r for r, _ in flat] + [0], dtype=np.int64),
-        np.array([i for _, i in flat] + [0], dtype=np.int64), run_slot,
+        run_cells, at.astype(np.int64), np.array([r for r, _ in flat] + [len(runs)], dtype=np.int64),
+        np.array([i for _, i in flat] + [0], dtype=np.int64), run_slot, cross,
         masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], words),
         np.array([spec.cells, spec.k], np.int64), np.zeros(n, np.int64),
-        np.zeros((n + 1, n), np.uint64), np.zeros(len(flat) + 1, np.uint32),
+        np.zeros((n + 1, n + 1), np.uint64), np.zeros(len(flat) + 1, np.uint32),
         np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), masks.zeros(n + 1, words),
         np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.int64))

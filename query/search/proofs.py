@@ -17,10 +17,11 @@ The pairing search runs on the tables of pairings.py (the board's runs and their
 pairs), one choice a run, cells disjoint, most constrained run first. It keeps, for each level
 of its depth-first search, each run's choices still disjoint from those taken as bits of a word
 (a run has at most 32; bit 63 marks a run with nothing to pick: no window open, or taken): a
-choice taken clears, in the runs through its cells, the choices holding those cells (one table
-look-up a cell and run), and the most constrained run is the one whose bits count least. Tried
-for each of a defender's replies in turn, its set-up is done once: a stone changes only the
-runs through it.
+choice taken clears, in the other runs through its cells, the choices holding those cells (one
+table look-up a cell and run), and the most constrained run is the one whose bits count least.
+Tried for each of a defender's replies in turn, its set-up is done once: a stone changes only
+the runs through it. It tries the choices in the order, and counts the steps, of the search as
+first written (tests/test_pairings.py keeps that one, plainly, to compare).
 """
 from __future__ import annotations
 
@@ -90,12 +91,11 @@ def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):
     """The choices of run r for the open-window set `windows` that avoid `occupied` (bit j:
     choice j), and the number of cells of the first of them, the smallest (-1: none)."""
     left = (np.uint64(1) << np.uint64(ch_num[r, windows])) - np.uint64(1)
-    for i in range(run_cells.shape[1]):
-        c = run_cells[r, i]
-        if c < 0:
+    cells, hits = run_cells[r], hit[r, windows]
+    for i in range(np.uint64(cells.shape[0])):
+        if cells[i] < 0:
             break
-        if has(occupied, c):
-            left &= ~hit[r, windows, i]
+        left &= ~(np.uint64(hits[i]) * np.uint64(has(occupied, cells[i])))
     if left == 0:
         return left, np.int64(-1)
     return left, np.int64(count(get(ch_mask, ch_off[r, windows] + _lowest(left))))
@@ -104,10 +104,11 @@ def _run_choices(ch_off, ch_num, ch_mask, hit, run_cells, r, windows, occupied):
 @njit(cache=True, nogil=True, inline="always")
 def _set_kill(kill, hit, run_cells, run_slot, r, windows):  # type: ignore[no-untyped-def]
     """kill for the cells of run r, its open windows `windows`."""
-    for i in range(run_cells.shape[1]):
-        if run_cells[r, i] < 0:
+    cells, slots, hits = run_cells[r], run_slot[r], hit[r, windows]
+    for i in range(np.uint64(cells.shape[0])):
+        if cells[i] < 0:
             break
-        kill[run_slot[r, i]] = hit[r, windows, i]
+        kill[np.uint64(slots[i])] = hits[i]
 
 
 @njit(cache=True, nogil=True, **NO_REFCOUNTS)
@@ -131,8 +132,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     each run with windows open, cells disjoint."""
     run_off, run_win, ch_off, ch_num, ch_mask, ch_pos, hit, run_cells = pt.run_off, \
         pt.run_win, pt.ch_off, pt.ch_num, pt.ch_mask, pt.ch_pos, pt.ch_hit, pt.run_cells
-    cell_off, cell_run, cell_pos, run_slot, run_mask = pt.cell_off, pt.cell_run, pt.cell_pos, \
-        pt.run_slot, pt.run_mask
+    cell_off, cell_run, cell_pos, run_slot, cross, run_mask = pt.cell_off, pt.cell_run, \
+        pt.cell_pos, pt.run_slot, pt.cross, pt.run_mask
     cells, k = pt.size[0], pt.size[1]
     win, live, level_run, level_next, level_used = pt.win, pt.live, pt.level_run, \
         pt.level_next, pt.level_used
@@ -144,6 +145,7 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     allowed = all_like(occupied)
     need = 0  # the smallest choice of each run (they are sorted by size), runs disjoint
     used = nothing
+    live[0, runs] = _OUT  # the padding of `cross`: a run taken
     for r in range(runs):
         windows = 0
         for j in range(run_off[r], run_off[r + 1]):
@@ -231,14 +233,15 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
                         # choice's cells; run v is taken there. (Unsigned indices: numba
                         # checks a signed one for a negative value, a cost in this loop.)
                         row, above = live[level], live[level - 1]
-                        for t in range(runs):
+                        for t in range(runs + 1):
                             row[t] = above[t]
                         row[v] |= _OUT
                         places, empty = ch_pos[o], False
                         while places != 0:
-                            x = run_cells[v, _lowest(places)]
+                            at = _lowest(places)
                             places &= places - 1
-                            for y in range(np.uint64(cell_off[x]), np.uint64(cell_off[x + 1])):
+                            for t in range(3):  # the other runs through the cell
+                                y = np.uint64(cross[v, at, t])
                                 u = np.uint64(cell_run[y])
                                 left = row[u] & ~np.uint64(kill[y])
                                 row[u] = left
