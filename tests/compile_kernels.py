@@ -32,24 +32,27 @@ def tables() -> None:
 
 
 def search() -> None:
-    """The m,n,k search (its proofs included) and the full-window scores of many boards; the
-    search again for boards past 64 cells (compiled apart: its cell sets take two words)."""
+    """The search for boards past 64 cells (compiled apart: its cell sets take two words), then
+    the m,n,k search (its proofs included) and the full-window scores of many boards. In that
+    order: the one-word search shares its moves and proofs with the prover, which `gravity`
+    compiles meanwhile; they are then read from numba's cache rather than compiled twice."""
     import numpy as np
 
     import tablebase
     from tablebase.builder.game import parse_spec
     from tablebase.query.search.board import Board
+    tablebase.search_position("9x9k5", "e5", nodes=2000)
     assert tablebase.search_position("4x4k4", "x.../.o../..../....").solution.value is not None
     Board(parse_spec("4x4k4")).scores_many(np.zeros((1, 16), dtype=np.uint8))
-    tablebase.search_position("9x9k5", "e5", nodes=2000)
 
 
 def gravity() -> None:
-    """The search of gravity boards on bitboards, and the prover."""
+    """The prover, then the search of gravity boards on bitboards (whose reading of board text
+    `search` has compiled by then)."""
+    prover()
     import tablebase
     board = "...../...../...../..x.."
     assert tablebase.search_position("5x4k4+gravity", board).solution.value is not None
-    prover()
 
 
 def prover() -> None:

@@ -3,14 +3,16 @@ final atomic commit, never leaves a complete-looking copy of its game, never dis
 other games in the file, and the next build (fresh or resumed) completes."""
 from __future__ import annotations
 
+import json
 import random
+import select
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -71,14 +73,62 @@ KILL_POINTS = [
 ]
 
 
-def _kill_build(path: Path, target: str, n: int, *extra: str, delay: float | None = None) -> int:
-    args = [sys.executable, "-c", CHILD, str(path), target, str(n), *extra]
-    if delay is None:
-        return subprocess.run(args, cwd=ROOT, capture_output=True, timeout=120).returncode
-    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
-    return proc.wait(timeout=60)
+# Each build to kill runs in a child forked by one helper process that has imported what CHILD
+# imports (a fresh interpreter a build paid most of a second for them). The helper runs no
+# build itself, so it has no threads when it forks; it kills a child after a delay itself (the
+# pid is its own until it waits) and answers with the child's exit status, -9 when killed.
+HELPER = textwrap.dedent("""
+    import json, os, signal, sys, time, traceback
+    import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.workdir
+    import tablebase.builder.pipeline, tablebase.db.writer, sqlalchemy
+    child = sys.argv[1]
+    print("ready", flush=True)
+    for line in sys.stdin:
+        delay, *args = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            sys.argv = ["-c", *args]
+            try:
+                exec(child, {"__name__": "__main__"})
+            except BaseException:
+                traceback.print_exc()
+                os._exit(1)
+            os._exit(0)
+        if delay is not None:
+            time.sleep(delay)
+            os.kill(pid, signal.SIGKILL)
+        print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+""")
+
+
+@pytest.fixture(scope="module")
+def helper() -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen([sys.executable, "-c", HELPER, CHILD], cwd=ROOT, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    yield proc
+    assert proc.stdin is not None
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+
+
+def _kill_build(helper: subprocess.Popen[str], path: Path, target: str, n: int, *extra: str,
+                delay: float | None = None) -> int:
+    """The exit status of a build of 4x3k3 into `path` (-9: killed), as CHILD runs it."""
+    assert helper.stdin is not None and helper.stdout is not None
+    helper.stdin.write(json.dumps([delay, str(path), target, str(n), *extra]) + "\n")
+    helper.stdin.flush()
+    ready, _, _ = select.select([helper.stdout], [], [], 120)
+    assert ready, "the build neither ended nor was killed within 120 s"
+    return int(helper.stdout.readline())
+
+
+@pytest.fixture(scope="module")
+def truth(table_db: Callable[[str], str]) -> dict[int, tuple[int, int, int]]:
+    """The rows of an undisturbed 4x3k3 build, read once for the module."""
+    return stored_rows(table_db("4x3k3"), "4x3k3")
 
 
 @pytest.fixture
@@ -105,26 +155,27 @@ def _snapshot(path: Path) -> dict[str, object]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target, n", KILL_POINTS)
-def test_killed_first_build(two_games: Path, table_db: Callable[[str], str],
-                            target: str, n: int) -> None:
+def test_killed_first_build(helper: subprocess.Popen[str], two_games: Path,
+                            truth: dict[int, tuple[int, int, int]], target: str, n: int) -> None:
     before = _snapshot(two_games)
-    assert _kill_build(two_games, target, n) == -signal.SIGKILL
+    assert _kill_build(helper, two_games, target, n) == -signal.SIGKILL
     row = game_row(two_games, "4x3k3")
     assert row is not None and row["status"] != "complete"
     _others_unchanged(two_games, before)
     resume = n % 2 == 0  # half the reruns resume, half start over
     build(parse_spec("4x3k3"), str(two_games), resume=resume)
-    assert stored_rows(two_games, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3")
+    assert stored_rows(two_games, "4x3k3") == truth
     _others_unchanged(two_games, before)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target, n", KILL_POINTS[::3] + [("final-commit", 1)])
-def test_killed_forced_rebuild_keeps_the_old_table(two_games: Path, target: str, n: int) -> None:
+def test_killed_forced_rebuild_keeps_the_old_table(helper: subprocess.Popen[str], two_games: Path,
+                                                  target: str, n: int) -> None:
     build(parse_spec("4x3k3"), str(two_games))
     old_rows, old_row = stored_rows(two_games, "4x3k3"), game_row(two_games, "4x3k3")
     before = _snapshot(two_games)
-    assert _kill_build(two_games, target, n, "--force") == -signal.SIGKILL
+    assert _kill_build(helper, two_games, target, n, "--force") == -signal.SIGKILL
     assert game_row(two_games, "4x3k3") == old_row
     assert stored_rows(two_games, "4x3k3") == old_rows
     _others_unchanged(two_games, before)
@@ -133,24 +184,24 @@ def test_killed_forced_rebuild_keeps_the_old_table(two_games: Path, target: str,
 
 
 @pytest.mark.slow
-def test_killed_at_random_moments(two_games: Path, table_db: Callable[[str], str],
-                                  tmp_path: Path) -> None:
+def test_killed_at_random_moments(helper: subprocess.Popen[str], two_games: Path,
+                                  truth: dict[int, tuple[int, int, int]], tmp_path: Path) -> None:
     rng = random.Random(20261122)
     before = _snapshot(two_games)
     # The moments fall within one whole build's time, start-up included, measured here.
     shutil.copy(two_games, tmp_path / "whole.db")
     start = time.monotonic()
-    assert _kill_build(tmp_path / "whole.db", "timer", 0) == 0
+    assert _kill_build(helper, tmp_path / "whole.db", "timer", 0) == 0
     whole = time.monotonic() - start
     for attempt in range(3):
         path = tmp_path / f"attempt{attempt}.db"
         shutil.copy(two_games, path)
-        status = _kill_build(path, "timer", 0, delay=rng.uniform(0.3, 1.0) * whole)
+        status = _kill_build(helper, path, "timer", 0, delay=rng.uniform(0.3, 1.0) * whole)
         row = game_row(path, "4x3k3")
         if status == -signal.SIGKILL:
             assert row is None or row["status"] != "complete" or (
-                stored_rows(path, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3"))
+                stored_rows(path, "4x3k3") == truth)
         _others_unchanged(path, before)
         if row is None or row["status"] != "complete":
             build(parse_spec("4x3k3"), str(path), resume=rng.random() < 0.5)
-        assert stored_rows(path, "4x3k3") == stored_rows(table_db("4x3k3"), "4x3k3")
+        assert stored_rows(path, "4x3k3") == truth

@@ -11,8 +11,10 @@ The convention (docs/architecture.md, "Examples in the documentation"):
 A plain `tablebase ARGS` command (no shell syntax) runs through the function the installed
 script calls, `tablebase.query.cli.main(ARGS)`, in this process with the document's directory as
 its working directory (a fresh process each costs up to a second of imports and compiled code);
-anything else runs under bash. tests/test_install.py and tests/test_cli.py run the installed
-script itself.
+a `python` block runs in this process too, as `python -c` would run it there (the directory
+first on the import path, `__name__` "__main__", the modules it imports from the directory
+forgotten after); anything else runs under bash. tests/test_install.py and tests/test_cli.py
+run the installed script itself.
 A command must exit 0, or non-zero where what it shows is an error or a failed check; the
 first line it shows must appear in what it prints (lines with timings aside). Commands the
 suite cannot run here are listed in NOT_RUN with the reason.
@@ -27,6 +29,7 @@ import shlex
 import subprocess
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 import pytest
@@ -129,6 +132,37 @@ def _in_process(argv: list[str], where: Path, monkeypatch: pytest.MonkeyPatch) -
     return status, out.getvalue()
 
 
+def _script_in_process(code: str, where: Path, monkeypatch: pytest.MonkeyPatch
+                       ) -> tuple[int, str]:
+    """Exit status and output of a python block run in `where` as `python -c CODE` runs it, in
+    this process."""
+    out = io.StringIO()
+    before = set(sys.modules)
+    with monkeypatch.context() as m:
+        m.chdir(where)
+        m.syspath_prepend(str(where))
+        m.setenv("COLUMNS", "100")
+        m.setattr(sys, "argv", ["-c"])
+        m.setattr(sys, "stdin", io.StringIO(""))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            try:
+                exec(compile(code, "<string>", "exec"), {"__name__": "__main__"})
+                status = 0
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else int(e.code is not None)
+            except Exception:  # as a fresh process would show it
+                status = 1
+                out.write(traceback.format_exc())
+    for w in caught:  # on its stderr, as a script's would be
+        out.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
+    for name in set(sys.modules) - before:  # a later document's module of the same name is its own
+        if str(getattr(sys.modules[name], "__file__", None) or "").startswith(str(where)):
+            del sys.modules[name]
+    return status, out.getvalue()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", DOCS, ids=[p.name for p in DOCS])
 def test_examples_run_as_written(path: Path, tmp_path: Path,
@@ -146,10 +180,11 @@ def test_examples_run_as_written(path: Path, tmp_path: Path,
             continue
         if kind == "sh" and (argv := _plain(code)) is not None:
             status, said = _in_process(argv, tmp_path, monkeypatch)
+        elif kind == "python":
+            status, said = _script_in_process(code, tmp_path, monkeypatch)
         else:
-            command = [sys.executable, "-c", code] if kind == "python" else ["bash", "-c", code]
-            run = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
-                                 timeout=180)
+            run = subprocess.run(["bash", "-c", code], cwd=tmp_path, env=env, capture_output=True,
+                                 text=True, timeout=180)
             status, said = run.returncode, run.stdout + run.stderr
         assert "Traceback" not in said, f"{where}: {code}\n{said}"
         failing = any("error:" in s or re.search(r"mismatched: [1-9]", s) for s in shown)
