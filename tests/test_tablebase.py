@@ -16,12 +16,14 @@ from tablebase.builder.game import (
     Value,
     canonical,
     canonical_board,
+    canonical_board_map,
     canonical_many,
     encode,
     legal_moves,
     open_cells,
     outcome,
     parse_spec,
+    permutations,
 )
 from tablebase.builder.game.symmetry import canonical_many_lookup
 from tablebase.db.errors import DatabaseError, GameNotBuiltError
@@ -328,6 +330,11 @@ def test_canonical_board_matches_canonical(name: str) -> None:
     for _ in range(2000):
         board = tuple(rnd.choice((0, 1, 2)) for _ in range(spec.cells))
         assert canonical_board(spec, board) == canonical(spec, encode(board))
+        code, g = canonical_board_map(spec, board)
+        image = [0] * spec.cells  # map g sends cell c to perms[g, c]
+        for c, v in enumerate(board):
+            image[int(permutations(spec)[g, c])] = v
+        assert code == canonical(spec, encode(board)) == encode(image)
 
 
 @pytest.mark.parametrize("name", ["3x3k3", "4x3k3", "4x4k4", "4x4k4+gravity", "1x1k1", "8x2k2",

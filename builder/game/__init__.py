@@ -22,6 +22,7 @@ from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.symmetry import (
                                           canonical,
                                           canonical_board,
+                                          canonical_board_map,
                                           canonical_many,
                                           permutations,
                                           transform,
@@ -32,7 +33,8 @@ __all__ = [
     "EMPTY", "O", "X", "MAX_CELLS", "PLAYER_NAMES", "WIN_SCORE",
     "GameError", "InvalidPositionError", "InvalidSpecError",
     "Spec", "Value",
-    "canonical", "canonical_board", "canonical_many", "check_position", "decode", "digits",
+    "canonical", "canonical_board", "canonical_board_map", "canonical_many", "check_position",
+    "decode", "digits",
     "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parents", "parse_spec",
     "permutations",
     "play", "score",

@@ -173,12 +173,20 @@ def canonical_board(spec: Spec, board: Sequence[int]) -> int:
     of equal length compare as their digit strings from the most significant digit, so the
     smallest image is the smallest such tuple and only that one is turned into a code.
     """
+    return canonical_board_map(spec, board)[0]
+
+
+def canonical_board_map(spec: Spec, board: Sequence[int]) -> tuple[int, int]:
+    """The canonical code of `board` and a map g sending the board to it (cell c to
+    permutations(spec)[g, c]), in one pass."""
     if spec.cells == 1:
-        return int(board[0])
+        return int(board[0]), 0
+    images = [getter(board) for getter in _image_digit_getters(spec)]
+    smallest = min(images)
     code = 0
-    for digit in min([getter(board) for getter in _image_digit_getters(spec)]):
+    for digit in smallest:
         code = code * 3 + digit
-    return code
+    return code, images.index(smallest)
 
 
 def orbit_sizes(image_codes: np.ndarray) -> np.ndarray:

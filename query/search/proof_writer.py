@@ -7,7 +7,7 @@ from __future__ import annotations
 import gzip
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +15,9 @@ from typing import TextIO
 
 import numpy as np
 
-from tablebase.builder.game import Spec, canonical_board, permutations
+from tablebase.builder.game import Spec, canonical_board, canonical_board_map, permutations
 from tablebase.query.errors import QueryError
-from tablebase.query.proof_check import FORMAT, attacker_name, orientation
+from tablebase.query.proof_check import FORMAT, attacker_name
 from tablebase.query.search import prooftable, prover
 from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
@@ -70,8 +70,14 @@ class _Walk:
         self.proved = proved
         self.out = out
         self.perms = permutations(self.spec)
+        self.maps = _Maps(self.perms)
+        b = next(iter(proved.tables.values())).board
+        self.line_masks = [sum(1 << c for c in set(line)) for line in b.lines.tolist()]
+        self.lines_in: dict[int, list[int]] = {}  # a choice's cells -> lines holding two
+        self.matched: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
         self.zones: dict[int, int] = {}  # canonical code -> zone in the canonical orientation
         self.count = 0
+        self.last_code = 0  # the canonical code of the position _node saw last
         self.attacker = sum(1 for v in proved.board if v) % 2
         code = canonical_board(self.spec, proved.board)
         out.write(f"{FORMAT}\nspec {self.spec.name}\nclaim {attacker_name(self.attacker)}"
@@ -93,16 +99,16 @@ class _Walk:
                 table.board.load(child)
                 z = self._node(table)
                 zone |= z
-                lines.append((cell, z))
+                lines.append((cell, z, self.last_code))
         for cell in (c for c, v in enumerate(board) if v == 0):
-            if any(m == cell or not z >> cell & 1 for m, z in lines):
+            if any(m == cell or not z >> cell & 1 for m, z, _ in lines):
                 continue  # proved, or covered by a proved move's zone as the writer sees it
             table = next(iter(p.tables.values()))
             table.board.load(board)
             table.board.place(cell, self.attacker + 1)
             z = self._node_proved(table, board, cell)
             zone |= z
-            lines.append((cell, z))
+            lines.append((cell, z, self.last_code))
         self._attack_line(board, lines, zone, None)
 
     def _representative(self, board: list[int], cell: int) -> int:
@@ -117,18 +123,17 @@ class _Walk:
     def _node(self, t: ProofTable) -> int:
         """Write the loaded position's proof (if not written yet); its zone in the board's
         orientation."""
-        b = t.board
-        board = [int(v) for v in b.board]
-        code = canonical_board(self.spec, board)
-        g = orientation(self.spec, self.perms, board, code)
+        board = t.board.board.tolist()
+        code, g = canonical_board_map(self.spec, board)
         if code not in self.zones:
             self.zones[code] = self._write(t, board, code, g)
-        return _turn_back(self.zones[code], self.perms[g])
+        self.last_code = code  # for the parent's line, which names its children by code
+        return self.maps.back[g](self.zones[code])
 
     def _write(self, t: ProofTable, board: list[int], code: int, g: int) -> int:
         """Write one position; its zone in the canonical orientation."""
         b, n = t.board, self.spec.cells
-        perm = self.perms[g]
+        perm, turn = self.maps.lists[g], self.maps.forward[g]
         pn, dn, zone, reason, move, forced = prover.leaf(
             b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
             b.bo, b.pairing, t.ctl, True, self.attacker)
@@ -140,36 +145,33 @@ class _Walk:
                                   " the defender: the tables are wrong")
         if pn == 0 and reason != prover.REPLIED:
             if reason == prover.LINE:
-                self._emit(f"{head} line {_hex(_turn(zone, perm))} {perm[move]}")
+                self._emit(f"{head} line {turn(zone):x} {perm[move]}")
             elif reason == prover.THREATS:
                 _, t1, t2, _ = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
                                               1 - self.attacker, 2)
-                self._emit(f"{head} threats {_hex(_turn(zone, perm))} {perm[t1]} {perm[t2]}")
+                self._emit(f"{head} threats {turn(zone):x} {perm[t1]} {perm[t2]}")
             elif zone == 0:
                 self._emit(f"{head} dead 0")
             else:
                 pairs = " ".join(f"{perm[a]}-{perm[c]}" for a, c in self._pairs(t))
-                self._emit(f"{head} pairing {_hex(_turn(zone, perm))} {pairs}")
-            return _turn(zone, perm)
+                self._emit(f"{head} pairing {turn(zone):x} {pairs}")
+            return turn(zone)
         if not mine:
             # A reply the leaf found (a pairing after it), else the table's.
             reply = move if pn == 0 else self._reply(t, board)
             b.place(reply, 2 - self.attacker)
             z = self._node(t) | (1 << reply)
             b.remove(reply)
-            child = board.copy()
-            child[reply] = 2 - self.attacker
-            self._emit(f"{head} reply {_hex(_turn(z, perm))} {perm[reply]}"
-                       f" {canonical_board(self.spec, child)}")
-            return _turn(z, perm)
-        explicit: list[tuple[int, int]] = []
+            self._emit(f"{head} reply {turn(z):x} {perm[reply]} {self.last_code}")
+            return turn(z)
+        explicit: list[tuple[int, int, int]] = []  # move, zone, child's code
         zone = 0
         empties = [c for c in range(n) if board[c] == 0]
         if forced >= 0:
             b.place(forced, self.attacker + 1)
             zone = self._node_proved(t, board, forced)
             b.remove(forced)
-            explicit.append((forced, zone))
+            explicit.append((forced, zone, self.last_code))
             _, _, _, line = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
                                            1 - self.attacker, 1)
             zone = int(hit_lines(np.uint64(zone | int(line)), np.int64(2), self.attacker,
@@ -179,42 +181,39 @@ class _Walk:
             # move no zone covers yet, proved now if need be.
             proved_first = sorted(empties, key=lambda c: not self._in_table(t, c))
             for c in proved_first:
-                if any(not z >> c & 1 for _, z in explicit):
+                if any(not z >> c & 1 for _, z, _ in explicit):
                     continue
                 b.place(c, self.attacker + 1)
                 z = self._node_proved(t, board, c)
                 b.remove(c)
-                explicit.append((c, z))
+                explicit.append((c, z, self.last_code))
                 zone |= z
-        self._attack_line(board, explicit, zone, forced if forced >= 0 else None, code, perm)
-        return _turn(zone, perm)
+        self._attack_line(board, explicit, zone, forced if forced >= 0 else None, code, g)
+        return turn(zone)
 
-    def _attack_line(self, board: list[int], explicit: list[tuple[int, int]], zone: int,
+    def _attack_line(self, board: list[int], explicit: list[tuple[int, int, int]], zone: int,
                      block: int | None, code: int | None = None,
-                     perm: np.ndarray | None = None) -> None:
+                     g: int = 0) -> None:
         """The attacker's node: every empty cell, as a child, covered by a child's zone, or
         answered at the block's cell."""
         if code is None:
-            code = canonical_board(self.spec, board)
-            perm = self.perms[orientation(self.spec, self.perms, board, code)]
-        assert perm is not None
+            code, g = canonical_board_map(self.spec, board)
+        perm = self.maps.lists[g]
         parts = []
         for c in (c for c, v in enumerate(board) if v == 0):
-            mine = next((z for m, z in explicit if m == c), None)
+            mine = next((child for m, _, child in explicit if m == c), None)
             if mine is not None:
-                child = board.copy()
-                child[c] = self.attacker + 1
-                parts.append(f"{perm[c]}:{canonical_board(self.spec, child)}")
+                parts.append(f"{perm[c]}:{mine}")
             elif block is not None:
                 parts.append(f"{perm[c]}@{perm[block]}")
             else:
-                by = next((m for m, z in explicit if not z >> c & 1), None)
+                by = next((m for m, z, _ in explicit if not z >> c & 1), None)
                 if by is None:
                     raise ProofWriteError(f"{self.spec.name}: a move of position {code} is"
                                           " neither proved nor covered: the proof is incomplete")
                 parts.append(f"{perm[c]}/{perm[by]}")
         block_text = "" if block is None else f" block {perm[block]}"
-        self._emit(f"{code} moves {_hex(_turn(zone, perm))}{block_text} {' '.join(parts)}")
+        self._emit(f"{code} moves {self.maps.forward[g](zone):x}{block_text} {' '.join(parts)}")
 
     def _in_table(self, t: ProofTable, cell: int) -> bool:
         """Whether the table proves the loaded position's child after `cell`."""
@@ -292,13 +291,17 @@ class _Walk:
         masks = [int(pt.ch_mask[pt.ch_off[v, win[v]] + pt.level_next[lv] - 1])
                  for lv in range(int(np.count_nonzero(win))) for v in (pt.level_run[lv],)]
         assert sum(masks) == int(used)
-        lines = [sum(1 << int(c) for c in set(line.tolist())) for line in b.lines]
-        open_lines = [m for i, m in enumerate(lines) if b.cnt[1 - self.attacker, i] == 0]
+        is_open = (b.cnt[1 - self.attacker] == 0).tolist()
         pairs: list[tuple[int, int]] = []
         for mask in masks:
-            cells = [c for c in range(self.spec.cells) if mask >> c & 1]
-            need = [m for m in open_lines if (m & mask).bit_count() >= 2]
-            pairs += _matching(cells, need)
+            if mask not in self.lines_in:
+                self.lines_in[mask] = [i for i, m in enumerate(self.line_masks)
+                                       if (m & mask).bit_count() >= 2]
+            key = (mask, tuple(i for i in self.lines_in[mask] if is_open[i]))
+            if key not in self.matched:  # choices and their open lines recur all through
+                cells = [c for c in range(self.spec.cells) if mask >> c & 1]
+                self.matched[key] = _matching(cells, [self.line_masks[i] for i in key[1]])
+            pairs += self.matched[key]
         return pairs
 
     def _emit(self, text: str) -> None:
@@ -324,20 +327,34 @@ def _matching(cells: list[int], need: list[int]) -> list[tuple[int, int]]:
     raise ValueError("no matching")
 
 
-def _turn(zone: int, perm: np.ndarray) -> int:
-    """A cell mask moved by the map `perm` (cell c to perm[c])."""
-    return sum(1 << int(perm[c]) for c in range(len(perm)) if zone >> c & 1)
+class _Maps:
+    """The board's symmetry maps, each as a list and as byte tables that move a cell mask by
+    the map (or back) in a look-up a byte: a cell at a time cost the writer most of its time."""
 
+    def __init__(self, perms: np.ndarray) -> None:
+        self.lists: list[list[int]] = perms.tolist()
+        self.forward = [self._mover(p) for p in self.lists]
+        self.back = [self._mover(np.argsort(p).tolist()) for p in self.lists]
 
-def _turn_back(zone: int, perm: np.ndarray) -> int:
-    """A cell mask moved by the inverse of `perm`."""
-    return sum(1 << c for c in range(len(perm)) if zone >> int(perm[c]) & 1)
+    @staticmethod
+    def _mover(perm: list[int]) -> Callable[[int], int]:
+        """A function moving a cell mask by `perm` (cell c to perm[c])."""
+        n = len(perm)
+        rows = []
+        for start in range(0, n, 8):
+            single = [1 << perm[c] if c < n else 0 for c in range(start, start + 8)]
+            row = [0] * 256
+            for v in range(1, 256):  # v less its lowest bit, then that bit's cell
+                row[v] = row[v & (v - 1)] | single[(v & -v).bit_length() - 1]
+            rows.append(row)
+        shifts = list(zip(range(0, n, 8), rows))
 
-
-def _hex(zone: int) -> str:
-    return f"{zone:x}"
-
-
+        def move(zone: int) -> int:
+            out = 0
+            for shift, row in shifts:
+                out |= row[zone >> shift & 255]
+            return out
+        return move
 
 
 @dataclass(frozen=True)
