@@ -4,8 +4,12 @@ small boards; the proof files it writes checked by query/proof_check.py, and dam
 refused."""
 from __future__ import annotations
 
+import os
 import random
+import stat
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -231,6 +235,23 @@ def test_a_proof_whose_tables_lost_the_defenders_entries_is_still_written(
     with pytest.raises(ProofWriteError):
         write_proof(proved, tmp_path / "failed.proof.gz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["lost.proof.gz"]
+
+
+def test_a_proof_written_to_a_pipe_leaves_the_pipe_in_place(tmp_path: Path) -> None:
+    """A path that is no regular file (a pipe here, /dev/null or /dev/stdout for a user) is
+    written to as it is, never renamed over: the proof comes through it whole."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    proved = prove_no_win(parse_spec("3x3k3"), (0,) * 9, ProofBudget(memory=1 << 20))
+    written = write_proof(proved, pipe)
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    (tmp_path / "copy.proof").write_bytes(received[0])
+    assert check_proof(tmp_path / "copy.proof").positions == written
 
 
 def _good(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]

@@ -48,17 +48,27 @@ def write_proof(proved: Proved, path: str | Path) -> int:
         raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
                               f" {proved.outcome}, not proved")
     # Written beside `path` and renamed when whole: a walk that fails or is interrupted
-    # leaves no file at `path` (the same compression, chosen by the name's end).
+    # leaves no file at `path` (the same compression, chosen by the name's end). A path that
+    # is not a regular file (/dev/null, /dev/stdout, a pipe) is written to as it is: renaming
+    # over it would put a file in the device's place.
     final = Path(path)
+    if final.exists() and not final.is_file():
+        return _write_to(proved, final)
     part = final.with_name(f".{final.name}.part" + (".gz" if final.name.endswith(".gz") else ""))
     try:
-        with open_proof(part) as out:
-            walk = _Walk(proved, out)
-            walk.root()
-            out.write(f"end {walk.count}\n")
+        count = _write_to(proved, part)
         os.replace(part, final)
     finally:
         part.unlink(missing_ok=True)
+    return count
+
+
+def _write_to(proved: Proved, path: Path) -> int:
+    """The walk written to `path` whole, end line included; the number of positions."""
+    with open_proof(path) as out:
+        walk = _Walk(proved, out)
+        walk.root()
+        out.write(f"end {walk.count}\n")
     return walk.count
 
 
