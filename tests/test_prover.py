@@ -15,7 +15,7 @@ import pytest
 
 from tablebase.builder.game import parse_spec
 from tablebase.query.proof_check import ProofCheckError, check_proof
-from tablebase.query.search import prover
+from tablebase.query.search import proof_writer, prover
 from tablebase.query.search.proof_writer import ProofWriteError, write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
 from tests.reference import WIN, Game, parse
@@ -252,6 +252,16 @@ def test_a_proof_written_to_a_pipe_leaves_the_pipe_in_place(tmp_path: Path) -> N
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
     (tmp_path / "copy.proof").write_bytes(received[0])
     assert check_proof(tmp_path / "copy.proof").positions == written
+
+
+def test_the_writer_reports_its_progress(tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_proof's callback gets the count written so far, every WRITTEN_EVERY positions."""
+    monkeypatch.setattr(proof_writer, "WRITTEN_EVERY", 500)
+    proved = prove_no_win(parse_spec("7x7k5"), (0,) * 49, ProofBudget(memory=1 << 24))
+    seen: list[int] = []
+    total = write_proof(proved, tmp_path / "p.proof", seen.append)
+    assert seen == list(range(500, total + 1, 500)) and len(seen) >= 2
 
 
 def _good(tmp_path) -> list[str]:  # type: ignore[no-untyped-def]

@@ -36,14 +36,21 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
     from tablebase.query.search.proving import ProofBudget
 
     budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
-    with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}: {postfix}") as bar:
+    # tqdm puts ", " before a postfix: "prove 8x8k5, 3 of 10 first moves proved, ..."
+    with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}{postfix}") as bar:
         started = time.monotonic()
 
         def shown(done: int, moves: int, nodes: int) -> None:
             rate = nodes / max(time.monotonic() - started, 1e-9)
             bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
                                 f" {rate:,.0f} a second")
-        ran = prove_to_file(spec, board, args.proof, budget, shown)
+        def writing(positions: int) -> None:
+            first = first_written.setdefault(0, (time.monotonic(), positions))
+            rate = (positions - first[1]) / max(time.monotonic() - first[0], 1e-9)
+            bar.set_postfix_str(f"proved; writing the proof: {positions:,} positions"
+                                + (f", {rate:,.0f} a second" if rate else ""))
+        first_written: dict[int, tuple[float, int]] = {}  # the first call's time and count
+        ran = prove_to_file(spec, board, args.proof, budget, shown, writing)
     p = ran.proved
     side = to_move_name(sum(1 for v in board if v))
     effort = (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"

@@ -70,7 +70,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         return prove_command(args, spec, position.board)
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
-                                 bar_format="{desc}: {postfix}") as bar:
+                                 bar_format="{desc}{postfix}") as bar:
         started = time.monotonic()
 
         def shown(nodes: int, hits: int) -> None:

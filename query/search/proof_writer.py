@@ -42,8 +42,15 @@ def open_proof(path: str | Path) -> Iterator[TextIO]:
             yield f
 
 
-def write_proof(proved: Proved, path: str | Path) -> int:
-    """Write `proved` (outcome 'proved') to `path`; the number of positions written."""
+# How many positions the writer writes between two calls of its progress callback.
+WRITTEN_EVERY = 1 << 12
+
+
+def write_proof(proved: Proved, path: str | Path,
+                written: Callable[[int], None] | None = None) -> int:
+    """Write `proved` (outcome 'proved') to `path`; the number of positions written.
+    `written(count)` is called every WRITTEN_EVERY positions (the total is known at the end
+    only: the walk finds the proof's positions as it goes)."""
     if proved.outcome != "proved":
         raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
                               f" {proved.outcome}, not proved")
@@ -53,20 +60,20 @@ def write_proof(proved: Proved, path: str | Path) -> int:
     # over it would put a file in the device's place.
     final = Path(path)
     if final.exists() and not final.is_file():
-        return _write_to(proved, final)
+        return _write_to(proved, final, written)
     part = final.with_name(f".{final.name}.part" + (".gz" if final.name.endswith(".gz") else ""))
     try:
-        count = _write_to(proved, part)
+        count = _write_to(proved, part, written)
         os.replace(part, final)
     finally:
         part.unlink(missing_ok=True)
     return count
 
 
-def _write_to(proved: Proved, path: Path) -> int:
+def _write_to(proved: Proved, path: Path, written: Callable[[int], None] | None) -> int:
     """The walk written to `path` whole, end line included; the number of positions."""
     with open_proof(path) as out:
-        walk = _Walk(proved, out)
+        walk = _Walk(proved, out, written)
         walk.root()
         out.write(f"end {walk.count}\n")
     return walk.count
@@ -75,7 +82,8 @@ def _write_to(proved: Proved, path: Path) -> int:
 class _Walk:
     """The walk over the proof tables, writing each position once."""
 
-    def __init__(self, proved: Proved, out: TextIO) -> None:
+    def __init__(self, proved: Proved, out: TextIO,
+                 written: Callable[[int], None] | None = None) -> None:
         self.spec: Spec = proved.spec
         self.proved = proved
         self.out = out
@@ -87,6 +95,7 @@ class _Walk:
         self.matched: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
         self.zones: dict[int, int] = {}  # canonical code -> zone in the canonical orientation
         self.count = 0
+        self.written = written
         self.last_code = 0  # the canonical code of the position _node saw last
         self.attacker = sum(1 for v in proved.board if v) % 2
         code = canonical_board(self.spec, proved.board)
@@ -317,6 +326,8 @@ class _Walk:
     def _emit(self, text: str) -> None:
         self.out.write(text + "\n")
         self.count += 1
+        if self.written is not None and self.count % WRITTEN_EVERY == 0:
+            self.written(self.count)
 
 
 def _matching(cells: list[int], need: list[int]) -> list[tuple[int, int]]:
@@ -380,13 +391,14 @@ class ProofRun:
 
 
 def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: ProofBudget,
-                  progress: Progress | None = None) -> ProofRun:
+                  progress: Progress | None = None,
+                  written: Callable[[int], None] | None = None) -> ProofRun:
     """Prove that the side to move on `board` cannot win (proving.prove_no_win, within
-    `budget`) and, if it was proved, write the proof to `path`."""
+    `budget`) and, if it was proved, write the proof to `path` (`written` as write_proof's)."""
     proved = prove_no_win(spec, board, budget, progress)
     if proved.outcome != "proved":
         return ProofRun(proved, None, 0, 0, 0.0)
     start = time.monotonic()
-    positions = write_proof(proved, path)
+    positions = write_proof(proved, path, written)
     return ProofRun(proved, str(path), positions, os.path.getsize(path),
                     time.monotonic() - start)
