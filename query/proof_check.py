@@ -38,15 +38,13 @@ where A holds fewer of the zone's cells (C lies outside it), so M's proof covers
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce
 from operator import add, or_
 from pathlib import Path
 
-import numpy as np
-
-from tablebase.builder.game import Spec, decode, parse_spec
+from tablebase.builder.game import Spec, parse_spec
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_tables import BoardTables
 
@@ -61,16 +59,6 @@ class ProofCheckError(QueryError, ValueError):
 def attacker_name(attacker: int) -> str:
     """'x' for player index 0, 'o' for 1."""
     return "xo"[attacker]
-
-
-def orientation(spec: Spec, perms: np.ndarray, board: Sequence[int], code: int) -> int:
-    """A symmetry map g sending `board` to the board of the canonical `code` (cell c to
-    perms[g, c])."""
-    target = decode(code, spec.cells)
-    for g in range(len(perms)):
-        if all(target[int(perms[g, c])] == board[c] for c in range(spec.cells)):
-            return g
-    raise ProofCheckError(f"code {code} is not a symmetry image of the board")
 
 
 @dataclass
