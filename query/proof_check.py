@@ -133,7 +133,6 @@ class _Checker:
     def __init__(self, spec: Spec, attacker: int) -> None:
         self.spec, self.attacker = spec, attacker
         self.tables = BoardTables(spec, attacker)
-        self.lines = self.tables.lines
         self.zones: dict[int, int] = {}
         self.kinds: dict[str, int] = {}
         self.last = -1
@@ -167,20 +166,18 @@ class _Checker:
             self._pairing(code, zone, empty, open_flags, args)
         elif kind == "line":
             self._turn(mover, 1 - self.attacker, code)
-            opened = self._opened(d)
             tc = int(args[0])
             self._within(zone, self._completed(d, empty, tc, code), code)
-            self._hits(zone, opened, empty, 1, code)
+            self._hits(zone, open_flags, empty, 1, code)
         elif kind == "threats":
             self._turn(mover, self.attacker, code)
-            opened = self._opened(d)
-            self._no_line_at_once(a, empty, opened, code)
+            self._no_line_at_once(a, empty, open_flags, code)
             t1, t2 = int(args[0]), int(args[1])
             if t1 == t2:
                 raise ValueError(f"position {code}: two threats at one cell")
             both = self._completed(d, empty, t1, code) | self._completed(d, empty, t2, code)
             self._within(zone, both, code)
-            self._hits(zone, opened, empty, 2, code)
+            self._hits(zone, open_flags, empty, 2, code)
         elif kind == "reply":
             self._turn(mover, 1 - self.attacker, code)
             r, child = int(args[0]), int(args[1])
@@ -191,13 +188,10 @@ class _Checker:
                        for z in self._child_zones(images, 2 - self.attacker, r, child, code)):
                 raise ValueError(f"position {code}: the zone misses cells its proof uses")
         else:
-            self._moves(images, code, zone, empty, a, d, mover, args)
+            self._moves(images, code, zone, empty, a, d, open_flags, mover, args)
         self.zones[code] = zone
         self.last = code
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
-
-    def _opened(self, d: int) -> list[int]:
-        return [line for line in self.lines if line & d == 0]  # lines open for A
 
     def _pairing(self, code: int, zone: int, empty: int, open_flags: int,
                  args: list[str]) -> None:
@@ -224,27 +218,30 @@ class _Checker:
         return words
 
     def _moves(self, images: list[int], code: int, zone: int, empty: int, a: int, d: int,
-               mover: int, args: list[str]) -> None:
+               open_flags: int, mover: int, args: list[str]) -> None:
         """The attacker's node: every empty cell once, each a child, covered, or blocked."""
         self._turn(mover, self.attacker, code)
         block = None
         if args[:1] == ["block"]:
             block = int(args[1])
             args = args[2:]
-            opened = self._opened(d)
             self._within(zone, self._completed(d, empty, block, code), code)
-            self._hits(zone, opened, empty, 2, code)
-            self._no_line_at_once(a, empty, opened, code)
+            self._hits(zone, open_flags, empty, 2, code)
+            self._no_line_at_once(a, empty, open_flags, code)
         children: dict[int, list[int]] = {}
         covered: dict[int, int] = {}
         seen = 0
         for text in args:
-            for sep in ":/@":
-                if sep in text:
-                    left, right = text.split(sep)
-                    break
+            # The first of ":/@" in the word is its separator (others in it make it damaged).
+            if ":" in text:
+                sep = ":"
+            elif "/" in text:
+                sep = "/"
+            elif "@" in text:
+                sep = "@"
             else:
                 raise ValueError(f"position {code}: {text!r} is not C:CHILD, C/M or C@T")
+            left, right = text.split(sep)
             c = int(left)
             if not empty >> c & 1 or seen >> c & 1:
                 raise ValueError(f"position {code}: move {c} is not an empty cell, or twice")
@@ -286,23 +283,36 @@ class _Checker:
         if child not in self.zones:
             raise ValueError(f"position {code}: its child {child} is not proved before it")
         z = self.zones[child]
+        if after.count(least) == 1:  # most boards: no symmetry keeps them
+            return [self.tables.turned_back(z, after.index(least))]
         return [self.tables.turned_back(z, s) for s, image in enumerate(after) if image == least]
 
-    def _no_line_at_once(self, a: int, empty: int, opened: list[int], code: int) -> None:
-        if any((line & a).bit_count() == self.spec.k - 1 and line & empty for line in opened):
+    def _no_line_at_once(self, a: int, empty: int, open_flags: int, code: int) -> None:
+        """No line open for A holds k - 1 of A's stones and an empty cell."""
+        t, k = self.tables, self.spec.k
+        a_counts, empties = t.line_counts(a), t.line_counts(empty)
+        if open_flags & t.at_least(a_counts, k - 1) & ~t.at_least(a_counts, k) \
+                & t.at_least(empties, 1):
             raise ValueError(f"position {code}: the attacker can make a line at once")
 
-    def _completed(self, mine: int, empty: int, t: int, code: int) -> int:
-        """A line that `mine` (k - 1 stones in it) completes at the empty cell t."""
-        for line in self.lines:
-            if line >> t & 1 and empty >> t & 1 and (line & mine).bit_count() == self.spec.k - 1:
-                return line
-        raise ValueError(f"position {code}: no line is completed at {t}")
+    def _completed(self, mine: int, empty: int, c: int, code: int) -> int:
+        """The first line (in `lines` order) that `mine` (k - 1 stones in it) completes at the
+        empty cell c."""
+        if 0 <= c < self.tables.cells and empty >> c & 1:
+            for line in self.tables.through[c]:
+                if (line & mine).bit_count() == self.spec.k - 1:
+                    return line
+        raise ValueError(f"position {code}: no line is completed at {c}")
 
-    def _hits(self, zone: int, opened: list[int], empty: int, need: int, code: int) -> None:
-        for line in opened:
-            if (line & empty & zone).bit_count() < min(need, (line & empty).bit_count()):
-                raise ValueError(f"position {code}: the zone misses empty cells of an open line")
+    def _hits(self, zone: int, open_flags: int, empty: int, need: int, code: int) -> None:
+        """The zone holds `need` empty cells (or all, if fewer) of each line open for A."""
+        t = self.tables
+        inside, empties = t.line_counts(empty & zone), t.line_counts(empty)
+        # inside + adds[0] - empties: a field's flag is set where inside >= empties (no
+        # borrow: each field stays between 1 and 2**f - 1).
+        enough = t.at_least(inside, need) | ((inside + t.adds[0] - empties) & t.high)
+        if open_flags & ~enough:
+            raise ValueError(f"position {code}: the zone misses empty cells of an open line")
 
     def _within(self, zone: int, part: int, code: int) -> None:
         if part & ~zone:

@@ -34,13 +34,13 @@ def _chunked(cells: int, one: Sequence[int], two: Sequence[int]) -> list[int]:
     return out
 
 
-def _bytewise(cells: int, bit_of: Sequence[int]) -> list[int]:
-    """A byte table: entry b * 256 + v is the OR of 1 << bit_of[c] over the bits c - 8b of v."""
+def _bytewise_sum(cells: int, share: Sequence[int]) -> list[int]:
+    """A byte table: entry b * 256 + v is the sum of share[c] over the cells c = 8b + j of the
+    bits j of v."""
     out = []
     for start in range(0, cells, 8):
         for v in range(256):
-            out.append(sum(1 << bit_of[start + j] for j in range(8)
-                           if v >> j & 1 and start + j < cells))
+            out.append(sum(share[start + j] for j in range(8) if v >> j & 1 and start + j < cells))
     return out
 
 
@@ -58,13 +58,17 @@ class BoardTables:
         self.lines = sorted({sum(1 << c for c in set(line))
                              for line in geometry_lines(spec).tolist()})
         lengths = [line.bit_count() for line in self.lines]
-        f = self.field = max(lengths).bit_length() + 1  # a count up to 2**(f-1) - 1 and a flag
+        # A field holds a count up to 2**(f-1) - 1 and a flag above it.
+        f = self.field = max(lengths, default=0).bit_length() + 1
         fields = len(self.lines) * f
         self.high = sum(1 << (f * i + f - 1) for i in range(len(self.lines)))
-        # + full_add sets the flag of a field whose count is its line's length (a line made);
-        # + one_add the flag of a field whose count is not 0. Neither carries out of a field.
+        # + full_add sets the flag of a field whose count is its line's length (a line made),
+        # + adds[t] of a field whose count is t or more (t <= 2**(f-1)); neither carries out
+        # of a field, as no count reaches 2**(f-1).
         self.full_add = sum(((1 << (f - 1)) - size) << (f * i) for i, size in enumerate(lengths))
-        self.one_add = sum(((1 << (f - 1)) - 1) << (f * i) for i in range(len(self.lines)))
+        self.adds = [sum(((1 << (f - 1)) - t) << (f * i) for i in range(len(self.lines)))
+                     for t in range((1 << (f - 1)) + 1)]
+        self.one_add = self.adds[1]
         self.region, self.d_shift = (1 << fields) - 1, 2 * n + fields
         in_line = [sum(1 << f * i for i, line in enumerate(self.lines) if line >> c & 1)
                    for c in range(n)]
@@ -89,8 +93,11 @@ class BoardTables:
         for s, perm in enumerate(perms):
             for c, image in enumerate(perm):
                 inverses[s][image] = c
-        self.back = [_bytewise(n, inverse) for inverse in inverses]
+        self.back = [_bytewise_sum(n, [1 << c for c in inverse]) for inverse in inverses]
         self.byte_offsets = [256 * b for b in range(-(-n // 8))]
+        self.count_bytes = _bytewise_sum(n, in_line)
+        # through[c]: the lines through cell c, in the order of `lines`.
+        self.through = [[line for line in self.lines if line >> c & 1] for c in range(n)]
         # For a pair of two cells as written ("c1-c2", c1 != c2): its cells, and the flags of
         # the lines holding both.
         self.pair_cells = {f"{c1}-{c2}": (1 << c1) | (1 << c2)
@@ -121,3 +128,12 @@ class BoardTables:
             return zone
         octets = zone.to_bytes(len(self.byte_offsets), "little")
         return sum(map(self.back[s].__getitem__, map(add, self.byte_offsets, octets)))
+
+    def line_counts(self, cells: int) -> int:
+        """Count fields of a set of cells on the board (a mask): field i, how many line i has."""
+        octets = cells.to_bytes(len(self.byte_offsets), "little")
+        return sum(map(self.count_bytes.__getitem__, map(add, self.byte_offsets, octets)))
+
+    def at_least(self, counts: int, t: int) -> int:
+        """The flags of the count fields holding t or more (t >= 0)."""
+        return (counts + self.adds[t]) & self.high if t < len(self.adds) else 0

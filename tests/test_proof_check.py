@@ -17,8 +17,8 @@ from tablebase.query.search.proving import ProofBudget, prove_no_win
 
 @pytest.mark.parametrize("text", ["3x3k3", "4x3k3", "5x5k3+stones3+square", "7x7k5", "8x8k5"])
 def test_tables_read_a_board_as_the_kernel_does(text: str) -> None:
-    """Stones, made lines, open lines and images' codes of random codes, and zones turned back
-    by each map, equal the plain per-cell and per-line reading."""
+    """Stones, made lines, open lines, images' codes and lines' counts of random boards, and
+    zones turned back by each map, equal the plain per-cell and per-line reading."""
     spec, rng = parse_spec(text), random.Random(7)
     n, perms = spec.cells, permutations(spec).tolist()
     lines = sorted({sum(1 << c for c in set(line)) for line in geometry_lines(spec).tolist()})
@@ -41,6 +41,10 @@ def test_tables_read_a_board_as_the_kernel_does(text: str) -> None:
                 expected.append(encode(image))
             assert images == expected
             assert min(images) == canonical_board(spec, board)
+            counts = tables.line_counts(d)
+            for least in range(7):
+                assert tables.at_least(counts, least) == sum(
+                    f for f, line in zip(flag, lines) if (line & d).bit_count() >= least)
             zone = rng.getrandbits(n + 5)  # cells past the board are dropped
             for s, perm in enumerate(perms):
                 assert tables.turned_back(zone, s) == sum(1 << c for c in range(n)
