@@ -9,7 +9,7 @@ import pytest
 
 from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
 from tablebase.builder.game.geometry import lines as geometry_lines
-from tablebase.query.proof_check import ProofCheckError, check_proof
+from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof
 from tablebase.query.proof_tables import BoardTables
 from tablebase.query.search.proof_writer import write_proof
 from tablebase.query.search.proving import ProofBudget, prove_no_win
@@ -115,3 +115,36 @@ def test_codes_and_zones_are_read_through_the_symmetries(tmp_path, proof_lines) 
         if zone >> c & 1:
             cut = words[:2] + [format(zone & ~(1 << c), "x")] + words[3:]
             assert not _check(tmp_path, proof_lines[:j] + [" ".join(cut)] + proof_lines[j + 1:])
+
+
+@pytest.mark.parametrize("text", ["4x4k4", "5x5k3+stones3+square", "8x8k5"])
+def test_zone_and_line_checks_by_flags_equal_the_plain_rule(text: str) -> None:
+    """The zone holds need (or all) empty cells of each line open for A, and A has no line
+    at once, read by count fields: as the plain loop over lines says, on random boards."""
+    spec, rng = parse_spec(text), random.Random(3)
+    checker = _Checker(spec, 0)
+    k, n, lines = spec.k, spec.cells, checker.tables.lines
+    outcomes = set()
+    for _ in range(400):
+        board = [rng.choice((0, 0, 0, 0, 1, 2)) for _ in range(n)]
+        a, d, _made, open_flags, _images = checker.tables.read(encode(board))
+        empty = ((1 << n) - 1) & ~(a | d)
+        opened = [line for line in lines if not line & d]
+        zone = (empty & rng.getrandbits(n)) | (rng.getrandbits(n) & rng.getrandbits(n))
+        for need in (1, 2):
+            plain = all((line & empty & zone).bit_count() >= min(need, (line & empty).bit_count())
+                        for line in opened)
+            try:
+                checker._hits(zone, open_flags, empty, need, 0)
+                outcomes.add(("hits", plain, True))
+            except ValueError:
+                outcomes.add(("hits", plain, False))
+        plain = not any((line & a).bit_count() == k - 1 and line & empty for line in opened)
+        try:
+            checker._no_line_at_once(a, empty, open_flags, 0)
+            outcomes.add(("once", plain, True))
+        except ValueError:
+            outcomes.add(("once", plain, False))
+    assert all(plain == passed for _, plain, passed in outcomes)
+    assert {(kind, plain) for kind, plain, _ in outcomes} == {
+        (kind, plain) for kind in ("hits", "once") for plain in (True, False)}
