@@ -38,15 +38,15 @@ where A holds fewer of the zone's cells (C lies outside it), so M's proof covers
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import reduce
+from operator import add, or_
 from pathlib import Path
 
-import numpy as np
-
-from tablebase.builder.game import Spec, canonical_board, decode, parse_spec, permutations
-from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.builder.game import Spec, parse_spec
 from tablebase.query.errors import QueryError
+from tablebase.query.proof_tables import BoardTables
 
 FORMAT = "tablebase proof 1"
 _KINDS = ("dead", "pairing", "line", "threats", "reply", "moves")
@@ -59,16 +59,6 @@ class ProofCheckError(QueryError, ValueError):
 def attacker_name(attacker: int) -> str:
     """'x' for player index 0, 'o' for 1."""
     return "xo"[attacker]
-
-
-def orientation(spec: Spec, perms: np.ndarray, board: Sequence[int], code: int) -> int:
-    """A symmetry map g sending `board` to the board of the canonical `code` (cell c to
-    perms[g, c])."""
-    target = decode(code, spec.cells)
-    for g in range(len(perms)):
-        if all(target[int(perms[g, c])] == board[c] for c in range(spec.cells)):
-            return g
-    raise ProofCheckError(f"code {code} is not a symmetry image of the board")
 
 
 @dataclass
@@ -136,13 +126,13 @@ def check_proof(path: str | Path) -> CheckedProof:
 
 
 class _Checker:
-    """The per-position checks; children come before parents, so a child's zone is known."""
+    """The per-position checks; children come before parents, so a child's zone is known.
+    A position is read through lookup tables (proof_tables.py): its stones, its lines' counts
+    and its images' codes; a child's images are the parent's plus the stone played."""
 
     def __init__(self, spec: Spec, attacker: int) -> None:
         self.spec, self.attacker = spec, attacker
-        self.perms = permutations(spec)
-        self.lines = sorted({sum(1 << c for c in set(line))
-                             for line in geometry_lines(spec).tolist()})
+        self.tables = BoardTables(spec, attacker)
         self.zones: dict[int, int] = {}
         self.kinds: dict[str, int] = {}
         self.last = -1
@@ -154,69 +144,81 @@ class _Checker:
             raise ValueError(f"unknown kind {kind!r}, expected one of {', '.join(_KINDS)}")
         if code in self.zones:
             raise ValueError(f"position {code} is proved twice")
-        if canonical_board(self.spec, decode(code, self.spec.cells)) != code:
+        t, n = self.tables, self.tables.cells
+        if not 0 <= code < t.limit:
             raise ValueError(f"{code} is not a canonical code")
-        board = list(decode(code, self.spec.cells))
-        a, d = self._masks(board, self.attacker + 1), self._masks(board, 2 - self.attacker)
-        empty = ((1 << self.spec.cells) - 1) & ~(a | d)
-        stones = self.spec.cells - empty.bit_count()
+        a, d, made, open_flags, images = t.read(code)
+        if min(images) != code:
+            raise ValueError(f"{code} is not a canonical code")
+        empty = t.full & ~(a | d)
+        stones = n - empty.bit_count()
         mover = stones % 2  # 0: x to move
         xs = (a if self.attacker == 0 else d).bit_count()
         if xs - (stones - xs) not in (0, 1):
             raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
-        if any(line & a == line for line in self.lines) or any(line & d == line
-                                                               for line in self.lines):
+        if made:
             raise ValueError(f"position {code} is over: a line is made")
-        opened = [line for line in self.lines if line & d == 0]  # lines open for A
         args = words[3:]
         if kind == "dead":
-            if opened:
+            if open_flags:
                 raise ValueError(f"position {code}: a line is still open for the attacker")
         elif kind == "pairing":
-            used = 0
-            pairs = []
-            for text in args:
-                c1, c2 = (int(x) for x in text.split("-"))
-                pair = (1 << c1) | (1 << c2)
-                if c1 == c2 or pair & used or pair & empty != pair:
-                    raise ValueError(f"position {code}: pair {text} is not two unused empty cells")
-                used |= pair
-                pairs.append(pair)
-            for line in opened:
-                if not any(line & p == p for p in pairs):
-                    raise ValueError(f"position {code}: an open line holds no pair")
-            self._within(zone, used, code)
+            self._pairing(code, zone, empty, open_flags, args)
         elif kind == "line":
             self._turn(mover, 1 - self.attacker, code)
-            t = int(args[0])
-            self._within(zone, self._completed(d, empty, t, code), code)
-            self._hits(zone, opened, empty, 1, code)
+            tc = int(args[0])
+            self._within(zone, self._completed(d, empty, tc, code), code)
+            self._hits(zone, open_flags, empty, 1, code)
         elif kind == "threats":
             self._turn(mover, self.attacker, code)
-            self._no_line_at_once(a, empty, opened, code)
+            self._no_line_at_once(a, empty, open_flags, code)
             t1, t2 = int(args[0]), int(args[1])
             if t1 == t2:
                 raise ValueError(f"position {code}: two threats at one cell")
             both = self._completed(d, empty, t1, code) | self._completed(d, empty, t2, code)
             self._within(zone, both, code)
-            self._hits(zone, opened, empty, 2, code)
+            self._hits(zone, open_flags, empty, 2, code)
         elif kind == "reply":
             self._turn(mover, 1 - self.attacker, code)
             r, child = int(args[0]), int(args[1])
             if not empty >> r & 1:
                 raise ValueError(f"position {code}: the reply {r} is not an empty cell")
-            after = board.copy()
-            after[r] = 2 - self.attacker
-            if not any(z | (1 << r) | zone == zone for z in self._child_zones(after, child, code)):
+            wide = zone | (1 << r)
+            if not any(z | wide == zone
+                       for z in self._child_zones(images, 2 - self.attacker, r, child, code)):
                 raise ValueError(f"position {code}: the zone misses cells its proof uses")
         else:
-            self._moves(board, code, zone, empty, a, d, opened, mover, args)
+            self._moves(images, code, zone, empty, a, d, open_flags, mover, args)
         self.zones[code] = zone
         self.last = code
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
-    def _moves(self, board: list[int], code: int, zone: int, empty: int, a: int, d: int,
-               opened: list[int], mover: int, args: list[str]) -> None:
+    def _pairing(self, code: int, zone: int, empty: int, open_flags: int,
+                 args: list[str]) -> None:
+        """Disjoint pairs of empty cells, every line open for A holding one."""
+        pair_cells = self.tables.pair_cells
+        if not all(map(pair_cells.__contains__, args)):
+            args = self._pair_words(code, args)
+        used = reduce(or_, map(pair_cells.__getitem__, args), 0)
+        if used.bit_count() != 2 * len(args) or used & ~empty:
+            raise ValueError(f"position {code}: the pairs are not disjoint pairs of empty cells")
+        if open_flags & ~reduce(or_, map(self.tables.pair_lines.__getitem__, args), 0):
+            raise ValueError(f"position {code}: an open line holds no pair")
+        self._within(zone, used, code)
+
+    def _pair_words(self, code: int, args: list[str]) -> list[str]:
+        """Pairs written otherwise than "c1-c2" (c1 != c2, both cells of the board) as that,
+        where int() reads them ("+3-04"), else ValueError."""
+        words = []
+        for text in args:
+            c1, c2 = (int(x) for x in text.split("-"))
+            if c1 == c2 or not (0 <= c1 < self.tables.cells and 0 <= c2 < self.tables.cells):
+                raise ValueError(f"position {code}: pair {text} is not two empty cells")
+            words.append(f"{c1}-{c2}")
+        return words
+
+    def _moves(self, images: list[int], code: int, zone: int, empty: int, a: int, d: int,
+               open_flags: int, mover: int, args: list[str]) -> None:
         """The attacker's node: every empty cell once, each a child, covered, or blocked."""
         self._turn(mover, self.attacker, code)
         block = None
@@ -224,26 +226,29 @@ class _Checker:
             block = int(args[1])
             args = args[2:]
             self._within(zone, self._completed(d, empty, block, code), code)
-            self._hits(zone, opened, empty, 2, code)
-            self._no_line_at_once(a, empty, opened, code)
+            self._hits(zone, open_flags, empty, 2, code)
+            self._no_line_at_once(a, empty, open_flags, code)
         children: dict[int, list[int]] = {}
         covered: dict[int, int] = {}
         seen = 0
         for text in args:
-            for sep in ":/@":
-                if sep in text:
-                    left, right = text.split(sep)
-                    break
+            # The first of ":/@" in the word is its separator (others in it make it damaged).
+            if ":" in text:
+                sep = ":"
+            elif "/" in text:
+                sep = "/"
+            elif "@" in text:
+                sep = "@"
             else:
                 raise ValueError(f"position {code}: {text!r} is not C:CHILD, C/M or C@T")
+            left, right = text.split(sep)
             c = int(left)
             if not empty >> c & 1 or seen >> c & 1:
                 raise ValueError(f"position {code}: move {c} is not an empty cell, or twice")
             seen |= 1 << c
             if sep == ":":
-                after = board.copy()
-                after[c] = self.attacker + 1
-                children[c] = [z for z in self._child_zones(after, int(right), code)
+                children[c] = [z for z in self._child_zones(images, self.attacker + 1, c,
+                                                            int(right), code)
                                if z | zone == zone]
                 if not children[c]:
                     raise ValueError(f"position {code}: the zone misses cells its proof uses")
@@ -264,39 +269,50 @@ class _Checker:
         if block is not None and block not in children:
             raise ValueError(f"position {code}: the block {block} has no proof")
 
-    def _child_zones(self, after: list[int], child: int, code: int) -> list[int]:
-        """The zone of `child` (the code of `after`) in `after`'s orientation: one for each
-        map sending `after` to the child's board (a board its own symmetries keep has several,
-        each as good as another)."""
-        if canonical_board(self.spec, after) != child:
+    def _child_zones(self, images: list[int], digit: int, c: int, child: int,
+                     code: int) -> list[int]:
+        """The zone of `child` (the code after a stone `digit` on the empty cell c of the
+        position whose images' codes are `images`) in the position's orientation: one for each
+        map sending the position after the move to the child's board (a board its own
+        symmetries keep has several, each as good as another)."""
+        after = list(map(add, images, self.tables.place[digit][c]))
+        least = min(after)
+        if least != child:
             raise ValueError(f"position {code}: {child} is not the code of the position after"
                              " the move")
         if child not in self.zones:
             raise ValueError(f"position {code}: its child {child} is not proved before it")
-        target, z, found = decode(child, self.spec.cells), self.zones[child], []
-        for perm in self.perms:
-            if all(target[int(perm[c])] == after[c] for c in range(self.spec.cells)):
-                found.append(sum(1 << c for c in range(self.spec.cells) if z >> int(perm[c]) & 1))
-        return found
+        z = self.zones[child]
+        if after.count(least) == 1:  # most boards: no symmetry keeps them
+            return [self.tables.turned_back(z, after.index(least))]
+        return [self.tables.turned_back(z, s) for s, image in enumerate(after) if image == least]
 
-    def _no_line_at_once(self, a: int, empty: int, opened: list[int], code: int) -> None:
-        if any((line & a).bit_count() == self.spec.k - 1 and line & empty for line in opened):
+    def _no_line_at_once(self, a: int, empty: int, open_flags: int, code: int) -> None:
+        """No line open for A holds k - 1 of A's stones and an empty cell."""
+        t, k = self.tables, self.spec.k
+        a_counts, empties = t.line_counts(a), t.line_counts(empty)
+        if open_flags & t.at_least(a_counts, k - 1) & ~t.at_least(a_counts, k) \
+                & t.at_least(empties, 1):
             raise ValueError(f"position {code}: the attacker can make a line at once")
 
-    def _masks(self, board: list[int], player: int) -> int:
-        return sum(1 << c for c, v in enumerate(board) if v == player)
+    def _completed(self, mine: int, empty: int, c: int, code: int) -> int:
+        """The first line (in `lines` order) that `mine` (k - 1 stones in it) completes at the
+        empty cell c."""
+        if 0 <= c < self.tables.cells and empty >> c & 1:
+            for line in self.tables.through[c]:
+                if (line & mine).bit_count() == self.spec.k - 1:
+                    return line
+        raise ValueError(f"position {code}: no line is completed at {c}")
 
-    def _completed(self, mine: int, empty: int, t: int, code: int) -> int:
-        """A line that `mine` (k - 1 stones in it) completes at the empty cell t."""
-        for line in self.lines:
-            if line >> t & 1 and empty >> t & 1 and (line & mine).bit_count() == self.spec.k - 1:
-                return line
-        raise ValueError(f"position {code}: no line is completed at {t}")
-
-    def _hits(self, zone: int, opened: list[int], empty: int, need: int, code: int) -> None:
-        for line in opened:
-            if (line & empty & zone).bit_count() < min(need, (line & empty).bit_count()):
-                raise ValueError(f"position {code}: the zone misses empty cells of an open line")
+    def _hits(self, zone: int, open_flags: int, empty: int, need: int, code: int) -> None:
+        """The zone holds `need` empty cells (or all, if fewer) of each line open for A."""
+        t = self.tables
+        inside, empties = t.line_counts(empty & zone), t.line_counts(empty)
+        # inside + adds[0] - empties: a field's flag is set where inside >= empties (no
+        # borrow: each field stays between 1 and 2**f - 1).
+        enough = t.at_least(inside, need) | ((inside + t.adds[0] - empties) & t.high)
+        if open_flags & ~enough:
+            raise ValueError(f"position {code}: the zone misses empty cells of an open line")
 
     def _within(self, zone: int, part: int, code: int) -> None:
         if part & ~zone:

@@ -1,0 +1,150 @@
+"""The proof checker's lookup tables (query/proof_tables.py) against the rules kernel's plain
+functions on random boards, and proof files respelled or damaged where the checker reads them
+through those tables: each accepted or refused as the plain reading says."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
+from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof
+from tablebase.query.proof_tables import BoardTables
+from tablebase.query.search.proof_writer import write_proof
+from tablebase.query.search.proving import ProofBudget, prove_no_win
+
+
+@pytest.mark.parametrize("text", ["3x3k3", "4x3k3", "5x5k3+stones3+square", "7x7k5", "8x8k5"])
+def test_tables_read_a_board_as_the_kernel_does(text: str) -> None:
+    """Stones, made lines, open lines, images' codes and lines' counts of random boards, and
+    zones turned back by each map, equal the plain per-cell and per-line reading."""
+    spec, rng = parse_spec(text), random.Random(7)
+    n, perms = spec.cells, permutations(spec).tolist()
+    lines = sorted({sum(1 << c for c in set(line)) for line in geometry_lines(spec).tolist()})
+    for attacker in (0, 1):
+        tables = BoardTables(spec, attacker)
+        assert tables.lines == lines
+        flag = [1 << (tables.field * i + tables.field - 1) for i in range(len(lines))]
+        for _ in range(300):
+            board = [rng.choice((0, 0, 0, 1, 2)) for _ in range(n)]
+            a, d, made, open_flags, images = tables.read(encode(board))
+            assert a == sum(1 << c for c in range(n) if board[c] == attacker + 1)
+            assert d == sum(1 << c for c in range(n) if board[c] == 2 - attacker)
+            assert bool(made) == any(line & a == line or line & d == line for line in lines)
+            assert open_flags == sum(f for f, line in zip(flag, lines) if not line & d)
+            expected = []
+            for perm in perms:
+                image = [0] * n
+                for c, target in enumerate(perm):
+                    image[target] = board[c]
+                expected.append(encode(image))
+            assert images == expected
+            assert min(images) == canonical_board(spec, board)
+            counts = tables.line_counts(d)
+            for least in range(7):
+                assert tables.at_least(counts, least) == sum(
+                    f for f, line in zip(flag, lines) if (line & d).bit_count() >= least)
+            zone = rng.getrandbits(n + 5)  # cells past the board are dropped
+            for s, perm in enumerate(perms):
+                assert tables.turned_back(zone, s) == sum(1 << c for c in range(n)
+                                                          if zone >> perm[c] & 1)
+
+
+@pytest.fixture(scope="module")
+def proof_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A 4x4k4 proof from the empty board: pairings, replies and moves, symmetric children."""
+    path = tmp_path_factory.mktemp("proof") / "good.proof"
+    spec = parse_spec("4x4k4")
+    write_proof(prove_no_win(spec, (0,) * 16, ProofBudget(memory=1 << 22)), path)
+    return path.read_text().splitlines()
+
+
+def _check(tmp_path, lines: list[str]) -> bool:  # type: ignore[no-untyped-def]
+    path = tmp_path / "p.proof"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        check_proof(path)
+    except ProofCheckError:
+        return False
+    return True
+
+
+def _edited(lines: list[str], kind: str, edit) -> list[str]:  # type: ignore[no-untyped-def]
+    """The lines with the first position of `kind` edited (its words, to new words)."""
+    i = next(i for i, t in enumerate(lines) if t[:1].isdigit() and t.split()[1] == kind)
+    return lines[:i] + [" ".join(edit(lines[i].split()))] + lines[i + 1:]
+
+
+def test_pairs_are_read_as_int_reads_them(tmp_path, proof_lines) -> None:  # type: ignore[no-untyped-def]
+    """Pairs spelled otherwise ("+5-09") are read as the numbers they spell; a pair of one
+    cell twice, off the board, negative, overlapping another or missing is refused."""
+    assert _check(tmp_path, proof_lines)
+
+    def respell(words: list[str]) -> list[str]:
+        return words[:3] + ["+" + w.replace("-", "-0") for w in words[3:]]
+    assert _check(tmp_path, _edited(proof_lines, "pairing", respell))
+    for bad in (lambda w: w[:3] + [w[3].split("-")[0] * 2] + w[4:],          # one number
+                lambda w: w[:3] + ["{0}-{0}".format(w[3].split("-")[0])] + w[4:],
+                lambda w: w[:3] + [w[3].split("-")[0] + "-16"] + w[4:],       # off the board
+                lambda w: w[:3] + [w[3].split("-")[0] + "--1"] + w[4:],
+                lambda w: w[:3] + ["-1-" + w[3].split("-")[1]] + w[4:],
+                lambda w: w + [w[3]],                                          # a cell twice
+                lambda w: w[:3] + w[4:]):                                      # a pair missing
+        assert not _check(tmp_path, _edited(proof_lines, "pairing", bad))
+
+
+def test_codes_and_zones_are_read_through_the_symmetries(tmp_path, proof_lines) -> None:  # type: ignore[no-untyped-def]
+    """A position written by a code that is not the smallest of its images, a child named by
+    such a code, or a zone missing a cell its child's zone (turned back) uses, is refused."""
+    spec = parse_spec("4x4k4")
+    i = next(i for i, t in enumerate(proof_lines) if t.split()[1] == "pairing")
+    code = int(proof_lines[i].split()[0])
+    board = decode(code, 16)
+    other = max(encode([board[perm.index(c)] for c in range(16)])
+                for perm in permutations(spec).tolist())
+    assert other != code
+    renamed = [" ".join(str(other) if w == str(code) else w.replace(f":{code}", f":{other}")
+                        for w in t.split()) for t in proof_lines]
+    assert not _check(tmp_path, renamed)
+    # Every cell of a reply's zone is one its proof uses (the writer's zones are tight).
+    j = next(i for i, t in enumerate(proof_lines) if t[:1].isdigit() and t.split()[1] == "reply")
+    words = proof_lines[j].split()
+    zone = int(words[2], 16)
+    for c in range(16):
+        if zone >> c & 1:
+            cut = words[:2] + [format(zone & ~(1 << c), "x")] + words[3:]
+            assert not _check(tmp_path, proof_lines[:j] + [" ".join(cut)] + proof_lines[j + 1:])
+
+
+@pytest.mark.parametrize("text", ["4x4k4", "5x5k3+stones3+square", "8x8k5"])
+def test_zone_and_line_checks_by_flags_equal_the_plain_rule(text: str) -> None:
+    """The zone holds need (or all) empty cells of each line open for A, and A has no line
+    at once, read by count fields: as the plain loop over lines says, on random boards."""
+    spec, rng = parse_spec(text), random.Random(3)
+    checker = _Checker(spec, 0)
+    k, n, lines = spec.k, spec.cells, checker.tables.lines
+    outcomes = set()
+    for _ in range(400):
+        board = [rng.choice((0, 0, 0, 0, 1, 2)) for _ in range(n)]
+        a, d, _made, open_flags, _images = checker.tables.read(encode(board))
+        empty = ((1 << n) - 1) & ~(a | d)
+        opened = [line for line in lines if not line & d]
+        zone = (empty & rng.getrandbits(n)) | (rng.getrandbits(n) & rng.getrandbits(n))
+        for need in (1, 2):
+            plain = all((line & empty & zone).bit_count() >= min(need, (line & empty).bit_count())
+                        for line in opened)
+            try:
+                checker._hits(zone, open_flags, empty, need, 0)
+                outcomes.add(("hits", plain, True))
+            except ValueError:
+                outcomes.add(("hits", plain, False))
+        plain = not any((line & a).bit_count() == k - 1 and line & empty for line in opened)
+        try:
+            checker._no_line_at_once(a, empty, open_flags, 0)
+            outcomes.add(("once", plain, True))
+        except ValueError:
+            outcomes.add(("once", plain, False))
+    assert all(plain == passed for _, plain, passed in outcomes)
+    assert {(kind, plain) for kind, plain, _ in outcomes} == {
+        (kind, plain) for kind in ("hits", "once") for plain in (True, False)}
