@@ -38,7 +38,8 @@ where A holds fewer of the zone's cells (C lies outside it), so M's proof covers
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
+import io
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import reduce
 from operator import add, or_
@@ -76,20 +77,31 @@ class CheckedProof:
         return sum(self.kinds.values())
 
 
-def _lines_of(path: Path) -> Iterator[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
+# Lines read between two calls of check_proof's progress callback.
+READ_EVERY = 1 << 14
+
+
+def _lines_of(path: Path, read: Callable[[int], None] | None) -> Iterator[str]:
+    """The file's lines (gunzipped for a .gz name); read(bytes of the file read so far) every
+    READ_EVERY lines."""
     try:
-        with opener(path, "rt", encoding="ascii") as f:
-            yield from f
+        with open(path, "rb") as raw:
+            binary = gzip.GzipFile(fileobj=raw) if path.suffix == ".gz" else raw
+            with io.TextIOWrapper(binary, encoding="ascii") as f:
+                for number, line in enumerate(f, 1):
+                    if read is not None and number % READ_EVERY == 0:
+                        read(raw.tell())
+                    yield line
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise ProofCheckError(f"{path}: cannot be read as a proof file ({e})") from None
 
 
-def check_proof(path: str | Path) -> CheckedProof:
+def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> CheckedProof:
     """Check the proof file at `path`; ProofCheckError (one line, where and why) if it is
-    damaged, incomplete, or any of its claims fails."""
+    damaged, incomplete, or any of its claims fails. `read(bytes)` is called as the check
+    goes with how much of the file (as stored, compressed or not) it has read."""
     path = Path(path)
-    rows = _lines_of(path)
+    rows = _lines_of(path, read)
     head = [next(rows, "").rstrip("\n") for _ in range(4)]
     if head[0] != FORMAT:
         raise ProofCheckError(f"{path}: not a proof file (found {head[0][:40]!r}, expected"

@@ -4,11 +4,13 @@ through those tables: each accepted or refused as the plain reading says."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
 from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
 from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.query import proof_check
 from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof
 from tablebase.query.proof_tables import BoardTables
 from tablebase.query.search.proof_writer import write_proof
@@ -148,3 +150,16 @@ def test_zone_and_line_checks_by_flags_equal_the_plain_rule(text: str) -> None:
     assert all(plain == passed for _, plain, passed in outcomes)
     assert {(kind, plain) for kind, plain, _ in outcomes} == {
         (kind, plain) for kind in ("hits", "once") for plain in (True, False)}
+
+
+@pytest.mark.parametrize("name", ["p.proof", "p.proof.gz"])
+def test_the_check_reports_the_bytes_it_has_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 name: str) -> None:
+    """check_proof's callback gets the stored file's bytes read so far, growing, within its
+    size."""
+    monkeypatch.setattr(proof_check, "READ_EVERY", 200)
+    path = tmp_path / name
+    write_proof(prove_no_win(parse_spec("7x7k5"), (0,) * 49, ProofBudget(memory=1 << 24)), path)
+    seen: list[int] = []
+    assert check_proof(path, seen.append).positions > 1000
+    assert len(seen) >= 3 and seen == sorted(seen) and 0 < seen[-1] <= path.stat().st_size

@@ -3,6 +3,7 @@ prove_to_file), `check-proof FILE` re-checks one (query/proof_check.py)."""
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from typing import Any
 
@@ -67,7 +68,14 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    checked = check_proof(args.file)
+    size = os.path.getsize(args.file) if os.path.isfile(args.file) else None
+    with progress(args.quiet)(desc="check-proof", total=size, unit="B", unit_scale=True) as bar:
+        shown = [0]  # the file's bytes the bar shows read
+
+        def read(done: int) -> None:
+            bar.update(done - shown[0])
+            shown[0] = done
+        checked = check_proof(args.file, read)
     spec = checked.spec
     board = decode(checked.root, spec.cells)
     print(f"proof checked: {spec.name}, {checked.claim} from {board_text(spec, board)}")
@@ -88,4 +96,5 @@ def register(commands: Any) -> None:
                     " answered by a line), every zone. A damaged, cut-off or wrong file is"
                     " refused with one line saying where, and exit status 2.")
     p.add_argument("file", metavar="FILE", help="the proof file (.gz: compressed)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_check)
