@@ -111,6 +111,15 @@ def test_import_arrows_point_one_way() -> None:
     assert wrong == []
 
 
+def test_the_proof_checker_shares_only_the_rules_with_the_search() -> None:
+    """check-proof's promise (docs/proofs.md): nothing of the search, the rules kernel only."""
+    allowed = {"tablebase.builder.game", "tablebase.builder.game.geometry",
+               "tablebase.query.errors", "tablebase.query.proof_tables"}
+    for name in ("query/proof_check.py", "query/proof_tables.py"):
+        used = {m for m in _imports(ROOT / name) if m.startswith("tablebase")}
+        assert used <= allowed, f"{name} imports {sorted(used - allowed)}"
+
+
 def test_nothing_imports_the_bare_folder_names() -> None:
     """Installed, the folders are tablebase.builder, .db and .query: a bare `import db` would
     find another project's module, or none."""
