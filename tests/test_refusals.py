@@ -64,6 +64,16 @@ def read_only(tmp_path: Path, table_db: Callable[[str], str]) -> Iterator[Path]:
         subprocess.run(["umount", str(target)], check=True)
 
 
+def test_a_proof_path_that_cannot_be_written_is_refused_before_the_search(tmp_path: Path) -> None:
+    for path, why in ((tmp_path / "none" / "p.proof", "no directory"),
+                      (tmp_path, "is a directory")):
+        status, out, err = _run("solve", "8x8k5", "--proof", str(path), "--nodes", "100000",
+                                "--quiet")
+        assert (status, out) == (2, "")
+        _one_line(err, str(path), why)
+    assert sorted(tmp_path.iterdir()) == []
+
+
 def test_read_only_places(read_only: Path, tmp_path: Path) -> None:
     db = str(read_only / "t.db")
     before = Path(db).read_bytes()
@@ -83,6 +93,11 @@ def test_read_only_places(read_only: Path, tmp_path: Path) -> None:
     status, _, err = _run("export", "3x3k3", "--db", db, "-o", str(read_only / "x.csv"), "--quiet")
     assert status == 2
     _one_line(err, str(read_only / "x.csv"))
+    # A proof that could not be written is refused before the search (minutes on 8x8k5).
+    proof = str(read_only / "p.proof")
+    status, out, err = _run("solve", "8x8k5", "--proof", proof, "--nodes", "100000", "--quiet")
+    assert (status, out) == (2, "")
+    _one_line(err, proof, "not writable")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
         from starlette.testclient import TestClient

@@ -19,6 +19,7 @@ from tablebase.builder.game import Spec, canonical_board, canonical_board_map, p
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name
 from tablebase.query.search import prooftable, prover
+from tablebase.query.search.proof_cells import Maps, matching
 from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
 
@@ -70,6 +71,23 @@ def write_proof(proved: Proved, path: str | Path,
     return count
 
 
+def writable(path: str | Path) -> None:
+    """ProofWriteError unless a proof can be written to `path` (a file beside it, renamed)."""
+    final = Path(path)
+    if final.is_dir():
+        raise ProofWriteError(f"cannot write the proof to {path}: it is a directory")
+    if final.exists() and not final.is_file():
+        if not os.access(final, os.W_OK):
+            raise ProofWriteError(f"cannot write the proof to {path}: not writable")
+        return
+    folder = final.parent
+    if not folder.is_dir():
+        raise ProofWriteError(f"cannot write the proof to {path}: no directory {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ProofWriteError(f"cannot write the proof to {path}: the directory {folder} is not"
+                              " writable")
+
+
 def _write_to(proved: Proved, path: Path, written: Callable[[int], None] | None) -> int:
     """The walk written to `path` whole, end line included; the number of positions."""
     with open_proof(path) as out:
@@ -88,7 +106,7 @@ class _Walk:
         self.proved = proved
         self.out = out
         self.perms = permutations(self.spec)
-        self.maps = _Maps(self.perms)
+        self.maps = Maps(self.perms)
         b = next(iter(proved.tables.values())).board
         self.line_masks = [sum(1 << c for c in set(line)) for line in b.lines.tolist()]
         self.lines_in: dict[int, list[int]] = {}  # a choice's cells -> lines holding two
@@ -319,7 +337,7 @@ class _Walk:
             key = (mask, tuple(i for i in self.lines_in[mask] if is_open[i]))
             if key not in self.matched:  # choices and their open lines recur all through
                 cells = [c for c in range(self.spec.cells) if mask >> c & 1]
-                self.matched[key] = _matching(cells, [self.line_masks[i] for i in key[1]])
+                self.matched[key] = matching(cells, [self.line_masks[i] for i in key[1]])
             pairs += self.matched[key]
         return pairs
 
@@ -328,54 +346,6 @@ class _Walk:
         self.count += 1
         if self.written is not None and self.count % WRITTEN_EVERY == 0:
             self.written(self.count)
-
-
-def _matching(cells: list[int], need: list[int]) -> list[tuple[int, int]]:
-    """Pairs of `cells` (all of them) such that every line mask of `need` holds a pair."""
-    first = cells[0]
-    for other in cells[1:]:
-        pair = (1 << first) | (1 << other)
-        rest = [c for c in cells if c not in (first, other)]
-        left = [m for m in need if m & pair != pair]
-        if not rest:
-            if not left:
-                return [(first, other)]
-            continue
-        try:
-            return [(first, other)] + _matching(rest, left)
-        except ValueError:
-            continue
-    raise ValueError("no matching")
-
-
-class _Maps:
-    """The board's symmetry maps, each as a list and as byte tables that move a cell mask by
-    the map (or back) in a look-up a byte: a cell at a time cost the writer most of its time."""
-
-    def __init__(self, perms: np.ndarray) -> None:
-        self.lists: list[list[int]] = perms.tolist()
-        self.forward = [self._mover(p) for p in self.lists]
-        self.back = [self._mover(np.argsort(p).tolist()) for p in self.lists]
-
-    @staticmethod
-    def _mover(perm: list[int]) -> Callable[[int], int]:
-        """A function moving a cell mask by `perm` (cell c to perm[c])."""
-        n = len(perm)
-        rows = []
-        for start in range(0, n, 8):
-            single = [1 << perm[c] if c < n else 0 for c in range(start, start + 8)]
-            row = [0] * 256
-            for v in range(1, 256):  # v less its lowest bit, then that bit's cell
-                row[v] = row[v & (v - 1)] | single[(v & -v).bit_length() - 1]
-            rows.append(row)
-        shifts = list(zip(range(0, n, 8), rows))
-
-        def move(zone: int) -> int:
-            out = 0
-            for shift, row in shifts:
-                out |= row[zone >> shift & 255]
-            return out
-        return move
 
 
 @dataclass(frozen=True)
@@ -394,7 +364,9 @@ def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: Pr
                   progress: Progress | None = None,
                   written: Callable[[int], None] | None = None) -> ProofRun:
     """Prove that the side to move on `board` cannot win (proving.prove_no_win, within
-    `budget`) and, if it was proved, write the proof to `path` (`written` as write_proof's)."""
+    `budget`) and, if it was proved, write the proof to `path` (`written` as write_proof's).
+    A path that cannot be written is refused before the search starts."""
+    writable(path)
     proved = prove_no_win(spec, board, budget, progress)
     if proved.outcome != "proved":
         return ProofRun(proved, None, 0, 0, 0.0)
