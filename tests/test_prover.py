@@ -8,6 +8,7 @@ import os
 import random
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -230,6 +231,9 @@ def test_a_proof_whose_tables_lost_the_defenders_entries_is_still_written(
     written = write_proof(proved, path)
     checked = check_proof(path)
     assert checked.positions == written and checked.kinds["reply"] >= 1
+    # Proofs made again count against the time: past it, the write fails (and leaves no file).
+    with pytest.raises(ProofWriteError, match="within the time"):
+        write_proof(proved, tmp_path / "late.proof.gz", deadline=time.monotonic())
     # And where no reply is found again, the write fails and leaves no file at all.
     monkeypatch.setattr(ProofTable, "run", lambda self, board, attacker, nodes=None: 0)
     with pytest.raises(ProofWriteError):

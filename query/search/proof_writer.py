@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 import numpy as np
 
@@ -47,11 +48,12 @@ def open_proof(path: str | Path) -> Iterator[TextIO]:
 WRITTEN_EVERY = 1 << 12
 
 
-def write_proof(proved: Proved, path: str | Path,
-                written: Callable[[int], None] | None = None) -> int:
+def write_proof(proved: Proved, path: str | Path, written: Callable[[int], None] | None = None,
+                deadline: float | None = None) -> int:
     """Write `proved` (outcome 'proved') to `path`; the number of positions written.
     `written(count)` is called every WRITTEN_EVERY positions (the total is known at the end
-    only: the walk finds the proof's positions as it goes)."""
+    only: the walk finds the proof's positions as it goes). Positions the tables lost are
+    proved again by `deadline` (a time.monotonic(); None: no limit), else ProofWriteError."""
     if proved.outcome != "proved":
         raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
                               f" {proved.outcome}, not proved")
@@ -61,10 +63,10 @@ def write_proof(proved: Proved, path: str | Path,
     # over it would put a file in the device's place.
     final = Path(path)
     if final.exists() and not final.is_file():
-        return _write_to(proved, final, written)
+        return _write_to(proved, final, _Walk.Options(written, deadline))
     part = final.with_name(f".{final.name}.part" + (".gz" if final.name.endswith(".gz") else ""))
     try:
-        count = _write_to(proved, part, written)
+        count = _write_to(proved, part, _Walk.Options(written, deadline))
         os.replace(part, final)
     finally:
         part.unlink(missing_ok=True)
@@ -88,10 +90,10 @@ def writable(path: str | Path) -> None:
                               " writable")
 
 
-def _write_to(proved: Proved, path: Path, written: Callable[[int], None] | None) -> int:
+def _write_to(proved: Proved, path: Path, options: _Walk.Options) -> int:
     """The walk written to `path` whole, end line included; the number of positions."""
     with open_proof(path) as out:
-        walk = _Walk(proved, out, written)
+        walk = _Walk(proved, out, options)
         walk.root()
         out.write(f"end {walk.count}\n")
     return walk.count
@@ -100,8 +102,11 @@ def _write_to(proved: Proved, path: Path, written: Callable[[int], None] | None)
 class _Walk:
     """The walk over the proof tables, writing each position once."""
 
-    def __init__(self, proved: Proved, out: TextIO,
-                 written: Callable[[int], None] | None = None) -> None:
+    class Options(NamedTuple):
+        written: Callable[[int], None] | None = None  # progress: positions written so far
+        deadline: float | None = None  # for proofs made again (time.monotonic())
+
+    def __init__(self, proved: Proved, out: TextIO, options: Options = Options()) -> None:
         self.spec: Spec = proved.spec
         self.proved = proved
         self.out = out
@@ -113,7 +118,7 @@ class _Walk:
         self.matched: dict[tuple[int, tuple[int, ...]], list[tuple[int, int]]] = {}
         self.zones: dict[int, int] = {}  # canonical code -> zone in the canonical orientation
         self.count = 0
-        self.written = written
+        self.written, self.deadline = options
         self.last_code = 0  # the canonical code of the position _node saw last
         self.attacker = sum(1 for v in proved.board if v) % 2
         code = canonical_board(self.spec, proved.board)
@@ -264,7 +269,7 @@ class _Walk:
         s = t.entry()
         if s < 0 or not t.tfl[s] & prooftable.PROVED:
             child = [int(v) for v in t.board.board]
-            found = t.run(child, self.attacker, REPROVE_NODES)
+            found = self._reprove(t, child)
             t.board.load(child)
             if found != 1:
                 raise ProofWriteError(f"{self.spec.name}: a position the proof needs was not"
@@ -275,7 +280,7 @@ class _Walk:
         """The defender's proved reply on the loaded position (its table entry's move)."""
         s = t.entry()
         if s < 0 or not t.tfl[s] & prooftable.PROVED or t.tmv[s] < 0:
-            found = t.run(board, self.attacker, REPROVE_NODES)
+            found = self._reprove(t, board)
             t.board.load(board)
             s = t.entry()
             if found == 1 and (s < 0 or t.tmv[s] < 0):
@@ -308,11 +313,33 @@ class _Walk:
             for c in empties:
                 child = board.copy()
                 child[c] = 2 - self.attacker
-                if t.run(child, self.attacker, REPROVE_NODES) == 1:
+                if self._reprove(t, child) == 1:
                     return c
             return None
         finally:
             t.board.load(board)
+
+    def _reprove(self, t: ProofTable, board: list[int]) -> int:
+        """t.run on `board` within REPROVE_NODES and the time left (the search's budget counts
+        the proofs made again here: with a small --memory they can outgrow the search)."""
+        if self.deadline is None:
+            return t.run(board, self.attacker, REPROVE_NODES)
+        late = ProofWriteError(f"{self.spec.name}: proved, but the positions the proof tables"
+                               " lost could not be proved again within the time: no proof"
+                               " written (more memory keeps them)")
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise late
+        timer = threading.Timer(left, lambda: t.ctl.__setitem__(prooftable.STOP, 1))
+        timer.start()
+        try:
+            found = t.run(board, self.attacker, REPROVE_NODES)
+        finally:
+            timer.cancel()
+            t.ctl[prooftable.STOP] = 0
+        if found == 0 and time.monotonic() >= self.deadline:
+            raise late
+        return found
 
     def _pairs(self, t: ProofTable) -> list[tuple[int, int]]:
         """The pairs of the pairing proofs.py finds on the loaded position, each run's choice
@@ -367,10 +394,12 @@ def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: Pr
     `budget`) and, if it was proved, write the proof to `path` (`written` as write_proof's).
     A path that cannot be written is refused before the search starts."""
     writable(path)
+    started = time.monotonic()
     proved = prove_no_win(spec, board, budget, progress)
     if proved.outcome != "proved":
         return ProofRun(proved, None, 0, 0, 0.0)
     start = time.monotonic()
-    positions = write_proof(proved, path, written)
+    deadline = None if budget.seconds is None else started + budget.seconds
+    positions = write_proof(proved, path, written, deadline)
     return ProofRun(proved, str(path), positions, os.path.getsize(path),
                     time.monotonic() - start)
