@@ -119,7 +119,6 @@ class _Walk:
         self.zones: dict[int, int] = {}  # canonical code -> zone in the canonical orientation
         self.count = 0
         self.written, self.deadline = options
-        self.last_code = 0  # the canonical code of the position _node saw last
         self.attacker = sum(1 for v in proved.board if v) % 2
         code = canonical_board(self.spec, proved.board)
         out.write(f"{FORMAT}\nspec {self.spec.name}\nclaim {attacker_name(self.attacker)}"
@@ -139,18 +138,18 @@ class _Walk:
             if rep in p.tables:
                 table = p.tables[rep]
                 table.board.load(child)
-                z = self._node(table)
+                z, child_code = self._node(table)
                 zone |= z
-                lines.append((cell, z, self.last_code))
+                lines.append((cell, z, child_code))
         for cell in (c for c, v in enumerate(board) if v == 0):
             if any(m == cell or not z >> cell & 1 for m, z, _ in lines):
                 continue  # proved, or covered by a proved move's zone as the writer sees it
             table = next(iter(p.tables.values()))
             table.board.load(board)
             table.board.place(cell, self.attacker + 1)
-            z = self._node_proved(table, board, cell)
+            z, child_code = self._node_proved(table, board, cell)
             zone |= z
-            lines.append((cell, z, self.last_code))
+            lines.append((cell, z, child_code))
         self._attack_line(board, lines, zone, None)
 
     def _representative(self, board: list[int], cell: int) -> int:
@@ -162,15 +161,14 @@ class _Walk:
                     return image
         return cell
 
-    def _node(self, t: ProofTable) -> int:
+    def _node(self, t: ProofTable) -> tuple[int, int]:
         """Write the loaded position's proof (if not written yet); its zone in the board's
-        orientation."""
+        orientation and its canonical code (a parent's line names its children by code)."""
         board = t.board.board.tolist()
         code, g = canonical_board_map(self.spec, board)
         if code not in self.zones:
             self.zones[code] = self._write(t, board, code, g)
-        self.last_code = code  # for the parent's line, which names its children by code
-        return self.maps.back[g](self.zones[code])
+        return self.maps.back[g](self.zones[code]), code
 
     def _write(self, t: ProofTable, board: list[int], code: int, g: int) -> int:
         """Write one position; its zone in the canonical orientation."""
@@ -202,18 +200,19 @@ class _Walk:
             # A reply the leaf found (a pairing after it), else the table's.
             reply = move if pn == 0 else self._reply(t, board)
             b.place(reply, 2 - self.attacker)
-            z = self._node(t) | (1 << reply)
+            z, child_code = self._node(t)
+            z |= 1 << reply
             b.remove(reply)
-            self._emit(f"{head} reply {turn(z):x} {perm[reply]} {self.last_code}")
+            self._emit(f"{head} reply {turn(z):x} {perm[reply]} {child_code}")
             return turn(z)
         explicit: list[tuple[int, int, int]] = []  # move, zone, child's code
         zone = 0
         empties = [c for c in range(n) if board[c] == 0]
         if forced >= 0:
             b.place(forced, self.attacker + 1)
-            zone = self._node_proved(t, board, forced)
+            zone, child_code = self._node_proved(t, board, forced)
             b.remove(forced)
-            explicit.append((forced, zone, self.last_code))
+            explicit.append((forced, zone, child_code))
             _, _, _, line = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
                                            1 - self.attacker, 1)
             zone = int(hit_lines(np.uint64(zone | int(line)), np.int64(2), self.attacker,
@@ -226,9 +225,9 @@ class _Walk:
                 if any(not z >> c & 1 for _, z, _ in explicit):
                     continue
                 b.place(c, self.attacker + 1)
-                z = self._node_proved(t, board, c)
+                z, child_code = self._node_proved(t, board, c)
                 b.remove(c)
-                explicit.append((c, z, self.last_code))
+                explicit.append((c, z, child_code))
                 zone |= z
         self._attack_line(board, explicit, zone, forced if forced >= 0 else None, code, g)
         return turn(zone)
@@ -264,8 +263,8 @@ class _Walk:
         t.board.remove(cell)
         return s >= 0 and bool(t.tfl[s] & prooftable.PROVED)
 
-    def _node_proved(self, t: ProofTable, board: list[int], cell: int) -> int:
-        """The loaded position's proof and zone, proved now if the table lacks it."""
+    def _node_proved(self, t: ProofTable, board: list[int], cell: int) -> tuple[int, int]:
+        """_node's zone and code for the loaded position, proved now if the table lacks it."""
         s = t.entry()
         if s < 0 or not t.tfl[s] & prooftable.PROVED:
             child = [int(v) for v in t.board.board]
@@ -398,8 +397,8 @@ def prove_to_file(spec: Spec, board: Sequence[int], path: str | Path, budget: Pr
     proved = prove_no_win(spec, board, budget, progress)
     if proved.outcome != "proved":
         return ProofRun(proved, None, 0, 0, 0.0)
-    start = time.monotonic()
+    writing = time.monotonic()
     deadline = None if budget.seconds is None else started + budget.seconds
     positions = write_proof(proved, path, written, deadline)
     return ProofRun(proved, str(path), positions, os.path.getsize(path),
-                    time.monotonic() - start)
+                    time.monotonic() - writing)
