@@ -45,12 +45,14 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
             rate = nodes / max(time.monotonic() - started, 1e-9)
             bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
                                 f" {rate:,.0f} a second")
+        first: tuple[float, int] | None = None  # the writer's first report: when, how many
+
         def writing(positions: int) -> None:
-            first = first_written.setdefault(0, (time.monotonic(), positions))
+            nonlocal first
+            first = first or (time.monotonic(), positions)
             rate = (positions - first[1]) / max(time.monotonic() - first[0], 1e-9)
             bar.set_postfix_str(f"proved; writing the proof: {positions:,} positions"
                                 + (f", {rate:,.0f} a second" if rate else ""))
-        first_written: dict[int, tuple[float, int]] = {}  # the first call's time and count
         ran = prove_to_file(spec, board, args.proof, budget, shown, writing)
     p = ran.proved
     side = to_move_name(sum(1 for v in board if v))
@@ -70,11 +72,12 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
 def _cmd_check(args: argparse.Namespace) -> int:
     size = os.path.getsize(args.file) if os.path.isfile(args.file) else None
     with progress(args.quiet)(desc="check-proof", total=size, unit="B", unit_scale=True) as bar:
-        shown = [0]  # the file's bytes the bar shows read
+        shown = 0  # the file's bytes the bar shows read
 
         def read(done: int) -> None:
-            bar.update(done - shown[0])
-            shown[0] = done
+            nonlocal shown
+            bar.update(done - shown)
+            shown = done
         checked = check_proof(args.file, read)
     spec = checked.spec
     board = decode(checked.root, spec.cells)

@@ -27,7 +27,9 @@ def matching(cells: list[int], need: list[int]) -> list[tuple[int, int]]:
 
 class Maps:
     """The board's symmetry maps, each as a list and as byte tables that move a cell mask by
-    the map (or back) in a look-up a byte: a cell at a time cost the writer most of its time."""
+    the map (or back) in a look-up a byte: a cell at a time cost the writer most of its time.
+    query/proof_tables.py has tables like these for the checker, kept apart on purpose: the
+    checker shares nothing with what writes the proofs it checks but the rules kernel."""
 
     def __init__(self, perms: np.ndarray) -> None:
         self.lists: list[list[int]] = perms.tolist()
