@@ -327,13 +327,14 @@ def test_a_sqlalchemy_url_answers_like_the_file(tb: Tablebase,
 @pytest.mark.parametrize("name", ["3x3k3", "4x3k3", "4x4k4", "4x4k4+gravity", "1x1k1", "2x3k2"])
 def test_canonical_board_matches_canonical(name: str) -> None:
     spec, rnd = parse_spec(name), random.Random(7)
+    perms = permutations(spec)
     for _ in range(2000):
         board = tuple(rnd.choice((0, 1, 2)) for _ in range(spec.cells))
         assert canonical_board(spec, board) == canonical(spec, encode(board))
         code, g = canonical_board_map(spec, board)
         image = [0] * spec.cells  # map g sends cell c to perms[g, c]
         for c, v in enumerate(board):
-            image[int(permutations(spec)[g, c])] = v
+            image[int(perms[g, c])] = v
         assert code == canonical(spec, encode(board)) == encode(image)
 
 
