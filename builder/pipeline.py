@@ -23,12 +23,15 @@ from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
 from tablebase.builder.game.errors import (
     BuildTooLargeError,
+    InvalidPositionError,
     InvalidSpecError,
     WholeBoardTooLargeError,
 )
 from tablebase.builder.game.root import Root, check_moving_root, check_root
 from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.game.values import NO_DEPTH, Value, depth_of, value_of
+from tablebase.builder.games.registry import class_game
+from tablebase.builder.graph_build import GameBuildReport, build_game
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak, steady_malloc
@@ -149,13 +152,14 @@ def work_slug(root: Root) -> str:
     return f"{root.spec.name}@{hashlib.sha1(root.key.encode()).hexdigest()[:12]}"
 
 
-def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None, force: bool = False,
-          resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
+def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None = None,
+          force: bool = False, resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
           memory_budget: int | None = None, write_chunk: int = 1 << 17,
           executor: Executor = LOCAL, work_dir: str | None = None,
-          layout: str = LAYOUT_PACKED, yes: bool = False) -> BuildReport:
+          layout: str = LAYOUT_PACKED, yes: bool = False) -> BuildReport | GameBuildReport:
     """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
-    table) and store the table in `database` (a path or SQLAlchemy URL).
+    table) and store the table in `database` (a path or SQLAlchemy URL); a class spec (docs/
+    games.md) by builder/graph_build.py (`root`: a position's text), its GameBuildReport.
 
     An endgame table holds every position reachable from its root, one per orbit of the
     root's stabiliser. `memory_budget` is in bytes (default: half the machine's memory). With
@@ -170,6 +174,13 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | None = None,
     row per position). A build estimated past a billion positions or the free disk
     (builder/estimate.py) raises BuildTooLargeError before it starts, unless `yes`.
     """
+    game = class_game(spec) if isinstance(spec, str) else None
+    if game is not None:
+        if root is not None and not isinstance(root, str):
+            raise InvalidPositionError(f"{game.name}: a start is given as the game's text")
+        return build_game(game, database, start=root, force=force, progress=progress,
+                          memory_budget=memory_budget)
+    assert not isinstance(root, str), "a grid game's root is given as cell values"
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if spec.moving:

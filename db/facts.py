@@ -15,6 +15,10 @@ DEFAULT_DATABASE = "tablebase.db"
 LAYOUT_PACKED = "packed"
 LAYOUT_ROWS = "rows"
 LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
+# A game whose positions are Python values: one row a position under its text (db/keyed.py).
+LAYOUT_KEYED = "keyed"
+# Every layout a table may be stored in.
+STORED_LAYOUTS = (*LAYOUTS, LAYOUT_KEYED)
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
 CHUNK = 1 << 16
 # Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).

@@ -3,7 +3,7 @@ one engine, each table read on a connection of its own."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from itertools import chain
@@ -16,6 +16,7 @@ from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
+from tablebase.db.keyed import Run
 from tablebase.db.records import (
     Damage,
     GameRecord,
@@ -261,6 +262,18 @@ class UrlStore(CheckedStore):
 
     def _rows(self, game: GameRecord) -> UrlReader:
         return UrlReader(self._engine, game)
+
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+        table = _UrlTable(self._engine, game)
+        conn = table._conn
+
+        def run(sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+            try:
+                return [tuple(row) for row in conn.exec_driver_sql(sql, tuple(params)).all()]
+            except (SQLAlchemyError, UnicodeDecodeError) as e:
+                raise _wrap(f"positions of {game.label}", e) from e
+        mark = "?" if self._engine.dialect.paramstyle == "qmark" else "%s"
+        return run, '"' + table.table.replace('"', '""') + '"', mark, table.close
 
     def integrity(self, thorough: bool = False) -> list[str]:
         """A SQLite file's quick_check (integrity_check with `thorough`), one line per problem;

@@ -14,7 +14,7 @@ from tablebase.builder.game.moving import code_digits
 from tablebase.builder.game.spec import parse_spec
 from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
-from tablebase.db.facts import LAYOUT_ROWS, LAYOUTS
+from tablebase.db.facts import LAYOUT_ROWS, STORED_LAYOUTS
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -25,6 +25,8 @@ def table_label(spec: str, root: str) -> str:
     stored root key: '' for the whole board, else one digit per cell)."""
     if not root:
         return spec
+    if not root.isdigit():  # a keyed table's root: a position's text (db/keyed.py)
+        return f"{spec} from {root!r}"
     return f"{spec} endgame ({sum(ch != '0' for ch in root)} stones)"
 
 
@@ -123,7 +125,7 @@ class GameRecord:
         DatabaseError if its layout is not one this tool reads."""
         if not self.complete:
             raise GameNotBuiltError(f"{self.label} has no complete table here")
-        if self.layout not in LAYOUTS:
+        if self.layout not in STORED_LAYOUTS:
             raise DatabaseError(f"{self.label} is stored in a layout this tool does not read"
                                 f" ({self.layout!r}); upgrade tablebase")
 

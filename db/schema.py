@@ -112,6 +112,20 @@ def blocks_table(name: str) -> Table:
     )
 
 
+def keyed_table(name: str) -> Table:
+    """The positions table `name` of the keyed layout (db/keyed.py): key text, ply, value,
+    depth and the row's check; on SQLite without a rowid, so the key is the B-tree's."""
+    return Table(
+        name, MetaData(),
+        Column("key", Text, primary_key=True),
+        Column("ply", Integer, nullable=False),
+        Column("value", SmallInteger, nullable=False),
+        Column("depth", Integer, nullable=False),
+        Column("chk", BigInteger, nullable=False),
+        sqlite_with_rowid=False,
+    )
+
+
 def positions_table(name: str, *, keyed: bool = True) -> Table:
     """The positions table `name` of the rows layout: canonical code, ply, value (-1/0/1 for
     the side to move), depth.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from typing import TYPE_CHECKING
@@ -23,6 +23,7 @@ import numpy as np
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
+from tablebase.db.keyed import Run
 from tablebase.db.records import (
     Damage,
     GameRecord,
@@ -254,6 +255,16 @@ class SqliteStore(CheckedStore):
 
     def _rows(self, game: GameRecord) -> SqliteReader:
         return SqliteReader(self._conn, game)
+
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+        table = _Table(self._conn, game)
+
+        def run(sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+            try:
+                return self._conn.execute(sql, tuple(params)).fetchall()
+            except (sqlite3.Error, UnicodeDecodeError) as e:
+                raise table._fail(e) from e
+        return run, table._quoted, "?", table.close
 
     def integrity(self, thorough: bool = False) -> list[str]:
         """SQLite's quick_check (integrity_check with `thorough`): one line per problem."""

@@ -5,14 +5,16 @@ above db/ knows how a table is laid out; db/store.py opens the right backend.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from typing import Protocol
 
 import numpy as np
 
-from tablebase.db.facts import CHUNK, LAYOUT_PACKED
+from tablebase.db.errors import DatabaseError
+from tablebase.db.facts import CHUNK, LAYOUT_KEYED, LAYOUT_PACKED
+from tablebase.db.keyed import KeyedReader, Run
 from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays
 
@@ -84,6 +86,10 @@ class Store(Protocol):
         """A reader of a complete table."""
         ...
 
+    def keyed(self, game: GameRecord) -> KeyedReader:
+        """A reader of a complete table of the keyed layout (db/keyed.py)."""
+        ...
+
     def integrity(self, thorough: bool = False) -> list[str]:
         """The database's own check of its file, one line per problem (SQLite's quick_check,
         or with `thorough` its integrity_check; nothing to check on a server)."""
@@ -112,6 +118,11 @@ class CheckedStore:
     def _rows(self, game: GameRecord) -> TableReader:
         raise NotImplementedError
 
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+        """A function that runs one statement on `game`'s table, the table's quoted name, the
+        driver's parameter mark, and what releases the connection it runs on."""
+        raise NotImplementedError
+
     def check(self, game: GameRecord) -> list[PlyCounts]:
         """The per-ply counts of a complete table, its catalogue row checked against its digest
         first (a damaged row can say anything): DamagedTableError if it fails."""
@@ -125,4 +136,15 @@ class CheckedStore:
         counts = self.check(game)
         if game.layout == LAYOUT_PACKED:
             return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts})
+        if game.layout == LAYOUT_KEYED:
+            raise DatabaseError(f"{game.label} is a table of positions by their text: read it"
+                                " with `keyed`")
         return self._rows(game)
+
+    def keyed(self, game: GameRecord) -> KeyedReader:
+        """A reader of a complete table of the keyed layout (db/keyed.py)."""
+        self.check(game)
+        if game.layout != LAYOUT_KEYED:
+            raise DatabaseError(f"{game.label} is stored {game.layout}, not by its positions' text")
+        run, quoted, mark, close = self._run(game)
+        return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, close)

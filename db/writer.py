@@ -16,7 +16,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from tablebase.db.blocks import BlockRow, pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
-from tablebase.db.facts import LAYOUT_PACKED, LAYOUT_ROWS, LAYOUTS, SCHEMA_VERSION
+from tablebase.db.facts import (
+    LAYOUT_KEYED,
+    LAYOUT_PACKED,
+    LAYOUT_ROWS,
+    SCHEMA_VERSION,
+    STORED_LAYOUTS,
+)
 from tablebase.db.postgres import (
     add_primary_key,
     copy_blocks,
@@ -38,6 +44,7 @@ from tablebase.db.schema import (
     blocks_table,
     game_plies,
     games,
+    keyed_table,
     positions_table,
     positions_table_name,
 )
@@ -119,8 +126,8 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
     `supports`: which digit of a code each digit's stone needs (db/ranking.py; the caller
     knows the rules, gravity's stone under a stone), by which packed blocks rank their codes:
     every digit free if not given."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"unknown layout {layout!r}: use {' or '.join(LAYOUTS)}")
+    if layout not in STORED_LAYOUTS:
+        raise ValueError(f"unknown layout {layout!r}: use {' or '.join(STORED_LAYOUTS)}")
     try:
         with engine.begin() as conn:
             row = conn.execute(select(games.c.id, games.c.status, games.c.positions_table)
@@ -154,6 +161,8 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
             elif layout == LAYOUT_PACKED:
                 blocks_table(handle.table_name).create(conn)
                 store_blobs_as_is(conn, handle.table_name)
+            elif layout == LAYOUT_KEYED:
+                keyed_table(handle.table_name).create(conn)
             else:
                 # A COPY load appends faster to a bare heap; finish_build adds the key.
                 positions_table(handle.table_name, keyed=not uses_copy(conn)).create(conn)
@@ -207,7 +216,7 @@ def write_blocks(engine: Engine, handle: BuildHandle, ply: int, rows: list[Block
         if rows:
             conn.execute(insert(table), [{"first_code": r.first, "ply": r.ply, "count": r.count,
                                           "data": r.data} for r in rows])
-    _write(engine, handle, write)
+    write_with(engine, handle, write)
     handle.tiers[ply] = sum(r.count for r in rows)
 
 
@@ -274,7 +283,7 @@ def write_positions(engine: Engine, handle: BuildHandle, chunk: PositionArrays) 
     in one transaction."""
     codes, ply, value, depth = chunk
     n = len(codes)
-    _write(engine, handle, lambda conn: (
+    write_with(engine, handle, lambda conn: (
         copy_positions(conn, handle.table_name, codes, ply, value, depth) if uses_copy(conn)
         else _insert(conn, handle.table_name, codes, ply, value, depth)))
     handle.rows += n
@@ -282,7 +291,7 @@ def write_positions(engine: Engine, handle: BuildHandle, chunk: PositionArrays) 
         handle.last_code = int(codes[-1])
 
 
-def _write(engine: Engine, handle: BuildHandle, write) -> None:  # type: ignore[no-untyped-def]
+def write_with(engine: Engine, handle: BuildHandle, write) -> None:  # type: ignore[no-untyped-def]
     """Run `write(conn)` in one transaction, its errors named after the build."""
     try:
         with engine.begin() as conn:

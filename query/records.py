@@ -97,3 +97,36 @@ class ManyProbes:
     depth: np.ndarray
     ply: np.ndarray
     found: np.ndarray
+
+
+@dataclass(frozen=True)
+class GameProbe:
+    """What a table says about one position of a game given as a class (docs/games.md): its
+    text, value for the side to move, depth (None: a draw by endless play), whether the game
+    is over there, and its ply (the fewest moves that reach it from the table's start)."""
+
+    position: str
+    value: Value
+    depth: int | None
+    terminal: bool
+    ply: int
+
+    def __str__(self) -> str:
+        if self.terminal:
+            return {Value.WIN: "game over: the side to move has won", Value.DRAW:
+                    "game over: a draw", Value.LOSS: "game over: the side to move has lost"
+                    }[self.value]
+        return f"side to move: {outcome_text(self.value, self.depth)}"
+
+
+@dataclass(frozen=True)
+class GameMove:
+    """One move of a game given as a class: its name, its value for the player making it, the
+    depth after it (None: a draw by endless play), whether it keeps the position's value and
+    depth, and the position it leads to, as text."""
+
+    move: str
+    value: Value
+    depth: int | None
+    best: bool
+    position: str

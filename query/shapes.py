@@ -10,6 +10,7 @@ import numpy as np
 
 from tablebase.builder.game import Spec, Value, parse_spec
 from tablebase.builder.game.root import Root
+from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.query.notation import board_text, move_name, to_move_name
 from tablebase.query.records import MoveInfo, Probe, Step
@@ -116,10 +117,21 @@ def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
 def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
     endgame table's root as board text, None for the whole-board table."""
+    if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
+        return {**_catalogue_json(game, game.root or None),
+                "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins,
+                             "draw": p.draws, "loss": p.losses} for p in plies]}
     root = None
     spec = parse_spec(game.spec)
     if game.root:
         root = board_text(spec, Root.from_key(spec, game.root).position)
+    return {**_catalogue_json(game, root),
+            "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
+                         "draw": p.draws, "loss": p.losses} for p in plies]}
+
+
+def _catalogue_json(game: GameRecord, root: str | None) -> dict[str, Any]:
+    """The catalogue row's part of `game_json`."""
     return {
         "spec": game.spec,
         "root": root,
@@ -131,8 +143,6 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
         "checksum": game.checksum,
         "layout": game.layout,
         "stored_bytes": game.stored_bytes,
-        "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
-                     "draw": p.draws, "loss": p.losses} for p in plies],
     }
 
 

@@ -18,12 +18,23 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tablebase.builder.game import EMPTY, Spec, Value, mover_at, open_cells, parse_spec, score
+from tablebase.builder.game import (
+    EMPTY,
+    InvalidSpecError,
+    Spec,
+    Value,
+    mover_at,
+    open_cells,
+    parse_spec,
+    score,
+)
+from tablebase.builder.games.registry import class_game
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
 from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
+from tablebase.query.game_answers import GameAnswers
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import move_name, to_move_name
 from tablebase.query.reading import read_position
@@ -50,10 +61,26 @@ class Tablebase:
         self._store = open_store(db)
         self._tables = OpenTables(self._store)
         self._specs: dict[str, Spec] = {}
+        self._games: dict[str, GameAnswers] = {}
 
     def close(self) -> None:
         """Close the database."""
+        for answers in self._games.values():
+            answers.close()
         self._tables.close()
+
+    def game(self, spec: str) -> GameAnswers:
+        """The answers of a game given as a Python class (`PATH.py:Class` or
+        `package.module:Class`, docs/games.md): `probe`, `moves` and `line` of positions given
+        as the class's text. InvalidSpecError where `spec` names no such class."""
+        found = self._games.get(spec)
+        if found is None:
+            game = class_game(spec)
+            if game is None:
+                raise InvalidSpecError(f"{spec!r:.80} names no game class (PATH.py:Class or"
+                                       " package.module:Class)")
+            found = self._games[spec] = GameAnswers(game, self._store)
+        return found
 
     # --- the catalogue and table selection -------------------------------------------
 

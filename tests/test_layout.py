@@ -19,11 +19,14 @@ AREAS: dict[str, set[str]] = {
     # builder stamps every table with it, the faces print it. A leaf: everyone may read it.
     "version": set(),
     "builder.game": set(),
+    # The Game protocol, the registry and the families behind it (builder/games/): on the
+    # rules kernel's errors only.
+    "builder.games": {"builder.game"},
     # db reads the rules kernel's codes and scores: a packed table stores the solver's score
     # byte and derives each position's ply from its code (db/blocks.py).
     "db": {"builder.game"},
-    "builder": {"builder.game", "db"},
-    "query": {"builder.game", "db"},
+    "builder": {"builder.game", "builder.games", "db"},
+    "query": {"builder.game", "builder.games", "db"},
     # The audit reports progress through the builder's progress interface.
     "query.audit": {"builder.game", "builder.progress", "db", "query", "query.search"},
     "query.play": {"builder.game", "db", "query"},
@@ -36,12 +39,13 @@ AREAS: dict[str, set[str]] = {
                      "query.verify"},
     "query.server": {"builder.game", "db", "query", "query.play", "query.search", "query.shapes"},
     # The command line builds (builder.pipeline, builder.cluster) as well as answering.
-    "query.cli": {"builder", "builder.game", "db", "query", "query.audit", "query.play",
+    "query.cli": {"builder", "builder.game", "builder.games", "db", "query", "query.audit", "query.play",
                   "query.search", "query.verify", "query.shapes", "query.server"},
     "query.public": {"builder", "builder.game", "db", "query", "query.audit", "query.cli",
                      "query.search"},
 }
-FOLDERS = {"builder/game": "builder.game", "builder": "builder", "builder/cluster": "builder",
+FOLDERS = {"builder/game": "builder.game", "builder/games": "builder.games",
+           "builder/games/user": "builder.games", "builder": "builder", "builder/cluster": "builder",
            "db": "db", "query": "query",
            "query/audit": "query.audit", "query/audit/solvers": "query.audit",
            "query/play": "query.play", "query/search": "query.search",

@@ -8,6 +8,8 @@ import sys
 from typing import Any
 
 from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.registry import is_class_spec
+from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_OK,
     db_option,
@@ -33,6 +35,8 @@ from tablebase.query.shapes import answer_json, line_json, moves_json
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        return games.probe(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
     with open_for_answers(args.db, searching=args.search is not None) as tb:
@@ -54,6 +58,8 @@ def _value(m: MoveInfo | SearchedMove) -> str:
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        return games.moves(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
     board = position.board
@@ -84,6 +90,8 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_line(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        return games.line(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
     board = position.board

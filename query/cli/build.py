@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.game.root import Root
+from tablebase.builder.games.registry import is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
+from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -37,8 +39,10 @@ if TYPE_CHECKING:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     from tablebase.builder.estimate import estimate_build
-    from tablebase.builder.pipeline import build, table_root
+    from tablebase.builder.pipeline import BuildReport, build, table_root
 
+    if is_class_spec(args.spec):
+        return games.build(args)
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
     root = position_from_args(spec, args).board if args.root is not None or args.moves else None
@@ -54,6 +58,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         report = build(spec, args.db, root=root, force=args.force, resume=args.resume,
                        progress=progress(args.quiet), memory_budget=budget,
                        work_dir=args.work_dir, layout=args.layout, yes=args.yes)
+        assert isinstance(report, BuildReport)  # a grid game's (a class's: cli/games.py)
         _print_build(report, args.db)
         return EXIT_OK
     # Dask is imported only on this path: see builder/cluster.py.
@@ -72,6 +77,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                            progress=progress(args.quiet), memory_budget=budget,
                            executor=executor, work_dir=args.work_dir, layout=args.layout,
                            yes=args.yes)
+            assert isinstance(report, BuildReport)
             peaks = executor.worker_peaks()
     except ClusterError as e:
         raise UsageError(str(e)) from e
@@ -163,7 +169,8 @@ def register(commands: Any) -> None:
                                         " from the empty board (at most 39 cells), or with"
                                         " --from/--moves an endgame table of everything reachable"
                                         " from that position (at most 39 empty cells).")
-    p.add_argument("spec", metavar="SPEC", help="WxHkK[+gravity][+misere][+exact], or tictactoe")
+    p.add_argument("spec", metavar="SPEC", help="WxHkK[+gravity][+misere][+exact], tictactoe,"
+                                                " or a game class: PATH.py:Class")
     p.add_argument("--from", dest="root", metavar="POSITION",
                    help="build the endgame table rooted at this position (board text, as for"
                         " probe)")

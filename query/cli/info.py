@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.game import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.game.moving import placing_plies
 from tablebase.builder.game.root import Root
+from tablebase.builder.games.registry import is_class_spec
+from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
+from tablebase.query.cli import games as class_games
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
 from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import game_json
@@ -28,6 +31,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
             else:
                 _print_games(tb.name, games)
             return EXIT_OK
+        if is_class_spec(args.spec):
+            return class_games.info(tb, args)
         spec = parse_spec(args.spec)
         tables = tb.catalogue(spec)
         endgames_only = not any(g.root == "" for g in tables)
@@ -53,9 +58,12 @@ def _cmd_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _root_text(spec: Spec, game: GameRecord) -> str:
+def _root_text(game: GameRecord) -> str:
     if not game.root:
-        return "(whole board)"
+        return "(whole board)" if game.layout != LAYOUT_KEYED else "(its start)"
+    if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
+        return game.root
+    spec = parse_spec(game.spec)
     return board_text(spec, Root.from_key(spec, game.root).position)
 
 
@@ -67,7 +75,7 @@ def _print_games(db: str, games: list[GameRecord]) -> None:
     print(f"  {'spec':<22}{'status':<11}{'canonical':>13}{'reachable':>15}  {'layout':<8}"
           f"{'root value':<18}root")
     for g in games:
-        root = _root_text(parse_spec(g.spec), g)
+        root = _root_text(g)
         if g.complete:
             value = outcome_text(g.root_value or 0, g.root_plies)
             print(f"  {g.spec:<22}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  "
@@ -88,9 +96,9 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
             mover = PLAYER_NAMES[root.to_move]
             value = f"{mover}: {outcome_text(g.root_value or 0, g.root_plies)}"
             print(f"  {stones:>6}{g.canonical:>13,}{g.reachable:>15,}  {value:<22}"
-                  f"{_root_text(spec, g)}")
+                  f"{_root_text(g)}")
         else:
-            print(f"  {stones:>6}{'-':>13}{'-':>15}  {'unfinished':<22}{_root_text(spec, g)}")
+            print(f"  {stones:>6}{'-':>13}{'-':>15}  {'unfinished':<22}{_root_text(g)}")
 
 
 def _storage_text(game: GameRecord) -> str:

@@ -1,0 +1,84 @@
+"""The `Game` protocol: what the generic builder (builder/graph*.py) and the generic answers
+(query/game_answers.py) ask of a game whose positions are Python values, and the one error a
+fault in a game's own code raises.
+
+A position is any hashable value that says whose turn it is. Players alternate: after a move
+the other side is to move. Values are for the side to move: +1 won, 0 drawn, -1 lost.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any, Protocol
+
+from tablebase.builder.game.errors import GameError
+
+Position = Hashable
+
+
+class GameFault(GameError, ValueError):
+    """A game's own code failed or broke its protocol (an exception in one of its methods,
+    moves that are not pairs, text that does not read back, an outcome other than -1/0/1, a
+    position that is not hashable): one line naming the class, the method and the position's
+    text."""
+
+
+class Game(Protocol):
+    """A game the generic layers solve and answer. The named methods are checked: a fault of
+    the game's code raises GameFault and nothing else (builder/games/user/adapter.py). A hot
+    loop calls `fast_moves` and `fast_outcome`, the game's own methods unchecked, and checks
+    what they give itself (`checked_outcome`; `moves` again names a fault it met)."""
+
+    name: str  # the game as stored and shown: the catalogue's spec column
+    has_symmetries: bool
+    fast_moves: Callable[[Any], Iterable[tuple[str, Any]]]
+    fast_outcome: Callable[[Any], object]
+
+    def start(self) -> Position:
+        """The position play starts from."""
+        ...
+
+    def moves(self, position: Position) -> list[tuple[str, Position]]:
+        """Every move as (its name, the position after it); none where the game is over."""
+        ...
+
+    def outcome(self, position: Position) -> int | None:
+        """+1, 0 or -1 for the side to move where the game is over, else None (and where
+        there are no moves either, the side to move has lost)."""
+        ...
+
+    def checked_outcome(self, position: Position, found: object) -> int | None:
+        """`found`, what `fast_outcome` gave at `position`, checked as an outcome."""
+        ...
+
+    def text(self, position: Position) -> str:
+        """The position as one line, as the commands print and read it."""
+        ...
+
+    def read(self, text: str) -> Position:
+        """The position `text` names: InvalidPositionError (a ValueError) naming the fault."""
+        ...
+
+    def check_reads_back(self, position: Position, text: str) -> None:
+        """GameFault unless reading `text`, the position's own text, gives it back."""
+        ...
+
+    def orbit(self, position: Position) -> list[Position]:
+        """The position and every position of equal value its symmetries give, itself first,
+        each once."""
+        ...
+
+    def key(self, position: Position) -> str:
+        """The text a table stores the position's orbit under: the smallest text of its orbit."""
+        ...
+
+    def shown(self, position: Position) -> str:
+        """The position as a message names it."""
+        ...
+
+    def fault(self, method: str, position: Position, problem: str) -> GameFault:
+        """The GameFault of `method` at `position`, naming the game's class and the method."""
+        ...
+
+    def raised(self, method: str, position: Position, error: Exception) -> GameFault:
+        """The GameFault of an exception `method` raised at `position`."""
+        ...

@@ -1,0 +1,28 @@
+"""The registry: which family a spec names. `WxHkK[+flags]` and its aliases name the grid
+families (builder/game/spec.py); `PATH.py:Class` and `package.module:Class` a game given as a
+Python class (builder/games/user/).
+"""
+from __future__ import annotations
+
+import re
+
+from tablebase.builder.games.protocol import Game
+
+# A class spec: a module (a path ending in .py, or a dotted import name) and a class name.
+_CLASS_SPEC = re.compile(r"(?P<module>.+\.py|[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)")
+
+
+def is_class_spec(text: str) -> bool:
+    """Whether `text` names a game given as a Python class (`PATH.py:Class`, `pkg.mod:Class`)."""
+    return isinstance(text, str) and _CLASS_SPEC.fullmatch(text.strip()) is not None
+
+
+def class_game(text: str) -> Game | None:
+    """The game a class spec names, loaded and wrapped (InvalidSpecError naming why it cannot
+    be), or None where `text` is not a class spec."""
+    match = _CLASS_SPEC.fullmatch(text.strip()) if isinstance(text, str) else None
+    if match is None:
+        return None
+    from tablebase.builder.games.user.adapter import load_class_game
+
+    return load_class_game(match.group("module"), match.group("name"))

@@ -1,0 +1,248 @@
+"""A user's game class behind the `Game` protocol: loaded from `PATH.py:Class` or
+`package.module:Class`, made with no arguments, and every call checked.
+
+The class (docs/games.md): `name`, `start()`, `moves(p)` -> (move name, position after it)
+pairs, `outcome(p)` -> +1/0/-1 for the side to move or None, `text(p)`, `read(text)`, and
+optionally `symmetries(p)`. A fault of its code (an exception, a result of the wrong shape, a
+position that is not hashable, text that does not read back) raises GameFault: one line naming
+the class, the method and the position's text. Text the class cannot read (its `read` raises
+ValueError) is the user's input error, InvalidPositionError.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Hashable, Iterable
+from pathlib import Path
+from typing import Any
+
+from tablebase.builder.game.errors import InvalidPositionError, InvalidSpecError
+from tablebase.builder.games.protocol import GameFault, Position
+
+# The catalogue's spec column holds a game's name: at most this many characters.
+MAX_NAME = 64
+OUTCOMES = (-1, 0, 1)
+
+
+def load_class_game(module: str, name: str) -> ClassGame:
+    """The game class `name` of `module` (a path ending in .py, or a dotted module name found
+    from the current directory), made with no arguments and wrapped; InvalidSpecError naming
+    why it cannot be."""
+    spec_text = f"{module}:{name}"
+    try:
+        loaded = _load_module(module)
+    except InvalidSpecError:
+        raise
+    except Exception as e:  # the user's module failed while it was imported
+        raise InvalidSpecError(f"{spec_text}: importing {module} raised"
+                               f" {type(e).__name__}: {e}") from e
+    cls = getattr(loaded, name, None)
+    if not isinstance(cls, type):
+        raise InvalidSpecError(f"{spec_text}: {module} has no class {name}")
+    try:
+        instance = cls()
+    except Exception as e:
+        raise InvalidSpecError(f"{spec_text}: {name}() raised {type(e).__name__}: {e}"
+                               " (a game class is made with no arguments)") from e
+    missing = [m for m in ("start", "moves", "outcome", "text", "read")
+               if not callable(getattr(instance, m, None))]
+    if missing:
+        raise InvalidSpecError(f"{spec_text}: the class has no method {', '.join(missing)}"
+                               " (a game class has start, moves, outcome, text and read)")
+    game_name = getattr(instance, "name", None)
+    if not isinstance(game_name, str) or not game_name.strip() or len(game_name) > MAX_NAME \
+            or not game_name.isprintable():
+        raise InvalidSpecError(f"{spec_text}: its `name` must be one line of 1 to {MAX_NAME}"
+                               f" printable characters, found {game_name!r:.80}")
+    return ClassGame(instance, name, spec_text)
+
+
+def _load_module(module: str) -> Any:
+    if module.endswith(".py"):
+        path = Path(module)
+        if not path.is_file():
+            raise InvalidSpecError(f"{module}: no such file (a class spec is PATH.py:Class)")
+        # One module per file, named after its resolved path: a second load is the first.
+        key = "tablebase_user_game_" + str(abs(hash(str(path.resolve()))))
+        if key in sys.modules:
+            return sys.modules[key]
+        found = importlib.util.spec_from_file_location(key, path)
+        if found is None or found.loader is None:
+            raise InvalidSpecError(f"{module}: cannot load it as a Python module")
+        loaded = importlib.util.module_from_spec(found)
+        sys.modules[key] = loaded
+        try:
+            found.loader.exec_module(loaded)
+        except BaseException:
+            del sys.modules[key]
+            raise
+        return loaded
+    # A module name is looked for from the current directory too, as `python -m` would.
+    here = os.getcwd()
+    added = here not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and module.startswith(e.name):
+            raise InvalidSpecError(f"{module}: no such module (a class spec is PATH.py:Class"
+                                   " or package.module:Class)") from e
+        raise
+    finally:
+        if added:
+            sys.path.remove(here)
+
+
+class ClassGame:
+    """The `Game` protocol over an instance of a user's class, each call checked."""
+
+    def __init__(self, instance: Any, class_name: str, spec_text: str) -> None:
+        self.instance = instance
+        self.class_name = class_name
+        self.spec_text = spec_text
+        self.name: str = instance.name.strip()
+        # The class's own methods, unchecked, for a hot loop that checks their results itself.
+        self.fast_moves: Callable[[Any], Iterable[tuple[str, Any]]] = instance.moves
+        self.fast_outcome: Callable[[Any], object] = instance.outcome
+        symmetries = getattr(instance, "symmetries", None)
+        self.has_symmetries = callable(symmetries)
+        self._symmetries: Callable[[Any], Iterable[Any]] | None = \
+            symmetries if callable(symmetries) else None
+
+    # --- faults --------------------------------------------------------------------
+
+    def shown(self, position: Any) -> str:
+        """The position as a message names it: its text, else its repr (where text fails)."""
+        try:
+            text = self.instance.text(position)
+            if isinstance(text, str):
+                return repr(text[:80])
+        except Exception:
+            pass
+        return f"{position!r:.80}"
+
+    def fault(self, method: str, position: Any, problem: str) -> GameFault:
+        """The GameFault of `method` at `position`: one line naming the class and the method."""
+        where = "" if method == "start" else f" at position {self.shown(position)}"
+        return GameFault(f"{self.spec_text}: {self.class_name}.{method}(){where}: {problem}")
+
+    def raised(self, method: str, position: Any, error: Exception) -> GameFault:
+        """The GameFault of an exception raised by `method` at `position`."""
+        return self.fault(method, position, f"raised {type(error).__name__}: {error}")
+
+    # --- the protocol, checked ------------------------------------------------------
+
+    def start(self) -> Position:
+        """The class's start position, checked hashable."""
+        try:
+            position = self.instance.start()
+        except Exception as e:
+            raise self.raised("start", None, e) from e
+        self.check_hashable("start", position, position)
+        return position
+
+    def check_hashable(self, method: str, at: Any, position: Any) -> None:
+        """GameFault unless `position` (returned by `method` at `at`) is hashable."""
+        if not isinstance(position, Hashable):
+            raise self.fault(method, at, f"returned a position that is not hashable"
+                                         f" ({type(position).__name__})")
+        try:
+            hash(position)
+        except Exception as e:
+            raise self.fault(method, at, f"returned a position that is not hashable ({e})") from e
+
+    def moves(self, position: Position) -> list[tuple[str, Position]]:
+        """The class's moves at `position`, checked: (name, hashable position) pairs."""
+        try:
+            found = list(self.instance.moves(position))
+        except Exception as e:
+            raise self.raised("moves", position, e) from e
+        for pair in found:
+            if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[0], str)):
+                raise self.fault("moves", position, f"gave {pair!r:.60}, not a pair (move"
+                                                    " name, position after it)")
+            self.check_hashable("moves", position, pair[1])
+        return found
+
+    def outcome(self, position: Position) -> int | None:
+        """The class's outcome at `position`, checked: None, or -1, 0 or +1."""
+        try:
+            found = self.instance.outcome(position)
+        except Exception as e:
+            raise self.raised("outcome", position, e) from e
+        return self.checked_outcome(position, found)
+
+    def checked_outcome(self, position: Position, found: object) -> int | None:
+        """`found` as an outcome, or GameFault: None or one of -1, 0, +1 (ints, not bools)."""
+        if found is None:
+            return None
+        if type(found) is not int or found not in OUTCOMES:
+            raise self.fault("outcome", position, f"returned {found!r:.40}; an outcome is +1"
+                                                  " (won), 0 (drawn), -1 (lost) or None")
+        return found
+
+    def text(self, position: Position) -> str:
+        """The class's text of `position`, checked: one line."""
+        try:
+            found = self.instance.text(position)
+        except Exception as e:
+            raise self.raised("text", position, e) from e
+        if not isinstance(found, str) or not found or "\n" in found or "\r" in found:
+            raise self.fault("text", position, f"returned {found!r:.60}; a position's text is"
+                                               " one non-empty line")
+        return found
+
+    def read(self, text: str) -> Position:
+        """The position `text` names: InvalidPositionError with the class's message where its
+        `read` raises ValueError; GameFault for any other exception or a position whose text
+        is not `text` again (the class must read what it writes)."""
+        try:
+            position = self.instance.read(text)
+        except ValueError as e:
+            raise InvalidPositionError(f"{self.name}: cannot read {text!r:.80}: {e}") from e
+        except Exception as e:
+            raise self.fault("read", None, f"raised {type(e).__name__}: {e} reading"
+                                           f" {text!r:.80}") from e
+        self.check_hashable("read", position, position)
+        return position
+
+    def check_reads_back(self, position: Position, text: str) -> None:
+        """GameFault unless reading `text` (the position's own text) gives the position back."""
+        try:
+            again = self.instance.read(text)
+        except Exception as e:
+            raise self.fault("read", position, f"cannot read its own text {text!r:.80}"
+                                               f" ({type(e).__name__}: {e})") from e
+        if again != position:
+            raise self.fault("read", position, f"reading its text {text!r:.80} gives another"
+                                               f" position ({again!r:.60})")
+
+    def images(self, position: Position) -> list[Position]:
+        """The class's symmetries of `position` (none where it has no such method), checked."""
+        if self._symmetries is None:
+            return []
+        try:
+            found = list(self._symmetries(position))
+        except Exception as e:
+            raise self.raised("symmetries", position, e) from e
+        for image in found:
+            self.check_hashable("symmetries", position, image)
+        return found
+
+    def orbit(self, position: Position) -> list[Position]:
+        """`position` and its images, each once, itself first."""
+        if self._symmetries is None:
+            return [position]
+        out, seen = [position], {position}
+        for image in self.images(position):
+            if image not in seen:
+                seen.add(image)
+                out.append(image)
+        return out
+
+    def key(self, position: Position) -> str:
+        """The smallest text of the position's orbit: what a table stores it under."""
+        return min(self.text(p) for p in self.orbit(position))

@@ -1,0 +1,162 @@
+"""The reachable graph of a game whose positions are Python values (a `Game`, such as a user's
+class): every position from the start, one per orbit of the game's symmetries, numbered in the
+order a breadth-first walk meets them, with its moves as edges.
+
+    position i: its children are kids[first[i]:first[i + 1]] (indices, repeats kept),
+    term[i] its outcome where the game is over (OPEN while it goes on),
+    ply[i] the fewest moves that reach it from the start, key[i] its stored text.
+
+The walk calls the class's `moves` and `outcome` once a position (and `symmetries` and `text`
+once a new one), in a loop kept as plain as the floor it is measured against: the time those
+calls alone take. A position whose orbit was met before is looked up by any of its images.
+"""
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tablebase.builder.game.errors import BuildTooLargeError
+from tablebase.builder.games.protocol import Game, GameFault
+from tablebase.builder.memory import current_bytes
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+
+# In `term`: a position where play goes on.
+OPEN = 2
+# The memory is looked at every this many new positions (a read of /proc: some microseconds).
+_MEMORY_EVERY = 1 << 15
+# Texts read back, to check the class reads what it writes: every one of the first this many
+# positions, then one in _READ_BACK_EVERY.
+_READ_BACK_ALL, _READ_BACK_EVERY = 10_000, 97
+
+
+@dataclass
+class Graph:
+    """The reachable positions of a game (see the module's picture)."""
+
+    first: np.ndarray  # int64, len N + 1
+    kids: np.ndarray  # int64
+    term: np.ndarray  # int8: -1, 0, +1 where the game is over, OPEN where it goes on
+    ply: np.ndarray  # int32
+    orbit: np.ndarray  # int32: distinct positions each stored one stands for
+    keys: list[str]
+    ranked: np.ndarray  # int64: the positions in the order of their keys
+
+    @property
+    def size(self) -> int:
+        """How many positions (orbits) the graph holds."""
+        return len(self.keys)
+
+
+def walk(game: Game, start: Any, memory_budget: int,
+         progress: ProgressFactory = NO_PROGRESS) -> Graph:
+    """Every position reachable from `start` (checked: GameFault for a fault of the class);
+    BuildTooLargeError once the process passes `memory_budget` bytes, before anything is
+    written."""
+    index: dict[Any, int] = {}
+    order: list[Any] = []
+    keys: list[str] = []
+    orbit_sizes = array("i")
+    plies = array("i")
+    _meet(game, start, index, order, keys, orbit_sizes)
+    plies.append(0)
+    first, kids, term = array("q", [0]), array("q"), array("b")
+    moves, outcome = game.fast_moves, game.fast_outcome
+    get, checked_outcome = index.get, game.checked_outcome
+    next_check = _MEMORY_EVERY
+    i = 0
+    with progress(desc=f"walk {game.name}", unit="pos", unit_scale=True) as bar:
+        while i < len(order):
+            p = order[i]
+            try:
+                o = outcome(p)
+            except Exception as e:
+                raise game.raised("outcome", p, e) from e
+            if o is not None:
+                term.append(checked_outcome(p, o) or 0)  # checked: -1, 0 or +1
+            else:
+                term.append(OPEN)
+                ply = plies[i] + 1
+                try:
+                    found = moves(p)
+                    pairs = found if isinstance(found, list) else list(found)
+                except Exception as e:
+                    raise game.raised("moves", p, e) from e
+                try:
+                    for _name, child in pairs:
+                        j = get(child)
+                        if j is None:
+                            j = _meet(game, child, index, order, keys, orbit_sizes)
+                            plies.append(ply)
+                        kids.append(j)
+                except GameFault:
+                    raise
+                except (TypeError, ValueError):
+                    game.moves(p)  # names the fault: a pair that is not one, or not hashable
+                    raise
+            first.append(len(kids))
+            i += 1
+            if len(order) >= next_check:
+                next_check += _MEMORY_EVERY
+                if current_bytes() > memory_budget:
+                    raise BuildTooLargeError(
+                        f"{game.name}: stopped after {len(order):,} positions, nothing written:"
+                        f" the walk passed the memory budget of {memory_budget / 2**20:,.0f}"
+                        " MiB; give a larger --memory (or a smaller game)")
+            if i & 4095 == 0:
+                bar.update(4096)
+    ranked = _ranked(game, order, keys)
+    return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
+                 np.frombuffer(term, dtype=np.int8), np.frombuffer(plies, dtype=np.int32),
+                 np.frombuffer(orbit_sizes, dtype=np.int32), keys, ranked)
+
+
+def _meet(game: Game, position: Any, index: dict[Any, int], order: list[Any],
+          keys: list[str], orbit_sizes: array) -> int:
+    """Number a position met for the first time, with every image its symmetries give."""
+    j = len(order)
+    order.append(position)
+    if not game.has_symmetries:
+        index[position] = j
+        keys.append(game.text(position))
+        orbit_sizes.append(1)
+        return j
+    orbit = game.orbit(position)
+    if j < _READ_BACK_ALL or j % _READ_BACK_EVERY == 0:
+        _check_group(game, position, orbit)
+    for image in orbit:
+        if index.setdefault(image, j) != j:
+            raise game.fault("symmetries", position, "gives a position of another orbit (one"
+                                                     f" met before: {game.shown(image)}); the"
+                                                     " symmetries must form a group")
+    keys.append(min(game.text(image) for image in orbit))
+    orbit_sizes.append(len(orbit))
+    return j
+
+
+def _check_group(game: Game, position: Any, orbit: list[Any]) -> None:
+    """GameFault unless every image of `position` has the same orbit (a sample of positions
+    is checked, as for texts: the symmetries must form a group, or a position's key would
+    depend on which image was met first)."""
+    whole = set(orbit)
+    for image in orbit[1:]:
+        if set(game.orbit(image)) != whole:
+            raise game.fault("symmetries", position, f"gives {game.shown(image)}, whose own"
+                                                     " symmetries give another set; the"
+                                                     " symmetries must form a group")
+
+
+def _ranked(game: Game, order: list[Any], keys: list[str]) -> np.ndarray:
+    """The positions in the order of their keys (a table is written in that order), checked:
+    GameFault unless every key names one position only and a sample of texts reads back."""
+    ranked = sorted(range(len(keys)), key=keys.__getitem__)
+    for a, b in zip(ranked, ranked[1:]):
+        if keys[a] == keys[b]:
+            raise game.fault("text", order[b], f"gives {keys[b]!r:.60}, the text of another"
+                                               f" position too ({order[a]!r:.60})")
+    for i, p in enumerate(order):
+        if i < _READ_BACK_ALL or i % _READ_BACK_EVERY == 0:
+            game.check_reads_back(p, game.text(p))
+    return np.array(ranked, dtype=np.int64)

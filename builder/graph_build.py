@@ -1,0 +1,173 @@
+"""The build of a game whose positions are Python values (a `Game`: a user's class): walk
+every position reachable from the start (builder/graph.py), solve them by retrograde analysis
+with child counters (builder/graph_solve.py), then store them in the keyed layout (db/keyed.py)
+and publish the table atomically. Nothing touches the database before the walk and the solve
+have finished: a fault of the class, the memory budget passed or an interruption leave it as it
+was.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tablebase.builder.game.errors import InvalidPositionError
+from tablebase.builder.games.protocol import Game
+from tablebase.builder.graph import OPEN, Graph, walk
+from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
+from tablebase.builder.manifest import StageFigures
+from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.db.checksum import TableChecksum
+from tablebase.db.engine import open_database
+from tablebase.db.errors import GameExistsError
+from tablebase.db.facts import LAYOUT_KEYED
+from tablebase.db.keyed import KeyedRows, key_digests
+from tablebase.db.keyed_writer import write_keyed
+from tablebase.db.records import PlyCounts, table_label
+from tablebase.db.store import open_store
+from tablebase.db.writer import (
+    GameParams,
+    GameSummary,
+    abandon_build,
+    begin_build,
+    finish_build,
+)
+from tablebase.version import tool_version
+
+STAGES = ("walk", "solve", "write")
+_WRITE_CHUNK = 1 << 16
+
+
+@dataclass
+class GameBuildReport:
+    """What a finished build of a game given as a class found, and how long each stage took."""
+
+    name: str
+    root: str  # '' for the game from its start, else the start's key (an endgame table)
+    reachable: int  # positions, every image of an orbit counted
+    canonical: int  # positions stored: one an orbit
+    terminal: int
+    root_value: int  # +1, 0, -1 for the side to move at the start
+    root_depth: int | None  # None: a draw by endless play
+    plies: list[PlyCounts]
+    stages: dict[str, StageFigures] = field(default_factory=dict)
+    memory_budget: int = 0
+
+    @property
+    def seconds(self) -> float:
+        """Total wall seconds over all stages."""
+        return sum(s.seconds for s in self.stages.values())
+
+
+def build_game(game: Game, database: str, *, start: str | None = None, force: bool = False,
+               progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None
+               ) -> GameBuildReport:
+    """Strongly solve `game` from its start (or from the position `start` names: an endgame
+    table) and store the table in `database` (a path or SQLAlchemy URL).
+
+    Raises GameExistsError if the table is complete and `force` is false (before any work),
+    GameFault for a fault of the game's code, InvalidPositionError for a start that cannot be
+    read or is already over, BuildTooLargeError once the walk passes `memory_budget` bytes
+    (default: half the machine's memory): in every case with nothing written."""
+    position = game.start() if start is None else game.read(start)
+    root = "" if start is None else game.key(position)
+    if start is not None and game.outcome(position) is not None:
+        raise InvalidPositionError(f"{game.name}: the game is already over at {start!r:.80};"
+                                   " there is nothing to solve from it")
+    label = table_label(game.name, root)
+    if not force and _complete(database, game.name, root):
+        raise GameExistsError(f"{label} is already built; add --force to rebuild it")
+    plan = MemoryPlan.for_budget(memory_budget)
+    stages: dict[str, StageFigures] = {}
+    with _stage(stages, "walk"):
+        graph = walk(game, position, plan.budget, progress)
+    with _stage(stages, "solve"):
+        value, depth = solve_graph(graph, progress)
+    plies = _ply_counts(graph, value)
+    root_depth = int(depth[0])
+    report = GameBuildReport(game.name, root, int(graph.orbit.sum()), graph.size,
+                             int(graph.orbit[graph.term != OPEN].sum())
+                             + int(graph.orbit[_no_move(graph)].sum()),
+                             int(value[0]), None if root_depth == NO_DEPTH else root_depth,
+                             plies, stages, plan.budget)
+    with _stage(stages, "write"), open_database(database, writable=True) as engine:
+        handle = begin_build(engine, GameParams(game.name, 0, 0, 0, False, False, root),
+                             force=force, layout=LAYOUT_KEYED)
+        try:
+            checksum = _write(engine, handle, graph, value, depth, progress)
+            finish_build(engine, handle, GameSummary(
+                reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
+                terminal_canonical=int(np.count_nonzero(graph.term != OPEN))
+                + int(np.count_nonzero(_no_move(graph))),
+                wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
+                losses=sum(p.losses for p in plies), root_value=report.root_value,
+                root_depth=root_depth, tool_version=tool_version(),
+                build_seconds=report.seconds,
+                stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
+                        for name, f in stages.items()}, checksum=checksum), plies)
+        except BaseException:
+            abandon_build(engine, handle)
+            raise
+    return report
+
+
+def _complete(database: str, name: str, root: str) -> bool:
+    """Whether `database` already holds a complete table of `name` from `root`."""
+    if "://" not in database and not os.path.exists(database):
+        return False
+    store = open_store(database)
+    try:
+        return any(g.complete and g.root == root for g in store.games(name))
+    finally:
+        store.close()
+
+
+class _stage:
+    """Times a stage and records its peak memory in `stages`."""
+
+    def __init__(self, stages: dict[str, StageFigures], name: str) -> None:
+        self.stages, self.name = stages, name
+
+    def __enter__(self) -> None:
+        reset_peak()
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stages[self.name] = StageFigures(time.perf_counter() - self.start, peak_bytes())
+
+
+def _no_move(graph: Graph) -> np.ndarray:
+    """Positions where play goes on by the outcome but no move is left (lost at once)."""
+    return (graph.term == OPEN) & (np.diff(graph.first) == 0)
+
+
+def _ply_counts(graph: Graph, value: np.ndarray) -> list[PlyCounts]:
+    """Counts by ply (the fewest moves from the start)."""
+    out = []
+    ended = (graph.term != OPEN) | _no_move(graph)
+    for ply in range(int(graph.ply.max()) + 1 if graph.size else 0):
+        at = graph.ply == ply
+        v = value[at]
+        out.append(PlyCounts(ply, int(graph.orbit[at].sum()), int(at.sum()),
+                             int(graph.orbit[at & ended].sum()), int((v > 0).sum()),
+                             int((v == 0).sum()), int((v < 0).sum())))
+    return out
+
+
+def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, depth: np.ndarray,
+           progress: ProgressFactory) -> str:
+    """Append every position in key order; return the table's checksum."""
+    checksum = TableChecksum()
+    with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
+        for start in range(0, graph.size, _WRITE_CHUNK):
+            part = graph.ranked[start:start + _WRITE_CHUNK]
+            rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
+                             value[part], depth[part])
+            digests = key_digests(rows.keys)
+            checksum.add(digests, rows.ply, rows.value, rows.depth)
+            write_keyed(engine, handle, rows, digests)  # type: ignore[arg-type]
+            bar.update(len(part))
+    return checksum.hexdigest()

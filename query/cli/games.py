@@ -1,0 +1,130 @@
+"""The commands on a game given as a Python class (`PATH.py:Class`, docs/games.md): build,
+probe, moves and line, each one library call (builder/graph_build.py, query/game_answers.py),
+printed as text or as query/game_shapes.py's JSON. The command families hand such a spec here."""
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from tablebase.query.cli.common import EXIT_OK, UsageError, open_db, progress, size
+from tablebase.query.game_shapes import game_line_json, game_moves_json, game_probe_json
+from tablebase.query.notation import outcome_text
+
+if TYPE_CHECKING:
+    from tablebase.query.tablebase import Tablebase
+
+
+def _start(args: argparse.Namespace) -> str | None:
+    if getattr(args, "moves", None):
+        raise UsageError("--moves names grid moves; give a game class's position as its text")
+    return getattr(args, "position", None) or getattr(args, "root", None)
+
+
+def build(args: argparse.Namespace) -> int:
+    """`tablebase build PATH.py:Class [--from TEXT]`."""
+    from tablebase.builder.games.registry import class_game
+    from tablebase.builder.graph_build import build_game
+    from tablebase.db.engine import describe
+
+    if args.workers is not None or args.scheduler is not None:
+        raise UsageError("a game class is built in this process: leave out --workers and"
+                         " --scheduler")
+    game = class_game(args.spec)
+    assert game is not None
+    budget = None if args.memory is None else int(args.memory * (1 << 30))
+    report = build_game(game, args.db, start=_start(args), force=args.force,
+                        progress=progress(args.quiet), memory_budget=budget)
+    where = "" if not report.root else f" from {report.root!r}"
+    print(f"built {report.name}{where} into {describe(args.db)}")
+    print(f"  positions: {report.reachable:,} reachable, {report.canonical:,} stored (one an"
+          f" orbit), {report.terminal:,} terminal")
+    print(f"  start: side to move, {outcome_text(report.root_value, report.root_depth)}")
+    print(f"  memory budget {size(report.memory_budget)}")
+    print(f"  {'stage':<10}{'seconds':>9}{'peak memory':>14}")
+    for name, figures in report.stages.items():
+        print(f"  {name:<10}{figures.seconds:>9.2f}{size(figures.peak_bytes):>14}")
+    print(f"  {'total':<10}{report.seconds:>9.2f}")
+    return EXIT_OK
+
+
+def info(tb: Tablebase, args: argparse.Namespace) -> int:
+    """`tablebase info PATH.py:Class`: its tables and their counts by ply."""
+    from tablebase.query.shapes import game_json
+
+    answers = tb.game(args.spec)
+    name, tables = answers.game.name, answers.tables()
+    if args.json:
+        print(json.dumps([game_json(g, tb.plies(g)) for g in tables], indent=2))
+        return EXIT_OK
+    for g in tables:
+        where = "its start" if not g.root else repr(g.root)
+        print(f"{name}, from {where}: {g.reachable:,} positions reachable, {g.canonical:,}"
+              f" stored (one an orbit), {g.terminal:,} terminal")
+        print(f"  start: side to move, {outcome_text(g.root_value or 0, g.root_plies)}")
+        print(f"  stored by their text: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
+              f" checksum {g.checksum}")
+        print(f"  {'ply':>4}{'reachable':>14}{'stored':>12}{'terminal':>12}{'win':>11}"
+              f"{'draw':>11}{'loss':>11}")
+        for p in tb.plies(g):
+            print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}"
+                  f"{p.wins:>11,}{p.draws:>11,}{p.losses:>11,}")
+    return EXIT_OK
+
+
+def probe(args: argparse.Namespace) -> int:
+    """`tablebase probe PATH.py:Class [TEXT]`."""
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        found = answers.probe(_start(args))
+        name = answers.game.name
+    print(json.dumps(game_probe_json(name, found), indent=2) if args.json
+          else f"{found.position}  {found}")
+    return EXIT_OK
+
+
+def moves(args: argparse.Namespace) -> int:
+    """`tablebase moves PATH.py:Class [TEXT]`."""
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        found, every = answers.moves(_start(args))
+        name = answers.game.name
+    if args.json:
+        print(json.dumps(game_moves_json(name, found, every), indent=2))
+        return EXIT_OK
+    print(f"{found.position}  {found}")
+    if not every:
+        return EXIT_OK
+    width = max(4, *(len(m.move) for m in every))
+    print(f"  {'move':<{width}}  {'value':<5}  depth after  position after")
+    for m in every:
+        depth = "-" if m.depth is None else m.depth
+        print(f"{'*' if m.best else ' '} {m.move:<{width}}  {m.value.word:<5}  {depth:>11}"
+              f"  {m.position}")
+    endless = any(m.depth is None for m in every)
+    print("values are for the side to move, who makes the move; * marks the best moves"
+          + ("; - a draw by endless play, which has no depth" if endless else ""))
+    return EXIT_OK
+
+
+def line(args: argparse.Namespace) -> int:
+    """`tablebase line PATH.py:Class [TEXT]`."""
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        found, steps, repeats = answers.line(_start(args))
+        name = answers.game.name
+    if args.json:
+        print(json.dumps(game_line_json(name, found, steps, repeats), indent=2))
+        return EXIT_OK
+    print(f"{found.position}  {found}")
+    if not steps:
+        return EXIT_OK
+    print(f"perfect line, {outcome_text(found.value, found.depth)}:"
+          f" {' '.join(s.move for s in steps)}")
+    if repeats:
+        print("  (followed until a position repeats: perfect play can go on forever)")
+    number = len(str(len(steps)))
+    width = max(4, *(len(s.move) for s in steps))
+    for i, s in enumerate(steps, 1):
+        print(f"  {i:>{number}}. {s.move:<{width}} {s.position}")
+    return EXIT_OK

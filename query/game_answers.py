@@ -1,0 +1,139 @@
+"""Answers about a game given as a class (docs/games.md), from its tables of the keyed layout
+(db/keyed.py): a position's value and depth, every move's, a perfect line. Positions are
+looked up by their key (the smallest text of their orbit), in the table from the game's start
+first, then in the tables from other starts. Values are for the side to move; a move's is for
+the player making it.
+"""
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from tablebase.builder.game.values import Value
+from tablebase.builder.games.protocol import Game
+from tablebase.db.keyed import KeyedReader
+from tablebase.db.records import GameRecord
+from tablebase.db.store import complete_tables
+from tablebase.db.store_base import Store
+from tablebase.query.errors import MissingPositionError
+from tablebase.query.records import GameMove, GameProbe
+
+_VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
+
+
+class GameAnswers:
+    """The answers of one game given as a class, from the complete tables of a store."""
+
+    def __init__(self, game: Game, store: Store) -> None:
+        self.game = game
+        self._store = store
+        self._readers: list[KeyedReader] | None = None
+
+    def tables(self) -> list[GameRecord]:
+        """The catalogue records of the game's complete tables (GameNotBuiltError where there
+        are none), each checked: from its start first, then from other starts."""
+        records = sorted(complete_tables(self._store, self.game.name), key=lambda g: g.root)
+        for record in records:
+            self._store.check(record)
+        return records
+
+    def readers(self) -> list[KeyedReader]:
+        """The game's complete tables (GameNotBuiltError where there are none): from its
+        start first, then from other starts, by their keys."""
+        if self._readers is None:
+            self._readers = [self._store.keyed(g) for g in self.tables()]
+        return self._readers
+
+    def close(self) -> None:
+        """Release the tables' readers."""
+        for reader in self._readers or []:
+            reader.close()
+        self._readers = None
+
+    def position(self, text: str | None) -> Hashable:
+        """The position `text` names (read by the class), or the game's start for None."""
+        return self.game.start() if text is None else self.game.read(text)
+
+    def _lookup(self, keys: list[str]) -> list[tuple[int, int, int] | None]:
+        """(value, depth, ply) of each key from the first table that holds it, or None."""
+        out: list[tuple[int, int, int] | None] = [None] * len(keys)
+        for reader in self.readers():
+            left = [i for i, hit in enumerate(out) if hit is None]
+            if not left:
+                break
+            found = reader.lookup([keys[i] for i in left])
+            for j, i in enumerate(left):
+                if found.found[j]:
+                    out[i] = (int(found.value[j]), int(found.depth[j]), int(found.ply[j]))
+        return out
+
+    def _missing(self, position: Hashable) -> MissingPositionError:
+        return MissingPositionError(
+            f"{self.game.name}: no table holds {self.game.text(position)!r:.80}: play from the"
+            " start of any stored table never reaches it")
+
+    def probe(self, text: str | None) -> GameProbe:
+        """Value and depth of the position `text` names (None: the start; MissingPositionError
+        where no table holds it)."""
+        return self.probe_position(self.position(text))
+
+    def probe_position(self, position: Hashable) -> GameProbe:
+        """`probe` of a position as the class holds it."""
+        found = self._lookup([self.game.key(position)])[0]
+        if found is None:
+            raise self._missing(position)
+        value, depth, ply = found
+        return GameProbe(self.game.text(position), _VALUES[value],
+                         None if depth < 0 else depth, depth == 0, ply)
+
+    def moves(self, text: str | None) -> tuple[GameProbe, list[GameMove]]:
+        """The probe of the position `text` names and every move, best first (wins fastest
+        first, then draws nearest the end first, those by endless play last, then losses
+        slowest first; ties in the class's order). A move's value is for the player making it."""
+        return self.moves_of(self.position(text))
+
+    def moves_of(self, position: Hashable) -> tuple[GameProbe, list[GameMove]]:
+        """`moves` of a position as the class holds it."""
+        probe = self.probe_position(position)
+        if probe.terminal:
+            return probe, []
+        pairs = self.game.moves(position)
+        found = self._lookup([self.game.key(child) for _, child in pairs])
+        scored = []
+        for i, ((name, child), hit) in enumerate(zip(pairs, found)):
+            if hit is None:
+                raise self._missing(child)
+            value, depth = -hit[0], None if hit[1] < 0 else hit[1]
+            best = value == probe.value and depth == (
+                None if probe.depth is None else probe.depth - 1)
+            scored.append((_order(value, depth), i, GameMove(
+                name, _VALUES[value], depth, best, self.game.text(child))))
+        scored.sort(key=lambda s: (s[0], s[1]))
+        return probe, [m for _, _, m in scored]
+
+    def line(self, text: str | None) -> tuple[GameProbe, list[GameMove], bool]:
+        """The probe of the position `text` names, a perfect line from it (the first best move
+        at each step), and whether the line stops because a position came back (a draw by
+        endless play)."""
+        position = self.position(text)
+        probe, moves = self.moves_of(position)
+        seen = {self.game.key(position)}
+        line: list[GameMove] = []
+        while moves:
+            move = next(m for m in moves if m.best)
+            line.append(move)
+            position = self.game.read(move.position)
+            key = self.game.key(position)
+            if key in seen:
+                return probe, line, True
+            seen.add(key)
+            moves = self.moves_of(position)[1]
+        return probe, line, False
+
+
+def _order(value: int, depth: int | None) -> tuple[int, int]:
+    """A move's place, best first, from its value for the mover and the depth after it."""
+    if value > 0:
+        return 0, depth or 0
+    if value == 0:
+        return (1, depth) if depth is not None else (2, 0)
+    return 3, -(depth or 0)

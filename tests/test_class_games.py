@@ -1,0 +1,175 @@
+"""Games given as Python classes (docs/games.md): built by the generic graph builder and
+answered from the keyed layout, every position equal to tests/reference_games.py's plain
+solver (dictionaries, no symmetry); tic-tac-toe's golden counts; one position an orbit with
+symmetries; endgame tables from a position; every fault of a class one line naming the class,
+the method and the position, exit 2, nothing written; a damaged row an error."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tablebase.builder.games.user.adapter import ClassGame
+from tablebase.builder.graph_build import build_game
+from tablebase.db.store import open_store
+from tablebase.query.cli import main
+from tablebase.query.game_answers import GameAnswers
+from tablebase.query.tablebase import open_tablebase
+from tests.class_games.graphs import RandomGraph
+from tests.class_games.tictactoe import PlainTicTacToe, TicTacToe
+from tests.reference_games import solve
+
+HERE = Path(__file__).resolve().parent
+TTT = f"{HERE / 'class_games' / 'tictactoe.py'}:TicTacToe"
+PLAIN = f"{HERE / 'class_games' / 'tictactoe.py'}:PlainTicTacToe"
+FAULTY = HERE / "class_games" / "faulty.py"
+
+
+@pytest.fixture(scope="module")
+def ttt_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    db = str(tmp_path_factory.mktemp("class") / "ttt.db")
+    assert main(["build", TTT, "--db", db, "--quiet"]) == 0
+    assert main(["build", PLAIN, "--db", db, "--quiet"]) == 0
+    return db
+
+
+def test_tictactoe_golden_counts(ttt_db: str) -> None:
+    with closing(sqlite3.connect(ttt_db)) as conn:
+        rows = dict(conn.execute("SELECT spec, reachable || ' ' || canonical || ' ' || terminal"
+                                 " || ' ' || root_value || ' ' || root_depth FROM games"))
+    # 5,478 positions, 765 up to symmetry, 958 terminal; the empty board a draw in 9 plies.
+    assert rows == {"class-tictactoe": "5478 765 958 0 9",
+                    "class-tictactoe-plain": "5478 5478 958 0 9"}
+
+
+def test_every_position_equals_the_plain_solver(ttt_db: str) -> None:
+    plain = PlainTicTacToe()
+    truth = solve(plain)
+    assert len(truth) == 5478
+    with open_tablebase(ttt_db) as tb:
+        for spec in (TTT, PLAIN):
+            answers = tb.game(spec)
+            for position, (value, depth) in truth.items():
+                probe = answers.probe(plain.text(position))
+                assert (int(probe.value), probe.depth) == (value, depth), plain.text(position)
+
+
+SEEDS = range(12)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_loopy_graphs_equal_the_plain_solver(tmp_path: Path, seed: int) -> None:
+    instance = RandomGraph(seed)
+    game = ClassGame(instance, "RandomGraph", f"graphs.py:RandomGraph({seed})")
+    db = str(tmp_path / "g.db")
+    report = build_game(game, db)
+    truth = solve(instance)
+    assert report.canonical == len(truth)
+    store = open_store(db)
+    answers = GameAnswers(game, store)
+    try:
+        for position, (value, depth) in truth.items():
+            probe = answers.probe(instance.text(position))
+            assert (int(probe.value), probe.depth) == (value, depth), position
+    finally:
+        answers.close()
+        store.close()
+
+
+def test_the_graphs_hold_every_kind_of_answer() -> None:
+    """The seeds above are worth their time: draws by endless play, draws that reach a
+    finished draw, and decided positions deeper than 3 plies all occur among them."""
+    kinds = {"endless" if depth is None else "tie" if value == 0 and depth else
+             "deep" if depth > 3 else "other"
+             for seed in SEEDS for value, depth in solve(RandomGraph(seed)).values()}
+    assert kinds >= {"endless", "tie", "deep"}
+
+
+def test_symmetries_store_one_position_an_orbit(ttt_db: str) -> None:
+    """Every image of a position is answered from its orbit's one row, in the asked text."""
+    game = TicTacToe()
+    with open_tablebase(ttt_db) as tb:
+        answers = tb.game(TTT)
+        for text in ("x../.../... o", "..x/.../... o", ".../.../x.. o", ".../.../..x o"):
+            probe = answers.probe(text)
+            assert probe.position == text
+            assert (probe.value.word, probe.depth) == ("draw", 8)
+        keys = {min(game.text(q) for q in [p, *game.symmetries(p)])
+                for p in (game.read(t) for t in ("x../.../... o", ".../.../..x o"))}
+        assert len(keys) == 1
+
+
+def test_moves_and_line_from_the_class(ttt_db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["moves", TTT, "x.o/.x./... o", "--db", ttt_db, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["spec"], data["position"], data["value"], data["depth"]) == (
+        "class-tictactoe", "x.o/.x./... o", "draw", 6)
+    # o must block the diagonal: c1 keeps the draw, every other move loses in 1 ply.
+    assert [(m["move"], m["value"], m["depth"], m["best"]) for m in data["moves"]][:2] == [
+        ("c1", "draw", 5, True), ("b3", "loss", 1, False)]
+    assert {m["value"] for m in data["moves"][1:]} == {"loss"}
+    assert main(["line", PLAIN, "--db", ttt_db, "--json"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert len(line["line"]) == 9 and line["line"][-1]["depth"] == 0 and not line["repeats"]
+    assert line["line"][-1]["position"].count(".") == 0
+
+
+def test_endgame_table_from_a_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "e.db")
+    assert main(["build", PLAIN, "--from", "x.o/.x./... o", "--db", db, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "from 'x.o/.x./... o'" in out and "draw in 6 plies" in out
+    truth = solve(PlainTicTacToe(), PlainTicTacToe().read("x.o/.x./... o"))
+    with open_tablebase(db) as tb:
+        answers = tb.game(PLAIN)
+        for position, (value, depth) in truth.items():
+            probe = answers.probe(PlainTicTacToe().text(position))
+            assert (int(probe.value), probe.depth) == (value, depth)
+    # The start of the whole game is not in this table.
+    assert main(["probe", PLAIN, "--db", db]) == 2
+    assert "no table holds '.../.../... x'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls, method", [
+    ("MovesRaise", "moves"), ("MovesNotPairs", "moves"), ("TextNotRead", "read"),
+    ("BadOutcome", "outcome"), ("Unhashable", "moves"), ("StartRaises", "start"),
+    ("NotAGroup", "symmetries"), ("SameText", "text")])
+def test_a_fault_of_the_class_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          cls: str, method: str) -> None:
+    db = tmp_path / "f.db"
+    assert main(["build", f"{FAULTY}:{cls}", "--db", str(db), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("tablebase: error: ")
+    assert f"{cls}.{method}()" in err
+    if method != "start":
+        assert "at position '" in err or "at position (" in err or "at position [" in err
+    assert not db.exists()  # nothing written
+
+
+def test_bad_specs_and_text_are_one_line(ttt_db: str, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [(["probe", TTT, "x.o/.x", "--db", ttt_db], "cannot read 'x.o/.x': expected three"),
+             (["build", f"{HERE}/class_games/nothing.py:Game", "--db", str(tmp_path / "n.db")],
+              "no such file"),
+             (["build", f"{FAULTY}:Missing", "--db", str(tmp_path / "n.db")], "has no class Missing"),
+             (["probe", TTT, "x../.../... x", "--db", ttt_db], "no table holds 'x../.../... x'")]
+    for argv, message in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+
+
+def test_a_damaged_row_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "d.db")
+    assert main(["build", PLAIN, "--db", db, "--quiet"]) == 0
+    with closing(sqlite3.connect(db)) as conn:
+        (table,) = conn.execute("SELECT positions_table FROM games").fetchone()
+        conn.execute(f'UPDATE "{table}" SET depth = depth + 2 WHERE key = ?', ("x.o/.x./... o",))
+        conn.commit()
+    assert main(["probe", PLAIN, "x.o/.x./... o", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "is damaged" in err and err.count("\n") == 1
+    assert main(["probe", PLAIN, "x.o/.../... x", "--db", db]) == 0  # other rows still read
