@@ -195,8 +195,8 @@ def main() -> None:
                                               "strips", "gomoku", "peer", "verify", "moving",
                                               "all"],
                         default="all")
-    parser.add_argument("--gamesman", metavar="PATH",
-                        help="a build of GamesmanOne, for --section moving (tests/bench_teeko_peer.py)")
+    parser.add_argument("--gamesman", metavar="PATH", help="GamesmanOne's binary, built by hand,"
+                        " for --section moving (default: $TABLEBASE_GAMESMAN)")
     parser.add_argument("--bock", metavar="PATH", help="Böck's solve.out, built by hand, for"
                         " --section peer (default: $TABLEBASE_BOCK)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
