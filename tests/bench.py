@@ -195,10 +195,10 @@ def main() -> None:
                                               "strips", "gomoku", "peer", "verify", "moving",
                                               "all"],
                         default="all")
-    parser.add_argument("--gamesman", metavar="PATH",
-                        help="a build of GamesmanOne, for --section moving (tests/bench_teeko_peer.py)")
-    parser.add_argument("--bock-repo", metavar="PATH",
-                        help="a checkout of markus7800/Connect4-Strong-Solver, for --section peer")
+    parser.add_argument("--gamesman", metavar="PATH", help="GamesmanOne's binary, built by hand,"
+                        " for --section moving (default: $TABLEBASE_GAMESMAN)")
+    parser.add_argument("--bock", metavar="PATH", help="Böck's solve.out, built by hand, for"
+                        " --section peer (default: $TABLEBASE_BOCK)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--budget-one", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--baseline", action="store_true", help=argparse.SUPPRESS)
@@ -240,7 +240,7 @@ def main() -> None:
     if args.section in ("moving", "all"):
         bench_moving(args.gamesman)
     if args.section in ("peer", "all"):
-        bench_bock(lambda name: _in_child(name, "--one", name), args.bock_repo)
+        bench_bock(lambda name: _in_child(name, "--one", name), args.bock)
 
 
 if __name__ == "__main__":

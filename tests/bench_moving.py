@@ -1,9 +1,10 @@
 """`make bench SECTION=moving`: games whose stones move. Every position of
 4x4k4+stones4+square against tests/reference_moving.py's plain solver; Teeko built as a user
 builds it (`tablebase build teeko`, a child process: its wall time, its peak memory, the whole
-file's size and bits a position), probe and moves p50 on its positions; and, given a build of
-GamesCrafters' GamesmanOne (`--gamesman PATH` or TABLEBASE_GAMESMAN, see
-tests/bench_teeko_peer.py), his `gamesman solve teeko 0` in the same run, beside ours.
+file's size and bits a position), probe and moves p50 on its positions; and, given the binary
+of GamesCrafters' GamesmanOne, made by hand outside this repository (`--gamesman PATH` or
+TABLEBASE_GAMESMAN; tests/bench_teeko_peer.py runs it), his `gamesman solve teeko 0` in the
+same run, beside ours.
 
 Run: python tests/bench_moving.py [--gamesman PATH] [--skip-exact]
 """
@@ -149,11 +150,10 @@ def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
           f" {answers.reachable:,} with every image, both sides to move counted; the start:"
           f" {answers.start}", flush=True)
     _print_answers(answers)
-    from tests.bench_teeko_peer import gamesman_binary, solve_teeko
+    from tests.bench_teeko_peer import gamesman_binary, missing_line, solve_teeko
     binary = gamesman_binary(gamesman)
     if binary is None:
-        print("  GamesmanOne: not run (give --gamesman PATH or TABLEBASE_GAMESMAN; see"
-              " tests/bench_teeko_peer.py for building it)", flush=True)
+        print(f"  GamesmanOne: not run: {missing_line(gamesman)}", flush=True)
         return
     with tempfile.TemporaryDirectory() as tmp:
         his = solve_teeko(binary, Path(tmp) / "gamesman")
@@ -171,7 +171,8 @@ def bench_moving(gamesman: str | None = None, exact: bool = True) -> None:
 def main() -> None:
     """Run the section alone."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--gamesman", metavar="PATH", help="a build of GamesmanOne")
+    parser.add_argument("--gamesman", metavar="PATH", help="GamesmanOne's binary, built by hand"
+                        " (default: $TABLEBASE_GAMESMAN)")
     parser.add_argument("--skip-exact", action="store_true",
                         help=f"skip {EXACT_SPEC} against the plain solver (minutes)")
     parser.add_argument("--answers", metavar="DB",

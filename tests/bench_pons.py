@@ -2,13 +2,14 @@
 his six test sets (Test_L3_R1 end-easy ... Test_L1_R3 begin-hard: lines "MOVES SCORE", moves as
 1-based column digits), in the same run, on the same positions.
 
-His checkout is found by `--pons DIR` or the TABLEBASE_PONS environment variable (the sets in
-DIR, DIR/resources or DIR/data); absent, the part is skipped with the reason. His solver is
-built from DIR's Solver.cpp with his Makefile's flags, behind a small driver of ours (his
-main.cpp prints only the score): it reads positions on stdin and prints "score nodes
-nanoseconds", timing his `Solver::solve` alone (strong solve, no opening book), the table
-kept from one position to the next as his main.cpp does. Ours (value, depth and a move) in
-this process: `Searcher.solve_many` on each run of positions, its time over the run's
+This part runs his solver and builds nothing: his parts are made by hand outside this
+repository and taken by path (PonsPaths): `--pons-driver PATH` (or TABLEBASE_PONS_DRIVER) a
+build of DRIVER below, ours, around his Solver (his main.cpp prints only the score), and
+`--pons-sets DIR` (or TABLEBASE_PONS_SETS) the folder of his test files; where one is missing,
+the part says which in one line and is skipped. The driver reads positions on stdin and prints
+"score nodes nanoseconds", timing his `Solver::solve` alone (strong solve, no opening book),
+the table kept from one position to the next as his main.cpp does. Ours (value, depth and a
+move) in this process: `Searcher.solve_many` on each run of positions, its time over the run's
 positions the mean time a position (a batch: `solve --positions FILE` works so), and on the
 easy sets also `Searcher.solve` a position a call (a second searcher: its own table); after
 both are set up, a warm-up on both sides, on the same 20 positions of our own set, and with
@@ -19,20 +20,20 @@ warmed again), and each side's median taken (one timing of some 100 us swings wi
 machine's caches). After end-easy's sample, the whole end-easy file the same way (WHOLE).
 `--part pons-sample`: end-easy's sample alone in --runs fresh processes, its ratio's spread.
 
-    python tests/bench_search.py --part pons [--pons DIR] [--empty]
-    python tests/bench_search.py --part pons-sample [--pons DIR] [--runs N]
+    python tests/bench_search.py --part pons [--pons-driver PATH] [--pons-sets DIR] [--empty]
+    python tests/bench_search.py --part pons-sample [--pons-driver PATH] [--pons-sets DIR]
+                                 [--runs N]
 """
 from __future__ import annotations
 
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from tests.search_sets import read_set
 
@@ -59,7 +60,9 @@ WHOLE = ("Test_L3_R1", "end-easy, every line", 1, 20, 1)
 # before the timing starts.
 WARM_POSITIONS = 20
 
-_DRIVER = r"""
+# What the --pons-driver binary is: ours, a driver around his Solver, kept here as text (this
+# repository builds nothing): "score nodes nanoseconds" a stdin line, "reset" answered "ok".
+DRIVER = r"""
 // The bench's driver (ours) around Pons' Solver: "score nodes nanoseconds" per stdin line
 // ("reset": his table cleared, "ok").
 #include "Solver.hpp"
@@ -86,33 +89,54 @@ int main() {
 """
 
 
-def pons_dir(given: str | None) -> Path | None:
-    """His checkout: --pons, else TABLEBASE_PONS, else None."""
-    found = given or os.environ.get("TABLEBASE_PONS")
-    return Path(found) if found else None
+class PonsPaths(NamedTuple):
+    """His parts, each made by hand outside this repository; None where not given."""
+
+    solver: Path | None  # his c4solver (his main.cpp): the pons-files part
+    driver: Path | None  # a build of DRIVER: the pons, pons-moves and pons-sample parts
+    sets: Path | None    # the folder of his test files (Test_L3_R1 ...): every part
+
+
+# Each of PonsPaths' fields: its flag, its environment variable, what it names.
+GIVEN = {"solver": ("--pons PATH", "TABLEBASE_PONS", "build of Pons' c4solver"),
+         "driver": ("--pons-driver PATH", "TABLEBASE_PONS_DRIVER",
+                    "build of the driver around Pons' solver"),
+         "sets": ("--pons-sets DIR", "TABLEBASE_PONS_SETS", "folder of Pons' test sets")}
+
+
+def pons_paths(solver: str | None = None, driver: str | None = None,
+               sets: str | None = None) -> PonsPaths:
+    """His parts: each from its flag's value, else its environment variable (GIVEN), else None."""
+    flags = {"solver": solver, "driver": driver, "sets": sets}
+    found = {field: flags[field] or os.environ.get(variable)
+             for field, (_, variable, _) in GIVEN.items()}
+    return PonsPaths(**{field: Path(path).expanduser() if path else None
+                        for field, path in found.items()})
+
+
+def missing(paths: PonsPaths, *needed: str) -> str | None:
+    """One line naming each of `needed` (PonsPaths' fields) that is not there, with its flag and
+    environment variable; None when all are."""
+    why = []
+    for field in needed:
+        flag, variable, name = GIVEN[field]
+        path = getattr(paths, field)
+        there = path is not None and (path.is_dir() if field == "sets" else
+                                      path.is_file() and os.access(path, os.X_OK))
+        if not there:
+            why.append(f"no {name}{'' if path is None else f' at {path}'} ({flag} or {variable})")
+    return "; ".join(why) if why else None
 
 
 def _set_file(root: Path, name: str) -> Path | None:
-    for where in (root, root / "resources", root / "data"):
-        if (where / name).is_file():
-            return where / name
-    return None
+    return root / name if (root / name).is_file() else None
 
 
 class Pons:
-    """His solver behind our driver, built in a temp dir: one position at a time."""
+    """His solver behind the driver, a process of its own: one position at a time."""
 
-    def __init__(self, root: Path, tmp: str) -> None:
-        for name in ("Solver.cpp", "Solver.hpp", "Position.hpp", "TranspositionTable.hpp",
-                     "MoveSorter.hpp", "OpeningBook.hpp"):
-            if (root / name).exists():
-                shutil.copy(root / name, tmp)
-        Path(tmp, "driver.cpp").write_text(_DRIVER)
-        exe = str(Path(tmp) / "pons")
-        subprocess.run(["g++", "--std=c++11", "-W", "-Wall", "-O3", "-DNDEBUG", "-o", exe,
-                        "driver.cpp", "Solver.cpp"], cwd=tmp, check=True,
-                       stderr=subprocess.DEVNULL)
-        self.proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, driver: Path) -> None:
+        self.proc = subprocess.Popen([str(driver)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True, bufsize=1)
 
     def solve(self, moves: str) -> tuple[int, int, float]:
@@ -157,54 +181,50 @@ def his_outcome(stones: int, score: int) -> tuple[int, int]:
     raise ValueError(f"score {score} after {stones} stones")
 
 
-def bench_pons(given: str | None = None, empty: bool = False, sets: int | None = None) -> None:
+def bench_pons(paths: PonsPaths, empty: bool = False, sets: int | None = None) -> None:
     """Print per set: positions, our mean, his mean, their ratio, disagreements (`sets`: the
     first so many of SETS alone, without the whole end-easy file)."""
     from tablebase.builder.game import parse_spec
     from tablebase.query.search.engine import Searcher
-    root = pons_dir(given)
-    if root is None or not (root / "Solver.cpp").is_file():
-        print(f"  pons: skipped: no checkout of Pons' connect4 (--pons DIR or TABLEBASE_PONS;"
-              f" {'none given' if root is None else f'no Solver.cpp in {root}'})")
+    why = missing(paths, "driver", "sets")
+    if why is not None or paths.driver is None or paths.sets is None:
+        print(f"  pons: skipped: {why}")
         return
-    if shutil.which("g++") is None:
-        print("  pons: skipped: no g++ to build his solver")
-        return
+    root = paths.sets
     searcher, single = Searcher(parse_spec("7x6k4+gravity")), Searcher(parse_spec("7x6k4+gravity"))
-    # Both solvers set up (his compiled by g++), then both warmed on the same positions of our
+    # Both solvers set up (his process started), then both warmed on the same positions of our
     # own set, not of his, each by the call that is timed, before any time is taken: ours
     # loads the compiled search and fills its small caches (a first batch pays some 300 us in
     # Python), his process starts; our tables' memory held, as a server's searcher holds it.
-    # Warmed before his compile instead, our first batch paid the caches that compile emptied:
-    # 23-29 us a position against 8-10 warmed after it (end-easy, his 7-8).
+    # Warmed before his set-up instead (then a compile of his solver), our first batch paid the
+    # caches it emptied: 23-29 us a position against 8-10 warmed after it (end-easy, his 7-8).
     warm = [line.split()[0] for line in read_set("connect4_pons.txt")[:WARM_POSITIONS]]
     for ours in (searcher, single):
         ours.arrays.reserve()
-    with tempfile.TemporaryDirectory() as tmp:
-        pons = Pons(root, tmp)
-        _warm(searcher, single, pons, warm)
-        try:
-            print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
-                  " sets' 20 positions in one call, the others one a call) = the batch's time"
-                  " / its positions; one call: Searcher.solve on each (a table of its own)")
-            print(f"  a sample in one batch a side: timed {REPEATS} times, each after both tables"
-                  " are cleared and both warmed; each side's median, and the range of the ratios")
-            print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
-                  f" {'ours/his':>9} {'range':>10} {'disagree':>8}")
-            for name, label, stride, run, repeats in (SETS[:1] + [WHOLE] + SETS[1:]
-                                                      if sets is None else SETS[:sets]):
-                path = _set_file(root, name)
-                if path is None:
-                    print(f"  {name}: skipped: not in {root}")
-                    continue
-                rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-                shown = f"{label} ({name[5:]})" if stride > 1 else label
-                _one_set(searcher, pons, shown, rows[::stride], run, single if run > 1 else None,
-                         repeats, warm)
-            if empty:
-                _one_set(searcher, pons, "empty board", [["", "1"]])
-        finally:
-            pons.close()
+    pons = Pons(paths.driver)
+    _warm(searcher, single, pons, warm)
+    try:
+        print("  ours: the mean time a position of a batch (Searcher.solve_many: the easy"
+              " sets' 20 positions in one call, the others one a call) = the batch's time"
+              " / its positions; one call: Searcher.solve on each (a table of its own)")
+        print(f"  a sample in one batch a side: timed {REPEATS} times, each after both tables"
+              " are cleared and both warmed; each side's median, and the range of the ratios")
+        print(f"  {'set':<22} {'positions':>9} {'ours ms':>10} {'one call':>10} {'his ms':>10}"
+              f" {'ours/his':>9} {'range':>10} {'disagree':>8}")
+        for name, label, stride, run, repeats in (SETS[:1] + [WHOLE] + SETS[1:]
+                                                  if sets is None else SETS[:sets]):
+            path = _set_file(root, name)
+            if path is None:
+                print(f"  {name}: skipped: not in {root}")
+                continue
+            rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+            shown = f"{label} ({name[5:]})" if stride > 1 else label
+            _one_set(searcher, pons, shown, rows[::stride], run, single if run > 1 else None,
+                     repeats, warm)
+        if empty:
+            _one_set(searcher, pons, "empty board", [["", "1"]])
+    finally:
+        pons.close()
 
 
 def _warm(searcher, single, pons: Pons, warm: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
@@ -270,19 +290,21 @@ def _one_set(searcher, pons: Pons, label: str, rows: list[list[str]], run: int =
 SAMPLE_RUNS = 20
 
 
-def bench_pons_sample(given: str | None = None, runs: int = SAMPLE_RUNS) -> None:
+def bench_pons_sample(paths: PonsPaths, runs: int = SAMPLE_RUNS) -> None:
     """End-easy's sample timed as the Pons part times it (set up, warmed, then the sample), in
     `runs` fresh processes one after another: each run's ratio, their median and maximum, and
     the runs over 1.0x."""
-    root = pons_dir(given)
-    if root is None or not (root / "Solver.cpp").is_file() or shutil.which("g++") is None:
-        print("  pons sample: skipped: no checkout of Pons' connect4 or no g++ (see above)")
+    why = missing(paths, "driver", "sets")
+    if why is not None or paths.driver is None or paths.sets is None:
+        print(f"  pons sample: skipped: {why}")
         return
-    code = f"from tests.bench_pons import bench_pons; bench_pons({str(root)!r}, sets=1)"
+    code = "from tests.bench_pons import bench_pons, pons_paths; bench_pons(pons_paths(), sets=1)"
+    env = {**os.environ, "TABLEBASE_PONS_DRIVER": str(paths.driver),
+           "TABLEBASE_PONS_SETS": str(paths.sets)}
     ratios = []
     for _ in range(runs):
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parents[1])
+                              cwd=Path(__file__).resolve().parents[1], env=env)
         rows = [line for line in done.stdout.splitlines() if "end-easy" in line and "x " in line]
         if done.returncode != 0 or not rows:
             print(f"  pons sample: a run gave no ratio: {(done.stderr or done.stdout).strip()[-300:]}")
@@ -300,7 +322,7 @@ def bench_pons_sample(given: str | None = None, runs: int = SAMPLE_RUNS) -> None
 MOVE_SETS, MOVE_SECONDS = [("Test_L2_R1", "middle-easy"), ("Test_L2_R2", "middle-medium")], 2.0
 
 
-def bench_pons_moves(given: str | None = None) -> None:
+def bench_pons_moves(paths: PonsPaths) -> None:
     """Every move of every 50th position of Pons' middle sets by `answers.search_moves` (what
     `tablebase moves 7x6k4+gravity POSITION --search 2` answers, a fresh searcher each), its
     value and depth after checked against his solver's score of the child; print per set the
@@ -308,46 +330,46 @@ def bench_pons_moves(given: str | None = None) -> None:
     from tablebase.builder.game import outcome, parse_spec
     from tablebase.query.search.answers import search_moves
     from tablebase.query.search.solving import load_search
-    root = pons_dir(given)
-    if root is None or not (root / "Solver.cpp").is_file() or shutil.which("g++") is None:
-        print("  pons moves: skipped: no checkout of Pons' connect4 or no g++ (see above)")
+    why = missing(paths, "driver", "sets")
+    if why is not None or paths.driver is None or paths.sets is None:
+        print(f"  pons moves: skipped: {why}")
         return
+    root = paths.sets
     spec = parse_spec("7x6k4+gravity")
     load_search()  # the compiled search loaded once, as a server does before it answers
     print(f"  {'set':<22} {'positions':>9} {'moves':>6} {'exact':>6} {'slowest s':>10}"
           f" {'mean s':>7}   (budget {MOVE_SECONDS:g} s a position)")
-    with tempfile.TemporaryDirectory() as tmp:
-        pons = Pons(root, tmp)
-        try:
-            for name, label in MOVE_SETS:
-                path = _set_file(root, name)
-                if path is None:
-                    print(f"  {name}: skipped: not in {root}")
-                    continue
-                rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
-                moves = exact = 0
-                times = []
-                for played, _ in rows[::50]:
-                    board = board_of(played)
-                    start = time.perf_counter()
-                    _, found, _ = search_moves(None, spec, board, MOVE_SECONDS)
-                    times.append(time.perf_counter() - start)
-                    for m in found:
-                        child = list(board)
-                        child[m.cell] = 1 if len(played) % 2 == 0 else 2
-                        over = outcome(spec, child)
-                        if over is not None:  # his solver takes no finished game
-                            want = (-int(over), 0)
-                        else:
-                            col = m.cell % 7 + 1
-                            value, depth = his_outcome(len(played) + 1,
-                                                       pons.solve(played + str(col))[0])
-                            want = (-value, depth)
-                        moves += 1
-                        exact += (m.value is not None and m.depth is not None
-                                  and (int(m.value), m.depth) == want)
-                print(f"  {label + ' (' + name[5:] + ')':<22} {len(times):>9} {moves:>6}"
-                      f" {exact:>6} {max(times):>10.2f} {sum(times) / len(times):>7.2f}",
-                      flush=True)
-        finally:
-            pons.close()
+    pons = Pons(paths.driver)
+    try:
+        for name, label in MOVE_SETS:
+            path = _set_file(root, name)
+            if path is None:
+                print(f"  {name}: skipped: not in {root}")
+                continue
+            rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+            moves = exact = 0
+            times = []
+            for played, _ in rows[::50]:
+                board = board_of(played)
+                start = time.perf_counter()
+                _, found, _ = search_moves(None, spec, board, MOVE_SECONDS)
+                times.append(time.perf_counter() - start)
+                for m in found:
+                    child = list(board)
+                    child[m.cell] = 1 if len(played) % 2 == 0 else 2
+                    over = outcome(spec, child)
+                    if over is not None:  # his solver takes no finished game
+                        want = (-int(over), 0)
+                    else:
+                        col = m.cell % 7 + 1
+                        value, depth = his_outcome(len(played) + 1,
+                                                   pons.solve(played + str(col))[0])
+                        want = (-value, depth)
+                    moves += 1
+                    exact += (m.value is not None and m.depth is not None
+                              and (int(m.value), m.depth) == want)
+            print(f"  {label + ' (' + name[5:] + ')':<22} {len(times):>9} {moves:>6}"
+                  f" {exact:>6} {max(times):>10.2f} {sum(times) / len(times):>7.2f}",
+                  flush=True)
+    finally:
+        pons.close()

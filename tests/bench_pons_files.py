@@ -1,8 +1,10 @@
 """The search bench's pons-files part: Pascal Pons' test files whole (1,000 lines each) through
 what a user runs, beside his whole process, in the same run:
 
-- his: `c4solver -b none < FILE`, his own main.cpp and Solver.cpp built from his checkout with
-  his Makefile's flags (a process: start, his table's memory, every line read and solved);
+- his: `c4solver -b none < FILE`, his own main.cpp's program, made by hand outside this
+  repository and taken by path (`--pons PATH` or TABLEBASE_PONS; his test files by
+  `--pons-sets DIR` or TABLEBASE_PONS_SETS; where one is missing, the part says which in one
+  line and is skipped): a process: start, his table's memory, every line read and solved;
 - ours in Python: `tablebase.search_positions(spec, lines)` in this process, reading included
   (a fresh searcher each call, as every call makes), after one warm call on positions of our
   own set, so that the compiled code is loaded;
@@ -13,13 +15,12 @@ printed, and every answer (value and depth) is checked against his score. Then t
 figures: `tablebase.search_position` one end-easy line a call after the first (p50, p90), and
 one `tablebase solve` process of one end-easy position (median of PROCESSES).
 
-    python tests/bench_search.py --part pons-files [--pons DIR]
+    python tests/bench_search.py --part pons-files [--pons PATH] [--pons-sets DIR]
 """
 from __future__ import annotations
 
 import json
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.bench_pons import _set_file, his_outcome, pons_dir
+from tests.bench_pons import PonsPaths, _set_file, his_outcome, missing
 from tests.search_sets import read_set
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,18 +58,6 @@ def _byte_compiled() -> None:
         compileall.compile_dir(str(ROOT / folder), quiet=1)
 
 
-def _his_solver(root: Path, tmp: str) -> str:
-    """His c4solver (main.cpp and Solver.cpp, his Makefile's flags) built in `tmp`."""
-    for name in ("main.cpp", "Solver.cpp", "Solver.hpp", "Position.hpp", "TranspositionTable.hpp",
-                 "MoveSorter.hpp", "OpeningBook.hpp"):
-        if (root / name).exists():
-            shutil.copy(root / name, tmp)
-    exe = str(Path(tmp) / "c4solver")
-    subprocess.run(["g++", "--std=c++11", "-W", "-Wall", "-O3", "-DNDEBUG", "-o", exe,
-                    "main.cpp", "Solver.cpp"], cwd=tmp, check=True, stderr=subprocess.DEVNULL)
-    return exe
-
-
 def _timed(argv: list[str], stdin: Path | None = None) -> tuple[float, float, str]:
     """(wall seconds, processor seconds, stdout) of one process. The processor time (user and
     system) is the steadier figure on a machine others share: waiting for a core is not in it."""
@@ -84,16 +73,16 @@ def _timed(argv: list[str], stdin: Path | None = None) -> tuple[float, float, st
     return seconds, cpu, done.stdout
 
 
-def bench_pons_files(given: str | None = None) -> None:
+def bench_pons_files(paths: PonsPaths) -> None:
     """Print, per file: lines, his process, ours in Python and as a process, the ratios and
     disagreements; then the start-up figures."""
     import tablebase
 
-    root = pons_dir(given)
-    if root is None or not (root / "main.cpp").is_file() or shutil.which("g++") is None:
-        print("  pons files: skipped: no checkout of Pons' connect4 (--pons DIR or"
-              " TABLEBASE_PONS) or no g++")
+    why = missing(paths, "solver", "sets")
+    if why is not None or paths.solver is None or paths.sets is None:
+        print(f"  pons files: skipped: {why}")
         return
+    root, his_exe = paths.sets, str(paths.solver)
     _byte_compiled()
     warm = [line.split()[0] for line in read_set("connect4_pons.txt")[:20]]
     list(tablebase.search_positions(SPEC, warm))  # the compiled code loaded, once
@@ -103,7 +92,6 @@ def bench_pons_files(given: str | None = None) -> None:
     print(f"  {'file':<24} {'lines':>5} {'his s':>7} {'python s':>9} {'/his':>6} {'range':>10}"
           f" {'process s':>9} {'-his s':>7} {'cpu: his':>9} {'process':>8} {'disagree':>8}")
     with tempfile.TemporaryDirectory() as tmp:
-        his_exe = _his_solver(root, tmp)
         for name, label in FILES:
             path = _set_file(root, name)
             if path is None:

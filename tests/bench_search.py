@@ -20,19 +20,22 @@
   those cells; 9x9k5 short wins from seeded self-play checked by the plain AND/OR search; the
   empty 9x9k5 board by `tablebase solve 9x9k5 --time 10` (unknown, never a claim).
 - Pons (tests/bench_pons.py): Connect Four on Pascal Pons' six test sets beside his solver,
-  built from his checkout (--pons DIR or TABLEBASE_PONS; skipped where absent), same run (a
-  sample timed in one batch a side: five times from the same state, each side's median);
-  --empty adds the empty board (minutes for both). pons-moves: every move of every 50th
-  position of his middle sets by search within 2 s a position, checked against his solver.
+  made by hand outside this repository and taken by path (--pons-driver PATH and --pons-sets
+  DIR, or TABLEBASE_PONS_DRIVER and TABLEBASE_PONS_SETS; skipped, saying which, where absent),
+  same run (a sample timed in one batch a side: five times from the same state, each side's
+  median); --empty adds the empty board (minutes for both). pons-moves: every move of every
+  50th position of his middle sets by search within 2 s a position, checked against his solver.
   pons-sample (only when asked): end-easy's sample, the first set the pons part times, in
   --runs fresh processes: its ratio's spread (a cold batch of some 100 us a side).
   pons-files (tests/bench_pons_files.py): four of his files whole through what a user runs
-  (search_positions, `solve --positions FILE --json`) beside his whole process; then one
-  `search_position` call and one `solve` process.
+  (search_positions, `solve --positions FILE --json`) beside his whole process (his c4solver,
+  made by hand: --pons PATH or TABLEBASE_PONS); then one `search_position` call and one `solve`
+  process.
 
     python tests/bench_search.py [--part gomoku|connect4|leaves|budgets|gomoku-empty|
                                   kernel-speed|wide|pons|pons-moves|pons-sample|pons-files]
-                                 [--pons DIR] [--empty] [--runs N]
+                                 [--pons PATH] [--pons-driver PATH] [--pons-sets DIR]
+                                 [--empty] [--runs N]
 """
 from __future__ import annotations
 
@@ -48,7 +51,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tablebase.query.search.engine import Budget  # noqa: E402
-from tests.bench_pons import MOVE_SECONDS, SAMPLE_RUNS, bench_pons, bench_pons_moves, bench_pons_sample  # noqa: E402
+from tests.bench_pons import (  # noqa: E402
+    MOVE_SECONDS,
+    SAMPLE_RUNS,
+    PonsPaths,
+    bench_pons,
+    bench_pons_moves,
+    bench_pons_sample,
+    pons_paths,
+)
 from tests.bench_pons_files import bench_pons_files  # noqa: E402
 from tests.bench_wide import WIDE_SECONDS, bench_kernel_speed, bench_wide  # noqa: E402
 from tests.search_sets import read_set  # noqa: E402
@@ -261,9 +272,10 @@ def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
           " (pairings: tried; proved: nodes settled by a proof without search)")
 
 
-def bench_search(part: str | None = None, pons: str | None = None, empty: bool = False,
+def bench_search(part: str | None = None, pons: PonsPaths | None = None, empty: bool = False,
                  runs: int = SAMPLE_RUNS) -> None:
-    """Print the search section."""
+    """Print the search section (`pons`: Pons' parts, by default from the environment)."""
+    pons = pons if pons is not None else pons_paths()
     print("search: positions past the tables (7x7 five in a row, Connect Four 7x6)")
     if part in (None, "gomoku"):
         bench_gomoku()
@@ -292,7 +304,7 @@ def bench_search(part: str | None = None, pons: str | None = None, empty: bool =
         print("Connect Four 7x6: Pons' files whole through the Python API and the command line,"
               " beside his whole process (same run):")
         bench_pons_files(pons)
-    if part == "pons-sample":  # not in the whole section: 20 processes, each building his solver
+    if part == "pons-sample":  # not in the whole section: 20 processes, each starting his solver
         print(f"Connect Four 7x6: end-easy's sample as the pons part times it, in {runs} fresh"
               " processes:")
         bench_pons_sample(pons, runs)
@@ -312,13 +324,19 @@ def main() -> None:
     parser.add_argument("--part", choices=("gomoku", "connect4", "leaves", "budgets",
                                            "gomoku-empty", "kernel-speed", "wide", "pons",
                                            "pons-moves", "pons-sample", "pons-files"))
-    parser.add_argument("--pons", help="a checkout of Pons' connect4 (default: $TABLEBASE_PONS)")
+    parser.add_argument("--pons", metavar="PATH",
+                        help="Pons' c4solver, built by hand (default: $TABLEBASE_PONS)")
+    parser.add_argument("--pons-driver", metavar="PATH", help="the driver around Pons' solver"
+                        " (tests/bench_pons.py), built by hand (default: $TABLEBASE_PONS_DRIVER)")
+    parser.add_argument("--pons-sets", metavar="DIR", help="the folder of Pons' test sets"
+                        " (default: $TABLEBASE_PONS_SETS)")
     parser.add_argument("--empty", action="store_true",
                         help="also the empty 7x6 board (minutes for both solvers)")
     parser.add_argument("--runs", type=int, default=SAMPLE_RUNS,
                         help="pons-sample: fresh processes (default %(default)s)")
     args = parser.parse_args()
-    bench_search(args.part, args.pons, args.empty, args.runs)
+    bench_search(args.part, pons_paths(args.pons, args.pons_driver, args.pons_sets), args.empty,
+                 args.runs)
 
 
 if __name__ == "__main__":

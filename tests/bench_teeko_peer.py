@@ -3,13 +3,12 @@
 in a line or a 2x2 square wins), run from this process so that our build of the same game can
 be timed beside it in the same bench run. This module runs his build; it holds none of his code.
 
-His build is found by `--gamesman PATH` or the TABLEBASE_GAMESMAN environment variable: PATH is
-his checkout (the binary is its bin/gamesman: his CMakeLists puts it there whatever the build
-folder), the build folder inside it, or the binary itself; absent, the part is skipped with the
-reason. His solver runs in a fresh temporary folder, with his default data path (the relative
-`data`: his `-d` takes no argument, and `--data-path=PATH` takes only a relative PATH: with an
-absolute one he fails to make the folder, then crashes), with OMP_NUM_THREADS threads, and its
-figures are read back:
+His binary (his bin/gamesman), made by hand outside this repository, is taken by path:
+`--gamesman PATH` or the TABLEBASE_GAMESMAN environment variable; where it is missing, the
+bench says so in one line and is skipped (exit 0). His solver runs in a fresh temporary
+folder, with his default data path (the relative `data`: his `-d` takes no argument, and
+`--data-path=PATH` takes only a relative PATH: with an absolute one he fails to make the
+folder, then crashes), with OMP_NUM_THREADS threads, and its figures are read back:
 
 - solve seconds: his "Finished solving all tiers in N second(s)", the sum over tiers of whole
   seconds (`time()`), without start-up; his "Time Elapsed: N seconds" is start to end;
@@ -43,34 +42,7 @@ it: no decided position's remoteness is over 39 (a win; a loss: 38), in either p
 are reached in the drop phase, whose positions his analysis found all reachable (six stones,
 a win in 39; five, a loss in 38); a draw is stored with remoteness 0.
 
-Building GamesmanOne (the user does this once, outside this repository; we keep neither his
-code nor a script that builds it). The build needs git, CMake 3.14 or later, a C compiler with OpenMP
-(gcc's libgomp) and zlib's headers (Debian: `apt-get install git cmake build-essential
-zlib1g-dev`). His own installer, `bash gamesman_install.sh`, does the steps below but refuses to
-run as root and runs `make -j` without a bound; by hand, from a folder of your choice:
-
-    git clone --recurse-submodules https://github.com/GamesCrafters/GamesmanOne.git
-    cd GamesmanOne
-
-His three libraries (json-c, xz and lz4, his git submodules under lib/) are built static and
-installed into res/, where his CMakeLists looks for them: for each of json-c, xz and lz4,
-
-    mkdir -p lib-build/json-c && cd lib-build/json-c
-    cmake ../../lib/json-c -DBUILD_SHARED_LIBS=OFF -DCMAKE_INSTALL_PREFIX=../../res \\
-        -DCMAKE_BUILD_TYPE=Release
-    make -j2 && make install
-    cd ../..
-
-(lz4's CMake project is lib/lz4/build/cmake, not lib/lz4). Then GamesmanOne itself, Release
-(OpenMP is on unless -DDISABLE_OPENMP=ON; it also builds with -march=native and LTO):
-
-    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
-    cmake --build build -- -j2
-
-The binary is bin/gamesman (`bin/gamesman --version`: "GamesmanOne version 1.3.0" at the time
-of writing). Then:
-
-    TABLEBASE_GAMESMAN=/path/to/GamesmanOne python tests/bench_teeko_peer.py [--threads 2]
+    python tests/bench_teeko_peer.py [--gamesman PATH] [--threads 2]
 
 His solve of Teeko with 2 threads (GamesmanOne 1.3.0, 2 cores): 2,190 s of solving (36.5 min
 wall, 1,236 s CPU) where the machine was shared with other work (load 6-9; an earlier run on
@@ -135,18 +107,23 @@ class PeerAnalysis(NamedTuple):
     wall_seconds: float
 
 
-def gamesman_binary(given: str | None = None) -> Path | None:
-    """His binary from `given`, else TABLEBASE_GAMESMAN, else None: a checkout (its
-    bin/gamesman), its build folder (the checkout's bin/gamesman) or the binary itself."""
+def gamesman_path(given: str | None = None) -> Path | None:
+    """The path given for his binary: `given`, else TABLEBASE_GAMESMAN, else None."""
     found = given or os.environ.get("TABLEBASE_GAMESMAN")
-    if not found:
-        return None
-    path = Path(found).expanduser().resolve()
-    for candidate in (path, path / "bin" / "gamesman", path.parent / "bin" / "gamesman",
-                      path / "gamesman"):
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    return Path(found).expanduser().resolve() if found else None
+
+
+def gamesman_binary(given: str | None = None) -> Path | None:
+    """His binary (gamesman_path), None where not given or not an executable file."""
+    path = gamesman_path(given)
+    return path if path is not None and path.is_file() and os.access(path, os.X_OK) else None
+
+
+def missing_line(given: str | None = None) -> str:
+    """Why his binary is missing, and how to give it, in one line."""
+    path = gamesman_path(given)
+    return (f"no build of GamesmanOne{'' if path is None else f' at {path}'}"
+            " (--gamesman PATH or TABLEBASE_GAMESMAN)")
 
 
 # How often his process's high-water mark (/proc/PID/status VmHWM) is read while he runs.
@@ -313,7 +290,7 @@ def analyze_teeko(binary: Path, folder: Path, threads: int = THREADS, nice: int 
 def main(argv: Sequence[str] | None = None) -> int:
     """Solve Teeko with his build and print the record; 0 also when skipped (no build)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--gamesman", help="his checkout, build folder or binary"
+    parser.add_argument("--gamesman", metavar="PATH", help="his binary, built by hand"
                         " (default: $TABLEBASE_GAMESMAN)")
     parser.add_argument("--threads", type=int, default=THREADS,
                         help="OMP_NUM_THREADS (default %(default)s)")
@@ -325,8 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     binary = gamesman_binary(args.gamesman)
     if binary is None:
-        print("  gamesman teeko: skipped: no GamesmanOne build (--gamesman PATH or"
-              " TABLEBASE_GAMESMAN; see this module's docstring for how to build it)")
+        print(f"  gamesman teeko: skipped: {missing_line(args.gamesman)}")
         return 0
     try:
         with tempfile.TemporaryDirectory(prefix="gamesman-teeko-") as tmp:
