@@ -59,12 +59,16 @@ def walk(game: Game, start: Any, memory_budget: int,
     order: list[Any] = []
     keys: list[str] = []
     orbit_sizes = array("i")
-    plies = array("i")
-    _meet(game, start, index, order, keys, orbit_sizes)
-    plies.append(0)
+    plies = array("i", [0])
+    symmetric, text = game.has_symmetries, game.fast_text
+    _meet(game, start, 0, index, keys, orbit_sizes)
+    order.append(start)
     first, kids, term = array("q", [0]), array("q"), array("b")
     moves, outcome = game.fast_moves, game.fast_outcome
     get, checked_outcome = index.get, game.checked_outcome
+    # Bound once: the loop below is the build's floor plus these calls.
+    order_append, keys_append, kids_append, plies_append = (
+        order.append, keys.append, kids.append, plies.append)
     next_check = _MEMORY_EVERY
     i = 0
     with progress(desc=f"walk {game.name}", unit="pos", unit_scale=True) as bar:
@@ -80,22 +84,22 @@ def walk(game: Game, start: Any, memory_budget: int,
                 term.append(OPEN)
                 ply = plies[i] + 1
                 try:
-                    found = moves(p)
-                    pairs = found if isinstance(found, list) else list(found)
-                except Exception as e:
-                    raise game.raised("moves", p, e) from e
-                try:
-                    for _name, child in pairs:
+                    for _name, child in moves(p):
                         j = get(child)
                         if j is None:
-                            j = _meet(game, child, index, order, keys, orbit_sizes)
-                            plies.append(ply)
-                        kids.append(j)
+                            j = len(order)
+                            if symmetric:
+                                _meet(game, child, j, index, keys, orbit_sizes)
+                            else:
+                                index[child] = j
+                                keys_append(text(child))
+                            order_append(child)
+                            plies_append(ply)
+                        kids_append(j)
                 except GameFault:
                     raise
-                except (TypeError, ValueError):
-                    game.moves(p)  # names the fault: a pair that is not one, or not hashable
-                    raise
+                except Exception as e:
+                    raise _diagnosed(game, p, e) from e
             first.append(len(kids))
             i += 1
             if len(order) >= next_check:
@@ -107,22 +111,32 @@ def walk(game: Game, start: Any, memory_budget: int,
                         " MiB; give a larger --memory (or a smaller game)")
             if i & 4095 == 0:
                 bar.update(4096)
+    _check_texts(game, order, keys)
     ranked = _ranked(game, order, keys)
+    orbits = np.frombuffer(orbit_sizes, dtype=np.int32) if symmetric \
+        else np.ones(len(order), dtype=np.int32)
     return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
                  np.frombuffer(term, dtype=np.int8), np.frombuffer(plies, dtype=np.int32),
-                 np.frombuffer(orbit_sizes, dtype=np.int32), keys, ranked)
+                 orbits, keys, ranked)
 
 
-def _meet(game: Game, position: Any, index: dict[Any, int], order: list[Any],
-          keys: list[str], orbit_sizes: array) -> int:
-    """Number a position met for the first time, with every image its symmetries give."""
-    j = len(order)
-    order.append(position)
+def _diagnosed(game: Game, position: Any, error: Exception) -> GameFault:
+    """The fault behind `error`, met while the moves of `position` were walked: the checked
+    methods name it (moves that raise or are not pairs, a child not hashable, a text that
+    fails), else it is the walk's own."""
+    for _name, child in game.moves(position):
+        game.text(child)
+        game.orbit(child)
+    return game.raised("moves", position, error)
+
+
+def _meet(game: Game, position: Any, j: int, index: dict[Any, int], keys: list[str],
+          orbit_sizes: array) -> None:
+    """Number a position met for the first time `j`, with every image its symmetries give."""
     if not game.has_symmetries:
         index[position] = j
         keys.append(game.text(position))
-        orbit_sizes.append(1)
-        return j
+        return
     orbit = game.orbit(position)
     if j < _READ_BACK_ALL or j % _READ_BACK_EVERY == 0:
         _check_group(game, position, orbit)
@@ -133,7 +147,15 @@ def _meet(game: Game, position: Any, index: dict[Any, int], order: list[Any],
                                                      " symmetries must form a group")
     keys.append(min(game.text(image) for image in orbit))
     orbit_sizes.append(len(orbit))
-    return j
+
+
+def _check_texts(game: Game, order: list[Any], keys: list[str]) -> None:
+    """GameFault unless every text the class's own `text` gave unchecked is one line."""
+    if all(type(k) is str for k in keys) and "\n".join(keys).count("\n") == len(keys) - 1 \
+            and "\r" not in "".join(keys) and all(keys):
+        return
+    for p in order:
+        game.text(p)  # names the first that is not one line
 
 
 def _check_group(game: Game, position: Any, orbit: list[Any]) -> None:

@@ -7,6 +7,7 @@ was.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -20,11 +21,10 @@ from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.checksum import TableChecksum
 from tablebase.db.engine import open_database
-from tablebase.db.errors import GameExistsError
+from tablebase.db.errors import GameExistsError, NotATablebaseError
 from tablebase.db.facts import LAYOUT_KEYED
-from tablebase.db.keyed import KeyedRows, key_digests
+from tablebase.db.keyed import KeyedRows
 from tablebase.db.keyed_writer import write_keyed
 from tablebase.db.records import PlyCounts, table_label
 from tablebase.db.store import open_store
@@ -118,7 +118,10 @@ def _complete(database: str, name: str, root: str) -> bool:
     """Whether `database` already holds a complete table of `name` from `root`."""
     if "://" not in database and not os.path.exists(database):
         return False
-    store = open_store(database)
+    try:
+        store = open_store(database)
+    except NotATablebaseError:  # an empty database, say: the write stage makes the schema
+        return False
     try:
         return any(g.complete and g.root == root for g in store.games(name))
     finally:
@@ -160,14 +163,12 @@ def _ply_counts(graph: Graph, value: np.ndarray) -> list[PlyCounts]:
 def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, depth: np.ndarray,
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
-    checksum = TableChecksum()
+    checksum = hashlib.blake2b(digest_size=8)
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
         for start in range(0, graph.size, _WRITE_CHUNK):
             part = graph.ranked[start:start + _WRITE_CHUNK]
             rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
                              value[part], depth[part])
-            digests = key_digests(rows.keys)
-            checksum.add(digests, rows.ply, rows.value, rows.depth)
-            write_keyed(engine, handle, rows, digests)  # type: ignore[arg-type]
+            write_keyed(engine, handle, rows, checksum)  # type: ignore[arg-type]
             bar.update(len(part))
     return checksum.hexdigest()

@@ -1,28 +1,38 @@
 """The keyed layout: a table of a game whose positions are Python values (a user's class),
-one row a stored position under its key, the text of its orbit's smallest image:
+stored under their keys (the text of each orbit's smallest image) in key order, packed into
+blocks of BLOCK positions:
 
-    key TEXT (the primary key), ply (fewest moves from the table's start), value (-1, 0, +1
-    for the side to move), depth (plies to the end; -1: a draw by endless play), check
+    first_key TEXT (the primary key: the block's smallest key), count, data BLOB, check
 
-`check` is a 32-bit digest of the row's four fields, tested on every read: a damaged row is an
-error naming the table, never another answer. The table's checksum (db/checksum.py) folds in
-each row's key digest, ply, value and depth. One reader serves both drivers: each store hands
-it a function that runs one statement (`Run`) and its parameter mark.
+`data` is zstd over the block's raw bytes: its positions' ply (int32: the fewest moves from
+the table's start), value (int8: -1, 0, +1 for the side to move) and depth (int32: plies to
+the end; -1 a draw by endless play), then their keys joined by newlines (a key is one line).
+`check` is CRC-32 of the raw bytes, tested on every read: a damaged block is an error naming
+it, never another answer. The table's checksum is a digest of every block's raw bytes in key
+order. One reader serves both drivers: each store hands it a function that runs one
+statement (`Run`) and its parameter mark.
 """
 from __future__ import annotations
 
 import zlib
+from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
+import zstandard
 
 from tablebase.db.errors import DamagedTableError
-from tablebase.db.facts import CHUNK, IN_BATCH
+
+# Positions a block: a probe decodes one block (some tens of microseconds).
+BLOCK = 2048
+# Decoded blocks a reader keeps: a position's moves lead to a few blocks, read again and again.
+CACHED_BLOCKS = 32
+ZSTD_LEVEL = 3
 
 # Runs one statement with its parameters and returns its rows.
 Run = Callable[[str, Sequence[object]], list[tuple[object, ...]]]
-_MASK = 0xFFFFFFFF
 
 
 class KeyedRows(NamedTuple):
@@ -43,23 +53,55 @@ class KeyedLookup(NamedTuple):
     ply: np.ndarray
 
 
-def key_digests(keys: Sequence[str]) -> np.ndarray:
-    """CRC-32 of each key's UTF-8 bytes, as int64."""
-    return np.fromiter((zlib.crc32(k.encode()) for k in keys), dtype=np.int64, count=len(keys))
+class KeyedBlock(NamedTuple):
+    """One stored block: its first key, positions, compressed data and check."""
+
+    first_key: str
+    size: int
+    data: bytes
+    check: int
 
 
-def row_checks(digests: np.ndarray, ply: np.ndarray, value: np.ndarray,
-               depth: np.ndarray) -> np.ndarray:
-    """Each row's check: its key's digest mixed with its ply, value and depth (int64)."""
-    mixed = (np.asarray(ply, np.int64) * 0x9E3779B1 + (np.asarray(value, np.int64) + 1)
-             * 0x85EBCA77 + (np.asarray(depth, np.int64) + 2) * 0xC2B2AE3D) & _MASK
-    return (np.asarray(digests, np.int64) ^ mixed) & _MASK
+def raw_block(rows: KeyedRows) -> bytes:
+    """The raw bytes of a block of rows (see the module's picture)."""
+    return b"".join((np.asarray(rows.ply, "<i4").tobytes(), np.asarray(rows.value, "i1").tobytes(),
+                     np.asarray(rows.depth, "<i4").tobytes(), "\n".join(rows.keys).encode()))
 
 
-def _row_check(key: str, ply: int, value: int, depth: int) -> int:
-    """`row_checks` of one row, in plain Python (a probe's few rows)."""
-    mixed = (ply * 0x9E3779B1 + (value + 1) * 0x85EBCA77 + (depth + 2) * 0xC2B2AE3D) & _MASK
-    return (zlib.crc32(key.encode()) ^ mixed) & _MASK
+def pack(rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
+    """The blocks of rows in key order, each with its raw bytes (for the table's checksum)."""
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    out = []
+    for start in range(0, len(rows.keys), BLOCK):
+        part = KeyedRows(rows.keys[start:start + BLOCK], rows.ply[start:start + BLOCK],
+                         rows.value[start:start + BLOCK], rows.depth[start:start + BLOCK])
+        raw = raw_block(part)
+        out.append((KeyedBlock(part.keys[0], len(part.keys), compressor.compress(raw),
+                               zlib.crc32(raw)), raw))
+    return out
+
+
+def unpack(block: KeyedBlock, where: str) -> KeyedRows:
+    """The rows of a stored block: DamagedTableError naming `where` if it fails its check."""
+    first, count, data, check = block
+    try:
+        if not (isinstance(first, str) and type(count) is int and count > 0
+                and isinstance(data, bytes | bytearray | memoryview) and type(check) is int):
+            raise ValueError("a column of the wrong type")
+        raw = zstandard.ZstdDecompressor().decompress(bytes(data))
+        if zlib.crc32(raw) != check:
+            raise ValueError("its check does not match")
+        ply = np.frombuffer(raw, "<i4", count, 0)
+        value = np.frombuffer(raw, "i1", count, 4 * count)
+        depth = np.frombuffer(raw, "<i4", count, 5 * count)
+        keys = raw[9 * count:].decode().split("\n")
+        if len(keys) != count or keys[0] != first or not set(value.tolist()) <= {-1, 0, 1}:
+            raise ValueError("its contents disagree with its row")
+    except (ValueError, zstandard.ZstdError, UnicodeDecodeError) as e:
+        raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"
+                                " run `tablebase verify`, then rebuild the table with --force",
+                                "a block that fails its check") from e
+    return KeyedRows(keys, ply, value, depth)
 
 
 class KeyedReader:
@@ -73,49 +115,49 @@ class KeyedReader:
         self._run, self._quoted, self._label, self._mark = run, quoted, label, mark
         self.count = count
         self.close = close
+        self._cache: OrderedDict[str, KeyedRows] = OrderedDict()
 
-    def _checked(self, row: tuple[object, ...]) -> tuple[str, int, int, int]:
-        key, ply, value, depth, check = row
-        if not (isinstance(key, str) and all(type(v) is int for v in (ply, value, depth, check))
-                and value in (-1, 0, 1) and _row_check(key, ply, value, depth) == check):  # type: ignore[arg-type]
-            shown = ", ".join(f"{v!r:.30}" for v in row)
-            raise DamagedTableError(f"{self._label} is damaged: a row ({shown}) fails its check;"
-                                    " run `tablebase verify`, then rebuild the table with --force",
-                                    "a row that fails its check")
-        return key, ply, value, depth  # type: ignore[return-value]
+    def _block(self, key: str) -> KeyedRows | None:
+        """The decoded block that would hold `key`, or None before the first block."""
+        rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
+                         f" WHERE first_key <= {self._mark} ORDER BY first_key DESC LIMIT 1",
+                         [key])
+        if not rows:
+            return None
+        first = str(rows[0][0])
+        found = self._cache.get(first)
+        if found is None:
+            found = unpack(KeyedBlock(*rows[0]), self._label)  # type: ignore[arg-type]
+            self._cache[first] = found
+            if len(self._cache) > CACHED_BLOCKS:
+                self._cache.popitem(last=False)
+        return found
 
     def lookup(self, keys: Sequence[str]) -> KeyedLookup:
         """Value (for the side to move), depth and ply of each key, in the order asked."""
-        wanted = list(set(keys))
-        found: dict[str, tuple[int, int, int]] = {}
-        for start in range(0, len(wanted), IN_BATCH):
-            part = wanted[start:start + IN_BATCH]
-            marks = ",".join([self._mark] * len(part))
-            for row in self._run(f"SELECT key, ply, value, depth, chk FROM {self._quoted}"
-                                 f" WHERE key IN ({marks})", part):
-                key, ply, value, depth = self._checked(row)
-                found[key] = (value, depth, ply)
         n = len(keys)
         out = KeyedLookup(np.zeros(n, bool), np.zeros(n, np.int8), np.full(n, -1, np.int32),
                           np.full(n, -1, np.int32))
         for i, key in enumerate(keys):
-            hit = found.get(key)
-            if hit is not None:
+            block = self._block(key)
+            if block is None:
+                continue
+            at = bisect_left(block.keys, key)
+            if at < len(block.keys) and block.keys[at] == key:
                 out.found[i] = True
-                out.value[i], out.depth[i], out.ply[i] = hit
+                out.value[i], out.depth[i], out.ply[i] = block.value[at], block.depth[at], \
+                    block.ply[at]
         return out
 
-    def chunks(self, batch: int = CHUNK) -> Iterator[KeyedRows]:
-        """Every stored position in key order, `batch` at a time, each row checked."""
+    def chunks(self) -> Iterator[KeyedRows]:
+        """Every stored position in key order, a block at a time, each block checked."""
         after: str | None = None
         while True:
-            where = "" if after is None else f" WHERE key > {self._mark}"
-            rows = self._run(f"SELECT key, ply, value, depth, chk FROM {self._quoted}{where}"
-                             f" ORDER BY key LIMIT {int(batch)}", [] if after is None else [after])
+            where = "" if after is None else f" WHERE first_key > {self._mark}"
+            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}{where}"
+                             " ORDER BY first_key LIMIT 16", [] if after is None else [after])
             if not rows:
                 return
-            checked = [self._checked(row) for row in rows]
-            after = checked[-1][0]
-            yield KeyedRows([r[0] for r in checked], np.array([r[1] for r in checked], np.int32),
-                            np.array([r[2] for r in checked], np.int8),
-                            np.array([r[3] for r in checked], np.int32))
+            for row in rows:
+                yield unpack(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
+            after = str(rows[-1][0])

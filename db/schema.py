@@ -113,14 +113,14 @@ def blocks_table(name: str) -> Table:
 
 
 def keyed_table(name: str) -> Table:
-    """The positions table `name` of the keyed layout (db/keyed.py): key text, ply, value,
-    depth and the row's check; on SQLite without a rowid, so the key is the B-tree's."""
+    """The blocks table `name` of the keyed layout (db/keyed.py): each block's first key, its
+    count of positions, its data and its check; on SQLite without a rowid, so the key is the
+    B-tree's."""
     return Table(
         name, MetaData(),
-        Column("key", Text, primary_key=True),
-        Column("ply", Integer, nullable=False),
-        Column("value", SmallInteger, nullable=False),
-        Column("depth", Integer, nullable=False),
+        Column("first_key", Text, primary_key=True),
+        Column("count", Integer, nullable=False),
+        Column("data", LargeBinary, nullable=False),
         Column("chk", BigInteger, nullable=False),
         sqlite_with_rowid=False,
     )

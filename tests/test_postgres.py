@@ -351,3 +351,24 @@ def test_stones_that_move_through_postgres(pg: Server, tmp_path: Path,
         assert main(["export", spec, "--format", "jsonl", "--with-moves", "--db", db]) == 0
         exported.append(capsys.readouterr().out)
     assert exported[0] == exported[1] and exported[0].count("\n") == 744
+
+
+def test_a_game_class_through_postgres(pg: Server, tmp_path: Path) -> None:
+    """A game given as a class (docs/games.md) builds into PostgreSQL and answers every
+    position as the plain solver does, with the checksum of its build into SQLite."""
+    from tests.class_games.graphs import RandomGraph
+    from tests.reference_games import solve
+
+    url, sqlite = pg.new_database(), str(tmp_path / "graph.db")
+    spec = f"{Path(__file__).parent / 'class_games' / 'graphs.py'}:Graph7"
+    for db in (url, sqlite):
+        assert main(["build", spec, "--db", db, "--quiet"]) == 0
+    game = RandomGraph(7)
+    (pg_check,) = pg_query(url, "SELECT checksum FROM games WHERE spec = %s", game.name)
+    assert pg_check[0] == game_row(sqlite, game.name)["checksum"]  # type: ignore[index]
+    from tablebase.query.tablebase import open_tablebase
+    with open_tablebase(url) as tb:
+        answers = tb.game(spec)
+        for position, (value, depth) in solve(game).items():
+            probe = answers.probe(game.text(position))
+            assert (int(probe.value), probe.depth) == (value, depth)

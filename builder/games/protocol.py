@@ -32,6 +32,7 @@ class Game(Protocol):
     has_symmetries: bool
     fast_moves: Callable[[Any], Iterable[tuple[str, Any]]]
     fast_outcome: Callable[[Any], object]
+    fast_text: Callable[[Any], str]
 
     def start(self) -> Position:
         """The position play starts from."""

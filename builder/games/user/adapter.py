@@ -107,6 +107,7 @@ class ClassGame:
         # The class's own methods, unchecked, for a hot loop that checks their results itself.
         self.fast_moves: Callable[[Any], Iterable[tuple[str, Any]]] = instance.moves
         self.fast_outcome: Callable[[Any], object] = instance.outcome
+        self.fast_text: Callable[[Any], str] = instance.text
         symmetries = getattr(instance, "symmetries", None)
         self.has_symmetries = callable(symmetries)
         self._symmetries: Callable[[Any], Iterable[Any]] | None = \
