@@ -36,7 +36,7 @@ class Clobber:
 
     def __init__(self, width: int = 3, height: int = 4) -> None:
         if not (1 <= width <= 26 and 1 <= height <= 9):
-            raise ValueError(f"board {width}x{height}: found it, expected 1..26 x 1..9")
+            raise ValueError(f"board {width}x{height}: expected width 1 to 26, height 1 to 9")
         self.width, self.height = width, height
         self.name = f"clobber-{width}x{height}"
         n = self.cells = width * height
