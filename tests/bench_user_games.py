@@ -110,18 +110,31 @@ class Run:
     err: str
 
 
+# Starts and measures one command (argv[2:]), writing [CPU s, wall s, peak MiB] to argv[1]. A
+# process keeps its peak memory across exec, and a child forked from this bench starts out as
+# big as the bench (his table and ours can be gigabytes): this small process forks instead.
+MEASURE = """
+import json, os, sys, time
+start = time.perf_counter()
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    json.dump([usage.ru_utime + usage.ru_stime, time.perf_counter() - start,
+               usage.ru_maxrss / 1024], out)
+sys.exit(min(255, abs(os.waitstatus_to_exitcode(status))))
+"""
+
+
 def run(command: list[str], cwd: Path | None = None) -> Run:
-    """Run `command` to its end, measured by wait4 (the child and the children it waited for)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return Run(proc.returncode, usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024,
-                   out.read().decode(errors="replace"), err.read().decode(errors="replace"))
+    """Run `command` to its end, measured by wait4 (the process and the children it waited for)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, err, measured = (Path(tmp) / name for name in ("out", "err", "measured"))
+        with out.open("wb") as out_file, err.open("wb") as err_file:
+            status = subprocess.run([sys.executable, "-c", MEASURE, str(measured), *command], cwd=cwd,
+                                    stdout=out_file, stderr=err_file).returncode
+        cpu, wall, mib = json.loads(measured.read_text()) if measured.exists() else (0, 0, 0)
+        return Run(status, cpu, wall, mib, out.read_text(errors="replace"),
+                   err.read_text(errors="replace"))
 
 
 def load(spec: str) -> Any:
