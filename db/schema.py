@@ -118,7 +118,10 @@ def keyed_table(name: str) -> Table:
     B-tree's."""
     return Table(
         name, MetaData(),
-        Column("first_key", Text, primary_key=True),
+        # Ordered by code points, as Python orders strs (PostgreSQL's default collation is the
+        # locale's; SQLite compares UTF-8 bytes, the same order).
+        Column("first_key", Text().with_variant(Text(collation="C"), "postgresql"),
+               primary_key=True),
         Column("count", Integer, nullable=False),
         Column("data", LargeBinary, nullable=False),
         Column("chk", BigInteger, nullable=False),

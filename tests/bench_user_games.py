@@ -1,4 +1,4 @@
-"""Bench (not a test): games given as Python classes (tests/user_games), our build against
+"""Bench (not a test): games given as Python classes (tests/class_games), our build against
 GamesCrafters' GamesmanPy, whose solver, database and text interface work on any game class.
 
 For each game: (a) GamesmanPy's solver as a whole process (its `Solver(game).solve`, which finds
@@ -9,7 +9,7 @@ with a set, in a fresh process); (c) our `tablebase build SPEC --quiet --force` 
 process; (d) the start's value and depth, ours (`tablebase probe --json`) beside his, and the
 ratios ours/his and ours/floor against the targets; (e) every position's value and depth, his
 table against ours (`tablebase export`; where that cannot be read, against the plain solver of
-tests/user_games/plain.py, which the report then names). His Tie is a finished draw or a draw
+tests/reference_games.py, which the report then names). His Tie is a finished draw or a draw
 with a depth, his Draw (remoteness 255) endless play.
 
 GamesmanPy is found by `--gamesmanpy PATH` (or TABLEBASE_GAMESMANPY), a checkout installed
@@ -92,10 +92,11 @@ class Case:
 
 
 CASES = [
-    Case("clobber-3x4", "tests/user_games/clobber.py:Clobber3x4", "clobber", "3x4", clobber_text(3, 4)),
-    Case("clobber-5x3", "tests/user_games/clobber.py:Clobber5x3", "clobber", "5x3", clobber_text(5, 3)),
-    Case("clobber-3x6", "tests/user_games/clobber.py:Clobber3x6", "clobber", "3x6", clobber_text(3, 6)),
-    Case("ttt-inf", "tests/user_games/ttt_inf.py:TicTacToeInfinite", "ttt-inf", "regular", ttt_inf_text),
+    Case("clobber-3x4", "tests/class_games/clobber.py:Clobber3x4", "clobber", "3x4", clobber_text(3, 4)),
+    Case("clobber-5x3", "tests/class_games/clobber.py:Clobber5x3", "clobber", "5x3", clobber_text(5, 3)),
+    Case("clobber-3x6", "tests/class_games/clobber.py:Clobber3x6", "clobber", "3x6", clobber_text(3, 6)),
+    Case("ttt-inf", "tests/class_games/ttt_inf.py:TicTacToeInfinite", "ttt-inf", "regular",
+         ttt_inf_text),
 ]
 
 
@@ -179,7 +180,7 @@ def our_table(case: Case, game: Any,
     """Our table (None: our build failed), from `tablebase export` where it runs and its rows
     read with the class, else from the plain solver; with where it came from."""
     if db is None:
-        return plain_table(game), "the plain solver (tests/user_games/plain.py): our build failed"
+        return plain_table(game), "the plain solver (tests/reference_games.py): our build failed"
     done = subprocess.run([str(TABLEBASE), "export", case.spec, "--db", str(db), "--format",
                            "jsonl", "--quiet"], cwd=ROOT, capture_output=True, text=True)
     why = [last_line(done.stderr)]
@@ -194,12 +195,12 @@ def our_table(case: Case, game: Any,
         except (ValueError, KeyError, StopIteration) as error:
             why = [f"its rows could not be read ({error!r})"]
     return (plain_table(game),
-            f"the plain solver (tests/user_games/plain.py), since export failed: {why[0][:120]}")
+            f"the plain solver (tests/reference_games.py), since export failed: {why[0][:120]}")
 
 
 def plain_table(game: Any) -> dict[Any, tuple[str, int | None]]:
     sys.path.insert(0, str(ROOT))
-    from tests.user_games.plain import solve
+    from tests.reference_games import solve
     return {p: (OUR_VALUES[value], depth) for p, (value, depth) in solve(game).items()}
 
 

@@ -68,8 +68,13 @@ class Game(Protocol):
         each once."""
         ...
 
+    def fast_key(self, position: Position) -> str:
+        """What a table stores one position under, unchecked (a hot loop checks it after)."""
+        ...
+
     def key(self, position: Position) -> str:
-        """The text a table stores the position's orbit under: the smallest text of its orbit."""
+        """What a table stores the position's orbit under: the smallest `fast_key` of its
+        orbit (`fast_key` unchecked: a hot loop checks its texts after)."""
         ...
 
     def shown(self, position: Position) -> str:

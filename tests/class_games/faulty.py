@@ -3,7 +3,7 @@ line naming the class, the method and the position, exit 2, nothing written."""
 from __future__ import annotations
 
 from tests.class_games.graphs import RandomGraph
-from tests.class_games.tictactoe import PlainTicTacToe
+from tests.class_games.tictactoe import Board, PlainTicTacToe
 
 
 class MovesRaise(PlainTicTacToe):
@@ -65,3 +65,24 @@ class SameText(RandomGraph):
 
     def text(self, p):  # type: ignore[no-untyped-def]
         return f"n{p // 2 * 2}"  # two positions a text
+
+
+class ObjectSameText(PlainTicTacToe):
+    """Positions that are objects (stored under their text), two of them a text."""
+
+    name = "faulty-object-text"
+
+    def start(self):  # type: ignore[no-untyped-def]
+        return Board(*super().start())
+
+    def outcome(self, p):  # type: ignore[no-untyped-def]
+        return super().outcome((p.cells, p.side))
+
+    def moves(self, p):  # type: ignore[no-untyped-def]
+        return [(name, Board(*child)) for name, child in super().moves((p.cells, p.side))]
+
+    def text(self, p):  # type: ignore[no-untyped-def]
+        return p.cells[:3]  # the top row alone: many positions a text
+
+    def read(self, text):  # type: ignore[no-untyped-def]
+        return Board(text + "." * 6, "x")

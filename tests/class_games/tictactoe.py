@@ -3,6 +3,8 @@ the board a string of 9 cells, row by row from the top ('x', 'o', '.'). `TicTacT
 board's 8 symmetries; `PlainTicTacToe` none."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 # Each map as the cell that lands on each square (0..8): rotations and reflections.
 MAPS = [(0, 1, 2, 3, 4, 5, 6, 7, 8), (2, 1, 0, 5, 4, 3, 8, 7, 6), (6, 7, 8, 3, 4, 5, 0, 1, 2),
@@ -49,3 +51,36 @@ class TicTacToe(PlainTicTacToe):
     def symmetries(self, p: tuple[str, str]) -> list[tuple[str, str]]:
         board, side = p
         return [("".join(board[m[i]] for i in range(9)), side) for m in MAPS]
+
+
+@dataclass(frozen=True)
+class Board:
+    """A position as an object of the user's own (not made of plain values): stored under
+    its text."""
+
+    cells: str
+    side: str
+
+
+class ObjectTicTacToe(TicTacToe):
+    """`TicTacToe` whose positions are `Board` objects."""
+
+    name = "class-tictactoe-objects"
+
+    def start(self) -> Board:  # type: ignore[override]
+        return Board(*super().start())
+
+    def outcome(self, p: Board) -> int | None:  # type: ignore[override]
+        return super().outcome((p.cells, p.side))
+
+    def moves(self, p: Board) -> list[tuple[str, Board]]:  # type: ignore[override]
+        return [(name, Board(*child)) for name, child in super().moves((p.cells, p.side))]
+
+    def text(self, p: Board) -> str:  # type: ignore[override]
+        return super().text((p.cells, p.side))
+
+    def read(self, text: str) -> Board:  # type: ignore[override]
+        return Board(*super().read(text))
+
+    def symmetries(self, p: Board) -> list[Board]:  # type: ignore[override]
+        return [Board(*image) for image in super().symmetries((p.cells, p.side))]

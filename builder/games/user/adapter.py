@@ -96,6 +96,14 @@ def _load_module(module: str) -> Any:
             sys.path.remove(here)
 
 
+def _plain(value: object) -> bool:
+    """Whether `value` is made of ints (not bools), strs, bytes, None and tuples alone."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bytes or value is None:
+        return True
+    return kind is tuple and all(_plain(v) for v in value)  # type: ignore[attr-defined]
+
+
 class ClassGame:
     """The `Game` protocol over an instance of a user's class, each call checked."""
 
@@ -244,6 +252,17 @@ class ClassGame:
                 out.append(image)
         return out
 
+    def fast_key(self, position: Position) -> str:
+        """What a table stores one position under, unchecked: its repr where the position is
+        made of plain values alone (ints, strs, bytes, None and tuples of them: their reprs are
+        the same in every process and equal values have equal reprs), else '~' and its text
+        (no repr starts with '~'). A repr costs a tenth of most classes' `text`."""
+        if type(position) is int or type(position) is str or _plain(position):
+            return repr(position)
+        return "~" + self.instance.text(position)
+
     def key(self, position: Position) -> str:
-        """The smallest text of the position's orbit: what a table stores it under."""
-        return min(self.text(p) for p in self.orbit(position))
+        """The smallest key of the position's orbit (`fast_key`): what a table stores it
+        under."""
+        return min(self.fast_key(p) if _plain(p) else "~" + self.text(p)
+                   for p in self.orbit(position))

@@ -1,4 +1,4 @@
-"""Infinite tic-tac-toe as a user's game class (`tests/user_games/ttt_inf.py:TicTacToeInfinite`),
+"""Infinite tic-tac-toe as a user's game class (`tests/class_games/ttt_inf.py:TicTacToeInfinite`),
 written from the rules for the peer comparison with GamesCrafters' GamesmanPy (its `ttt-inf`).
 
 The rules. Tic-tac-toe on 3x3, x first, players alternating, but each player keeps only their

@@ -1,4 +1,4 @@
-"""Clobber as a user's game class (`tests/user_games/clobber.py:Clobber3x4`), written from the
+"""Clobber as a user's game class (`tests/class_games/clobber.py:Clobber3x4`), written from the
 rules for the peer comparison with GamesCrafters' GamesmanPy, whose `clobber` plays the same game.
 
 The rules. A board of width x height cells starts full: o and x on a checkerboard, o in the

@@ -1,4 +1,4 @@
-"""The user's game classes of tests/user_games (Clobber, infinite tic-tac-toe) and the plain
+"""The user's game classes of tests/class_games (Clobber, infinite tic-tac-toe) and the plain
 solver the bench checks the builder with: text round trips, starts, hand-checked positions, and
 golden counts and start values that GamesmanPy's solver gives for the same games."""
 from __future__ import annotations
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from tests.user_games.clobber import Clobber, Clobber3x4, Clobber3x6, Clobber5x3
-from tests.user_games.plain import reachable, solve
-from tests.user_games.ttt_inf import TicTacToeInfinite
+from tests.class_games.clobber import Clobber, Clobber3x4, Clobber3x6, Clobber5x3
+from tests.class_games.ttt_inf import TicTacToeInfinite
+from tests.reference_games import reachable, solve
 
 WIN, DRAW, LOSS = 1, 0, -1
 
