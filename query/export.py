@@ -163,10 +163,18 @@ def export_file(tb: Tablebase, spec: str | Spec, path: str, fmt: str = "csv",
     if fmt not in FORMATS:
         raise UnknownFormatError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
     tb.table(spec, root)  # a table the database lacks fails here, before any file is made
+    return write_whole(path, lambda out: export_positions(tb, spec, out, fmt, progress, root,
+                                                          with_moves))
+
+
+def write_whole(path: str, write: Callable[[TextIO], int]) -> int:
+    """`write(out)` into the file `path`, which appears only once it is complete (the rows go
+    to `path` + ".part" first and are renamed at the end); its count of rows. Raises
+    ExportFileError when the file cannot be written."""
     partial = path + ".part"
     try:
         with open(partial, "w", encoding="utf-8", newline="") as out:
-            written = export_positions(tb, spec, out, fmt, progress, root, with_moves)
+            written = write(out)
         os.replace(partial, path)
     except OSError as e:
         raise ExportFileError(f"cannot write {path}: {e.strerror or e}") from e

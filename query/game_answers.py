@@ -6,7 +6,11 @@ the player making it.
 """
 from __future__ import annotations
 
-from collections.abc import Hashable
+import ast
+import csv
+import json
+from collections.abc import Callable, Hashable
+from typing import TextIO
 
 from tablebase.builder.game.values import Value
 from tablebase.builder.games.protocol import Game
@@ -14,7 +18,7 @@ from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
-from tablebase.query.errors import MissingPositionError
+from tablebase.query.errors import MissingPositionError, MissingTableError
 from tablebase.query.records import GameMove, GameProbe
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
@@ -128,6 +132,46 @@ class GameAnswers:
             seen.add(key)
             moves = self.moves_of(position)[1]
         return probe, line, False
+
+
+def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
+                root: str | None = None, progress: Callable[[int], None] | None = None) -> int:
+    """Write every stored position of a game class's table (from its start, or from the
+    position `root` names) to `out` as CSV (a header row) or JSON Lines, in key order, with the
+    columns position (the class's text), ply, value (for the side to move) and depth (empty or
+    null for a draw by endless play); return how many rows were written."""
+    if fmt not in ("csv", "jsonl"):
+        raise ValueError(f"unknown export format {fmt!r}; known formats: csv, jsonl")
+    game = answers.game
+    wanted = "" if root is None else min(game.text(p) for p in game.orbit(game.read(root)))
+    tables = [(t, r) for t, r in zip(answers.tables(), answers.readers()) if t.root == wanted]
+    if not tables:
+        raise MissingTableError(f"{game.name} has no table from {root!r:.80}"
+                                " (`tablebase info SPEC` lists them)")
+    rows = csv.writer(out, lineterminator="\n") if fmt == "csv" else None
+    if rows is not None:
+        rows.writerow(("position", "ply", "value", "depth"))
+    written = 0
+    for block in tables[0][1].chunks():
+        texts = [game.text(_position(game, key)) for key in block.keys]
+        words = [_VALUES[v].word for v in block.value.tolist()]
+        depths = [None if d < 0 else d for d in block.depth.tolist()]
+        plies = block.ply.tolist()
+        if rows is not None:
+            rows.writerows(zip(texts, plies, words, ["" if d is None else d for d in depths]))
+        else:
+            out.write("".join(json.dumps({"position": t, "ply": p, "value": v, "depth": d}) + "\n"
+                              for t, p, v, d in zip(texts, plies, words, depths)))
+        written += len(texts)
+        if progress is not None:
+            progress(len(texts))
+    return written
+
+
+def _position(game: Game, key: str) -> Hashable:
+    """The position a stored key names: a repr read back (plain values only: ints, strs,
+    bytes, None, tuples), or after '~' the class's text."""
+    return game.read(key[1:]) if key.startswith("~") else ast.literal_eval(key)
 
 
 def _order(value: int, depth: int | None) -> tuple[int, int]:

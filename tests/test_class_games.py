@@ -186,3 +186,22 @@ def test_a_damaged_block_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "is damaged" in err and err.count("\n") == 1
     other_text = PlainTicTacToe().text(eval(other))  # noqa: S307 (a repr of ours, read back)
     assert main(["probe", PLAIN, other_text, "--db", db]) == 0  # other blocks still read
+
+
+def test_export_and_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "x.db")
+    graph = f"{HERE / 'class_games' / 'graphs.py'}"
+    assert main(["build", f"{graph}:Graph7", "--db", db, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["export", f"{graph}:Graph7", "--db", db, "--format", "jsonl"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    game = RandomGraph(7)
+    truth = solve(game)
+    assert {r["position"]: (r["value"], r["depth"]) for r in rows} == {
+        game.text(p): ({1: "win", 0: "draw", -1: "loss"}[v], d) for p, (v, d) in truth.items()}
+    assert main(["verify", f"{graph}:Graph7", "--db", db]) == 0
+    assert "positions verified" in capsys.readouterr().out
+    # The class changed under its table: verify names positions whose moves disagree.
+    assert main(["verify", f"{graph}:Graph7Changed", "--db", db, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert not report["ok"] and report["problems"]

@@ -31,8 +31,8 @@ AREAS: dict[str, set[str]] = {
     "query.audit": {"builder.game", "builder.progress", "db", "query", "query.search"},
     "query.play": {"builder.game", "db", "query"},
     # verify re-checks the builder's tables with its memory plan and thread split.
-    "query.verify": {"builder.game", "builder.memory", "builder.progress", "builder.kernels",
-                     "builder.threads", "db", "query"},
+    "query.verify": {"builder.game", "builder.games", "builder.memory", "builder.progress",
+                     "builder.kernels", "builder.threads", "db", "query"},
     # search answers positions no table holds, with the tables at its leaves.
     "query.search": {"builder.game", "db", "query"},
     "query.shapes": {"builder.game", "db", "query", "query.audit", "query.play", "query.search",

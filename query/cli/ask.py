@@ -138,6 +138,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        return games.export(args)
     spec = parse_spec(args.spec)
     root = args.root
     with open_db(args.db) as tb:

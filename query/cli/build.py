@@ -120,6 +120,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from tablebase.db.errors import DamagedTableError
     from tablebase.query.verify.checks import verify_table
 
+    if is_class_spec(args.spec):
+        return games.verify(args)
     spec = parse_spec(args.spec)
     start = time.perf_counter()
     with open_db(args.db) as tb:

@@ -7,7 +7,14 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from tablebase.query.cli.common import EXIT_OK, UsageError, open_db, progress, size
+from tablebase.query.cli.common import (
+    EXIT_MISMATCH,
+    EXIT_OK,
+    UsageError,
+    open_db,
+    progress,
+    size,
+)
 from tablebase.query.game_shapes import game_line_json, game_moves_json, game_probe_json
 from tablebase.query.notation import outcome_text
 
@@ -69,6 +76,58 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         for p in tb.plies(g):
             print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}"
                   f"{p.wins:>11,}{p.draws:>11,}{p.losses:>11,}")
+    return EXIT_OK
+
+
+def verify(args: argparse.Namespace) -> int:
+    """`tablebase verify PATH.py:Class [--root TEXT]`: exit 1 where the table is wrong."""
+    import time
+
+    from tablebase.query.verify.game_tables import verify_game
+
+    begun = time.perf_counter()
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        report = verify_game(answers, args.root, args.max_problems,
+                             progress(args.quiet or args.json))
+        db_name = tb.name
+    seconds = time.perf_counter() - begun
+    if args.json:
+        print(json.dumps({"spec": report.name, "positions": report.positions, "ok": report.ok,
+                          "problems": report.problems, "seconds": round(seconds, 3)}, indent=2))
+    elif report.ok:
+        print(f"{report.name} in {db_name}: all {report.positions:,} positions verified in"
+              f" {seconds:.1f} s")
+        print("  every value and depth re-derived from its moves; every move's position stored;"
+              " every stored position reached from the start; checksum matches")
+    else:
+        print(f"{report.name} in {db_name}: {len(report.problems)} problems in"
+              f" {report.positions:,} positions")
+        for line in report.problems:
+            print(f"  {line}")
+    return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
+def export(args: argparse.Namespace) -> int:
+    """`tablebase export PATH.py:Class [--root TEXT] [--format csv|jsonl] [-o FILE]`."""
+    import sys
+
+    from tablebase.query.export import write_whole
+    from tablebase.query.game_answers import export_game
+
+    if args.with_moves:
+        raise UsageError("--with-moves: a game class's export has no moves column")
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        if args.output is None:
+            export_game(answers, sys.stdout, args.format, args.root)
+            return EXIT_OK
+        count = answers.tables()[0].canonical or 0
+        with progress(args.quiet)(total=count, unit="pos", desc=f"export {answers.game.name}") as bar:
+            written = write_whole(args.output, lambda out: export_game(
+                answers, out, args.format, args.root, bar.update))
+    print(f"exported {written:,} positions of {answers.game.name} to {args.output}"
+          f" ({args.format})")
     return EXIT_OK
 
 

@@ -39,3 +39,14 @@ class RandomGraph:
 class Graph7(RandomGraph):
     def __init__(self) -> None:
         super().__init__(7)
+
+
+class Graph7Changed(Graph7):
+    """`Graph7` after its author changed a rule (and kept its name): its tables no longer
+    match its moves."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        for p, kids in self.edges.items():
+            if kids and p not in self.ends:
+                kids[0] = (kids[0] + 1) % self.size

@@ -1,0 +1,131 @@
+"""Verify a game class's table (docs/games.md) from scratch: every stored position read back
+into the class's own position, its value and depth re-derived from its moves' stored answers
+by the definitions (not by the builder's child counters), every move's position stored, every
+stored position reached from the table's start, and the build-time checksum recomputed.
+
+Local consistency is enough here: a stored win or loss needs a move to a loss (every move to a
+win) stored one ply shallower, so every claim rests on a chain that ends where the game is
+over; and a drawn depth needs a drawn move one ply shallower, down to a finished draw.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from tablebase.builder.games.protocol import Game
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.db.keyed import raw_block
+from tablebase.query.game_answers import GameAnswers
+
+
+@dataclass
+class GameVerifyReport:
+    """The outcome of verifying one table of a game class."""
+
+    name: str
+    positions: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether the table passed every check."""
+        return not self.problems
+
+
+def derive(value_of_moves: list[tuple[int, int | None]], outcome: int | None
+           ) -> tuple[int, int | None]:
+    """A position's (value, depth) for the side to move from its outcome, or from its moves'
+    stored answers (value for the side to move after the move, depth or None)."""
+    if outcome is not None:
+        return outcome, 0
+    if not value_of_moves:
+        return -1, 0
+    losses = [d for v, d in value_of_moves if v == -1]
+    if losses:
+        return 1, 1 + min(d or 0 for d in losses)
+    if all(v == 1 for v, _ in value_of_moves):
+        return -1, 1 + max(d or 0 for _, d in value_of_moves)
+    drawn = [d for v, d in value_of_moves if v == 0 and d is not None]
+    return 0, (1 + min(drawn)) if drawn else None
+
+
+def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
+                progress: ProgressFactory = NO_PROGRESS) -> GameVerifyReport:
+    """Check the table of `answers`' game from its start (or from the position `root` names);
+    at most `limit` problems are described."""
+    game = answers.game
+    wanted = "" if root is None else min(game.text(p) for p in game.orbit(game.read(root)))
+    pairs = [(t, r) for t, r in zip(answers.tables(), answers.readers()) if t.root == wanted]
+    report = GameVerifyReport(game.name)
+    if not pairs:
+        report.problems.append(f"{game.name} has no table from {root!r:.80}")
+        return report
+    record, reader = pairs[0]
+    stored: dict[str, tuple[int, int | None, int]] = {}
+    digest = hashlib.blake2b(digest_size=8)
+    for block in reader.chunks():
+        digest.update(raw_block(block))
+        for key, ply, value, depth in zip(block.keys, block.ply.tolist(), block.value.tolist(),
+                                          block.depth.tolist()):
+            stored[key] = (value, None if depth < 0 else depth, ply)
+    report.positions = len(stored)
+
+    def problem(text: str) -> None:
+        if len(report.problems) < limit:
+            report.problems.append(text)
+        else:
+            report.problems.append("")
+
+    if digest.hexdigest() != record.checksum:
+        problem(f"the checksum is {digest.hexdigest()}, the build recorded {record.checksum}")
+    start = game.start() if root is None else game.read(root)
+    reached = {game.key(start)}
+    todo: list[Hashable] = [start]
+    with progress(desc=f"verify {game.name}", total=len(stored), unit="pos",
+                  unit_scale=True) as bar:
+        while todo:
+            position = todo.pop()
+            key = game.key(position)
+            if key not in stored:
+                problem(f"{game.text(position)!r}: reached from the start but not stored")
+                continue
+            outcome = game.outcome(position)
+            moves = [] if outcome is not None else game.moves(position)
+            answers_of_moves = []
+            for _name, child in moves:
+                child_key = game.key(child)
+                found = stored.get(child_key)
+                if found is None:
+                    problem(f"{game.text(child)!r}, a move's position from"
+                            f" {game.text(position)!r}, is not stored")
+                    continue
+                answers_of_moves.append(found[:2])
+                if child_key not in reached:
+                    reached.add(child_key)
+                    todo.append(child)
+            if len(answers_of_moves) == len(moves):
+                value, depth = derive(answers_of_moves, outcome)
+                if (value, depth) != stored[key][:2]:
+                    problem(f"{game.text(position)!r}: stored {_words(*stored[key][:2])}, its"
+                            f" moves say {_words(value, depth)}")
+            bar.update(1)
+    unreached = len(stored) - len(reached & stored.keys())
+    if unreached:
+        some = next(k for k in stored if k not in reached)
+        problem(f"{unreached:,} stored positions are not reached from the start, e.g."
+                f" {_text(game, some)!r}")
+    report.problems = [p for p in report.problems if p] + (
+        [f"... and {sum(1 for p in report.problems if not p):,} more"]
+        if "" in report.problems else [])
+    return report
+
+
+def _words(value: int, depth: int | None) -> str:
+    word = {1: "win", 0: "draw", -1: "loss"}[value]
+    return f"{word} (endless play)" if depth is None else f"{word} in {depth}"
+
+
+def _text(game: Game, key: str) -> str:
+    return key[1:] if key.startswith("~") else game.text(ast.literal_eval(key))
