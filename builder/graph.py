@@ -29,7 +29,7 @@ OPEN = 2
 _MEMORY_EVERY = 1 << 15
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
-_READ_BACK_ALL, _READ_BACK_EVERY = 10_000, 97
+_READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
 
 
 @dataclass

@@ -38,11 +38,10 @@ if TYPE_CHECKING:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):  # before the grid pipeline's imports: it loads numba
+        return games.build(args)
     from tablebase.builder.estimate import estimate_build
     from tablebase.builder.pipeline import BuildReport, build, table_root
-
-    if is_class_spec(args.spec):
-        return games.build(args)
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
     root = position_from_args(spec, args).board if args.root is not None or args.moves else None
