@@ -43,13 +43,13 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 class Server:
     """`python -m tablebase serve` on a free port of 127.0.0.1, in a child process."""
 
-    def __init__(self, db: str) -> None:
+    def __init__(self, db: str, *extra: str) -> None:
         self.proc = subprocess.Popen(
             # --search 10: the searched positions here take a fifth of a second alone, on search
             # threads that run nicer than the rest; a machine loaded four times over (the suite
             # on two cores beside other work) once ran out of 4 s (a pass needs no more time).
             [sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0", "--search",
-             "10"], cwd=ROOT,
+             "10", *extra], cwd=ROOT,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline() if self.proc.stdout else ""
         found = re.search(r"http://127\.0\.0\.1:\d+/", line)

@@ -37,7 +37,8 @@ AREAS: dict[str, set[str]] = {
     "query.search": {"builder.game", "db", "query"},
     "query.shapes": {"builder.game", "db", "query", "query.audit", "query.play", "query.search",
                      "query.verify"},
-    "query.server": {"builder.game", "db", "query", "query.play", "query.search", "query.shapes"},
+    "query.server": {"builder.game", "builder.games", "db", "query", "query.play", "query.search",
+                     "query.shapes"},
     # The command line builds (builder.pipeline, builder.cluster) as well as answering.
     "query.cli": {"builder", "builder.game", "builder.games", "db", "query", "query.audit", "query.play",
                   "query.search", "query.verify", "query.shapes", "query.server"},

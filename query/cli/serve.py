@@ -47,7 +47,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from tablebase.query.search.answers import open_for_answers
-    from tablebase.query.server.app import DB_VARIABLE, SEARCH_VARIABLE, SEARCHES_VARIABLE, make_app
+    from tablebase.query.server.app import (
+        DB_VARIABLE,
+        GAMES_VARIABLE,
+        SEARCH_VARIABLE,
+        SEARCHES_VARIABLE,
+        make_app,
+    )
+    from tablebase.query.server.game_routes import ServedGames
     from tablebase.query.server.searches import default_searches
 
     if args.workers < 1:
@@ -57,14 +64,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # is one line and exit 2 before anything listens; with searches, no file is no tables.
     with open_for_answers(args.db, searching=args.search is not None) as tb:
         served = args.db if tb is not None else f"no database ({args.db} does not exist: by search)"
+    games = args.game or []
+    named = ServedGames(args.db, games).specs  # a class that cannot load: one line, now
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}
     searching = ("no search" if args.search is None else
                  f"up to {searches} search{'es' if searches != 1 else ''} of {args.search:g} s at"
                  f" once{' per worker' if args.workers != 1 else ''}")
+    classes = "".join(f"; {name} at {_url(sock, args.host)}game/{name}" for name in named)
     line = (f"serving {served} at {_url(sock, args.host)} ({args.workers} worker"
-            f"{'s' if args.workers != 1 else ''}, {searching}; Ctrl-C stops)")
+            f"{'s' if args.workers != 1 else ''}, {searching}{classes}; Ctrl-C stops)")
 
     class Announced(uvicorn.Server):
         """Says it serves once it does: its Ctrl-C handler is in place by then (a Ctrl-C in
@@ -76,7 +86,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         if args.workers == 1:
-            app = make_app(args.db, args.search, searches)
+            app = make_app(args.db, args.search, searches, games)
             Announced(uvicorn.Config(app, **options)).run(sockets=[sock])
         else:
             print(line, flush=True)
@@ -84,6 +94,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             os.environ[DB_VARIABLE] = args.db
             os.environ[SEARCH_VARIABLE] = "" if args.search is None else str(args.search)
             os.environ[SEARCHES_VARIABLE] = str(searches)
+            os.environ[GAMES_VARIABLE] = os.pathsep.join(games)
             uvicorn.run("tablebase.query.server.app:app_from_environment", factory=True,
                         workers=args.workers, fd=sock.fileno(), **options)
     except KeyboardInterrupt:
@@ -109,6 +120,9 @@ def register(commands: Any) -> None:
     p.add_argument("--port", default=8000,
                    type=whole_number(0, "a port from 1 to 65535 (or 0 for any free one)", 65535),
                    help="port to listen on; 0 picks a free one (default: 8000)")
+    p.add_argument("--game", action="append", metavar="PATH.py:Class",
+                   help="serve a game class built into the database too, at /game/NAME and"
+                        " /api/class/NAME (docs/games.md); repeatable")
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes sharing the port (default: 1)")
     p.add_argument("--searches", metavar="N", default=None,

@@ -10,7 +10,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from tablebase.query.errors import (
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
 from tablebase.query.search.solving import load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
+from tablebase.query.server.game_routes import ServedGames, game_routes
 from tablebase.query.server.searches import BusyError, SearchPool, default_searches
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -44,6 +45,7 @@ MAX_DRAIN_BYTES = 256 << 20
 DB_VARIABLE = "TABLEBASE_SERVE_DB"
 SEARCH_VARIABLE = "TABLEBASE_SERVE_SEARCH"  # the workers' --search seconds; empty: none
 SEARCHES_VARIABLE = "TABLEBASE_SERVE_SEARCHES"  # searches at once in each worker process
+GAMES_VARIABLE = "TABLEBASE_SERVE_GAMES"  # the game classes served, joined by os.pathsep
 
 CACHE_ANSWERS = "public, max-age=86400"
 POSITION_PARAMS = {"board", "moves"}
@@ -86,11 +88,13 @@ def _tagged(data: Any, tag: str, request: Request, cache: str = CACHE_ANSWERS) -
 
 
 def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
-             searches: int | None = None) -> ASGIApp:
+             searches: int | None = None, classes: Sequence[str] = ()) -> ASGIApp:
     """The ASGI app answering from the database `db` (a path or URL), opened read-only; a
     position no table holds is searched for at most `search` seconds (None: refused), on at
-    most `searches` threads at once (default: one per core), off the event loop."""
+    most `searches` threads at once (default: one per core), off the event loop; `classes`:
+    the game classes served besides (PATH.py:Class, query/server/game_routes.py)."""
     answers = Answers(db, search)
+    served = ServedGames(db, classes)
     pool = SearchPool(searches or default_searches(), search or 0.0)
 
     def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
@@ -200,6 +204,7 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         yield
         pool.close()
         answers.close()
+        served.close()
 
     routes = [
         Route("/", index),
@@ -209,6 +214,7 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         Route("/api/{spec}/line", line),
         Route("/api/{spec}/stats", stats),
         Route("/api/{spec}/probe", probe, methods=["POST"]),
+        *game_routes(served, answering, STATIC),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,
@@ -221,8 +227,10 @@ def app_from_environment() -> ASGIApp:
     """The app on the database named by TABLEBASE_SERVE_DB (for uvicorn's worker processes)."""
     search = os.environ.get(SEARCH_VARIABLE, "")
     searches = os.environ.get(SEARCHES_VARIABLE, "")
+    games = os.environ.get(GAMES_VARIABLE, "")
     return make_app(os.environ[DB_VARIABLE], float(search) if search else None,
-                    int(searches) if searches else None)
+                    int(searches) if searches else None,
+                    games.split(os.pathsep) if games else ())
 
 
 class _BadRequest(QueryError, ValueError):

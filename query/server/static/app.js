@@ -547,6 +547,7 @@ function searchedOption(spec) {
 function fillMenu(games) {
   const menu = $("game"), groups = new Map();
   for (const g of games) {
+    if (g.layout === "keyed") continue;  // a game class has a page of its own (game.js)
     if (!groups.has(g.spec)) {
       const group = document.createElement("optgroup");
       group.label = g.spec;
@@ -605,6 +606,12 @@ async function main() {
   searchMs = health.search ? health.search.seconds * 1000 : 0;
   const games = state.games = await api("/api/games");
   fillMenu(games);
+  const classes = games.filter((t) => t.layout === "keyed" && !t.root);
+  for (const g of classes) {  // a game class's page: a link in the header
+    const a = document.querySelector("header").appendChild(document.createElement("a"));
+    a.href = `/game/${enc(g.spec)}`;
+    a.textContent = g.spec;
+  }
   $("game").addEventListener("change", () => {
     const g = games.find((t) => keyOf(t.spec, t.root) === $("game").value)
       || { spec: $("game").value, root: null };  // a game by search
@@ -616,7 +623,12 @@ async function main() {
   $("undo").addEventListener("click", () => step(-1));
   $("redo").addEventListener("click", () => step(1));
   $("line-button").addEventListener("click", () => { clearError(); showLine(); });
-  const fallback = games.find((g) => g.spec === "3x3k3" && !g.root) || games[0];
+  const grids = games.filter((g) => g.layout !== "keyed");
+  const fallback = grids.find((g) => g.spec === "3x3k3" && !g.root) || grids[0];
+  if (!fallback && classes.length) {
+    location.href = `/game/${enc(classes[0].spec)}`;
+    return;
+  }
   if (!fallback) {
     $("status").textContent = "";
     showError("this database holds no games yet; build one, e.g.: tablebase build tictactoe");

@@ -1,0 +1,99 @@
+"""The HTTP API and the page of games given as Python classes (docs/games.md), which `tablebase
+serve --game PATH.py:Class` names: each is served by its name,
+
+    GET /api/class/NAME?position=TEXT        the position and every move (`moves --json`)
+    GET /api/class/NAME/line?position=TEXT   a perfect line (`line --json`)
+    GET /game/NAME                           the page: the position's text, its moves, charts
+
+the position given as the class's text (none: the game's start). Each thread answers on a
+Tablebase of its own, as query/server/answers.py's do.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from tablebase.builder.game.errors import InvalidSpecError
+from tablebase.builder.games.registry import class_game
+from tablebase.query.errors import MissingTableError
+from tablebase.query.game_answers import GameAnswers
+from tablebase.query.game_shapes import game_line_json, game_moves_json
+from tablebase.query.tablebase import Tablebase
+
+Handler = Callable[[Request], Awaitable[Response]]
+# The longest position text a request may carry.
+MAX_TEXT = 4096
+
+
+class ServedGames:
+    """The game classes a server answers, by name, on the database `db`."""
+
+    def __init__(self, db: str, specs: Sequence[str]) -> None:
+        self.db = db
+        self.specs: dict[str, str] = {}
+        for spec in specs:
+            game = class_game(spec)
+            if game is None:
+                raise InvalidSpecError(f"--game {spec!r:.80}: a game class is PATH.py:Class or"
+                                       " package.module:Class")
+            self.specs[game.name] = spec
+        self._local = threading.local()
+
+    def answers(self, name: str) -> GameAnswers:
+        """This thread's answers of the game `name` (MissingTableError where none is served)."""
+        spec = self.specs.get(name)
+        if spec is None:
+            raise MissingTableError(f"no game class named {name!r:.80} is served here (tablebase"
+                                    " serve --game PATH.py:Class names them)")
+        tb = getattr(self._local, "tb", None)
+        if tb is None:
+            tb = self._local.tb = Tablebase(self.db)
+        return tb.game(spec)
+
+    def close(self) -> None:
+        """Close this thread's Tablebase."""
+        tb = getattr(self._local, "tb", None)
+        if tb is not None:
+            tb.close()
+            self._local.tb = None
+
+
+def _position(request: Request) -> str | None:
+    unknown = sorted(set(request.query_params) - {"position"})
+    if unknown:
+        raise ValueError(f"unknown parameter {unknown[0]!r}; expected position (or none)")
+    text = request.query_params.get("position")
+    if text is not None and len(text) > MAX_TEXT:
+        raise ValueError(f"position is {len(text):,} characters long; at most {MAX_TEXT:,}")
+    return text
+
+
+def game_routes(served: ServedGames, answering: Callable[[Handler], Handler],
+                static: Path) -> list[Route]:
+    """The routes of the served game classes; `answering` turns errors into JSON."""
+    def reply(data: dict[str, Any]) -> Response:
+        return JSONResponse(data, headers={"Cache-Control": "no-cache"})
+
+    @answering
+    async def moves(request: Request) -> Response:
+        answers = served.answers(request.path_params["name"])
+        probe, found = answers.moves(_position(request))
+        return reply(game_moves_json(answers.game.name, probe, found))
+
+    @answering
+    async def line(request: Request) -> Response:
+        answers = served.answers(request.path_params["name"])
+        probe, steps, repeats = answers.line(_position(request))
+        return reply(game_line_json(answers.game.name, probe, steps, repeats))
+
+    async def page(request: Request) -> Response:
+        return FileResponse(static / "game.html", headers={"Cache-Control": "no-cache"})
+
+    return [Route("/api/class/{name}", moves), Route("/api/class/{name}/line", line),
+            Route("/game/{name}", page)]
