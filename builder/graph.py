@@ -42,7 +42,9 @@ class Graph:
     ply: np.ndarray  # int32
     orbit: np.ndarray  # int32: distinct positions each stored one stands for
     keys: list[str]
-    ranked: np.ndarray  # int64: the positions in the order of their keys
+    # int64: the positions in the order of their keys; None until `rank_keys` (every key a
+    # repr: no two alike, so the sort may wait and run beside the solve)
+    ranked: np.ndarray | None
 
     @property
     def size(self) -> int:
@@ -112,7 +114,10 @@ def walk(game: Game, start: Any, memory_budget: int,
             if i & 4095 == 0:
                 bar.update(4096)
     _check_texts(game, order, keys)
-    ranked = _ranked(game, order, keys)
+    # A text key may be shared by two positions (a fault to name while they are at hand); no
+    # two plain values share a repr.
+    ranked = _ranked(game, order, keys) if any(k.startswith("~") for k in keys) else None
+    _check_reads_back(game, order)
     orbits = np.frombuffer(orbit_sizes, dtype=np.int32) if symmetric \
         else np.ones(len(order), dtype=np.int32)
     return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
@@ -171,25 +176,31 @@ def _check_group(game: Game, position: Any, orbit: list[Any]) -> None:
                                                      " symmetries must form a group")
 
 
-def _ranked(game: Game, order: list[Any], keys: list[str]) -> np.ndarray:
-    """The positions in the order of their keys (a table is written in that order), checked:
-    GameFault unless every key names one position only and a sample of texts reads back."""
-    try:  # as bytes in numpy where every key is ASCII (reprs mostly are): twice as fast
+def _check_reads_back(game: Game, order: list[Any]) -> None:
+    """GameFault unless a sample of positions' texts read back to them."""
+    for i in range(min(len(order), _READ_BACK_ALL)):
+        game.check_reads_back(order[i], game.text(order[i]))
+    for i in range(_READ_BACK_ALL, len(order), _READ_BACK_EVERY):
+        game.check_reads_back(order[i], game.text(order[i]))
+
+
+def rank_keys(keys: list[str]) -> np.ndarray:
+    """The positions in the order of their keys (int64), and where two are alike the first of
+    them, as bytes in numpy where every key is ASCII (reprs mostly are: twice as fast as
+    sorting strs, and numpy lets the other core run meanwhile)."""
+    try:
         as_bytes = np.array(keys, dtype="S")
-        ranked = np.argsort(as_bytes, kind="stable")
-        ordered = as_bytes[ranked]
-        same = np.flatnonzero(ordered[1:] == ordered[:-1])
     except UnicodeEncodeError:
-        ranked = np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-        same = np.array([i for i, (a, b) in enumerate(zip(ranked, ranked[1:]))
-                         if keys[a] == keys[b]], dtype=np.int64)
-    for i in same.tolist():
-        a, b = int(ranked[i]), int(ranked[i + 1])
+        return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
+    return np.argsort(as_bytes, kind="stable").astype(np.int64)
+
+
+def _ranked(game: Game, order: list[Any], keys: list[str]) -> np.ndarray:
+    """`rank_keys`, checked: GameFault unless every key names one position only."""
+    ranked = rank_keys(keys)
+    for a, b in zip(ranked.tolist(), ranked[1:].tolist()):
         if keys[a] == keys[b]:
             raise game.fault("text", order[b], f"gives {keys[b].removeprefix('~')!r:.60}, the"
                                                f" text of another position too"
                                                f" ({order[a]!r:.60})")
-    for i, p in enumerate(order):
-        if i < _READ_BACK_ALL or i % _READ_BACK_EVERY == 0:
-            game.check_reads_back(p, game.text(p))
-    return ranked.astype(np.int64)
+    return ranked

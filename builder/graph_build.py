@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tablebase.builder.game.errors import InvalidPositionError
 from tablebase.builder.games.protocol import Game
-from tablebase.builder.graph import OPEN, Graph, walk
+from tablebase.builder.graph import OPEN, Graph, rank_keys, walk
 from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
@@ -85,8 +86,12 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     stages: dict[str, StageFigures] = {}
     with _stage(stages, "walk"):
         graph = walk(game, position, plan.budget, progress)
-    with _stage(stages, "solve"):
+    with _stage(stages, "solve"), ThreadPoolExecutor(1) as other:
+        # The keys' sort (numpy, without the GIL) on the other core while this one solves.
+        ranking = other.submit(rank_keys, graph.keys) if graph.ranked is None else None
         value, depth = solve_graph(graph, progress)
+        if ranking is not None:
+            graph.ranked = ranking.result()
     plies = _ply_counts(graph, value)
     root_depth = int(depth[0])
     report = GameBuildReport(game.name, root, int(graph.orbit.sum()), graph.size,
@@ -167,6 +172,7 @@ def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, dept
     checksum = hashlib.blake2b(digest_size=8)
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
         for start in range(0, graph.size, _WRITE_CHUNK):
+            assert graph.ranked is not None  # ranked beside the solve
             part = graph.ranked[start:start + _WRITE_CHUNK]
             rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
                              value[part], depth[part])

@@ -64,37 +64,50 @@ def solve_graph(graph: Graph, progress: ProgressFactory = NO_PROGRESS
     decided |= lost_at_once
     depth[decided] = 0
     level = np.flatnonzero(decided & (value != 0))
+    stamp = np.empty(n, dtype=np.int64)  # scratch of _distinct
     d = 0
     with progress(desc="  solve", total=n, unit="pos", unit_scale=True) as bar:
         bar.update(int(decided.sum()))
         while len(level):
             losses, wins = level[value[level] < 0], level[value[level] > 0]
-            winners = np.unique(_parents(first, parents, losses))
-            winners = winners[~decided[winners]]
+            winners = _distinct(_undecided(_parents(first, parents, losses), decided), stamp)
             value[winners], depth[winners] = 1, d + 1
             decided[winners] = True
-            hit, times = np.unique(_parents(first, parents, wins), return_counts=True)
-            counters[hit] -= times
-            losers = hit[(counters[hit] == 0) & ~decided[hit]]
+            hit = _undecided(_parents(first, parents, wins), decided)
+            np.subtract.at(counters, hit, 1)
+            losers = _distinct(hit[counters[hit] == 0], stamp)
             value[losers], depth[losers] = -1, d + 1
             decided[losers] = True
             level = np.concatenate([winners, losers])
             bar.update(len(level))
             d += 1
-        _tie_depths(graph, first, parents, value, decided, depth)
+        _tie_depths(graph, first, parents, value, decided, depth, stamp)
     return value, depth
 
 
+def _undecided(found: np.ndarray, decided: np.ndarray) -> np.ndarray:
+    """The positions of `found` not decided yet (repeats kept)."""
+    return found[~decided[found]]
+
+
+def _distinct(found: np.ndarray, stamp: np.ndarray) -> np.ndarray:
+    """`found` with each position once, in linear time (np.unique sorts): each writes its
+    index into `stamp`, and the one whose index stayed there is kept."""
+    at = np.arange(len(found), dtype=np.int64)
+    stamp[found] = at
+    return found[stamp[found] == at]
+
+
 def _tie_depths(graph: Graph, first: np.ndarray, parents: np.ndarray, value: np.ndarray,
-                decided: np.ndarray, depth: np.ndarray) -> None:
+                decided: np.ndarray, depth: np.ndarray, stamp: np.ndarray) -> None:
     """Depths of the draws: 0 for a finished one, the plies to the nearest finished draw
     through drawn positions, else NO_DEPTH (left as it is)."""
     drawn = ~decided
     level = np.flatnonzero(graph.term == 0)
     d = 0
     while len(level):
-        found = np.unique(_parents(first, parents, level))
-        found = found[drawn[found] & (depth[found] == NO_DEPTH)]
+        found = _parents(first, parents, level)
+        found = _distinct(found[drawn[found] & (depth[found] == NO_DEPTH)], stamp)
         depth[found] = d + 1
         level = found
         d += 1

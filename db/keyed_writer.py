@@ -2,19 +2,22 @@
 `writer.begin_build` made; `writer.finish_build` publishes it as any other."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sqlalchemy import Connection, Engine
 
 from tablebase.db.keyed import KeyedRows, pack
-from tablebase.db.writer import BuildHandle, write_with
+from tablebase.db.writer import PACK_THREADS, BuildHandle, write_with
 
 
 def write_keyed(engine: Engine, handle: BuildHandle, rows: KeyedRows, digest: Any) -> None:
     """Append positions (ascending keys, after every key written before) as blocks, in one
-    transaction; `digest` (a hashlib object) takes each block's raw bytes, in order: the
-    table's checksum."""
-    blocks = pack(rows)
+    transaction, compressed on the build's packing threads; `digest` (a hashlib object) takes
+    each block's raw bytes, in order: the table's checksum."""
+    if handle.pool is None:
+        handle.pool = ThreadPoolExecutor(PACK_THREADS)
+    blocks = pack(rows, handle.pool)
     for _, raw in blocks:
         digest.update(raw)
     # Python ints, strs and bytes: what every driver binds as is.
