@@ -205,3 +205,47 @@ def test_export_and_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["verify", f"{graph}:Graph7Changed", "--db", db, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert not report["ok"] and report["problems"]
+
+
+def test_play_against_the_table(ttt_db: str, monkeypatch: pytest.MonkeyPatch,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Perfect play never loses tic-tac-toe: a human playing the table's worst moves loses."""
+    with open_tablebase(ttt_db) as tb:
+        answers = tb.game(PLAIN)
+        typed: list[str] = []
+
+        def worst(prompt: str) -> str:
+            position = shown[-1]
+            move = answers.moves(position)[1][-1].move  # the last is the worst
+            typed.append(move)
+            return move
+        shown: list[str] = []
+
+        def write(text: str) -> None:
+            shown.append(text.split("  ")[0]) if "  side to move" in text else None
+        import random
+
+        from tablebase.query.play.game_classes import play_class_game
+        assert play_class_game(answers, True, read=worst, write=write,
+                               rng=random.Random(1)) == "the computer wins"
+        assert typed  # the human moved
+
+
+def test_audit_a_solver_function(ttt_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "says_draw.py").write_text("def solve(text):\n    return 'draw'\n")
+    (tmp_path / "perfect.py").write_text(
+        "import sys\nsys.path.insert(0, %r)\n" % str(HERE.parent)
+        + "from tests.reference_games import solve as plain\n"
+        + "from tests.class_games.tictactoe import PlainTicTacToe\n"
+        + "GAME = PlainTicTacToe()\nTRUTH = plain(GAME)\n"
+        + "def solve(text):\n    value, depth = TRUTH[GAME.read(text)]\n    return value, None, depth\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", PLAIN, "--solver", "perfect:solve", "--db", ttt_db, "--quiet"]) == 0
+    assert "agreed: 4,520 of 4,520" in capsys.readouterr().out  # 5,478 less 958 terminal
+    assert main(["audit", PLAIN, "--solver", "says_draw:solve", "--db", ttt_db, "--json",
+                 "--max-examples", "2"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["by_kind"] == {"wrong-value": report["positions"] - report["agreed"]}
+    first = report["examples"][0]
+    assert first["ply"] == 2 and first["line"]  # the smallest, refuted by a perfect line

@@ -23,7 +23,7 @@ from tablebase.query.audit.processes import (
 )
 
 
-def _load(module_name: str, function_name: str, directory: str) -> Any:
+def load_function(module_name: str, function_name: str, directory: str) -> Any:
     """Import the user's function; raise SolverImportError naming what is wrong."""
     try:
         module = importlib.import_module(module_name)
@@ -68,7 +68,7 @@ def _serve(module_name: str, function_name: str, directory: str, spec: str,
     sys.stdout = sys.stderr
     sys.path.insert(0, directory)
     try:
-        function = _load(module_name, function_name, directory)
+        function = load_function(module_name, function_name, directory)
     except SolverImportError as e:
         conn.send(("load-error", str(e)))
         return

@@ -124,6 +124,8 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        return games.play(args)
     import random
 
     from tablebase.query.play.game import play_game

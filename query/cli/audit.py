@@ -7,7 +7,9 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
+from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -33,6 +35,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
 
+    if is_class_spec(args.spec):
+        return games.audit(args)
     spec = parse_spec(args.spec)
     every = {"auto": None, "all": True, "random": False}[args.orientations]
     options: dict[str, Any] = dict(

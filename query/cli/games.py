@@ -108,6 +108,56 @@ def verify(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_MISMATCH
 
 
+def play(args: argparse.Namespace) -> int:
+    """`tablebase play PATH.py:Class [TEXT] [--as x|o]`: x moves first."""
+    import random
+
+    from tablebase.query.play.game_classes import play_class_game
+
+    with open_db(args.db) as tb:
+        play_class_game(tb.game(args.spec), args.side == "x", read=input, write=print,
+                        rng=random.Random(args.seed), start=_start(args))
+    return EXIT_OK
+
+
+def audit(args: argparse.Namespace) -> int:
+    """`tablebase audit PATH.py:Class --solver MODULE:FUNCTION`: exit 1 where it disagrees."""
+    import os
+    import sys
+
+    from tablebase.query.audit.game_classes import audit_class_game
+    from tablebase.query.audit.processes import split_target
+    from tablebase.query.audit.worker import load_function
+
+    if args.solver is None or args.engine is not None or args.builtin is not None \
+            or args.play is not None or args.root is not None:
+        raise UsageError("a game class is audited with --solver MODULE:FUNCTION alone")
+    module, name = split_target(args.solver)
+    sys.path.insert(0, os.getcwd())
+    try:
+        function = load_function(module, name, os.getcwd())
+    finally:
+        sys.path.remove(os.getcwd())
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        report = audit_class_game(answers, function, max_examples=args.max_examples,
+                                  progress=progress(args.quiet or args.json))
+    if args.json:
+        print(json.dumps({"spec": report.name, "solver": args.solver, "positions":
+                          report.positions, "agreed": report.agreed, "by_kind": report.by_kind,
+                          "examples": [vars(m) for m in report.examples]}, indent=2))
+        return EXIT_OK if report.ok else EXIT_MISMATCH
+    print(f"audit of {args.solver} on {report.name}: {report.positions:,} positions (every"
+          " stored position where play goes on)")
+    print(f"  agreed: {report.agreed:,} of {report.positions:,}")
+    for kind, n in sorted(report.by_kind.items()):
+        print(f"  {kind:<14} {n:>9,}")
+    for m in report.examples:
+        print(f"  {m.position} (ply {m.ply}): {m.problem}; perfect line:"
+              f" {' '.join(m.line) or '(none)'}")
+    return EXIT_OK if report.ok else EXIT_MISMATCH
+
+
 def export(args: argparse.Namespace) -> int:
     """`tablebase export PATH.py:Class [--root TEXT] [--format csv|jsonl] [-o FILE]`."""
     import sys
