@@ -15,7 +15,7 @@ import pytest
 
 from tablebase.query.cli import main
 from tablebase.query.tablebase import open_tablebase
-from tests.test_browser import CHROMIUM, FLAGS, Server, playwright
+from tests.test_browser import Server, browser  # noqa: F401 (a fixture, used by name)
 
 HERE = Path(__file__).resolve().parent
 TTT = f"{HERE / 'class_games' / 'tictactoe.py'}:TicTacToe"
@@ -30,14 +30,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, s
     server = Server(db, "--game", TTT, "--game", GRAPH)
     yield server, db
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
 
 
 def _page(browser: Any, width: int = 1100) -> tuple[Any, list[str], Any]:
