@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sqlalchemy import Engine, Select, bindparam, select
@@ -16,7 +17,6 @@ from tablebase.db.blocks import BlockRow
 from tablebase.db.engine import check_schema, describe, error_reason, open_engine, open_error
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH
-from tablebase.db.keyed import Run
 from tablebase.db.records import (
     Damage,
     GameRecord,
@@ -29,6 +29,9 @@ from tablebase.db.records import (
 )
 from tablebase.db.schema import blocks_table, game_plies, games, positions_table
 from tablebase.db.store_base import CheckedStore
+
+if TYPE_CHECKING:
+    from tablebase.db.keyed import Run
 
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0

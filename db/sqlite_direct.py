@@ -23,7 +23,6 @@ import numpy as np
 from tablebase.db.blocks import BlockRow
 from tablebase.db.errors import DatabaseError, read_failure
 from tablebase.db.facts import ADDED_IN_3, CHUNK, IN_BATCH, READABLE_VERSIONS
-from tablebase.db.keyed import Run
 from tablebase.db.records import (
     Damage,
     GameRecord,
@@ -37,6 +36,8 @@ from tablebase.db.store_base import CheckedStore
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+
+    from tablebase.db.keyed import Run
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])

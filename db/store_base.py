@@ -8,15 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import CHUNK, LAYOUT_KEYED, LAYOUT_PACKED
-from tablebase.db.keyed import KeyedReader, Run
 from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays
+
+if TYPE_CHECKING:  # a game class's tables: imported when one is read (zstd, numpy's parts)
+    from tablebase.db.keyed import KeyedReader, Run
 
 
 class TableReader(Protocol):
@@ -146,5 +148,7 @@ class CheckedStore:
         self.check(game)
         if game.layout != LAYOUT_KEYED:
             raise DatabaseError(f"{game.label} is stored {game.layout}, not by its positions' text")
+        from tablebase.db.keyed import KeyedReader
+
         run, quoted, mark, close = self._run(game)
         return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, close)

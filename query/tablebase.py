@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from tablebase.builder.game import (
     EMPTY,
@@ -28,19 +29,20 @@ from tablebase.builder.game import (
     parse_spec,
     score,
 )
-from tablebase.builder.games.registry import class_game
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
 from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.game_answers import GameAnswers
 from tablebase.query.misses import missing_error
 from tablebase.query.notation import move_name, to_move_name
 from tablebase.query.reading import read_position
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
 from tablebase.query.table_view import TableView
 from tablebase.query.tables import OpenTables, StoredTable
+
+if TYPE_CHECKING:
+    from tablebase.query.game_answers import GameAnswers
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -75,6 +77,10 @@ class Tablebase:
         as the class's text. InvalidSpecError where `spec` names no such class."""
         found = self._games.get(spec)
         if found is None:
+            # Here, not at the top: a probe of tablebase's own games starts without them.
+            from tablebase.builder.games.registry import class_game
+            from tablebase.query.game_answers import GameAnswers
+
             game = class_game(spec)
             if game is None:
                 raise InvalidSpecError(f"{spec!r:.80} names no game class (PATH.py:Class or"

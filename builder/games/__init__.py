@@ -6,7 +6,6 @@ user/; docs/games.md is its protocol, with a worked example.
 """
 from __future__ import annotations
 
-from tablebase.builder.games.protocol import Game, GameFault
-from tablebase.builder.games.registry import class_game, is_class_spec
-
-__all__ = ["Game", "GameFault", "class_game", "is_class_spec"]
+# Nothing imported here: every command asks the registry which family a spec names, and a
+# probe of tablebase's own games should not pay for the protocol's classes (the modules:
+# protocol.py, registry.py, user/).

@@ -5,8 +5,10 @@ Python class (builder/games/user/).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from tablebase.builder.games.protocol import Game
+if TYPE_CHECKING:  # the protocol's classes load with a class game, not with every command
+    from tablebase.builder.games.protocol import Game
 
 # A class spec: a module (a path ending in .py, or a dotted import name) and a class name.
 _CLASS_SPEC = re.compile(r"(?P<module>.+\.py|[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)")

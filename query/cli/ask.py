@@ -9,7 +9,6 @@ from typing import Any
 
 from tablebase.builder.game import Value, parse_spec
 from tablebase.builder.games.registry import is_class_spec
-from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_OK,
     db_option,
@@ -36,6 +35,7 @@ from tablebase.query.shapes import answer_json, line_json, moves_json
 
 def _cmd_probe(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.probe(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
@@ -59,6 +59,7 @@ def _value(m: MoveInfo | SearchedMove) -> str:
 
 def _cmd_moves(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.moves(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
@@ -91,6 +92,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 def _cmd_line(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.line(args)
     spec = parse_spec(args.spec)
     position = position_from_args(spec, args)
@@ -125,6 +127,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.play(args)
     import random
 
@@ -141,6 +144,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_export(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.export(args)
     spec = parse_spec(args.spec)
     root = args.root

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.game import Spec, parse_spec
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
-from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -36,6 +35,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
 
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.audit(args)
     spec = parse_spec(args.spec)
     every = {"auto": None, "all": True, "random": False}[args.orientations]

@@ -14,7 +14,6 @@ from tablebase.builder.game import PLAYER_NAMES, InvalidPositionError, parse_spe
 from tablebase.builder.game.root import Root
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
-from tablebase.query.cli import games
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
 
 def _cmd_build(args: argparse.Namespace) -> int:
     if is_class_spec(args.spec):  # before the grid pipeline's imports: it loads numba
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.build(args)
     from tablebase.builder.estimate import estimate_build
     from tablebase.builder.pipeline import BuildReport, build, table_root
@@ -120,6 +120,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from tablebase.query.verify.checks import verify_table
 
     if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
         return games.verify(args)
     spec = parse_spec(args.spec)
     start = time.perf_counter()

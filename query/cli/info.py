@@ -12,7 +12,6 @@ from tablebase.builder.game.root import Root
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
-from tablebase.query.cli import games as class_games
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
 from tablebase.query.notation import board_text, outcome_text
 from tablebase.query.shapes import game_json
@@ -32,7 +31,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
                 _print_games(tb.name, games)
             return EXIT_OK
         if is_class_spec(args.spec):
-            return class_games.info(tb, args)
+            from tablebase.query.cli import games as classes  # on use: they load then
+            return classes.info(tb, args)
         spec = parse_spec(args.spec)
         tables = tb.catalogue(spec)
         endgames_only = not any(g.root == "" for g in tables)
