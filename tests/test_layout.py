@@ -142,10 +142,12 @@ def test_only_db_touches_a_database_driver() -> None:
 
 
 def test_no_module_needs_scrolling() -> None:
-    """No source file past ~400 lines (the house rule): split by responsibility instead."""
-    long = [f"{p.relative_to(ROOT)}: {n}" for p in _sources()
+    """No source file past ~400 lines (the house rule), the page's JavaScript included: split
+    by responsibility instead."""
+    scripts = sorted((ROOT / "query" / "server" / "static").glob("*.js"))
+    long = [f"{p.relative_to(ROOT)}: {n}" for p in [*_sources(), *scripts]
             if (n := len(p.read_text().splitlines())) > 420]
-    assert long == []
+    assert scripts and long == []
 
 
 def _module_of(path: Path) -> str:
@@ -216,7 +218,8 @@ STILL_ASKING = {
     "query/readings.py", "query/search/bitboard.py", "query/search/board.py",
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",
     "query/search/solving.py", "query/server/answers.py", "query/server/static/app.js",
-    "query/server/static/moving.js", "query/shapes.py", "query/table_view.py",
+    "query/server/static/board.js", "query/server/static/moving.js", "query/shapes.py",
+    "query/table_view.py",
     "query/tablebase.py", "query/tables.py", "query/turns.py", "query/verify/checks.py",
     "query/verify/kernel.py", "query/verify/moving.py", "query/verify/plain.py",
     "query/verify/tiers.py",
