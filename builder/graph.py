@@ -26,7 +26,7 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 # In `term`: a position where play goes on.
 OPEN = 2
 # The memory is looked at every this many new positions (a read of /proc: some microseconds).
-_MEMORY_EVERY = 1 << 15
+_MEMORY_EVERY = 1 << 12
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211

@@ -249,3 +249,17 @@ def test_audit_a_solver_function(ttt_db: str, tmp_path: Path, monkeypatch: pytes
     assert report["by_kind"] == {"wrong-value": report["positions"] - report["agreed"]}
     first = report["examples"][0]
     assert first["ply"] == 2 and first["line"]  # the smallest, refuted by a perfect line
+
+
+def test_a_walk_past_the_memory_budget_writes_nothing(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "m.db"
+    clobber = f"{HERE / 'class_games' / 'clobber.py'}:Clobber5x3"  # 206,805 positions
+    assert main(["build", clobber, "--db", str(db), "--memory", "0.01", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "passed the memory budget of 10 MiB" in err
+    assert "nothing written" in err and not db.exists()
+    assert main(["build", PLAIN, "--from", "x.o/.x", "--db", str(db), "--quiet"]) == 2
+    assert "cannot read 'x.o/.x'" in capsys.readouterr().err and not db.exists()
+    assert main(["build", PLAIN, "--from", "xxx/oo./... o", "--db", str(db), "--quiet"]) == 2
+    assert "already over" in capsys.readouterr().err and not db.exists()
