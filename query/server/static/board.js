@@ -7,7 +7,8 @@
 function geometry(spec) {
   const m = /^(\d+)x(\d+)k(\d+)/.exec(spec);
   return { width: +m[1], height: +m[2], cells: m[1] * m[2], k: +m[3],
-    gravity: spec.includes("gravity"), stones: stonesOf(spec), square: spec.includes("square") };
+    gravity: spec.includes("gravity"), stones: stonesOf(spec), square: spec.includes("square"),
+    exact: spec.includes("exact") };
 }
 
 function emptyBoard(geo) {
@@ -82,7 +83,8 @@ function winningLine(flat, cell, geo) {
         c += sign * dc;
       }
     }
-    if (line.length >= geo.k) return line;
+    // Under +exact a longer run is no line (its end cells are the player's): only k wins.
+    if (geo.exact ? line.length === geo.k : line.length >= geo.k) return line;
   }
   return null;
 }
