@@ -114,6 +114,17 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
     except (ValueError, KeyError) as e:
         raise ProofCheckError(f"{path}: a damaged header ({e})") from None
     checker = _Checker(spec, attacker)
+    # The claim is that the side to move at the root cannot win (what `solve --proof` proves
+    # and what the check prints beside the board): a root with the other side to move proves
+    # another statement (a file cut after a defender's reply would pass for the attacker's),
+    # so it is refused, before the file is read. A root off the board's codes fails below.
+    if 0 <= root < checker.tables.limit:
+        a, d, *_ = checker.tables.read(root)
+        mover = (a | d).bit_count() % 2
+        if mover != attacker:
+            raise ProofCheckError(f"{path}: the claim is that {claim}, but the root position"
+                                  f" {root} has {attacker_name(mover)} to move (a claim is"
+                                  " about the side to move)")
     ended = None
     for number, text in enumerate(rows, 5):
         if ended is not None:

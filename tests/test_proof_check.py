@@ -11,6 +11,7 @@ import pytest
 from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
 from tablebase.builder.game.geometry import lines as geometry_lines
 from tablebase.query import proof_check
+from tablebase.query.cli import main
 from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof
 from tablebase.query.proof_tables import BoardTables
 from tablebase.query.search.proof_writer import write_proof
@@ -163,3 +164,51 @@ def test_the_check_reports_the_bytes_it_has_read(tmp_path: Path, monkeypatch: py
     seen: list[int] = []
     assert check_proof(path, seen.append).positions > 1000
     assert len(seen) >= 3 and seen == sorted(seen) and 0 < seen[-1] <= path.stat().st_size
+
+
+def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+             lines: list[str]) -> tuple[int, list[str]]:
+    """check-proof's exit status and output lines (stdout, then stderr) on a file of `lines`."""
+    path = tmp_path / "v.proof"
+    path.write_text("\n".join(lines) + "\n")
+    status = main(["check-proof", str(path), "--quiet"])
+    out, err = capsys.readouterr()
+    return status, (out + err).splitlines()
+
+
+def _stones(code: int) -> int:
+    return sum(1 for v in decode(code, 16) if v)
+
+
+def test_a_root_with_the_other_side_to_move_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """The claim is that the side to move at the root cannot win. A file cut after a
+    defender's reply and rooted there (o to move, "x cannot win"), and a position dead for o
+    with x to move claimed as "o cannot win", are refused in one line, exit status 2; the same
+    cut after a position with x to move is accepted."""
+    body = range(4, len(proof_lines) - 1)
+    j = next(i for i in body if proof_lines[i].split()[1] == "reply")
+    code = int(proof_lines[j].split()[0])
+    assert _stones(code) % 2 == 1  # o to move
+    cut = proof_lines[:3] + [f"root {code}"] + proof_lines[4:j + 1] + [f"end {j - 3}"]
+    status, said = _verdict(tmp_path, capsys, cut)
+    assert status == 2 and len(said) == 1 and "o to move" in said[0], said
+    #   x o o .
+    #   o . x .     x: 0 6 9 15, o: 1 2 4 8; every line holds an x stone: o cannot win,
+    #   o x . .     but x is to move
+    #   . . . x
+    board = [0] * 16
+    for c in (0, 6, 9, 15):
+        board[c] = 1
+    for c in (1, 2, 4, 8):
+        board[c] = 2
+    dead = canonical_board(parse_spec("4x4k4"), board)
+    flipped = ["tablebase proof 1", "spec 4x4k4", "claim o cannot win", f"root {dead}",
+               f"{dead} dead 0", "end 1"]
+    status, said = _verdict(tmp_path, capsys, flipped)
+    assert status == 2 and len(said) == 1 and "x to move" in said[0], said
+    i = next(i for i in body if _stones(int(proof_lines[i].split()[0])) % 2 == 0)
+    code = int(proof_lines[i].split()[0])
+    cut = proof_lines[:3] + [f"root {code}"] + proof_lines[4:i + 1] + [f"end {i - 3}"]
+    status, said = _verdict(tmp_path, capsys, cut)
+    assert status == 0 and said[0].startswith("proof checked: 4x4k4, x cannot win"), said
