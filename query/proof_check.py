@@ -143,7 +143,9 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
     if ended is None or len(ended) != 2 or ended[1] != str(sum(checker.kinds.values())):
         raise ProofCheckError(f"{path}: the file is cut off or damaged (no end line counting"
                               f" its {sum(checker.kinds.values()):,} positions)")
-    if root not in checker.zones or checker.last != root:
+    # Each line is checked on its own against positions proved before it, so every position
+    # the file holds is proved wherever its line stands: the root need not be the last one.
+    if root not in checker.zones:
         raise ProofCheckError(f"{path}: the root position {root} is not proved in the file")
     return CheckedProof(spec, claim, root, dict(checker.kinds))
 
@@ -158,7 +160,6 @@ class _Checker:
         self.tables = BoardTables(spec, attacker)
         self.zones: dict[int, int] = {}
         self.kinds: dict[str, int] = {}
-        self.last = -1
 
     def check(self, words: list[str]) -> None:
         """Check one position's line (split into words); ValueError says what fails."""
@@ -213,7 +214,6 @@ class _Checker:
         else:
             self._moves(images, code, zone, empty, a, d, open_flags, mover, args)
         self.zones[code] = zone
-        self.last = code
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
     def _pairing(self, code: int, zone: int, empty: int, open_flags: int,

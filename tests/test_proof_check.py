@@ -212,3 +212,28 @@ def test_a_root_with_the_other_side_to_move_is_refused(
     cut = proof_lines[:3] + [f"root {code}"] + proof_lines[4:i + 1] + [f"end {i - 3}"]
     status, said = _verdict(tmp_path, capsys, cut)
     assert status == 0 and said[0].startswith("proof checked: 4x4k4, x cannot win"), said
+
+
+def test_a_root_proved_earlier_in_the_file_is_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """Nothing in the format puts the root last: a root (x to move) proved before other
+    positions of the file is found, and the whole file checked; a root the file does not
+    prove is still refused."""
+    body = range(4, len(proof_lines) - 1)
+    i = next(i for i in body if _stones(int(proof_lines[i].split()[0])) % 2 == 0)
+    assert i < len(proof_lines) - 2
+    code = int(proof_lines[i].split()[0])
+    early = proof_lines[:3] + [f"root {code}"] + proof_lines[4:]
+    path = tmp_path / "early.proof"
+    path.write_text("\n".join(early) + "\n")
+    checked = check_proof(path)
+    assert checked.root == code and checked.positions == len(body)
+    status, said = _verdict(tmp_path, capsys, early)
+    assert status == 0 and said[0].startswith("proof checked: 4x4k4, x cannot win"), said
+    codes = {int(proof_lines[k].split()[0]) for k in body}
+    missing = next(c for c in range(3 ** 16) if sorted(decode(c, 16))[-2:] == [1, 2]
+                   and _stones(c) == 2 and c not in codes
+                   and canonical_board(parse_spec("4x4k4"), decode(c, 16)) == c)
+    status, said = _verdict(tmp_path, capsys, proof_lines[:3] + [f"root {missing}"]
+                            + proof_lines[4:])
+    assert status == 2 and len(said) == 1 and "not proved in the file" in said[0], said
