@@ -12,8 +12,9 @@ The file (text; gzip-compressed when its name ends in .gz):
     end N                       N: the positions written (a cut-off file lacks it)
 
 A position is named by its canonical code (builder/game: the smallest base-3 code over the
-symmetries); its cells and its zone (hex bitmask, bit c for cell c) are in the orientation
-of that code's board. The attacker A is the claim's side, D the other. KIND is one of:
+symmetries); its cells and its zone (hex bitmask, bit c for cell c, no bit past the board) are
+in the orientation of that code's board. The attacker A is the claim's side, D the other, and
+the root has A to move. KIND is one of:
 
     dead                      no line is open for A (each holds a D stone)
     pairing A-B C-D ...       disjoint pairs of empty cells, both cells of a pair in every
@@ -169,6 +170,13 @@ class _Checker:
         if code in self.zones:
             raise ValueError(f"position {code} is proved twice")
         t, n = self.tables, self.tables.cells
+        # A zone is a set of the board's cells. Bits past the board (or a negative number: all
+        # bits above set) name no cell; the checks below would drop them and pass the line
+        # as the zone it spells on the board, which is not what the line says. The format has
+        # no such zone, so the line is malformed and refused, not read as another zone.
+        if zone >> n:
+            raise ValueError(f"position {code}: a malformed zone {words[2]} (cells past the"
+                             f" board's {n})")
         if not 0 <= code < t.limit:
             raise ValueError(f"{code} is not a canonical code")
         a, d, made, open_flags, images = t.read(code)

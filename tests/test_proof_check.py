@@ -237,3 +237,23 @@ def test_a_root_proved_earlier_in_the_file_is_found(
     status, said = _verdict(tmp_path, capsys, proof_lines[:3] + [f"root {missing}"]
                             + proof_lines[4:])
     assert status == 2 and len(said) == 1 and "not proved in the file" in said[0], said
+
+
+def test_a_zone_with_cells_past_the_board_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """A zone is a set of the board's cells: a zone holding bit 16 or higher on 4x4k4 (or
+    written negative, all bits above set) is malformed, on a position of any kind, and refused
+    in one line, exit status 2."""
+    body = range(4, len(proof_lines) - 1)
+    kinds = set()
+    for i in body:
+        words = proof_lines[i].split()
+        kinds.add(words[1])
+        zone = int(words[2], 16)
+        for spelled in (format(zone | 1 << 16, "x"), format(zone | 1 << 40, "x"),
+                        "-" + words[2]):
+            bad = proof_lines[:i] + [" ".join(words[:2] + [spelled] + words[3:])] \
+                + proof_lines[i + 1:]
+            status, said = _verdict(tmp_path, capsys, bad)
+            assert status == 2 and len(said) == 1 and "malformed zone" in said[0], said
+    assert {"pairing", "reply", "moves"} <= kinds
