@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import reduce
@@ -93,7 +94,9 @@ def _lines_of(path: Path, read: Callable[[int], None] | None) -> Iterator[str]:
                     if read is not None and number % READ_EVERY == 0:
                         read(raw.tell())
                     yield line
-    except (OSError, EOFError, UnicodeDecodeError) as e:
+    # zlib.error: a gzip file damaged inside its compressed stream (a bad header is an
+    # OSError, a cut one an EOFError); each is one line, as any damaged file is.
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:
         raise ProofCheckError(f"{path}: cannot be read as a proof file ({e})") from None
 
 

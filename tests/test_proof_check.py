@@ -3,6 +3,7 @@ functions on random boards, and proof files respelled or damaged where the check
 through those tables: each accepted or refused as the plain reading says."""
 from __future__ import annotations
 
+import gzip
 import random
 from pathlib import Path
 
@@ -171,6 +172,11 @@ def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str],
     """check-proof's exit status and output lines (stdout, then stderr) on a file of `lines`."""
     path = tmp_path / "v.proof"
     path.write_text("\n".join(lines) + "\n")
+    return _verdict_of(path, capsys)
+
+
+def _verdict_of(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    """check-proof's exit status and output lines (stdout, then stderr) on the file `path`."""
     status = main(["check-proof", str(path), "--quiet"])
     out, err = capsys.readouterr()
     return status, (out + err).splitlines()
@@ -257,3 +263,33 @@ def test_a_zone_with_cells_past_the_board_is_refused(
             status, said = _verdict(tmp_path, capsys, bad)
             assert status == 2 and len(said) == 1 and "malformed zone" in said[0], said
     assert {"pairing", "reply", "moves"} <= kinds
+
+
+def test_a_damaged_or_cut_gzip_file_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """A .gz proof damaged inside its compressed stream (here its first block given the
+    reserved block type, which zlib refuses), cut anywhere, or with any one byte changed, is
+    refused in one line with exit status 2, or (a byte the check does not read, such as the
+    header's time) accepted; never a traceback."""
+    text = ("\n".join(proof_lines) + "\n").encode()
+    packed = gzip.compress(text, mtime=0)
+    path = tmp_path / "p.proof.gz"
+    bad = bytearray(packed)
+    bad[10] = 0b111  # the deflate stream's first byte: BFINAL 1, BTYPE 11 (reserved)
+    path.write_bytes(bytes(bad))
+    with pytest.raises(ProofCheckError, match="cannot be read as a proof file"):
+        check_proof(path)
+    status, said = _verdict_of(path, capsys)
+    assert status == 2 and len(said) == 1, said
+    for end in range(len(packed)):
+        path.write_bytes(packed[:end])
+        with pytest.raises(ProofCheckError):
+            check_proof(path)
+    for i in range(len(packed)):
+        bad = bytearray(packed)
+        bad[i] ^= 0x55
+        path.write_bytes(bytes(bad))
+        try:
+            check_proof(path)
+        except ProofCheckError as e:
+            assert "\n" not in str(e)
