@@ -117,6 +117,14 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
         root = int(head[3].removeprefix("root "))
     except (ValueError, KeyError) as e:
         raise ProofCheckError(f"{path}: a damaged header ({e})") from None
+    # The checks read the normal rules only (a stone on any empty cell, k or more in a row
+    # wins): under gravity, misere, +exact or moving stones a file they pass proves nothing
+    # of the game its header names, so a game other than its board's plain k in a row is
+    # refused, as the prover refuses it.
+    if spec != Spec(spec.width, spec.height, spec.k):
+        raise ProofCheckError(f"{path}: {spec.name}: the check takes games of placed stones"
+                              " under normal rules (no gravity, misere, +exact or moving"
+                              " stones)")
     checker = _Checker(spec, attacker)
     # The claim is that the side to move at the root cannot win (what `solve --proof` proves
     # and what the check prints beside the board): a root with the other side to move proves

@@ -293,3 +293,16 @@ def test_a_damaged_or_cut_gzip_file_is_refused_in_one_line(
             check_proof(path)
         except ProofCheckError as e:
             assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("variant", ["+gravity", "+misere", "+exact", "+stones3",
+                                     "+stones3+square"])
+def test_a_game_off_the_normal_rules_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str],
+        variant: str) -> None:
+    """The checks read the normal rules only: a proof file naming a game with gravity, misere,
+    +exact or moving stones (here the 4x4k4 proof under such a header, which the normal-rules
+    checks would pass for +misere and +exact) is refused in one line, exit status 2."""
+    status, said = _verdict(tmp_path, capsys,
+                            proof_lines[:1] + [f"spec 4x4k4{variant}"] + proof_lines[2:])
+    assert status == 2 and len(said) == 1 and "normal rules" in said[0], said
