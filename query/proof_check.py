@@ -12,8 +12,9 @@ The file (text; gzip-compressed when its name ends in .gz):
     end N                       N: the positions written (a cut-off file lacks it)
 
 A position is named by its canonical code (builder/game: the smallest base-3 code over the
-symmetries); its cells and its zone (hex bitmask, bit c for cell c) are in the orientation
-of that code's board. The attacker A is the claim's side, D the other. KIND is one of:
+symmetries); its cells and its zone (hex bitmask, bit c for cell c, no bit past the board) are
+in the orientation of that code's board. The attacker A is the claim's side, D the other, and
+the root has A to move. KIND is one of:
 
     dead                      no line is open for A (each holds a D stone)
     pairing A-B C-D ...       disjoint pairs of empty cells, both cells of a pair in every
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import reduce
@@ -92,7 +94,9 @@ def _lines_of(path: Path, read: Callable[[int], None] | None) -> Iterator[str]:
                     if read is not None and number % READ_EVERY == 0:
                         read(raw.tell())
                     yield line
-    except (OSError, EOFError, UnicodeDecodeError) as e:
+    # zlib.error: a gzip file damaged inside its compressed stream (a bad header is an
+    # OSError, a cut one an EOFError); each is one line, as any damaged file is.
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:
         raise ProofCheckError(f"{path}: cannot be read as a proof file ({e})") from None
 
 
@@ -113,7 +117,26 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
         root = int(head[3].removeprefix("root "))
     except (ValueError, KeyError) as e:
         raise ProofCheckError(f"{path}: a damaged header ({e})") from None
+    # The checks read the normal rules only (a stone on any empty cell, k or more in a row
+    # wins): under gravity, misere, +exact or moving stones a file they pass proves nothing
+    # of the game its header names, so a game other than its board's plain k in a row is
+    # refused, as the prover refuses it.
+    if spec != Spec(spec.width, spec.height, spec.k):
+        raise ProofCheckError(f"{path}: {spec.name}: the check takes games of placed stones"
+                              " under normal rules (no gravity, misere, +exact or moving"
+                              " stones)")
     checker = _Checker(spec, attacker)
+    # The claim is that the side to move at the root cannot win (what `solve --proof` proves
+    # and what the check prints beside the board): a root with the other side to move proves
+    # another statement (a file cut after a defender's reply would pass for the attacker's),
+    # so it is refused, before the file is read. A root off the board's codes fails below.
+    if 0 <= root < checker.tables.limit:
+        a, d, *_ = checker.tables.read(root)
+        mover = (a | d).bit_count() % 2
+        if mover != attacker:
+            raise ProofCheckError(f"{path}: the claim is that {claim}, but the root position"
+                                  f" {root} has {attacker_name(mover)} to move (a claim is"
+                                  " about the side to move)")
     ended = None
     for number, text in enumerate(rows, 5):
         if ended is not None:
@@ -132,7 +155,9 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
     if ended is None or len(ended) != 2 or ended[1] != str(sum(checker.kinds.values())):
         raise ProofCheckError(f"{path}: the file is cut off or damaged (no end line counting"
                               f" its {sum(checker.kinds.values()):,} positions)")
-    if root not in checker.zones or checker.last != root:
+    # Each line is checked on its own against positions proved before it, so every position
+    # the file holds is proved wherever its line stands: the root need not be the last one.
+    if root not in checker.zones:
         raise ProofCheckError(f"{path}: the root position {root} is not proved in the file")
     return CheckedProof(spec, claim, root, dict(checker.kinds))
 
@@ -147,7 +172,6 @@ class _Checker:
         self.tables = BoardTables(spec, attacker)
         self.zones: dict[int, int] = {}
         self.kinds: dict[str, int] = {}
-        self.last = -1
 
     def check(self, words: list[str]) -> None:
         """Check one position's line (split into words); ValueError says what fails."""
@@ -157,6 +181,13 @@ class _Checker:
         if code in self.zones:
             raise ValueError(f"position {code} is proved twice")
         t, n = self.tables, self.tables.cells
+        # A zone is a set of the board's cells. Bits past the board (or a negative number: all
+        # bits above set) name no cell; the checks below would drop them and pass the line
+        # as the zone it spells on the board, which is not what the line says. The format has
+        # no such zone, so the line is malformed and refused, not read as another zone.
+        if zone >> n:
+            raise ValueError(f"position {code}: a malformed zone {words[2]} (cells past the"
+                             f" board's {n})")
         if not 0 <= code < t.limit:
             raise ValueError(f"{code} is not a canonical code")
         a, d, made, open_flags, images = t.read(code)
@@ -202,7 +233,6 @@ class _Checker:
         else:
             self._moves(images, code, zone, empty, a, d, open_flags, mover, args)
         self.zones[code] = zone
-        self.last = code
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
 
     def _pairing(self, code: int, zone: int, empty: int, open_flags: int,

@@ -3,6 +3,7 @@ functions on random boards, and proof files respelled or damaged where the check
 through those tables: each accepted or refused as the plain reading says."""
 from __future__ import annotations
 
+import gzip
 import random
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
 from tablebase.builder.game.geometry import lines as geometry_lines
 from tablebase.query import proof_check
+from tablebase.query.cli import main
 from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof
 from tablebase.query.proof_tables import BoardTables
 from tablebase.query.search.proof_writer import write_proof
@@ -163,3 +165,144 @@ def test_the_check_reports_the_bytes_it_has_read(tmp_path: Path, monkeypatch: py
     seen: list[int] = []
     assert check_proof(path, seen.append).positions > 1000
     assert len(seen) >= 3 and seen == sorted(seen) and 0 < seen[-1] <= path.stat().st_size
+
+
+def _verdict(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+             lines: list[str]) -> tuple[int, list[str]]:
+    """check-proof's exit status and output lines (stdout, then stderr) on a file of `lines`."""
+    path = tmp_path / "v.proof"
+    path.write_text("\n".join(lines) + "\n")
+    return _verdict_of(path, capsys)
+
+
+def _verdict_of(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    """check-proof's exit status and output lines (stdout, then stderr) on the file `path`."""
+    status = main(["check-proof", str(path), "--quiet"])
+    out, err = capsys.readouterr()
+    return status, (out + err).splitlines()
+
+
+def _stones(code: int) -> int:
+    return sum(1 for v in decode(code, 16) if v)
+
+
+def test_a_root_with_the_other_side_to_move_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """The claim is that the side to move at the root cannot win. A file cut after a
+    defender's reply and rooted there (o to move, "x cannot win"), and a position dead for o
+    with x to move claimed as "o cannot win", are refused in one line, exit status 2; the same
+    cut after a position with x to move is accepted."""
+    body = range(4, len(proof_lines) - 1)
+    j = next(i for i in body if proof_lines[i].split()[1] == "reply")
+    code = int(proof_lines[j].split()[0])
+    assert _stones(code) % 2 == 1  # o to move
+    cut = proof_lines[:3] + [f"root {code}"] + proof_lines[4:j + 1] + [f"end {j - 3}"]
+    status, said = _verdict(tmp_path, capsys, cut)
+    assert status == 2 and len(said) == 1 and "o to move" in said[0], said
+    #   x o o .
+    #   o . x .     x: 0 6 9 15, o: 1 2 4 8; every line holds an x stone: o cannot win,
+    #   o x . .     but x is to move
+    #   . . . x
+    board = [0] * 16
+    for c in (0, 6, 9, 15):
+        board[c] = 1
+    for c in (1, 2, 4, 8):
+        board[c] = 2
+    dead = canonical_board(parse_spec("4x4k4"), board)
+    flipped = ["tablebase proof 1", "spec 4x4k4", "claim o cannot win", f"root {dead}",
+               f"{dead} dead 0", "end 1"]
+    status, said = _verdict(tmp_path, capsys, flipped)
+    assert status == 2 and len(said) == 1 and "x to move" in said[0], said
+    i = next(i for i in body if _stones(int(proof_lines[i].split()[0])) % 2 == 0)
+    code = int(proof_lines[i].split()[0])
+    cut = proof_lines[:3] + [f"root {code}"] + proof_lines[4:i + 1] + [f"end {i - 3}"]
+    status, said = _verdict(tmp_path, capsys, cut)
+    assert status == 0 and said[0].startswith("proof checked: 4x4k4, x cannot win"), said
+
+
+def test_a_root_proved_earlier_in_the_file_is_found(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """Nothing in the format puts the root last: a root (x to move) proved before other
+    positions of the file is found, and the whole file checked; a root the file does not
+    prove is still refused."""
+    body = range(4, len(proof_lines) - 1)
+    i = next(i for i in body if _stones(int(proof_lines[i].split()[0])) % 2 == 0)
+    assert i < len(proof_lines) - 2
+    code = int(proof_lines[i].split()[0])
+    early = proof_lines[:3] + [f"root {code}"] + proof_lines[4:]
+    path = tmp_path / "early.proof"
+    path.write_text("\n".join(early) + "\n")
+    checked = check_proof(path)
+    assert checked.root == code and checked.positions == len(body)
+    status, said = _verdict(tmp_path, capsys, early)
+    assert status == 0 and said[0].startswith("proof checked: 4x4k4, x cannot win"), said
+    codes = {int(proof_lines[k].split()[0]) for k in body}
+    missing = next(c for c in range(3 ** 16) if sorted(decode(c, 16))[-2:] == [1, 2]
+                   and _stones(c) == 2 and c not in codes
+                   and canonical_board(parse_spec("4x4k4"), decode(c, 16)) == c)
+    status, said = _verdict(tmp_path, capsys, proof_lines[:3] + [f"root {missing}"]
+                            + proof_lines[4:])
+    assert status == 2 and len(said) == 1 and "not proved in the file" in said[0], said
+
+
+def test_a_zone_with_cells_past_the_board_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """A zone is a set of the board's cells: a zone holding bit 16 or higher on 4x4k4 (or
+    written negative, all bits above set) is malformed, on a position of any kind, and refused
+    in one line, exit status 2."""
+    body = range(4, len(proof_lines) - 1)
+    kinds = set()
+    for i in body:
+        words = proof_lines[i].split()
+        kinds.add(words[1])
+        zone = int(words[2], 16)
+        for spelled in (format(zone | 1 << 16, "x"), format(zone | 1 << 40, "x"),
+                        "-" + words[2]):
+            bad = proof_lines[:i] + [" ".join(words[:2] + [spelled] + words[3:])] \
+                + proof_lines[i + 1:]
+            status, said = _verdict(tmp_path, capsys, bad)
+            assert status == 2 and len(said) == 1 and "malformed zone" in said[0], said
+    assert {"pairing", "reply", "moves"} <= kinds
+
+
+def test_a_damaged_or_cut_gzip_file_is_refused_in_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+    """A .gz proof damaged inside its compressed stream (here its first block given the
+    reserved block type, which zlib refuses), cut anywhere, or with any one byte changed, is
+    refused in one line with exit status 2, or (a byte the check does not read, such as the
+    header's time) accepted; never a traceback."""
+    text = ("\n".join(proof_lines) + "\n").encode()
+    packed = gzip.compress(text, mtime=0)
+    path = tmp_path / "p.proof.gz"
+    bad = bytearray(packed)
+    bad[10] = 0b111  # the deflate stream's first byte: BFINAL 1, BTYPE 11 (reserved)
+    path.write_bytes(bytes(bad))
+    with pytest.raises(ProofCheckError, match="cannot be read as a proof file"):
+        check_proof(path)
+    status, said = _verdict_of(path, capsys)
+    assert status == 2 and len(said) == 1, said
+    for end in range(len(packed)):
+        path.write_bytes(packed[:end])
+        with pytest.raises(ProofCheckError):
+            check_proof(path)
+    for i in range(len(packed)):
+        bad = bytearray(packed)
+        bad[i] ^= 0x55
+        path.write_bytes(bytes(bad))
+        try:
+            check_proof(path)
+        except ProofCheckError as e:
+            assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("variant", ["+gravity", "+misere", "+exact", "+stones3",
+                                     "+stones3+square"])
+def test_a_game_off_the_normal_rules_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str],
+        variant: str) -> None:
+    """The checks read the normal rules only: a proof file naming a game with gravity, misere,
+    +exact or moving stones (here the 4x4k4 proof under such a header, which the normal-rules
+    checks would pass for +misere and +exact) is refused in one line, exit status 2."""
+    status, said = _verdict(tmp_path, capsys,
+                            proof_lines[:1] + [f"spec 4x4k4{variant}"] + proof_lines[2:])
+    assert status == 2 and len(said) == 1 and "normal rules" in said[0], said
