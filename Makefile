@@ -35,7 +35,7 @@ test: $(STAMP)
 	$(PY) tests/compile_kernels.py tables & tables=$$!; \
 	    $(PY) tests/compile_kernels.py gravity & gravity=$$!; \
 	    $(PY) tests/compile_kernels.py search && wait $$tables && wait $$gravity
-	$(PY) -m pytest -q -n 2 --dist loadfile
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # Byte-compiled first, as installing does (see test): the benches time whole processes.
 bench: $(STAMP)
