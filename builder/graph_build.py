@@ -75,7 +75,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     (default: half the machine's memory): in every case with nothing written."""
     position = game.start() if start is None else game.read(start)
     # A table from another start is named by its position's smallest text (as users see it).
-    root = "" if start is None else min(game.text(p) for p in game.orbit(position))
+    root = "" if start is None else game.root_key(position)
     if start is not None and game.outcome(position) is not None:
         raise InvalidPositionError(f"{game.name}: the game is already over at {start!r:.80};"
                                    " there is nothing to solve from it")

@@ -6,7 +6,6 @@ the player making it.
 """
 from __future__ import annotations
 
-import ast
 import csv
 import json
 from collections.abc import Callable, Hashable
@@ -56,6 +55,16 @@ class GameAnswers:
     def position(self, text: str | None) -> Hashable:
         """The position `text` names (read by the class), or the game's start for None."""
         return self.game.start() if text is None else self.game.read(text)
+
+    def table_from(self, root: str | None) -> tuple[GameRecord, KeyedReader]:
+        """The record and reader of the table from the game's start (None) or from the
+        position the text `root` names; MissingTableError where there is none."""
+        wanted = "" if root is None else self.game.root_key(self.game.read(root))
+        for record, reader in zip(self.tables(), self.readers()):
+            if record.root == wanted:
+                return record, reader
+        raise MissingTableError(f"{self.game.name} has no table from {root!r:.80}"
+                                " (`tablebase info SPEC` lists them)")
 
     def _lookup(self, keys: list[str]) -> list[tuple[int, int, int] | None]:
         """(value, depth, ply) of each key from the first table that holds it, or None."""
@@ -143,17 +152,13 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
     if fmt not in ("csv", "jsonl"):
         raise ValueError(f"unknown export format {fmt!r}; known formats: csv, jsonl")
     game = answers.game
-    wanted = "" if root is None else min(game.text(p) for p in game.orbit(game.read(root)))
-    tables = [(t, r) for t, r in zip(answers.tables(), answers.readers()) if t.root == wanted]
-    if not tables:
-        raise MissingTableError(f"{game.name} has no table from {root!r:.80}"
-                                " (`tablebase info SPEC` lists them)")
+    reader = answers.table_from(root)[1]
     rows = csv.writer(out, lineterminator="\n") if fmt == "csv" else None
     if rows is not None:
         rows.writerow(("position", "ply", "value", "depth"))
     written = 0
-    for block in tables[0][1].chunks():
-        texts = [game.text(_position(game, key)) for key in block.keys]
+    for block in reader.chunks():
+        texts = [game.text(game.position_of(key)) for key in block.keys]
         words = [_VALUES[v].word for v in block.value.tolist()]
         depths = [None if d < 0 else d for d in block.depth.tolist()]
         plies = block.ply.tolist()
@@ -166,12 +171,6 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
         if progress is not None:
             progress(len(texts))
     return written
-
-
-def _position(game: Game, key: str) -> Hashable:
-    """The position a stored key names: a repr read back (plain values only: ints, strs,
-    bytes, None, tuples), or after '~' the class's text."""
-    return game.read(key[1:]) if key.startswith("~") else ast.literal_eval(key)
 
 
 def _order(value: int, depth: int | None) -> tuple[int, int]:

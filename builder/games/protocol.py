@@ -72,6 +72,14 @@ class Game(Protocol):
         """What a table stores one position under, unchecked (a hot loop checks it after)."""
         ...
 
+    def position_of(self, key: str) -> Position:
+        """The position a stored key names (one of its orbit)."""
+        ...
+
+    def root_key(self, position: Position) -> str:
+        """What names a table that starts at `position` (the catalogue's root)."""
+        ...
+
     def key(self, position: Position) -> str:
         """What a table stores the position's orbit under: the smallest `fast_key` of its
         orbit (`fast_key` unchecked: a hot loop checks its texts after)."""

@@ -7,7 +7,6 @@ keeps the value, the depth. The smallest positions that disagree come with a per
 """
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,8 +62,7 @@ def audit_class_game(answers: GameAnswers, function: Callable[..., Any], *,
                 bar.update(1)
                 if depth == 0:
                     continue  # the game is over: nothing to ask
-                text = game.read(key[1:]) if key.startswith("~") else ast.literal_eval(key)
-                text = game.text(text)
+                text = game.text(game.position_of(key))
                 report.positions += 1
                 kind = _judge(answers, function, named, text, value, depth)
                 if kind is None:

@@ -9,12 +9,10 @@ over; and a drawn depth needs a drawn move one ply shallower, down to a finished
 """
 from __future__ import annotations
 
-import ast
 import hashlib
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
-from tablebase.builder.games.protocol import Game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.keyed import raw_block
 from tablebase.query.game_answers import GameAnswers
@@ -56,13 +54,8 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
     """Check the table of `answers`' game from its start (or from the position `root` names);
     at most `limit` problems are described."""
     game = answers.game
-    wanted = "" if root is None else min(game.text(p) for p in game.orbit(game.read(root)))
-    pairs = [(t, r) for t, r in zip(answers.tables(), answers.readers()) if t.root == wanted]
+    record, reader = answers.table_from(root)
     report = GameVerifyReport(game.name)
-    if not pairs:
-        report.problems.append(f"{game.name} has no table from {root!r:.80}")
-        return report
-    record, reader = pairs[0]
     stored: dict[str, tuple[int, int | None, int]] = {}
     digest = hashlib.blake2b(digest_size=8)
     for block in reader.chunks():
@@ -115,7 +108,7 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
     if unreached:
         some = next(k for k in stored if k not in reached)
         problem(f"{unreached:,} stored positions are not reached from the start, e.g."
-                f" {_text(game, some)!r}")
+                f" {game.text(game.position_of(some))!r}")
     report.problems = [p for p in report.problems if p] + (
         [f"... and {sum(1 for p in report.problems if not p):,} more"]
         if "" in report.problems else [])
@@ -125,7 +118,3 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
 def _words(value: int, depth: int | None) -> str:
     word = {1: "win", 0: "draw", -1: "loss"}[value]
     return f"{word} (endless play)" if depth is None else f"{word} in {depth}"
-
-
-def _text(game: Game, key: str) -> str:
-    return key[1:] if key.startswith("~") else game.text(ast.literal_eval(key))

@@ -10,6 +10,7 @@ ValueError) is the user's input error, InvalidPositionError.
 """
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import os
@@ -260,6 +261,17 @@ class ClassGame:
         if type(position) is int or type(position) is str or _plain(position):
             return repr(position)
         return "~" + self.instance.text(position)
+
+    def root_key(self, position: Position) -> str:
+        """What names a table that starts at `position`: the smallest text of its orbit (the
+        catalogue's root, as users read it)."""
+        return min(self.text(p) for p in self.orbit(position))
+
+    def position_of(self, key: str) -> Position:
+        """The position a stored key names (`fast_key`'s inverse on its orbit): a repr read
+        back (plain values only: literal_eval builds no other object), or after '~' the class's
+        own text read."""
+        return self.read(key[1:]) if key.startswith("~") else ast.literal_eval(key)
 
     def key(self, position: Position) -> str:
         """The smallest key of the position's orbit (`fast_key`): what a table stores it
