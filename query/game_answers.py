@@ -63,8 +63,9 @@ class GameAnswers:
         for record, reader in zip(self.tables(), self.readers()):
             if record.root == wanted:
                 return record, reader
-        raise MissingTableError(f"{self.game.name} has no table from {root!r:.80}"
-                                " (`tablebase info SPEC` lists them)")
+        where = "its start" if root is None else repr(root)[:80]
+        raise MissingTableError(f"{self.game.name} has no table from {where} (`tablebase info"
+                                " SPEC` lists its tables)")
 
     def _lookup(self, keys: list[str]) -> list[tuple[int, int, int] | None]:
         """(value, depth, ply) of each key from the first table that holds it, or None."""
