@@ -79,7 +79,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     if start is not None and game.outcome(position) is not None:
         raise InvalidPositionError(f"{game.name}: the game is already over at {start!r:.80};"
                                    " there is nothing to solve from it")
-    label = table_label(game.name, root)
+    label = table_label(game.name, root, keyed=True)
     if not force and _complete(database, game.name, root):
         raise GameExistsError(f"{label} is already built; add --force to rebuild it")
     plan = MemoryPlan.for_budget(memory_budget)
@@ -100,7 +100,8 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
                              int(value[0]), None if root_depth == NO_DEPTH else root_depth,
                              plies, stages, plan.budget)
     with _stage(stages, "write"), open_database(database, writable=True) as engine:
-        handle = begin_build(engine, GameParams(game.name, 0, 0, 0, False, False, root),
+        handle = begin_build(engine, GameParams(game.name, 0, 0, 0, False, False, root,
+                                                        keyed=True),
                              force=force, layout=LAYOUT_KEYED)
         try:
             checksum = _write(engine, handle, graph, value, depth, progress)

@@ -14,18 +14,18 @@ from tablebase.builder.game.moving import code_digits
 from tablebase.builder.game.spec import parse_spec
 from tablebase.builder.game.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
-from tablebase.db.facts import LAYOUT_ROWS, STORED_LAYOUTS
+from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
 
 
-def table_label(spec: str, root: str) -> str:
+def table_label(spec: str, root: str, keyed: bool = False) -> str:
     """A table in messages: the spec, and 'endgame' with the root's stones if any (`root` is the
     stored root key: '' for the whole board, else one digit per cell)."""
     if not root:
         return spec
-    if not root.isdigit():  # a keyed table's root: a position's text (db/keyed.py)
+    if keyed:  # a keyed table's root: a position's text (db/keyed.py)
         return f"{spec} from {root!r}"
     return f"{spec} endgame ({sum(ch != '0' for ch in root)} stones)"
 
@@ -92,7 +92,7 @@ class GameRecord:
     @property
     def label(self) -> str:
         """The table in messages (see `table_label`)."""
-        return table_label(self.spec, self.root)
+        return table_label(self.spec, self.root, self.layout == LAYOUT_KEYED)
 
     @property
     def bits_per_position(self) -> float | None:

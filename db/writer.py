@@ -62,11 +62,12 @@ class GameParams:
     gravity: bool
     misere: bool
     root: str = ""
+    keyed: bool = False  # a game class's table, whose root is a position's text
 
     @property
     def label(self) -> str:
         """The table in messages (see db.records.table_label)."""
-        return table_label(self.spec, self.root)
+        return table_label(self.spec, self.root, self.keyed)
 
 
 @dataclass(frozen=True)
