@@ -92,11 +92,12 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
         value, depth = solve_graph(graph, progress)
         if ranking is not None:
             graph.ranked = ranking.result()
-    plies = _ply_counts(graph, value)
+    # Where the game is over: an outcome, or no move and none (lost at once).
+    ended = (graph.term != OPEN) | (np.diff(graph.first) == 0)
+    plies = _ply_counts(graph, value, ended)
     root_depth = int(depth[0])
     report = GameBuildReport(game.name, root, int(graph.orbit.sum()), graph.size,
-                             int(graph.orbit[graph.term != OPEN].sum())
-                             + int(graph.orbit[_no_move(graph)].sum()),
+                             sum(p.terminal for p in plies),
                              int(value[0]), None if root_depth == NO_DEPTH else root_depth,
                              plies, stages, plan.budget)
     with _stage(stages, "write"), open_database(database, writable=True) as engine:
@@ -107,8 +108,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
             checksum = _write(engine, handle, graph, value, depth, progress)
             finish_build(engine, handle, GameSummary(
                 reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
-                terminal_canonical=int(np.count_nonzero(graph.term != OPEN))
-                + int(np.count_nonzero(_no_move(graph))),
+                terminal_canonical=int(np.count_nonzero(ended)),
                 wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
                 losses=sum(p.losses for p in plies), root_value=report.root_value,
                 root_depth=root_depth, tool_version=tool_version(),
@@ -149,22 +149,16 @@ class _stage:
         self.stages[self.name] = StageFigures(time.perf_counter() - self.start, peak_bytes())
 
 
-def _no_move(graph: Graph) -> np.ndarray:
-    """Positions where play goes on by the outcome but no move is left (lost at once)."""
-    return (graph.term == OPEN) & (np.diff(graph.first) == 0)
+def _ply_counts(graph: Graph, value: np.ndarray, ended: np.ndarray) -> list[PlyCounts]:
+    """Counts by ply (the fewest moves from the start), each in one pass over the graph."""
+    n = int(graph.ply.max()) + 1 if graph.size else 0
 
-
-def _ply_counts(graph: Graph, value: np.ndarray) -> list[PlyCounts]:
-    """Counts by ply (the fewest moves from the start)."""
-    out = []
-    ended = (graph.term != OPEN) | _no_move(graph)
-    for ply in range(int(graph.ply.max()) + 1 if graph.size else 0):
-        at = graph.ply == ply
-        v = value[at]
-        out.append(PlyCounts(ply, int(graph.orbit[at].sum()), int(at.sum()),
-                             int(graph.orbit[at & ended].sum()), int((v > 0).sum()),
-                             int((v == 0).sum()), int((v < 0).sum())))
-    return out
+    def count(weights: np.ndarray | None = None) -> list[int]:
+        return np.bincount(graph.ply, weights, minlength=n).astype(np.int64).tolist()
+    orbit = graph.orbit.astype(np.float64)  # bincount's weights: exact below 2**53
+    rows = zip(count(orbit), count(), count(orbit * ended), count((value > 0) * 1.0),
+               count((value == 0) * 1.0), count((value < 0) * 1.0))
+    return [PlyCounts(ply, *row) for ply, row in enumerate(rows)]
 
 
 def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, depth: np.ndarray,
