@@ -65,7 +65,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     with open_for_answers(args.db, searching=args.search is not None) as tb:
         served = args.db if tb is not None else f"no database ({args.db} does not exist: by search)"
     games = args.game or []
-    named = ServedGames(args.db, games).specs  # a class that cannot load: one line, now
+    named = ServedGames(games).specs  # a class that cannot load: one line, now
     sock = _listen(args.host, args.port)
     options: dict[str, Any] = {"log_level": "warning", "access_log": False,
                                "timeout_graceful_shutdown": 5}

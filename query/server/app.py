@@ -94,7 +94,7 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
     most `searches` threads at once (default: one per core), off the event loop; `classes`:
     the game classes served besides (PATH.py:Class, query/server/game_routes.py)."""
     answers = Answers(db, search)
-    served = ServedGames(db, classes)
+    served = ServedGames(classes, answers.tablebase)
     pool = SearchPool(searches or default_searches(), search or 0.0)
 
     def answering(handler: Callable[[Request], Awaitable[Response]]) -> Handler:
@@ -204,7 +204,6 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         yield
         pool.close()
         answers.close()
-        served.close()
 
     routes = [
         Route("/", index),

@@ -5,12 +5,11 @@ serve --game PATH.py:Class` names: each is served by its name,
     GET /api/class/NAME/line?position=TEXT   a perfect line (`line --json`)
     GET /game/NAME                           the page: the position's text, its moves, charts
 
-the position given as the class's text (none: the game's start). Each thread answers on a
-Tablebase of its own, as query/server/answers.py's do.
+the position given as the class's text (none: the game's start). Each thread answers on its
+own Tablebase, the one query/server/answers.py's `Answers` keeps for it.
 """
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,10 +31,13 @@ MAX_TEXT = 4096
 
 
 class ServedGames:
-    """The game classes a server answers, by name, on the database `db`."""
+    """The game classes a server answers, by name, on the Tablebase `tablebase()` gives this
+    thread (None: the classes only loaded and named, as `serve` checks them before it
+    listens)."""
 
-    def __init__(self, db: str, specs: Sequence[str]) -> None:
-        self.db = db
+    def __init__(self, specs: Sequence[str],
+                 tablebase: Callable[[], Tablebase] | None = None) -> None:
+        self.tablebase = tablebase
         self.specs: dict[str, str] = {}
         for spec in specs:
             game = class_game(spec)
@@ -43,7 +45,6 @@ class ServedGames:
                 raise InvalidSpecError(f"--game {spec!r:.80}: a game class is PATH.py:Class or"
                                        " package.module:Class")
             self.specs[game.name] = spec
-        self._local = threading.local()
 
     def answers(self, name: str) -> GameAnswers:
         """This thread's answers of the game `name` (MissingTableError where none is served)."""
@@ -51,17 +52,8 @@ class ServedGames:
         if spec is None:
             raise MissingTableError(f"no game class named {name!r:.80} is served here (tablebase"
                                     " serve --game PATH.py:Class names them)")
-        tb = getattr(self._local, "tb", None)
-        if tb is None:
-            tb = self._local.tb = Tablebase(self.db)
-        return tb.game(spec)
-
-    def close(self) -> None:
-        """Close this thread's Tablebase."""
-        tb = getattr(self._local, "tb", None)
-        if tb is not None:
-            tb.close()
-            self._local.tb = None
+        assert self.tablebase is not None  # a server's: make_app gives it Answers.tablebase
+        return self.tablebase().game(spec)
 
 
 def _position(request: Request) -> str | None:

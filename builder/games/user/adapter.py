@@ -276,5 +276,4 @@ class ClassGame:
     def key(self, position: Position) -> str:
         """The smallest key of the position's orbit (`fast_key`): what a table stores it
         under."""
-        return min(self.fast_key(p) if _plain(p) else "~" + self.text(p)
-                   for p in self.orbit(position))
+        return min(repr(p) if _plain(p) else "~" + self.text(p) for p in self.orbit(position))
