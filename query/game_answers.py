@@ -29,28 +29,30 @@ class GameAnswers:
     def __init__(self, game: Game, store: Store) -> None:
         self.game = game
         self._store = store
-        self._readers: list[KeyedReader] | None = None
+        # Each complete table's record and reader, read once: a record beside its own reader.
+        self._opened: list[tuple[GameRecord, KeyedReader]] | None = None
+
+    def _tables(self) -> list[tuple[GameRecord, KeyedReader]]:
+        if self._opened is None:
+            records = sorted(complete_tables(self._store, self.game.name), key=lambda g: g.root)
+            # keyed() checks each record's row against its digest before reading it.
+            self._opened = [(g, self._store.keyed(g)) for g in records]
+        return self._opened
 
     def tables(self) -> list[GameRecord]:
         """The catalogue records of the game's complete tables (GameNotBuiltError where there
         are none), each checked: from its start first, then from other starts."""
-        records = sorted(complete_tables(self._store, self.game.name), key=lambda g: g.root)
-        for record in records:
-            self._store.check(record)
-        return records
+        return [record for record, _ in self._tables()]
 
     def readers(self) -> list[KeyedReader]:
-        """The game's complete tables (GameNotBuiltError where there are none): from its
-        start first, then from other starts, by their keys."""
-        if self._readers is None:
-            self._readers = [self._store.keyed(g) for g in self.tables()]
-        return self._readers
+        """The readers of the game's complete tables, in the order of `tables`."""
+        return [reader for _, reader in self._tables()]
 
     def close(self) -> None:
         """Release the tables' readers."""
-        for reader in self._readers or []:
+        for _, reader in self._opened or []:
             reader.close()
-        self._readers = None
+        self._opened = None
 
     def position(self, text: str | None) -> Hashable:
         """The position `text` names (read by the class), or the game's start for None."""
@@ -60,7 +62,7 @@ class GameAnswers:
         """The record and reader of the table from the game's start (None) or from the
         position the text `root` names; MissingTableError where there is none."""
         wanted = "" if root is None else self.game.root_key(self.game.read(root))
-        for record, reader in zip(self.tables(), self.readers()):
+        for record, reader in self._tables():
             if record.root == wanted:
                 return record, reader
         where = "its start" if root is None else repr(root)[:80]
