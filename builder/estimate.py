@@ -1,4 +1,4 @@
-"""What a build will cost, said before it starts: stored positions (builder/game/counts.py),
+"""What a build will cost, said before it starts: stored positions (builder/games/grid/counts.py),
 work space, table size and time, and whether that is past what a build should start without
 being asked twice (a billion positions, or more disk than is free).
 """
@@ -7,8 +7,8 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 
-from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound, reachable_estimate
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, reachable_estimate
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.progress import duration
 from tablebase.builder.workdir import work_path
 

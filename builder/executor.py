@@ -15,7 +15,7 @@ import numpy as np
 
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.enumerator import enumerate_tiers
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game.errors import BuildTooLargeError
+from tablebase.builder.games.errors import BuildTooLargeError
 from tablebase.builder.games.protocol import Game, GameFault
 from tablebase.builder.memory import current_bytes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory

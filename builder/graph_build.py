@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablebase.builder.game.errors import InvalidPositionError
+from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.protocol import Game
 from tablebase.builder.graph import OPEN, Graph, rank_keys, walk
 from tablebase.builder.graph_solve import NO_DEPTH, solve_graph

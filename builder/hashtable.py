@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import prefetch
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.kernel import prefetch
 from tablebase.builder.threads import THREADS, in_parallel, split_rows
 
 # A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one

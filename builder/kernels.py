@@ -31,15 +31,15 @@ from tablebase.builder.decoding import (
     pop_move,
     stones_of,
 )
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import (
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.kernel import (
     backup,
     distinct_images,
     lower_bound,
     made_mask,
     prefetch,
 )
-from tablebase.builder.game.values import WIN_SCORE
+from tablebase.builder.games.values import WIN_SCORE
 from tablebase.builder.hashtable import (
     EMPTY_KEY,
     GROUP,

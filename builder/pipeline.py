@@ -1,7 +1,7 @@
 """The build pipeline: enumerate, solve, write, with progress, timings and peak memory per stage.
 
 One pipeline for every table: a whole-board table is the endgame table whose root is the empty
-board (builder/game/root.py), so the enumerator and the solver never ask which kind they build.
+board (builder/games/grid/root.py), so the enumerator and the solver never ask which kind they build.
 
 Tiers go to a work directory next to the database as they are finished; its manifest lets an
 interrupted build resume from the last finished tier. The write stage merges all tiers in code
@@ -21,16 +21,16 @@ from tablebase.builder import moving
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
-from tablebase.builder.game.errors import (
+from tablebase.builder.games.errors import (
     BuildTooLargeError,
     InvalidPositionError,
     InvalidSpecError,
     WholeBoardTooLargeError,
 )
-from tablebase.builder.game.root import Root, check_moving_root, check_root
-from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
-from tablebase.builder.game.values import NO_DEPTH, Value, depth_of, value_of
+from tablebase.builder.games.grid.root import Root, check_moving_root, check_root
+from tablebase.builder.games.grid.spec import MAX_CELLS, Spec, parse_spec
 from tablebase.builder.games.registry import class_game
+from tablebase.builder.games.values import NO_DEPTH, Value, depth_of, value_of
 from tablebase.builder.graph_build import GameBuildReport, build_game
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game.compiled import njit
+from tablebase.builder.games.compiled import njit
 from tablebase.builder.threads import split_rows
 from tablebase.builder.workdir import DiskArray
 

@@ -16,8 +16,8 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.builder.game.codec import stone_counts, stones_in
-from tablebase.builder.game.values import depth_of, score_answer, value_of
+from tablebase.builder.games.grid.codec import stone_counts, stones_in
+from tablebase.builder.games.values import depth_of, score_answer, value_of
 from tablebase.db.block_cache import BlockIndex, blocks
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError

@@ -9,10 +9,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tablebase.builder.game.codec import decode
-from tablebase.builder.game.moving import code_digits
-from tablebase.builder.game.spec import parse_spec
-from tablebase.builder.game.values import possible
+from tablebase.builder.games.grid.codec import decode
+from tablebase.builder.games.grid.spec import parse_spec
+from tablebase.builder.games.stones.rules import code_digits
+from tablebase.builder.games.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
 
@@ -78,7 +78,7 @@ class GameRecord:
     @property
     def code_digits(self) -> int:
         """The digits of the table's codes: its root's empty cells (every cell for the whole
-        board), and where stones move the side to move's (builder/game/moving.py)."""
+        board), and where stones move the side to move's (builder/games/stones/rules.py)."""
         spec = parse_spec(self.spec)
         if self.root and not spec.moving:
             return spec.cells - self.root_stones
@@ -198,7 +198,7 @@ def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[
     rows layout returned for them, each checked first: rows carry no checks of their own, and
     a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
     stones plus the root's, and its value and depth possible with the cells left empty
-    (builder/game/values.py); DamagedTableError naming `where` for one that is not."""
+    (builder/games/values.py); DamagedTableError naming `where` for one that is not."""
     root_stones = game.root_stones
     cells = game.width * game.height
     found: dict[int, tuple[int, int]] = {}

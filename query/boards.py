@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     EMPTY,
     O,
     Spec,
@@ -27,7 +27,7 @@ from tablebase.builder.game import (
     open_cells,
     outcome,
 )
-from tablebase.builder.game.geometry import line_ends, lines, lines_through
+from tablebase.builder.games.grid.geometry import line_ends, lines, lines_through
 from tablebase.query.errors import IllegalMoveError, NotationError
 from tablebase.query.notation import (
     board_text,
@@ -48,7 +48,7 @@ _MOVE_RE = re.compile(r"([a-z]{1,3})([0-9]{0,3})")
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A position as read: its cells (0 empty, 1 x, 2 o, row-major from the top-left; where
-    stones move, followed by the side to move, as builder/game/moving.py holds a position),
+    stones move, followed by the side to move, as builder/games/stones/rules.py holds a position),
     the side to move (X or O: the stone counts say it, x moving first, except where stones
     move and every stone is down), and whether it was `played`: reached by legal moves from
     the empty board, so reachable by construction (a search tests it no further)."""

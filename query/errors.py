@@ -5,8 +5,8 @@ kernel's `InvalidPositionError`), a position the table does not hold is a `KeyEr
 """
 from __future__ import annotations
 
-from tablebase.builder.game import GameError, InvalidPositionError, parse_spec
-from tablebase.builder.game.errors import WholeBoardTooLargeError
+from tablebase.builder.games.errors import WholeBoardTooLargeError
+from tablebase.builder.games.grid import GameError, InvalidPositionError, parse_spec
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from tablebase.builder.game import EMPTY, Spec, X
-from tablebase.builder.game.moving import step_masks
-from tablebase.builder.game.orders import FOUND, move_orders, order_status
+from tablebase.builder.games.grid import EMPTY, Spec, X
+from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
+from tablebase.builder.games.stones.rules import step_masks
 from tablebase.query.errors import QueryError
 from tablebase.query.notation import digit_board_texts, listed_name
 

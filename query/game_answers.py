@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable, Hashable
 from typing import TextIO
 
-from tablebase.builder.game.values import Value
 from tablebase.builder.games.protocol import Game
+from tablebase.builder.games.values import Value
 from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables

@@ -4,7 +4,7 @@ settle, or one that only an endgame table not built yet would hold (and whether 
 within reach here).
 
 A table holds exactly the positions the rules reach from its root, so a miss is "unreachable"
-only where the rules' own move-order search (builder/game/orders.py) finds no order of legal
+only where the rules' own move-order search (builder/games/grid/orders.py) finds no order of legal
 moves from the root; where it finds one, the table is damaged; where it gives up, nothing is
 said either way."""
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from tablebase.builder.game import InvalidPositionError, Spec, check_position, orders, parents
-from tablebase.builder.game.counts import LARGE_TABLE, reachable_bound, stones_needed
-from tablebase.builder.game.root import check_root
+from tablebase.builder.games.grid import InvalidPositionError, Spec, check_position, orders, parents
+from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, stones_needed
+from tablebase.builder.games.grid.root import check_root
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
 from tablebase.query.notation import board_text
@@ -113,7 +113,7 @@ def _undecided(missing: str, table: StoredTable) -> MissingPositionError:
 
 def too_far_for_a_table(spec: Spec, board: Sequence[int]) -> str | None:
     """Why a table from `board` is not worth building here (too many free cells, or estimated
-    past a billion positions: builder/game/counts.py), or None when it is."""
+    past a billion positions: builder/games/grid/counts.py), or None when it is."""
     try:
         root = check_root(spec, board)
     except InvalidPositionError:

@@ -3,15 +3,15 @@ depth, every move's (placements, then steps `a1-b2`), and a perfect line, from t
 table first, then the endgame tables. A draw is a draw by endless play: it has no depth (None),
 and a drawn line is followed until a position comes back.
 
-Positions are their cells followed by the side to move (builder/game/moving.py); a stored code
+Positions are their cells followed by the side to move (builder/games/stones/rules.py); a stored code
 is the canonical board's with the side's digit in the movement phase.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.game import EMPTY, Spec, Value, X, permutations, score, transform
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import EMPTY, Spec, Value, X, permutations, score, transform
+from tablebase.builder.games.stones import rules
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import board_text

@@ -3,7 +3,7 @@ names, board text, outcomes in words, and a board drawn with its coordinates (re
 query/reading.py's).
 
 Board text lists the rows from top to bottom separated by '/', one character per cell:
-`x`, `o` or `.` for empty. Cells are numbered as in tablebase.builder.game.geometry,
+`x`, `o` or `.` for empty. Cells are numbered as in tablebase.builder.games.grid.geometry,
 row-major from the top-left, so the text visits cells 0, 1, 2, ... in order:
 
     x.o/.x./...      3 | x . o |      cells  0 1 2      moves  a3 b3 c3
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tablebase.builder.game import EMPTY, PLAYER_NAMES, Spec, Value, digits, mover_at
-from tablebase.builder.game.moving import stones_say
+from tablebase.builder.games.grid import EMPTY, PLAYER_NAMES, Spec, Value, digits, mover_at
+from tablebase.builder.games.stones.rules import stones_say
 
 _CHARS = ".xo"
 

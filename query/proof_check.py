@@ -47,7 +47,7 @@ from functools import reduce
 from operator import add, or_
 from pathlib import Path
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_tables import BoardTables
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import add
 
-from tablebase.builder.game import Spec, permutations
-from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.builder.games.grid import Spec, permutations
+from tablebase.builder.games.grid.geometry import lines as geometry_lines
 
 CHUNK = 8
 BASE = 3 ** CHUNK

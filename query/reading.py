@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
-from tablebase.builder.game import Spec, X, decode
+from tablebase.builder.games.grid import Spec, X, decode
 from tablebase.query.boards import (
     Reading,
     parse_board,

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.reading import Reading, read_position, reading_of
 
 # Batches of at least this many positions in other forms than plain board text are read by

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.builder.game import Value
+from tablebase.builder.games.grid import Value
 from tablebase.query.notation import game_over_text, outcome_text
 from tablebase.query.reading import Reading
 

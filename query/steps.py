@@ -3,15 +3,15 @@
 a step is `FROM-TO` (`a1-b2`), a placement as in every other game (`b2`).
 
 Positions of these games are held as their cells followed by the side to move (1 x, 2 o:
-builder/game/moving.py), so that a code, a board and the side travel together.
+builder/games/stones/rules.py), so that a code, a board and the side travel together.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral
 
-from tablebase.builder.game import EMPTY, O, Spec, X
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import EMPTY, O, Spec, X
+from tablebase.builder.games.stones import rules
 from tablebase.query.boards import Reading, parse_board, parse_cell, read_cells
 from tablebase.query.errors import IllegalMoveError, NotationError
 from tablebase.query.notation import move_name

@@ -3,7 +3,7 @@ codes at once, the boards of codes and the codes of positions. `Tablebase.table(
 gives one; the position questions (probe, moves, line) stay with the Tablebase.
 
 A table's codes are its stored ones: a whole-board table's are base 3 over every cell, an
-endgame table's base 3 over its root's empty cells in cell order (builder/game/root.py draws
+endgame table's base 3 over its root's empty cells in cell order (builder/games/grid/root.py draws
 it). Values are for the side to move.
 
     >>> from tablebase import build, open_tablebase
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
 from tablebase.query.misses import missing_codes_error

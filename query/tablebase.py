@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     EMPTY,
     InvalidSpecError,
     Spec,

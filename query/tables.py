@@ -2,7 +2,7 @@
 an open database as its readers keep them (`OpenTables`).
 
 A game may have a whole-board table and any number of endgame tables, each rooted at a
-position (builder/game/root.py). A board descends from a root when, in some orientation of
+position (builder/games/grid/root.py). A board descends from a root when, in some orientation of
 the board's symmetry group, every stone of the root is on it (and then the table holds it
 exactly when it can be reached from the root). The whole-board table is asked first.
 """
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
-from tablebase.builder.game import Spec, canonical_board, digits
-from tablebase.builder.game.codec import stone_counts
-from tablebase.builder.game.moving import canonical_code
-from tablebase.builder.game.orders import FOUND, GAVE_UP, order_status
-from tablebase.builder.game.root import Root
-from tablebase.builder.game.symmetry import canonical_many_lookup, permutations, transform
+from tablebase.builder.games.grid import Spec, canonical_board, digits
+from tablebase.builder.games.grid.codec import stone_counts
+from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.symmetry import canonical_many_lookup, permutations, transform
+from tablebase.builder.games.stones.rules import canonical_code
 from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays
 from tablebase.db.store import complete_tables
@@ -80,7 +80,7 @@ class StoredTable:
     def reaches(self, board: Sequence[int]) -> bool | None:
         """Whether the rules reach `board` from this table's root (in an orientation that holds
         the root), so that the table must hold it: None where the move-order search
-        (builder/game/orders.py) gave up and nothing else settled it."""
+        (builder/games/grid/orders.py) gave up and nothing else settled it."""
         spec = self.root.spec
         images = [transform(spec, board, s) if s else tuple(board)
                   for s in self.orientations(board)]

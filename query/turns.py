@@ -1,6 +1,6 @@
 """One turn of any game, the same way whether stones are only placed or also move: a position
 is a tuple of cell values, followed by the side to move where stones move (`+stonesN`:
-builder/game/moving.py); a move is `(start, cell)`, `start` None for a placement and the
+builder/games/stones/rules.py); a move is `(start, cell)`, `start` None for a placement and the
 cell a stone leaves for a step. The faces that play whole games (play, the GTP engine, the
 audit's games and strategies) read, play and name moves through here, and end a game that
 would go on forever by the rules of play below.
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.game import PLAYER_NAMES, Spec, legal_moves, side_to_move, transform
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import PLAYER_NAMES, Spec, legal_moves, side_to_move, transform
+from tablebase.builder.games.stones import rules
 from tablebase.query.boards import parse_move, place
 from tablebase.query.records import MoveInfo
 from tablebase.query.steps import move_text, parse_move_moving

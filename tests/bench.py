@@ -51,7 +51,7 @@ BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
 
 def _one_build(name: str, baseline: bool, layout: str) -> dict[str, object]:
     """Build `name` into a fresh database in this process; time the baseline here too."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.kernels import warm_up
     from tablebase.builder.pipeline import build
     from tests.reference import Game
@@ -159,7 +159,7 @@ BUDGET_RUNS = [("5x4k4+gravity", 0.25), ("4x4k4", 0.25)]
 
 def _budget_build(name: str, gib: float) -> dict[str, object]:
     """Build `name` under a memory budget of `gib` GiB in this process."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -36,7 +36,7 @@ def _endgames(count: int, seed: int = 7) -> list[list[int]]:
 
 def bench_audit(endgames: int = 10) -> None:
     """Print the audit figures."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query.audit import Selection, audit, open_gtp_engine
     from tablebase.query.tablebase import open_tablebase

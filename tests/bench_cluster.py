@@ -34,7 +34,7 @@ CONFIGS = [(0, 0), (0, 1), (1, 1), (2, 1), (1, 2)]
 
 def _one(spec_text: str, workers: int, threads: int) -> dict[str, Any]:
     """Build `spec_text` into a fresh database, on a local cluster of `workers` (0: none)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query.tablebase import open_tablebase
 

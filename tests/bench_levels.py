@@ -55,7 +55,7 @@ def level_scores(tb: Tablebase, spec: str, games: int, levels: Sequence[int] = r
 
 def bench_levels(games: int = 1000) -> None:
     """Print the score table of each level against level 10."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
 
     print(f"levels: each level against level 10, {games:,} games per cell (half as x, half as o);"

@@ -34,8 +34,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablebase.builder.game import Spec, canonical_many, decode, parse_spec  # noqa: E402
-from tablebase.builder.game.codec import encode_many  # noqa: E402
+from tablebase.builder.games.grid import Spec, canonical_many, decode, parse_spec  # noqa: E402
+from tablebase.builder.games.grid.codec import encode_many  # noqa: E402
 from tablebase.builder.kernels import warm_up  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.query.tablebase import open_tablebase  # noqa: E402

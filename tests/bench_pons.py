@@ -184,7 +184,7 @@ def his_outcome(stones: int, score: int) -> tuple[int, int]:
 def bench_pons(paths: PonsPaths, empty: bool = False, sets: int | None = None) -> None:
     """Print per set: positions, our mean, his mean, their ratio, disagreements (`sets`: the
     first so many of SETS alone, without the whole end-easy file)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.search.engine import Searcher
     why = missing(paths, "driver", "sets")
     if why is not None or paths.driver is None or paths.sets is None:
@@ -327,7 +327,7 @@ def bench_pons_moves(paths: PonsPaths) -> None:
     `tablebase moves 7x6k4+gravity POSITION --search 2` answers, a fresh searcher each), its
     value and depth after checked against his solver's score of the child; print per set the
     positions, the moves, those exact (a value and a depth, his), the slowest and mean time."""
-    from tablebase.builder.game import outcome, parse_spec
+    from tablebase.builder.games.grid import outcome, parse_spec
     from tablebase.query.search.answers import search_moves
     from tablebase.query.search.solving import load_search
     why = missing(paths, "driver", "sets")

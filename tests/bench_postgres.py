@@ -77,7 +77,7 @@ def _probe_times(target: str, texts: list[str]) -> list[float]:
 
 def bench_postgres(rows: int = LOAD_ROWS) -> None:
     """Print the PostgreSQL figures (load rate, build, probe p50/p99) beside SQLite's."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
     from tablebase.query.notation import board_text

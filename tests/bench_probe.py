@@ -28,7 +28,7 @@ def _percentile(samples: list[float], q: float) -> float:
 
 def _measure(path: str, texts: list[str], many_codes: Any) -> dict[str, float]:
     """The figures of one database: latencies in microseconds, rates, seconds."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query import open_tablebase
 
     spec = parse_spec(PROBE_SPEC)
@@ -76,9 +76,9 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
     """Print answering figures on the 4x4k4 table in both layouts, with the targets."""
     import numpy as np
 
-    from tablebase.builder.game import parse_spec
-    from tablebase.builder.game.codec import digits, encode_many
-    from tablebase.builder.game.symmetry import permutations
+    from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.codec import digits, encode_many
+    from tablebase.builder.games.grid.symmetry import permutations
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
     from tablebase.query.notation import board_text

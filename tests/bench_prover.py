@@ -44,7 +44,7 @@ def _load() -> str:
 def bench_prover(specs: tuple[str, ...] = SPECS, seconds: float = PROOF_SECONDS,
                  memory: float = MEMORY_GIB) -> None:
     """Print one row a board: prove, write, check."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.proof_check import check_proof
     from tablebase.query.search.proof_writer import prove_to_file
     from tablebase.query.search.proving import ProofBudget
@@ -88,7 +88,7 @@ def bench_prover(specs: tuple[str, ...] = SPECS, seconds: float = PROOF_SECONDS,
 
 def bench_probes(nodes: int = PROBE_NODES, probes: tuple[str, ...] = PROBES) -> None:
     """Print one row a probe: proved or stopped, nodes, deepest ply, seconds."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.reading import read_position
     from tablebase.query.search import prooftable
     from tablebase.query.search.proving import ProofTable

@@ -74,7 +74,7 @@ def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
 
 def bench_gomoku() -> tuple[int, int, int]:
     """(positions, solved within the time, agreeing with the plain search)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.boards import play_moves
     from tablebase.query.notation import move_name
     from tests.reference import Game, wins_within
@@ -114,7 +114,7 @@ def _move_wins(game, board, cell, depth, choose) -> bool:  # type: ignore[no-unt
 
 def bench_connect4() -> None:
     """Search against endgame tables built from the same positions."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
     from tablebase.query.boards import play_moves
@@ -149,7 +149,7 @@ def bench_connect4() -> None:
 def bench_leaves(count: int = 4, least: int = 10_000) -> None:
     """16-stone positions searched alone, then with tables of every reply to the best move (the
     first `count` whose search alone takes at least `least` nodes)."""
-    from tablebase.builder.game import legal_moves, parse_spec
+    from tablebase.builder.games.grid import legal_moves, parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
     from tablebase.query.boards import play_moves
@@ -197,7 +197,7 @@ def bench_leaves(count: int = 4, least: int = 10_000) -> None:
 
 def _probe_rate(tb, spec, board) -> float:  # type: ignore[no-untyped-def]
     """Probes a second of the table's answers, over the children of the children of `board`."""
-    from tablebase.builder.game import legal_moves
+    from tablebase.builder.games.grid import legal_moves
     boards = []
     for a in legal_moves(spec, board):
         b = list(board)
@@ -219,7 +219,7 @@ OPEN_GAME, OPEN = "8x8k5", "d4"
 def bench_budgets(seconds: float = 2.0) -> None:
     """`moves` by search on a 63-empty-cell 8x8 board: the search's own wall time in this
     process, and the whole command's (start-up included) as a user runs it."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.boards import play_moves
     from tablebase.query.notation import empty_board
     from tablebase.query.search.answers import moves_or_search, probe_or_search
@@ -250,7 +250,7 @@ def bench_budgets(seconds: float = 2.0) -> None:
 
 def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
     """The empty boards of five in a row, each solved by a fresh search within EMPTY_SECONDS."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.search import control
     _fresh(parse_spec("5x5k5")).solve((0,) * 25, Budget(nodes=1000))  # compile (or load) first

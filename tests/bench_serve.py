@@ -48,7 +48,7 @@ def _boards(path: str, spec: str, n: int) -> list[str]:
 
     import numpy as np
 
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query import open_tablebase
     from tablebase.query.notation import board_text, board_texts
     from tablebase.query.tables import LOAD_LIMIT
@@ -173,7 +173,7 @@ def _row(name: str, figure: str, target: str = "") -> None:
 def bench_serve(spec: str = SPEC, db: str | None = None) -> None:
     """Print the serving figures against their targets: on `spec` built here, or on the
     database `db` that holds it."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -29,7 +29,7 @@ OPEN_SECONDS = 1800.0
 def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS,
                  specs: list[str] | None = None) -> None:
     """Print the strips section (`specs`: only those boards, each within `seconds`)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.search.engine import Searcher
 

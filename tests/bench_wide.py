@@ -21,7 +21,7 @@ FAST_SECONDS = 1.0  # a short win is counted fast within this
 def bench_kernel_speed(runs: int = 3) -> None:
     """Processor seconds of fixed searches on boards of up to 64 cells, the fastest of `runs`,
     each by a fresh searcher (no worker thread: a node budget or none)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.boards import play_moves
     gomoku = parse_spec("7x7k5")
     Searcher(gomoku).solve(play_moves(gomoku, "d4"), Budget(nodes=1000))  # compile (or load) first
@@ -54,7 +54,7 @@ def bench_wide(short_wins: int = 12) -> None:
     9x9k5 against the plain AND/OR search, and the empty 9x9k5 board within WIDE_SECONDS."""
     import random
 
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.reading import read_position
     from tests.reference import FewEmpty, Game, loses_within, wins_within

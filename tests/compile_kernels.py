@@ -14,7 +14,7 @@ from pathlib import Path
 
 def tables() -> None:
     """The builder's kernels (both layouts' storage, endgames, stones that move) and verify's."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
     from tablebase.query.boards import play_moves
     from tablebase.query.tablebase import open_tablebase
@@ -39,7 +39,7 @@ def search() -> None:
     import numpy as np
 
     import tablebase
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.search.board import Board
     tablebase.search_position("9x9k5", "e5", nodes=2000)
     assert tablebase.search_position("4x4k4", "x.../.o../..../....").solution.value is not None
@@ -57,7 +57,7 @@ def gravity() -> None:
 
 def prover() -> None:
     """The prover of "the attacker cannot win" (query/search/prover.py) and its proof file."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.proof_check import check_proof
     from tablebase.query.search.proof_writer import write_proof
     from tablebase.query.search.proving import ProofBudget, prove_no_win

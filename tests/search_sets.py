@@ -30,7 +30,7 @@ HERE = ROOT / "tests" / "search_positions"
 
 def simple_move(spec, board: list[int], rng: random.Random) -> int:  # type: ignore[no-untyped-def]
     """The simple player's move: a win, else a block, else random near the centre and stones."""
-    from tablebase.builder.game import legal_moves, outcome
+    from tablebase.builder.games.grid import legal_moves, outcome
     moves = legal_moves(spec, board)
     ply = sum(1 for v in board if v)
     me = 1 if ply % 2 == 0 else 2
@@ -53,13 +53,13 @@ def simple_move(spec, board: list[int], rng: random.Random) -> int:  # type: ign
 
 
 def _line(spec, board: list[int], player: int) -> bool:  # type: ignore[no-untyped-def]
-    from tablebase.builder.game.rules import has_line
+    from tablebase.builder.games.grid.rules import has_line
     return has_line(spec, board, player)
 
 
 def self_play(spec, rng: random.Random, stones: int) -> list[int] | None:  # type: ignore[no-untyped-def]
     """The cells of a simple-player game's first `stones` moves (None if it ended before)."""
-    from tablebase.builder.game import outcome
+    from tablebase.builder.games.grid import outcome
     board, cells = [0] * spec.cells, []
     for i in range(stones):
         cell = simple_move(spec, board, rng)
@@ -77,7 +77,7 @@ def read_set(name: str) -> list[str]:
 
 
 def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.search.engine import Budget, Searcher
     spec = parse_spec("7x7k5")
@@ -100,7 +100,7 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
 
 
 def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import move_name
     from tablebase.query.search.engine import Budget, Searcher
     spec = parse_spec("7x6k4+gravity")
@@ -131,7 +131,7 @@ def pons_score(cells: int, stones: int, value: int, depth: int) -> int:
 
 
 def _pons(rng: random.Random, wanted: int = 36) -> list[str]:
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tests.reference import Game
     spec, game = parse_spec("7x6k4+gravity"), Game("7x6k4+gravity")
     found: list[str] = []
@@ -175,7 +175,7 @@ def _wide(rng: random.Random, per_value: dict[str, int]) -> list[str]:
     """Boards past 64 cells with 12 empty cells: for each spec, up to per_value[spec] of each
     value (win, draw, loss), from at most 40 fills; written in rounds of one board of each
     value, the cheapest for the plain negamax first (the tests take the first few)."""
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.query.notation import board_text
     from tests.reference import FewEmpty, Game
     found: list[str] = []

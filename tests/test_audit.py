@@ -15,7 +15,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     Value,
     canonical_board,
     decode,

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.audit import FunctionCandidate, Selection, audit, open_gtp_engine, read_return
 from tablebase.query.audit.games import Opponent, parse_opponent, play_audit
 from tablebase.query.cli import main

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query import open_tablebase
 from tablebase.query.boards import parse_board, play_moves
 from tablebase.query.notation import board_text

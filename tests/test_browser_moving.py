@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query import open_tablebase
 from tablebase.query.notation import board_text, outcome_text
 

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query.boards import play_moves
 from tablebase.query.notation import board_text

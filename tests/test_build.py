@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 from tests.reference import DRAW, LOSS, WIN, Game

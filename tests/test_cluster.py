@@ -16,7 +16,7 @@ pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed
 
 from tablebase.builder.cluster import DaskExecutor, cuts, open_cluster  # noqa: E402  # noqa: E402
 from tablebase.builder.cluster import executor as cluster
-from tablebase.builder.game import parse_spec  # noqa: E402
+from tablebase.builder.games.grid import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.builder.progress import NO_PROGRESS  # noqa: E402
 from tablebase.builder.workdir import work_path  # noqa: E402
@@ -283,7 +283,7 @@ def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
     mover could have played last, counted here by tests/reference.py's own rules."""
     import numpy as np
 
-    from tablebase.builder.game.root import Root
+    from tablebase.builder.games.grid.root import Root
     game, root = Game(spec), Root.whole(parse_spec(spec))
     boards = sorted(b for b in reachable_from(game, (0,) * game.n, plies=5)
                     if game.stones(b) == 5)[:200]

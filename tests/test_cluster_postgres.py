@@ -12,7 +12,7 @@ pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed
 pytest.importorskip("psycopg", reason="the [postgres] extra (psycopg) is not installed")
 
 from tablebase.builder.cluster import cuts, open_cluster  # noqa: E402
-from tablebase.builder.game import parse_spec  # noqa: E402
+from tablebase.builder.games.grid import parse_spec  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.db import writer  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402

@@ -5,7 +5,7 @@ import itertools
 
 import numpy as np
 
-from tablebase.builder.game.codec import decode, digits, encode, encode_many
+from tablebase.builder.games.grid.codec import decode, digits, encode, encode_many
 
 
 def test_documented_example() -> None:

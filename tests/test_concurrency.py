@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.notation import board_text

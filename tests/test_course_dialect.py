@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.audit import Selection, audit, open_gtp_engine
 from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
 from tablebase.query.audit.games import parse_opponent, play_audit

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.audit.course_file import audit_course_file, is_course_file, read_course_file
 from tablebase.query.cli import main
 from tests.reference import Game, loses_within, wins_within

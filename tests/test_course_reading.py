@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.audit.course_reading import read_course_file
 from tablebase.query.cli import main
 from tablebase.query.errors import AuditInputError

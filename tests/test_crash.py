@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tests.conftest import game_row, stored_rows
 
@@ -27,7 +27,7 @@ CHILD = textwrap.dedent("""
     import os, signal, sys
     import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.workdir
     import tablebase.builder.pipeline, tablebase.db.writer
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     target, n = sys.argv[2], int(sys.argv[3])
 
     def die():

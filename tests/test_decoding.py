@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tablebase.builder import decoding
-from tablebase.builder.game import parse_spec
-from tablebase.builder.game.codec import digits, weighted_sum
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.codec import digits, weighted_sum
+from tablebase.builder.games.grid.root import Root
 from tablebase.query.boards import play_moves
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import encode, parse_spec
+from tablebase.builder.games.grid import encode, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import MissingPositionError, open_tablebase
 from tablebase.query.cli import main

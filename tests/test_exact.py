@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
-from tablebase.builder.game.orders import FOUND, NONE, order_status
-from tablebase.builder.game.rules import has_line
+from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.orders import FOUND, NONE, order_status
+from tablebase.builder.games.grid.rules import has_line
 from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
 from tablebase.query.search.engine import Searcher

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import canonical, encode, parse_spec
+from tablebase.builder.games.grid import canonical, encode, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.boards import parse_board

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.cli import main

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.search import bitboard, bitsolver, gravity

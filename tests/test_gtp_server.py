@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.cli import main
 from tablebase.query.play.gtp_engine import GtpSession, serve

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tablebase.builder.game import GameError, parse_spec
+from tablebase.builder.games.grid import GameError, parse_spec
 from tablebase.db.errors import StorageError
 from tablebase.query import open_tablebase
 from tablebase.query.boards import parse_board, parse_move, play_moves

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import orders
+from tablebase.builder.games.grid import orders
 from tablebase.builder.pipeline import build
 from tablebase.db.errors import DamagedTableError
 from tablebase.query import MissingPositionError, open_tablebase

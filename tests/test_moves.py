@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.search.board import Board
 from tablebase.query.search.moves import order
 

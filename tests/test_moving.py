@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tablebase import build, open_tablebase
-from tablebase.builder.game import InvalidSpecError, parse_spec
+from tablebase.builder.games.grid import InvalidSpecError, parse_spec
 from tests.reference import Game
 from tests.reference_moving import DRAW, solved_game
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tablebase import build, open_tablebase
-from tablebase.builder.game import InvalidPositionError, InvalidSpecError, Value
+from tablebase.builder.games.grid import InvalidPositionError, InvalidSpecError, Value
 from tablebase.query.cli import main
 from tablebase.query.errors import IllegalMoveError, NotationError
 from tests.reference_moving import MovingGame, solved_game

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.audit import FunctionCandidate, audit, parse_selection
 from tablebase.query.audit.games import play_audit

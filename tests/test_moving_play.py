@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.stones import rules
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.cli import main
 from tablebase.query.notation import plies

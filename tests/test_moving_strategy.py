@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tablebase.builder.game import Spec, Value, parse_spec
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import Spec, Value, parse_spec
+from tablebase.builder.games.stones import rules
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.cli import main
 from tablebase.query.moving import stored_code

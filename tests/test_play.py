@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from tablebase.builder.game import Value
+from tablebase.builder.games.grid import Value
 from tablebase.query import MoveInfo, Probe, Tablebase, open_tablebase
 from tablebase.query.cli import main
 from tablebase.query.play.game import judge, play_game

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.builder.workdir import work_path
 from tablebase.query.cli import main

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import canonical_board, decode, encode, parse_spec, permutations
-from tablebase.builder.game.geometry import lines as geometry_lines
+from tablebase.builder.games.grid import canonical_board, decode, encode, parse_spec, permutations
+from tablebase.builder.games.grid.geometry import lines as geometry_lines
 from tablebase.query import proof_check
 from tablebase.query.cli import main
 from tablebase.query.proof_check import ProofCheckError, _Checker, check_proof

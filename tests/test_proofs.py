@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.search import control
 from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.search import prooftable, proving
 from tablebase.query.search.proving import ProofTable
 from tests.test_prover import _positions

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.proof_check import ProofCheckError, check_proof
 from tablebase.query.search import proof_writer, prover
 from tablebase.query.search.proof_writer import ProofWriteError, write_proof

@@ -12,7 +12,7 @@ import string
 import numpy as np
 import pytest
 
-from tablebase.builder.game import O, X, parse_spec
+from tablebase.builder.games.grid import O, X, parse_spec
 from tablebase.query.errors import IllegalMoveError
 from tablebase.query.reading import Reading, read_position
 from tablebase.query.reading_kernel import read_text

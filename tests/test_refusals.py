@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
-from tablebase.builder.game.counts import reachable_bound, reachable_estimate
+from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.counts import reachable_bound, reachable_estimate
 from tablebase.query.cli import main
 from tests.reference import Game, play, reachable_from
 

@@ -1,4 +1,4 @@
-"""builder/game/root.py: a table's root, its free cells, open lines, stabiliser and the order
+"""builder/games/grid/root.py: a table's root, its free cells, open lines, stabiliser and the order
 its stones can be played in, checked against the rules kernel's whole-board functions and
 against tests/reference.py."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ import itertools
 import numpy as np
 import pytest
 
-from tablebase.builder.game import EMPTY, InvalidPositionError, parse_spec, play
-from tablebase.builder.game.codec import digits, weighted_sum
-from tablebase.builder.game.orders import FOUND, move_orders, order_status, stone_order
-from tablebase.builder.game.root import Root, check_root
-from tablebase.builder.game.symmetry import canonical_many, permutations
+from tablebase.builder.games.grid import EMPTY, InvalidPositionError, parse_spec, play
+from tablebase.builder.games.grid.codec import digits, weighted_sum
+from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status, stone_order
+from tablebase.builder.games.grid.root import Root, check_root
+from tablebase.builder.games.grid.symmetry import canonical_many, permutations
 from tablebase.query.boards import parse_board, play_moves
 from tests.reference import Game, parse, reachable_from
 from tests.reference import play as reference_play
@@ -112,7 +112,7 @@ def test_a_first_search_that_gives_up_is_searched_again(spec_text: str, moves: s
     """A first search of each board is bounded small (orders.FIRST_STATES); with a bound of one
     state every board that needs a search gives up there, and the second search, bounded by
     STATES, still finds exactly what play reaches, with orders of legal moves."""
-    from tablebase.builder.game import orders
+    from tablebase.builder.games.grid import orders
 
     monkeypatch.setattr(orders, "FIRST_STATES", 1)
     test_an_order_from_the_root_exists_exactly_for_what_play_reaches(spec_text, moves)

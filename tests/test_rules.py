@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     InvalidPositionError,
     Value,
     check_position,
@@ -15,8 +15,8 @@ from tablebase.builder.game import (
     play,
     side_to_move,
 )
-from tablebase.builder.game.geometry import lines
-from tablebase.builder.game.values import possible
+from tablebase.builder.games.grid.geometry import lines
+from tablebase.builder.games.values import possible
 from tests.reference import Game
 
 TTT = parse_spec("3x3k3")

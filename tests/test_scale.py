@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.manifest import Manifest, TierCounts, TierRanges
 from tablebase.builder.pipeline import build
 from tablebase.builder.workdir import work_path
@@ -95,7 +95,7 @@ KILLER = textwrap.dedent("""
     import tablebase.builder.pipeline as pipeline
     import tablebase.builder.retrograde as retrograde
     import tablebase.builder.workdir as workdir
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     workdir._CHECKPOINT_SECONDS = float(sys.argv[2])
     real, calls = retrograde.solve_tier, []
     def dying(*args, **kwargs):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.boards import play_moves
@@ -238,8 +238,8 @@ def test_a_bound_proved_for_a_move_is_shown() -> None:
 
 
 def test_a_board_the_rules_gave_up_on_is_not_searched(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tablebase.builder.game import orders
-    from tablebase.builder.game.errors import SearchLimitError
+    from tablebase.builder.games.errors import SearchLimitError
+    from tablebase.builder.games.grid import orders
     from tablebase.query.search.solving import check_searchable
 
     monkeypatch.setattr(orders, "STATES", 1)  # the move-order search gives up at once

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
 from tablebase.query.notation import board_text, empty_board

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tablebase
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
 from tablebase.query.reading import read_position

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.query.audit import (
     AuditInputError,
     Selection,

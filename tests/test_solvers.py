@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     InvalidPositionError,
     Spec,
     Value,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.builder.game import InvalidSpecError, Spec, parse_spec
+from tablebase.builder.games.grid import InvalidSpecError, Spec, parse_spec
 
 
 @pytest.mark.parametrize("text, expected", [

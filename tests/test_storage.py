@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tablebase.db.writer
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.db.engine import open_database
 from tablebase.db.errors import DatabaseError, GameExistsError, NotATablebaseError
@@ -84,7 +84,7 @@ def test_failed_build_leaves_nothing_complete(tmp_path: Path, monkeypatch: pytes
 KILLER = textwrap.dedent("""
     import os, signal, sys
     import tablebase.builder.pipeline as pipeline
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     real, calls = pipeline.write_tier, []
     def dying(*args, **kwargs):
         calls.append(1)

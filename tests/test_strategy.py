@@ -216,7 +216,7 @@ def test_an_endgame_table(tmp_path) -> None:
     #   3 | . x o .
     #   2 | . o x x
     #   1 | x . . o
-    from tablebase.builder.game import parse_spec
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.pipeline import build
 
     game = _game("4x4k4")

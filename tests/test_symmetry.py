@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     canonical,
     canonical_many,
     legal_moves,
@@ -14,7 +14,7 @@ from tablebase.builder.game import (
     parse_spec,
     permutations,
 )
-from tablebase.builder.game.symmetry import images, orbit_sizes, transform, transform_cell
+from tablebase.builder.games.grid.symmetry import images, orbit_sizes, transform, transform_cell
 from tests.reference import Game
 
 TINY = ["3x3k3", "3x3k3+gravity", "3x3k3+misere", "3x2k2", "2x3k2+gravity", "4x2k2"]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from tablebase.builder.game import (
+from tablebase.builder.games.grid import (
     InvalidPositionError,
     Value,
     canonical,
@@ -25,7 +25,7 @@ from tablebase.builder.game import (
     parse_spec,
     permutations,
 )
-from tablebase.builder.game.symmetry import canonical_many_lookup
+from tablebase.builder.games.grid.symmetry import canonical_many_lookup
 from tablebase.db.errors import DatabaseError, GameNotBuiltError
 from tablebase.db.reader import UrlStore
 from tablebase.query import (

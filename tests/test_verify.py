@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.db.blocks import HEADER, BlockRow, pack_block, unpack_block
 from tablebase.db.ranking import FREE
@@ -290,8 +290,8 @@ def test_a_row_without_value_or_depth_has_no_outcome() -> None:
 def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
     """verify's line check on bitmasks against the plain rules (tests/reference.py), on random
     boards of every fill."""
-    from tablebase.builder.game import parse_spec
-    from tablebase.builder.game.geometry import line_ends, lines
+    from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.geometry import line_ends, lines
     from tablebase.query.verify.kernel import _line_made, line_masks
     from tests.reference import Game
     spec, game = parse_spec(name), Game(name)
@@ -312,7 +312,7 @@ def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
 def test_codes_too_long_for_a_hash_entry_are_searched_for() -> None:
     """A hash entry holds a code above its value and depth: on a board of more free cells than
     its code bits allow (6x6, 36), the compiled pass finds children by search instead."""
-    from tablebase.builder.game.root import Root
+    from tablebase.builder.games.grid.root import Root
     from tablebase.query.verify.kernel import TierChecker
     keys = np.array([3, 3 ** 35], np.int64)
     value, depth = np.zeros(2, np.int8), np.zeros(2, np.int8)

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.db.blocks import HEADER, BlockRow, pack_block, unpack_block
 from tablebase.db.ranking import FREE

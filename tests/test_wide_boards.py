@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.cli import main
 from tablebase.query.reading import read_position
 from tablebase.query.search import control, lookup, masks

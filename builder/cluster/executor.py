@@ -48,7 +48,7 @@ from tablebase.builder.cluster.tasks import (
 )
 from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.executor import SolvedTier
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.manifest import TierCounts, TierRanges
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory

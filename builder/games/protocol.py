@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any, Protocol
 
-from tablebase.builder.game.errors import GameError
+from tablebase.builder.games.errors import GameError
 
 Position = Hashable
 

@@ -1,5 +1,5 @@
 """The registry: which family a spec names. `WxHkK[+flags]` and its aliases name the grid
-families (builder/game/spec.py); `PATH.py:Class` and `package.module:Class` a game given as a
+families (builder/games/grid/spec.py); `PATH.py:Class` and `package.module:Class` a game given as a
 Python class (builder/games/user/).
 """
 from __future__ import annotations

@@ -22,9 +22,9 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from tablebase.builder.game import Spec, Value
-from tablebase.builder.game.errors import SearchLimitError
-from tablebase.builder.game.orders import stone_order
+from tablebase.builder.games.errors import SearchLimitError
+from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.orders import stone_order
 from tablebase.query import turns
 from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tablebase.builder.game import InvalidPositionError, Spec, Value
+from tablebase.builder.games.grid import InvalidPositionError, Spec, Value
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.audit.candidates import Candidate, EngineCandidate, Reply
 from tablebase.query.audit.course_reading import (

@@ -22,7 +22,7 @@ import difflib
 import re
 from dataclasses import dataclass, replace
 
-from tablebase.builder.game import InvalidSpecError, Spec, outcome
+from tablebase.builder.games.grid import InvalidSpecError, Spec, outcome
 from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
 from tablebase.query.boards import place
 from tablebase.query.errors import AuditInputError

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.audit.processes import GameRefusedError
 from tablebase.query.notation import GTP_COLUMNS, column_name
 

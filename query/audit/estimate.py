@@ -10,9 +10,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec, decode
-from tablebase.builder.game.symmetry import images as image_codes
-from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.builder.games.grid import Spec, decode
+from tablebase.builder.games.grid.symmetry import images as image_codes
+from tablebase.builder.games.grid.symmetry import orbit_sizes
 from tablebase.builder.progress import duration
 from tablebase.query.audit.course_reading import CourseCase
 from tablebase.query.audit.dialects import told_timelimit

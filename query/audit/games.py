@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query import turns
 from tablebase.query.audit.candidates import Candidate, Reply

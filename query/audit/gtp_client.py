@@ -30,7 +30,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.audit.dialects import DIALECTS, Dialect
 from tablebase.query.audit.processes import (
     QUIT_GRACE,

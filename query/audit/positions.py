@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.game import InvalidPositionError, Spec, Value, score
-from tablebase.builder.game.symmetry import images as image_codes
-from tablebase.builder.game.symmetry import orbit_sizes
+from tablebase.builder.games.grid import InvalidPositionError, Spec, Value, score
+from tablebase.builder.games.grid.symmetry import images as image_codes
+from tablebase.builder.games.grid.symmetry import orbit_sizes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query import turns
 from tablebase.query.audit.candidates import (

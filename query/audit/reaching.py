@@ -2,7 +2,7 @@
 so that an engine can be put into it with `clear_board` and `play`: the placements, then the
 steps. A search backwards from the position by un-steps (a stone of the side that moved last
 goes back to a cell it could have come from) finds the nearest position with x to move and
-every stone down that a placement order reaches (builder/game/orders.py); almost every such
+every stone down that a placement order reaches (builder/games/grid/orders.py); almost every such
 board is one (any board without a line is), so the search is short.
 
     x o x                       x o .
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections import deque
 
-from tablebase.builder.game import InvalidPositionError, O, Spec, X
-from tablebase.builder.game import moving as rules
-from tablebase.builder.game.errors import SearchLimitError
-from tablebase.builder.game.orders import stone_order
+from tablebase.builder.games.errors import SearchLimitError
+from tablebase.builder.games.grid import InvalidPositionError, O, Spec, X
+from tablebase.builder.games.grid.orders import stone_order
+from tablebase.builder.games.stones import rules
 from tablebase.query.errors import AuditInputError
 from tablebase.query.notation import board_text
 from tablebase.query.turns import Move

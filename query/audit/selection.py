@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablebase.builder.game import Spec, permutations
-from tablebase.builder.game import moving as rules
+from tablebase.builder.games.grid import Spec, permutations
+from tablebase.builder.games.stones import rules
 from tablebase.db.records import PositionArrays
 from tablebase.query import turns
 from tablebase.query.errors import AuditInputError

@@ -11,7 +11,7 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.audit.processes import (
     QUIT_GRACE,
     STARTUP_GRACE,

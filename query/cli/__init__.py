@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import NoReturn
 
-from tablebase.builder.game import GameError
+from tablebase.builder.games.grid import GameError
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.cli import ask, audit, build, info, proof, serve, solve, strategy

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from tablebase.builder.game import Value, parse_spec
+from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.cli.common import (
     EXIT_OK,

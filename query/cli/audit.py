@@ -6,7 +6,7 @@ import json
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.games.grid import Spec, Value
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import count
 from tablebase.query.notation import board_text, draw_board, outcome_text

@@ -10,8 +10,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import PLAYER_NAMES, InvalidPositionError, parse_spec
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (

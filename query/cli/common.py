@@ -9,8 +9,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from tablebase.builder.game import Spec
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.reading import Reading, read_position
 

@@ -6,10 +6,10 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import PLAYER_NAMES, Spec, parse_spec
-from tablebase.builder.game.moving import placing_plies
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import is_class_spec
+from tablebase.builder.games.stones.rules import placing_plies
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size

@@ -7,7 +7,7 @@ import os
 import time
 from typing import Any
 
-from tablebase.builder.game import Spec, decode
+from tablebase.builder.games.grid import Spec, decode
 from tablebase.query.cli.common import EXIT_OK, count, gib, progress, whole_number
 from tablebase.query.notation import board_text, to_move_name
 from tablebase.query.proof_check import check_proof

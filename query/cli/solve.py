@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
 
-from tablebase.builder.game import Spec, parse_spec
+from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     EXIT_USAGE,

@@ -8,7 +8,7 @@ import random
 import sys
 from typing import Any
 
-from tablebase.builder.game import parse_spec
+from tablebase.builder.games.grid import parse_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.games.grid import Spec, Value
 from tablebase.query import turns
 from tablebase.query.errors import IllegalMoveError, NotationError
 from tablebase.query.notation import (

@@ -21,7 +21,7 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from tablebase.builder.game import GameError, O, Spec, Value, X, parse_spec
+from tablebase.builder.games.grid import GameError, O, Spec, Value, X, parse_spec
 from tablebase.db.errors import StorageError
 from tablebase.query import turns
 from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.errors import IllegalMoveError, QueryError
 from tablebase.query.notation import board_text
 

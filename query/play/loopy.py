@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from tablebase.builder.game import Spec, Value
+from tablebase.builder.games.grid import Spec, Value
 from tablebase.query import turns
 from tablebase.query.errors import QueryError
 from tablebase.query.moving import stored_code

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from tablebase.builder.game import Spec, Value, canonical_board, legal_moves
+from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_moves
 from tablebase.query import turns
 from tablebase.query.boards import place
 from tablebase.query.errors import QueryError

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from tablebase.builder.game import O, Spec, Value, X
+from tablebase.builder.games.grid import O, Spec, Value, X
 from tablebase.query import turns
 from tablebase.query.notation import board_text
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from tablebase.builder.game import Spec, Value, mover_at, open_cells
+from tablebase.builder.games.grid import Spec, Value, mover_at, open_cells
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.notation import move_name, player_name

@@ -10,10 +10,10 @@ from typing import Any
 import numba
 import numpy as np
 
-from tablebase.builder.game import Spec, Value
-from tablebase.builder.game.bitboard import bit_of, bits_of, geometry
-from tablebase.builder.game.codec import stone_counts
-from tablebase.builder.game.symmetry import permutations
+from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.bitboard import bit_of, bits_of, geometry
+from tablebase.builder.games.grid.codec import stone_counts
+from tablebase.builder.games.grid.symmetry import permutations
 from tablebase.query.search import gravity
 from tablebase.query.search.control import WS, LeafTable
 
@@ -58,7 +58,7 @@ def score_outcomes(spec: Spec) -> tuple[tuple[tuple[Value, int] | None, ...], ..
 class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`):
 
-    par     int64   the geometry row (builder/game/bitboard.py), C, bucket shift, busy, the
+    par     int64   the geometry row (builder/games/grid/bitboard.py), C, bucket shift, busy, the
                     small part's first slot and bucket shift (gravity._P_*)
     bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tablebase.builder.game import Spec
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.symmetry import permutations
+from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.symmetry import permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.search import control, kernel, lookup, masks, moves
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.grid.root import Root
 
 WS = 1024  # the kernel's win score: far beyond any depth on a board of up to 128 cells
 # The control words (`ctl`): nodes searched, the node limit, the stop flag set by another

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value, outcome
+from tablebase.builder.games.grid import Spec, Value, outcome
 from tablebase.query.notation import outcome_text
 from tablebase.query.search import bitsolver, control, gravity
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes

@@ -3,7 +3,7 @@ the rules by bit tricks, a transposition table of one 64-bit word a slot, and th
 (null windows on the score, then a move keeping it) in one call that releases the GIL, so that
 threads may share the table (numba, no recursion: see kernel.py's explicit stack).
 
-The encoding and the line rule are the rules kernel's (builder/game/bitboard.py).
+The encoding and the line rule are the rules kernel's (builder/games/grid/bitboard.py).
 
 Scores count stones (Pons' scale, for the side to move; bitboard.py converts them to depths):
 a move's score is minus its child's. The arrays are drawn in query/search/bitboard.py.
@@ -15,9 +15,9 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tablebase.builder.game.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
-from tablebase.builder.game.bitboard import popcount as _popcount
-from tablebase.builder.game.compiled import njit
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
+from tablebase.builder.games.grid.bitboard import popcount as _popcount
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line

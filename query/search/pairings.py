@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tablebase.builder.game import Spec
+from tablebase.builder.games.grid import Spec
 from tablebase.query.search import masks
 
 # At most this many choices are kept for one run and one set of open windows (the smallest

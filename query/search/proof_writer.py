@@ -16,7 +16,7 @@ from typing import NamedTuple, TextIO
 
 import numpy as np
 
-from tablebase.builder.game import Spec, canonical_board, canonical_board_map, permutations
+from tablebase.builder.games.grid import Spec, canonical_board, canonical_board_map, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name
 from tablebase.query.search import prooftable, prover

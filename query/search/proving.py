@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablebase.builder.game import Spec, Value, outcome
+from tablebase.builder.games.grid import Spec, Value, outcome
 from tablebase.query.errors import QueryError
 from tablebase.query.search import prooftable, prover
 from tablebase.query.search.board import Board, SearchRefusedError

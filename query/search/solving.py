@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import Spec, check_position, parse_spec
-from tablebase.builder.game.errors import InvalidSpecError, SearchLimitError
-from tablebase.builder.game.orders import FOUND, order_status, stone_order
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.errors import InvalidSpecError, SearchLimitError
+from tablebase.builder.games.grid import Spec, check_position, parse_spec
+from tablebase.builder.games.grid.orders import FOUND, order_status, stone_order
+from tablebase.builder.games.grid.root import Root
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.errors import ImpossiblePositionError
 from tablebase.query.notation import board_text, game_over_text, move_name, to_move_name
@@ -92,7 +92,7 @@ def refuse_moving(spec: Spec) -> None:
 def check_searchable(spec: Spec, board: Sequence[int]) -> None:
     """Raise ImpossiblePositionError unless `board` can arise in play (a search answers only
     those); InvalidSpecError for a game whose positions repeat, which search does not take.
-    The rules' compiled test first (builder/game/orders.py: the counts, the lines, floating
+    The rules' compiled test first (builder/games/grid/orders.py: the counts, the lines, floating
     stones and an order of moves, in microseconds); where it refuses, the checks that say why."""
     refuse_moving(spec)
     if len(board) == spec.cells and set(board) <= {0, 1, 2} and order_status(
@@ -117,7 +117,7 @@ def check_searchable(spec: Spec, board: Sequence[int]) -> None:
 def check_readings(spec: Spec, read: Readings) -> None:
     """Add to `read.errors` the error of each position that can not arise in play, of those its
     reading did not prove can (board text): all of them in one compiled call, the rules' own
-    (builder/game/orders.py: cheap on gravity boards, a look at the lines elsewhere); then
+    (builder/games/grid/orders.py: cheap on gravity boards, a look at the lines elsewhere); then
     each it refuses by `check_searchable`, which says why."""
     rows = [i for i in range(len(read)) if i not in read.errors and not read.played[i]]
     if not rows:

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.game import PLAYER_NAMES, Spec, Value, parse_spec
-from tablebase.builder.game import moving as rules
-from tablebase.builder.game.codec import encode_many
+from tablebase.builder.games.grid import PLAYER_NAMES, Spec, Value, parse_spec
+from tablebase.builder.games.grid.codec import encode_many
+from tablebase.builder.games.stones import rules
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.boards import parse_board

@@ -23,7 +23,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from tablebase.builder.game import GameError
+from tablebase.builder.games.grid import GameError
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from tablebase.query.errors import (
     MissingPositionError,

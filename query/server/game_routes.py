@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from tablebase.builder.game.errors import InvalidSpecError
+from tablebase.builder.games.errors import InvalidSpecError
 from tablebase.builder.games.registry import class_game
 from tablebase.query.errors import MissingTableError
 from tablebase.query.game_answers import GameAnswers

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game.moving import position_of, stones_say
-from tablebase.builder.game.root import Root
-from tablebase.builder.game.rules import PLAYER_NAMES
-from tablebase.builder.game.spec import Spec
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.rules import PLAYER_NAMES
+from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.stones.rules import position_of, stones_say
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.errors import DamagedTableError

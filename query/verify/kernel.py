@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.kernel import distinct_images, made_line, prefetch
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.kernel import distinct_images, made_line, prefetch
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.kernels import split_rows
 from tablebase.query.verify import lookup
 from tablebase.query.verify.plain import MOVING_DEEPEST

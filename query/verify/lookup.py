@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import prefetch
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.kernel import prefetch
 from tablebase.builder.kernels import split_rows
 
 # Rows whose children are searched for together: each step of their binary searches asks for

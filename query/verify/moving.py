@@ -3,7 +3,7 @@ plies (every stone down; x to move, then o, the side's digit counted as a stone)
 tier whose steps lead within it, so that positions repeat.
 
 Every row is checked against its children, which the rules kernel's steps give
-(builder/game/moving.py: `step_children`, canonical, with the side to move's digit), found
+(builder/games/stones/rules.py: `step_children`, canonical, with the side to move's digit), found
 among the tier's rows as kernel.py finds them (lookup.py: a hash table, or a fenced search):
 
     over        the side that moved last has a line: a loss in 0 (misère: a win in 0); the
@@ -29,12 +29,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.kernel import distinct_images
-from tablebase.builder.game.moving import max_steps, step_masks
-from tablebase.builder.game.moving_kernel import step_children, unpack
-from tablebase.builder.game.root import Root
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.kernel import distinct_images
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.stones.kernel import step_children, unpack
+from tablebase.builder.games.stones.rules import max_steps, step_masks
 from tablebase.builder.kernels import split_rows
 from tablebase.query.verify import lookup
 from tablebase.query.verify.kernel import line_masks

@@ -8,15 +8,15 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.builder.game.codec import encode_many
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.root import Root
-from tablebase.builder.game.spec import Spec
-from tablebase.builder.game.symmetry import orbit_sizes
-from tablebase.builder.game.values import WIN_SCORE
+from tablebase.builder.games.grid.codec import encode_many
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.grid.symmetry import orbit_sizes
+from tablebase.builder.games.values import WIN_SCORE
 
 WIN, DRAW, LOSS = 1, 0, -1
-# Where stones move, a win or loss may be this many plies away (builder/game/values.py's scale).
+# Where stones move, a win or loss may be this many plies away (builder/games/values.py's scale).
 MOVING_DEEPEST = WIN_SCORE - 1
 
 

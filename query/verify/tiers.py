@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tablebase.builder.game.root import Root
-from tablebase.builder.game.values import NO_DEPTH
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.values import NO_DEPTH
 from tablebase.builder.kernels import split_rows
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.threads import THREADS

@@ -19,7 +19,7 @@ from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any
 
-from tablebase.builder.game.errors import InvalidPositionError, InvalidSpecError
+from tablebase.builder.games.errors import InvalidPositionError, InvalidSpecError
 from tablebase.builder.games.protocol import GameFault, Position
 
 # The catalogue's spec column holds a game's name: at most this many characters.

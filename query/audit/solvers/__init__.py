@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tablebase.builder.game import EMPTY, Spec
+from tablebase.builder.games.grid import EMPTY, Spec
 from tablebase.query.audit.solvers import (
     alphabeta,
     alphabeta_sym,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.game import Spec, Value, side_to_move
+from tablebase.builder.games.grid import Spec, Value, side_to_move
 from tablebase.query.audit.solvers.common import (
     SearchRules,
     SolverResult,

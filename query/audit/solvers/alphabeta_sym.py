@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.game import Spec, canonical_board
+from tablebase.builder.games.grid import Spec, canonical_board
 from tablebase.query.audit.solvers.alphabeta_tt import search
 from tablebase.query.audit.solvers.common import SolverResult, prepare
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import Enum
 
-from tablebase.builder.game import Spec, Value, encode, side_to_move
+from tablebase.builder.games.grid import Spec, Value, encode, side_to_move
 from tablebase.query.audit.solvers.common import (
     SearchRules,
     SolverResult,

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tablebase.builder.game import EMPTY, Spec, Value, check_position, outcome
-from tablebase.builder.game.geometry import line_ends, lines
+from tablebase.builder.games.grid import EMPTY, Spec, Value, check_position, outcome
+from tablebase.builder.games.grid.geometry import line_ends, lines
 
 
 @dataclass(frozen=True)

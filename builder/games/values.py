@@ -20,7 +20,7 @@ import numpy as np
 
 # Larger than any depth (at most 39 plies where stones are only placed), small enough for int8.
 WIN_SCORE = 64
-# The depth of a draw by endless play, which has none (where stones move: builder/game/moving.py).
+# The depth of a draw by endless play, which has none (where stones move: builder/games/stones/rules.py).
 NO_DEPTH = -1
 
 

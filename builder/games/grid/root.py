@@ -25,26 +25,26 @@ from functools import cached_property
 
 import numpy as np
 
-from tablebase.builder.game.codec import EMPTY, O, X, digits, powers
-from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.moving import (
+from tablebase.builder.games.errors import InvalidPositionError
+from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.orders import stone_order
+from tablebase.builder.games.grid.rules import check_position, has_line, mover_at
+from tablebase.builder.games.grid.spec import MAX_CELLS, Spec
+from tablebase.builder.games.grid.symmetry import (
+    block_images,
+    block_tables,
+    canonical_board,
+    permutations,
+    transform,
+)
+from tablebase.builder.games.stones.rules import (
     O_TO_MOVE,
     check_moving,
     outcome_of,
     placing_plies,
     split,
     stones_say,
-)
-from tablebase.builder.game.orders import stone_order
-from tablebase.builder.game.rules import check_position, has_line, mover_at
-from tablebase.builder.game.spec import MAX_CELLS, Spec
-from tablebase.builder.game.symmetry import (
-    block_images,
-    block_tables,
-    canonical_board,
-    permutations,
-    transform,
 )
 
 
@@ -54,7 +54,7 @@ class Root:
 
     Where stones move, no stone stays put: a table codes every cell (`board` is empty, the
     whole board's geometry and symmetries) and an endgame table's root is `start`, the position
-    its play starts from (its cells, then the side to move: builder/game/moving.py)."""
+    its play starts from (its cells, then the side to move: builder/games/stones/rules.py)."""
 
     spec: Spec
     board: tuple[int, ...]
@@ -119,7 +119,7 @@ class Root:
     @property
     def code_digits(self) -> int:
         """The digits of a code: a free cell's each, and where stones move the side to move's
-        (builder/game/moving.py)."""
+        (builder/games/stones/rules.py)."""
         return self.cells + (1 if self.spec.moving else 0)
 
     @property

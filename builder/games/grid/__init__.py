@@ -5,9 +5,9 @@ move orders).
 """
 from __future__ import annotations
 
-from tablebase.builder.game.codec import EMPTY, O, X, decode, digits, encode
-from tablebase.builder.game.errors import GameError, InvalidPositionError, InvalidSpecError
-from tablebase.builder.game.rules import (
+from tablebase.builder.games.errors import GameError, InvalidPositionError, InvalidSpecError
+from tablebase.builder.games.grid.codec import EMPTY, O, X, decode, digits, encode
+from tablebase.builder.games.grid.rules import (
                                           PLAYER_NAMES,
                                           check_position,
                                           legal_moves,
@@ -18,8 +18,8 @@ from tablebase.builder.game.rules import (
                                           play,
                                           side_to_move,
 )
-from tablebase.builder.game.spec import MAX_CELLS, Spec, parse_spec
-from tablebase.builder.game.symmetry import (
+from tablebase.builder.games.grid.spec import MAX_CELLS, Spec, parse_spec
+from tablebase.builder.games.grid.symmetry import (
                                           canonical,
                                           canonical_board,
                                           canonical_board_map,
@@ -27,7 +27,7 @@ from tablebase.builder.game.symmetry import (
                                           permutations,
                                           transform,
 )
-from tablebase.builder.game.values import WIN_SCORE, Value, score
+from tablebase.builder.games.values import WIN_SCORE, Value, score
 
 __all__ = [
     "EMPTY", "O", "X", "MAX_CELLS", "PLAYER_NAMES", "WIN_SCORE",

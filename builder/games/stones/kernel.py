@@ -1,4 +1,4 @@
-"""The compiled part of the rules of games whose stones move (builder/game/moving.py): one
+"""The compiled part of the rules of games whose stones move (builder/games/stones/rules.py): one
 code's children (steps) and parents (un-steps: a stone of the side that moved last goes back to
 a cell it could have come from), each as the canonical code of the whole board under the
 table's symmetry maps (`weights`: Root.image_weights of the whole board), with the side to
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.builder.game.compiled import njit
-from tablebase.builder.game.kernel import made_mask
-from tablebase.builder.game.moving import MOVING_WIN
+from tablebase.builder.games.compiled import njit
+from tablebase.builder.games.grid.kernel import made_mask
+from tablebase.builder.games.stones.rules import MOVING_WIN
 
 
 @njit(cache=True, nogil=True, inline="always")

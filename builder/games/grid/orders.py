@@ -1,5 +1,5 @@
 """Move orders: for a board, an order of alternating moves from a root (the empty board, or
-the root of an endgame table: builder/game/root.py) that builds it through unfinished positions,
+the root of an endgame table: builder/games/grid/root.py) that builds it through unfinished positions,
 so that every move is legal: the board must hold the root's stones, and the other stones go in
 an alternating order where no board on the way has a line (under normal rules any order of a
 board without one; with gravity, one that stacks every column bottom up on the root's stones);
@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.game.errors import InvalidPositionError, SearchLimitError
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.spec import Spec
+from tablebase.builder.games.errors import InvalidPositionError, SearchLimitError
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.spec import Spec
 
 # The rules kernel's compiled line test, put here by _kernel() before it compiles the functions
 # below (imported there: importing the rules must not import numba).
@@ -254,8 +254,8 @@ def _kernel():  # type: ignore[no-untyped-def]
     names = globals()
     with _compiling:
         if not hasattr(names["_orders"], "py_func"):
-            from tablebase.builder.game.compiled import njit
-            from tablebase.builder.game.kernel import made_line
+            from tablebase.builder.games.compiled import njit
+            from tablebase.builder.games.grid.kernel import made_line
             names["made_line"] = made_line
             for name in _COMPILED:
                 names[name] = njit(cache=True, nogil=True)(names[name])

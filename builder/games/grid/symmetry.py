@@ -19,8 +19,8 @@ from operator import itemgetter
 
 import numpy as np
 
-from tablebase.builder.game.codec import _BLOCK, _block_table, decode, digits, powers, weighted_sum
-from tablebase.builder.game.spec import Spec
+from tablebase.builder.games.grid.codec import _BLOCK, _block_table, decode, digits, powers, weighted_sum
+from tablebase.builder.games.grid.spec import Spec
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,7 @@ Measured against built tables: 0.99 of the count for tic-tac-toe, 1.04 for 4x4k4
 5x4k4, 1.7 for Connect Four 6x4, 2.0 for 7x4, 3.6 for 6x5 and 16 for 7x6 (Tromp's count),
 where lines end most games long before the board is full. `reachable_estimate` corrects the
 bound by sampling: boards drawn evenly from those it counts, ply by ply, are tested for
-reachability (builder/game/orders.py), and each ply's count is scaled by the share that passes.
+reachability (builder/games/grid/orders.py), and each ply's count is scaled by the share that passes.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from math import comb
 
 import numpy as np
 
-from tablebase.builder.game.codec import EMPTY, O, X
-from tablebase.builder.game.spec import Spec
+from tablebase.builder.games.grid.codec import EMPTY, O, X
+from tablebase.builder.games.grid.spec import Spec
 
 # A table larger than this (stored positions, estimated) is refused without an explicit
 # go-ahead: at a million positions a second it is more than a quarter of an hour of work.
@@ -74,7 +74,7 @@ def reachable_estimate(spec: Spec, board: Sequence[int], samples: int = 1000,
     can arise in play (within a few per cent where that share is not tiny)."""
     if spec.moving:  # the bound, whose movement phase is nearly all reachable
         return reachable_bound(spec, board)
-    from tablebase.builder.game.orders import reachable  # compiled: imported when asked
+    from tablebase.builder.games.grid.orders import reachable  # compiled: imported when asked
 
     rng = np.random.default_rng(seed)
     start = np.asarray(board, dtype=np.uint8)

@@ -4,7 +4,7 @@ X moves first, so the side to move follows from the stone counts. The game ends
 when the last move made k in a row (normal rules: the side to move has lost;
 misere: has won; +exact: a run of exactly k, geometry.line_ends) or when the board is full
 (a draw). Scalar functions serve
-queries and tests; whole tiers are worked on as digit arrays by builder/game/root.py, over a
+queries and tests; whole tiers are worked on as digit arrays by builder/games/grid/root.py, over a
 table root's free cells.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from tablebase.builder.game.codec import EMPTY, O, X
-from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.geometry import line_ends, lines
-from tablebase.builder.game.spec import Spec
-from tablebase.builder.game.values import Value
+from tablebase.builder.games.errors import InvalidPositionError
+from tablebase.builder.games.grid.codec import EMPTY, O, X
+from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.values import Value
 
 PLAYER_NAMES = {X: "x", O: "o"}
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from tablebase.builder.game.spec import Spec
+from tablebase.builder.games.grid.spec import Spec
 
 # Directions of a line as (row step, column step): across, down, both diagonals.
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))

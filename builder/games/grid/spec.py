@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from tablebase.builder.game.errors import InvalidSpecError
+from tablebase.builder.games.errors import InvalidSpecError
 
 # A code is a base-3 number with one digit per cell; 3**39 < 2**63 <= 3**40. A whole-board
 # table codes every cell; an endgame table codes only its root's empty cells, so bigger boards
@@ -33,7 +33,7 @@ class Spec:
     With `stones` = N > 0 the stones move: each side places N stones, then a side with all N
     on the board moves one of them to an empty neighbouring cell (any empty cell with `jump`)
     instead; with `square` four stones of one side filling a 2x2 square also make a line
-    (Teeko's rule). Such a game's positions can repeat (builder/game/moving.py)."""
+    (Teeko's rule). Such a game's positions can repeat (builder/games/stones/rules.py)."""
 
     width: int
     height: int

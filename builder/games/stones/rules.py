@@ -23,11 +23,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from tablebase.builder.game.codec import EMPTY, O, X, decode, encode
-from tablebase.builder.game.errors import InvalidPositionError
-from tablebase.builder.game.rules import line_masks
-from tablebase.builder.game.spec import Spec
-from tablebase.builder.game.symmetry import canonical_board
+from tablebase.builder.games.errors import InvalidPositionError
+from tablebase.builder.games.grid.codec import EMPTY, O, X, decode, encode
+from tablebase.builder.games.grid.rules import line_masks
+from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.grid.symmetry import canonical_board
 
 # Where a side-to-move digit is 1: o is to move (x's is 0, as a placement phase board codes).
 O_TO_MOVE = 1
