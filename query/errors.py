@@ -6,7 +6,7 @@ kernel's `InvalidPositionError`), a position the table does not hold is a `KeyEr
 from __future__ import annotations
 
 from tablebase.builder.games.errors import WholeBoardTooLargeError
-from tablebase.builder.games.grid import GameError, InvalidPositionError, parse_spec
+from tablebase.builder.games.grid import GameError, parse_spec
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE
 
@@ -15,16 +15,7 @@ class QueryError(Exception):
     """Root of the errors query/ raises."""
 
 
-class NotationError(QueryError, InvalidPositionError):
-    """Board text, a move name, a move list or a code that cannot be read for this game."""
 
-
-class IllegalMoveError(QueryError, InvalidPositionError):
-    """A readable move that may not be played here: an occupied cell, a game already over."""
-
-
-class ImpossiblePositionError(QueryError, InvalidPositionError):
-    """A readable board that cannot arise in play: stone counts, lines, floating stones."""
 
 
 class MissingPositionError(QueryError, KeyError):

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from tablebase.builder.games.grid import EMPTY, Spec, X
+from tablebase.builder.games.grid.notation import digit_board_texts, listed_name
 from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
 from tablebase.builder.games.stones.rules import step_masks
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import digit_board_texts, listed_name
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Position, Tablebase

@@ -13,12 +13,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from tablebase.builder.games.errors import ImpossiblePositionError
 from tablebase.builder.games.grid import InvalidPositionError, Spec, check_position, orders, parents
 from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, stones_needed
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import check_root
 from tablebase.db.errors import DamagedTableError
-from tablebase.query.errors import ImpossiblePositionError, MissingPositionError
-from tablebase.query.notation import board_text
+from tablebase.query.errors import MissingPositionError
 from tablebase.query.tables import StoredTable, verdict
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tablebase.builder.games.grid import EMPTY, Spec, Value, X, permutations, score, transform
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.stones import rules
+from tablebase.builder.games.stones.notation import move_text
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.notation import board_text
 from tablebase.query.records import MoveInfo, Probe, Step
-from tablebase.query.steps import move_text
 from tablebase.query.tables import StoredTable
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.games.grid import Value
+from tablebase.builder.games.grid.reading import Reading
 from tablebase.query.notation import game_over_text, outcome_text
-from tablebase.query.reading import Reading
 
-# A position as callers give it: text (query/reading.py), a Reading, cell values, or a code.
+# A position as callers give it: text (builder/games/grid/reading.py), a Reading, cell values, or a code.
 Position = str | Reading | Sequence[int] | int
 
 def known_depth(depth: int | None) -> int:

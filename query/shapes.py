@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, parse_spec
+from tablebase.builder.games.grid.notation import board_text, move_name, to_move_name
 from tablebase.builder.games.grid.root import Root
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
-from tablebase.query.notation import board_text, move_name, to_move_name
 from tablebase.query.records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
 from tablebase.query.misses import missing_codes_error
-from tablebase.query.reading import read_position
 from tablebase.query.records import ManyProbes, Position
 from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
 

@@ -29,14 +29,14 @@ from tablebase.builder.games.grid import (
     parse_spec,
     score,
 )
+from tablebase.builder.games.grid.notation import move_name, to_move_name
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
 from tablebase.query import moving
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
-from tablebase.query.notation import move_name, to_move_name
-from tablebase.query.reading import read_position
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
 from tablebase.query.table_view import TableView
 from tablebase.query.tables import OpenTables, StoredTable
@@ -146,7 +146,8 @@ class Tablebase:
 
     def read_board(self, spec: str | Spec, position: Position) -> tuple[int, ...]:
         """The cell values of a position given in any accepted form (read, not yet checked;
-        where stones move, checked and followed by the side to move: query/steps.py)."""
+        where stones move, checked and followed by the side to move:
+        builder/games/stones/notation.py)."""
         return read_position(self.spec(spec), position).board
 
     def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
+from tablebase.builder.games.errors import NotationError
 from tablebase.builder.games.grid import Spec, canonical_board, digits
 from tablebase.builder.games.grid.codec import stone_counts
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.symmetry import canonical_many_lookup, permutations, transform
@@ -24,8 +26,7 @@ from tablebase.builder.games.stones.rules import canonical_code
 from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays
 from tablebase.db.store import complete_tables
-from tablebase.query.errors import MissingTableError, NotationError
-from tablebase.query.notation import board_text
+from tablebase.query.errors import MissingTableError
 
 if TYPE_CHECKING:
     from tablebase.db.store_base import Store, TableReader

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, legal_moves, side_to_move, transform
+from tablebase.builder.games.grid.boards import parse_move, place
 from tablebase.builder.games.stones import rules
-from tablebase.query.boards import parse_move, place
+from tablebase.builder.games.stones.notation import move_text, parse_move_moving
 from tablebase.query.records import MoveInfo
-from tablebase.query.steps import move_text, parse_move_moving
 
 Move = rules.Move
 # A draw is declared when a position comes up this many times in one game...

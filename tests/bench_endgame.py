@@ -39,9 +39,9 @@ BENCH_ROOTS = ["7x6-28", "7x6-24", "7x6-20", "7x7k5-34", "7x7k5-32"]
 def _one(spec_text: str, moves: str, memory: float | None) -> dict[str, Any]:
     """Build the endgame table reached by `moves`, then probe its root and its best move."""
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.boards import play_moves
 
     spec = parse_spec(spec_text)
     root = play_moves(spec, moves)

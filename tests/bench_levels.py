@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablebase.query.boards import place  # noqa: E402
-from tablebase.query.notation import empty_board  # noqa: E402
+from tablebase.builder.games.grid.boards import place  # noqa: E402
+from tablebase.builder.games.grid.notation import empty_board  # noqa: E402
 from tablebase.query.play.levels import MAX_LEVEL, choose_move  # noqa: E402
 from tablebase.query.tablebase import Tablebase, open_tablebase  # noqa: E402
 

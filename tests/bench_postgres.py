@@ -78,9 +78,9 @@ def _probe_times(target: str, texts: list[str]) -> list[float]:
 def bench_postgres(rows: int = LOAD_ROWS) -> None:
     """Print the PostgreSQL figures (load rate, build, probe p50/p99) beside SQLite's."""
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.notation import board_text
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import board_text
     from tests.pgserver import ServerUnavailable, start_server
 
     try:

@@ -78,10 +78,10 @@ def bench_probe(samples: int = 2000, many: int = 1_000_000) -> None:
 
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.codec import digits, encode_many
+    from tablebase.builder.games.grid.notation import board_text
     from tablebase.builder.games.grid.symmetry import permutations
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import board_text
 
     spec = parse_spec(PROBE_SPEC)
     rng = random.Random(1)

@@ -75,8 +75,8 @@ def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
 def bench_gomoku() -> tuple[int, int, int]:
     """(positions, solved within the time, agreeing with the plain search)."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.boards import play_moves
-    from tablebase.query.notation import move_name
+    from tablebase.builder.games.grid.boards import play_moves
+    from tablebase.builder.games.grid.notation import move_name
     from tests.reference import Game, wins_within
     spec, game = parse_spec("7x7k5"), Game("7x7k5")
     _fresh(spec).solve(play_moves(spec, "d4"), Budget(nodes=1000))  # compile (or load) first
@@ -115,9 +115,9 @@ def _move_wins(game, board, cell, depth, choose) -> bool:  # type: ignore[no-unt
 def bench_connect4() -> None:
     """Search against endgame tables built from the same positions."""
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.boards import play_moves
     spec = parse_spec("7x6k4+gravity")
     rows = read_set("connect4.txt")
     _fresh(spec).solve(play_moves(spec, "d1"), Budget(nodes=1000))
@@ -150,9 +150,9 @@ def bench_leaves(count: int = 4, least: int = 10_000) -> None:
     """16-stone positions searched alone, then with tables of every reply to the best move (the
     first `count` whose search alone takes at least `least` nodes)."""
     from tablebase.builder.games.grid import legal_moves, parse_spec
+    from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.pipeline import build
     from tablebase.query import open_tablebase
-    from tablebase.query.boards import play_moves
     from tablebase.query.search.solving import leaves
     spec = parse_spec("7x6k4+gravity")
     rows = [m for m in read_set("connect4.txt") if len(m.split()) == 16]
@@ -220,8 +220,8 @@ def bench_budgets(seconds: float = 2.0) -> None:
     """`moves` by search on a 63-empty-cell 8x8 board: the search's own wall time in this
     process, and the whole command's (start-up included) as a user runs it."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.boards import play_moves
-    from tablebase.query.notation import empty_board
+    from tablebase.builder.games.grid.boards import play_moves
+    from tablebase.builder.games.grid.notation import empty_board
     from tablebase.query.search.answers import moves_or_search, probe_or_search
 
     spec = parse_spec(OPEN_GAME)
@@ -251,7 +251,7 @@ def bench_budgets(seconds: float = 2.0) -> None:
 def bench_empty(specs: tuple[str, ...] = ("5x5k5", "6x6k5", "7x7k5")) -> None:
     """The empty boards of five in a row, each solved by a fresh search within EMPTY_SECONDS."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import move_name
+    from tablebase.builder.games.grid.notation import move_name
     from tablebase.query.search import control
     _fresh(parse_spec("5x5k5")).solve((0,) * 25, Budget(nodes=1000))  # compile (or load) first
     print(f"{'board':<6} {'answer':<20} {'value':<6} {'depth':>5} {'move':<5} {'seconds':>8}"

@@ -49,8 +49,8 @@ def _boards(path: str, spec: str, n: int) -> list[str]:
     import numpy as np
 
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.notation import board_text, board_texts
     from tablebase.query import open_tablebase
-    from tablebase.query.notation import board_text, board_texts
     from tablebase.query.tables import LOAD_LIMIT
     from tests.reference import Game
     from tests.sample_check import random_position

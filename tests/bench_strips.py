@@ -30,7 +30,7 @@ def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS,
                  specs: list[str] | None = None) -> None:
     """Print the strips section (`specs`: only those boards, each within `seconds`)."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import move_name
+    from tablebase.builder.games.grid.notation import move_name
     from tablebase.query.search.engine import Searcher
 
     print("strips: empty four-in-a-row strips by search, value and exact depth (a win in d plies"

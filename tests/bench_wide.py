@@ -22,7 +22,7 @@ def bench_kernel_speed(runs: int = 3) -> None:
     """Processor seconds of fixed searches on boards of up to 64 cells, the fastest of `runs`,
     each by a fresh searcher (no worker thread: a node budget or none)."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.boards import play_moves
+    from tablebase.builder.games.grid.boards import play_moves
     gomoku = parse_spec("7x7k5")
     Searcher(gomoku).solve(play_moves(gomoku, "d4"), Budget(nodes=1000))  # compile (or load) first
     boards = [play_moves(gomoku, moves) for moves in read_set("7x7k5.txt")]
@@ -55,8 +55,8 @@ def bench_wide(short_wins: int = 12) -> None:
     import random
 
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import move_name
-    from tablebase.query.reading import read_position
+    from tablebase.builder.games.grid.notation import move_name
+    from tablebase.builder.games.grid.reading import read_position
     from tests.reference import FewEmpty, Game, loses_within, wins_within
     from tests.search_sets import self_play
     Searcher(parse_spec("9x9k5")).solve((0,) * 81, Budget(nodes=1000))  # compile (or load) first

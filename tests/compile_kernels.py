@@ -15,8 +15,8 @@ from pathlib import Path
 def tables() -> None:
     """The builder's kernels (both layouts' storage, endgames, stones that move) and verify's."""
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.pipeline import build
-    from tablebase.query.boards import play_moves
     from tablebase.query.tablebase import open_tablebase
     from tablebase.query.verify.checks import verify_table
     with tempfile.TemporaryDirectory() as tmp:

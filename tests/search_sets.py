@@ -78,7 +78,7 @@ def read_set(name: str) -> list[str]:
 
 def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import move_name
+    from tablebase.builder.games.grid.notation import move_name
     from tablebase.query.search.engine import Budget, Searcher
     spec = parse_spec("7x7k5")
     searcher = Searcher(spec)
@@ -101,7 +101,7 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
 
 def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import move_name
+    from tablebase.builder.games.grid.notation import move_name
     from tablebase.query.search.engine import Budget, Searcher
     spec = parse_spec("7x6k4+gravity")
     searcher = Searcher(spec)
@@ -176,7 +176,7 @@ def _wide(rng: random.Random, per_value: dict[str, int]) -> list[str]:
     value (win, draw, loss), from at most 40 fills; written in rounds of one board of each
     value, the cheapest for the plain negamax first (the tests take the first few)."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.notation import board_text
+    from tablebase.builder.games.grid.notation import board_text
     from tests.reference import FewEmpty, Game
     found: list[str] = []
     for spec_text, wanted in per_value.items():

@@ -22,9 +22,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.boards import parse_board, play_moves
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.query import open_tablebase
-from tablebase.query.boards import parse_board, play_moves
-from tablebase.query.notation import board_text
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "")

@@ -14,9 +14,9 @@ from urllib.parse import quote
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.boards import play_moves
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.pipeline import build
-from tablebase.query.boards import play_moves
-from tablebase.query.notation import board_text
 
 # `browser` is test_browser.py's fixture: one Chromium per module, launched the same way.
 from tests.test_browser import Server, _settled, _shown_board, browser  # noqa: F401

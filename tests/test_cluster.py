@@ -17,10 +17,10 @@ pytest.importorskip("distributed", reason="the [cluster] extra (dask[distributed
 from tablebase.builder.cluster import DaskExecutor, cuts, open_cluster  # noqa: E402  # noqa: E402
 from tablebase.builder.cluster import executor as cluster
 from tablebase.builder.games.grid import parse_spec  # noqa: E402
+from tablebase.builder.games.grid.boards import play_moves  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.builder.progress import NO_PROGRESS  # noqa: E402
 from tablebase.builder.workdir import work_path  # noqa: E402
-from tablebase.query.boards import play_moves  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
 from tests.reference import Game, reachable_from  # noqa: E402

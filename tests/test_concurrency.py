@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.notation import board_text
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game
 from tests.stored import count_block_positions

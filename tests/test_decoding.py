@@ -7,9 +7,9 @@ import pytest
 
 from tablebase.builder import decoding
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.boards import play_moves
 from tablebase.builder.games.grid.codec import digits, weighted_sum
 from tablebase.builder.games.grid.root import Root
-from tablebase.query.boards import play_moves
 
 
 @pytest.mark.parametrize("spec_text, moves, step", [

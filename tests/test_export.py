@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import canonical, encode, parse_spec
+from tablebase.builder.games.grid.boards import parse_board
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.boards import parse_board
 from tablebase.query.export import (
     COLUMNS,
     ExportFileError,

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.stones.notation import read_moving
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.cli import main
 from tablebase.query.export import COLUMNS, ExportMovesError, export_positions
-from tablebase.query.steps import read_moving
 from tests.reference import Game
 from tests.reference_moving import DRAW, MovingGame, Outcome, Position, solved_game
 

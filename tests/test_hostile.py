@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tablebase.builder.games.grid import GameError, parse_spec
+from tablebase.builder.games.grid.boards import parse_board, parse_move, play_moves
 from tablebase.db.errors import StorageError
 from tablebase.query import open_tablebase
-from tablebase.query.boards import parse_board, parse_move, play_moves
 from tablebase.query.cli import main
 from tablebase.query.errors import QueryError
 

@@ -11,9 +11,9 @@ from functools import lru_cache
 
 import pytest
 
+from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.cli import main
-from tablebase.query.errors import IllegalMoveError
 from tablebase.query.play.game import play_game
 from tablebase.query.play.levels import LevelError, choose_move, move_odds, pick
 from tests.bench_levels import level_scores, play_out

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tablebase import build, open_tablebase
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import InvalidPositionError, InvalidSpecError, Value
 from tablebase.query.cli import main
-from tablebase.query.errors import IllegalMoveError, NotationError
 from tests.reference_moving import MovingGame, solved_game
 
 SPEC = "3x3k3+stones3"

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.stones.notation import parse_moving, play_moving
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.audit import FunctionCandidate, audit, parse_selection
 from tablebase.query.audit.games import play_audit
 from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.cli import main
-from tablebase.query.steps import parse_moving, play_moving
 from tests.audit_samples.moving_horizon import solver
 
 MORRIS = "3x3k3+stones3"

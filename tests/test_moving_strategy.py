@@ -13,12 +13,12 @@ import pytest
 
 from tablebase.builder.games.grid import Spec, Value, parse_spec
 from tablebase.builder.games.stones import rules
+from tablebase.builder.games.stones.notation import parse_moving
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.cli import main
 from tablebase.query.moving import stored_code
 from tablebase.query.play.strategy import NoStrategyError, find_strategy
 from tablebase.query.shapes import strategy_json
-from tablebase.query.steps import parse_moving
 
 Position = tuple[int, ...]
 

@@ -6,10 +6,16 @@ import random
 import numpy as np
 import pytest
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import EMPTY, InvalidPositionError, O, X, encode, parse_spec
-from tablebase.query.boards import parse_board, parse_move, play_moves
-from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import board_text, board_texts, column_name, draw_board, move_name
+from tablebase.builder.games.grid.boards import parse_board, parse_move, play_moves
+from tablebase.builder.games.grid.notation import (
+    board_text,
+    board_texts,
+    column_name,
+    draw_board,
+    move_name,
+)
 
 TTT = parse_spec("3x3k3")
 

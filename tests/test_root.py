@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from tablebase.builder.games.grid import EMPTY, InvalidPositionError, parse_spec, play
+from tablebase.builder.games.grid.boards import parse_board, play_moves
 from tablebase.builder.games.grid.codec import digits, weighted_sum
 from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status, stone_order
 from tablebase.builder.games.grid.root import Root, check_root
 from tablebase.builder.games.grid.symmetry import canonical_many, permutations
-from tablebase.query.boards import parse_board, play_moves
 from tests.reference import Game, parse, reachable_from
 from tests.reference import play as reference_play
 

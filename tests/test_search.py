@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.boards import play_moves
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.boards import play_moves
 from tablebase.query.cli import main
-from tablebase.query.notation import board_text
 from tablebase.query.search.control import PLAIN
 from tablebase.query.search.engine import Budget, Searcher
 from tablebase.query.search.solving import leaves

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
-from tablebase.query.boards import play_moves
+from tablebase.builder.games.grid.boards import play_moves
+from tablebase.builder.games.grid.notation import board_text, empty_board
 from tablebase.query.cli import main
-from tablebase.query.notation import board_text, empty_board
 from tablebase.query.search.answers import moves_or_search, probe_or_search
 from tablebase.query.search.solving import budget, solve
 

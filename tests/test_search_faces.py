@@ -13,9 +13,9 @@ import pytest
 
 import tablebase
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
-from tablebase.query.reading import read_position
 from tests.reference import WIN, Game
 
 WORDS = {WIN: "win", 0: "draw", -1: "loss"}

@@ -185,7 +185,7 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
         assert got["board"] == "/".join("".join(".xo"[v] for v in board[r * 4:(r + 1) * 4])
                                         for r in range(3))
     with open_tablebase(db) as tb:
-        from tablebase.query.boards import parse_board
+        from tablebase.builder.games.grid.boards import parse_board
         from tablebase.query.shapes import probe_json
         for text, got in zip(texts[:50], answers[:50]):
             board = parse_board(tb.spec("4x3k3"), text)

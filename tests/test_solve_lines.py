@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import tablebase
+from tablebase.builder.games.errors import NotationError
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.query.cli import main
-from tablebase.query.errors import NotationError
-from tablebase.query.reading import read_position
 from tests.reference import WIN, Game, parse, play
 
 WORDS = {WIN: "win", 0: "draw", -1: "loss"}

@@ -25,6 +25,8 @@ from tablebase.builder.games.grid import (
     parse_spec,
     permutations,
 )
+from tablebase.builder.games.grid.boards import parse_board
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.symmetry import canonical_many_lookup
 from tablebase.db.errors import DatabaseError, GameNotBuiltError
 from tablebase.db.reader import UrlStore
@@ -35,8 +37,6 @@ from tablebase.query import (
     Tablebase,
     open_tablebase,
 )
-from tablebase.query.boards import parse_board
-from tablebase.query.notation import board_text
 from tests.conftest import stored_rows
 from tests.reference import Game
 

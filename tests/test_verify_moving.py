@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.stones.notation import read_moving
 from tablebase.builder.pipeline import build
 from tablebase.db.blocks import HEADER, BlockRow, pack_block, unpack_block
 from tablebase.db.ranking import FREE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.query.cli import main
-from tablebase.query.steps import read_moving
 from tablebase.query.tablebase import open_tablebase
 from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.conftest import stored_rows

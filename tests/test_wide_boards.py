@@ -11,8 +11,8 @@ import random
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.query.cli import main
-from tablebase.query.reading import read_position
 from tablebase.query.search import control, lookup, masks
 from tablebase.query.search.board import Board
 from tablebase.query.search.engine import Searcher

@@ -14,6 +14,18 @@ class InvalidPositionError(GameError, ValueError):
     """A board, code or move that is not a legal position of the game."""
 
 
+class NotationError(InvalidPositionError):
+    """Board text, a move name, a move list or a code that cannot be read for this game."""
+
+
+class IllegalMoveError(InvalidPositionError):
+    """A readable move that may not be played here: an occupied cell, a game already over."""
+
+
+class ImpossiblePositionError(InvalidPositionError):
+    """A readable board that cannot arise in play: stone counts, lines, floating stones."""
+
+
 class SearchLimitError(GameError):
     """A search that stopped at its limit without an answer: nothing is known either way."""
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from tablebase.builder.games.errors import SearchLimitError
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.notation import board_text, move_name
 from tablebase.builder.games.grid.orders import stone_order
 from tablebase.query import turns
 from tablebase.query.audit.gtp_client import GtpEngine
@@ -32,7 +33,7 @@ from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import board_text, move_name, plies
+from tablebase.query.notation import plies
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tablebase.builder.games.grid import InvalidPositionError, Spec, Value
+from tablebase.builder.games.grid.boards import parse_move, place
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.audit.candidates import Candidate, EngineCandidate, Reply
 from tablebase.query.audit.course_reading import (
@@ -33,9 +35,8 @@ from tablebase.query.audit.course_reading import (
 )
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
-from tablebase.query.boards import parse_move, place
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.notation import board_text, outcome_text
+from tablebase.query.notation import outcome_text
 from tablebase.query.search.answers import probe_or_search
 from tablebase.query.search.engine import Searcher
 from tablebase.query.search.solving import Searched, searcher

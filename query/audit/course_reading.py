@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass, replace
 
 from tablebase.builder.games.grid import InvalidSpecError, Spec, outcome
+from tablebase.builder.games.grid.boards import place
 from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
-from tablebase.query.boards import place
 from tablebase.query.errors import AuditInputError
 
 # The questions: each is a case, judged on the board as it stands.

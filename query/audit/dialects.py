@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 
 from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid.notation import GTP_COLUMNS, column_name
 from tablebase.query.audit.processes import GameRefusedError
-from tablebase.query.notation import GTP_COLUMNS, column_name
 
 __all__ = ["COURSE_TIMELIMIT", "DIALECTS", "Dialect", "GTP_COLUMNS", "told_timelimit"]
 

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query import turns
 from tablebase.query.audit.candidates import Candidate, Reply
-from tablebase.query.errors import AuditInputError, IllegalMoveError, NotationError
-from tablebase.query.notation import board_text
+from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import Tablebase
 
 SIDES = ("x", "o", "both")

@@ -15,10 +15,10 @@ from collections import deque
 
 from tablebase.builder.games.errors import SearchLimitError
 from tablebase.builder.games.grid import InvalidPositionError, O, Spec, X
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import stone_order
 from tablebase.builder.games.stones import rules
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import board_text
 from tablebase.query.turns import Move
 
 # Positions the backward search may visit before it gives up.

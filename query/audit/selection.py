@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, permutations
+from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.grid.readings import read_positions
 from tablebase.builder.games.stones import rules
 from tablebase.db.records import PositionArrays
 from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import board_text
-from tablebase.query.readings import read_positions
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.notation import board_text, draw_board
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
@@ -21,7 +22,7 @@ from tablebase.query.cli.common import (
 from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
-from tablebase.query.notation import board_text, draw_board, outcome_text
+from tablebase.query.notation import outcome_text
 from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.search.answers import (
     SearchedMove,

@@ -5,9 +5,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.notation import board_text, draw_board
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import count
-from tablebase.query.notation import board_text, draw_board, outcome_text
+from tablebase.query.notation import outcome_text
 from tablebase.query.turns import PLY_LIMIT
 
 

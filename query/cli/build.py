@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
@@ -29,7 +30,7 @@ from tablebase.query.cli.common import (
     size,
     whole_number,
 )
-from tablebase.query.notation import board_text, outcome_text
+from tablebase.query.notation import outcome_text
 from tablebase.query.shapes import verify_json
 
 if TYPE_CHECKING:

@@ -10,9 +10,9 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid.reading import Reading, read_position
 from tablebase.builder.games.grid.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.query.reading import Reading, read_position
 
 if TYPE_CHECKING:
     from tqdm import tqdm

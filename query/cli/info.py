@@ -7,13 +7,14 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import is_class_spec
 from tablebase.builder.games.stones.rules import placing_plies
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
-from tablebase.query.notation import board_text, outcome_text
+from tablebase.query.notation import outcome_text
 from tablebase.query.shapes import game_json
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ import time
 from typing import Any
 
 from tablebase.builder.games.grid import Spec, decode
+from tablebase.builder.games.grid.notation import board_text, to_move_name
 from tablebase.query.cli.common import EXIT_OK, count, gib, progress, whole_number
-from tablebase.query.notation import board_text, to_move_name
 from tablebase.query.proof_check import check_proof
 
 # The kinds of a proof's positions, in words, in the order check-proof lists them.

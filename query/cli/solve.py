@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 from tablebase.builder.games.grid import Spec, parse_spec
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.query.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -22,7 +23,6 @@ from tablebase.query.cli.common import (
 )
 from tablebase.query.cli.proof import proof_options, prove_command
 from tablebase.query.errors import one_line
-from tablebase.query.notation import board_text
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers
 from tablebase.query.search.solving import SOLVE_BATCH, budget, solve, solve_each
 from tablebase.query.shapes import answer_json, numbered_json

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
@@ -19,7 +20,7 @@ from tablebase.query.cli.common import (
     progress,
     whole_number,
 )
-from tablebase.query.notation import board_text, plies
+from tablebase.query.notation import plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.play.loopy import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json

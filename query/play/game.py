@@ -12,15 +12,11 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.notation import draw_board, move_name
 from tablebase.query import turns
-from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import (
-    draw_board,
-    move_name,
-    outcome_text,
-    plies,
-)
+from tablebase.query.notation import outcome_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
 

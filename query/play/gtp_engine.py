@@ -21,11 +21,12 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import GameError, O, Spec, Value, X, parse_spec
+from tablebase.builder.games.grid.notation import GTP_COLUMNS, column_name, draw_board, move_name
 from tablebase.db.errors import StorageError
 from tablebase.query import turns
-from tablebase.query.errors import IllegalMoveError, MissingPositionError, NotationError
-from tablebase.query.notation import GTP_COLUMNS, column_name, draw_board, move_name
+from tablebase.query.errors import MissingPositionError
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.tablebase import Tablebase
 from tablebase.version import tool_version

@@ -18,9 +18,10 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.builder.games.grid import Spec
-from tablebase.query.errors import IllegalMoveError, QueryError
-from tablebase.query.notation import board_text
+from tablebase.builder.games.grid.notation import board_text
+from tablebase.query.errors import QueryError
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import MoveInfo, Position, Tablebase

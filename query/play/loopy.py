@@ -33,10 +33,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.query import turns
 from tablebase.query.errors import QueryError
 from tablebase.query.moving import stored_code
-from tablebase.query.notation import board_text
 from tablebase.query.play.strategy_tree import StrategyTree
 
 if TYPE_CHECKING:

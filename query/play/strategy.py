@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_moves
+from tablebase.builder.games.grid.boards import place
+from tablebase.builder.games.grid.notation import board_text, move_name
 from tablebase.query import turns
-from tablebase.query.boards import place
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import board_text, move_name
 from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
 from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import O, Spec, Value, X
+from tablebase.builder.games.grid.notation import board_text
 from tablebase.query import turns
-from tablebase.query.notation import board_text
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase

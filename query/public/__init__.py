@@ -47,9 +47,9 @@ _API = {
     "GameNotBuiltError": "tablebase.db.errors",
     "GameExistsError": "tablebase.db.errors",
     "QueryError": "tablebase.query.errors",
-    "NotationError": "tablebase.query.errors",
-    "IllegalMoveError": "tablebase.query.errors",
-    "ImpossiblePositionError": "tablebase.query.errors",
+    "NotationError": "tablebase.builder.games.errors",
+    "IllegalMoveError": "tablebase.builder.games.errors",
+    "ImpossiblePositionError": "tablebase.builder.games.errors",
     "MissingPositionError": "tablebase.query.errors",
     "MissingTableError": "tablebase.query.errors",
 }

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.builder.games.grid import Spec, Value, mover_at, open_cells
+from tablebase.builder.games.grid.notation import move_name, player_name
+from tablebase.builder.games.grid.reading import Reading, reading_of
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.notation import move_name, player_name
-from tablebase.query.reading import Reading, reading_of
 from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.search.solving import (
     Searched,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
 
 T = TypeVar("T")
-# A position as the faces hand it over: read (query/reading.py), or cell values.
+# A position as the faces hand it over: read (builder/games/grid/reading.py), or cell values.
 Asked = Reading | tuple[int, ...]
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.

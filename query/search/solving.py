@@ -1,5 +1,5 @@
 """Solving positions by search, with the stored tables at its leaves: one position, a batch or
-a file of them (read as every face reads a position, query/reading.py), each checked first
+a file of them (read as every face reads a position, builder/games/grid/reading.py), each checked first
 where its reading does not prove it can arise; the searchers a thread keeps between calls; and
 what a searched answer says (`Searched`)."""
 from __future__ import annotations
@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.games.errors import InvalidSpecError, SearchLimitError
+from tablebase.builder.games.errors import ImpossiblePositionError, InvalidSpecError, SearchLimitError
 from tablebase.builder.games.grid import Spec, check_position, parse_spec
+from tablebase.builder.games.grid.notation import board_text, move_name, to_move_name
 from tablebase.builder.games.grid.orders import FOUND, order_status, stone_order
+from tablebase.builder.games.grid.reading import Reading, read_position
+from tablebase.builder.games.grid.readings import Readings, read_positions
 from tablebase.builder.games.grid.root import Root
 from tablebase.db.errors import GameNotBuiltError
-from tablebase.query.errors import ImpossiblePositionError
-from tablebase.query.notation import board_text, game_over_text, move_name, to_move_name
-from tablebase.query.reading import Reading, read_position
-from tablebase.query.readings import Readings, read_positions
+from tablebase.query.notation import game_over_text
 from tablebase.query.search.control import LeafTable, leaf_table
 from tablebase.query.tables import LOAD_LIMIT
 

@@ -16,16 +16,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tablebase.builder.games.errors import NotationError
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, Value, parse_spec
+from tablebase.builder.games.grid.boards import parse_board
 from tablebase.builder.games.grid.codec import encode_many
+from tablebase.builder.games.grid.notation import board_texts
+from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.readings import read_positions
 from tablebase.builder.games.stones import rules
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
-from tablebase.query.boards import parse_board
-from tablebase.query.errors import NotationError, QueryError
-from tablebase.query.notation import board_texts, json_kind
-from tablebase.query.reading import read_position
-from tablebase.query.readings import read_positions
+from tablebase.query.errors import QueryError
+from tablebase.query.notation import json_kind
 from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
@@ -143,8 +145,8 @@ from none while its file does not exist: every position is then searched)."""
         return parse_spec(text) if tb is None else tb.spec(text)
 
     def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
-        """The position named by `board` (any form query/reading.py reads; default: the empty
-        board), then a move list."""
+        """The position named by `board` (any form builder/games/grid/reading.py
+        reads; default: the empty board), then a move list."""
         for name, text in (("board", board), ("moves", moves)):
             if text is not None and len(text) > MAX_QUERY_CHARS:
                 raise TooLargeError(f"{name} is {len(text):,} characters long; at most"
@@ -243,7 +245,7 @@ from none while its file does not exist: every position is then searched)."""
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
         """The `probe --json` objects of a list of positions (each text in any form
-        query/reading.py reads), through the bulk lookup.
+        builder/games/grid/reading.py reads), through the bulk lookup.
 
         Raises for the first position that cannot be read (ValueError), cannot arise
         (ValueError) or is not in the table (KeyError), naming its place in the list.

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from tablebase.builder.games.grid.notation import draw_board
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.rules import PLAYER_NAMES
 from tablebase.builder.games.grid.spec import Spec
@@ -23,7 +24,6 @@ from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.records import Damage, GameRecord
-from tablebase.query.notation import draw_board
 from tablebase.query.records import Position
 from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase

@@ -1,10 +1,10 @@
 """Boards and moves as people write them, read: board text, cell values, cell and move names,
-and move lists played from a board; the pieces query/reading.py reads whole positions with
-(and query/steps.py the positions of games whose stones move), and the `Reading` record.
+and move lists played from a board; the pieces reading.py reads whole positions with
+(and ../stones/notation.py the positions of games whose stones move), and the `Reading` record.
 
 Board text lists the rows from top to bottom separated by '/', one character per cell: `x`,
 `o` (either case) or `.` for empty; a flat string of exactly width x height characters is read
-the same way (query/notation.py draws the cell numbering). A move is a column letter
+the same way (notation.py draws the cell numbering). A move is a column letter
 (a = leftmost; past z come aa, ab, ...) and a row number (1 = bottom), as in GTP; with
 +gravity the column letter alone is enough. Moves are separated by spaces or commas.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import (
     EMPTY,
     O,
@@ -28,8 +29,7 @@ from tablebase.builder.games.grid import (
     outcome,
 )
 from tablebase.builder.games.grid.geometry import line_ends, lines, lines_through
-from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import (
+from tablebase.builder.games.grid.notation import (
     board_text,
     column_name,
     empty_board,

@@ -5,8 +5,8 @@ move, board text then the side to move (` x`, ` o`) and steps (`a1-b2`). Read in
 `Reading`: the cells, the side to move, and whether legal moves from the empty board reached
 it (such a position needs no reachability test before a search).
 
-Board text and moves are written as query/boards.py reads them; where stones move, board text
-may be followed by the side to move, and moves may be steps (query/steps.py).
+Board text and moves are written as boards.py reads them; where stones move, board text may
+be followed by the side to move, and moves may be steps (../stones/notation.py).
 
 `read_position` reads one, in Python (or by the compiled reader, reading_kernel.py, where a
 search has loaded it); readings.py reads a batch at once.
@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
+from tablebase.builder.games.errors import NotationError
 from tablebase.builder.games.grid import Spec, X, decode
-from tablebase.query.boards import (
+from tablebase.builder.games.grid.boards import (
     Reading,
     parse_board,
     play_moves,
@@ -25,8 +26,7 @@ from tablebase.query.boards import (
     read_cells,
     reading_of,
 )
-from tablebase.query.errors import NotationError
-from tablebase.query.notation import column_name, empty_board, shown
+from tablebase.builder.games.grid.notation import column_name, empty_board, shown
 
 _BOARD_CHARS = frozenset("xXoO./")
 
@@ -64,8 +64,8 @@ def read_position(spec: Spec, position: str | Sequence[int] | int | Reading | No
     hundred in Python). Only reads (a NotationError, IllegalMoveError or InvalidPositionError
     names the fault): whether a board not `played` can arise in play is `check_position`'s
     question."""
-    if spec.moving:  # stones that move: the side to move may follow the board (query/steps.py)
-        from tablebase.query.steps import read_moving_position
+    if spec.moving:  # stones that move: the side to move may follow the board (../stones/notation.py)
+        from tablebase.builder.games.stones.notation import read_moving_position
 
         return read_moving_position(spec, position, moves)
     if position is None:
@@ -75,7 +75,7 @@ def read_position(spec: Spec, position: str | Sequence[int] | int | Reading | No
     elif isinstance(position, str):
         got = None
         if compiled:
-            from tablebase.query.reading_kernel import read_text
+            from tablebase.builder.games.grid.reading_kernel import read_text
 
             got = read_text(spec, position)
         found = _read_text(spec, position) if got is None else reading_of(*got)

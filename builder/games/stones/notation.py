@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from numbers import Integral
 
+from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import EMPTY, O, Spec, X
+from tablebase.builder.games.grid.boards import Reading, parse_board, parse_cell, read_cells
+from tablebase.builder.games.grid.notation import move_name
 from tablebase.builder.games.stones import rules
-from tablebase.query.boards import Reading, parse_board, parse_cell, read_cells
-from tablebase.query.errors import IllegalMoveError, NotationError
-from tablebase.query.notation import move_name
 
 _SIDES = {"x": X, "o": O}
 _BOARD_CHARS = frozenset("xXoO./")
@@ -58,7 +58,7 @@ def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, .
 
 def read_moving_position(spec: Spec, position: str | Sequence[int] | int | Reading | None,
                          moves: str | None = None) -> Reading:
-    """query/reading.py's `read_position` where stones move: the position (as `read_moving`
+    """builder/games/grid/reading.py's `read_position` where stones move: the position (as `read_moving`
     reads it; None: the empty board), then `moves` played, as a Reading whose board is the
     cells followed by the side to move."""
     if isinstance(position, Reading):
