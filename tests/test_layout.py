@@ -218,7 +218,7 @@ STILL_ASKING = {
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",
     "query/search/solving.py", "query/server/answers.py", "query/server/static/app.js",
     "query/server/static/board.js", "query/server/static/moving.js", "query/shapes.py",
-    "query/table_view.py", "query/tablebase.py", "query/tables.py", "query/turns.py",
+    "query/table_view.py", "query/tablebase.py", "query/tables.py",
     "query/verify/checks.py", "query/verify/kernel.py", "query/verify/moving.py",
     "query/verify/plain.py", "query/verify/tiers.py",
     # These import the stones family's rules by name (builder/games/stones/).

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones.notation import parse_moving, play_moving
-from tablebase.query import Tablebase, open_tablebase, turns
+from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.audit import FunctionCandidate, audit, parse_selection
 from tablebase.query.audit.games import play_audit
 from tablebase.query.audit.reaching import moves_reaching
@@ -60,7 +61,7 @@ def test_a_horizon_is_caught_exactly_beyond_it(tb: Tablebase, name: str, horizon
     for e in report.examples:
         assert e.value != Value.DRAW and e.depth is not None and e.depth > horizon
         assert e.said.startswith("(0,")  # the horizon, called a draw
-        assert e.refutation and e.to_move == turns.side(parse_spec(name), e.board)
+        assert e.refutation and e.to_move == grid_game(parse_spec(name)).side(e.board)
 
 
 def test_past_the_longest_win_every_value_and_move_agrees(tb: Tablebase) -> None:
@@ -117,8 +118,8 @@ def test_moves_reaching_every_position(tb: Tablebase, name: str) -> None:
     from tablebase.query.audit.selection import stored_positions
 
     for position in stored_positions(tb, spec, rows.codes):
-        moves = " ".join(turns.name(spec, m) for m in moves_reaching(spec, position))
-        assert play_moving(spec, moves, turns.start(spec)) == position
+        moves = " ".join(grid_game(spec).name(m) for m in moves_reaching(spec, position))
+        assert play_moving(spec, moves, grid_game(spec).start()) == position
 
 
 def test_audit_by_play(tb: Tablebase, table_db: Callable[[str], str],
@@ -129,8 +130,8 @@ def test_audit_by_play(tb: Tablebase, table_db: Callable[[str], str],
     assert weak.lost > 0 and not weak.ok
     for e in weak.examples:
         before = tb.probe(MORRIS, e.board)
-        child = turns.played(parse_spec(MORRIS), e.board,
-                             turns.read_move(parse_spec(MORRIS), e.board, e.move))
+        child = grid_game(parse_spec(MORRIS)).played(e.board,
+                             grid_game(parse_spec(MORRIS)).read_move(e.board, e.move))
         assert Value(-tb.probe(MORRIS, child).value) == e.after_value != before.value
     db = table_db(MORRIS)
     engine = f"{sys.executable} -m tablebase gtp {MORRIS} --db {db} --level 0 --seed 2"

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import play_moving, read_moving
 from tablebase.query import Tablebase, open_tablebase, turns
@@ -56,7 +57,7 @@ class Script:
 def _replayed(spec: str, moves: tuple[str, ...]) -> list[tuple[int, ...]]:
     """Every position of a game, replayed by the rules kernel from its move names."""
     s = parse_spec(spec)
-    positions = [turns.start(s)]
+    positions = [grid_game(s).start()]
     for name in moves:
         positions.append(play_moving(s, name, positions[-1]))
     return positions
@@ -65,7 +66,7 @@ def _replayed(spec: str, moves: tuple[str, ...]) -> list[tuple[int, ...]]:
 def test_perfect_play_of_a_drawn_game_ends_by_repetition(tb: Tablebase) -> None:
     script = Script([])
     record = play_game(tb, MORRIS, "x", read=script.read, write=script.write)
-    assert tb.probe(MORRIS, turns.start(parse_spec(MORRIS))).value == Value.DRAW
+    assert tb.probe(MORRIS, grid_game(parse_spec(MORRIS)).start()).value == Value.DRAW
     assert record.result == "draw" and record.reason == "the same position came up a third time"
     positions = _replayed(MORRIS, record.moves)
     # The game stops at the first position to come up a third time, and not before.
@@ -80,7 +81,7 @@ def test_perfect_play_of_a_drawn_game_ends_by_repetition(tb: Tablebase) -> None:
 def test_perfect_play_of_a_won_game_takes_the_tables_depth(tb: Tablebase) -> None:
     script = Script([])
     record = play_game(tb, WON, "o", read=script.read, write=script.write)
-    empty = tb.probe(WON, turns.start(parse_spec(WON)))
+    empty = tb.probe(WON, grid_game(parse_spec(WON)).start())
     assert empty.value == Value.WIN and empty.depth is not None
     assert record.result == "x" and len(record.moves) == empty.depth
     final = _replayed(WON, record.moves)[-1]
@@ -101,7 +102,7 @@ def test_placements_then_steps_with_errors_undo_and_a_blunder(tb: Tablebase) -> 
     #   1 | x . o
     board = read_moving(spec, "xo./.xo/x.o o")
     moves = {m.move: m for m in tb.moves(MORRIS, board)}
-    assert set(moves) == {turns.name(spec, m) for m in rules.legal(spec, board)}
+    assert set(moves) == {grid_game(spec).name(m) for m in rules.legal(spec, board)}
     assert all("-" in m for m in moves)
     script = Script(["a1-b1", "c2-c1", "b3-a2"], perfect_after=False)
     record = play_game(tb, MORRIS, "o", read=script.read, write=script.write, start=board)
@@ -155,7 +156,7 @@ def test_genmove_steps_at_every_level(tb: Tablebase, table_db: Callable[[str], s
     board = read_moving(spec, text)
     moves = tb.moves(MORRIS, board)
     best = {m.move for m in moves if m.best}
-    legal = {turns.name(spec, m) for m in rules.legal(spec, board)}
+    legal = {grid_game(spec).name(m) for m in rules.legal(spec, board)}
     db = table_db(MORRIS)
     assert main(["genmove", MORRIS, text, "--level", "10", "--seed", "3", "--json",
                  "--db", db]) == 0
@@ -190,8 +191,8 @@ def test_gtp_play_b_a1_b2(tb: Tablebase) -> None:
     assert answers[:6] == ["="] * 6
     assert answers[6].split("\n")[1] == "b to move"
     assert answers[7] == "="
-    expected = play_moving(spec, "a1 a3 b3 c3 c2 c1 a1-b2", turns.start(spec))
-    assert s.board == expected and turns.side(spec, s.board) == "o"
+    expected = play_moving(spec, "a1 a3 b3 c3 c2 c1 a1-b2", grid_game(spec).start())
+    assert s.board == expected and grid_game(spec).side(s.board) == "o"
     assert answers[8].split("\n")[1] == "w to move"
     # In GTP coordinates too, and the errors, one line each.
     answers = _talk(s, "play w C3-C2", "play w c1-b1", "play x b2-a1", "play o a3-c1",
@@ -204,7 +205,7 @@ def test_gtp_play_b_a1_b2(tb: Tablebase) -> None:
     assert answers[5].startswith("? move 'b1': every stone is down")
     assert answers[6:] == ["=", "="]  # undo takes back b2-a1; b2-a2 instead
     assert all("\n" not in a for a in answers)
-    assert s.board == play_moving(spec, "a1 a3 b3 c3 c2 c1 a1-b2 c1-b1 b2-a2", turns.start(spec))
+    assert s.board == play_moving(spec, "a1 a3 b3 c3 c2 c1 a1-b2 c1-b1 b2-a2", grid_game(spec).start())
 
 
 def test_gtp_genmove_and_solve_answer_steps_from_the_table(tb: Tablebase) -> None:
@@ -214,16 +215,16 @@ def test_gtp_genmove_and_solve_answer_steps_from_the_table(tb: Tablebase) -> Non
     for _ in range(15):
         _talk(s, "clear_board")
         for _ in range(rng.randrange(6, 16)):
-            if not turns.legal(spec, s.board):
+            if not grid_game(spec).legal(s.board):
                 break
-            colour = turns.side(spec, s.board)
+            colour = grid_game(spec).side(s.board)
             answer = _talk(s, f"genmove {colour}")[0]
             before = s.history[-2]
             name = answer[2:]
-            assert turns.played(spec, before, turns.read_move(spec, before, name)) == s.board
+            assert grid_game(spec).played(before, grid_game(spec).read_move(before, name)) == s.board
             if sum(1 for v in before[:spec.cells] if v) == 2 * spec.stones:
                 assert "-" in name  # every stone down: a step
-        if not turns.legal(spec, s.board):
+        if not grid_game(spec).legal(s.board):
             continue
         probe = tb.probe(MORRIS, s.board)
         solved = _talk(s, "solve")[0].split()

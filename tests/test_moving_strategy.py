@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from tablebase.builder.games.grid import Spec, Value, parse_spec
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import parse_moving
-from tablebase.query import Tablebase, open_tablebase, turns
+from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.cli import main
 from tablebase.query.moving import stored_code
 from tablebase.query.play.strategy import NoStrategyError, find_strategy
@@ -76,10 +77,10 @@ def check_tree(tb: Tablebase, spec: Spec, data: dict[str, Any]) -> None:
 
     def walk(node: dict[str, Any], position: Position) -> tuple[int, int]:
         assert parse_moving(spec, node["board"]) == position
-        assert node["to_move"] == turns.side(spec, position)
+        assert node["to_move"] == grid_game(spec).side(position)
         assert _for(tb, spec, position, side) == Value.WIN  # every node keeps the win
         seen.add(position)
-        legal = {turns.name(spec, m): m for m in rules.legal(spec, position)}
+        legal = {grid_game(spec).name(m): m for m in rules.legal(spec, position)}
         kids = node["children"]
         if not legal:
             assert kids == {} and rules.outcome_of(spec, position) is not None
@@ -103,7 +104,7 @@ def _won(tb: Tablebase, spec: Spec, n: int, seed: int) -> list[Position]:
     rng = random.Random(seed)
     found: list[Position] = []
     while len(found) < n:
-        position = turns.start(spec)
+        position = grid_game(spec).start()
         for _ in range(rng.randrange(1, 14)):
             moves = rules.legal(spec, position)
             if not moves:

@@ -5,9 +5,12 @@ Python class (builder/games/user/).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the protocol's classes load with a class game, not with every command
+    from tablebase.builder.games.grid.game import GridGame
+    from tablebase.builder.games.grid.spec import Spec
     from tablebase.builder.games.protocol import Game
 
 # A class spec: a module (a path ending in .py, or a dotted import name) and a class name.
@@ -28,3 +31,16 @@ def class_game(text: str) -> Game | None:
     from tablebase.builder.games.user.adapter import load_class_game
 
     return load_class_game(match.group("module"), match.group("name"))
+
+
+@lru_cache(maxsize=None)
+def grid_game(spec: Spec) -> GridGame:
+    """The grid game a Spec names: its family's object (stones that move: stones/game.py;
+    else the placing families, grid/game.py). Made once a spec."""
+    if spec.stones:
+        from tablebase.builder.games.stones.game import SteppingGame
+
+        return SteppingGame(spec)
+    from tablebase.builder.games.grid.game import GridGame
+
+    return GridGame(spec)

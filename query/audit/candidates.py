@@ -26,7 +26,7 @@ from tablebase.builder.games.errors import SearchLimitError
 from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import board_text, move_name
 from tablebase.builder.games.grid.orders import stone_order
-from tablebase.query import turns
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
 from tablebase.query.audit.reaching import moves_reaching
@@ -313,19 +313,19 @@ def moves_to(spec: Spec, board: tuple[int, ...]) -> list[int]:
 def _played(spec: Spec, board: tuple[int, ...]) -> list[tuple[str, str]]:
     """(player, move name) pairs from the empty board, x first, that reach `board` (a
     position: where stones move, placements then steps `a1-b2`)."""
-    current = turns.start(spec)
+    current = grid_game(spec).start()
     moves = (moves_reaching(spec, board) if spec.moving
              else [(None, cell) for cell in moves_to(spec, board)])
     played = []
     for move in moves:
-        played.append((to_move(spec, current), turns.name(spec, move)))
-        current = turns.played(spec, current, move)
+        played.append((to_move(spec, current), grid_game(spec).name(move)))
+        current = grid_game(spec).played(current, move)
     return played
 
 
 def to_move(spec: Spec, board: Sequence[int]) -> str:
     """The side to move of a position, 'x' or 'o'."""
-    return turns.side(spec, board)
+    return grid_game(spec).side(board)
 
 
 def shown_board(spec: Spec, board: Sequence[int]) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query import turns
 from tablebase.query.audit.candidates import Candidate, Reply
@@ -148,7 +149,7 @@ def play_audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, games: int
     if engine is not None and engine.commands is not None and "genmove" not in engine.commands:
         raise AuditInputError(f"engine {candidate.label!r} does not list 'genmove', which --play"
                               " asks for")
-    root = tuple(start) if start is not None else turns.start(spec)
+    root = tuple(start) if start is not None else grid_game(spec).start()
     if tb.probe(spec, root).terminal:
         raise AuditInputError(f"the start {board_text(spec, root)!r} is a finished game")
     started = time.perf_counter()
@@ -194,8 +195,8 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
     history = [root]
 
     def forfeit(kind: str, said: str, detail: str) -> tuple[str, list[tuple[int, str]]]:
-        forfeits.append(Forfeit(game, turns.stones(spec, board), board, side, kind, said, detail))
-        judged.append((turns.stones(spec, board), kind))
+        forfeits.append(Forfeit(game, grid_game(spec).stones(board), board, side, kind, said, detail))
+        judged.append((grid_game(spec).stones(board), kind))
         return "forfeit", judged
 
     if own_board:
@@ -212,7 +213,7 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
             told = opponent.choose(tb, spec, board, rng)
             if own_board and (failure := candidate.tell(probe.to_move, told)) is not None:
                 return forfeit(failure.kind, "", failure.message)
-            board = turns.played(spec, board, turns.read_move(spec, board, told))
+            board = grid_game(spec).played(board, grid_game(spec).read_move(board, told))
             history.append(board)
             names.append(told)
             continue
@@ -222,13 +223,13 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
         if reply.move is None:
             return forfeit("illegal-move", reply.said, "gave no move, but the game is not over")
         try:
-            move = turns.read_move(spec, board, reply.move)
+            move = grid_game(spec).read_move(board, reply.move)
         except (NotationError, IllegalMoveError) as e:
             return forfeit("illegal-move", reply.said, str(e))
-        child = turns.played(spec, board, move)
+        child = grid_game(spec).played(board, move)
         after = tb.probe(spec, child)
         after_value = Value(-after.value)
-        name = turns.name(spec, move)
+        name = grid_game(spec).name(move)
         if after_value != probe.value:
             judged.append((probe.ply, "value"))
             if len(examples) < limit:

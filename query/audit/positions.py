@@ -20,8 +20,8 @@ from typing import Any
 from tablebase.builder.games.grid import InvalidPositionError, Spec, Value, score
 from tablebase.builder.games.grid.symmetry import images as image_codes
 from tablebase.builder.games.grid.symmetry import orbit_sizes
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.query import turns
 from tablebase.query.audit.candidates import (
     BuiltinCandidate,
     Candidate,
@@ -89,17 +89,17 @@ def judge(tb: Tablebase, spec: Spec, board: tuple[int, ...], value: Value, depth
         return Judgement("illegal-move", "gave no move, but the game is not over", checks)
     if "move" in checks and reply.move is not None:
         try:
-            move = turns.read_move(spec, board, reply.move)
+            move = grid_game(spec).read_move(board, reply.move)
         except InvalidPositionError as e:
             return Judgement("illegal-move", str(e), checks)
-        after = tb.probe(spec, turns.played(spec, board, move))
+        after = tb.probe(spec, grid_game(spec).played(board, move))
         move_value = Value(-after.value)
         move_depth = None if after.depth is None else after.depth + 1
         keeps = (score(move_value, move_depth) == score(value, depth)
                  if "depth" in checks and depth is not None and move_depth is not None
                  else move_value == value)
         if not keeps:
-            name = turns.name(spec, move)
+            name = grid_game(spec).name(move)
             return Judgement("non-optimal-move",
                              f"{name} gives {outcome_text(move_value, move_depth)}, where the best"
                              f" moves give {outcome_text(value, depth)}", checks)
@@ -267,7 +267,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
                 break
             board = boards[i]
             shown = (images(spec, board) if every_orientation
-                     else [turns.image(spec, board, maps[i])])
+                     else [grid_game(spec).image(board, maps[i])])
             value, depth = Value(int(rows.value[i])), depths[i]
             first: _Found | None = None
             unanswered = False
@@ -302,7 +302,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
                 mismatches[verdict.kind] += 1
                 bar.set_postfix(mismatches=sum(mismatches.values()), refresh=False)
                 if first is None:
-                    first = _Found(turns.stones(spec, image), code, verdict.kind, image, value,
+                    first = _Found(grid_game(spec).stones(image), code, verdict.kind, image, value,
                                    depth, reply, verdict.detail)
             if first is not None:
                 bad_positions += 1
@@ -338,9 +338,9 @@ def _counterexample(tb: Tablebase, spec: Spec, found: _Found) -> Counterexample:
     best = tuple(m.move for m in tb.best_moves(spec, board))
     after, ends = None, found.value
     if found.kind == "non-optimal-move" and found.reply.move is not None:
-        move = turns.read_move(spec, board, found.reply.move)
-        after = turns.name(spec, move)
-        child = turns.played(spec, board, move)
+        move = grid_game(spec).read_move(board, found.reply.move)
+        after = grid_game(spec).name(move)
+        child = grid_game(spec).played(board, move)
         line = (after,) + tuple(s.move for s in tb.line(spec, child))
         ends = Value(-tb.probe(spec, child).value)
     elif found.kind in NO_CLAIM:
@@ -379,7 +379,7 @@ def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
     spec = tb.spec(spec)
     refuse_moving_builtins(spec)
     root = options.get("root")
-    start = turns.start(spec) if root is None else tb.read_board(spec, root)
+    start = grid_game(spec).start() if root is None else tb.read_board(spec, root)
     out = []
     for name in names:
         candidate = BuiltinCandidate(name)

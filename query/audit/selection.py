@@ -14,9 +14,9 @@ import numpy as np
 from tablebase.builder.games.grid import Spec, permutations
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.readings import read_positions
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones import rules
 from tablebase.db.records import PositionArrays
-from tablebase.query import turns
 from tablebase.query.errors import AuditInputError
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]],
     maps = range(len(permutations(spec)))
     found = []
     for position in positions:
-        codes = np.array(sorted({rules.code_of(spec, turns.image(spec, position, s))
+        codes = np.array(sorted({rules.code_of(spec, grid_game(spec).image(position, s))
                                  for s in maps}), dtype=np.int64)
         held = codes[np.isin(codes, stored)]
         found.append(int(held[0]) if len(held) else -1)
@@ -320,5 +320,5 @@ def images(spec: Spec, board: tuple[int, ...]) -> list[tuple[int, ...]]:
     under the symmetry maps, in map order (identity first)."""
     seen: dict[tuple[int, ...], None] = {}
     for s in range(len(permutations(spec))):
-        seen.setdefault(turns.image(spec, board, s), None)
+        seen.setdefault(grid_game(spec).image(board, s), None)
     return list(seen)

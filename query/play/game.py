@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import draw_board, move_name
+from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
 from tablebase.query.notation import outcome_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
@@ -93,7 +94,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
     if human not in ("x", "o"):
         raise NotationError(f"you play x or o, found {human!r}")
     write(_welcome(spec, human, level))
-    history = [tuple(start) if start is not None else turns.start(spec)]
+    history = [tuple(start) if start is not None else grid_game(spec).start()]
     names: list[str] = []
     last: int | None = None
     while True:
@@ -113,7 +114,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
         if probe.to_move != human:
             pick = choose_move(tb, spec, board, level, rng)
             write(f"computer ({probe.to_move}) plays {pick.move}")
-            history.append(turns.played(spec, board, turns.of(pick)))
+            history.append(grid_game(spec).played(board, turns.of(pick)))
             names.append(pick.move)
             last = pick.cell
             continue
@@ -136,7 +137,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             if text == "undo":
                 # Back to your previous turn: your last move and the reply to it are taken back.
                 mine = [i for i in range(len(history) - 1)
-                        if turns.side(spec, history[i]) == human]
+                        if grid_game(spec).side(history[i]) == human]
                 if not mine:
                     write("nothing to undo")
                     continue
@@ -146,13 +147,13 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
                 write("took back your last move")
                 break
             try:
-                move = turns.read_move(spec, board, text)
+                move = grid_game(spec).read_move(board, text)
             except (NotationError, IllegalMoveError) as e:
                 write(f"{e}; try again, or: {', '.join(COMMANDS)}")
                 continue
             chosen = next(m for m in tb.moves(spec, board) if turns.of(m) == move)
             write(judge(probe, chosen))
-            history.append(turns.played(spec, board, move))
+            history.append(grid_game(spec).played(board, move))
             names.append(chosen.move)
             last = move[1]
             break

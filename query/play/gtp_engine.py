@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import GameError, O, Spec, Value, X, parse_spec
+from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import GTP_COLUMNS, column_name, draw_board, move_name
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import StorageError
 from tablebase.query import turns
 from tablebase.query.errors import MissingPositionError
@@ -59,7 +61,7 @@ class GtpSession:
 
     def __post_init__(self) -> None:
         check_level(self.level)
-        self.history = [turns.start(self.spec)]
+        self.history = [grid_game(self.spec).start()]
 
     @property
     def board(self) -> tuple[int, ...]:
@@ -79,7 +81,7 @@ class GtpSession:
         row, col = divmod(cell, self.spec.width)
         return f"{GTP_COLUMNS[col]}{self.spec.height - row}"
 
-    def _move_name(self, move: turns.Move) -> str:
+    def _move_name(self, move: Move) -> str:
         start, cell = move
         return self._point(cell) if start is None else f"{self._point(start)}-{self._point(cell)}"
 
@@ -88,8 +90,8 @@ class GtpSession:
         if player is None:
             raise GtpError(f"invalid color {word!r}: expected x, o, b, w, black or white")
         self.black_white = word.lower() not in ("x", "o")
-        mover = turns.mover(self.spec, self.board)
-        if player != mover and turns.legal(self.spec, self.board):
+        mover = grid_game(self.spec).mover(self.board)
+        if player != mover and grid_game(self.spec).legal(self.board):
             raise GtpError(f"it is {self._colour(mover)}'s turn, not {self._colour(player)}'s")
         return player
 
@@ -102,10 +104,10 @@ class GtpSession:
                            f"{self.spec.height} from the bottom")
         return column_name(GTP_COLUMNS.index(letters)) + text.strip()[1:]
 
-    def _read_move(self, text: str) -> turns.Move:
+    def _read_move(self, text: str) -> Move:
         if self.black_white:
             text = "-".join(self._read_point(part) for part in text.split("-"))
-        return turns.read_move(self.spec, self.board, text)
+        return grid_game(self.spec).read_move(self.board, text)
 
     # --- the commands ----------------------------------------------------------------------------
 
@@ -124,7 +126,7 @@ class GtpSession:
         if tuple(sizes) != (self.spec.width, self.spec.height):
             raise GtpError(f"unacceptable size: this engine plays {self.spec.name},"
                            f" {self.spec.width}x{self.spec.height}")
-        self.history = [turns.start(self.spec)]
+        self.history = [grid_game(self.spec).start()]
         return ""
 
     def _set_game(self, args: list[str]) -> str:
@@ -141,11 +143,11 @@ class GtpSession:
             raise GtpError("play takes a color and a move, e.g. play x b2")
         self._read_colour(args[0])
         move = self._read_move(args[1])
-        self.history.append(turns.played(self.spec, self.board, move))
+        self.history.append(grid_game(self.spec).played(self.board, move))
         return ""
 
     def _clear_board(self, args: list[str]) -> str:
-        self.history = [turns.start(self.spec)]
+        self.history = [grid_game(self.spec).start()]
         return ""
 
     def _undo(self, args: list[str]) -> str:
@@ -159,7 +161,7 @@ class GtpSession:
             raise GtpError("genmove takes a color, e.g. genmove o")
         self._read_colour(args[0])
         chosen = choose_move(self.tb, self.spec, self.board, self.level, self.rng)
-        self.history.append(turns.played(self.spec, self.board, turns.of(chosen)))
+        self.history.append(grid_game(self.spec).played(self.board, turns.of(chosen)))
         return self._move_name(turns.of(chosen))
 
     def _solve(self, args: list[str]) -> str:
@@ -190,8 +192,8 @@ class GtpSession:
             lines[-1] = lines[-1][: len(lines[-1]) - len(lines[-1].lstrip())] + " ".join(
                 GTP_COLUMNS[: self.spec.width])
         # Whose turn it is: once every stone is down (+stonesN) the board no longer says it.
-        turn = (f"{self._colour(turns.mover(self.spec, self.board))} to move"
-                if turns.legal(self.spec, self.board) else "game over")
+        turn = (f"{self._colour(grid_game(self.spec).mover(self.board))} to move"
+                if grid_game(self.spec).legal(self.board) else "game over")
         return "\n" + "\n".join([turn, *lines])
 
     def _quit(self, args: list[str]) -> str:

@@ -33,7 +33,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.grid import Spec, Value
+from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
 from tablebase.query.errors import QueryError
 from tablebase.query.moving import stored_code
@@ -69,7 +71,7 @@ class LoopyStrategy(StrategyTree):
         self.nodes = self._size(board)
         self.positions, self.depth = self._shape()
         first = self.children(board) if self._mover(board) == self._player else []
-        self.first_move = turns.name(spec, first[0]) if first else None
+        self.first_move = grid_game(spec).name(first[0]) if first else None
 
     def _key(self, position: tuple[int, ...]) -> int:
         return stored_code(self.spec, position)
@@ -102,35 +104,35 @@ class LoopyStrategy(StrategyTree):
                 moves = [turns.of(m) for m in self.tb.moves(self.spec, position)
                          if m.value == Value.WIN]
             else:
-                moves = turns.legal(self.spec, position)
-            reached = [turns.played(self.spec, position, m) for m in moves]
+                moves = grid_game(self.spec).legal(position)
+            reached = [grid_game(self.spec).played(position, m) for m in moves]
             mine[key], children[key] = ours, [self._key(p) for p in reached]
             stack.extend(reached)
             if progress is not None:
                 progress(1)
         return mine, children
 
-    def choice(self, board: tuple[int, ...]) -> turns.Move:
+    def choice(self, board: tuple[int, ...]) -> Move:
         """The side's move at one of its turns in this strategy: the smallest subtree among
         its winning moves, the first in the rules' order among equals."""
         target = self._size(board) - 1
-        for move in turns.legal(self.spec, board):
-            if self._sizes.get(self._key(turns.played(self.spec, board, move))) == target:
+        for move in grid_game(self.spec).legal(board):
+            if self._sizes.get(self._key(grid_game(self.spec).played(board, move))) == target:
                 return move
         raise AssertionError("a node of a winning strategy always has a move keeping the win")
 
-    def children(self, board: tuple[int, ...]) -> list[turns.Move]:
+    def children(self, board: tuple[int, ...]) -> list[Move]:
         """The moves a node of this strategy has: one at the side's turns, all at the
         opponent's, none when the game is over."""
-        moves = turns.legal(self.spec, board)
+        moves = grid_game(self.spec).legal(board)
         if not moves or self._mover(board) != self._player:
             return moves
         return [self.choice(board)]
 
-    def _moves(self, board: tuple[int, ...]) -> list[turns.Move]:
+    def _moves(self, board: tuple[int, ...]) -> list[Move]:
         return self.children(board)
 
-    def edges(self) -> Iterator[tuple[tuple[int, ...], turns.Move, tuple[int, ...]]]:
+    def edges(self) -> Iterator[tuple[tuple[int, ...], Move, tuple[int, ...]]]:
         """Every (position, move, child position) of the strategy's graph, each position once."""
         return self._edges()
 

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_moves
 from tablebase.builder.games.grid.boards import place
+from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text, move_name
-from tablebase.query import turns
 from tablebase.query.errors import QueryError
 from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
 from tablebase.query.play.strategy_tree import StrategyTree
@@ -172,7 +172,7 @@ class Strategy(StrategyTree):
             return moves
         return [self.choice(board)]
 
-    def _moves(self, board: tuple[int, ...]) -> list[turns.Move]:
+    def _moves(self, board: tuple[int, ...]) -> list[Move]:
         return [(None, cell) for cell in self.children(board)]
 
     def edges(self) -> Iterator[tuple[tuple[int, ...], int, tuple[int, ...]]]:

@@ -2,7 +2,7 @@
 end, loopy.py where positions repeat): its shape, its tree, its edges and its Graphviz graph.
 A strategy for side S is a tree of positions: one move at S's turns, every move at the
 opponent's, finished games at the leaves; positions are walked as they are reached from the
-root (query/turns.py), never as their canonical images.
+root (the game's turns: builder/games/grid/game.py), never as their canonical images.
 """
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import O, Spec, Value, X
+from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.query import turns
+from tablebase.builder.games.registry import grid_game
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
@@ -33,16 +34,16 @@ class StrategyTree:
         self._player = X if side == "x" else O
 
     def _mover(self, board: tuple[int, ...]) -> int:
-        return turns.mover(self.spec, board)
+        return grid_game(self.spec).mover(board)
 
-    def _moves(self, board: tuple[int, ...]) -> list[turns.Move]:
+    def _moves(self, board: tuple[int, ...]) -> list[Move]:
         """The moves a node of the strategy has (see `children`)."""
         raise NotImplementedError
 
     @property
     def to_move(self) -> str:
         """The side to move at the root, 'x' or 'o'."""
-        return turns.side(self.spec, self.board)
+        return grid_game(self.spec).side(self.board)
 
     def _shape(self) -> tuple[int, int]:
         """(distinct boards, longest path in plies), walking the strategy's graph once."""
@@ -52,7 +53,7 @@ class StrategyTree:
         while stack:
             board, done = stack.pop()
             if done:
-                longest[board] = max((1 + longest[turns.played(self.spec, board, m)]
+                longest[board] = max((1 + longest[grid_game(self.spec).played(board, m)]
                                       for m in self._moves(board)), default=0)
                 continue
             if board in longest:
@@ -60,7 +61,7 @@ class StrategyTree:
             longest[board] = -1  # on the stack: its children are being done
             stack.append((board, True))
             for move in self._moves(board):
-                child = turns.played(self.spec, board, move)
+                child = grid_game(self.spec).played(board, move)
                 if child not in longest:
                     stack.append((child, False))
         return len(longest), longest[self.board]
@@ -73,19 +74,19 @@ class StrategyTree:
         spec = self.spec
 
         def node(board: tuple[int, ...]) -> dict[str, Any]:
-            return {"board": board_text(spec, board), "to_move": turns.side(spec, board),
-                    "children": {turns.name(spec, m): node(turns.played(spec, board, m))
+            return {"board": board_text(spec, board), "to_move": grid_game(spec).side(board),
+                    "children": {grid_game(spec).name(m): node(grid_game(spec).played(board, m))
                                  for m in self._moves(board)}}
         return node(self.board)
 
-    def _edges(self) -> Iterator[tuple[tuple[int, ...], turns.Move, tuple[int, ...]]]:
+    def _edges(self) -> Iterator[tuple[tuple[int, ...], Move, tuple[int, ...]]]:
         """Every (board, move, child board) of the strategy's graph, each position once."""
         seen = {self.board}
         stack = [self.board]
         while stack:
             board = stack.pop()
             for move in self._moves(board):
-                child = turns.played(self.spec, board, move)
+                child = grid_game(self.spec).played(board, move)
                 yield board, move, child
                 if child not in seen:
                     seen.add(child)
@@ -101,7 +102,7 @@ class StrategyTree:
             if board not in ids:
                 ids[board] = f"p{len(ids)}"
                 label = board_text(self.spec, board).replace("/", "\\n")
-                finished = not turns.legal(self.spec, board)
+                finished = not grid_game(self.spec).legal(board)
                 lines.append(f'  {ids[board]} [label="{label}"'
                              f'{", peripheries=2" if finished else ""}];')
             return ids[board]
@@ -109,6 +110,6 @@ class StrategyTree:
         for board, move, child in self._edges():
             a, b = name(board), name(child)
             bold = ", style=bold" if self._mover(board) == self._player else ""
-            lines.append(f'  {a} -> {b} [label="{turns.name(self.spec, move)}"{bold}];')
+            lines.append(f'  {a} -> {b} [label="{grid_game(self.spec).name(move)}"{bold}];')
         lines.append("}")
         return "\n".join(lines) + "\n"

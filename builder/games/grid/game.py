@@ -1,0 +1,111 @@
+"""A grid game as the generic layers use it: one object a spec (`grid_game` in registry.py)
+whose methods are a turn of play, written and read: the start, the side to move, the legal
+moves, a move played and named, a position read from what a user gives and written as text.
+The faces that play whole games (play, the GTP engine, the audit's games and strategies) and
+the answers (query/tablebase.py) go through it and never ask which family they hold.
+
+A position is a tuple of cell values (0 empty, 1 x, 2 o, row-major from the top-left); where
+the stones do not always say whose turn it is (stones that move: ../stones/game.py), the side
+to move follows the cells. A move is `(start, cell)`: `start` None for a placement, else the
+cell a stone leaves.
+
+    position                          move        named
+    (0,0,0, 0,0,0, 0,0,0)             (None, 4)   b2          a placement (3x3k3)
+    (1,2,0, 0,1,2, 1,0,2, 2)          (1, 2)      b3-c3       a step; o (2) to move
+
+This module is the placing families' (m,n,k and +gravity: a stone, once placed, stays).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tablebase.builder.games.grid.boards import Reading, parse_move, place
+from tablebase.builder.games.grid.codec import EMPTY, encode
+from tablebase.builder.games.grid.notation import PLAYER_NAMES, board_text, move_name
+from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.rules import legal_moves, outcome, side_to_move
+from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.grid.symmetry import canonical_board, transform
+
+# A move: (start, cell); start is None for a placement.
+Move = tuple[int | None, int]
+
+
+class GridGame:
+    """A game whose stones, once placed, stay (m,n,k in a row; +gravity; +misere; +exact).
+    Every position's draw is a finished one or leads to one: a draw has a depth."""
+
+    # Whether a draw has a depth (plies to a full board): False where play can go on forever.
+    draws_have_depth = True
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+
+    def start(self) -> tuple[int, ...]:
+        """The empty board as a position (x to move)."""
+        return (EMPTY,) * self.spec.cells
+
+    def mover(self, position: Sequence[int]) -> int:
+        """The side to move (X or O)."""
+        return side_to_move(position)
+
+    def side(self, position: Sequence[int]) -> str:
+        """The side to move, 'x' or 'o'."""
+        return PLAYER_NAMES[self.mover(position)]
+
+    def stones(self, position: Sequence[int]) -> int:
+        """The stones on the board."""
+        return sum(1 for v in position[:self.spec.cells] if v)
+
+    def board(self, position: Sequence[int]) -> tuple[int, ...]:
+        """The cells of a position (without the side to move, where one follows them)."""
+        return tuple(position[:self.spec.cells])
+
+    def legal(self, position: Sequence[int]) -> list[Move]:
+        """Every legal move, in the rules' order (placements by cell, steps by their start);
+        empty once the game is over."""
+        return [(None, cell) for cell in legal_moves(self.spec, position)]
+
+    def outcome(self, position: Sequence[int]) -> int | None:
+        """The value (1, 0, -1) for the side to move where the game is over, else None."""
+        found = outcome(self.spec, position)
+        return None if found is None else int(found)
+
+    def read_move(self, position: Sequence[int], text: str) -> Move:
+        """The move a name plays (`b2`, `a1-b2`); NotationError if it cannot be read,
+        IllegalMoveError if it may not be played now."""
+        return None, parse_move(self.spec, position, text)
+
+    def played(self, position: Sequence[int], move: Move) -> tuple[int, ...]:
+        """The position after `move` (a legal one: `read_move` or `legal` gives them)."""
+        return place(position, move[1])
+
+    def name(self, move: Move) -> str:
+        """A move's name: `b2` for a placement, `a1-b2` for a step."""
+        start, to = move
+        return move_name(self.spec, to) if start is None else \
+            f"{move_name(self.spec, start)}-{move_name(self.spec, to)}"
+
+    def image(self, position: Sequence[int], s: int) -> tuple[int, ...]:
+        """The position under symmetry map `s` (the side to move stays)."""
+        cells = self.spec.cells
+        return transform(self.spec, position[:cells], s) + tuple(position[cells:])
+
+    def read(self, position: object = None, moves: str | None = None,
+             compiled: bool = False) -> Reading:
+        """The position given in any form a user may give it (builder/games/grid/reading.py),
+        then `moves` played: a Reading."""
+        return read_position(self.spec, position, moves, compiled)  # type: ignore[arg-type]
+
+    def text(self, position: Sequence[int]) -> str:
+        """The position as board text (and the side to move, where the stones do not say it)."""
+        return board_text(self.spec, position)
+
+    def code(self, position: Sequence[int]) -> int:
+        """The whole-board code of a position (not canonical)."""
+        return encode(position)
+
+    def canonical_code(self, position: Sequence[int]) -> int:
+        """The code the whole-board table stores `position` under: its smallest over the
+        board's symmetries."""
+        return canonical_board(self.spec, position)

@@ -1,0 +1,58 @@
+"""Stones that move (`+stonesN`) as the generic layers use a grid game (../grid/game.py): a
+position is its cells followed by the side to move, moves are placements and then steps
+(`a1-b2`), and a draw is a draw by endless play, with no depth."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tablebase.builder.games.grid.boards import Reading
+from tablebase.builder.games.grid.codec import X
+from tablebase.builder.games.grid.game import GridGame, Move
+from tablebase.builder.games.stones import rules
+from tablebase.builder.games.stones.notation import parse_move_moving, read_moving_position
+
+
+class SteppingGame(GridGame):
+    """A game whose stones, once all are down, step (rules.py). Positions repeat, so a draw
+    has no depth (endless play)."""
+
+    draws_have_depth = False
+
+    def start(self) -> tuple[int, ...]:
+        """The empty board, x to move."""
+        return rules.joined(super().start(), X)
+
+    def mover(self, position: Sequence[int]) -> int:
+        """The side to move (X or O): the digit after the cells."""
+        return int(position[self.spec.cells])
+
+    def legal(self, position: Sequence[int]) -> list[Move]:
+        """Placements by cell, then (every stone down) steps by their start; empty once the
+        game is over."""
+        return rules.legal(self.spec, position)
+
+    def outcome(self, position: Sequence[int]) -> int | None:
+        """The value (1, 0, -1) for the side to move where the game is over, else None."""
+        return rules.outcome_of(self.spec, position)
+
+    def read_move(self, position: Sequence[int], text: str) -> Move:
+        """A placement (`b2`) or a step (`a1-b2`)."""
+        return parse_move_moving(self.spec, position, text)
+
+    def played(self, position: Sequence[int], move: Move) -> tuple[int, ...]:
+        """The position after `move`, the other side to move."""
+        return rules.after(self.spec, position, move)
+
+    def read(self, position: object = None, moves: str | None = None,
+             compiled: bool = False) -> Reading:
+        """Board text then the side to move where the stones do not say it, then moves (steps
+        `a1-b2`): ../stones/notation.py."""
+        return read_moving_position(self.spec, position, moves)  # type: ignore[arg-type]
+
+    def code(self, position: Sequence[int]) -> int:
+        """The whole-board code: the board's, and in the movement phase the side's digit."""
+        return rules.code_of(self.spec, position)
+
+    def canonical_code(self, position: Sequence[int]) -> int:
+        """The code the whole-board table stores `position` under."""
+        return rules.canonical_code(self.spec, position)
