@@ -27,18 +27,14 @@ from dataclasses import dataclass, field
 from tablebase.builder.game import Spec, Value, canonical_board, legal_moves
 from tablebase.query import turns
 from tablebase.query.boards import place
-from tablebase.query.errors import QueryError
 from tablebase.query.notation import board_text, move_name
-from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
+from tablebase.query.play.loopy import LoopyStrategy
+from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, NoStrategyError
 from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")
-
-
-class NoStrategyError(QueryError, ValueError):
-    """The side asked for has no strategy: the position is a loss for it."""
 
 
 # A child as the programme keeps it: canonical code, board, value for the side to move there,
