@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from tablebase.builder.game import parse_spec
+from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
@@ -21,7 +22,7 @@ from tablebase.query.cli.common import (
 )
 from tablebase.query.notation import board_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
-from tablebase.query.play.loopy import EXPLORE_LIMIT
+from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 
 
@@ -47,6 +48,9 @@ def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) ->
 
 
 def _cmd_strategy(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.strategy(args)
     from tablebase.query.play.strategy import find_strategy
 
     spec = parse_spec(args.spec)
@@ -79,6 +83,9 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
 
 
 def _cmd_genmove(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.genmove(args)
     from tablebase.query.play.levels import choose_move
 
     spec = parse_spec(args.spec)
@@ -94,6 +101,9 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
 
 
 def _cmd_gtp(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.gtp(args)
     from tablebase.query.play.gtp_engine import GtpSession, serve
 
     spec = parse_spec(args.spec)
