@@ -261,17 +261,18 @@ def strategy(args: argparse.Namespace) -> int:
         shown = [game_strategy_json(s, args.max_nodes) for s in found]
         print(json.dumps(shown[0] if len(shown) == 1 else shown, indent=2))
         return EXIT_OK
-    print(f"{answers.game.text(found[0].position)}  ({name}; x is the side to move)")
+    print(f"{answers.game.text(found[0].position)}  ({name}; x is the side to move, o the"
+          " other)")
     for s in found:
+        who = f"{s.side}, {'the side to move' if s.side == 'x' else 'the other side'}"
         goal = "a win" if s.goal.word == "win" else "at least a draw"
         first = f"first move {s.first_move}" if s.first_move else "the opponent moves first"
         if s.nodes is None:
-            print(f"{s.side}'s strategy for {goal}: a graph of {s.positions:,} positions with"
-                  f" cycles, since play can go on forever (no finite tree proves the draw); {first}")
+            print(f"{who}: a strategy for {goal}, a graph of {s.positions:,} positions with"
+                  f" cycles (play can go on forever: no finite tree proves the draw); {first}")
         else:
-            print(f"{s.side}'s smallest strategy for {goal}: {s.nodes:,} nodes,"
-                  f" {s.positions:,} distinct positions, longest path {plies(s.depth or 0)};"
-                  f" {first}")
+            print(f"{who}: smallest strategy for {goal}, {s.nodes:,} nodes, {s.positions:,}"
+                  f" distinct positions, longest path {plies(s.depth or 0)}; {first}")
     if args.dot:
         print(f"wrote the strategy as a Graphviz graph to {args.dot}")
     return EXIT_OK
