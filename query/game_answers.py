@@ -109,6 +109,12 @@ class GameAnswers:
 
     def moves_of(self, position: Hashable) -> tuple[GameProbe, list[GameMove]]:
         """`moves` of a position as the class holds it."""
+        probe, scored = self.scored_moves(position)
+        return probe, [m for m, _ in scored]
+
+    def scored_moves(self, position: Hashable
+                     ) -> tuple[GameProbe, list[tuple[GameMove, Hashable]]]:
+        """`moves_of`, each move beside the position it leads to as the class holds it."""
         probe = self.probe_position(position)
         if probe.terminal:
             return probe, []
@@ -122,9 +128,9 @@ class GameAnswers:
             best = value == probe.value and depth == (
                 None if probe.depth is None else probe.depth - 1)
             scored.append((_order(value, depth), i, GameMove(
-                name, _VALUES[value], depth, best, self.game.text(child))))
+                name, _VALUES[value], depth, best, self.game.text(child)), child))
         scored.sort(key=lambda s: (s[0], s[1]))
-        return probe, [m for _, _, m in scored]
+        return probe, [(m, child) for _, _, m, child in scored]
 
     def line(self, text: str | None) -> tuple[GameProbe, list[GameMove], bool]:
         """The probe of the position `text` names, a perfect line from it (the first best move

@@ -212,7 +212,7 @@ STILL_ASKING = {
     "query/audit/dialects.py", "query/audit/games.py", "query/audit/positions.py",
     "query/audit/selection.py", "query/audit/solvers/common.py",
     "query/cli/ask.py", "query/cli/audit.py", "query/cli/build.py", "query/cli/common.py",
-    "query/cli/info.py", "query/cli/strategy.py", "query/export.py",
+    "query/cli/info.py", "query/export.py",
     "query/play/game.py", "query/play/loopy.py", "query/play/strategy.py",
     "query/play/strategy_tree.py", "query/search/bitboard.py", "query/search/board.py",
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",

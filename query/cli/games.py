@@ -237,3 +237,83 @@ def line(args: argparse.Namespace) -> int:
     for i, s in enumerate(steps, 1):
         print(f"  {i:>{number}}. {s.move:<{width}} {s.position}")
     return EXIT_OK
+
+
+def strategy(args: argparse.Namespace) -> int:
+    """`tablebase strategy PATH.py:Class [TEXT] [--side x|o]`: x is the side to move at TEXT."""
+    from tablebase.query.notation import plies
+    from tablebase.query.play.game_strategy import find_game_strategy, game_strategy_json
+
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        with progress(args.quiet or args.json)(unit="pos", desc=f"strategy {answers.game.name}"
+                                               ) as bar:
+            found = find_game_strategy(answers, _start(args), args.side, progress=bar.update,
+                                       limit=args.max_explored)
+        name = answers.game.name
+    if args.dot:
+        if len(found) > 1:
+            raise UsageError("--dot writes one strategy and the position is a draw, with one"
+                             " for each side: choose one with --side x or --side o")
+        with open(args.dot, "w", encoding="utf-8") as out:
+            out.write(found[0].dot())
+    if args.json:
+        shown = [game_strategy_json(s, args.max_nodes) for s in found]
+        print(json.dumps(shown[0] if len(shown) == 1 else shown, indent=2))
+        return EXIT_OK
+    print(f"{answers.game.text(found[0].position)}  ({name}; x is the side to move, o the"
+          " other)")
+    for s in found:
+        who = f"{s.side}, {'the side to move' if s.side == 'x' else 'the other side'}"
+        goal = "a win" if s.goal.word == "win" else "at least a draw"
+        first = f"first move {s.first_move}" if s.first_move else "the opponent moves first"
+        if s.nodes is None:
+            print(f"{who}: a strategy for {goal}, a graph of {s.positions:,} positions with"
+                  f" cycles (play can go on forever: no finite tree proves the draw); {first}")
+        else:
+            print(f"{who}: smallest strategy for {goal}, {s.nodes:,} nodes, {s.positions:,}"
+                  f" distinct positions, longest path {plies(s.depth or 0)}; {first}")
+    if args.dot:
+        print(f"wrote the strategy as a Graphviz graph to {args.dot}")
+    return EXIT_OK
+
+
+def genmove(args: argparse.Namespace) -> int:
+    """`tablebase genmove PATH.py:Class [TEXT] --level L`: a move for the side to move."""
+    import random
+
+    from tablebase.query.play.game_classes import choose_game_move
+
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        position = answers.position(_start(args))
+        move, _ = choose_game_move(answers, position, args.level, random.Random(args.seed))
+        name, text = answers.game.name, answers.game.text(position)
+    if args.json:
+        print(json.dumps({"spec": name, "position": text, "level": args.level,
+                          "move": move.move, "value": move.value.word, "depth": move.depth,
+                          "best": move.best, "after": move.position}, indent=2))
+    else:
+        print(move.move)
+    return EXIT_OK
+
+
+def gtp(args: argparse.Namespace) -> int:
+    """`tablebase gtp PATH.py:Class [--level L] [--seed N]`: GTP on stdin and stdout."""
+    import random
+    import sys
+
+    from tablebase.query.play.game_gtp import GameGtpSession
+    from tablebase.query.play.gtp_engine import serve
+
+    with open_db(args.db) as tb:
+        answers = tb.game(args.spec)
+        answers.tables()  # a class that is not built fails here, as one line, before any command
+        # A controller's stray bytes become '?' answers, not a UnicodeDecodeError.
+        sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]
+
+        def write(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        serve(GameGtpSession(answers, args.level, random.Random(args.seed)), sys.stdin, write)
+    return EXIT_OK

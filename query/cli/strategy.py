@@ -10,6 +10,7 @@ from typing import Any
 
 from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.registry import is_class_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
@@ -22,7 +23,7 @@ from tablebase.query.cli.common import (
 )
 from tablebase.query.notation import plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
-from tablebase.query.play.loopy import EXPLORE_LIMIT
+from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
 
 
@@ -48,6 +49,9 @@ def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) ->
 
 
 def _cmd_strategy(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.strategy(args)
     from tablebase.query.play.strategy import find_strategy
 
     spec = parse_spec(args.spec)
@@ -80,6 +84,9 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
 
 
 def _cmd_genmove(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.genmove(args)
     from tablebase.query.play.levels import choose_move
 
     spec = parse_spec(args.spec)
@@ -95,6 +102,9 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
 
 
 def _cmd_gtp(args: argparse.Namespace) -> int:
+    if is_class_spec(args.spec):
+        from tablebase.query.cli import games  # on use: its modules load then
+        return games.gtp(args)
     from tablebase.query.play.gtp_engine import GtpSession, serve
 
     spec = parse_spec(args.spec)
@@ -124,7 +134,8 @@ def register(commands: Any) -> None:
                    help="start from this endgame table's root when no POSITION is given (the"
                         " table holding the position is found either way)")
     p.add_argument("--side", choices=("x", "o"), default=None,
-                   help="whose strategy (default: the winner's; both sides' for a draw)")
+                   help="whose strategy (default: the winner's; both sides' for a draw); for a"
+                        " game class, x is the side to move at POSITION and o the other")
     p.add_argument("--dot", metavar="FILE",
                    help="write the strategy as a Graphviz graph, each position once (needs a"
                         " single side: give --side on a drawn position)")
@@ -133,8 +144,8 @@ def register(commands: Any) -> None:
                    help="--json includes the whole tree only up to N nodes (default: 100000)")
     p.add_argument("--max-explored", type=whole_number(1, "a positive whole number"),
                    default=EXPLORE_LIMIT, metavar="N",
-                   help="where stones move, search at most N positions for a win's smallest"
-                        f" strategy (default: {EXPLORE_LIMIT:,})")
+                   help="where stones move or a game class's positions repeat, search at most N"
+                        f" positions for the strategy (default: {EXPLORE_LIMIT:,})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_strategy)
 
@@ -154,8 +165,10 @@ def register(commands: Any) -> None:
         description="Answer GTP commands for SPEC from its table: protocol_version, name,"
                     " version, known_command, list_commands, boardsize, set_game,"
                     " clear_board, play, undo, genmove (at --level), solve, showboard, quit."
-                    " Colours x/o with moves such as b2, or b/w with GTP coordinates.")
-    p.add_argument("spec", metavar="SPEC", help="the game, e.g. 3x3k3")
+                    " Colours x/o with moves such as b2, or b/w with GTP coordinates. A game"
+                    " class (PATH.py:Class) takes x (first) and o and its own move names, and"
+                    " has no boardsize.")
+    p.add_argument("spec", metavar="SPEC", help="the game, e.g. 3x3k3 or PATH.py:Class")
     db_option(p)
     level_option(p)
     p.add_argument("--seed", type=int, default=None, help="seed for genmove's random choices")

@@ -1,14 +1,18 @@
 """Playing a game given as a Python class (docs/games.md) in the terminal, against perfect play:
 the table's best moves, chosen among equals at random (a seed makes it repeatable). You type a
 move's name, or `hint`, `undo`, `quit`. A position that comes up a third time is a draw, as
-in tablebase's own games (query/turns.py).
+in tablebase's own games (query/turns.py). `choose_game_move` is graded play (levels.py) for
+`genmove` and the GTP engine.
 """
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
+from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.query.game_answers import GameAnswers
+from tablebase.query.play.levels import MAX_LEVEL, check_level, pick
+from tablebase.query.records import GameMove
 
 # A position's third time ends the game drawn (the rule of play of tablebase's own games).
 REPEATS = 3
@@ -65,3 +69,26 @@ def play_class_game(answers: GameAnswers, human_first: bool = True, *,
             continue
         history.append(chosen.position)
         humans_turn = False
+
+
+def choose_game_move(answers: GameAnswers, position: Hashable, level: int = MAX_LEVEL,
+                     rng: random.Random | None = None) -> tuple[GameMove, Hashable]:
+    """The move a player of `level` (0 random .. 10 perfect, levels.py) plays from `position`
+    (as the class holds it), for the side to move, drawn with `rng`, beside the position it
+    leads to. A best move is one `moves` marks best: the winner hurries, the loser delays.
+
+    Without `rng`, level 10 plays the first best move as `moves` ranks them and other levels
+    draw from a fresh unseeded generator. Raises IllegalMoveError when the game is over,
+    LevelError for a level outside 0..10.
+    """
+    check_level(level)
+    probe, scored = answers.scored_moves(position)
+    if not scored:
+        raise IllegalMoveError(f"no move to choose from {probe.position!r:.80}"
+                               f" ({answers.game.name}): the game is over")
+    if rng is None:
+        if level == MAX_LEVEL:
+            return scored[0]
+        rng = random.Random()
+    chosen = pick([m for m, _ in scored], level, rng)
+    return next(pair for pair in scored if pair[0] is chosen)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import GameError, O, Spec, Value, X, parse_spec
@@ -218,29 +219,48 @@ class GtpSession:
     def handle(self, line: str) -> str | None:
         """The response to one command line, ending in the blank line GTP wants; None for a
         line with no command (blank or a comment)."""
-        words = line.split("#", 1)[0].split()
-        ident = ""
-        if words and words[0].isdigit():
-            ident, words = words[0], words[1:]
-        if not words:
-            return None
-        try:
-            text, sign = self._answer(words[0].lower(), words[1:]), "="
-        except GtpError as e:
-            text, sign = str(e), "?"
-        except (GameError, NotationError, IllegalMoveError, MissingPositionError,
-                StorageError) as e:
-            text, sign = str(e), "?"
-        except Exception as e:  # noqa: BLE001 - the protocol's promise: an answer, never a crash
-            text, sign = f"internal error: {type(e).__name__}: {e}", "?"
-        if sign == "?":
-            text = " ".join(text.splitlines())
-        # A multi-line answer starts on the line after the sign, as GTP engines print boards.
-        gap = "" if text.startswith("\n") or not text else " "
-        return f"{sign}{ident}{gap}{text}\n\n"
+        return respond(self._answer, line)
 
 
-def serve(session: GtpSession, lines: Iterable[str], write: Callable[[str], None]) -> None:
+# The errors a command's answer may raise that are its '?' text as they stand.
+EXPECTED = (GtpError, GameError, NotationError, IllegalMoveError, MissingPositionError,
+            StorageError)
+
+
+def respond(answer: Callable[[str, list[str]], str], line: str,
+            expected: tuple[type[Exception], ...] = EXPECTED) -> str | None:
+    """The response to one command line from `answer(command, args)`, with GTP's framing:
+    the command's number echoed, `#` comments dropped, '=' and the answer, or '?' and an
+    error's message on one line (`expected` errors as they stand, others as an internal
+    error), then the blank line GTP wants. None for a line with no command."""
+    words = line.split("#", 1)[0].split()
+    ident = ""
+    if words and words[0].isdigit():
+        ident, words = words[0], words[1:]
+    if not words:
+        return None
+    try:
+        text, sign = answer(words[0].lower(), words[1:]), "="
+    except expected as e:
+        text, sign = str(e), "?"
+    except Exception as e:  # noqa: BLE001 - the protocol's promise: an answer, never a crash
+        text, sign = f"internal error: {type(e).__name__}: {e}", "?"
+    if sign == "?":
+        text = " ".join(text.splitlines())
+    # A multi-line answer starts on the line after the sign, as GTP engines print boards.
+    gap = "" if text.startswith("\n") or not text else " "
+    return f"{sign}{ident}{gap}{text}\n\n"
+
+
+class Session(Protocol):
+    """What `serve` drives: an engine that answers a command line and says when it is done."""
+
+    done: bool
+
+    def handle(self, line: str) -> str | None: ...
+
+
+def serve(session: Session, lines: Iterable[str], write: Callable[[str], None]) -> None:
     """Answer each command of `lines` through `write` until `quit` or the end of input."""
     for line in lines:
         response = session.handle(line)

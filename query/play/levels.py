@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.builder.games.grid import Spec
@@ -27,6 +27,17 @@ if TYPE_CHECKING:
     from tablebase.query.tablebase import MoveInfo, Position, Tablebase
 
 MIN_LEVEL, MAX_LEVEL = 0, 10
+
+
+class Ranked(Protocol):
+    """A move as the tables rank it: whether it is a best move (a grid game's MoveInfo, a game
+    class's GameMove)."""
+
+    @property
+    def best(self) -> bool: ...
+
+
+R = TypeVar("R", bound=Ranked)
 
 
 class LevelError(QueryError, ValueError):
@@ -55,9 +66,10 @@ def move_odds(moves: Sequence[MoveInfo], level: int) -> dict[int, Fraction]:
     return odds
 
 
-def pick(moves: Sequence[MoveInfo], level: int, rng: random.Random) -> MoveInfo:
+def pick(moves: Sequence[R], level: int, rng: random.Random) -> R:
     """A move drawn for a player of `level` from `moves` (every legal move, as `Tablebase.moves`
-    reports them) using `rng`: the documented mixture of best and random moves."""
+    or `GameAnswers.moves` reports them) using `rng`: the documented mixture of best and
+    random moves."""
     check_level(level)
     if not moves:
         raise IllegalMoveError("there is no move to choose: the game is over")

@@ -27,8 +27,6 @@ a time: past `limit` positions the search stops with StrategyTooLargeError.
 """
 from __future__ import annotations
 
-import heapq
-import math
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -37,21 +35,12 @@ from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
-from tablebase.query.errors import QueryError
 from tablebase.query.moving import stored_code
+from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, StrategyTooLargeError, settle
 from tablebase.query.play.strategy_tree import StrategyTree
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
-
-# Positions the graph may hold before the search stops (from the empty 4x3k3+stones3 board it
-# holds 3,000 to 5,000; Teeko reads about 300 a second on this machine).
-EXPLORE_LIMIT = 20_000
-
-
-class StrategyTooLargeError(QueryError, ValueError):
-    """The winner's region is too large to search for the smallest strategy."""
-
 
 class LoopyStrategy(StrategyTree):
     """The smallest winning strategy for `side` ('x' or 'o') from `board` (a position where
@@ -67,7 +56,7 @@ class LoopyStrategy(StrategyTree):
                  limit: int = EXPLORE_LIMIT) -> None:
         super().__init__(tb, spec, board, side, Value.WIN)
         self._limit = limit
-        self._sizes = _settle(*self._explore(progress))
+        self._sizes = settle(*self._explore(progress))
         self.nodes = self._size(board)
         self.positions, self.depth = self._shape()
         first = self.children(board) if self._mover(board) == self._player else []
@@ -135,35 +124,3 @@ class LoopyStrategy(StrategyTree):
     def edges(self) -> Iterator[tuple[tuple[int, ...], Move, tuple[int, ...]]]:
         """Every (position, move, child position) of the strategy's graph, each position once."""
         return self._edges()
-
-
-def _settle(mine: dict[int, bool], children: dict[int, list[int]]) -> dict[int, int]:
-    """The least sizes of the module docstring's equations, smallest first (Knuth)."""
-    parents: dict[int, list[int]] = {key: [] for key in children}
-    for key, below in children.items():
-        for child in below:
-            parents[child].append(key)  # once per move: the opponent's sum counts each
-    waiting = {key: len(below) for key, below in children.items()}
-    total = dict.fromkeys(children, 1)
-    offered: dict[int, float] = {}
-    queue = [(1, key) for key, below in children.items() if not below]
-    heapq.heapify(queue)
-    settled: dict[int, int] = {}
-    while queue:
-        size, key = heapq.heappop(queue)
-        if key in settled:
-            continue
-        settled[key] = size
-        for parent in parents[key]:
-            if parent in settled:
-                continue
-            if mine[parent]:
-                if size + 1 < offered.get(parent, math.inf):
-                    offered[parent] = size + 1
-                    heapq.heappush(queue, (size + 1, parent))
-            else:
-                total[parent] += size
-                waiting[parent] -= 1
-                if waiting[parent] == 0:
-                    heapq.heappush(queue, (total[parent], parent))
-    return settled

@@ -28,17 +28,13 @@ from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_mov
 from tablebase.builder.games.grid.boards import place
 from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text, move_name
-from tablebase.query.errors import QueryError
-from tablebase.query.play.loopy import EXPLORE_LIMIT, LoopyStrategy
+from tablebase.query.play.loopy import LoopyStrategy
+from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, NoStrategyError
 from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")
-
-
-class NoStrategyError(QueryError, ValueError):
-    """The side asked for has no strategy: the position is a loss for it."""
 
 
 # A child as the programme keeps it: canonical code, board, value for the side to move there,

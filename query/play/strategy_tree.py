@@ -1,13 +1,14 @@
 """What every smallest strategy shows, whichever programme found it (strategy.py where games
-end, loopy.py where positions repeat): its shape, its tree, its edges and its Graphviz graph.
+end, loopy.py where positions repeat, game_strategy.py for a game class): its shape, its tree,
+its edges and its Graphviz graph.
 A strategy for side S is a tree of positions: one move at S's turns, every move at the
 opponent's, finished games at the leaves; positions are walked as they are reached from the
 root (the game's turns: builder/games/grid/game.py), never as their canonical images.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Hashable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from tablebase.builder.games.grid import O, Spec, Value, X
 from tablebase.builder.games.grid.game import Move
@@ -17,11 +18,123 @@ from tablebase.builder.games.registry import grid_game
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
 
+N = TypeVar("N", bound=Hashable)  # a node of a strategy: a board, or a game class's position
+M = TypeVar("M")                  # a move
 
-class StrategyTree:
-    """What every smallest strategy shows, whatever found it: its shape (distinct positions,
-    longest path), its tree, its edges and its Graphviz graph, walked through `_moves`, the
-    moves a node of the strategy has (one at the side's turns, all at the opponent's)."""
+
+class StrategyWalk(Generic[N, M]):
+    """The walks every smallest strategy shares, whatever its game: its shape, its tree, its
+    edges and its Graphviz graph, from `root` through `_moves` (the moves a node of the
+    strategy has: one at the side's turns, all at the opponent's) and the hooks below, which
+    say what a node and a move look like. `side` and `goal` (for the side) name it."""
+
+    side: str
+    goal: Value
+    node_key = "board"  # what `tree` calls a node's text
+
+    @property
+    def root(self) -> N:
+        """The node the strategy starts from."""
+        raise NotImplementedError
+
+    def _moves(self, node: N) -> list[M]:
+        """The moves a node of the strategy has (see `children`)."""
+        raise NotImplementedError
+
+    def _child(self, node: N, move: M) -> N:
+        raise NotImplementedError
+
+    def _text(self, node: N) -> str:
+        raise NotImplementedError
+
+    def _move_text(self, move: M) -> str:
+        raise NotImplementedError
+
+    def _turn(self, node: N) -> str:
+        """Who moves at `node`, as the side is named."""
+        raise NotImplementedError
+
+    def _finished(self, node: N) -> bool:
+        raise NotImplementedError
+
+    def _title(self) -> str:
+        """The game's name, as the Graphviz graph's title shows it."""
+        raise NotImplementedError
+
+    def _shape(self) -> tuple[int, int]:
+        """(distinct nodes, longest path in plies), walking the strategy's graph once (a tree's
+        graph: no node is its own descendant)."""
+        longest: dict[N, int] = {}
+        # An explicit stack: (node, whether its children are done).
+        stack: list[tuple[N, bool]] = [(self.root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                longest[node] = max((1 + longest[self._child(node, m)]
+                                     for m in self._moves(node)), default=0)
+                continue
+            if node in longest:
+                continue
+            longest[node] = -1  # on the stack: its children are being done
+            stack.append((node, True))
+            for move in self._moves(node):
+                child = self._child(node, move)
+                if child not in longest:
+                    stack.append((child, False))
+        return len(longest), longest[self.root]
+
+    # --- exports -------------------------------------------------------------------------
+
+    def tree(self) -> dict[str, Any]:
+        """The strategy as nested `{"board", "to_move", "children": {MOVE: node}}` (a game
+        class's: "position" for "board"); leaves have empty `children`. It has `nodes` nodes:
+        mind the size before asking."""
+        def node(at: N) -> dict[str, Any]:
+            return {self.node_key: self._text(at), "to_move": self._turn(at),
+                    "children": {self._move_text(m): node(self._child(at, m))
+                                 for m in self._moves(at)}}
+        return node(self.root)
+
+    def _edges(self) -> Iterator[tuple[N, M, N]]:
+        """Every (node, move, child node) of the strategy's graph, each node once."""
+        seen = {self.root}
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            for move in self._moves(node):
+                child = self._child(node, move)
+                yield node, move, child
+                if child not in seen:
+                    seen.add(child)
+                    stack.append(child)
+
+    def dot(self) -> str:
+        """The strategy as a Graphviz digraph, each position once; the side's moves are bold."""
+        ids: dict[N, str] = {}
+        lines = [f'digraph "{self.side} {self.goal.word} strategy {self._title()}" {{',
+                 '  node [shape=box, fontname="monospace"];']
+
+        def name(node: N) -> str:
+            if node not in ids:
+                ids[node] = f"p{len(ids)}"
+                label = self._text(node).replace("\\", "\\\\").replace('"', '\\"')
+                label = label.replace("/", "\\n")
+                lines.append(f'  {ids[node]} [label="{label}"'
+                             f'{", peripheries=2" if self._finished(node) else ""}];')
+            return ids[node]
+        name(self.root)
+        for node, move, child in self._edges():
+            a, b = name(node), name(child)
+            bold = ", style=bold" if self._turn(node) == self.side else ""
+            label = self._move_text(move).replace("\\", "\\\\").replace('"', '\\"')
+            lines.append(f'  {a} -> {b} [label="{label}"{bold}];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+class StrategyTree(StrategyWalk[tuple[int, ...], Move]):
+    """What every smallest strategy of tablebase's own games shows (boards of cell values,
+    moves of builder/games/grid/game.py): `nodes`, `positions`, `depth`, `first_move`, and the walks."""
 
     nodes: int
     positions: int
@@ -33,83 +146,32 @@ class StrategyTree:
         self.tb, self.spec, self.board, self.side, self.goal = tb, spec, board, side, goal
         self._player = X if side == "x" else O
 
+    @property
+    def root(self) -> tuple[int, ...]:
+        return self.board
+
     def _mover(self, board: tuple[int, ...]) -> int:
         return grid_game(self.spec).mover(board)
-
-    def _moves(self, board: tuple[int, ...]) -> list[Move]:
-        """The moves a node of the strategy has (see `children`)."""
-        raise NotImplementedError
 
     @property
     def to_move(self) -> str:
         """The side to move at the root, 'x' or 'o'."""
         return grid_game(self.spec).side(self.board)
 
-    def _shape(self) -> tuple[int, int]:
-        """(distinct boards, longest path in plies), walking the strategy's graph once."""
-        longest: dict[tuple[int, ...], int] = {}
-        # An explicit stack: (board, whether its children are done).
-        stack: list[tuple[tuple[int, ...], bool]] = [(self.board, False)]
-        while stack:
-            board, done = stack.pop()
-            if done:
-                longest[board] = max((1 + longest[grid_game(self.spec).played(board, m)]
-                                      for m in self._moves(board)), default=0)
-                continue
-            if board in longest:
-                continue
-            longest[board] = -1  # on the stack: its children are being done
-            stack.append((board, True))
-            for move in self._moves(board):
-                child = grid_game(self.spec).played(board, move)
-                if child not in longest:
-                    stack.append((child, False))
-        return len(longest), longest[self.board]
+    def _child(self, node: tuple[int, ...], move: Move) -> tuple[int, ...]:
+        return grid_game(self.spec).played(node, move)
 
-    # --- exports -------------------------------------------------------------------------
+    def _text(self, node: tuple[int, ...]) -> str:
+        return board_text(self.spec, node)
 
-    def tree(self) -> dict[str, Any]:
-        """The strategy as nested `{"board", "to_move", "children": {MOVE: node}}`; leaves
-        have empty `children`. It has `nodes` nodes: mind the size before asking."""
-        spec = self.spec
+    def _move_text(self, move: Move) -> str:
+        return grid_game(self.spec).name(move)
 
-        def node(board: tuple[int, ...]) -> dict[str, Any]:
-            return {"board": board_text(spec, board), "to_move": grid_game(spec).side(board),
-                    "children": {grid_game(spec).name(m): node(grid_game(spec).played(board, m))
-                                 for m in self._moves(board)}}
-        return node(self.board)
+    def _turn(self, node: tuple[int, ...]) -> str:
+        return grid_game(self.spec).side(node)
 
-    def _edges(self) -> Iterator[tuple[tuple[int, ...], Move, tuple[int, ...]]]:
-        """Every (board, move, child board) of the strategy's graph, each position once."""
-        seen = {self.board}
-        stack = [self.board]
-        while stack:
-            board = stack.pop()
-            for move in self._moves(board):
-                child = grid_game(self.spec).played(board, move)
-                yield board, move, child
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
+    def _finished(self, node: tuple[int, ...]) -> bool:
+        return not grid_game(self.spec).legal(node)
 
-    def dot(self) -> str:
-        """The strategy as a Graphviz digraph, each position once; the side's moves are bold."""
-        ids: dict[tuple[int, ...], str] = {}
-        lines = [f'digraph "{self.side} {self.goal.word} strategy {self.spec.name}" {{',
-                 '  node [shape=box, fontname="monospace"];']
-
-        def name(board: tuple[int, ...]) -> str:
-            if board not in ids:
-                ids[board] = f"p{len(ids)}"
-                label = board_text(self.spec, board).replace("/", "\\n")
-                finished = not grid_game(self.spec).legal(board)
-                lines.append(f'  {ids[board]} [label="{label}"'
-                             f'{", peripheries=2" if finished else ""}];')
-            return ids[board]
-        name(self.board)
-        for board, move, child in self._edges():
-            a, b = name(board), name(child)
-            bold = ", style=bold" if self._mover(board) == self._player else ""
-            lines.append(f'  {a} -> {b} [label="{grid_game(self.spec).name(move)}"{bold}];')
-        lines.append("}")
-        return "\n".join(lines) + "\n"
+    def _title(self) -> str:
+        return self.spec.name
