@@ -5,7 +5,14 @@ kernel's `InvalidPositionError`), a position the table does not hold is a `KeyEr
 """
 from __future__ import annotations
 
-from tablebase.builder.games.errors import WholeBoardTooLargeError
+# Reading positions and moves is the games' (builder/games/); their errors are offered here
+# too, where the answering API has always named them (tablebase.query.NotationError).
+from tablebase.builder.games.errors import (  # noqa: F401
+    IllegalMoveError,
+    ImpossiblePositionError,
+    NotationError,
+    WholeBoardTooLargeError,
+)
 from tablebase.builder.games.grid import GameError, parse_spec
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.facts import DEFAULT_DATABASE

@@ -16,6 +16,7 @@ import numpy as np
 from tablebase.builder.games.errors import ImpossiblePositionError
 from tablebase.builder.games.grid import InvalidPositionError, Spec, check_position, orders, parents
 from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, stones_needed
+from tablebase.builder.games.grid.game import GridGame
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import check_root
 from tablebase.db.errors import DamagedTableError
@@ -23,15 +24,24 @@ from tablebase.query.errors import MissingPositionError
 from tablebase.query.tables import StoredTable, verdict
 
 
-def missing_error(spec: Spec, board: tuple[int, ...], tables: Sequence[StoredTable],
+def missing_error(game: GridGame, board: tuple[int, ...], tables: Sequence[StoredTable],
                   holder: Callable[[tuple[int, ...]], StoredTable | None],
                   database: str) -> Exception:
-    """The error for `board`, which none of `tables` holds (a move's position included):
-    impossible; damage, where a table's root reaches it (named by a stored parent that is not
-    over, which `holder` finds, else by the move-order search); undecided, where that search
-    gave up; unreachable, where a whole-board table does not reach it or no game does; or else
-    an endgame table to build."""
-    text = board_text(spec, board)
+    """The error for `board` (a position of `game`), which none of `tables` holds (a move's
+    position included): impossible; damage, where a table's root reaches it (named by a stored
+    parent that is not over, which `holder` finds, else by the move-order search); undecided,
+    where that search gave up; unreachable, where a whole-board table does not reach it or no
+    game does; or else an endgame table to build. Where the rules cannot say what a root
+    reaches (`game.reach_known`), a complete table is taken at its word."""
+    spec = game.spec
+    text = game.text(board)
+    if not game.reach_known:
+        if any(t.whole for t in tables):
+            return MissingPositionError(f"position {text!r} ({spec.name}) cannot be reached from"
+                                        " the empty board, so the table does not hold it")
+        return MissingPositionError(
+            f"position {text!r} ({spec.name}) is in none of its {len(tables)} endgame tables;"
+            f" build the whole board (tablebase build {spec.name}) or a table from it")
     try:
         check_position(spec, board)
     except InvalidPositionError as e:

@@ -20,21 +20,16 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.grid import (
-    EMPTY,
     InvalidSpecError,
     Spec,
     Value,
-    mover_at,
-    open_cells,
     parse_spec,
-    score,
 )
-from tablebase.builder.games.grid.notation import move_name, to_move_name
-from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
-from tablebase.query import moving
+from tablebase.query import probing
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
 from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
@@ -148,62 +143,16 @@ class Tablebase:
         """The cell values of a position given in any accepted form (read, not yet checked;
         where stones move, checked and followed by the side to move:
         builder/games/stones/notation.py)."""
-        return read_position(self.spec(spec), position).board
+        return grid_game(self.spec(spec)).read(position).board
 
-    def _missing(self, spec: Spec, board: tuple[int, ...]) -> Exception:
-        """The error for a board no table holds (query/misses.py)."""
+    def _missing(self, spec: Spec, position: tuple[int, ...]) -> Exception:
+        """The error for a position no table holds (query/misses.py)."""
+        game, tables = grid_game(spec), self._tables.of(spec)
+
         def holder(parent: tuple[int, ...]) -> StoredTable | None:
-            found = self._locate(spec, parent)
-            return None if found is None or found[0].terminal else found[1]
-        return missing_error(spec, board, self._tables.of(spec), holder, self.name)
-
-    def _find(self, spec: Spec, board: tuple[int, ...]) -> tuple[Probe, StoredTable, int]:
-        """The probe of `board`, the table that holds it, and the board map to read it with."""
-        found = self._locate(spec, board)
-        if found is None:
-            raise self._missing(spec, board)
-        return found
-
-    def _locate(self, spec: Spec, board: tuple[int, ...]
-                ) -> tuple[Probe, StoredTable, int] | None:
-        """What `_find` finds, or None where no table holds `board`."""
-        # Only reachable positions are stored, and symmetry keeps stone counts, lines and
-        # floating stones, so a board found in a table is a legal one: checking it is
-        # needed only to explain a miss.
-        for table in self._tables.of(spec):
-            for image in table.orientations(board):
-                found = table.reader.lookup([table.code_of(board, image)])
-                if found.found[0]:
-                    value, depth = int(found.value[0]), int(found.depth[0])
-                    ply = sum(1 for v in board if v != EMPTY)
-                    return (Probe(_VALUES[value], depth, to_move_name(ply), depth == 0, ply),
-                            table, image)
-        return None
-
-    def _moves_board(self, spec: Spec, board: tuple[int, ...]
-                     ) -> tuple[Probe, list[MoveInfo], StoredTable]:
-        probe, table, image = self._find(spec, board)
-        if probe.terminal:
-            return probe, [], table
-        mover = mover_at(probe.ply)
-        children = []
-        for cell in open_cells(spec, board):
-            child = list(board)
-            child[cell] = mover
-            children.append((cell, table.code_of(child, image)))
-        found = table.reader.lookup([code for _, code in children])
-        scored = []
-        for i, (cell, code) in enumerate(children):
-            if not found.found[i]:
-                child = list(board)
-                child[cell] = mover
-                raise self._missing(spec, tuple(child))
-            value, depth = _VALUES[-int(found.value[i])], int(found.depth[i])
-            scored.append((score(value, depth + 1), cell, value, depth))
-        scored.sort(key=lambda s: (-s[0], s[1]))  # best first; ties in cell order
-        top = scored[0][0]
-        return probe, [MoveInfo(move_name(spec, cell), cell, value, depth, key == top)
-                       for key, cell, value, depth in scored], table
+            found = probing.locate(game, tables, parent)
+            return None if found is None or found[3] == 0 else found[0]
+        return missing_error(game, position, tables, holder, self.name)
 
     # --- one position ------------------------------------------------------------
 
@@ -218,10 +167,16 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        if spec.moving:
-            return self._tables.read(
-                spec, lambda: moving.probe(self._tables.of(spec), spec, board))
-        return self._tables.read(spec, lambda: self._find(spec, board)[0])
+        return self._tables.read(spec, lambda: probing.probe(
+            grid_game(spec), self._tables.of(spec), board, self._miss(spec)))
+
+    def _miss(self, spec: Spec) -> probing.Missing:
+        return lambda position: self._missing(spec, position)
+
+    def _moves(self, spec: Spec, position: tuple[int, ...]
+               ) -> tuple[Probe, list[MoveInfo], StoredTable]:
+        return probing.moves(grid_game(spec), self._tables.of(spec), position, self._miss(spec),
+                             self.name)
 
     def examine(self, spec: str | Spec, position: Position
                 ) -> tuple[Probe, list[MoveInfo], tuple[int, ...] | None]:
@@ -229,14 +184,7 @@ class Tablebase:
         whole-board table, else the root as the table stores it), read at once."""
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        if spec.moving:
-            def read() -> tuple[Probe, list[MoveInfo], tuple[int, ...] | None]:
-                tables = self._tables.of(spec)
-                table = moving.holder(spec, tables, board)[0]
-                probe, moves = moving.moves(tables, spec, board)
-                return probe, moves, None if table.whole else table.root.position
-            return self._tables.read(spec, read)
-        probe, moves, table = self._tables.read(spec, lambda: self._moves_board(spec, board))
+        probe, moves, table = self._tables.read(spec, lambda: self._moves(spec, board))
         return probe, moves, None if table.whole else table.root.position
 
     def get(self, spec: str | Spec, position: Position, default: Probe | None = None
@@ -257,10 +205,7 @@ class Tablebase:
         """
         spec = self.spec(spec)
         board = self.read_board(spec, position)
-        if spec.moving:
-            return self._tables.read(
-                spec, lambda: moving.moves(self._tables.of(spec), spec, board)[1])
-        return self._tables.read(spec, lambda: self._moves_board(spec, board)[1])
+        return self._tables.read(spec, lambda: self._moves(spec, board)[1])
 
     def best_moves(self, spec: str | Spec, position: Position) -> list[MoveInfo]:
         """The moves that keep the position's perfect value and depth (see `moves`)."""
@@ -271,32 +216,15 @@ class Tablebase:
 
         At each step the first of the best moves (in cell order) is played.
         """
-        spec = self.spec(spec)
-        start = self.read_board(spec, position)
-        if spec.moving:
-            return self.moving_line(spec, start)[0]
-
-        def walk() -> list[Step]:
-            board = start
-            probe, moves, _ = self._moves_board(spec, board)
-            steps: list[Step] = []
-            while moves:
-                best = moves[0]
-                child = list(board)
-                child[best.cell] = mover_at(probe.ply)
-                board = tuple(child)
-                steps.append(Step(best.move, best.cell, probe.to_move, best.value, best.depth,
-                                  board))
-                probe, moves, _ = self._moves_board(spec, board)
-            return steps
-        return self._tables.read(spec, walk)
+        return self.moving_line(spec, position)[0]
 
     def moving_line(self, spec: str | Spec, position: Position) -> tuple[list[Step], bool]:
-        """Where stones move: `line`, and whether it stops because a position came back (a
-        draw by endless play is followed until one does)."""
+        """`line`, and whether it stops because a position came back (where positions repeat,
+        a draw by endless play is followed until one does)."""
         spec = self.spec(spec)
         start = self.read_board(spec, position)
-        return self._tables.read(spec, lambda: moving.line(self._tables.of(spec), spec, start))
+        return self._tables.read(spec, lambda: probing.line(
+            grid_game(spec), self._tables.of(spec), start, self._miss(spec), self.name))
 
 
 @contextmanager

@@ -209,20 +209,20 @@ _FAMILY_FLAG = re.compile(r"\.(gravity|stones|moving|jump|square)\b|loopy")
 STILL_ASKING = {
     "builder/cluster/cuts.py", "builder/enumerator.py", "builder/moving.py", "builder/pipeline.py",
     "builder/retrograde.py", "db/records.py", "db/writer.py", "query/audit/candidates.py",
-    "query/audit/dialects.py", "query/audit/games.py", "query/audit/positions.py",
+    "query/audit/dialects.py",
     "query/audit/selection.py", "query/audit/solvers/common.py",
     "query/cli/ask.py", "query/cli/audit.py", "query/cli/build.py", "query/cli/common.py",
     "query/cli/info.py", "query/export.py",
-    "query/play/game.py", "query/play/loopy.py", "query/play/strategy.py",
+    "query/play/game.py", "query/play/strategy.py",
     "query/play/strategy_tree.py", "query/search/bitboard.py", "query/search/board.py",
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",
     "query/search/solving.py", "query/server/answers.py", "query/server/static/app.js",
     "query/server/static/board.js", "query/server/static/moving.js", "query/shapes.py",
-    "query/table_view.py", "query/tablebase.py", "query/tables.py",
+    "query/table_view.py", "query/tables.py",
     "query/verify/checks.py", "query/verify/kernel.py", "query/verify/moving.py",
     "query/verify/plain.py", "query/verify/tiers.py",
     # These import the stones family's rules by name (builder/games/stones/).
-    "query/audit/reaching.py", "query/moving.py",
+    "query/audit/reaching.py",
 }
 
 

@@ -17,7 +17,6 @@ from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import parse_moving
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.cli import main
-from tablebase.query.moving import stored_code
 from tablebase.query.play.strategy import NoStrategyError, find_strategy
 from tablebase.query.shapes import strategy_json
 
@@ -48,7 +47,7 @@ def least_sizes(tb: Tablebase, spec: Spec, roots: list[Position], side: int
         ours = rules.split(spec, position)[1] == side
         below = [rules.after(spec, position, m) for m in rules.legal(spec, position)]
         if ours:  # the side's winning moves: the opponent, to move after them, loses
-            below = [c for c in below if stored[stored_code(spec, c)] == Value.LOSS]
+            below = [c for c in below if stored[grid_game(spec).canonical_code(c)] == Value.LOSS]
         children[position], mine[position] = below, ours
         stack.extend(below)
     size = dict.fromkeys(children, 0)

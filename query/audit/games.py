@@ -195,8 +195,8 @@ def _one_game(tb: Tablebase, spec: Spec, candidate: Any, root: tuple[int, ...], 
     history = [root]
 
     def forfeit(kind: str, said: str, detail: str) -> tuple[str, list[tuple[int, str]]]:
-        forfeits.append(Forfeit(game, grid_game(spec).stones(board), board, side, kind, said, detail))
-        judged.append((grid_game(spec).stones(board), kind))
+        forfeits.append(Forfeit(game, grid_game(spec).on_board(board), board, side, kind, said, detail))
+        judged.append((grid_game(spec).on_board(board), kind))
         return "forfeit", judged
 
     if own_board:

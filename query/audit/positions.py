@@ -302,7 +302,7 @@ def audit(tb: Tablebase, spec: Spec | str, candidate: Candidate, *,
                 mismatches[verdict.kind] += 1
                 bar.set_postfix(mismatches=sum(mismatches.values()), refresh=False)
                 if first is None:
-                    first = _Found(grid_game(spec).stones(image), code, verdict.kind, image, value,
+                    first = _Found(grid_game(spec).on_board(image), code, verdict.kind, image, value,
                                    depth, reply, verdict.detail)
             if first is not None:
                 bad_positions += 1

@@ -100,7 +100,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
     board = position.board
     with open_for_answers(args.db, searching=args.search is not None) as tb:
         probe, steps = line_or_search(tb, spec, position, args.search)
-    # Where stones move, a drawn line stops at a repeat (query/moving.py): a draw has no depth.
+    # Where stones move, a drawn line stops at a repeat (query/probing.py): a draw has no depth.
     repeats = spec.moving and isinstance(probe, Probe) and probe.depth is None
     if args.json:
         print(json.dumps(line_json(spec, board, probe, steps, repeats), indent=2))

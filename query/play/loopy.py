@@ -35,7 +35,6 @@ from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
-from tablebase.query.moving import stored_code
 from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, StrategyTooLargeError, settle
 from tablebase.query.play.strategy_tree import StrategyTree
 
@@ -63,7 +62,7 @@ class LoopyStrategy(StrategyTree):
         self.first_move = grid_game(spec).name(first[0]) if first else None
 
     def _key(self, position: tuple[int, ...]) -> int:
-        return stored_code(self.spec, position)
+        return grid_game(self.spec).canonical_code(position)
 
     def _size(self, position: tuple[int, ...]) -> int:
         return self._sizes[self._key(position)]

@@ -37,6 +37,9 @@ class GridGame:
 
     # Whether a draw has a depth (plies to a full board): False where play can go on forever.
     draws_have_depth = True
+    # Whether the rules can say which positions a table's root reaches (an order of moves:
+    # orders.py), so that a position a table lacks tells damage from a position out of reach.
+    reach_known = True
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
@@ -53,7 +56,7 @@ class GridGame:
         """The side to move, 'x' or 'o'."""
         return PLAYER_NAMES[self.mover(position)]
 
-    def stones(self, position: Sequence[int]) -> int:
+    def on_board(self, position: Sequence[int]) -> int:
         """The stones on the board."""
         return sum(1 for v in position[:self.spec.cells] if v)
 

@@ -96,8 +96,12 @@ class Root:
         return 0 if self.start is None else self.position_code(self.start)
 
     def position_code(self, position: Sequence[int]) -> int:
-        """Where stones move: the code this table stores `position` under (its board's smallest
-        over the table's maps, and the side to move's digit in the movement phase)."""
+        """The code this table stores `position` under, as given (an orientation in which it
+        holds the root): its board's smallest over the table's maps, and where stones move the
+        side to move's digit in the movement phase."""
+        if not self.spec.moving:
+            return canonical_board(self.spec, position) if self.is_whole \
+                else self.code_of(position)
         board, side = split(self.spec, position)
         moving_phase = stones_say(self.spec, board) is None
         # The whole board's maps are the whole group: symmetry.py's faster canonical code.

@@ -17,6 +17,8 @@ class SteppingGame(GridGame):
     has no depth (endless play)."""
 
     draws_have_depth = False
+    # What a root reaches is not searched here: a complete table is taken at its word.
+    reach_known = False
 
     def start(self) -> tuple[int, ...]:
         """The empty board, x to move."""
