@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, parse_spec
-from tablebase.builder.games.grid.notation import board_text, move_name, to_move_name
+from tablebase.builder.games.grid.notation import board_text, to_move_name
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.query.records import MoveInfo, Probe, Step
@@ -82,16 +83,15 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
                 "depth": m.depth, "best": m.best}
         if value is None:
             move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
-        if spec.moving and isinstance(m, MoveInfo):  # where stones move: the step's two cells
-            move["from"] = None if m.start is None else move_name(spec, m.start)
-            move["to"] = move_name(spec, m.cell)
+        if isinstance(m, MoveInfo):  # where stones move: the step's two cells
+            move.update(grid_game(spec).move_fields((m.start, m.cell)))
         data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data
 
 
 def line_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
-              steps: Sequence[Step], repeats: bool = False) -> dict[str, Any]:
+              steps: Sequence[Step]) -> dict[str, Any]:
     """The `line --json` object: the probe object (`answer_json`'s, for a line by search) plus
     the perfect line, move by move (by search, it may stop short of the end when the time
     ran out: its last step's depth is then not 0); where stones move, `repeats` too: true when
@@ -100,18 +100,21 @@ def line_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
     data = answer_json(spec, board, probe)
     data["line"] = [{"move": s.move, "player": s.player, "value": s.value.word,
                      "depth": s.depth, "board": board_text(spec, s.board)} for s in steps]
-    if spec.moving:
-        data["repeats"] = repeats
+    if not grid_game(spec).draws_have_depth:  # positions repeat
+        data["repeats"] = ends_in_a_repeat(probe)
     return data
 
 
+def ends_in_a_repeat(probe: Probe | Searched) -> bool:
+    """Whether a perfect line from a position with this answer stops because a position came
+    back: a draw by endless play (a table's draw with no depth) never reaches an end."""
+    return isinstance(probe, Probe) and probe.depth is None
+
+
 def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
-    """The key of a stored ply in counts by ply: `{"ply": stones}`; where stones move, with
-    the side to move too, since the tables keep the movement phase as two plies, x to move
-    (ply 2N) and o to move (2N + 1), both of 2N stones."""
-    if not spec.moving:
-        return {"ply": ply}
-    return {"ply": min(ply, 2 * spec.stones), "to_move": to_move_name(ply)}
+    """The key of a stored ply in counts by ply (the game's: `{"ply": stones}`, and where
+    stones move the side to move too)."""
+    return dict(grid_game(spec).ply_fields(ply))
 
 
 def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
@@ -151,13 +154,14 @@ def stats_json(spec: Spec, per_ply: Sequence[Sequence[int]],
     """The `/api/{spec}/stats` object, over stored (canonical) positions, values for the side to
     move: `per_ply` rows (loss, draw, win) indexed by stored ply, `depths` word -> counts by
     depth (where stones move, draws are by endless play and have no depth: null)."""
+    endless = not grid_game(spec).draws_have_depth
     return {
         "spec": spec.name,
         "counted": "canonical positions (one per symmetry orbit); values for the side to move",
         "positions": int(sum(sum(row) for row in per_ply)),
         "per_ply": [{**_ply_json(spec, ply), "win": int(row[2]), "draw": int(row[1]),
                      "loss": int(row[0])} for ply, row in enumerate(per_ply)],
-        "depth": {word: None if spec.moving and word == Value.DRAW.word else
+        "depth": {word: None if endless and word == Value.DRAW.word else
                   [int(n) for n in counts] for word, counts in depths.items()},
     }
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from tablebase.builder.games.grid import Spec
 from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
 from tablebase.query.misses import missing_codes_error
@@ -94,7 +95,7 @@ class TableView:
         asked = chosen.checked_codes(codes)
         if chosen.reader.count > LOAD_LIMIT and not self._tables.is_loaded(self.spec, chosen):
             value, depth, ply, found = chosen.read_many(chosen.canonical_many(asked))
-            if self.spec.moving:  # a draw by endless play has no depth
+            if not grid_game(self.spec).draws_have_depth:  # a draw by endless play
                 depth[found & (value == 0)] = -1
             return ManyProbes(value, depth, ply, found)
         table = self.load()
@@ -114,8 +115,8 @@ class TableView:
         found = table.codes[index] == wanted
         hit = index[found]
         value[found], depth[found] = table.value[hit], table.depth[hit]
-        ply[found] = chosen.stones(table.codes[hit])
-        if self.spec.moving:  # a draw by endless play has no depth
+        ply[found] = chosen.on_board(table.codes[hit])
+        if not grid_game(self.spec).draws_have_depth:  # a draw by endless play
             depth[found & (value == 0)] = -1
         return ManyProbes(value, depth, ply, found)
 

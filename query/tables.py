@@ -17,12 +17,10 @@ import numpy as np
 
 from tablebase.builder.games.errors import NotationError
 from tablebase.builder.games.grid import Spec, canonical_board, digits
-from tablebase.builder.games.grid.codec import stone_counts
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.grid.symmetry import canonical_many_lookup, permutations, transform
-from tablebase.builder.games.stones.rules import canonical_code
+from tablebase.builder.games.grid.symmetry import permutations, transform
 from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays
 from tablebase.db.store import complete_tables
@@ -109,25 +107,16 @@ class StoredTable:
             found[start:start + READ_BATCH] = part.found
             value[start:start + READ_BATCH] = part.value
             depth[start:start + READ_BATCH] = part.depth
-        ply = np.where(found, self.stones(codes), -1).astype(np.int16)
+        ply = np.where(found, self.on_board(codes), -1).astype(np.int16)
         return value, depth, ply, found
 
-    def stones(self, codes: np.ndarray) -> np.ndarray:
-        """The stones on the board of each of this table's codes (a position's ply): the root's
-        and its free cells' (not the side to move's digit, where stones move)."""
-        boards = codes % 3 ** self.root.cells if self.root.spec.moving else codes
-        return stone_counts(boards) + self.root.ply
+    def on_board(self, codes: np.ndarray) -> np.ndarray:
+        """The stones on the board of each of this table's codes (a position's ply)."""
+        return self.root.on_board(codes)
 
     def canonical_many(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
-        if self.root.spec.moving:  # the board's canonical code, the side to move's digit kept
-            side, board = np.divmod(np.asarray(codes, dtype=np.int64), 3 ** self.root.cells)
-            canonical = canonical_many_lookup(self.root.spec, board) if self.whole \
-                else self.root.canonical_many(board)  # the maps that fix the start
-            return canonical + side * 3 ** self.root.cells
-        if self.whole:
-            return canonical_many_lookup(self.root.spec, codes)
-        return self.root.canonical_many(codes)
+        return self.root.canonical_codes(codes)
 
     def boards(self, codes: np.ndarray) -> np.ndarray:
         """The full boards of this table's codes: an (N, cells) int8 digit array."""
@@ -165,16 +154,6 @@ def verdict(status: np.ndarray) -> bool | None:
     return None if (status == GAVE_UP).any() else False
 
 
-def same_root(spec: Spec, table: Root, board: Sequence[int]) -> bool:
-    """Whether `board` is the root of `table` in some orientation (where stones move, a
-    position, the side to move included)."""
-    if spec.moving:
-        return table.start is not None \
-            and canonical_code(spec, board) == canonical_code(spec, table.start)
-    return any((transform(spec, board, s) if s else tuple(board)) == table.board
-               for s in range(len(permutations(spec))))
-
-
 def select_table(spec: Spec, tables: Sequence[StoredTable],
                  root: Sequence[int] | None) -> StoredTable:
     """The table whose root is `root` in any orientation (None or the empty board: the
@@ -191,7 +170,7 @@ def select_table(spec: Spec, tables: Sequence[StoredTable],
             f"{spec.name} has no whole-board table here, only {n} endgame"
             f" table{'s' if n != 1 else ''}: pick one by its root", pick_root=True)
     for table in tables:
-        if same_root(spec, table.root, root):
+        if table.root.is_at(root):
             return table
     raise MissingTableError(
         f"no endgame table of {spec.name} is rooted at {board_text(spec, root)!r}"

@@ -206,7 +206,7 @@ class BuiltinCandidate:
 
     def __init__(self, name: str, spec: Spec | None = None) -> None:
         if spec is not None:
-            refuse_moving_builtins(spec)
+            refuse_unsearchable_builtins(spec)
         if name not in SOLVERS:
             raise AuditInputError(
                 f"no textbook solver named {name!r}; known: {', '.join(SOLVERS)} (or all)")
@@ -334,7 +334,7 @@ def shown_board(spec: Spec, board: Sequence[int]) -> str:
     return board_text(spec, board[:spec.cells])
 
 
-def refuse_moving_builtins(spec: Spec) -> None:
+def refuse_unsearchable_builtins(spec: Spec) -> None:
     """AuditInputError for the textbook solvers on a game whose stones move: they search games
     that end within their cells, and positions that repeat would send them round forever."""
     if spec.moving:

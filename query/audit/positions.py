@@ -26,7 +26,7 @@ from tablebase.query.audit.candidates import (
     BuiltinCandidate,
     Candidate,
     Reply,
-    refuse_moving_builtins,
+    refuse_unsearchable_builtins,
     to_move,
 )
 from tablebase.query.audit.estimate import FIRST_ANSWERS, FIRST_SECONDS, answers_note
@@ -365,7 +365,7 @@ def builtin_names(which: str, spec: Spec | None = None) -> list[str]:
     """The textbook solvers `which` names: one name, or 'all' (AuditInputError where `spec`'s
     stones move: they cannot search it)."""
     if spec is not None:
-        refuse_moving_builtins(spec)
+        refuse_unsearchable_builtins(spec)
     if which == "all":
         return list(SOLVERS)
     BuiltinCandidate(which)  # raises AuditInputError naming the known solvers
@@ -377,7 +377,7 @@ def audit_builtins(tb: Tablebase, spec: Spec | str, names: Sequence[str],
     """Audit each named textbook solver (see `audit` for the options) and count its nodes from
     the empty board (from the endgame table's root, with `root=`)."""
     spec = tb.spec(spec)
-    refuse_moving_builtins(spec)
+    refuse_unsearchable_builtins(spec)
     root = options.get("root")
     start = grid_game(spec).start() if root is None else tb.read_board(spec, root)
     out = []

@@ -31,7 +31,7 @@ from tablebase.query.search.answers import (
     open_for_answers,
     probe_or_search,
 )
-from tablebase.query.shapes import answer_json, line_json, moves_json
+from tablebase.query.shapes import answer_json, ends_in_a_repeat, line_json, moves_json
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -100,10 +100,8 @@ def _cmd_line(args: argparse.Namespace) -> int:
     board = position.board
     with open_for_answers(args.db, searching=args.search is not None) as tb:
         probe, steps = line_or_search(tb, spec, position, args.search)
-    # Where stones move, a drawn line stops at a repeat (query/probing.py): a draw has no depth.
-    repeats = spec.moving and isinstance(probe, Probe) and probe.depth is None
     if args.json:
-        print(json.dumps(line_json(spec, board, probe, steps, repeats), indent=2))
+        print(json.dumps(line_json(spec, board, probe, steps), indent=2))
         return EXIT_OK
     print(f"{board_text(spec, board)}  {probe}")
     if not steps:
@@ -113,7 +111,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
     assert value is not None  # a line is given only where the value is known
     print(f"perfect line, {outcome_text(value, depth)} for {probe.to_move}:"
           f" {' '.join(s.move for s in steps)}")
-    if spec.moving and depth is None:  # a draw by endless play, followed until a repeat
+    if ends_in_a_repeat(probe):  # a draw by endless play, followed until a repeat
         print("  (followed until a position repeats: perfect play can go on forever)")
     number = len(str(len(steps)))
     width = max(4, *(len(s.move) for s in steps))

@@ -20,7 +20,7 @@ from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.search.solving import (
     Searched,
     budget,
-    refuse_moving,
+    refuse_unsearchable,
     searcher,
     solve,
     tablebase_at,
@@ -112,7 +112,7 @@ def search_moves(tb: Tablebase | None, spec: Spec, position: Asked, seconds: flo
     time), then every move's value, bounded by the position's (no move is better for its
     player than the position: one null window settles most), then the depths; what the time
     did not decide is left unproved, as bounds where some are proved."""
-    refuse_moving(spec)
+    refuse_unsearchable(spec)
     started = time.monotonic() if started is None else started
     deadline = started + seconds
     engine = engine or searcher(tb, spec)

@@ -81,9 +81,15 @@ class Searched:
                 f" {s.table_hits:,} table hit{'' if s.table_hits == 1 else 's'}")
 
 
-def refuse_moving(spec: Spec) -> None:
-    """InvalidSpecError where stones move: positions repeat, and the search walks no cycles."""
-    if spec.moving:
+def searchable(spec: Spec) -> bool:
+    """Whether the search takes the game: not where stones move (positions repeat, and the
+    search walks no cycles)."""
+    return not spec.moving
+
+
+def refuse_unsearchable(spec: Spec) -> None:
+    """InvalidSpecError for a game the search does not take (`searchable`)."""
+    if not searchable(spec):
         raise InvalidSpecError(f"{spec.name}: stones move, so positions can repeat, and search"
                                f" does not take such games; build its table (tablebase build"
                                f" {spec.name}) and ask that")
@@ -94,7 +100,7 @@ def check_searchable(spec: Spec, board: Sequence[int]) -> None:
     those); InvalidSpecError for a game whose positions repeat, which search does not take.
     The rules' compiled test first (builder/games/grid/orders.py: the counts, the lines, floating
     stones and an order of moves, in microseconds); where it refuses, the checks that say why."""
-    refuse_moving(spec)
+    refuse_unsearchable(spec)
     if len(board) == spec.cells and set(board) <= {0, 1, 2} and order_status(
             spec, np.array(board, dtype=np.uint8)[None, :])[0] == FOUND:
         return
@@ -173,7 +179,7 @@ def solve(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int],
     search (tables at the leaves), within `limit` (None: no limit), whose seconds count from
     `started` (a time.monotonic(); default: when the search itself starts), so that checking
     the board and loading the leaves are paid from them."""
-    refuse_moving(spec)
+    refuse_unsearchable(spec)
     if isinstance(position, Reading):
         board = position.board
         if not position.played:
@@ -237,7 +243,7 @@ def solve_each(tb: Tablebase | None, spec: Spec, positions: Iterable[Sequence[in
     is answered before the next is read (standard input read as it comes), its `limit`
     counted from reading it. Blank lines and lines starting with '#' are skipped (still
     counted)."""
-    refuse_moving(spec)
+    refuse_unsearchable(spec)
     engine = searcher(tb, spec)
     pending: list[tuple[int, Any]] = []
     for number, position in enumerate(positions, 1):
@@ -321,7 +327,7 @@ def search_position(spec: str | Spec, position: Reading | Sequence[int] | str, *
     `db` (if given) at the leaves, on this thread's kept searcher of the game (its
     transposition table kept from one call to the next)."""
     spec = _spec(spec) if isinstance(spec, str) else spec
-    refuse_moving(spec)
+    refuse_unsearchable(spec)
     if isinstance(position, str):
         position = read_position(spec, position, compiled=True)
     return solve(None, spec, position, budget(seconds, nodes), engine=kept_searcher(spec, db))

@@ -23,7 +23,7 @@ from tablebase.builder.games.grid.codec import encode_many
 from tablebase.builder.games.grid.notation import board_texts
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.readings import read_positions
-from tablebase.builder.games.stones import rules
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
@@ -36,7 +36,7 @@ from tablebase.query.search.answers import (
     search_line,
     search_moves,
 )
-from tablebase.query.search.solving import refuse_moving, searcher
+from tablebase.query.search.solving import refuse_unsearchable, searchable, searcher
 from tablebase.query.shapes import (
     game_json,
     line_json,
@@ -164,16 +164,12 @@ from none while its file does not exist: every position is then searched)."""
     def moves_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`moves` from the tables; None where no table holds the position and a search may
         answer it (`moves_by_search`); the tables' error otherwise."""
-        if spec.moving:  # search does not take these games: the tables answer or say why not
-            try:
-                held = examine_tables(self.tablebase(), spec, board, None)
-            except GameNotBuiltError:
-                if self.search is not None:
-                    refuse_moving(spec)  # in one line, before a search thread is asked for
-                raise
-            assert held is not None  # with no search allowed, the tables answer or raise
-            return moves_json(spec, board, *held)
-        return self._from_tables(examine_tables, moves_json, spec, board)
+        try:
+            return self._from_tables(examine_tables, moves_json, spec, board)
+        except GameNotBuiltError:
+            if self.search is not None:  # in one line, before a search thread is asked for
+                refuse_unsearchable(spec)
+            raise
 
     def moves_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
                         cancel: threading.Event | None = None) -> dict[str, Any]:
@@ -185,7 +181,9 @@ from none while its file does not exist: every position is then searched)."""
                      spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """shape(spec, board, *found) of what find(tables, spec, board, search) found in the
         tables; None where it found that a search should answer."""
-        found = find(self.tables(), spec, board, self.search)
+        # A game search does not take (positions that repeat): the tables answer or say why not.
+        search = self.search if searchable(spec) else None
+        found = find(self.tables(), spec, board, search)
         return None if found is None else shape(spec, board, *found)
 
     def _by_search(self, run: Callable[..., Any], shape: Callable[..., dict[str, Any]],
@@ -222,9 +220,6 @@ from none while its file does not exist: every position is then searched)."""
     def line_from_tables(self, spec: Spec, board: tuple[int, ...]) -> dict[str, Any] | None:
         """`line` from the tables; None where no table holds the position and a search may
         answer it (`line_by_search`); the tables' error otherwise."""
-        if spec.moving:  # a draw by endless play is followed until a position comes back
-            tb = self.tablebase()
-            return line_json(spec, board, tb.probe(spec, board), *tb.moving_line(spec, board))
         return self._from_tables(line_from_tables, line_json, spec, board)
 
     def line_by_search(self, spec: Spec, board: tuple[int, ...], started: float,
@@ -300,7 +295,7 @@ from none while its file does not exist: every position is then searched)."""
             except (QueryError, ValueError) as e:
                 raise _at(e, i, len(texts)) from None
         if any(t.root is None for t in tb.tables(spec)):
-            found = tb.table(spec).get_many([rules.code_of(spec, p) for p in positions])
+            found = tb.table(spec).get_many([grid_game(spec).code(p) for p in positions])
             if found.found.all():
                 return [probe_json(spec, p, Probe(Value(v), None if d < 0 else d,
                                                   PLAYER_NAMES[p[spec.cells]], d == 0, n))
@@ -347,7 +342,7 @@ def _stats(spec: Spec, tb: Tablebase, root: str | None = None) -> dict[str, Any]
     plies = int(ply.max()) + 1 if len(ply) else 0
     per_ply = np.bincount(ply * 3 + value, minlength=plies * 3).reshape(plies, 3)
     # Where stones move, a stored draw's depth means nothing (a draw by endless play has none).
-    decided = depth[value != 1] if spec.moving else depth
+    decided = depth if grid_game(spec).draws_have_depth else depth[value != 1]
     top = int(decided.max()) + 1 if len(decided) else 0
     depths = {Value(v - 1).word: np.bincount(depth[value == v], minlength=top).tolist()
               for v in (2, 1, 0)}

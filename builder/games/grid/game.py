@@ -112,3 +112,11 @@ class GridGame:
         """The code the whole-board table stores `position` under: its smallest over the
         board's symmetries."""
         return canonical_board(self.spec, position)
+
+    def move_fields(self, move: Move) -> dict[str, str | None]:
+        """What an answer's JSON says of a move beyond its name: nothing where stones stay."""
+        return {}
+
+    def ply_fields(self, ply: int) -> dict[str, int | str]:
+        """The key of a stored ply in counts by ply: `{"ply": stones}`."""
+        return {"ply": ply}

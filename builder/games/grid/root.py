@@ -26,7 +26,7 @@ from functools import cached_property
 import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError
-from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers
+from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers, stone_counts
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.orders import stone_order
 from tablebase.builder.games.grid.rules import check_position, has_line, mover_at
@@ -35,11 +35,13 @@ from tablebase.builder.games.grid.symmetry import (
     block_images,
     block_tables,
     canonical_board,
+    canonical_many_lookup,
     permutations,
     transform,
 )
 from tablebase.builder.games.stones.rules import (
     O_TO_MOVE,
+    canonical_code,
     check_moving,
     outcome_of,
     placing_plies,
@@ -107,6 +109,32 @@ class Root:
         # The whole board's maps are the whole group: symmetry.py's faster canonical code.
         code = canonical_board(self.spec, board) if self.is_whole else self.code_of(board)
         return code + (O_TO_MOVE * 3 ** self.cells if moving_phase and side == O else 0)
+
+    def on_board(self, codes: np.ndarray) -> np.ndarray:
+        """The stones on the board of each of this table's codes (a position's ply): the root's
+        and its free cells' (not the side to move's digit, where stones move)."""
+        boards = codes % 3 ** self.cells if self.spec.moving else codes
+        return stone_counts(boards) + self.ply
+
+    def canonical_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Canonical codes of many codes of this table (any image under its symmetries)."""
+        if self.spec.moving:  # the board's canonical code, the side to move's digit kept
+            side, board = np.divmod(np.asarray(codes, dtype=np.int64), 3 ** self.cells)
+            canonical = canonical_many_lookup(self.spec, board) if self.is_whole \
+                else self.canonical_many(board)  # the maps that fix the start
+            return canonical + side * 3 ** self.cells
+        if self.is_whole:
+            return canonical_many_lookup(self.spec, codes)
+        return self.canonical_many(codes)
+
+    def is_at(self, position: Sequence[int]) -> bool:
+        """Whether `position` is this table's root in some orientation (where stones move, the
+        side to move included)."""
+        if self.spec.moving:
+            return self.start is not None \
+                and canonical_code(self.spec, position) == canonical_code(self.spec, self.start)
+        return any((transform(self.spec, position, s) if s else tuple(position)) == self.board
+                   for s in range(len(permutations(self.spec))))
 
     @cached_property
     def free(self) -> np.ndarray:

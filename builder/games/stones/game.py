@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from tablebase.builder.games.grid.boards import Reading
 from tablebase.builder.games.grid.codec import X
 from tablebase.builder.games.grid.game import GridGame, Move
+from tablebase.builder.games.grid.notation import move_name, to_move_name
 from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import parse_move_moving, read_moving_position
 
@@ -58,3 +59,14 @@ class SteppingGame(GridGame):
     def canonical_code(self, position: Sequence[int]) -> int:
         """The code the whole-board table stores `position` under."""
         return rules.canonical_code(self.spec, position)
+
+    def move_fields(self, move: Move) -> dict[str, str | None]:
+        """A move's two cells: `from` (None for a placement) and `to`."""
+        start, to = move
+        return {"from": None if start is None else move_name(self.spec, start),
+                "to": move_name(self.spec, to)}
+
+    def ply_fields(self, ply: int) -> dict[str, int | str]:
+        """A stored ply's key with the side to move too: the tables keep the movement phase as
+        two plies, x to move (ply 2N) and o to move (2N + 1), both of 2N stones."""
+        return {"ply": min(ply, 2 * self.spec.stones), "to_move": to_move_name(ply)}
