@@ -36,11 +36,15 @@ def class_game(text: str) -> Game | None:
 @lru_cache(maxsize=None)
 def grid_game(spec: Spec) -> GridGame:
     """The grid game a Spec names: its family's object (stones that move: stones/game.py;
-    else the placing families, grid/game.py). Made once a spec."""
+    stones that drop: gravity/game.py; else m,n,k: grid/game.py). Made once a spec."""
     if spec.stones:
         from tablebase.builder.games.stones.game import SteppingGame
 
         return SteppingGame(spec)
+    if spec.gravity:
+        from tablebase.builder.games.gravity.game import GravityGame
+
+        return GravityGame(spec)
     from tablebase.builder.games.grid.game import GridGame
 
     return GridGame(spec)

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import Spec, parse_spec
-from tablebase.builder.games.registry import is_class_spec
+from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
@@ -114,7 +114,7 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     if args.builtin is not None or args.play is not None or args.root is not None:
         raise AuditInputError("a course test file is audited with --engine or --solver, without"
                               " --builtin, --play or --root")
-    if spec.moving:
+    if not grid_game(spec).moves_are_placements:
         raise AuditInputError(f"a course test file plays games whose stones are only placed;"
                               f" in {spec.name} stones move: list its positions one a line"
                               " (board text, then x or o where needed) instead")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.registry import is_class_spec
+from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
@@ -148,7 +148,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         print(f"{name} in {db_name}: all {report.positions:,} positions verified"
               f" in {seconds:.1f} s ({rate:,.0f} a minute)")
         endless = " (a draw by endless play: no lost child, not every child won)" \
-            if spec.moving else ""
+            if not grid_game(spec).draws_have_depth else ""
         print(f"  every value and depth re-derived from its children and the rules{endless};"
               f" every child stored; every row reachable from {origin}; counts and checksum match")
         return EXIT_OK

@@ -134,11 +134,7 @@ def position_from_args(spec: Spec, args: argparse.Namespace) -> Reading:
 
 def root_facts(root: Root) -> str:
     """An endgame table's root in words, for build's and info's reports."""
-    maps = len(root.symmetries)
-    if root.spec.moving:  # every cell coded: stones leave the root's cells
-        return f"{root.ply} stones, every cell coded as stones move, {count(maps, 'symmetry map')}"
-    return (f"{root.ply} stones, {root.cells} empty cells, {maps} symmetr"
-            f"{'y keeps' if maps == 1 else 'ies keep'} the root")
+    return root.facts()
 
 
 def root_option(p: argparse.ArgumentParser) -> None:

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.registry import is_class_spec
-from tablebase.builder.games.stones.rules import placing_plies
+from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
@@ -114,15 +113,9 @@ def _storage_text(game: GameRecord) -> str:
 
 
 def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
-    row = "exactly k in a row" if spec.exact else "k in a row"
-    rules = f"misère: {row} loses" if spec.misere else f"{row} wins"
-    drop = ", stones drop (gravity)" if spec.gravity else ""
-    if spec.moving:
-        drop = (f", {spec.stones} stones a side, then each turn one moves to "
-                + ("any empty cell" if spec.jump else "a neighbouring cell")
-                + ("; a 2x2 square also counts" if spec.square else ""))
     root = Root.from_key(spec, game.root)
-    print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k} ({rules}{drop})")
+    print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k}"
+          f" ({grid_game(spec).rules_text()})")
     if game.root:
         print(f"  endgame table from {board_text(spec, root.position)}: {root_facts(root)}")
     print(f"  positions: {game.reachable:,} reachable, {game.canonical:,} canonical,"
@@ -144,9 +137,7 @@ def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
 def ply_label(spec: Spec, ply: int) -> str:
     """A stored ply as `info` shows it: its stones, and where every stone is down and stones
     move, the side to move (`8x`, `8o`: the movement phase is stored as two plies)."""
-    if spec.moving and ply >= placing_plies(spec):
-        return f"{placing_plies(spec)}{'xo'[ply - placing_plies(spec)]}"
-    return str(ply)
+    return grid_game(spec).ply_label(ply)
 
 
 def register(commands: Any) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import Spec, Value
-from tablebase.builder.games.grid.notation import draw_board, move_name
+from tablebase.builder.games.grid.notation import draw_board
 from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
 from tablebase.query.notation import outcome_text, plies
@@ -162,14 +162,6 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
 def _welcome(spec: Spec, human: str, level: int) -> str:
     """The first line of a game: who plays what, how moves are written, the commands."""
     how = "perfectly" if level == MAX_LEVEL else f"at level {level} of {MAX_LEVEL}"
-    example = move_name(spec, spec.cells - spec.width)
-    if spec.moving:
-        moves = (f"Place each of your {spec.stones} stones on a cell, such as {example}; then"
-                 f" move one a turn, written FROM-TO, such as {example}-"
-                 f"{move_name(spec, spec.cells - spec.width + 1)}. A position that comes up a"
-                 " third time is a draw")
-    else:
-        alone = "; with +gravity a column letter alone" if spec.gravity else ""
-        moves = f"Moves are a column letter and a row number, such as {example}{alone}"
+    moves = grid_game(spec).how_to_move()
     return (f"{spec.name}: you are {human}, the computer plays {how}. {moves}."
             f" Also: {', '.join(COMMANDS)}.")

@@ -28,7 +28,8 @@ from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_mov
 from tablebase.builder.games.grid.boards import place
 from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text, move_name
-from tablebase.query.play.loopy import LoopyStrategy
+from tablebase.builder.games.registry import grid_game
+from tablebase.query.play.repeating import RepeatingStrategy
 from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, NoStrategyError
 from tablebase.query.play.strategy_tree import StrategyTree
 from tablebase.query.records import known_depth
@@ -186,7 +187,7 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
     The goal is a win when the side wins from the position, at least a draw when it is a
     draw; raises NoStrategyError when it is a loss for `side`, and where stones move
     (`+stonesN`) when it is a draw: a draw by endless play, which no finite strategy proves
-    (wins there are found by loopy.py, which raises StrategyTooLargeError past `limit`
+    (wins there are found by repeating.py, which raises StrategyTooLargeError past `limit`
     positions). `progress(n)` is called as positions are solved.
     """
     spec = tb.spec(spec)
@@ -207,10 +208,11 @@ def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str
             raise NoStrategyError(
                 f"{s} has no strategy from {board_text(spec, board)!r} ({spec.name}): the"
                 f" position is a loss for {s} ({probe})")
-        if spec.moving and value == Value.DRAW:
+        if value == Value.DRAW and probe.depth is None:
             raise NoStrategyError(
                 f"{board_text(spec, board)!r} ({spec.name}) is a draw by endless play: no"
                 " finite strategy proves it, since neither side can force the game to end")
-        found.append(LoopyStrategy(tb, spec, board, s, progress, limit) if spec.moving else
-                     Strategy(tb, spec, board, s, value, _Memo(), progress))
+        found.append(RepeatingStrategy(tb, spec, board, s, progress, limit)
+                     if grid_game(spec).positions_repeat
+                     else Strategy(tb, spec, board, s, value, _Memo(), progress))
     return found

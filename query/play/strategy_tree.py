@@ -1,5 +1,5 @@
 """What every smallest strategy shows, whichever programme found it (strategy.py where games
-end, loopy.py where positions repeat, game_strategy.py for a game class): its shape, its tree,
+end, repeating.py where positions repeat, game_strategy.py for a game class): its shape, its tree,
 its edges and its Graphviz graph.
 A strategy for side S is a tree of positions: one move at S's turns, every move at the
 opponent's, finished games at the leaves; positions are walked as they are reached from the

@@ -13,7 +13,8 @@ cell a stone leaves.
     (0,0,0, 0,0,0, 0,0,0)             (None, 4)   b2          a placement (3x3k3)
     (1,2,0, 0,1,2, 1,0,2, 2)          (1, 2)      b3-c3       a step; o (2) to move
 
-This module is the placing families' (m,n,k and +gravity: a stone, once placed, stays).
+This module is m,n,k's (a stone, once placed, stays), the base of the other grid families'
+(../gravity/game.py, ../stones/game.py).
 """
 from __future__ import annotations
 
@@ -35,11 +36,16 @@ class GridGame:
     """A game whose stones, once placed, stay (m,n,k in a row; +gravity; +misere; +exact).
     Every position's draw is a finished one or leads to one: a draw has a depth."""
 
-    # Whether a draw has a depth (plies to a full board): False where play can go on forever.
+    # Whether a position can come back in play (then strategies are graphs, and a line may
+    # stop at a repeat), and whether a draw has a depth (plies to a full board; none where a
+    # draw is one by endless play).
+    positions_repeat = False
     draws_have_depth = True
     # Whether the rules can say which positions a table's root reaches (an order of moves:
     # orders.py), so that a position a table lacks tells damage from a position out of reach.
     reach_known = True
+    # Whether every move puts a stone down (none moves one): a course test file's games.
+    moves_are_placements = True
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
@@ -120,3 +126,20 @@ class GridGame:
     def ply_fields(self, ply: int) -> dict[str, int | str]:
         """The key of a stored ply in counts by ply: `{"ply": stones}`."""
         return {"ply": ply}
+
+    def rules_text(self) -> str:
+        """The rules in words, as `info` shows them: `k in a row wins, stones drop (gravity)`."""
+        spec = self.spec
+        row = "exactly k in a row" if spec.exact else "k in a row"
+        said = f"misère: {row} loses" if spec.misere else f"{row} wins"
+        return said
+
+    def ply_label(self, ply: int) -> str:
+        """A stored ply as `info` shows it: its stones."""
+        return str(ply)
+
+    def how_to_move(self) -> str:
+        """How a player writes a move, for `play`'s first line."""
+        spec = self.spec
+        example = move_name(spec, spec.cells - spec.width)
+        return f"Moves are a column letter and a row number, such as {example}"

@@ -136,6 +136,15 @@ class Root:
         return any((transform(self.spec, position, s) if s else tuple(position)) == self.board
                    for s in range(len(permutations(self.spec))))
 
+    def facts(self) -> str:
+        """An endgame table's root in words, for build's and info's reports."""
+        maps = len(self.symmetries)
+        if self.spec.moving:  # every cell coded: stones leave the root's cells
+            return (f"{self.ply} stones, every cell coded as stones move, {maps} symmetry"
+                    f" map{'' if maps == 1 else 's'}")
+        return (f"{self.ply} stones, {self.cells} empty cells, {maps} symmetr"
+                f"{'y keeps' if maps == 1 else 'ies keep'} the root")
+
     @cached_property
     def free(self) -> np.ndarray:
         """Board cell of each free cell, ascending."""

@@ -17,9 +17,11 @@ class SteppingGame(GridGame):
     """A game whose stones, once all are down, step (rules.py). Positions repeat, so a draw
     has no depth (endless play)."""
 
+    positions_repeat = True
     draws_have_depth = False
     # What a root reaches is not searched here: a complete table is taken at its word.
     reach_known = False
+    moves_are_placements = False
 
     def start(self) -> tuple[int, ...]:
         """The empty board, x to move."""
@@ -70,3 +72,25 @@ class SteppingGame(GridGame):
         """A stored ply's key with the side to move too: the tables keep the movement phase as
         two plies, x to move (ply 2N) and o to move (2N + 1), both of 2N stones."""
         return {"ply": min(ply, 2 * self.spec.stones), "to_move": to_move_name(ply)}
+
+    def rules_text(self) -> str:
+        """The rules in words, with the stones a side and how they move."""
+        spec = self.spec
+        return (super().rules_text() + f", {spec.stones} stones a side, then each turn one moves"
+                + (" to any empty cell" if spec.jump else " to a neighbouring cell")
+                + ("; a 2x2 square also counts" if spec.square else ""))
+
+    def ply_label(self, ply: int) -> str:
+        """A stored ply: its stones, and once every stone is down the side to move (`8x`, `8o`:
+        the movement phase is stored as two plies)."""
+        down = rules.placing_plies(self.spec)
+        return f"{down}{'xo'[ply - down]}" if ply >= down else str(ply)
+
+    def how_to_move(self) -> str:
+        """Placements first, then steps written FROM-TO; a third repeat draws."""
+        spec = self.spec
+        example = move_name(spec, spec.cells - spec.width)
+        return (f"Place each of your {spec.stones} stones on a cell, such as {example}; then"
+                f" move one a turn, written FROM-TO, such as {example}-"
+                f"{move_name(spec, spec.cells - spec.width + 1)}. A position that comes up a"
+                " third time is a draw")

@@ -41,7 +41,7 @@ from tablebase.query.play.strategy_tree import StrategyTree
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
 
-class LoopyStrategy(StrategyTree):
+class RepeatingStrategy(StrategyTree):
     """The smallest winning strategy for `side` ('x' or 'o') from `board` (a position where
     stones move, won for `side`). Use `find_strategy`.
 
