@@ -14,10 +14,8 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from tablebase.builder.games.grid import EMPTY, Spec, X
-from tablebase.builder.games.grid.notation import digit_board_texts, listed_name
-from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
-from tablebase.builder.games.stones.rules import step_masks
+from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
 
 if TYPE_CHECKING:
@@ -39,8 +37,9 @@ class ExportFileError(QueryError, OSError):
 
 
 class ExportMovesError(QueryError, ValueError):
-    """A moves column this export cannot write: an endgame table of a game whose stones move,
-    or a stored position no order of moves reaches (a damaged table)."""
+    """A moves column this export cannot write: an endgame table of a game whose stones move.
+    (A stored position no order of moves reaches, in a damaged table, is the game's
+    InvalidPositionError.)"""
 
 
 def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "csv",
@@ -60,8 +59,9 @@ def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "c
     if fmt not in FORMATS:
         raise UnknownFormatError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
     spec = tb.spec(spec)
+    game = grid_game(spec)
     table = tb.table(spec, root)
-    if with_moves and spec.moving and table.record.root:
+    if with_moves and not game.endgame_moves_listed and table.record.root:
         raise ExportMovesError(f"--with-moves: an endgame table of {spec.name} has no moves"
                                " column (its positions can lie many steps past its root);"
                                " leave it out, or export the whole-board table with it")
@@ -75,81 +75,23 @@ def export_positions(tb: Tablebase, spec: str | Spec, out: TextIO, fmt: str = "c
         line = "{{" + ", ".join(f'"{c}": ' + ("{}" if c in ("ply", "depth") else '"{}"')
                                 for c in columns) + "}}\n"
     none = "" if fmt == "csv" else "null"  # the depth of a draw by endless play
-    names = np.array([listed_name(spec, c) for c in range(spec.cells)] + [""])
     written = 0
     for chunk in table.positions():
         boards = table.boards(chunk.codes)
         stones = np.count_nonzero(boards, axis=1)
-        sides = _sides(spec, chunk.codes, stones)  # 0: x to move, 1: o
+        sides = game.sides_of(chunk.codes, stones)  # 0: x to move, 1: o
         depth = chunk.depth.astype(str)
-        texts = digit_board_texts(spec, boards)
-        if spec.moving:
+        if not game.draws_have_depth:
             depth[chunk.value == 0] = none
-            texts = _with_sides(spec, texts, stones, sides)
-        fields = [texts, _TO_MOVE[sides].tolist(), stones.tolist(),
+        fields = [game.texts_of(boards, stones, sides), _TO_MOVE[sides].tolist(), stones.tolist(),
                   _VALUE_WORDS[chunk.value + 1].tolist(), depth.tolist()]
         if with_moves:
-            fields.append(_moving_move_lists(spec, names, boards, stones, sides) if spec.moving
-                          else _move_lists(names, move_orders(spec, boards), stones))
+            fields.append(game.move_lists(boards, stones, sides))
         out.write("".join([line.format(*row) for row in zip(*fields)]))
         written += len(chunk.codes)
         if progress is not None:
             progress(len(chunk.codes))
     return written
-
-
-def _sides(spec: Spec, codes: np.ndarray, stones: np.ndarray) -> np.ndarray:
-    """The side to move of each position (0 x, 1 o): as the stones say it, or where stones move
-    and every one is down, its code's side digit."""
-    sides = stones % 2
-    if spec.moving:
-        moving = stones == 2 * spec.stones
-        sides[moving] = codes[moving] // 3 ** spec.cells
-    return sides
-
-
-def _with_sides(spec: Spec, texts: list[str], stones: np.ndarray, sides: np.ndarray) -> list[str]:
-    """Board texts followed by ` x` or ` o` where the stones do not say whose turn it is."""
-    suffix = np.where(stones == 2 * spec.stones, np.where(sides == 1, " o", " x"), "")
-    return [text + end for text, end in zip(texts, suffix.tolist())]
-
-
-def _move_lists(names: np.ndarray, orders: np.ndarray, ply: np.ndarray) -> list[str]:
-    """Each row of cells (padded with -1, which names "") as names joined by spaces."""
-    named = names[orders].tolist()
-    return [" ".join(row[:p]) for row, p in zip(named, ply.tolist())]
-
-
-def _moving_move_lists(spec: Spec, names: np.ndarray, boards: np.ndarray, stones: np.ndarray,
-                       sides: np.ndarray) -> list[str]:
-    """Moves from the empty board to each position of a game whose stones move: its stones'
-    placements, x first; where o moves next once every stone is down, the placements of a
-    position one x step before it, then that step.
-
-    Such a position before the step always exists for a stored one: x to move, every stone
-    down, neither side with a line (x did not have one, o has none since o is to move after
-    it), its stones placed in any alternating order, o's last; `order_status` finds one."""
-    before = boards.copy()
-    step = np.full((len(boards), 2), -1, dtype=np.int64)  # (from, to) of the last move
-    waiting = np.flatnonzero((stones == 2 * spec.stones) & (sides == 1))
-    masks = step_masks(spec)
-    for to in range(spec.cells):
-        for start in (c for c in range(spec.cells) if int(masks[to]) >> c & 1):
-            rows = waiting[(boards[waiting, to] == X) & (boards[waiting, start] == EMPTY)]
-            if not len(rows):
-                continue
-            back = boards[rows].copy()
-            back[:, to], back[:, start] = EMPTY, X
-            ok = order_status(spec, back) == FOUND
-            before[rows[ok]], step[rows[ok]] = back[ok], (start, to)
-            waiting = np.setdiff1d(waiting, rows[ok], assume_unique=True)
-    if len(waiting):  # no position play reaches is like this
-        text = digit_board_texts(spec, boards[waiting[:1]])[0]
-        raise ExportMovesError(f"no order of moves reaches {text} o: no x step back from it"
-                               " leaves a position play reaches; run `tablebase verify`")
-    placed = _move_lists(names, move_orders(spec, before), np.minimum(stones, 2 * spec.stones))
-    return [moves if start < 0 else f"{moves} {names[start]}-{names[to]}"
-            for moves, (start, to) in zip(placed, step.tolist())]
 
 
 def export_file(tb: Tablebase, spec: str | Spec, path: str, fmt: str = "csv",

@@ -211,7 +211,7 @@ STILL_ASKING = {
     "builder/cluster/cuts.py", "builder/enumerator.py", "builder/moving.py", "builder/pipeline.py",
     "builder/retrograde.py", "db/records.py", "db/writer.py", "query/audit/candidates.py",
     "query/audit/dialects.py", "query/audit/selection.py", "query/audit/solvers/common.py",
-    "query/export.py", "query/search/bitboard.py", "query/search/board.py",
+    "query/search/bitboard.py", "query/search/board.py",
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",
     "query/search/solving.py", "query/server/answers.py", "query/server/static/app.js",
     "query/server/static/board.js", "query/server/static/moving.js",

@@ -20,9 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from tablebase.builder.games.grid.boards import Reading, parse_move, place
 from tablebase.builder.games.grid.codec import EMPTY, encode
-from tablebase.builder.games.grid.notation import PLAYER_NAMES, board_text, move_name
+from tablebase.builder.games.grid.notation import (
+    PLAYER_NAMES,
+    board_text,
+    digit_board_texts,
+    listed_name,
+    move_name,
+)
+from tablebase.builder.games.grid.orders import move_orders
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.rules import legal_moves, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
@@ -143,3 +152,34 @@ class GridGame:
         spec = self.spec
         example = move_name(spec, spec.cells - spec.width)
         return f"Moves are a column letter and a row number, such as {example}"
+
+    # --- many positions at once, as an export writes them: boards as (N, cells) digit arrays
+
+    # Whether an endgame table's positions can be listed with moves from the empty board.
+    endgame_moves_listed = True
+
+    def sides_of(self, codes: np.ndarray, stones: np.ndarray) -> np.ndarray:
+        """The side to move of each position of codes holding `stones` stones (0 x, 1 o)."""
+        return stones % 2
+
+    def texts_of(self, boards: np.ndarray, stones: np.ndarray, sides: np.ndarray) -> list[str]:
+        """The text of each position (`text`'s, for many)."""
+        return digit_board_texts(self.spec, boards)
+
+    def move_lists(self, boards: np.ndarray, stones: np.ndarray, sides: np.ndarray) -> list[str]:
+        """For each position, moves from the empty board, x first, that reach it (as a move
+        list names them: column letters alone with gravity); InvalidPositionError where none
+        does (a damaged table), SearchLimitError where the search gave up."""
+        return listed_moves(self.spec, move_orders(self.spec, boards), stones)
+
+
+def listed_moves(spec: Spec, orders: np.ndarray, ply: np.ndarray) -> list[str]:
+    """Each row of cells (padded with -1, which names "") as a move list's names joined by
+    spaces, its first `ply` moves."""
+    named = _listed_names(spec)[orders].tolist()
+    return [" ".join(row[:p]) for row, p in zip(named, ply.tolist())]
+
+
+def _listed_names(spec: Spec) -> np.ndarray:
+    """Each cell's name in a move list, then "" for -1."""
+    return np.array([listed_name(spec, c) for c in range(spec.cells)] + [""])

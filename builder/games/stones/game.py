@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
+from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.boards import Reading
-from tablebase.builder.games.grid.codec import X
-from tablebase.builder.games.grid.game import GridGame, Move
-from tablebase.builder.games.grid.notation import move_name, to_move_name
+from tablebase.builder.games.grid.codec import EMPTY, X
+from tablebase.builder.games.grid.game import GridGame, Move, listed_moves
+from tablebase.builder.games.grid.notation import digit_board_texts, move_name, to_move_name
+from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
 from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import parse_move_moving, read_moving_position
 
@@ -94,3 +98,51 @@ class SteppingGame(GridGame):
                 f" move one a turn, written FROM-TO, such as {example}-"
                 f"{move_name(spec, spec.cells - spec.width + 1)}. A position that comes up a"
                 " third time is a draw")
+
+    endgame_moves_listed = False  # its positions can lie many steps past the table's root
+
+    def sides_of(self, codes: np.ndarray, stones: np.ndarray) -> np.ndarray:
+        """As the stones say it, or once every stone is down, the code's side digit."""
+        sides = stones % 2
+        down = stones == 2 * self.spec.stones
+        sides[down] = codes[down] // 3 ** self.spec.cells
+        return sides
+
+    def texts_of(self, boards: np.ndarray, stones: np.ndarray, sides: np.ndarray) -> list[str]:
+        """Board texts followed by ` x` or ` o` where the stones do not say whose turn it is."""
+        suffix = np.where(stones == 2 * self.spec.stones, np.where(sides == 1, " o", " x"), "")
+        return [text + end for text, end in
+                zip(digit_board_texts(self.spec, boards), suffix.tolist())]
+
+    def move_lists(self, boards: np.ndarray, stones: np.ndarray, sides: np.ndarray) -> list[str]:
+        """Its stones' placements, x first; where o moves next once every stone is down, the
+        placements of a position one x step before it, then that step.
+
+        Such a position before the step always exists for a stored one: x to move, every
+        stone down, neither side with a line (x did not have one, o has none since o is to
+        move after it), its stones placed in any alternating order, o's last; `order_status`
+        finds one."""
+        spec = self.spec
+        before = boards.copy()
+        step = np.full((len(boards), 2), -1, dtype=np.int64)  # (from, to) of the last move
+        waiting = np.flatnonzero((stones == 2 * spec.stones) & (sides == 1))
+        masks = rules.step_masks(spec)
+        for to in range(spec.cells):
+            for start in (c for c in range(spec.cells) if int(masks[to]) >> c & 1):
+                rows = waiting[(boards[waiting, to] == X) & (boards[waiting, start] == EMPTY)]
+                if not len(rows):
+                    continue
+                back = boards[rows].copy()
+                back[:, to], back[:, start] = EMPTY, X
+                ok = order_status(spec, back) == FOUND
+                before[rows[ok]], step[rows[ok]] = back[ok], (start, to)
+                waiting = np.setdiff1d(waiting, rows[ok], assume_unique=True)
+        if len(waiting):  # no position play reaches is like this
+            text = digit_board_texts(spec, boards[waiting[:1]])[0]
+            raise InvalidPositionError(f"no order of moves reaches {text} o: no x step back from"
+                                       " it leaves a position play reaches; run `tablebase"
+                                       " verify`")
+        placed = listed_moves(spec, move_orders(spec, before), np.minimum(stones, 2 * spec.stones))
+        names = [move_name(spec, c) for c in range(spec.cells)]
+        return [moves if start < 0 else f"{moves} {names[start]}-{names[to]}"
+                for moves, (start, to) in zip(placed, step.tolist())]
