@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.builder.games.grid import Spec
-from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
@@ -134,11 +133,17 @@ class TableView:
         """The full boards of the table's codes, as an (N, cells) int8 array."""
         return self._chosen().boards(np.asarray(codes, dtype=np.int64))
 
+    def positions_of(self, codes: np.ndarray | Sequence[int]) -> list[tuple[int, ...]]:
+        """The positions of the table's codes as the answers hold them (cell values, then the
+        side to move where stones move)."""
+        return self._chosen().root.positions_of(np.asarray(codes, dtype=np.int64))
+
     def stored_codes(self, positions: Sequence[Position]) -> np.ndarray:
         """The stored code of each position (any orientation), or -1 where the table does not
         hold it; a position that cannot be read raises as in `Tablebase.probe`."""
         chosen, codes = self._chosen(), self.load().codes
-        return np.array([chosen.stored_code(read_position(self.spec, p).board, codes)
+        game = grid_game(self.spec)
+        return np.array([chosen.stored_code(game, game.read(p).board, codes)
                          for p in positions], dtype=np.int64)
 
     def damage(self) -> list[Damage]:

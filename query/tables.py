@@ -27,6 +27,7 @@ from tablebase.db.store import complete_tables
 from tablebase.query.errors import MissingTableError
 
 if TYPE_CHECKING:
+    from tablebase.builder.games.grid.game import GridGame
     from tablebase.db.store_base import Store, TableReader
 
 # Codes read from the store at once by `read_many`.
@@ -87,10 +88,11 @@ class StoredTable:
             return False
         return verdict(order_status(spec, np.array(images, dtype=np.uint8), self.root.board))
 
-    def stored_code(self, board: Sequence[int], codes: np.ndarray) -> int:
-        """The code of `board` among this table's sorted stored `codes` (in whichever
-        orientation holds the root), or -1 when they lack it."""
-        for code in (self.code_of(board, s) for s in self.orientations(board)):
+    def stored_code(self, game: GridGame, position: Sequence[int], codes: np.ndarray) -> int:
+        """The code of `position` (of `game`) among this table's sorted stored `codes` (in
+        whichever orientation holds the root), or -1 when they lack it."""
+        for code in (self.root.position_code(game.image(position, s))
+                     for s in self.orientations(game.board(position))):
             at = int(np.searchsorted(codes, code))
             if at < len(codes) and codes[at] == code:
                 return code

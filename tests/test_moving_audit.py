@@ -17,10 +17,10 @@ import pytest
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones.notation import parse_moving, play_moving
+from tablebase.builder.games.stones.reaching import moves_reaching
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.audit import FunctionCandidate, audit, parse_selection
 from tablebase.query.audit.games import play_audit
-from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.cli import main
 from tests.audit_samples.moving_horizon import solver
 

@@ -22,14 +22,13 @@ from numbers import Real
 from operator import index
 from typing import Any, Protocol
 
-from tablebase.builder.games.errors import SearchLimitError
+from tablebase.builder.games.errors import InvalidPositionError, SearchLimitError
 from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import board_text, move_name
 from tablebase.builder.games.grid.orders import stone_order
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.audit.gtp_client import GtpEngine
 from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exception
-from tablebase.query.audit.reaching import moves_reaching
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
 from tablebase.query.errors import AuditInputError
@@ -313,13 +312,17 @@ def moves_to(spec: Spec, board: tuple[int, ...]) -> list[int]:
 def _played(spec: Spec, board: tuple[int, ...]) -> list[tuple[str, str]]:
     """(player, move name) pairs from the empty board, x first, that reach `board` (a
     position: where stones move, placements then steps `a1-b2`)."""
-    current = grid_game(spec).start()
-    moves = (moves_reaching(spec, board) if spec.moving
-             else [(None, cell) for cell in moves_to(spec, board)])
-    played = []
+    game = grid_game(spec)
+    try:
+        moves = game.moves_reaching(board)
+    except SearchLimitError as e:
+        raise AuditInputError(f"{board_text(spec, board)!r}: {e}") from None
+    except InvalidPositionError as e:
+        raise AuditInputError(str(e)) from None
+    current, played = game.start(), []
     for move in moves:
-        played.append((to_move(spec, current), grid_game(spec).name(move)))
-        current = grid_game(spec).played(current, move)
+        played.append((game.side(current), game.name(move)))
+        current = game.played(current, move)
     return played
 
 
@@ -337,7 +340,7 @@ def shown_board(spec: Spec, board: Sequence[int]) -> str:
 def refuse_unsearchable_builtins(spec: Spec) -> None:
     """AuditInputError for the textbook solvers on a game whose stones move: they search games
     that end within their cells, and positions that repeat would send them round forever."""
-    if spec.moving:
+    if grid_game(spec).positions_repeat:
         raise AuditInputError(
             f"the textbook solvers search games that end when the board is full; in"
             f" {spec.name} stones move and positions repeat, which they cannot search: audit"

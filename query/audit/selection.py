@@ -15,7 +15,6 @@ from tablebase.builder.games.grid import Spec, permutations
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.readings import read_positions
 from tablebase.builder.games.registry import grid_game
-from tablebase.builder.games.stones import rules
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError
 
@@ -168,8 +167,9 @@ def select_positions(tb: Tablebase, spec: Spec, selection: Selection, seed: int 
     of the whole-board table or of the endgame table rooted at `root`. Where stones move, a
     row's ply is its stones and a draw's depth is -1 (none: `answer_depths` reads it)."""
     table = tb.table(spec, root).load()
-    if spec.moving:  # stones on the board (o's turn counts as one more in a stored ply)
-        table = PositionArrays(table.codes, np.minimum(table.ply, 2 * spec.stones),
+    game = grid_game(spec)
+    if game.positions_repeat:  # stones on the board, and no depth for an endless draw
+        table = PositionArrays(table.codes, game.stones_of_plies(table.ply),
                                table.value, _depth_codes(spec, table.value, table.depth))
     whole = selection._has("all") is not None or selection._has("file") is not None
     keep = np.ones(len(table.codes), dtype=bool) if whole else table.depth != 0
@@ -206,7 +206,7 @@ _ENDLESS = -1
 def _depth_codes(spec: Spec, value: np.ndarray, depth: np.ndarray) -> np.ndarray:
     """The depths a selection compares: the stored ones, and _ENDLESS for a draw where stones
     move (the table keeps a depth there that means nothing)."""
-    if not spec.moving:
+    if grid_game(spec).draws_have_depth:
         return depth
     return np.where(value == 0, _ENDLESS, depth).astype(np.int16)
 
@@ -221,9 +221,7 @@ def stored_positions(tb: Tablebase, spec: Spec, codes: np.ndarray,
                      root: Sequence[int] | str | None = None) -> list[tuple[int, ...]]:
     """The positions of a table's stored codes, as the audit shows them: cell values, then the
     side to move where stones move (the side's digit is in the code)."""
-    if spec.moving:
-        return [rules.position_of(spec, code) for code in codes.tolist()]
-    return [tuple(b) for b in tb.table(spec, root).boards(codes).tolist()]
+    return tb.table(spec, root).positions_of(codes)
 
 
 def _none_left(table: PositionArrays, selection: Selection) -> str:
@@ -261,8 +259,7 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
     if not boards:
         raise AuditInputError(f"{path} lists no position (one a line: board text or moves)")
     try:
-        codes = (_moving_codes(tb, spec, boards, root) if spec.moving
-                 else tb.table(spec, root).stored_codes(boards))
+        codes = tb.table(spec, root).stored_codes(boards)
     except ValueError as e:
         raise AuditInputError(f"{path}: {e}") from None
     missing = np.flatnonzero(codes < 0)
@@ -273,22 +270,6 @@ def listed_codes(tb: Tablebase, spec: Spec, path: str,
             f" {board_text(spec, boards[missing[0]])!r}"
             + (f" (nor {len(missing) - 1:,} more)" if len(missing) > 1 else ""))
     return np.unique(codes)
-
-
-def _moving_codes(tb: Tablebase, spec: Spec, positions: list[tuple[int, ...]],
-                  root: Sequence[int] | str | None) -> np.ndarray:
-    """The stored code of each position of a game whose stones move, or -1 where the table
-    does not hold it: the code of whichever image of it the table stores (a whole table one
-    per orbit, an endgame table one per orbit of the maps that fix its start)."""
-    stored = tb.table(spec, root).load().codes
-    maps = range(len(permutations(spec)))
-    found = []
-    for position in positions:
-        codes = np.array(sorted({rules.code_of(spec, grid_game(spec).image(position, s))
-                                 for s in maps}), dtype=np.int64)
-        held = codes[np.isin(codes, stored)]
-        found.append(int(held[0]) if len(held) else -1)
-    return np.array(found, dtype=np.int64)
 
 
 def _spread(chosen: np.ndarray, strata: np.ndarray, wanted: int, seed: int) -> np.ndarray:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.boards import Reading, parse_move, place
 from tablebase.builder.games.grid.codec import EMPTY, encode
 from tablebase.builder.games.grid.notation import (
@@ -31,7 +32,7 @@ from tablebase.builder.games.grid.notation import (
     listed_name,
     move_name,
 )
-from tablebase.builder.games.grid.orders import move_orders
+from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.rules import legal_moves, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
@@ -153,7 +154,20 @@ class GridGame:
         example = move_name(spec, spec.cells - spec.width)
         return f"Moves are a column letter and a row number, such as {example}"
 
+    def moves_reaching(self, position: Sequence[int]) -> list[Move]:
+        """Moves from the start, x first, that reach `position` with every move legal (an
+        engine is put into a position so); InvalidPositionError where none does,
+        SearchLimitError where the search gave up."""
+        order = stone_order(self.spec, position)
+        if order is None:
+            raise InvalidPositionError(f"no order of moves reaches {self.text(position)!r}")
+        return [(None, cell) for cell in order]
+
     # --- many positions at once, as an export writes them: boards as (N, cells) digit arrays
+
+    def stones_of_plies(self, plies: np.ndarray) -> np.ndarray:
+        """The stones on the board at each of a table's stored plies (its `ply` column)."""
+        return plies
 
     # Whether an endgame table's positions can be listed with moves from the empty board.
     endgame_moves_listed = True

@@ -45,6 +45,7 @@ from tablebase.builder.games.stones.rules import (
     check_moving,
     outcome_of,
     placing_plies,
+    position_of,
     split,
     stones_say,
 )
@@ -286,6 +287,15 @@ class Root:
     @cached_property
     def _perm_lists(self) -> list[list[int]]:
         return self.symmetries.tolist()
+
+    def positions_of(self, codes: np.ndarray) -> list[tuple[int, ...]]:
+        """The positions of many of this table's codes, as the answers hold them: cell values,
+        then the side to move where stones move (its digit is in the code)."""
+        if self.spec.moving:
+            return [position_of(self.spec, code) for code in np.asarray(codes).tolist()]
+        codes = np.asarray(codes, dtype=np.int64)
+        boards = digits(codes, self.spec.cells) if self.is_whole else self.boards_of(codes)
+        return [tuple(board) for board in boards.tolist()]
 
     def boards_of(self, codes: np.ndarray) -> np.ndarray:
         """The full boards of many codes: an (N, board cells) int8 digit array."""

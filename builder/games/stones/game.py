@@ -13,7 +13,7 @@ from tablebase.builder.games.grid.codec import EMPTY, X
 from tablebase.builder.games.grid.game import GridGame, Move, listed_moves
 from tablebase.builder.games.grid.notation import digit_board_texts, move_name, to_move_name
 from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
-from tablebase.builder.games.stones import rules
+from tablebase.builder.games.stones import reaching, rules
 from tablebase.builder.games.stones.notation import parse_move_moving, read_moving_position
 
 
@@ -146,3 +146,11 @@ class SteppingGame(GridGame):
         names = [move_name(spec, c) for c in range(spec.cells)]
         return [moves if start < 0 else f"{moves} {names[start]}-{names[to]}"
                 for moves, (start, to) in zip(placed, step.tolist())]
+
+    def moves_reaching(self, position: Sequence[int]) -> list[Move]:
+        """Placements, then steps: a search backwards by un-steps (reaching.py)."""
+        return reaching.moves_reaching(self.spec, tuple(position))
+
+    def stones_of_plies(self, plies: np.ndarray) -> np.ndarray:
+        """The movement phase is stored as two plies (2N, x to move; 2N + 1, o): 2N stones."""
+        return np.minimum(plies, 2 * self.spec.stones)

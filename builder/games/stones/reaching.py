@@ -3,7 +3,8 @@ so that an engine can be put into it with `clear_board` and `play`: the placemen
 steps. A search backwards from the position by un-steps (a stone of the side that moved last
 goes back to a cell it could have come from) finds the nearest position with x to move and
 every stone down that a placement order reaches (builder/games/grid/orders.py); almost every such
-board is one (any board without a line is), so the search is short.
+board is one (any board without a line is), so the search is short. (An audit puts an engine
+into a position this way: `SteppingGame.moves_reaching`.)
 
     x o x                       x o .
     . . o    -- x c3-b2 -->     . x o       a target, o to move; its parent by one un-step
@@ -15,11 +16,10 @@ from collections import deque
 
 from tablebase.builder.games.errors import SearchLimitError
 from tablebase.builder.games.grid import InvalidPositionError, O, Spec, X
+from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import stone_order
 from tablebase.builder.games.stones import rules
-from tablebase.query.errors import AuditInputError
-from tablebase.query.turns import Move
 
 # Positions the backward search may visit before it gives up.
 SEARCH_LIMIT = 100_000
@@ -27,7 +27,7 @@ SEARCH_LIMIT = 100_000
 
 def moves_reaching(spec: Spec, position: tuple[int, ...]) -> list[Move]:
     """Moves from the empty board, x first, that reach `position` (its cells, then the side to
-    move) with every move legal; AuditInputError when none is found."""
+    move) with every move legal; InvalidPositionError when none is found."""
     board, side = rules.split(spec, position)
     if rules.stones_say(spec, board) is not None or side == X:
         placed = _placements(spec, board)
@@ -49,8 +49,8 @@ def moves_reaching(spec: Spec, position: tuple[int, ...]) -> list[Move]:
                 if placed is not None:
                     return placed + path
             queue.append((parent, path))
-    raise AuditInputError(f"no order of moves from the empty board found that reaches"
-                          f" {board_text(spec, position)!r} ({spec.name})")
+    raise InvalidPositionError(f"no order of moves from the empty board found that reaches"
+                               f" {board_text(spec, position)!r} ({spec.name})")
 
 
 def _placements(spec: Spec, board: tuple[int, ...]) -> list[Move] | None:
