@@ -107,6 +107,8 @@ class GridGame:
 
     def image(self, position: Sequence[int], s: int) -> tuple[int, ...]:
         """The position under symmetry map `s` (the side to move stays)."""
+        if not s:  # the identity: most look-ups (a whole-board table's)
+            return tuple(position)
         cells = self.spec.cells
         return transform(self.spec, position[:cells], s) + tuple(position[cells:])
 

@@ -93,6 +93,16 @@ class Spec:
         """Whether stones move once placed (`+stonesN`), so that positions can repeat."""
         return self.stones > 0
 
+    def __hash__(self) -> int:
+        # Made once a Spec: a Spec keys the caches of its game, its geometry and its symmetry
+        # maps, asked a few times an answer (the dataclass's own hashes every field each time).
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.width, self.height, self.k, self.gravity, self.misere, self.exact,
+                     self.stones, self.jump, self.square))
+
     @cached_property  # made once a Spec: every answer a face writes names its game
     def name(self) -> str:
         """The canonical spec string, e.g. `4x4k4+gravity` or `5x5k4+stones4+square`."""
