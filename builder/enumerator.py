@@ -28,29 +28,22 @@ from tablebase.builder.workdir import WorkDir
 OPEN = np.iinfo(np.int8).min
 
 
-def _moves(root: Root, ply: int) -> int:
-    """A bound on the legal moves of a position at `ply`: its empty cells; with gravity, at
-    most one per column."""
-    moves = root.cells - ply
-    return min(moves, root.spec.width) if root.spec.gravity else moves
-
-
 def children(root: Root, codes: np.ndarray, ply: int,
              chunk_rows: int = 1 << 18) -> Iterator[np.ndarray]:
     """The canonical children of non-terminal parents `codes` at `ply`, a chunk of parents at
     a time (duplicates and all)."""
     for start in range(0, len(codes), chunk_rows):
         yield kernels.expand(np.asarray(codes[start : start + chunk_rows]), root.image_weights,
-                             root.below, root.spec.gravity, root.mover(ply), _moves(root, ply))
+                             root.below, root.drops, root.mover(ply), root.move_bound(ply))
 
 
 def collect_children(root: Root, codes: np.ndarray, ply: int, chunk_rows: int,
                      collector: UniqueCollector) -> None:
     """`children`, written straight into `collector`'s buffer."""
-    moves = _moves(root, ply)
+    moves = root.move_bound(ply)
     for start in range(0, len(codes), chunk_rows):
         part = np.asarray(codes[start : start + chunk_rows])
-        kids = kernels.expand(part, root.image_weights, root.below, root.spec.gravity,
+        kids = kernels.expand(part, root.image_weights, root.below, root.drops,
                               root.mover(ply), moves, collector.room(len(part) * moves))
         collector.commit(len(kids))
 
@@ -58,14 +51,14 @@ def collect_children(root: Root, codes: np.ndarray, ply: int, chunk_rows: int,
 def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
     """Mark every canonical child of non-terminal parents `codes` at `ply` in `table`'s
     bitmaps (or its direct byte table)."""
-    kernels.mark(codes, root.image_weights, root.below, root.spec.gravity, root.mover(ply),
+    kernels.mark(codes, root.image_weights, root.below, root.drops, root.mover(ply),
                  table.mark_targets())
 
 
 def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
     codes = np.asarray(codes)
-    if root.spec.moving and ply == root.last_ply:
+    if root.cyclic_tier(ply):
         # Either side may be to move: the movement rules say which positions are over. An
         # orbit is the board's (the side to move's digit is the same in every image).
         orbits = kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
@@ -139,7 +132,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
     counts = list(done)
     if not counts:
         first = np.array([root.start_code], dtype=np.int64)
-        if root.spec.moving and root.last_ply == 0:  # a start in the movement phase
+        if root.cyclic_tier(0):  # a start in the movement phase
             first = moving.enumerate_movement(root, first, progress)
         counts.append(_store_tier(root, work, 0, iter([first])))
         if on_tier is not None:
@@ -164,7 +157,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                         inner.update(min(chunk_rows, len(codes) - start))
                 source, _ = distinct_children(root, ply, parents(), opened, plan, table,
                                               work.scratch, collector)
-            if root.spec.moving and ply + 1 == root.last_ply:
+            if root.cyclic_tier(ply + 1):
                 # The last placement's boards enter the movement phase; its tier is all they
                 # reach by steps (a closure, not one ply deeper: steps can come back).
                 entries = np.concatenate([np.empty(0, np.int64), *source])

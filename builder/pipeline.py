@@ -25,10 +25,9 @@ from tablebase.builder.games.errors import (
     BuildTooLargeError,
     InvalidPositionError,
     InvalidSpecError,
-    WholeBoardTooLargeError,
 )
-from tablebase.builder.games.grid.root import Root, check_moving_root, check_root
-from tablebase.builder.games.grid.spec import MAX_CELLS, Spec, parse_spec
+from tablebase.builder.games.grid.root import Root, root_of
+from tablebase.builder.games.grid.spec import Spec, parse_spec
 from tablebase.builder.games.registry import class_game
 from tablebase.builder.games.values import NO_DEPTH, Value, depth_of, value_of
 from tablebase.builder.graph_build import GameBuildReport, build_game
@@ -123,15 +122,7 @@ def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
     """The Root of the table to build: the empty board when `root` is None or empty, else the
     checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
     for a whole board with more than 39 cells)."""
-    if spec.moving and root is not None and any(root[:spec.cells]):
-        return check_moving_root(spec, root)
-    if root is None or not any(root):
-        if not spec.whole_board_fits:
-            raise WholeBoardTooLargeError(
-                f"{spec.name} has {spec.cells} cells; a whole-board build needs at most"
-                f" {MAX_CELLS}")
-        return Root.whole(spec)
-    return check_root(spec, root)
+    return root_of(spec, root)
 
 
 def _check_moving(spec: Spec, layout: str, executor: Executor) -> None:
@@ -183,7 +174,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
     assert not isinstance(root, str), "a grid game's root is given as cell values"
     if isinstance(spec, str):
         spec = parse_spec(spec)
-    if spec.moving:
+    if Root.whole(spec).endless_draws:
         _check_moving(spec, layout, executor)
     table = table_root(spec, root)
     estimate = estimate_build(table, database, work_dir)
@@ -198,14 +189,15 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)
-    if spec.moving and moving.bytes_needed(estimate.positions) > plan.working and not yes:
+    if table.cyclic_tier(table.last_ply) and moving.bytes_needed(estimate.positions) \
+            > plan.working and not yes:
         raise BuildTooLargeError(
             f"{table.name}: not started, its movement phase is solved in memory, about"
             f" {moving.bytes_needed(estimate.positions) / 2**20:,.0f} MiB for"
             f" {estimate.positions:,} positions, past the budget's"
             f" {plan.working / 2**20:,.0f} MiB; give a larger --memory, or go ahead anyway"
             " with --yes (yes=True from Python)")
-    params = GameParams(spec.name, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
+    params = GameParams(spec.name, spec.width, spec.height, spec.k, table.drops, spec.misere,
                         table.key)
     # Tier arrays wait in memory for a checkpoint only where no other process reads them.
     work = WorkDir(work_path(database, work_slug(table), work_dir), defer=executor is LOCAL)
@@ -240,9 +232,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
 def _supports(table: Root) -> tuple[int, ...]:
     """Which digit of a code each digit's stone needs (db/ranking.py): with gravity, the free
     cell under it (-1 where it rests on the root's stones or the bottom row); else none."""
-    if table.spec.gravity:
-        return tuple(int(c) for c in table.below)
-    return (-1,) * table.code_digits
+    return table.supports()
 
 
 def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:
@@ -327,7 +317,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     # move, the side to move's digit: the movement phase is two stored plies, x's and o's).
     plies = [PlyCounts(root.ply + t.ply, t.reachable, t.canonical, t.terminal, *m.values[t.ply])
              for t in counts]
-    if root.spec.moving and counts and counts[-1].ply == root.last_ply:
+    if counts and root.cyclic_tier(counts[-1].ply):
         last = counts[-1].ply
         plies[-1:] = moving.side_counts(root, root.ply + last, np.asarray(work.get("codes", last)),
                                         np.asarray(work.get("term", last)),
@@ -347,7 +337,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     root_score = int(work.get("scores", 0)[int(np.searchsorted(first, root.start_code))])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
-    endless = root.spec.moving and root_value == Value.DRAW  # a draw by endless play
+    endless = root.endless_draws and root_value == Value.DRAW  # a draw by endless play
     stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
@@ -378,7 +368,7 @@ def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: 
     """Pack one solved tier (`write_tier`); the movement phase's as two stored plies, the side
     to move's digit counting as a stone (x's positions, then o's, in code order)."""
     ply = root.ply + tier
-    if not (root.spec.moving and tier == root.last_ply):
+    if not root.cyclic_tier(tier):
         return write_tier(engine, handle, ply, codes, scores)
     cut = moving.side_cut(root, codes)
     checksum = TableChecksum()

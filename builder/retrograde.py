@@ -38,7 +38,7 @@ def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: C
         # Terminal positions keep their score (the kernel copies it), open ones get their best
         # move's: one pass over the tier, no gathering of the open rows.
         best = kernels.solve(np.asarray(codes[part]), here, root.image_weights, root.below,
-                             root.spec.gravity, root.mover(ply), lookup, scores[part], lines)
+                             root.drops, root.mover(ply), lookup, scores[part], lines)
         if (best == kernels.UNSET).any():
             raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
         if bar is not None:
@@ -65,7 +65,7 @@ def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             above = None
             codes, term = _get(work, plan, "codes", ply), _get(work, plan, "term", ply)
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
-            if root.spec.moving and ply == root.last_ply:
+            if root.cyclic_tier(ply):
                 # The movement phase: a graph with cycles, solved within its own tier.
                 scores = moving.solve_movement(root, np.asarray(codes), np.asarray(term),
                                                progress)

@@ -51,7 +51,7 @@ def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
     the last one played (with gravity, those on top of their column)."""
     board = digits(codes, root.cells)
     mine = board == root.mover(ply)
-    if root.spec.gravity:
+    if root.drops:
         above = np.full(root.cells, -1, dtype=np.int64)
         below = np.asarray(root.below)
         has = below >= 0

@@ -25,7 +25,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tablebase.builder.games.errors import InvalidPositionError
+from tablebase.builder.games.errors import InvalidPositionError, WholeBoardTooLargeError
 from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers, stone_counts
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.orders import stone_order
@@ -136,6 +136,39 @@ class Root:
                 and canonical_code(self.spec, position) == canonical_code(self.spec, self.start)
         return any((transform(self.spec, position, s) if s else tuple(position)) == self.board
                    for s in range(len(permutations(self.spec))))
+
+    # --- the tiers, as the builder's loop asks of them -------------------------------------
+
+    @property
+    def drops(self) -> bool:
+        """Whether a stone falls to the lowest empty cell of its column (+gravity): the
+        compiled kernels' rule, with `below` (the cell each stone needs under it)."""
+        return self.spec.gravity
+
+    def move_bound(self, ply: int) -> int:
+        """A bound on the legal moves of a position at `ply` (plies from the root): its empty
+        cells; where stones drop, at most one a column."""
+        moves = self.cells - ply
+        return min(moves, self.spec.width) if self.drops else moves
+
+    def cyclic_tier(self, ply: int) -> bool:
+        """Whether tier `ply` is one whose positions can come back (where stones move, the
+        movement phase, the last tier): enumerated as a closure under steps and solved with
+        cycles, not one ply deeper than the tier before (builder/moving.py)."""
+        return self.spec.moving and ply == self.last_ply
+
+    @property
+    def endless_draws(self) -> bool:
+        """Whether a drawn position is a draw by endless play, with no depth."""
+        return self.spec.moving
+
+    def supports(self) -> tuple[int, ...]:
+        """Which digit of a code each digit's stone needs (db/ranking.py): where stones drop,
+        the free cell under it (-1 where it rests on the root's stones or the bottom row);
+        else none."""
+        if self.drops:
+            return tuple(int(c) for c in self.below)
+        return (-1,) * self.code_digits
 
     def facts(self) -> str:
         """An endgame table's root in words, for build's and info's reports."""
@@ -366,3 +399,18 @@ def check_root(spec: Spec, board: Sequence[int]) -> Root:
         raise InvalidPositionError(
             f"no order of alternating moves, x first, {how}: the position cannot be reached")
     return Root(spec, board)
+
+
+def root_of(spec: Spec, root: Sequence[int] | None = None) -> Root:
+    """The Root of the table to build: the empty board when `root` is None or empty, else the
+    checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
+    for a whole board with more than 39 cells)."""
+    if spec.moving and root is not None and any(root[:spec.cells]):
+        return check_moving_root(spec, root)
+    if root is None or not any(root):
+        if not spec.whole_board_fits:
+            raise WholeBoardTooLargeError(
+                f"{spec.name} has {spec.cells} cells; a whole-board build needs at most"
+                f" {MAX_CELLS}")
+        return Root.whole(spec)
+    return check_root(spec, root)
