@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from tablebase.builder.games.grid import Spec
 from tablebase.builder.games.grid.notation import GTP_COLUMNS, column_name
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.audit.processes import GameRefusedError
 
 __all__ = ["COURSE_TIMELIMIT", "DIALECTS", "Dialect", "GTP_COLUMNS", "told_timelimit"]
@@ -47,7 +48,7 @@ class Dialect:
         the course dialect's `timelimit` is `timelimit` seconds as told_timelimit keeps it."""
         if self.name == "plain":
             return [(f"boardsize {spec.width} {spec.height}", True), (f"set_game {spec.name}", True)]
-        if spec.width != spec.height or spec.gravity or spec.misere or spec.moving:
+        if spec.width != spec.height or spec.misere or not grid_game(spec).moves_anywhere:
             raise GameRefusedError(
                 f"the course dialect plays N x N boards without gravity, misere or stones that"
                 f" move; {spec.name} needs the plain dialect (--dialect plain)")

@@ -9,6 +9,8 @@ from tablebase.builder.games.grid.notation import move_name
 class GravityGame(GridGame):
     """A game whose stones fall to the lowest empty cell of their column (Connect Four)."""
 
+    moves_anywhere = False
+
     def rules_text(self) -> str:
         """The rules in words: k in a row, and the stones' drop."""
         return super().rules_text() + ", stones drop (gravity)"

@@ -56,6 +56,8 @@ class GridGame:
     reach_known = True
     # Whether every move puts a stone down (none moves one): a course test file's games.
     moves_are_placements = True
+    # Whether a stone may go to any empty cell (no drop, no step): the course dialect's games.
+    moves_anywhere = True
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec

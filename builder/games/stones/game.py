@@ -26,6 +26,7 @@ class SteppingGame(GridGame):
     # What a root reaches is not searched here: a complete table is taken at its word.
     reach_known = False
     moves_are_placements = False
+    moves_anywhere = False
 
     def start(self) -> tuple[int, ...]:
         """The empty board, x to move."""

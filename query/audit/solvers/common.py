@@ -1,8 +1,9 @@
 """What every textbook solver shares: the result record, the input check, and the rules in a shape
 fit for search.
 
-The rules themselves come from builder.game; `SearchRules` only precomputes the lines through each
-cell, so that a search can ask "did the move just made end the game?" without rescanning the board.
+The rules themselves come from the grid games (builder/games/grid/); `SearchRules` only
+precomputes the lines through each cell, so that a search can ask "did the move just made end
+the game?" without rescanning the board.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tablebase.builder.games.grid import EMPTY, Spec, Value, check_position, outcome
+from tablebase.builder.games.grid import EMPTY, Spec, Value, check_position, open_cells, outcome
 from tablebase.builder.games.grid.geometry import line_ends, lines
 
 
@@ -76,13 +77,7 @@ class SearchRules:
 
     def moves(self, board: tuple[int, ...]) -> list[int]:
         """The playable cells in cell order, assuming the game is not over."""
-        if not self.spec.gravity:
-            return [cell for cell, v in enumerate(board) if v == EMPTY]
-        below = self.spec.width
-        last_row = self.spec.cells - below
-        # With gravity a cell is playable when it is empty and rests on the floor or a stone.
-        return [cell for cell, v in enumerate(board)
-                if v == EMPTY and (cell >= last_row or board[cell + below] != EMPTY)]
+        return open_cells(self.spec, board)
 
     @staticmethod
     def play(board: tuple[int, ...], cell: int, player: int) -> tuple[int, ...]:
