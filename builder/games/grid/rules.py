@@ -40,12 +40,19 @@ def line_masks(spec: Spec) -> tuple[tuple[int, int], ...]:
                  for line, ends in zip(lines(spec).tolist(), line_ends(spec).tolist()))
 
 
+# Per player, bytes.translate's table: that player's value to "1", every other to "0".
+_BIT_CHARS = {p: bytes(49 if v == p else 48 for v in range(256)) for p in (X, O)}  # "1", "0"
+
+
 def has_line(spec: Spec, board: Sequence[int], player: int) -> bool:
     """Whether `player` has made a line: k in a row (+exact: and not more)."""
-    mine = 0
-    for cell, v in enumerate(board):
-        if v == player:
-            mine |= 1 << cell
+    if isinstance(board, (tuple, list)):  # the answers' hot path: one bytes translation
+        mine = int(bytes(board).translate(_BIT_CHARS[player])[::-1], 2)
+    else:  # an array's bytes are not its values
+        mine = 0
+        for cell, v in enumerate(board):
+            if v == player:
+                mine |= 1 << cell
     return any(mine & cells == cells and not mine & beyond for cells, beyond in line_masks(spec))
 
 

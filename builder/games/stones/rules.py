@@ -25,7 +25,7 @@ import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.codec import EMPTY, O, X, decode, encode
-from tablebase.builder.games.grid.rules import line_masks
+from tablebase.builder.games.grid.rules import has_line
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board
 
@@ -127,18 +127,6 @@ def stones_say(spec: Spec, board: Sequence[int]) -> int | None:
     return None if placed == 2 * spec.stones else (X if placed % 2 == 0 else O)
 
 
-# Per player, bytes.translate's table: that player's value to "1", every other to "0".
-_BIT_CHARS = {p: bytes(49 if v == p else 48 for v in range(256)) for p in (X, O)}  # "1", "0"
-
-
-def made(spec: Spec, board: Sequence[int], player: int) -> bool:
-    """`rules.has_line` on boards of ints, the player's cells read by one bytes translation:
-    the answers' hot path (a probe asks it a few times)."""
-    # The player's cells as a bitmask, through one bytes translation (cell 0 the lowest bit).
-    mine = int(bytes(board).translate(_BIT_CHARS[player])[::-1], 2)
-    return any(mine & cells == cells and not mine & beyond for cells, beyond in line_masks(spec))
-
-
 def check_moving(spec: Spec, position: Sequence[int]) -> None:
     """Raise InvalidPositionError unless `position` can arise in play: at most N stones a
     side, placed x first, the side to move as the stones say it (where they say it), and no
@@ -157,7 +145,7 @@ def check_moving(spec: Spec, position: Sequence[int]) -> None:
     if said is not None and side != said:
         raise InvalidPositionError(f"{names[said]} is to move with {xs} x and {os_} o on the"
                                    f" board (stones are still being placed), not {names[side]}")
-    if made(spec, board, side):
+    if has_line(spec, board, side):
         raise InvalidPositionError(
             f"{names[side]} has a line but is to move; the game ended when {names[side]} made it")
 
@@ -190,7 +178,7 @@ def outcome_of(spec: Spec, position: Sequence[int]) -> int | None:
     """The value (1, 0, -1) for the side to move if the game is over: the side that moved
     last made a line (a loss; misère a win), or the side to move has no step (a loss)."""
     board, side = split(spec, position)
-    if made(spec, board, O if side == X else X):
+    if has_line(spec, board, O if side == X else X):
         return 1 if spec.misere else -1
     if not _moves(spec, position):
         return -1
