@@ -13,15 +13,14 @@ whose turn it is:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from tablebase.query.errors import MissingPositionError, QueryError
 from tablebase.query.game_answers import GameAnswers
 from tablebase.query.play.game_classes import choose_game_move
-from tablebase.query.play.gtp_engine import EXPECTED, GtpError, respond
+from tablebase.query.play.gtp_engine import EXPECTED, GtpError, dispatch, respond
 from tablebase.query.play.levels import MAX_LEVEL, check_level
-from tablebase.version import tool_version
 
 COMMANDS = ("protocol_version", "name", "version", "known_command", "list_commands",
             "set_game", "clear_board", "play", "undo", "genmove", "solve", "showboard",
@@ -132,19 +131,7 @@ class GameGtpSession:
         return ""
 
     def _answer(self, command: str, args: list[str]) -> str:
-        fixed: dict[str, Callable[[], str]] = {
-            "protocol_version": lambda: "2",
-            "name": lambda: "tablebase",
-            "version": tool_version,
-            "known_command": lambda: "true" if args[:1] and args[0] in COMMANDS else "false",
-            "list_commands": lambda: "\n".join(COMMANDS),
-        }
-        if command in fixed:
-            return fixed[command]()
-        handler = getattr(self, f"_{command}", None) if command in COMMANDS else None
-        if handler is None:
-            raise GtpError(f"unknown command {command!r}")
-        return str(handler(args))
+        return dispatch(self, COMMANDS, command, args)
 
     def handle(self, line: str) -> str | None:
         """The response to one command line, ending in the blank line GTP wants; None for a

@@ -18,7 +18,7 @@ to the b/w dialect; `boardsize W H` or a colour x/o switches back. Where stones 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -202,19 +202,7 @@ class GtpSession:
         return ""
 
     def _answer(self, command: str, args: list[str]) -> str:
-        fixed: dict[str, Callable[[], str]] = {
-            "protocol_version": lambda: "2",
-            "name": lambda: "tablebase",
-            "version": tool_version,
-            "known_command": lambda: "true" if args[:1] and args[0] in COMMANDS else "false",
-            "list_commands": lambda: "\n".join(COMMANDS),
-        }
-        if command in fixed:
-            return fixed[command]()
-        handler = getattr(self, f"_{command}", None) if command in COMMANDS else None
-        if handler is None:
-            raise GtpError(f"unknown command {command!r}")
-        return str(handler(args))
+        return dispatch(self, COMMANDS, command, args)
 
     def handle(self, line: str) -> str | None:
         """The response to one command line, ending in the blank line GTP wants; None for a
@@ -225,6 +213,25 @@ class GtpSession:
 # The errors a command's answer may raise that are its '?' text as they stand.
 EXPECTED = (GtpError, GameError, NotationError, IllegalMoveError, MissingPositionError,
             StorageError)
+
+
+def dispatch(session: object, commands: Sequence[str], command: str, args: list[str]) -> str:
+    """A session's answer to one command: GTP's own (protocol_version, name, version,
+    known_command, list_commands), else the session's `_COMMAND(args)` for one of `commands`;
+    GtpError for any other."""
+    fixed: dict[str, Callable[[], str]] = {
+        "protocol_version": lambda: "2",
+        "name": lambda: "tablebase",
+        "version": tool_version,
+        "known_command": lambda: "true" if args[:1] and args[0] in commands else "false",
+        "list_commands": lambda: "\n".join(commands),
+    }
+    if command in fixed:
+        return fixed[command]()
+    handler = getattr(session, f"_{command}", None) if command in commands else None
+    if handler is None:
+        raise GtpError(f"unknown command {command!r}")
+    return str(handler(args))
 
 
 def respond(answer: Callable[[str, list[str]], str], line: str,
