@@ -10,7 +10,7 @@ import numpy as np
 
 from tablebase.builder.games.grid import Value
 from tablebase.builder.games.grid.reading import Reading
-from tablebase.query.notation import game_over_text, outcome_text
+from tablebase.query.wording import game_over_text, outcome_text
 
 # A position as callers give it: text (builder/games/grid/reading.py), a Reading, cell values, or a code.
 Position = str | Reading | Sequence[int] | int

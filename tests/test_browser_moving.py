@@ -17,7 +17,7 @@ import pytest
 from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.query import open_tablebase
-from tablebase.query.notation import outcome_text
+from tablebase.query.wording import outcome_text
 
 # Importing test_browser.py applies its skip rule (no Chromium, no playwright: skipped).
 from tests.test_browser import CHROMIUM, FLAGS, Server, _settled, _shown_board, playwright

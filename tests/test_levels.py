@@ -14,8 +14,8 @@ import pytest
 from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.cli import main
-from tablebase.query.play.game import play_game
 from tablebase.query.play.levels import LevelError, choose_move, move_odds, pick
+from tablebase.query.play.terminal import play_game
 from tests.bench_levels import level_scores, play_out
 from tests.reference import DRAW, Game, better
 

@@ -16,10 +16,10 @@ from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import play_moving, read_moving
 from tablebase.query import Tablebase, open_tablebase, turns
 from tablebase.query.cli import main
-from tablebase.query.notation import plies
-from tablebase.query.play.game import play_game
 from tablebase.query.play.gtp_engine import GtpSession, serve
+from tablebase.query.play.terminal import play_game
 from tablebase.query.records import known_depth
+from tablebase.query.wording import plies
 
 MORRIS = "3x3k3+stones3"  # Three Men's Morris: a draw
 WON = "4x3k3+stones3"  # x wins from the empty board

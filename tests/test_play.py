@@ -9,7 +9,7 @@ import pytest
 from tablebase.builder.games.grid import Value
 from tablebase.query import MoveInfo, Probe, Tablebase, open_tablebase
 from tablebase.query.cli import main
-from tablebase.query.play.game import judge, play_game
+from tablebase.query.play.terminal import judge, play_game
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ from tablebase.query.audit.processes import EngineAnswer, Failure, describe_exce
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.audit.worker import FunctionWorker, takes_spec
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import plies
+from tablebase.query.wording import plies
 
 DEFAULT_TIMEOUT = 10.0
 BUILTIN_PREFIX = "builtin:"

@@ -36,11 +36,11 @@ from tablebase.query.audit.course_reading import (
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.notation import outcome_text
 from tablebase.query.search.answers import probe_or_search
 from tablebase.query.search.engine import Searcher
 from tablebase.query.search.solving import Searched, searcher
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.wording import outcome_text
 
 __all__ = ["CaseResult", "CourseCase", "CourseReport", "FINE", "Truth", "Verdict",
            "audit_course_file", "case_title", "is_course_file", "read_course_file"]

@@ -41,8 +41,8 @@ from tablebase.query.audit.selection import (
 )
 from tablebase.query.audit.solvers import SOLVERS, SearchTooLargeError
 from tablebase.query.errors import AuditInputError
-from tablebase.query.notation import outcome_text, plies
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.wording import outcome_text, plies
 
 CHECKS = ("value", "move", "depth")
 # Mismatch kinds, in the order reports list them.

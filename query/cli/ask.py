@@ -22,7 +22,6 @@ from tablebase.query.cli.common import (
 from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
-from tablebase.query.notation import outcome_text
 from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.search.answers import (
     SearchedMove,
@@ -32,6 +31,7 @@ from tablebase.query.search.answers import (
     probe_or_search,
 )
 from tablebase.query.shapes import answer_json, ends_in_a_repeat, line_json, moves_json
+from tablebase.query.wording import outcome_text
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
@@ -130,7 +130,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return games.play(args)
     import random
 
-    from tablebase.query.play.game import play_game
+    from tablebase.query.play.terminal import play_game
 
     spec = parse_spec(args.spec)
     start = position_from_args(spec, args).board if args.position is not None or args.moves else None

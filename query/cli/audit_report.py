@@ -8,8 +8,8 @@ from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import board_text, draw_board
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import count
-from tablebase.query.notation import outcome_text
 from tablebase.query.turns import PLY_LIMIT
+from tablebase.query.wording import outcome_text
 
 
 def _seen(report: Any) -> str:

@@ -30,8 +30,8 @@ from tablebase.query.cli.common import (
     size,
     whole_number,
 )
-from tablebase.query.notation import outcome_text
 from tablebase.query.shapes import verify_json
+from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
     from tablebase.builder.pipeline import BuildReport

@@ -16,7 +16,7 @@ from tablebase.query.cli.common import (
     size,
 )
 from tablebase.query.game_shapes import game_line_json, game_moves_json, game_probe_json
-from tablebase.query.notation import outcome_text
+from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
@@ -241,8 +241,8 @@ def line(args: argparse.Namespace) -> int:
 
 def strategy(args: argparse.Namespace) -> int:
     """`tablebase strategy PATH.py:Class [TEXT] [--side x|o]`: x is the side to move at TEXT."""
-    from tablebase.query.notation import plies
     from tablebase.query.play.game_strategy import find_game_strategy, game_strategy_json
+    from tablebase.query.wording import plies
 
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)

@@ -13,8 +13,8 @@ from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
-from tablebase.query.notation import outcome_text
 from tablebase.query.shapes import game_json
+from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase

@@ -21,10 +21,10 @@ from tablebase.query.cli.common import (
     progress,
     whole_number,
 )
-from tablebase.query.notation import plies
 from tablebase.query.play.levels import MAX_LEVEL, MIN_LEVEL
 from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT
 from tablebase.query.shapes import DEFAULT_MAX_NODES, genmove_json, strategy_json
+from tablebase.query.wording import plies
 
 
 def _level(text: str) -> int:

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, outcome
-from tablebase.query.notation import outcome_text
 from tablebase.query.search import bitsolver, control, gravity
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
 from tablebase.query.search.control import PLAIN, WS, ZONES, LeafTable
+from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
     from tablebase.query.search.board import Board

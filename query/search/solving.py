@@ -21,9 +21,9 @@ from tablebase.builder.games.grid.reading import Reading, read_position
 from tablebase.builder.games.grid.readings import Readings, read_positions
 from tablebase.builder.games.grid.root import Root
 from tablebase.db.errors import GameNotBuiltError
-from tablebase.query.notation import game_over_text
 from tablebase.query.search.control import LeafTable, leaf_table
 from tablebase.query.tables import LOAD_LIMIT
+from tablebase.query.wording import game_over_text
 
 if TYPE_CHECKING:
     from tablebase.query.search.engine import Budget, Progress, Searcher, Solution

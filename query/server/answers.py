@@ -27,7 +27,6 @@ from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.notation import json_kind
 from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
@@ -46,6 +45,7 @@ from tablebase.query.shapes import (
     stats_json,
 )
 from tablebase.query.tablebase import Tablebase
+from tablebase.query.wording import json_kind
 
 if TYPE_CHECKING:
     from tablebase.query.search.engine import Searcher

@@ -17,9 +17,9 @@ from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.notation import draw_board
 from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
-from tablebase.query.notation import outcome_text, plies
 from tablebase.query.play.levels import MAX_LEVEL, check_level, choose_move
 from tablebase.query.tablebase import MoveInfo, Probe, Tablebase
+from tablebase.query.wording import outcome_text, plies
 
 COMMANDS = ("hint", "undo", "quit")
 
