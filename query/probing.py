@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 
 from tablebase.builder.games.grid import Value, score
 from tablebase.builder.games.grid.game import GridGame
-from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import damaged
 from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.tables import StoredTable
@@ -68,40 +67,37 @@ def moves(game: GridGame, tables: Sequence[StoredTable], position: Sequence[int]
     held = locate(game, tables, position)
     if held is None:
         raise missing(tuple(position))
-    here, found = _moves(game, held, position, database)
+    here, found = _moves(game, held, position, held[2], held[3], database)
     return here, found, held[0]
 
 
-def _moves(game: GridGame, held: Held, position: Sequence[int], database: str
-           ) -> tuple[Probe, list[MoveInfo]]:
-    """`moves` of a position `held` holds: its value and depth read with its children's (one
-    look-up), `held`'s being those of the position it was first found for."""
-    table, s = held[0], held[1]
-    legal = game.legal(position)
-    positions = [position, *(game.played(position, m) for m in legal)]
-    found = table.reader.lookup([table.root.position_code(game.image(p, s)) for p in positions])
-    if not found.found.all():
-        i = int((~found.found).nonzero()[0][0])
-        if i == 0:
-            raise MissingPositionError(f"position {game.text(position)!r} ({game.spec.name}) is"
-                                       f" not in the {table.root.name} table")
-        raise damaged(database, table, f"it holds {game.text(position)!r} but not"
-                                       f" {game.text(positions[i])!r}, one move later")
-    value = int(found.value[0])
-    here = _probe(game, _VALUES[value], _depth(game, value, int(found.depth[0])), position)
+def _moves(game: GridGame, held: Held, position: Sequence[int], value: Value,
+           depth: int | None, database: str) -> tuple[Probe, list[MoveInfo]]:
+    """`moves` of a position `held`'s table holds (under `held`'s map), whose own `value` and
+    `depth` are known: its children's answers in one look-up."""
+    here = _probe(game, value, depth, position)
     if here.terminal:
         return here, []
+    table, s = held[0], held[1]
+    # The game is not over (the table says so): every move the rules allow is legal.
+    legal = game.continuations(position)
+    children = [game.played(position, m) for m in legal]
+    found = table.reader.lookup([table.root.position_code(game.image(p, s)) for p in children])
+    if not found.found.all():
+        i = int((~found.found).nonzero()[0][0])
+        raise damaged(database, table, f"it holds {game.text(position)!r} but not"
+                                       f" {game.text(children[i])!r}, one move later")
     scored = []
-    for i, move in enumerate(legal, 1):
+    for i, move in enumerate(legal):
         theirs = int(found.value[i])
-        depth = _depth(game, theirs, int(found.depth[i]))
+        after = _depth(game, theirs, int(found.depth[i]))
         mine = _VALUES[-theirs]
-        scored.append((score(mine, 0 if depth is None else depth + 1), move, mine, depth))
+        scored.append((score(mine, 0 if after is None else after + 1), move, mine, after))
     # Best first; ties in the order of the cell played to, then of the cell a stone leaves.
     scored.sort(key=lambda s: (-s[0], s[1][1], -1 if s[1][0] is None else s[1][0]))
     top = scored[0][0]
-    return here, [MoveInfo(game.name(move), move[1], value, depth, key == top, move[0])
-                  for key, move, value, depth in scored]
+    return here, [MoveInfo(game.name(move), move[1], mine, after, key == top, move[0])
+                  for key, move, mine, after in scored]
 
 
 def line(game: GridGame, tables: Sequence[StoredTable], position: Sequence[int],
@@ -113,7 +109,7 @@ def line(game: GridGame, tables: Sequence[StoredTable], position: Sequence[int],
         raise missing(tuple(position))
     current = tuple(position)
     seen = {current}
-    here, options = _moves(game, held, current, database)
+    here, options = _moves(game, held, current, held[2], held[3], database)
     steps: list[Step] = []
     while options:
         best = options[0]
@@ -122,5 +118,6 @@ def line(game: GridGame, tables: Sequence[StoredTable], position: Sequence[int],
         if current in seen:
             return steps, True
         seen.add(current)
-        here, options = _moves(game, held, current, database)
+        # The position after the best move: its answer is that move's, for the other side.
+        here, options = _moves(game, held, current, Value(-best.value), best.depth, database)
     return steps, False

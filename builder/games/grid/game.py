@@ -34,7 +34,7 @@ from tablebase.builder.games.grid.notation import (
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
-from tablebase.builder.games.grid.rules import legal_moves, outcome, side_to_move
+from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
 
@@ -86,6 +86,11 @@ class GridGame:
         """Every legal move, in the rules' order (placements by cell, steps by their start);
         empty once the game is over."""
         return [(None, cell) for cell in legal_moves(self.spec, position)]
+
+    def continuations(self, position: Sequence[int]) -> list[Move]:
+        """`legal`'s moves without asking whether the game is over (where a table already
+        says it is not: the answers' hot path)."""
+        return [(None, cell) for cell in open_cells(self.spec, position)]
 
     def outcome(self, position: Sequence[int]) -> int | None:
         """The value (1, 0, -1) for the side to move where the game is over, else None."""

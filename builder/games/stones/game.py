@@ -41,6 +41,10 @@ class SteppingGame(GridGame):
         game is over."""
         return rules.legal(self.spec, position)
 
+    def continuations(self, position: Sequence[int]) -> list[Move]:
+        """Placements or steps, not asking whether the game is over."""
+        return rules.moves_of(self.spec, position)
+
     def outcome(self, position: Sequence[int]) -> int | None:
         """The value (1, 0, -1) for the side to move where the game is over, else None."""
         return rules.outcome_of(self.spec, position)

@@ -155,10 +155,11 @@ def legal(spec: Spec, position: Sequence[int]) -> list[Move]:
     empty once the game is over."""
     if outcome_of(spec, position) is not None:
         return []
-    return _moves(spec, position)
+    return moves_of(spec, position)
 
 
-def _moves(spec: Spec, position: Sequence[int]) -> list[Move]:
+def moves_of(spec: Spec, position: Sequence[int]) -> list[Move]:
+    """`legal`'s moves without asking whether the game is over."""
     board, side = split(spec, position)
     if stones_say(spec, board) is not None:
         return [(None, cell) for cell, v in enumerate(board) if v == EMPTY]
@@ -180,7 +181,7 @@ def outcome_of(spec: Spec, position: Sequence[int]) -> int | None:
     board, side = split(spec, position)
     if has_line(spec, board, O if side == X else X):
         return 1 if spec.misere else -1
-    if not _moves(spec, position):
+    if not moves_of(spec, position):
         return -1
     return None
 
