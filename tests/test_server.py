@@ -195,6 +195,32 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
 
 # --- errors -------------------------------------------------------------------------------
 
+@pytest.mark.parametrize(("spec", "title", "drops", "stones", "squares"), [
+    ("tictactoe", "tic-tac-toe", False, 0, False),
+    ("3x3k3+misere", "tic-tac-toe misère", False, 0, False),
+    ("7x6k4+gravity", "Connect Four 7x6", True, 0, False),
+    ("15x15k5", "Gomoku 15x15", False, 0, False),
+    ("teeko", "Teeko", False, 4, True),
+    ("3x3k3+stones3+jump", "tic-tac-toe, 3 jumping stones", False, 3, False),
+    ("4x4k3+exact", "4x4k3+exact", False, 0, False),
+])
+def test_layout_is_what_the_page_draws_from(client: TestClient, spec: str, title: str,
+                                            drops: bool, stones: int, squares: bool) -> None:
+    """Any spec, a table or not: the page reads no spec grammar of its own."""
+    got = client.get(f"/api/{spec}/layout")
+    assert got.status_code == 200, got.text
+    data = got.json()
+    size = spec.split("k")[0].split("x") if spec[0].isdigit() else None
+    if size is not None:
+        assert (data["width"], data["height"]) == (int(size[0]), int(size[1]))
+        assert data["cells"] == data["width"] * data["height"]
+    assert (data["title"], data["drops"], data["stones_each"], data["squares"]) == \
+        (title, drops, stones, squares)
+    assert data["exact"] == ("exact" in spec)
+    _error(client.get("/api/9x9k12/layout"), 400, "k=12")
+    _error(client.get("/api/3x3k3/layout?board=x"), 400, "unknown parameter")
+
+
 def test_bad_input_is_400(client: TestClient) -> None:
     _error(client.get("/api/3x3k3", params={"board": "xx./.../..."}), 400,
            "impossible stone counts: 2 x and 0 o")

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tablebase.builder.games.grid import GameError
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError, StorageError
 from tablebase.query.errors import (
     MissingPositionError,
@@ -172,6 +173,14 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         return _tagged(data, answers.checksum(spec), request)
 
     @answering
+    async def layout(request: Request) -> Response:
+        if request.query_params:
+            raise _BadRequest(f"unknown parameter {sorted(request.query_params)[0]!r}; this"
+                              " takes none")
+        spec = answers.spec(request.path_params["spec"])
+        return JSONResponse(grid_game(spec).layout())
+
+    @answering
     async def probe(request: Request) -> Response:
         spec = answers.spec(request.path_params["spec"])
         body = await _read_body(request)
@@ -212,6 +221,7 @@ def make_app(db: str, search: float | None = DEFAULT_SEARCH_SECONDS,
         Route("/api/{spec}", position),
         Route("/api/{spec}/line", line),
         Route("/api/{spec}/stats", stats),
+        Route("/api/{spec}/layout", layout),
         Route("/api/{spec}/probe", probe, methods=["POST"]),
         *game_routes(served, answering, STATIC),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -157,6 +157,33 @@ class GridGame:
         """A stored ply as `info` shows it: its stones."""
         return str(ply)
 
+    def layout(self) -> dict[str, object]:
+        """What the page draws the board from (`/api/SPEC/layout`): its size, how stones land
+        (`drops`), how many each side has where they move (`stones_each`, 0: every stone
+        placed), whether squares win, the run that wins (`k`, `exact`), and its title."""
+        spec = self.spec
+        return {"spec": spec.name, "title": self.title(), "width": spec.width,
+                "height": spec.height, "cells": spec.cells, "k": spec.k, "exact": spec.exact,
+                "drops": spec.gravity, "stones_each": spec.stones, "squares": spec.square}
+
+    def title(self) -> str:
+        """The game as people know it: `tic-tac-toe`, `Connect Four 7x6`, `Gomoku 15x15`,
+        `Teeko`, else its size and rules in words (or its spec)."""
+        spec = self.spec
+        w, h, k, name = spec.width, spec.height, spec.k, spec.name
+        misere = (" misère" if spec.misere else "") + (f", exactly {k}" if spec.exact else "")
+        if name == "5x5k4+stones4+square":
+            return "Teeko"
+        moving = (f", {spec.stones} {'jumping' if spec.jump else 'moving'} stones"
+                  + (", squares win" if spec.square else "")) if spec.stones else ""
+        if name.startswith("3x3k3") and not spec.gravity:
+            return f"tic-tac-toe{misere}{moving}"
+        if spec.gravity and k == 4:
+            return f"Connect Four {w}x{h}{misere}"
+        if not spec.gravity and k == 5:
+            return f"Gomoku {w}x{h}{misere}"
+        return f"{w}x{h}, {k} in a row{misere}{moving}" if moving else name
+
     def how_to_move(self) -> str:
         """How a player writes a move, for `play`'s first line."""
         spec = self.spec

@@ -204,7 +204,7 @@ async function clicked(cell) {
   const column = cell % state.geo.width;
   const move = data.moves.find((m) => {
     const c = cellOf(m.move, state.geo);
-    return c === cell || (state.geo.gravity && c % state.geo.width === column);
+    return c === cell || (state.geo.drops && c % state.geo.width === column);
   });
   if (move) await play(move, data);
 }
@@ -241,18 +241,14 @@ async function showLine() {
 
 // --- tables and links -------------------------------------------------------------------
 
-function gameName(spec) {
-  const geo = geometry(spec);
-  const misere = (spec.includes("misere") ? " misère" : "") +
-    (spec.includes("exact") ? `, exactly ${geo.k}` : "");
-  if (spec === "5x5k4+stones4+square") return "Teeko";
-  const moving = geo.stones ? `, ${geo.stones} ${spec.includes("jump") ? "jumping" : "moving"} stones`
-    + (geo.square ? ", squares win" : "") : "";
-  if (spec.startsWith("3x3k3") && !geo.gravity) return `tic-tac-toe${misere}${moving}`;
-  if (geo.gravity && geo.k === 4) return `Connect Four ${geo.width}x${geo.height}${misere}`;
-  if (!geo.gravity && geo.k === 5) return `Gomoku ${geo.width}x${geo.height}${misere}`;
-  return moving ? `${geo.width}x${geo.height}, ${geo.k} in a row${misere}${moving}` : spec;
+// Each game's layout (its size, how stones land, its title), from the server: the page reads
+// no spec. Fetched once a spec.
+const layouts = new Map();
+async function layoutOf(spec) {
+  if (!layouts.has(spec)) layouts.set(spec, await api(`/api/${enc(spec)}/layout`));
+  return layouts.get(spec);
 }
+const gameName = (spec) => layouts.get(spec).title;
 
 // "Connect Four 7x6 endgame, 22 stones, x to move: win in 7": readable, of bounded width.
 function tableLabel(g) {
@@ -312,7 +308,7 @@ function fillMenu(games) {
 async function startGame(spec, board, root, known = null) {
   state.spec = spec;
   state.root = root || null;
-  state.geo = geometry(spec);
+  state.geo = await layoutOf(spec);
   state.cache = new Map(known ? [[known.board, known]] : []);  // an answer already fetched
   state.history = [board || state.root || emptyBoard(state.geo)];
   state.at = 0;
@@ -320,9 +316,9 @@ async function startGame(spec, board, root, known = null) {
   if (!tabled) searchedOption(spec);
   $("game").value = keyOf(spec, state.root);
   $("counts").style.display = tabled ? "" : "none";
-  $("legend-moving").hidden = !state.geo.stones;
-  document.body.classList.toggle("moving", state.geo.stones > 0);
-  $("counts-note").textContent = tabled ? COUNTS_NOTE + countsMoving(state.geo.stones)
+  $("legend-moving").hidden = !state.geo.stones_each;
+  document.body.classList.toggle("moving", state.geo.stones_each > 0);
+  $("counts-note").textContent = tabled ? COUNTS_NOTE + countsMoving(state.geo.stones_each)
     : `No table of ${gameName(spec)} in this database: its positions are answered by search,`
       + " so there are no stored positions to count.";
   await show();
@@ -350,6 +346,8 @@ async function main() {
   const health = await api("/health");
   searchMs = health.search ? health.search.seconds * 1000 : 0;
   const games = state.games = await api("/api/games");
+  const specs = new Set(games.filter((g) => g.layout !== "keyed").map((g) => g.spec));
+  await Promise.all([...specs].map(layoutOf));  // the menu names each game by its title
   fillMenu(games);
   const classes = games.filter((t) => t.layout === "keyed" && !t.root);
   for (const g of classes) {  // a game class's page: a link in the header

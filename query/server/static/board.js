@@ -4,13 +4,6 @@
 
 // --- the game's geometry ----------------------------------------------------------------
 
-function geometry(spec) {
-  const m = /^(\d+)x(\d+)k(\d+)/.exec(spec);
-  return { width: +m[1], height: +m[2], cells: m[1] * m[2], k: +m[3],
-    gravity: spec.includes("gravity"), stones: stonesOf(spec), square: spec.includes("square"),
-    exact: spec.includes("exact") };
-}
-
 function emptyBoard(geo) {
   return Array(geo.height).fill(".".repeat(geo.width)).join("/");
 }
@@ -93,11 +86,11 @@ function drawBoard(data) {
   const geo = state.geo, svg = $("board"), size = 100;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${geo.width * size} ${geo.height * size}`);
-  svg.classList.toggle("gravity", geo.gravity);
+  svg.classList.toggle("gravity", geo.drops);
   const flat = flatOf(data.board), { targets, stones } = boardMoves(data, geo);
   const last = lastMove(), from = lastFrom(), over = last !== null && data.terminal;
   const row = over ? winningLine(flat, last, geo) : null;
-  const square = over && !row && geo.square ? winningSquare(flat, last, geo) : null;  // Teeko's
+  const square = over && !row && geo.squares ? winningSquare(flat, last, geo) : null;  // Teeko's
   const line = row || square;
   for (let cell = 0; cell < geo.cells; cell++) {
     const x = (cell % geo.width) * size, y = Math.floor(cell / geo.width) * size;
@@ -109,7 +102,7 @@ function drawBoard(data) {
       drawMovable(svg, rect, cell, stone, stones.get(cell), size);
     } else if (stone !== ".") {
       const cls = `stone ${stone}${cell === last ? " last" : ""}${line && line.includes(cell) ? " won" : ""}`;
-      if (geo.gravity) {
+      if (geo.drops) {
         node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: cls,
           style: cell === last ? `--drop: ${-(y + size)}px` : "" });
       } else {
@@ -119,11 +112,11 @@ function drawBoard(data) {
     } else if (move) {
       rect.classList.add("open");
       Object.assign(rect.dataset, { move: move.move, value: move.value, depth: move.depth ?? "" });
-      if (geo.gravity) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
+      if (geo.drops) node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
       // The value as a sign as well as a colour: + win, = draw, − loss (and the plies).
       node(svg, "text", { x: x + size / 2, y: y + size * 0.6, "text-anchor": "middle",
         "font-size": size * 0.28, class: "depth", fill: textOn(fill) }, moveText(move).mark);
-    } else if (geo.gravity) {
+    } else if (geo.drops) {
       node(svg, "circle", { cx: x + size / 2, cy: y + size / 2, r: size * 0.4, class: "hole" });
     }
     if (cell === last) node(svg, "rect", { x: x + 3, y: y + 3, width: size - 6, height: size - 6, class: "last-mark" });
@@ -205,7 +198,7 @@ function drawHistory(answers) {
   // A searched position whose value or depth is not proved has no place on the chart; a
   // draw by endless play (stones that move) has no depth and sits on the axis.
   const placed = answers.map((a, i) => [first + i, a]).filter(([, a]) => a.value !== null
-    && (a.depth !== null || (state.geo.stones && a.value === "draw")));
+    && (a.depth !== null || (state.geo.stones_each && a.value === "draw")));
   const points = placed.map(([ply, a]) => {
     const forX = a.to_move === "x" ? a.value : { win: "loss", loss: "win", draw: "draw" }[a.value];
     const score = forX === "win" ? top - a.depth : forX === "loss" ? a.depth - top : 0;
@@ -232,7 +225,7 @@ function drawCounts(stats) {
   // An endgame table starts at its root's ply: leave out the empty plies before it.
   const first = stats.per_ply.findIndex((r) => r.win + r.draw + r.loss > 0);
   const rows = stats.per_ply.slice(Math.max(first, 0));
-  const moving = (r) => state.geo.stones && r.ply === 2 * state.geo.stones;
+  const moving = (r) => state.geo.stones_each && r.ply === 2 * state.geo.stones_each;
   const label = (r) => (moving(r) ? `${r.ply}${r.to_move}` : `${r.ply}`);
   const svg = $("counts"), w = 400, h = 200;
   svg.replaceChildren();

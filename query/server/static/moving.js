@@ -6,11 +6,6 @@
 "use strict";
 
 // Stones each side has (0: a game whose stones are only placed).
-function stonesOf(spec) {
-  const m = /\+stones(\d+)/.exec(spec);
-  return m ? +m[1] : 0;
-}
-
 // Board text without the side-to-move suffix (` x`, ` o`), as one string of cells.
 function flatOf(board) {
   return board.split(" ")[0].replaceAll("/", "");
@@ -26,7 +21,7 @@ function childBoard(data, move, geo) {
   const rows = [];
   for (let r = 0; r < geo.height; r++) rows.push(flat.slice(r * geo.width, (r + 1) * geo.width).join(""));
   const down = flat.filter((c) => c !== ".").length;
-  const suffix = geo.stones && down === 2 * geo.stones ? ` ${data.to_move === "x" ? "o" : "x"}` : "";
+  const suffix = geo.stones_each && down === 2 * geo.stones_each ? ` ${data.to_move === "x" ? "o" : "x"}` : "";
   return rows.join("/") + suffix;
 }
 
@@ -88,9 +83,9 @@ function stepClicked(data, cell) {
 // visitor is not to move).
 function hintText(data) {
   const geo = state.geo, side = data.to_move;
-  if (!geo.stones || data.terminal || (state.side !== "both" && side !== state.side)) return "";
+  if (!geo.stones_each || data.terminal || (state.side !== "both" && side !== state.side)) return "";
   if (!data.moves.some((m) => m.from)) {
-    return `${side} places a stone: click a cell (${geo.stones} each, then they move)`;
+    return `${side} places a stone: click a cell (${geo.stones_each} each, then they move)`;
   }
   if (state.picked === null) {
     return `${side} moves a stone: click one (it shows its best step), then the cell it goes to`;
