@@ -39,7 +39,6 @@ from tablebase.builder.games.grid.kernel import (
     made_mask,
     prefetch,
 )
-from tablebase.builder.games.values import WIN_SCORE
 from tablebase.builder.hashtable import (
     EMPTY_KEY,
     GROUP,
@@ -50,6 +49,7 @@ from tablebase.builder.hashtable import (
     probe_from,
 )
 from tablebase.builder.threads import one_thread, split_rows
+from tablebase.db.scores import WIN_SCORE
 
 __all__ = ["one_thread", "split_rows"]  # re-exported: the verify pass splits its rows too
 

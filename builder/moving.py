@@ -25,11 +25,11 @@ from tablebase.builder.games.stones.kernel import (
     step_parents,
 )
 from tablebase.builder.games.stones.rules import MOVING_WIN, max_steps, step_masks
-from tablebase.builder.games.values import WIN_SCORE
 from tablebase.builder.hashtable import home
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows
 from tablebase.db.records import PlyCounts
+from tablebase.db.scores import WIN_SCORE
 
 # In a term array, as builder/enumerator.py: the score of a finished position, or OPEN.
 OPEN = np.iinfo(np.int8).min
@@ -54,7 +54,7 @@ class _Rules:
 
 @njit(cache=True, nogil=True)
 def _outcomes(codes, cells, weights, moves, masks, ends, misere, out):  # type: ignore[no-untyped-def]
-    """The int8 term of each code: a finished position's score (values.py's scale), else OPEN."""
+    """The int8 term of each code: a finished position's score (db/scores.py's scale), else OPEN."""
     img = np.empty(weights.shape[1], dtype=np.int64)
     for i in range(codes.shape[0]):
         s = step_outcome(codes[i], cells, weights, moves, masks, ends, misere, img)
@@ -240,7 +240,7 @@ def _children_of(r: _Rules, codes: np.ndarray) -> np.ndarray:
 
 def solve_movement(root: Root, codes: np.ndarray, term: np.ndarray,
                    progress: ProgressFactory = NO_PROGRESS) -> np.ndarray:
-    """Scores (values.py's int8 scale) of every movement position: `codes` sorted and closed
+    """Scores (db/scores.py's int8 scale) of every movement position: `codes` sorted and closed
     under steps, `term` their term arrays. A draw by endless play scores 0."""
     r = _Rules(root)
     n = len(codes)
@@ -285,7 +285,7 @@ def _parents_of(r: _Rules, codes: np.ndarray, hashed: tuple[np.ndarray, np.ndarr
 
 
 def _narrow(root: Root, scores: np.ndarray) -> np.ndarray:
-    """MOVING_WIN's scores on values.py's int8 scale, or ValueError where a depth does not fit
+    """MOVING_WIN's scores on db/scores.py's int8 scale, or ValueError where a depth does not fit
     with the placement plies still to add."""
     depth = MOVING_WIN - np.abs(scores)
     decided = scores != 0

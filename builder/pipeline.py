@@ -29,7 +29,7 @@ from tablebase.builder.games.errors import (
 from tablebase.builder.games.grid.root import Root, root_of
 from tablebase.builder.games.grid.spec import Spec, parse_spec
 from tablebase.builder.games.registry import class_game
-from tablebase.builder.games.values import NO_DEPTH, Value, depth_of, value_of
+from tablebase.builder.games.values import Value
 from tablebase.builder.graph_build import GameBuildReport, build_game
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts
@@ -41,6 +41,7 @@ from tablebase.db.checksum import TableChecksum
 from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
 from tablebase.db.facts import LAYOUT_PACKED
 from tablebase.db.records import PositionArrays
+from tablebase.db.scores import NO_DEPTH, depth_of, value_of
 from tablebase.db.writer import (
     BlockTarget,
     BuildHandle,

@@ -3,7 +3,7 @@
 Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
 work directory; where stones move, the last tier (the movement phase) is solved within itself
 first (builder/moving.py), and the placement plies read it as any next tier. A position's
-score is the best `backup` of its children's scores (values.py is the one place that fixes
+score is the best `backup` of its children's scores (db/scores.py is the one place that fixes
 the order of outcomes; the compiled solver's `_backup` is its twin, tested equal on every
 score).
 """

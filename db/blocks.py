@@ -14,7 +14,7 @@ A BLOB written now (schema 4) is a 56-byte header, a support map, then two zstd 
     gaps     zstd: the count - 1 gaps between consecutive ranks (codec 2: a code's rank in its
              class under the map, db/ranking.py) or codes (codec 1), as w byte planes (all low
              bytes, then the next byte of each, ...)
-    scores   zstd: count scores (int8, see builder/games/values.py: value and depth in one
+    scores   zstd: count scores (int8, see scores.py: value and depth in one
              byte; a draw's depth is the number of empty cells, which the ply gives)
 
 all little-endian; `ply` counts every stone on the board, the root's included. Ranks are dense
@@ -41,10 +41,10 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import zstandard
 
-from tablebase.builder.games.values import depth_of, value_of
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.ranking import FREE, Ranking, ranking, stones
 from tablebase.db.records import PositionArrays
+from tablebase.db.scores import depth_of, value_of
 
 if TYPE_CHECKING:
     from concurrent.futures import ThreadPoolExecutor

@@ -17,12 +17,12 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.builder.games.grid.codec import stone_counts, stones_in
-from tablebase.builder.games.values import depth_of, score_answer, value_of
 from tablebase.db.block_cache import BlockIndex, blocks
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
+from tablebase.db.scores import depth_of, score_answer, value_of
 
 # What a ply's reader does with each block as it is decoded: (block, rows before it).
 Fill = Callable[[Block, int], None]

@@ -12,9 +12,9 @@ import numpy as np
 from tablebase.builder.games.grid.codec import decode
 from tablebase.builder.games.grid.spec import parse_spec
 from tablebase.builder.games.stones.rules import code_digits
-from tablebase.builder.games.values import possible
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
+from tablebase.db.scores import possible
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -198,7 +198,7 @@ def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[
     rows layout returned for them, each checked first: rows carry no checks of their own, and
     a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
     stones plus the root's, and its value and depth possible with the cells left empty
-    (builder/games/values.py); DamagedTableError naming `where` for one that is not."""
+    (scores.py); DamagedTableError naming `where` for one that is not."""
     root_stones = game.root_stones
     cells = game.width * game.height
     found: dict[int, tuple[int, int]] = {}

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tablebase.builder.games.grid import Value, score
+from tablebase.builder.games.grid import Value
 from tablebase.builder.games.grid.game import GridGame
+from tablebase.db.scores import score
 from tablebase.query.misses import damaged
 from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.tables import StoredTable

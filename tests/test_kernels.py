@@ -13,8 +13,8 @@ from tablebase.builder import codetable as codetable_module
 from tablebase.builder import hashtable, kernels, threads
 from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.values import depth_of, value_of
 from tablebase.builder.pipeline import build
+from tablebase.db.scores import depth_of, value_of
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game
 
@@ -97,7 +97,7 @@ def test_every_table_mode_equals_plain_negamax(tmp_path: Path, monkeypatch: pyte
 
 def test_compiled_backup_is_values_backup_on_every_score() -> None:
     from tablebase.builder.games.grid import kernel
-    from tablebase.builder.games.values import WIN_SCORE, backup
+    from tablebase.db.scores import WIN_SCORE, backup
 
     scores = np.arange(-WIN_SCORE, WIN_SCORE + 1)
     assert [kernel.backup(int(x)) for x in scores] == backup(scores).tolist()

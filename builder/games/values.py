@@ -1,27 +1,8 @@
-"""Values, depths and the one place that fixes the order of outcomes.
-
-A value is always for the side to move. Depth is plies to the end under perfect
-play: the winner takes the shortest win, the loser the longest loss, and a draw
-always runs to a full board. Value and depth fold into one small signed score:
-
-    win in d   ->  WIN_SCORE - d     (shorter wins score higher)
-    draw       ->  0
-    loss in d  ->  d - WIN_SCORE     (longer losses score higher)
-
-so "better for the side to move" is simply "larger score", and a parent's
-score is the maximum over its children of `backup(child score)`.
-"""
+"""A game's value for the side to move: win, draw or loss. How a table stores a value with its
+depth (the solver's score byte) is db/scores.py's."""
 from __future__ import annotations
 
 from enum import IntEnum
-from functools import lru_cache
-
-import numpy as np
-
-# Larger than any depth (at most 39 plies where stones are only placed), small enough for int8.
-WIN_SCORE = 64
-# The depth of a draw by endless play, which has none (where stones move: builder/games/stones/rules.py).
-NO_DEPTH = -1
 
 
 class Value(IntEnum):
@@ -42,58 +23,3 @@ class Value(IntEnum):
     def from_word(cls, word: str) -> Value:
         """Parse 'win', 'draw' or 'loss'."""
         return cls[word.upper()]
-
-
-def score(value: Value | int, depth: int) -> int:
-    """The score of a value reached in `depth` plies, for the side to move."""
-    if value == Value.WIN:
-        return WIN_SCORE - depth
-    if value == Value.LOSS:
-        return depth - WIN_SCORE
-    return 0
-
-
-def backup(child_scores: np.ndarray) -> np.ndarray:
-    """Scores of moves for the mover, from the scores of the children they lead to."""
-    flipped = -np.asarray(child_scores)
-    # One more ply to the end: a win moves down by one, a loss up by one, a draw stays.
-    return flipped - np.sign(flipped)
-
-
-def value_of(scores: np.ndarray) -> np.ndarray:
-    """The value (-1, 0, 1) of each score."""
-    return np.sign(scores).astype(np.int8, copy=False)
-
-
-def depth_of(scores: np.ndarray, empties: np.ndarray | int) -> np.ndarray:
-    """The depth of each score; a draw's depth is the number of empty cells."""
-    scores = np.asarray(scores)
-    if scores.dtype == np.int8 and np.ndim(empties) == 0:  # a ply's scores: one look-up each
-        return _depths(int(empties))[scores.view(np.uint8)]
-    scores = scores.astype(np.int16)
-    return np.where(scores == 0, empties, WIN_SCORE - np.abs(scores)).astype(np.int8)
-
-
-def score_answer(score: int, empties: int) -> tuple[int, int]:
-    """`value_of` and `depth_of` of one stored score, as plain ints (a probe's one answer)."""
-    return (score > 0) - (score < 0), int(_depths(empties)[score & 0xFF])
-
-
-@lru_cache(maxsize=64)
-def _depths(empties: int) -> np.ndarray:
-    """depth_of of every int8 score, indexed by its byte."""
-    return depth_of(np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int16), empties)
-
-
-def possible(value: np.ndarray | int, depth: np.ndarray | int, empties: np.ndarray | int,
-             misere: bool) -> np.ndarray | bool:
-    """Whether each value (for the side to move) and depth can be those of a position with
-    `empties` empty cells: a draw runs to a full board; a game ends on the move that makes a
-    line, so the side to move wins on its own plies (odd depths) and loses on the other's (even
-    ones, 0 once the game is over), the other way round in misère, where the line loses; and no
-    game outlasts its empty cells. Arrays or plain ints alike (operators only: numpy costs more
-    than a probe on one position)."""
-    win, loss = value == 1, value == -1
-    on_own_ply = win != misere  # the side to move makes the game's last move
-    decisive = (win | loss) & (depth >= 0) & (depth <= empties) & ((depth % 2 == 1) == on_own_ply)
-    return ((value == 0) & (depth == empties)) | decisive

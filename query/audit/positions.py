@@ -17,11 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablebase.builder.games.grid import InvalidPositionError, Spec, Value, score
+from tablebase.builder.games.grid import InvalidPositionError, Spec, Value
 from tablebase.builder.games.grid.symmetry import images as image_codes
 from tablebase.builder.games.grid.symmetry import orbit_sizes
 from tablebase.builder.games.registry import grid_game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.db.scores import score
 from tablebase.query.audit.candidates import (
     BuiltinCandidate,
     Candidate,

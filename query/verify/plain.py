@@ -13,10 +13,10 @@ from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import orbit_sizes
-from tablebase.builder.games.values import WIN_SCORE
+from tablebase.db.scores import WIN_SCORE
 
 WIN, DRAW, LOSS = 1, 0, -1
-# Where stones move, a win or loss may be this many plies away (builder/games/values.py's scale).
+# Where stones move, a win or loss may be this many plies away (db/scores.py's scale).
 MOVING_DEEPEST = WIN_SCORE - 1
 
 

@@ -16,12 +16,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.values import NO_DEPTH
 from tablebase.builder.kernels import split_rows
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.threads import THREADS
 from tablebase.db.checksum import TableChecksum
 from tablebase.db.records import GameRecord
+from tablebase.db.scores import NO_DEPTH
 from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase
 from tablebase.query.verify.plain import Found, said

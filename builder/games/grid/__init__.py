@@ -1,4 +1,4 @@
-"""The rules kernel: spec, geometry, base-3 codec, symmetry group, rules and values.
+"""The grid games' rules: spec, geometry, base-3 codec, symmetry group, rules.
 
 A leaf package: it imports only the standard library and numpy (and numba, on first use of
 move orders).
@@ -27,16 +27,16 @@ from tablebase.builder.games.grid.symmetry import (
                                           permutations,
                                           transform,
 )
-from tablebase.builder.games.values import WIN_SCORE, Value, score
+from tablebase.builder.games.values import Value
 
 __all__ = [
-    "EMPTY", "O", "X", "MAX_CELLS", "PLAYER_NAMES", "WIN_SCORE",
+    "EMPTY", "O", "X", "MAX_CELLS", "PLAYER_NAMES",
     "GameError", "InvalidPositionError", "InvalidSpecError",
     "Spec", "Value",
     "canonical", "canonical_board", "canonical_board_map", "canonical_many", "check_position",
     "decode", "digits",
     "encode", "legal_moves", "mover_at", "open_cells", "outcome", "parents", "parse_spec",
     "permutations",
-    "play", "score",
+    "play",
     "side_to_move", "transform",
 ]

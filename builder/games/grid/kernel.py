@@ -6,7 +6,7 @@ does not import this one); and `prefetch`, the hint that lets a kernel keep seve
 into a table larger than the caches in flight at once.
 
 A line is a row of `lines` (k cells) with its row of `ends` (geometry.line_ends: the two
-cells beyond it that must not be the player's, -1 for none). Scores are values.py's: a win in
+cells beyond it that must not be the player's, -1 for none). Scores are db/scores.py's: a win in
 d plies scores WIN_SCORE - d for the side to move (the search's scale uses its own constant,
 and the backup is the same on any scale).
 """
@@ -93,7 +93,7 @@ def made_mask(stones, masks, ends):  # type: ignore[no-untyped-def]
 @njit(cache=True, nogil=True, inline="always")
 def backup(child):  # type: ignore[no-untyped-def]
     """A move's score from its child's: one more ply to the end, seen from the other side
-    (values.backup, one score at a time)."""
+    (db/scores.py's backup, one score at a time)."""
     if child > 0:
         return -child + 1
     if child < 0:

@@ -31,7 +31,7 @@ from tablebase.builder.games.grid.symmetry import canonical_board
 
 # Where a side-to-move digit is 1: o is to move (x's is 0, as a placement phase board codes).
 O_TO_MOVE = 1
-# Scores of the movement phase's solver: a win in d plies is MOVING_WIN - d (values.py's scale,
+# Scores of the movement phase's solver: a win in d plies is MOVING_WIN - d (db/scores.py's scale,
 # widened: a cycle-free game ends within its cells, a game whose stones move may not).
 MOVING_WIN = 30000
 

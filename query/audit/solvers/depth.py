@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.games.grid import EMPTY, Spec, Value, score, side_to_move
-from tablebase.builder.games.values import WIN_SCORE
+from tablebase.builder.games.grid import EMPTY, Spec, Value, side_to_move
+from tablebase.db.scores import WIN_SCORE, score
 from tablebase.query.audit.solvers.common import (
     SearchRules,
     SolverResult,
