@@ -217,6 +217,17 @@ def test_layout_is_what_the_page_draws_from(client: TestClient, spec: str, title
     assert (data["title"], data["drops"], data["stones_each"], data["squares"]) == \
         (title, drops, stones, squares)
     assert data["exact"] == ("exact" in spec)
+    # The lines the page finds a win on: every one of k cells (squares: 4, closed), ends on
+    # the board only under +exact.
+    lines = data["lines"]
+    assert lines and all(len(line["cells"]) == (4 if line["closed"] else data["k"])
+                         for line in lines)
+    assert any(line["closed"] for line in lines) == squares
+    assert all(0 <= c < data["cells"] for line in lines for c in line["cells"])
+    assert any(e >= 0 for line in lines for e in line["ends"]) == data["exact"]
+    if spec == "tictactoe":
+        assert sorted(sorted(line["cells"]) for line in lines) == [
+            [0, 1, 2], [0, 3, 6], [0, 4, 8], [1, 4, 7], [2, 4, 6], [2, 5, 8], [3, 4, 5], [6, 7, 8]]
     _error(client.get("/api/9x9k12/layout"), 400, "k=12")
     _error(client.get("/api/3x3k3/layout?board=x"), 400, "unknown parameter")
 

@@ -25,6 +25,7 @@ import numpy as np
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.boards import Reading, parse_move, place
 from tablebase.builder.games.grid.codec import EMPTY, encode
+from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.notation import (
     PLAYER_NAMES,
     board_text,
@@ -164,7 +165,24 @@ class GridGame:
         spec = self.spec
         return {"spec": spec.name, "title": self.title(), "width": spec.width,
                 "height": spec.height, "cells": spec.cells, "k": spec.k, "exact": spec.exact,
-                "drops": spec.gravity, "stones_each": spec.stones, "squares": spec.square}
+                "drops": spec.gravity, "stones_each": spec.stones, "squares": spec.square,
+                "lines": self.drawn_lines()}
+
+    def drawn_lines(self) -> list[dict[str, object]]:
+        """Every line that wins (geometry.py's, squares included) as the page draws it: its
+        cells, the cells beyond its ends that must not be the player's (none: -1), and
+        `closed` for a 2x2 square, its cells in order round it."""
+        spec = self.spec
+        rows, ends = lines(spec).tolist(), line_ends(spec).tolist()
+        squares = (spec.width - 1) * (spec.height - 1) if spec.square else 0
+        drawn: list[dict[str, object]] = []
+        for i, (row, beyond) in enumerate(zip(rows, ends)):
+            cells = list(dict.fromkeys(row))  # a shorter line repeats its first cell
+            closed = i >= len(rows) - squares
+            if closed:  # (r, c), (r, c+1), (r+1, c), (r+1, c+1): round the square
+                cells = [cells[0], cells[1], cells[3], cells[2]]
+            drawn.append({"cells": cells, "ends": beyond, "closed": closed})
+        return drawn
 
     def title(self) -> str:
         """The game as people know it: `tic-tac-toe`, `Connect Four 7x6`, `Gomoku 15x15`,

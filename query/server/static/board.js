@@ -63,23 +63,29 @@ function textOn(rgb) {
   return (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
 }
 
-// The k in a row through `cell` for the stone on it, if there is one (the game's end).
+// The line through `cell` that its stone made (the game's end), from the layout's lines:
+// every cell the player's and no end cell (+exact: a run of exactly k). A run longer than k
+// is drawn whole (each of its windows joined); a 2x2 square (Teeko's) is a closed line.
 function winningLine(flat, cell, geo) {
-  const stone = flat[cell], w = geo.width;
-  for (const [dr, dc] of [[0, 1], [1, 0], [1, 1], [1, -1]]) {
-    const line = [cell];
-    for (const sign of [1, -1]) {
-      let r = Math.floor(cell / w) + sign * dr, c = (cell % w) + sign * dc;
-      while (r >= 0 && r < geo.height && c >= 0 && c < w && flat[r * w + c] === stone) {
-        line.push(r * w + c);
-        r += sign * dr;
-        c += sign * dc;
+  const stone = flat[cell];
+  const made = (l) => l.cells.every((c) => flat[c] === stone)
+    && l.ends.every((e) => e < 0 || flat[e] !== stone);
+  const through = geo.lines.filter((l) => l.cells.includes(cell) && made(l));
+  const first = through.find((l) => !l.closed);
+  if (!first) return through.length ? through[0] : null;
+  const step = (l) => l.cells[1] - l.cells[0];  // a window's direction
+  const same = geo.lines.filter((l) => !l.closed && step(l) === step(first) && made(l));
+  const cells = new Set(first.cells);
+  for (let grew = true; grew;) {  // windows of one direction that share a cell: one run
+    grew = false;
+    for (const l of same) {
+      if (l.cells.some((c) => cells.has(c)) && !l.cells.every((c) => cells.has(c))) {
+        l.cells.forEach((c) => cells.add(c));
+        grew = true;
       }
     }
-    // Under +exact a longer run is no line (its end cells are the player's): only k wins.
-    if (geo.exact ? line.length === geo.k : line.length >= geo.k) return line;
   }
-  return null;
+  return { cells: [...cells], closed: false };
 }
 
 function drawBoard(data) {
@@ -89,9 +95,8 @@ function drawBoard(data) {
   svg.classList.toggle("gravity", geo.drops);
   const flat = flatOf(data.board), { targets, stones } = boardMoves(data, geo);
   const last = lastMove(), from = lastFrom(), over = last !== null && data.terminal;
-  const row = over ? winningLine(flat, last, geo) : null;
-  const square = over && !row && geo.squares ? winningSquare(flat, last, geo) : null;  // Teeko's
-  const line = row || square;
+  const won = over ? winningLine(flat, last, geo) : null;
+  const line = won ? won.cells : null, square = won && won.closed ? won.cells : null;
   for (let cell = 0; cell < geo.cells; cell++) {
     const x = (cell % geo.width) * size, y = Math.floor(cell / geo.width) * size;
     const move = targets.get(cell), stone = flat[cell];

@@ -94,17 +94,6 @@ function hintText(data) {
     + " (or another stone)";
 }
 
-// The 2x2 square of one side's stones through `cell`, if there is one (Teeko's other line).
-function winningSquare(flat, cell, geo) {
-  const w = geo.width, r = Math.floor(cell / w), c = cell % w;
-  for (const [top, left] of [[r - 1, c - 1], [r - 1, c], [r, c - 1], [r, c]]) {
-    if (top < 0 || left < 0 || top + 1 >= geo.height || left + 1 >= w) continue;
-    const square = [top * w + left, top * w + left + 1, (top + 1) * w + left + 1, (top + 1) * w + left];
-    if (square.every((s) => flat[s] === flat[cell])) return square;
-  }
-  return null;
-}
-
 // A line's last words where stones move: it stopped because a position came back.
 function repeatNote(data) {
   const boards = [data.board, ...data.line.map((s) => s.board)];
