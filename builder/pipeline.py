@@ -28,7 +28,7 @@ from tablebase.builder.games.errors import (
 )
 from tablebase.builder.games.grid.root import Root, root_of
 from tablebase.builder.games.grid.spec import Spec, parse_spec
-from tablebase.builder.games.registry import class_game
+from tablebase.builder.games.registry import class_game, grid_game
 from tablebase.builder.games.values import Value
 from tablebase.builder.graph_build import GameBuildReport, build_game
 from tablebase.builder.kernels import warm_up
@@ -175,7 +175,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
     assert not isinstance(root, str), "a grid game's root is given as cell values"
     if isinstance(spec, str):
         spec = parse_spec(spec)
-    if Root.whole(spec).endless_draws:
+    if not grid_game(spec).draws_have_depth:
         _check_moving(spec, layout, executor)
     table = table_root(spec, root)
     estimate = estimate_build(table, database, work_dir)
@@ -338,7 +338,8 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     root_score = int(work.get("scores", 0)[int(np.searchsorted(first, root.start_code))])
     root_value = Value(int(np.sign(root_score)))
     root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
-    endless = root.endless_draws and root_value == Value.DRAW  # a draw by endless play
+    # a draw by endless play
+    endless = not grid_game(root.spec).draws_have_depth and root_value == Value.DRAW
     stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
         spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,

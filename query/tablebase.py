@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from tablebase.builder.games.grid import (
     InvalidSpecError,
     Spec,
-    Value,
     parse_spec,
 )
 from tablebase.builder.games.registry import grid_game
@@ -38,8 +37,6 @@ from tablebase.query.tables import OpenTables, StoredTable
 
 if TYPE_CHECKING:
     from tablebase.query.game_answers import GameAnswers
-
-_VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
 
 class Tablebase:

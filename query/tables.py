@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from tablebase.builder.games.errors import NotationError
-from tablebase.builder.games.grid import Spec, canonical_board, digits
+from tablebase.builder.games.grid import Spec, digits
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
@@ -53,15 +53,6 @@ class StoredTable:
     def whole(self) -> bool:
         """Whether this is the whole-board table."""
         return self.root.is_whole
-
-    def code_of(self, board: Sequence[int], image: int) -> int:
-        """The stored (canonical) code of `board`, seen through board map `image` (one that
-        `orientations` gave: the board's image under it holds the root)."""
-        if self.whole:
-            return canonical_board(self.root.spec, board)
-        if image:
-            board = transform(self.root.spec, board, image)
-        return self.root.code_of(board)
 
     def orientations(self, board: Sequence[int]) -> Iterator[int]:
         """The board maps under which `board` holds this table's root, one per distinct code."""

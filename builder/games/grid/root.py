@@ -157,11 +157,6 @@ class Root:
         cycles, not one ply deeper than the tier before (builder/moving.py)."""
         return self.spec.moving and ply == self.last_ply
 
-    @property
-    def endless_draws(self) -> bool:
-        """Whether a drawn position is a draw by endless play, with no depth."""
-        return self.spec.moving
-
     def supports(self) -> tuple[int, ...]:
         """Which digit of a code each digit's stone needs (db/ranking.py): where stones drop,
         the free cell under it (-1 where it rests on the root's stones or the bottom row);
