@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 # Decoding reads a code CHUNK digits at a time: row v of a table's part j holds what digits
 # v (base 3, CHUNK of them) on free cells j*CHUNK... add to each image (one column per map),

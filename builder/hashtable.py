@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import prefetch
 from tablebase.builder.threads import THREADS, in_parallel, split_rows
+from tablebase.compiled import njit
 
 # A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one
 # page per lookup; a hash table of twice the tier's size is the next smallest. Slot h holds one

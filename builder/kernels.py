@@ -31,7 +31,6 @@ from tablebase.builder.decoding import (
     pop_move,
     stones_of,
 )
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import (
     backup,
     distinct_images,
@@ -49,6 +48,7 @@ from tablebase.builder.hashtable import (
     probe_from,
 )
 from tablebase.builder.threads import one_thread, split_rows
+from tablebase.compiled import njit
 from tablebase.db.scores import WIN_SCORE
 
 __all__ = ["one_thread", "split_rows"]  # re-exported: the verify pass splits its rows too

@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.stones.kernel import (
     distinct,
@@ -28,6 +27,7 @@ from tablebase.builder.games.stones.rules import MOVING_WIN, max_steps, step_mas
 from tablebase.builder.hashtable import home
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows
+from tablebase.compiled import njit
 from tablebase.db.records import PlyCounts
 from tablebase.db.scores import WIN_SCORE
 

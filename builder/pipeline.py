@@ -26,7 +26,8 @@ from tablebase.builder.games.errors import (
     InvalidPositionError,
     InvalidSpecError,
 )
-from tablebase.builder.games.grid.root import Root, root_of
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.root_check import root_of
 from tablebase.builder.games.grid.spec import Spec, parse_spec
 from tablebase.builder.games.registry import class_game, grid_game
 from tablebase.builder.games.values import Value

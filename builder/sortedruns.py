@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.threads import split_rows
 from tablebase.builder.workdir import DiskArray
+from tablebase.compiled import njit
 
 
 def sorted_unique(codes: np.ndarray, runs: bool = False) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 _MASK = (1 << 64) - 1
 

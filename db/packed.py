@@ -16,12 +16,19 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.builder.games.grid.codec import stone_counts, stones_in
 from tablebase.db.block_cache import BlockIndex, blocks
 from tablebase.db.blocks import Block, BlockRow, positions, unpack_block
 from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import CHUNK
-from tablebase.db.records import Damage, GameRecord, Lookup, PositionArrays, empty_positions, lookup_of
+from tablebase.db.records import (
+    Damage,
+    GameRecord,
+    Lookup,
+    PositionArrays,
+    TableCodes,
+    empty_positions,
+    lookup_of,
+)
 from tablebase.db.scores import depth_of, score_answer, value_of
 
 # What a ply's reader does with each block as it is decoded: (block, rows before it).
@@ -70,15 +77,15 @@ class PackedReader:
 
     by_ply = True
 
-    def __init__(self, source: BlockSource, game: GameRecord, plies: Mapping[int, int]) -> None:
+    def __init__(self, source: BlockSource, game: GameRecord, plies: Mapping[int, int],
+                 codes: TableCodes) -> None:
         self._source = source
         self._label = game.label
         self.table = str(game.positions_table)
         self.count = int(game.canonical or 0)
         self._plies = {p: n for p, n in sorted(plies.items()) if n}
-        self._root_stones = game.root_stones
+        self._codes = codes
         self._cells = game.width * game.height
-        self._limit = 3 ** game.code_digits
         self._cache = BlockIndex()  # its blocks kept in the process's cache (block_cache.py)
 
     def _where(self) -> str:
@@ -127,13 +134,9 @@ class PackedReader:
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
         """Value and depth of each canonical code, in the order asked."""
         asked = [int(c) for c in codes]
-        wanted = sorted({c for c in asked if 0 <= c < self._limit})
-        # One array operation for many codes; a few are counted in Python, which is quicker.
-        counts = stone_counts(np.array(wanted, np.int64)).tolist() if len(wanted) > 4 else \
-            [stones_in(c) for c in wanted]
+        wanted = sorted({c for c in asked if 0 <= c < self._codes.limit})
         found: dict[int, tuple[int, int]] = {}
-        for code, count in zip(wanted, counts):
-            ply = count + self._root_stones
+        for code, ply in zip(wanted, self._codes.plies(wanted)):
             block = self._block_for(ply, code)
             if block is None:
                 continue
@@ -209,7 +212,7 @@ class PackedReader:
             yield block
         if index == 0:
             yield Damage(None, ply, "the ply has no blocks")
-        elif expect is not None and expect != self._limit:
+        elif expect is not None and expect != self._codes.limit:
             yield Damage(expect, ply, "the blocks from this code on are missing")
         elif not damaged and total != self._plies[ply]:
             yield Damage(None, ply, f"its blocks hold {total:,} positions, the catalogue says"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 # The six base-3 digits of each number below 3 ** 6 (low digit first): a code is read a chunk of
 # six digits at a time, each chunk split off by a division by a constant.

@@ -23,6 +23,7 @@ from tablebase.db.records import (
     Lookup,
     PlyCounts,
     PositionArrays,
+    TableCodes,
     empty_positions,
     ply_rows,
     rows_lookup,
@@ -168,9 +169,10 @@ class UrlReader(_UrlTable):
 
     by_ply = False
 
-    def __init__(self, engine: Engine, game: GameRecord) -> None:
+    def __init__(self, engine: Engine, game: GameRecord, codes: TableCodes) -> None:
         super().__init__(engine, game)
         self.count = int(game.canonical or 0)
+        self._codes = codes
         self._table = positions_table(self.table)
         self._game = game
 
@@ -188,7 +190,7 @@ class UrlReader(_UrlTable):
                             t.c.code.in_(wanted[start:start + IN_BATCH]))).all()]
         except SQLAlchemyError as e:
             raise self._fail(e) from e
-        return rows_lookup(self._game, asked, rows, f"{self._label} (table {self.table})")
+        return rows_lookup(self._game, self._codes, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time, on this connection."""
@@ -263,8 +265,8 @@ class UrlStore(CheckedStore):
     def _blocks(self, game: GameRecord) -> UrlBlocks:
         return UrlBlocks(self._engine, game)
 
-    def _rows(self, game: GameRecord) -> UrlReader:
-        return UrlReader(self._engine, game)
+    def _rows(self, game: GameRecord, codes: TableCodes) -> UrlReader:
+        return UrlReader(self._engine, game, codes)
 
     def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
         table = _UrlTable(self._engine, game)

@@ -3,15 +3,12 @@ catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as 
 (`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from tablebase.builder.games.grid.codec import decode
-from tablebase.builder.games.grid.spec import parse_spec
-from tablebase.builder.games.stones.rules import code_digits
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
 from tablebase.db.scores import possible
@@ -70,21 +67,6 @@ class GameRecord:
         return None if self.root_depth is None or self.root_depth < 0 else self.root_depth
 
     @property
-    def root_stones(self) -> int:
-        """The stones a code leaves out (its root's, on the cells it does not code): none where
-        stones move, whose codes hold every cell."""
-        return 0 if parse_spec(self.spec).moving else sum(ch != "0" for ch in self.root)
-
-    @property
-    def code_digits(self) -> int:
-        """The digits of the table's codes: its root's empty cells (every cell for the whole
-        board), and where stones move the side to move's (builder/games/stones/rules.py)."""
-        spec = parse_spec(self.spec)
-        if self.root and not spec.moving:
-            return spec.cells - self.root_stones
-        return code_digits(spec)
-
-    @property
     def complete(self) -> bool:
         """Whether the table is complete and readable."""
         return self.status == STATUS_COMPLETE and self.positions_table is not None
@@ -128,6 +110,15 @@ class GameRecord:
         if self.layout not in STORED_LAYOUTS:
             raise DatabaseError(f"{self.label} is stored in a layout this tool does not read"
                                 f" ({self.layout!r}); upgrade tablebase")
+
+
+class TableCodes(NamedTuple):
+    """What a table's codes are, as the game that made them says (db knows no rules): every
+    code lies in [0, `limit`), and `plies` gives the ply each code's position is stored under
+    (a packed table keeps a ply's positions together, in blocks, and stores no ply of its own)."""
+
+    limit: int
+    plies: Callable[[Sequence[int]], list[int]]
 
 
 @dataclass(frozen=True)
@@ -192,23 +183,23 @@ def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Loo
     return Lookup(hit, value, depth)
 
 
-def rows_lookup(game: GameRecord, asked: Sequence[int], rows: Sequence[Sequence[Any]],
-                where: str) -> Lookup:
+def rows_lookup(game: GameRecord, codes: TableCodes, asked: Sequence[int],
+                rows: Sequence[Sequence[Any]], where: str) -> Lookup:
     """The Lookup of the codes `asked` from the rows (code, ply, value, depth) a table of the
     rows layout returned for them, each checked first: rows carry no checks of their own, and
-    a page damaged where SQLite cannot tell still yields rows. A row's ply must be its code's
-    stones plus the root's, and its value and depth possible with the cells left empty
+    a page damaged where SQLite cannot tell still yields rows. A row's code must be one of the
+    table's and its ply the one `codes` says, and its value and depth possible with the cells left empty
     (scores.py); DamagedTableError naming `where` for one that is not."""
-    root_stones = game.root_stones
     cells = game.width * game.height
     found: dict[int, tuple[int, int]] = {}
-    # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.
     for row in rows:
-        if len(row) != 4 or not all(type(v) is int for v in row):  # SQLite keeps any type
+        if len(row) != 4 or not all(type(v) is int for v in row) \
+                or not 0 <= row[0] < codes.limit:  # SQLite keeps any type
             raise _bad_row(where, row)
+    # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.
+    for row, stored in zip(rows, codes.plies([row[0] for row in rows])):
         code, ply, value, depth = row
-        stones = root_stones + sum(1 for digit in decode(code, cells) if digit)
-        if ply != stones or not possible(value, depth, cells - ply, game.misere):
+        if ply != stored or not possible(value, depth, cells - ply, game.misere):
             raise _bad_row(where, row)
         found[code] = (value, depth)
     return lookup_of(asked, found)

@@ -29,6 +29,7 @@ from tablebase.db.records import (
     Lookup,
     PlyCounts,
     PositionArrays,
+    TableCodes,
     ply_rows,
     rows_lookup,
 )
@@ -141,9 +142,10 @@ class SqliteReader(_Table):
 
     by_ply = False
 
-    def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
+    def __init__(self, conn: sqlite3.Connection, game: GameRecord, codes: TableCodes) -> None:
         super().__init__(conn, game)
         self.count = int(game.canonical or 0)
+        self._codes = codes
         self._game = game
 
     def lookup(self, codes: Sequence[int] | np.ndarray) -> Lookup:
@@ -159,7 +161,7 @@ class SqliteReader(_Table):
                     f" ({','.join('?' * len(part))})", part)
         except sqlite3.Error as e:
             raise self._fail(e) from e
-        return rows_lookup(self._game, asked, rows, f"{self._label} (table {self.table})")
+        return rows_lookup(self._game, self._codes, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time."""
@@ -254,8 +256,8 @@ class SqliteStore(CheckedStore):
     def _blocks(self, game: GameRecord) -> SqliteBlocks:
         return SqliteBlocks(self._conn, game)
 
-    def _rows(self, game: GameRecord) -> SqliteReader:
-        return SqliteReader(self._conn, game)
+    def _rows(self, game: GameRecord, codes: TableCodes) -> SqliteReader:
+        return SqliteReader(self._conn, game, codes)
 
     def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
         table = _Table(self._conn, game)

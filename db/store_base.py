@@ -15,7 +15,7 @@ import numpy as np
 from tablebase.db.errors import DatabaseError
 from tablebase.db.facts import CHUNK, LAYOUT_KEYED, LAYOUT_PACKED
 from tablebase.db.packed import BlockSource, PackedReader
-from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays
+from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, TableCodes
 
 if TYPE_CHECKING:  # a game class's tables: imported when one is read (zstd, numpy's parts)
     from tablebase.db.keyed import KeyedReader, Run
@@ -117,7 +117,7 @@ class CheckedStore:
     def _blocks(self, game: GameRecord) -> BlockSource:
         raise NotImplementedError
 
-    def _rows(self, game: GameRecord) -> TableReader:
+    def _rows(self, game: GameRecord, codes: TableCodes) -> TableReader:
         raise NotImplementedError
 
     def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
@@ -133,15 +133,17 @@ class CheckedStore:
         game.check_complete()
         return counts
 
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table, in its layout."""
+    def reader(self, game: GameRecord, codes: TableCodes) -> TableReader:
+        """A reader of a complete table, in its layout; `codes`: what its codes are, as the
+        game that made them says."""
         counts = self.check(game)
         if game.layout == LAYOUT_PACKED:
-            return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts})
+            return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts},
+                                codes)
         if game.layout == LAYOUT_KEYED:
             raise DatabaseError(f"{game.label} is a table of positions by their text: read it"
                                 " with `keyed`")
-        return self._rows(game)
+        return self._rows(game, codes)
 
     def keyed(self, game: GameRecord) -> KeyedReader:
         """A reader of a complete table of the keyed layout (db/keyed.py)."""

@@ -18,7 +18,7 @@ from tablebase.builder.games.grid import InvalidPositionError, Spec, check_posit
 from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, stones_needed
 from tablebase.builder.games.grid.game import GridGame
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.grid.root import check_root
+from tablebase.builder.games.grid.root_check import check_root
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.tables import StoredTable, verdict

@@ -22,7 +22,7 @@ from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.symmetry import permutations, transform
 from tablebase.db.errors import DatabaseError
-from tablebase.db.records import GameRecord, PositionArrays
+from tablebase.db.records import GameRecord, PositionArrays, TableCodes
 from tablebase.db.store import complete_tables
 from tablebase.query.errors import MissingTableError
 
@@ -194,8 +194,10 @@ class OpenTables:
         if tables is None:
             tables = []
             for g in complete_tables(self.store, spec.name):
-                reader = self.store.reader(g)  # checks the catalogue row before it is used
-                tables.append(StoredTable(Root.from_key(spec, g.root), g, reader))
+                root = Root.from_key(spec, g.root)
+                # The store checks the catalogue row before it is used.
+                reader = self.store.reader(g, TableCodes(3 ** root.code_digits, root.stored_plies))
+                tables.append(StoredTable(root, g, reader))
             self._games[spec] = tables
         return tables
 

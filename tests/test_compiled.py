@@ -1,6 +1,6 @@
-"""The compiled code's cache (builder/games/compiled.py): a kernel's saved machine code is not
-reused once a file it imports has changed, and every compiled function of the package has
-that guarantee."""
+"""The compiled code's cache (tablebase.compiled, query/public/compiled.py): a kernel's saved
+machine code is not reused once a file it imports has changed, and every compiled function of
+the package has that guarantee."""
 from __future__ import annotations
 
 import importlib
@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import tablebase
-from tablebase.builder.games import compiled
+from tablebase import compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 
 _RUN = """
 import sys
 sys.path.insert(0, {folder!r})
-from tablebase.builder.games import compiled
+from tablebase import compiled
 compiled.PACKAGES.append("fakerules")
 from fakerules.kernel import answer
 print(answer())
@@ -39,7 +39,7 @@ def test_a_changed_imported_constant_is_compiled_again(tmp_path: Path) -> None:
     (package / "__init__.py").write_text("")
     (package / "rules.py").write_text("K = 1\n")
     (package / "kernel.py").write_text(textwrap.dedent("""
-        from tablebase.builder.games.compiled import njit
+        from tablebase.compiled import njit
         from fakerules.rules import K
 
         @njit(cache=True)
@@ -89,7 +89,7 @@ def test_compiled_modules_take_njit_from_compiled_py() -> None:
         for path in (ROOT / folder).rglob("*.py"):
             text = path.read_text()
             if path.name != "compiled.py" and "njit" in text:
-                assert "from tablebase.builder.games.compiled import njit" in text, path
+                assert "from tablebase.compiled import njit" in text, path
                 assert "from numba import njit" not in text, path
 
 

@@ -82,6 +82,9 @@ SWAPPER = textwrap.dedent("""
     import numpy as np
     from tablebase.db.engine import open_database
     from tablebase.db.reader import UrlStore
+    from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.root import Root
+    from tablebase.db.records import TableCodes
     from tablebase.db.store import complete_tables
     from tablebase.db.writer import (GameParams, GameSummary, begin_build, finish_build,
                                      write_tier)
@@ -89,7 +92,9 @@ SWAPPER = textwrap.dedent("""
     with open_database(path, writable=True) as engine:
         store = UrlStore(engine, path, 3)
         game = complete_tables(store, "4x3k3")[0]
-        codes, ply, value, depth = store.reader(game).load()
+        root = Root.whole(parse_spec("4x3k3"))
+        codes, ply, value, depth = store.reader(
+            game, TableCodes(3 ** root.code_digits, root.stored_plies)).load()
         depth = depth.astype(np.int64)
         plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)

@@ -12,7 +12,8 @@ from tablebase.builder.games.grid import EMPTY, InvalidPositionError, parse_spec
 from tablebase.builder.games.grid.boards import parse_board, play_moves
 from tablebase.builder.games.grid.codec import digits, weighted_sum
 from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status, stone_order
-from tablebase.builder.games.grid.root import Root, check_root
+from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.root_check import check_root
 from tablebase.builder.games.grid.symmetry import canonical_many, permutations
 from tests.reference import Game, parse, reachable_from
 from tests.reference import play as reference_play

@@ -15,9 +15,9 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
 from tablebase.builder.games.grid.bitboard import popcount as _popcount
+from tablebase.compiled import njit
 
 STOP, LIMIT = 0, 1
 NODES, HITS = 8, 9  # + 8 * thread: each thread's counters on their own cache line

@@ -76,8 +76,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import ends_clear
+from tablebase.compiled import njit
 from tablebase.query.search.control import (
     ABORTED,
     LIMIT,

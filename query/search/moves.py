@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import backup, ends_clear, invert
+from tablebase.compiled import njit
 from tablebase.query.search.masks import add_cell, drop_cell
 
 __all__ = ["backup", "invert"]  # re-exported: the search's modules take them from here

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
 

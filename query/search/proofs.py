@@ -32,7 +32,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 from tablebase.query.search.masks import (
     all_like,
     bit,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 USED, PROVED, DISPROVED = 1, 2, 4
 NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)

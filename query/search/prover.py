@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 from tablebase.query.search.lookup import turn_zone
 from tablebase.query.search.moves import order, place, remove
 from tablebase.query.search.nodes import PINF, children, numbers

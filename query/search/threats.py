@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 from tablebase.query.search.moves import place, remove
 from tablebase.query.search.proofs import NO_REFCOUNTS
 

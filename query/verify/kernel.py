@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.kernels import split_rows
+from tablebase.compiled import njit
 from tablebase.query.verify import lookup
 from tablebase.query.verify.plain import MOVING_DEEPEST
 

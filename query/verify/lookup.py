@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import prefetch
 from tablebase.builder.kernels import split_rows
+from tablebase.compiled import njit
 
 # Rows whose children are searched for together: each step of their binary searches asks for
 # every search's next key before reading the first, so the searches wait on memory together.

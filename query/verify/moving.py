@@ -29,13 +29,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.kernel import distinct_images
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.stones.kernel import step_children, unpack
 from tablebase.builder.games.stones.rules import max_steps, step_masks
 from tablebase.builder.kernels import split_rows
+from tablebase.compiled import njit
 from tablebase.query.verify import lookup
 from tablebase.query.verify.kernel import line_masks
 from tablebase.query.verify.plain import MOVING_DEEPEST, Found, said

@@ -24,8 +24,8 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.spec import Spec
+from tablebase.compiled import njit
 
 # A geometry row (`geometry`): W, H, k, then the bit steps of the horizontal and the two
 # diagonal directions (0 where no line of k fits that way). Callers append their own fields.

@@ -20,7 +20,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from tablebase.builder.games.compiled import njit
+from tablebase.compiled import njit
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -254,8 +254,8 @@ def _kernel():  # type: ignore[no-untyped-def]
     names = globals()
     with _compiling:
         if not hasattr(names["_orders"], "py_func"):
-            from tablebase.builder.games.compiled import njit
             from tablebase.builder.games.grid.kernel import made_line
+            from tablebase.compiled import njit
             names["made_line"] = made_line
             for name in _COMPILED:
                 names[name] = njit(cache=True, nogil=True)(names[name])

@@ -16,10 +16,10 @@ from functools import lru_cache
 import numba
 import numpy as np
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid import Spec
 from tablebase.builder.games.grid.geometry import line_ends, lines, lines_through
 from tablebase.builder.games.grid.kernel import made_line, made_line_at
+from tablebase.compiled import njit
 
 # A byte's class: what str.split() splits on (ASCII whitespace, and the comma a move list may
 # use), a cell of board text ('.', x, o either case), '/', a digit; anything else (letters

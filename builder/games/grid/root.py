@@ -25,12 +25,10 @@ from functools import cached_property
 
 import numpy as np
 
-from tablebase.builder.games.errors import InvalidPositionError, WholeBoardTooLargeError
-from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers, stone_counts
+from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers, stone_counts, stones_in
 from tablebase.builder.games.grid.geometry import line_ends, lines
-from tablebase.builder.games.grid.orders import stone_order
-from tablebase.builder.games.grid.rules import check_position, has_line, mover_at
-from tablebase.builder.games.grid.spec import MAX_CELLS, Spec
+from tablebase.builder.games.grid.rules import mover_at
+from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import (
     block_images,
     block_tables,
@@ -42,8 +40,6 @@ from tablebase.builder.games.grid.symmetry import (
 from tablebase.builder.games.stones.rules import (
     O_TO_MOVE,
     canonical_code,
-    check_moving,
-    outcome_of,
     placing_plies,
     position_of,
     split,
@@ -116,6 +112,16 @@ class Root:
         and its free cells' (not the side to move's digit, where stones move)."""
         boards = codes % 3 ** self.cells if self.spec.moving else codes
         return stone_counts(boards) + self.ply
+
+    def stored_plies(self, codes: Sequence[int]) -> list[int]:
+        """The ply a table stores each of its codes under (db keeps a ply's positions together):
+        its non-empty digits and the root's stones; where stones move, the digits alone (every
+        cell is coded; the side to move's digit counts, so the last tier is two plies)."""
+        # One array operation for many codes; a few are counted in Python, which is quicker.
+        counts = stone_counts(np.array(codes, np.int64)).tolist() if len(codes) > 4 \
+            else [stones_in(c) for c in codes]
+        offset = 0 if self.spec.moving else self.ply
+        return [count + offset for count in counts]
 
     def canonical_codes(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
@@ -229,8 +235,7 @@ class Root:
     def symmetries(self) -> np.ndarray:
         """The stabiliser acting on free cells: (S, cells) with map s sending free cell i to
         free cell perms[s, i]. Map 0 is the identity."""
-        index = np.full(self.spec.cells, -1, dtype=np.int64)
-        index[self.free] = np.arange(self.cells)
+        index = self._free_index
         kept = [permutations(self.spec)[s] for s in self.full_maps]
         perms = np.array([index[perm[self.free]] for perm in kept], dtype=np.int64)
         perms = perms.reshape(len(kept), self.cells)
@@ -260,8 +265,7 @@ class Root:
 
     @cached_property
     def _masks(self) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        index = np.full(self.spec.cells, -1, dtype=np.int64)
-        index[self.free] = np.arange(self.cells)
+        index = self._free_index
         found: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
         for line, ends in zip(lines(self.spec), line_ends(self.spec)):
             stones = {self.board[int(c)] for c in line} - {EMPTY}
@@ -284,8 +288,7 @@ class Root:
     def below(self) -> np.ndarray:
         """With gravity: the free cell under each free cell, or -1 when it rests on a stone or
         the bottom row (so it may always be played)."""
-        index = np.full(self.spec.cells, -1, dtype=np.int64)
-        index[self.free] = np.arange(self.cells)
+        index = self._free_index
         w = self.spec.width
         under = [int(index[c + w]) if c + w < self.spec.cells else -1 for c in self.free]
         out = np.array(under, dtype=np.int64)
@@ -311,6 +314,13 @@ class Root:
                 code = code * 3 + digit
             best = code if best is None or code < best else best
         return 0 if best is None else best
+
+    @cached_property
+    def _free_index(self) -> np.ndarray:
+        """Each board cell's free cell, or -1 for a root's stone."""
+        index = np.full(self.spec.cells, -1, dtype=np.int64)
+        index[self.free] = np.arange(self.cells)
+        return index
 
     @cached_property
     def _perm_lists(self) -> list[list[int]]:
@@ -349,63 +359,3 @@ class Root:
     def _block_tables(self) -> np.ndarray:
         """symmetry.block_tables of the stabiliser acting on the free cells."""
         return block_tables(self.symmetries)
-
-
-def check_moving_root(spec: Spec, position: Sequence[int]) -> Root:
-    """The Root of a table of a game whose stones move, built from `position` (its cells, then
-    the side to move where the stones do not say it), or InvalidPositionError naming why not."""
-    position = tuple(int(v) for v in position)
-    if len(position) == spec.cells:
-        said = stones_say(spec, position)
-        if said is None:
-            raise InvalidPositionError("every stone is down, so the stones do not say whose"
-                                       " turn it is: give the side to move too")
-        position = (*position, said)
-    if len(position) != spec.cells + 1:
-        raise InvalidPositionError(f"a position of {spec.name} is {spec.cells} cells and the side"
-                                   f" to move, found {len(position)} values")
-    check_moving(spec, position)
-    if outcome_of(spec, position) is not None:
-        raise InvalidPositionError("the game is already over at this position; there is nothing"
-                                   " to solve from it")
-    return Root(spec, (EMPTY,) * spec.cells, position)
-
-
-def check_root(spec: Spec, board: Sequence[int]) -> Root:
-    """The Root of a table built from `board`, or InvalidPositionError naming why it cannot be one:
-    illegal or unreachable, the game already over, or more free cells than a code holds."""
-    board = tuple(int(v) for v in board)
-    check_position(spec, board)
-    ply = sum(1 for v in board if v != EMPTY)
-    if ply and has_line(spec, board, mover_at(ply - 1)):
-        raise InvalidPositionError("the game is already over at this position (a line is made);"
-                                   " there is nothing to solve from it")
-    if ply == spec.cells:
-        raise InvalidPositionError("the board is full: the game is already over at this position")
-    free = spec.cells - ply
-    if free > MAX_CELLS:
-        raise InvalidPositionError(
-            f"the position has {free} empty cells; an endgame table codes at most {MAX_CELLS}"
-            f" (place at least {free - MAX_CELLS} more stones)")
-    # Without gravity any line-free board is reached by some order, unless under +exact a
-    # subset of an overline was a line on the way: then the search says.
-    if (spec.gravity or spec.exact) and stone_order(spec, board) is None:
-        how = "stacks the stones this way" if spec.gravity else "avoids a line on the way"
-        raise InvalidPositionError(
-            f"no order of alternating moves, x first, {how}: the position cannot be reached")
-    return Root(spec, board)
-
-
-def root_of(spec: Spec, root: Sequence[int] | None = None) -> Root:
-    """The Root of the table to build: the empty board when `root` is None or empty, else the
-    checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
-    for a whole board with more than 39 cells)."""
-    if spec.moving and root is not None and any(root[:spec.cells]):
-        return check_moving_root(spec, root)
-    if root is None or not any(root):
-        if not spec.whole_board_fits:
-            raise WholeBoardTooLargeError(
-                f"{spec.name} has {spec.cells} cells; a whole-board build needs at most"
-                f" {MAX_CELLS}")
-        return Root.whole(spec)
-    return check_root(spec, root)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.builder.games.compiled import njit
 from tablebase.builder.games.grid.kernel import made_mask
 from tablebase.builder.games.stones.rules import MOVING_WIN
+from tablebase.compiled import njit
 
 
 @njit(cache=True, nogil=True, inline="always")
