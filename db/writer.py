@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 
 import numpy as np
@@ -68,6 +68,10 @@ class GameParams:
     def label(self) -> str:
         """The table in messages (see db.records.table_label)."""
         return table_label(self.spec, self.root, self.keyed)
+
+    def columns(self) -> dict[str, object]:
+        """The catalogue row's columns that name the table (db/schema.py's games)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "keyed"}
 
 
 @dataclass(frozen=True)
@@ -139,10 +143,8 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
                     f"{params.label} is already built; add --force to rebuild it")
             if row is None:
                 game_id = conn.execute(insert(games).values(
-                    spec=params.spec, root=params.root, width=params.width,
-                    height=params.height, k=params.k,
-                    gravity=params.gravity, misere=params.misere, status=STATUS_BUILDING,
-                    schema_version=SCHEMA_VERSION, tool_version="")).inserted_primary_key[0]  # type: ignore[index]
+                    **params.columns(), status=STATUS_BUILDING, schema_version=SCHEMA_VERSION,
+                    tool_version="")).inserted_primary_key[0]  # type: ignore[index]
                 keep = None
             else:
                 game_id, keep = row.id, row.positions_table
