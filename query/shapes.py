@@ -59,14 +59,16 @@ def numbered_json(number: int, answer: dict[str, Any] | None = None,
                                                                       "error": error}
 
 
-def probe_json_many(spec: Spec, texts: Sequence[str], value: Sequence[int],
-                    depth: Sequence[int], ply: Sequence[int]) -> list[dict[str, Any]]:
-    """`probe_json` objects of many positions at once, from their board texts and the
-    arrays of `TableView.get_many` (value -1/0/1 for the side to move, depth, ply)."""
-    name, words = spec.name, {int(v): v.word for v in Value}
-    return [{"spec": name, "board": text, "to_move": to_move_name(p), "ply": p,
-             "value": words[v], "depth": d, "terminal": d == 0, "source": "table"}
-            for text, v, d, p in zip(texts, value, depth, ply)]
+def probe_json_many(spec: Spec, texts: Sequence[str], sides: Sequence[int],
+                    value: Sequence[int], depth: Sequence[int], ply: Sequence[int]
+                    ) -> list[dict[str, Any]]:
+    """`probe_json` objects of many positions at once, from their texts, sides to move (0 x,
+    1 o) and the arrays of `TableView.get_many` (value -1/0/1 for the side to move, depth,
+    ply): a depth below 0 is a draw by endless play, which has none."""
+    name, words, movers = spec.name, {int(v): v.word for v in Value}, ("x", "o")
+    return [{"spec": name, "board": text, "to_move": movers[s], "ply": p,
+             "value": words[v], "depth": None if d < 0 else d, "terminal": d == 0,
+             "source": "table"} for text, s, v, d, p in zip(texts, sides, value, depth, ply)]
 
 
 def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,

@@ -214,7 +214,7 @@ STILL_ASKING = {
     "builder/moving.py",
     "query/search/bitboard.py", "query/search/board.py",
     "query/search/engine.py", "query/search/proof_writer.py", "query/search/proving.py",
-    "query/search/solving.py", "query/server/answers.py",
+    "query/search/solving.py",
     "query/verify/checks.py", "query/verify/kernel.py", "query/verify/moving.py",
     "query/verify/plain.py", "query/verify/tiers.py",
 }

@@ -16,18 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tablebase.builder.games.errors import NotationError
-from tablebase.builder.games.grid import PLAYER_NAMES, Spec, Value, parse_spec
-from tablebase.builder.games.grid.boards import parse_board
-from tablebase.builder.games.grid.codec import encode_many
-from tablebase.builder.games.grid.notation import board_texts
+from tablebase.builder.games.grid import Spec, Value, parse_spec
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.readings import read_positions
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.records import Probe
 from tablebase.query.search.answers import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
@@ -254,74 +249,34 @@ from none while its file does not exist: every position is then searched)."""
             i = next(i for i, text in enumerate(texts) if not isinstance(text, str))
             raise _BadBatch(f"board {i + 1} of {len(texts)}: expected board text or moves, found"
                             f" {json_kind(texts[i])}")
-        tb = self.tablebase()
-        if spec.moving:
-            return self._probe_moving(spec, texts)
+        tb, game = self.tablebase(), grid_game(spec)
         read = read_positions(spec, texts)
         if read.errors:
             first = min(read.errors)
             raise _at(read.errors[first], first, len(texts))
-        boards = read.cells
+        positions = read.cells
         if not any(t.root is None for t in tb.tables(spec)):
-            # Only endgame tables: each board may sit in a different one, so ask one by one.
+            # Only endgame tables: each position may sit in a different one, so ask one by one.
             answers = []
-            for i, board in enumerate(boards):
-                cells = tuple(int(v) for v in board)
+            for i, position in enumerate(positions.tolist()):
                 try:
-                    answers.append(probe_json(spec, cells, tb.probe(spec, cells)))
+                    answers.append(probe_json(spec, position, tb.probe(spec, tuple(position))))
                 except (QueryError, ValueError, KeyError) as e:
                     raise _at(e, i, len(texts)) from None
             return answers
-        codes = encode_many(boards) if len(texts) else np.empty(0, dtype=np.int64)
+        codes = game.codes_of(positions)
         found = tb.table(spec).get_many(codes)
         if not found.found.all():
             first = int(np.flatnonzero(~found.found)[0])
             try:
-                tb.probe(spec, tuple(int(v) for v in boards[first]))
+                tb.probe(spec, tuple(positions[first].tolist()))
             except (QueryError, ValueError, KeyError) as e:
                 raise _at(e, first, len(texts)) from None
-        return probe_json_many(spec, board_texts(spec, codes), found.value.tolist(),
-                               found.depth.tolist(), found.ply.tolist())
-
-    def _probe_moving(self, spec: Spec, texts: list[Any]) -> list[dict[str, Any]]:
-        """`probe_many` of a game whose stones move: every board read, then all looked up at
-        once in the whole-board table (one by one where only endgame tables hold the game, or
-        to name the first board no table holds by its place)."""
-        tb = self.tablebase()
-        positions = []
-        for i, text in enumerate(texts):
-            try:
-                positions.append(tb.read_board(spec, _moving_board(spec, text)))
-            except (QueryError, ValueError) as e:
-                raise _at(e, i, len(texts)) from None
-        if any(t.root is None for t in tb.tables(spec)):
-            found = tb.table(spec).get_many([grid_game(spec).code(p) for p in positions])
-            if found.found.all():
-                return [probe_json(spec, p, Probe(Value(v), None if d < 0 else d,
-                                                  PLAYER_NAMES[p[spec.cells]], d == 0, n))
-                        for p, v, d, n in zip(positions, found.value.tolist(),
-                                              found.depth.tolist(), found.ply.tolist())]
-        answers = []
-        for i, position in enumerate(positions):
-            try:
-                answers.append(probe_json(spec, position, tb.probe(spec, position)))
-            except (QueryError, ValueError, KeyError) as e:
-                raise _at(e, i, len(texts)) from None
-        return answers
-
-
-def _moving_board(spec: Spec, text: Any) -> str:
-    """Board text of a game whose stones move, checked in form: the board, then ` x` or ` o`
-    where the stones do not say whose turn it is, and nothing more (no moves)."""
-    if not isinstance(text, str):
-        raise _BadBatch(f"expected board text, found {json_kind(text)}")
-    tokens = text.split()
-    if not tokens or len(tokens[0]) < 2 or not set(tokens[0]) <= set("xXoO./"):
-        parse_board(spec, tokens[0] if tokens else text)  # its own one-line error
-    if len(tokens) > 2 or tokens[1:] and tokens[1].lower() not in ("x", "o"):
-        raise NotationError(f"board {text!r}: expected board text, then ' x' or ' o' where the"
-                            " stones do not say whose turn it is")
-    return text
+        stones = game.stones_of_plies(found.ply)
+        sides = game.sides_of(codes, stones)
+        return probe_json_many(spec, game.texts_of(positions[:, :spec.cells], stones, sides),
+                               sides.tolist(), found.value.tolist(), found.depth.tolist(),
+                               found.ply.tolist())
 
 
 class _BadBatch(QueryError, ValueError):

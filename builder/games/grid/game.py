@@ -24,7 +24,7 @@ import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.boards import Reading, parse_move, place
-from tablebase.builder.games.grid.codec import EMPTY, encode
+from tablebase.builder.games.grid.codec import EMPTY, encode, encode_many
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.notation import (
     PLAYER_NAMES,
@@ -133,6 +133,10 @@ class GridGame:
     def code(self, position: Sequence[int]) -> int:
         """The whole-board code of a position (not canonical)."""
         return encode(position)
+
+    def codes_of(self, positions: np.ndarray) -> np.ndarray:
+        """`code` of many positions at once (rows of cell values, as readings.py reads them)."""
+        return encode_many(positions) if len(positions) else np.empty(0, dtype=np.int64)
 
     def canonical_code(self, position: Sequence[int]) -> int:
         """The code the whole-board table stores `position` under: its smallest over the

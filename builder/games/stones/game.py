@@ -67,6 +67,10 @@ class SteppingGame(GridGame):
         """The whole-board code: the board's, and in the movement phase the side's digit."""
         return rules.code_of(self.spec, position)
 
+    def codes_of(self, positions: np.ndarray) -> np.ndarray:
+        """`code` of many positions (rows of cells, then the side to move)."""
+        return np.array([self.code(p) for p in positions.tolist()], dtype=np.int64)
+
     def canonical_code(self, position: Sequence[int]) -> int:
         """The code the whole-board table stores `position` under."""
         return rules.canonical_code(self.spec, position)
