@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.builder import kernels, moving
+from tablebase.builder import cyclic, kernels
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.manifest import TierCounts
@@ -63,7 +63,7 @@ def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.nd
         # orbit is the board's (the side to move's digit is the same in every image).
         orbits = kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
                                   kernels.NO_LINES, False, False, OPEN)[1]
-        return moving.terms(root, codes), orbits
+        return cyclic.terms(root, codes), orbits
     if ply == 0:  # the root, never terminal (check_root refuses such roots)
         return (np.full(len(codes), OPEN, dtype=np.int8),
                 kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
@@ -133,7 +133,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
     if not counts:
         first = np.array([root.start_code], dtype=np.int64)
         if root.cyclic_tier(0):  # a start in the movement phase
-            first = moving.enumerate_movement(root, first, progress)
+            first = cyclic.enumerate_cyclic(root, first, progress)
         counts.append(_store_tier(root, work, 0, iter([first])))
         if on_tier is not None:
             on_tier(counts)
@@ -161,7 +161,7 @@ def enumerate_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTabl
                 # The last placement's boards enter the movement phase; its tier is all they
                 # reach by steps (a closure, not one ply deeper: steps can come back).
                 entries = np.concatenate([np.empty(0, np.int64), *source])
-                closed = moving.enumerate_movement(root, entries, progress)
+                closed = cyclic.enumerate_cyclic(root, entries, progress)
                 source = (closed[i:i + chunk_rows] for i in range(0, len(closed), chunk_rows))
             counts.append(_store_tier(root, work, ply + 1, source))
             work.manifest.spilled_runs += collector.spilled

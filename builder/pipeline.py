@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder import moving
+from tablebase.builder import cyclic
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
@@ -191,11 +191,11 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)
-    if table.cyclic_tier(table.last_ply) and moving.bytes_needed(estimate.positions) \
+    if table.cyclic_tier(table.last_ply) and cyclic.bytes_needed(estimate.positions) \
             > plan.working and not yes:
         raise BuildTooLargeError(
             f"{table.name}: not started, its movement phase is solved in memory, about"
-            f" {moving.bytes_needed(estimate.positions) / 2**20:,.0f} MiB for"
+            f" {cyclic.bytes_needed(estimate.positions) / 2**20:,.0f} MiB for"
             f" {estimate.positions:,} positions, past the budget's"
             f" {plan.working / 2**20:,.0f} MiB; give a larger --memory, or go ahead anyway"
             " with --yes (yes=True from Python)")
@@ -321,9 +321,9 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
              for t in counts]
     if counts and root.cyclic_tier(counts[-1].ply):
         last = counts[-1].ply
-        plies[-1:] = moving.side_counts(root, root.ply + last, np.asarray(work.get("codes", last)),
-                                        np.asarray(work.get("term", last)),
-                                        np.asarray(work.get("scores", last)))
+        plies[-1:] = cyclic.stored_counts(root, np.asarray(work.get("codes", last)),
+                                          np.asarray(work.get("term", last)),
+                                          np.asarray(work.get("scores", last)))
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
         if handle.layout == LAYOUT_PACKED:
@@ -368,14 +368,13 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
 
 def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
                 scores: np.ndarray) -> str:
-    """Pack one solved tier (`write_tier`); the movement phase's as two stored plies, the side
-    to move's digit counting as a stone (x's positions, then o's, in code order)."""
+    """Pack one solved tier (`write_tier`); a cyclic tier's as the plies it is stored under
+    (the movement phase's two: the side to move's digit counts as a stone)."""
     ply = root.ply + tier
     if not root.cyclic_tier(tier):
         return write_tier(engine, handle, ply, codes, scores)
-    cut = moving.side_cut(root, codes)
     checksum = TableChecksum()
-    for part, at in ((slice(0, cut), ply), (slice(cut, len(codes)), ply + 1)):
+    for at, part in cyclic.stored_parts(root, codes):
         checksum.merge(write_tier(engine, handle, at, codes[part], scores[part]))
     return checksum.hexdigest()
 

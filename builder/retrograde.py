@@ -1,11 +1,11 @@
 """Retrograde analysis: values and depths of every canonical position, deepest tier first.
 
 Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
-work directory; where stones move, the last tier (the movement phase) is solved within itself
-first (builder/moving.py), and the placement plies read it as any next tier. A position's
-score is the best `backup` of its children's scores (db/scores.py is the one place that fixes
-the order of outcomes; the compiled solver's `_backup` is its twin, tested equal on every
-score).
+work directory; a cyclic tier (where stones move, the last: the movement phase) is solved
+within itself first (builder/cyclic.py, with the kernels its game gives), and the tiers before
+read it as any next tier. A position's score is the best `backup` of its children's scores
+(db/scores.py is the one place that fixes the order of outcomes; the compiled solver's
+`_backup` is its twin, tested equal on every score).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tablebase.builder import kernels, moving
+from tablebase.builder import cyclic, kernels
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.enumerator import OPEN
 from tablebase.builder.games.grid.root import Root
@@ -67,8 +67,8 @@ def solve_tiers(root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
             open_count = counts[ply].canonical - counts[ply].terminal_canonical
             if root.cyclic_tier(ply):
                 # The movement phase: a graph with cycles, solved within its own tier.
-                scores = moving.solve_movement(root, np.asarray(codes), np.asarray(term),
-                                               progress)
+                scores = cyclic.solve_cyclic(root, np.asarray(codes), np.asarray(term),
+                                             progress)
             else:
                 with progress(desc=f"  ply {ply}", total=open_count, unit="pos",
                               unit_scale=True) as inner:

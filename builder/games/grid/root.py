@@ -45,6 +45,7 @@ from tablebase.builder.games.stones.rules import (
     split,
     stones_say,
 )
+from tablebase.builder.games.tiers import CyclicKernels
 
 
 @dataclass(frozen=True)
@@ -113,15 +114,18 @@ class Root:
         boards = codes % 3 ** self.cells if self.spec.moving else codes
         return stone_counts(boards) + self.ply
 
-    def stored_plies(self, codes: Sequence[int]) -> list[int]:
+    def stored_ply_array(self, codes: np.ndarray) -> np.ndarray:
         """The ply a table stores each of its codes under (db keeps a ply's positions together):
         its non-empty digits and the root's stones; where stones move, the digits alone (every
         cell is coded; the side to move's digit counts, so the last tier is two plies)."""
-        # One array operation for many codes; a few are counted in Python, which is quicker.
-        counts = stone_counts(np.array(codes, np.int64)).tolist() if len(codes) > 4 \
-            else [stones_in(c) for c in codes]
+        return stone_counts(codes) + (0 if self.spec.moving else self.ply)
+
+    def stored_plies(self, codes: Sequence[int]) -> list[int]:
+        """`stored_ply_array` as a list (what db asks of the codes it looks up)."""
+        if len(codes) > 4:  # one array operation; a few codes are counted quicker in Python
+            return self.stored_ply_array(np.array(codes, np.int64)).tolist()
         offset = 0 if self.spec.moving else self.ply
-        return [count + offset for count in counts]
+        return [stones_in(c) + offset for c in codes]
 
     def canonical_codes(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""
@@ -159,9 +163,19 @@ class Root:
 
     def cyclic_tier(self, ply: int) -> bool:
         """Whether tier `ply` is one whose positions can come back (where stones move, the
-        movement phase, the last tier): enumerated as a closure under steps and solved with
-        cycles, not one ply deeper than the tier before (builder/moving.py)."""
+        movement phase, the last tier): enumerated as a closure under its moves and solved with
+        cycles, not one ply deeper than the tier before (builder/cyclic.py)."""
         return self.spec.moving and ply == self.last_ply
+
+    def cyclic_kernels(self) -> CyclicKernels:
+        """The compiled kernels of the cyclic tier, bound to this root once."""
+        return self._cyclic
+
+    @cached_property
+    def _cyclic(self) -> CyclicKernels:
+        from tablebase.builder.games.stones.tier import StepKernels  # numba: builds alone
+
+        return StepKernels(self.spec, self.image_weights, *self.line_rules(1))
 
     def supports(self) -> tuple[int, ...]:
         """Which digit of a code each digit's stone needs (db/ranking.py): where stones drop,
