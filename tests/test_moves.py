@@ -36,7 +36,7 @@ def test_the_order_is_the_rule_written_plainly(spec_text: str) -> None:
         moves = [c for c in range(spec.cells) if board[c] == 0]
         rng.shuffle(moves)
         first = rng.choice(moves + [-1]) if moves else -1
-        me = b.stones % 2
+        me = b.placed % 2
         out, keys = np.array(moves + [0], dtype=np.int64), np.zeros(len(moves) + 1, np.int64)
         order(b.par, b.cl_off, b.cl_idx, b.cnt, out, keys, len(moves), first, me)
         assert out[:len(moves)].tolist() == _plain(b, moves, first, me), board

@@ -115,7 +115,7 @@ def test_a_refuting_reply_is_the_first_reply_after_which_a_pairing_holds(spec_te
     rng, found = random.Random(3), 0
     for board in _boards(spec_text, count, seed=5):
         b.load(board)
-        me = b.stones % 2
+        me = b.placed % 2
         moves = [c for c in range(len(board)) if board[c] == 0]
         rng.shuffle(moves)
         moves = moves[:rng.choice((1, 3, len(moves)))]

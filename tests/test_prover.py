@@ -224,7 +224,7 @@ def test_a_proof_whose_tables_lost_the_defenders_entries_is_still_written(
     real = ProofTable.entry
 
     def forget(self: ProofTable) -> int:
-        return -1 if self.board.stones % 2 == 1 else real(self)
+        return -1 if self.board.placed % 2 == 1 else real(self)
 
     monkeypatch.setattr(ProofTable, "entry", forget)
     path = tmp_path / "lost.proof.gz"
@@ -337,7 +337,7 @@ def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None
     arrays, found = Board(spec, slots_log2=4), 0
     for board in _positions(text, stones, 40, seed=9):
         arrays.load(board)
-        a = arrays.stones % 2
+        a = arrays.placed % 2
         if count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, a)[0] or \
                 count_fours(arrays.cnt, arrays.board, arrays.lines, spec.k, 1 - a)[0]:
             continue

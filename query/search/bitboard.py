@@ -14,6 +14,7 @@ from tablebase.builder.games.grid import Spec, Value
 from tablebase.builder.games.grid.bitboard import bit_of, bits_of, geometry
 from tablebase.builder.games.grid.codec import stone_counts
 from tablebase.builder.games.grid.symmetry import permutations
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.search import gravity
 from tablebase.query.search.control import WS, LeafTable
 
@@ -29,7 +30,7 @@ BUSY = 1 << 12
 def fits(spec: Spec) -> bool:
     """Whether the bitboard search takes `spec`: gravity, normal rules, a column of H + 1 bits
     each within 64 bits (misere, +exact and wider boards keep kernel.py's search)."""
-    return spec.gravity and not spec.misere and not spec.exact and bits_of(spec) <= 64
+    return grid_game(spec).drops and not spec.misere and not spec.exact and bits_of(spec) <= 64
 
 
 def score_outcome(spec: Spec, stones: int, score: int) -> tuple[Value, int]:

@@ -9,6 +9,7 @@ import numpy as np
 from tablebase.builder.games.grid import Spec
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.symmetry import permutations
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
 from tablebase.query.search import control, kernel, lookup, masks, moves
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
@@ -56,7 +57,7 @@ class Board:
             # exactly k either: still sound. Zones assume a proof holds whatever happens outside
             # the lines it needs; under +exact a stone beyond a line's end changes it: none.
             proofs = min(proofs, PAIRINGS)
-        self.par = np.array([n, spec.width, spec.height, spec.k, spec.gravity, spec.misere,
+        self.par = np.array([n, spec.width, spec.height, spec.k, grid_game(spec).drops, spec.misere,
                              len(self.perms), slots - 1, proofs], dtype=np.int64)
         self.board = np.zeros(n, dtype=np.uint8)
         self.cnt = np.zeros((2, max(1, len(self.lines))), dtype=np.int16)
@@ -106,7 +107,7 @@ class Board:
                       self.st, self.bx, self.bo, cell)
 
     @property
-    def stones(self) -> int:
+    def placed(self) -> int:
         """Stones on the loaded board."""
         return int(self.st[0])
 
@@ -142,7 +143,7 @@ class Board:
                 and masks.same(masks.get(self.tk2, slot), ko) and self.tmv[slot] >= 0:
             first = int(self.inv[g0, self.tmv[slot]])
         moves.order(self.par, self.cl_off, self.cl_idx, self.cnt, cells, keys, m, first,
-                    self.stones % 2)
+                    self.placed % 2)
         return [int(c) for c in cells[:m]]
 
     def search(self, alpha: int, beta: int) -> int:

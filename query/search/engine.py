@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, outcome
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.search import bitsolver, control, gravity
 from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
@@ -174,12 +175,12 @@ class Searcher:
     def _child(self, cell: int, alpha: int, beta: int) -> int:
         """The score of the loaded board's child after `cell`, searched in (alpha, beta)."""
         a = self._board
-        player = 1 if a.stones % 2 == 0 else 2
+        player = 1 if a.placed % 2 == 0 else 2
         made = a.place(cell, player)
         try:
             if made:
                 return WS if self.spec.misere else -WS
-            if a.stones == self.spec.cells:
+            if a.placed == self.spec.cells:
                 return 0
             return self._run(alpha, beta)
         finally:
@@ -311,7 +312,7 @@ class Searcher:
         self._partial = (lo, hi, empties if lo == hi == Value.DRAW else None, None)
         score, tried, cap = (0 if lo == hi == Value.DRAW else None), 0, DEEPEN_NODES
         if score is None and lo == Value.LOSS and hi >= Value.DRAW \
-                and not (self.spec.gravity or self.spec.misere
+                and not (grid_game(self.spec).drops or self.spec.misere
                          or self._board.par[8] == PLAIN) and self._quick_draw(hi):
             score, tried = 0, empties  # a draw: no short win to look for
         while score is None:

@@ -178,7 +178,7 @@ class _Walk:
             b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
             b.bo, b.pairing, t.ctl, True, self.attacker)
         zone = int(zone)
-        mine = b.stones % 2 == self.attacker
+        mine = b.placed % 2 == self.attacker
         head = f"{code}"
         if dn == 0:
             raise ProofWriteError(f"{self.spec.name}: position {code} of the proof is lost for"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, outcome
+from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
 from tablebase.query.search import prooftable, prover
 from tablebase.query.search.board import Board, SearchRefusedError
@@ -136,7 +137,7 @@ def check_provable(spec: Spec) -> None:
     """ProofRefusedError unless the prover takes `spec`: normal rules, no gravity, not exact
     (zones assume a stone beyond a line changes nothing), stones that stay, 64 cells at most
     (one word a cell set)."""
-    if spec.gravity or spec.misere or spec.exact or spec.moving:
+    if not grid_game(spec).moves_anywhere or spec.misere or spec.exact:
         raise ProofRefusedError(f"{spec.name}: the prover takes games of placed stones under"
                                 " normal rules (no gravity, misere, +exact or moving stones)")
     if spec.cells > MAX_PROOF_CELLS:  # its zones and keys are one word (masks.py: narrow)
@@ -253,5 +254,5 @@ def _first_moves(b: Board) -> list[int]:
     m = children(b.par, b.bx, b.bo, b.perms, b.board, cells, -1)
     keys = np.zeros(b.spec.cells, dtype=np.int64)
     from tablebase.query.search.moves import order
-    order(b.par, b.cl_off, b.cl_idx, b.cnt, cells, keys, m, -1, b.stones % 2)
+    order(b.par, b.cl_off, b.cl_idx, b.cnt, cells, keys, m, -1, b.placed % 2)
     return [int(c) for c in cells[:m]]

@@ -20,6 +20,7 @@ from tablebase.builder.games.grid.orders import FOUND, order_status, stone_order
 from tablebase.builder.games.grid.reading import Reading, read_position
 from tablebase.builder.games.grid.readings import Readings, read_positions
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.search.control import LeafTable, leaf_table
 from tablebase.query.tables import LOAD_LIMIT
@@ -84,7 +85,7 @@ class Searched:
 def searchable(spec: Spec) -> bool:
     """Whether the search takes the game: not where stones move (positions repeat, and the
     search walks no cycles)."""
-    return not spec.moving
+    return not grid_game(spec).positions_repeat
 
 
 def refuse_unsearchable(spec: Spec) -> None:

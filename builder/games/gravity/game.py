@@ -10,6 +10,7 @@ class GravityGame(GridGame):
     """A game whose stones fall to the lowest empty cell of their column (Connect Four)."""
 
     moves_anywhere = False
+    drops = True
 
     def rules_text(self) -> str:
         """The rules in words: k in a row, and the stones' drop."""

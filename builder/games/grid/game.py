@@ -59,6 +59,9 @@ class GridGame:
     moves_are_placements = True
     # Whether a stone may go to any empty cell (no drop, no step): the course dialect's games.
     moves_anywhere = True
+    # Whether a placed stone falls to the lowest empty cell of its column (what the search's
+    # kernels and the bitboard solver play: ../gravity/).
+    drops = False
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
@@ -169,7 +172,7 @@ class GridGame:
         spec = self.spec
         return {"spec": spec.name, "title": self.title(), "width": spec.width,
                 "height": spec.height, "cells": spec.cells, "k": spec.k, "exact": spec.exact,
-                "drops": spec.gravity, "stones_each": spec.stones, "squares": spec.square,
+                "drops": self.drops, "stones_each": spec.stones, "squares": spec.square,
                 "lines": self.drawn_lines()}
 
     def drawn_lines(self) -> list[dict[str, object]]:
