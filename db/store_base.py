@@ -84,8 +84,8 @@ class Store(Protocol):
         first (a damaged row can say anything): DamagedTableError if it fails."""
         ...
 
-    def reader(self, game: GameRecord) -> TableReader:
-        """A reader of a complete table."""
+    def reader(self, game: GameRecord, codes: TableCodes) -> TableReader:
+        """A reader of a complete table (`codes`: what its codes are, as its game says)."""
         ...
 
     def keyed(self, game: GameRecord) -> KeyedReader:

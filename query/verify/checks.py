@@ -15,11 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.builder.games.grid.notation import draw_board
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.grid.rules import PLAYER_NAMES
 from tablebase.builder.games.grid.spec import Spec
-from tablebase.builder.games.stones.rules import position_of, stones_say
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.errors import DamagedTableError
@@ -61,6 +59,7 @@ class VerifyReport:
 class _Collector:
     def __init__(self, report: VerifyReport, root: Root, limit: int) -> None:
         self.report, self.root, self.spec, self.limit = report, root, root.spec, limit
+        self.game = grid_game(root.spec)
 
     def add(self, kind: str, message: str, code: int | None = None, ply: int | None = None) -> None:
         self.report.problems += 1
@@ -69,14 +68,8 @@ class _Collector:
         # head the report, so none is crowded out.
         if len(self.report.first) < self.limit * 4 or ply is None:
             picture = ""
-            if code is not None and self.spec.moving and 0 <= code < 2 * 3 ** self.spec.cells:
-                position = position_of(self.spec, code)  # the side to move in its last digit
-                picture = draw_board(self.spec, position[:-1])
-                if stones_say(self.spec, position[:-1]) is None:
-                    picture += f"\n{PLAYER_NAMES[position[-1]]} to move"
-            elif code is not None and 0 <= code < 3 ** self.root.cells:
-                board = self.root.boards_of(np.array([code]))[0]
-                picture = draw_board(self.spec, [int(d) for d in board])
+            if code is not None and 0 <= code < 3 ** self.root.code_digits:
+                picture = self.game.picture(self.root.positions_of(np.array([code]))[0])
             self.report.first.append(Inconsistency(kind, message, code, ply, picture))
 
 
@@ -163,13 +156,14 @@ def _check_tiers(view: TableView, table: Root, checker: Any, found: _Collector, 
     once the last placement's ply has marked the rows it reaches."""
     origin = "the empty board" if table.is_whole else "the root"
     last = table.ply + table.last_ply  # where stones move, x's movement ply; o's is next
+    cyclic = table.cyclic_tier(table.last_ply)
     with progress(desc=f"verify {table.name}", total=view.count, unit="pos",
                   unit_scale=True) as bar, open_tiers(view, tally, chunk, progress) as tiers:
         below = None  # tier p+1: codes, value, depth, has_parent
         held: tuple[np.ndarray, ...] = ()  # o's movement rows until x's come
         cut, pending = 0, False  # where o's rows begin in the movement tier; not yet checked
         for ply, codes, value, depth in tiers:
-            if table.spec.moving and ply >= last:
+            if cyclic and ply >= last:
                 held = (codes, value, depth) if ply > last else held
                 if ply == last:  # x's rows, then o's (whose codes are all larger)
                     cut, pending = len(codes), True

@@ -16,6 +16,7 @@ import numpy as np
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.kernel import distinct_images, made_line, prefetch
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.kernels import split_rows
 from tablebase.compiled import njit
 from tablebase.query.verify import lookup
@@ -304,12 +305,13 @@ class TierChecker:
             self._below = (kid_codes, *self._index(keys, kid_values, kid_depths))
         _, fence, kid_states, table, shift = self._below
         flagged = np.zeros(len(codes), dtype=np.bool_)
-        spec = self.root.spec
+        spec, game = self.root.spec, grid_game(self.root.spec)
         # Both cores: rows are independent, and a child's reached bit is only ever set.
         def piece(_: int, a: int, b: int) -> np.ndarray:
             counts = np.zeros(3, np.int64)
             _check(codes[a:b], value[a:b], depth[a:b], ply, self._board, self._free, self._pows,
-                   spec.width, spec.gravity, spec.misere, spec.moving, self._lines, self._ends,
+                   spec.width, game.drops, spec.misere, game.positions_repeat, self._lines,
+                   self._ends,
                    *self._masks, *self._tables, keys, fence, kid_states, table, shift,
                    flagged[a:b], counts)
             return counts
@@ -336,7 +338,7 @@ class TierChecker:
         table when it fits the budget (and its entries the codes), else the fenced search."""
         kid_states = lookup.states(value, depth)
         # Where stones move, the movement tier's codes hold the side to move's digit too.
-        codes = 3 ** len(self._free) * (2 if self.root.spec.moving else 1)
+        codes = 3 ** len(self._free) * (2 if self.root.cyclic_tier(self.root.last_ply) else 1)
         if lookup.fits(codes) and lookup.table_bytes(len(keys)) <= self.hash_bytes:
             return (np.empty(0, np.int64), np.empty(0, np.int64),
                     *lookup.hashed(keys, kid_states))

@@ -212,7 +212,7 @@ class Movement:
                                    spec.cells)
         self._rules = (spec.cells, np.ascontiguousarray(root.image_weights),
                        np.ascontiguousarray(step_masks(spec)), 3 ** spec.cells, masks, beyond,
-                       spec.stones, spec.misere, max(max_steps(spec), 1))
+                       (root.ply + root.last_ply) // 2, spec.misere, max(max_steps(spec), 1))
         self.room = self._rules[-1]
         states = lookup.states(value, depth)
         states[reached] |= lookup.REACHED  # where the walk starts
@@ -296,7 +296,7 @@ def check_movement(root: Root, tier: tuple[np.ndarray, ...], cut: int, found: Fo
     ply's (x's, o's) positions, terminal positions and terminal rows."""
     codes, value, depth, has_parent = tier
     spec = root.spec
-    ply, side = 2 * spec.stones, 3 ** spec.cells
+    ply, side = root.ply + root.last_ply, 3 ** spec.cells  # every stone down: the placing plies
     # A row whose code's side digit is not its ply's is no position of that ply.
     wrong = np.concatenate([codes[:cut] >= side, (codes[cut:] < side) | (codes[cut:] >= 2 * side)])
     for i in np.flatnonzero(wrong).tolist():
@@ -316,7 +316,7 @@ def check_movement(root: Root, tier: tuple[np.ndarray, ...], cut: int, found: Fo
         v, d, at = int(kept_value[i]), int(kept_depth[i]), ply + int(code >= side)
         if why == BAD_ROW:
             found.add("bad-row", f"row (ply {at}, {said(v, d, True)}) is not a canonical position with"
-                      f" {spec.stones} stones a side, or its value or depth is out of range",
+                      f" {ply // 2} stones a side, or its value or depth is out of range",
                       code, at)
         elif why == TERMINAL:
             found.add("terminal", f"the game is over here ({said(want, 0, True)} for the side to move)"

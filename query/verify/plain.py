@@ -13,6 +13,7 @@ from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import orbit_sizes
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.scores import WIN_SCORE
 
 WIN, DRAW, LOSS = 1, 0, -1
@@ -88,7 +89,8 @@ def check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarr
     stones = np.count_nonzero(boards, axis=1)
     declared = stones if ply is None else np.full(n, ply)
     xs, os_ = np.count_nonzero(boards == 1, axis=1), np.count_nonzero(boards == 2, axis=1)
-    deepest = MOVING_DEEPEST if spec.moving else cells - stones
+    repeats = grid_game(spec).positions_repeat  # then a draw is one by endless play
+    deepest = MOVING_DEEPEST if repeats else cells - stones
     bad = ((stones != declared) | ~((xs == os_) | (xs == os_ + 1))
            | ~np.isin(value, (WIN, DRAW, LOSS)) | (depth < 0) | (depth > deepest))
     bad |= root.canonical_many(part) != part
@@ -107,7 +109,7 @@ def check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarr
     want_value = np.where(won, WIN if spec.misere else LOSS, DRAW)
     for i in np.flatnonzero(terminal & ((value != want_value) | (depth != 0))):
         found.add("terminal", f"the game is over here ({_words(want_value[i])} for the side to"
-                  f" move, depth 0) but the table says {said(value[i], depth[i], spec.moving)}",
+                  f" move, depth 0) but the table says {said(value[i], depth[i], repeats)}",
                   int(part[i]), int(stones[i]))
     counts = np.array([0, 0, np.count_nonzero(terminal)], np.int64)
     if terminal.any():
@@ -120,9 +122,10 @@ def check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarr
     any_draw = np.zeros(len(open_rows), dtype=bool)
     fastest = np.full(len(open_rows), 1 << 30)
     slowest = np.full(len(open_rows), -1)
+    drops = grid_game(spec).drops
     for cell in root.free.tolist():  # the root's stones never move: only its free cells play
         legal = b[:, cell] == 0
-        if spec.gravity and cell + spec.width < cells:
+        if drops and cell + spec.width < cells:
             legal &= b[:, cell + spec.width] != 0
         at = np.flatnonzero(legal)
         if at.size == 0:
@@ -150,11 +153,11 @@ def check_chunk(root: Root, part: np.ndarray, value: np.ndarray, depth: np.ndarr
     want_v = np.where(any_loss, WIN, np.where(any_draw, DRAW, LOSS))
     want_d = np.where(any_loss, fastest, np.where(any_draw, cells - stones[open_rows], slowest))
     got_v, got_d = value[open_rows], depth[open_rows]
-    if spec.moving:  # a draw by endless play has no depth to compare
+    if repeats:  # a draw by endless play has no depth to compare
         want_d = np.where(want_v == DRAW, got_d, want_d)
     for i in np.flatnonzero((got_v != want_v) | (got_d != want_d)):
         found.add("value" if got_v[i] != want_v[i] else "depth",
-                  f"the table says {said(got_v[i], got_d[i], spec.moving)}, but its children give"
-                  f" {said(want_v[i], want_d[i], spec.moving)}",
+                  f"the table says {said(got_v[i], got_d[i], repeats)}, but its children give"
+                  f" {said(want_v[i], want_d[i], repeats)}",
                   int(part[open_rows[i]]), int(stones[open_rows[i]]))
     return counts

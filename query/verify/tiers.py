@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.registry import grid_game
 from tablebase.builder.kernels import split_rows
 from tablebase.builder.progress import ProgressFactory
 from tablebase.builder.threads import THREADS
@@ -131,7 +132,7 @@ class Tally:
         if self.root_row is None or game.root_value is None:
             return  # no root stored: the check says so
         value, depth = self.root_row
-        endless = self.root.spec.moving and value == DRAW
+        endless = not grid_game(self.root.spec).draws_have_depth and value == DRAW
         stored = (value, NO_DEPTH if endless else depth)
         if (game.root_value, game.root_depth) != stored:
             recorded = said(game.root_value, game.root_depth or 0, game.root_depth == NO_DEPTH)
@@ -142,7 +143,7 @@ class Tally:
 def top_ply(root: Root) -> int:
     """The highest stored ply of a table: the full board's, or where stones move o's ply of the
     movement phase (its side-to-move digit counted as a stone)."""
-    return root.ply + root.last_ply + (1 if root.spec.moving else 0)
+    return root.ply + root.last_ply + (1 if root.cyclic_tier(root.last_ply) else 0)
 
 
 @contextmanager

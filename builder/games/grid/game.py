@@ -30,6 +30,7 @@ from tablebase.builder.games.grid.notation import (
     PLAYER_NAMES,
     board_text,
     digit_board_texts,
+    draw_board,
     listed_name,
     move_name,
 )
@@ -132,6 +133,10 @@ class GridGame:
     def text(self, position: Sequence[int]) -> str:
         """The position as board text (and the side to move, where the stones do not say it)."""
         return board_text(self.spec, position)
+
+    def picture(self, position: Sequence[int]) -> str:
+        """The position drawn as a grid of named cells, for reports (verify's findings)."""
+        return draw_board(self.spec, position[:self.spec.cells])
 
     def code(self, position: Sequence[int]) -> int:
         """The whole-board code of a position (not canonical)."""

@@ -63,6 +63,12 @@ class SteppingGame(GridGame):
         `a1-b2`): ../stones/notation.py."""
         return read_moving_position(self.spec, position, moves)  # type: ignore[arg-type]
 
+    def picture(self, position: Sequence[int]) -> str:
+        """The board drawn, then whose turn it is where the stones do not say it."""
+        said = rules.stones_say(self.spec, position[:self.spec.cells])
+        side = "x" if position[-1] == X else "o"
+        return super().picture(position) + ("" if said is not None else f"\n{side} to move")
+
     def code(self, position: Sequence[int]) -> int:
         """The whole-board code: the board's, and in the movement phase the side's digit."""
         return rules.code_of(self.spec, position)
