@@ -205,32 +205,43 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
-# A game family's rules live in its folder under builder/games/ (grid/, gravity/, stones/, user/): a
-# module elsewhere that asks which family it holds (`.gravity`, `.stones`, `.moving`, `.jump`,
-# `.square`, `loopy`) is one still to move behind the Game protocol. These are the modules that
-# still do; the list may only shrink (a module that stops asking leaves it, and no new one joins).
+# A game family's rules live in its folder under builder/games/ (grid/, gravity/, stones/, user/):
+# no module elsewhere asks which family it holds, by a flag (`.gravity`, `.stones`, `.moving`,
+# `.jump`, `.square`, `loopy`) or by importing a family's folder (grid/ is the grid games' shared
+# part as well as m,n,k's). It asks the game or the table's root instead (drops, positions_repeat,
+# cyclic_tier, ...). The one exception is an independent checker, whose worth is that it shares
+# no code with the builder's path: verify's check of the stones' movement phase (movement.py)
+# knows their stone counts and lines itself and takes only their steps from the family.
 _FAMILY_FLAG = re.compile(r"\.(gravity|stones|moving|jump|square)\b|loopy")
-STILL_ASKING = {
-    "query/verify/checks.py", "query/verify/kernel.py", "query/verify/moving.py",
-    "query/verify/plain.py", "query/verify/tiers.py",
-}
+_FAMILY_IMPORT = re.compile(r"^\s*(from|import) tablebase\.builder\.games\.(gravity|stones|user)\b",
+                            re.MULTILINE)
+INDEPENDENT_CHECKERS = {"query/verify/movement.py"}
 
 
-def _asking() -> set[str]:
-    found = set()
+def _outside_games() -> list[tuple[str, str]]:
+    found = []
     for folder in ("builder", "db", "query"):
         for path in (ROOT / folder).rglob("*"):
             rel = path.relative_to(ROOT).as_posix()
-            if path.suffix in (".py", ".js") and not rel.startswith("builder/games/") \
-                    and _FAMILY_FLAG.search(path.read_text()):
-                found.add(rel)
+            if path.suffix in (".py", ".js") and not rel.startswith("builder/games/"):
+                found.append((rel, path.read_text()))
     return found
 
 
-def test_no_new_module_asks_which_family_it_holds() -> None:
-    assert sorted(_asking() - STILL_ASKING) == []
+def test_no_module_asks_which_family_it_holds() -> None:
+    code = {rel: "\n".join(line for line in text.splitlines()
+                           if not line.lstrip().startswith(("from ", "import ")))
+            for rel, text in _outside_games()}
+    assert sorted(rel for rel, text in code.items() if _FAMILY_FLAG.search(text)) == []
 
 
-def test_the_list_of_modules_still_asking_is_current() -> None:
-    """A module that no longer asks leaves STILL_ASKING: the list only shrinks."""
-    assert sorted(STILL_ASKING - _asking()) == []
+def test_only_an_independent_checker_imports_a_family() -> None:
+    assert sorted(rel for rel, text in _outside_games()
+                  if _FAMILY_IMPORT.search(text)) == sorted(INDEPENDENT_CHECKERS)
+
+
+def test_the_family_checks_see_a_flag_and_an_import() -> None:
+    """The checks above could fail: a flag and a family's import are what they look for."""
+    assert _FAMILY_FLAG.search("if spec.gravity:") and _FAMILY_FLAG.search("root.spec.moving")
+    assert _FAMILY_IMPORT.search("x = 1\nfrom tablebase.builder.games.stones.rules import f")
+    assert not _FAMILY_FLAG.search("game.drops and game.positions_repeat")

@@ -5,7 +5,7 @@ The derivation deliberately shares no search code with builder/: children are ma
 a stone to the parent's digits and canonicalised through the symmetry maps (kernel.py compiled,
 plain.py in numpy), looked up in a hash table or by binary search, and the outcome rule is
 spelt out on values and depths (not on scores). Where stones move, the movement phase's steps
-come from the rules kernel (moving.py).
+come from the rules kernel (movement.py).
 """
 from __future__ import annotations
 
@@ -218,9 +218,9 @@ def _check_tiers(view: TableView, table: Root, checker: Any, found: _Collector, 
 def _movement(table: Root, tier: tuple[np.ndarray, ...], cut: int, checker: Any,
               found: _Collector, tally: Tally, tick: Callable[[int], None], origin: str) -> None:
     """Check the movement tier (x's rows, then from `cut` o's) by a walk from the rows the
-    last placement reaches, or the start (moving.py, compiled whatever the budget: its steps
+    last placement reaches, or the start (movement.py, compiled whatever the budget: its steps
     are), then report the rows the walk never came to."""
-    from tablebase.query.verify.moving import check_movement  # imports numba
+    from tablebase.query.verify.movement import check_movement  # imports numba
     last = table.ply + table.last_ply
     tally.counted[last:last + 2] += check_movement(table, tier, cut, found, checker.hash_bytes,
                                                    tick)

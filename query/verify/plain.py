@@ -30,7 +30,7 @@ class Found(Protocol):
 
 class Checker:
     """Verify without the compiled pass: numpy checks every row (`flag` gives None). The
-    movement tier of a game whose stones move is checked compiled all the same (moving.py),
+    movement tier of a game whose stones move is checked compiled all the same (movement.py),
     with a hash table of its rows when one takes at most `hash_bytes`."""
 
     def __init__(self, root: Root, hash_bytes: int) -> None:
