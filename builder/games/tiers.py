@@ -22,7 +22,8 @@ class CyclicKernels(Protocol):
 
     def ends(self, codes: np.ndarray, out: np.ndarray) -> None:
         """out[i] (int8): where the game is over at codes[i], its value for the side to move
-        (1 won, -1 lost, 0 drawn); else OPEN."""
+        (1 won, -1 lost, 0 drawn); else OPEN. A position without a move is over (the rules
+        say how: where stones move, the side that cannot step has lost)."""
         ...
 
     def children(self, codes: np.ndarray, out: np.ndarray) -> int:
