@@ -38,9 +38,15 @@ def terms(root: Root, codes: np.ndarray) -> np.ndarray:
     (db/scores.py's scale), else OPEN."""
     tier = root.cyclic_kernels()
     out = np.empty(len(codes), dtype=np.int8)
-    split_rows(len(codes), lambda _, a, b: tier.ends(codes[a:b], out[a:b]))
-    # An end's value on the stored scale: won or lost at once (depth 0), or drawn.
-    return np.where(out == OPEN, OPEN, out.astype(np.int16) * WIN_SCORE).astype(np.int8)
+
+    def work(_: int, a: int, b: int) -> None:
+        piece = out[a:b]
+        tier.ends(codes[a:b], piece)
+        # An end's value on the stored scale: won or lost at once (depth 0), or drawn; in
+        # place, piece by piece (a whole tier's temporaries would be a peak of their own).
+        np.multiply(piece, WIN_SCORE, out=piece, where=piece != OPEN)
+    split_rows(len(codes), work)
+    return out
 
 
 def enumerate_cyclic(root: Root, entries: np.ndarray,
@@ -174,16 +180,15 @@ def solve_cyclic(root: Root, codes: np.ndarray, term: np.ndarray,
     tier = root.cyclic_kernels()
     n = len(codes)
     counts = np.empty(n, dtype=np.int32)
-    ends = np.where(term == OPEN, OPEN, np.sign(term)).astype(np.int8)
-    split_rows(n, lambda _, a, b: tier.counts(codes[a:b], ends[a:b], counts[a:b]))
+    split_rows(n, lambda _, a, b: tier.counts(codes[a:b], term[a:b], counts[a:b]))
     scores = np.zeros(n, dtype=np.int32)
     keys = np.full(1 << max(4, (2 * n - 1).bit_length()), -1, dtype=np.int64)
     at = np.empty(len(keys), dtype=np.int64)
     _index(codes, keys, _shift(keys), at)
     hashed = (keys, at, _shift(keys))
-    won, lost = ends == 1, ends == -1
-    scores[won], scores[lost] = CYCLIC_WIN, -CYCLIC_WIN
-    level = np.flatnonzero(won | lost).astype(np.int64)
+    finished = term != OPEN
+    scores[finished] = np.sign(term[finished]).astype(np.int32) * CYCLIC_WIN  # a draw: 0
+    level = np.flatnonzero(finished & (term != 0)).astype(np.int64)
     depth = 0
     with progress(desc=f"  solve the cyclic tier of {root.name}", total=n, unit="pos",
                   unit_scale=True) as bar:
@@ -258,13 +263,19 @@ def bytes_needed(positions: int) -> int:
 def stored_parts(root: Root, codes: np.ndarray) -> list[tuple[int, np.ndarray | slice]]:
     """The stored plies of a tier's sorted codes (db keeps a ply's positions together), each
     with the codes it holds: a slice where the plies run in code order (as the movement phase's
-    two, x's then o's), else a mask."""
-    plies = root.stored_ply_array(codes)
-    found = np.unique(plies).tolist()
-    if len(found) == 1 or bool(np.all(np.diff(plies) >= 0)):
-        cuts = np.searchsorted(plies, found + [found[-1] + 1]).tolist() if found else []
-        return [(p, slice(a, b)) for p, a, b in zip(found, cuts, cuts[1:])]
-    return [(p, plies == p) for p in found]
+    two, x's then o's), else a mask. Read a chunk at a time: no tier-long temporary."""
+    starts: list[tuple[int, int]] = []  # (ply, its first index) while the plies ascend
+    for at in range(0, len(codes), _CHUNK):
+        plies = root.stored_ply_array(codes[at:at + _CHUNK]).astype(np.int64)
+        steps = np.flatnonzero(plies[1:] != plies[:-1]) + 1
+        if (starts and plies[0] < starts[-1][0]) or np.any(plies[steps] < plies[steps - 1]):
+            plies = root.stored_ply_array(codes)
+            return [(p, plies == p) for p in np.unique(plies).tolist()]
+        if not starts or plies[0] != starts[-1][0]:
+            starts.append((int(plies[0]), at))
+        starts += [(int(plies[i]), at + int(i)) for i in steps]
+    ends = [first for _, first in starts[1:]] + [len(codes)]
+    return [(p, slice(a, b)) for (p, a), b in zip(starts, ends)]
 
 
 def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.ndarray

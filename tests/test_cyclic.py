@@ -131,3 +131,19 @@ def test_the_closure_finds_every_position_reachable_from_the_entries() -> None:
                 todo.append(k)
     found = cyclic.enumerate_cyclic(root, np.array([5, 0]))  # type: ignore[arg-type]
     assert found.tolist() == sorted(seen)
+
+
+@pytest.mark.parametrize("chunk", [3, 4, 1 << 18])
+def test_stored_parts_are_slices_where_the_plies_ascend_else_masks(monkeypatch, chunk: int) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cyclic, "_CHUNK", chunk)
+
+    class Plies:  # a root whose codes are stored under the ply the code's tens say
+        def stored_ply_array(self, codes: np.ndarray) -> np.ndarray:
+            return np.asarray(codes) // 10
+
+    ascending = np.array([1, 2, 3, 15, 16, 17, 18, 19, 40, 41, 42])
+    parts = cyclic.stored_parts(Plies(), ascending)  # type: ignore[arg-type]
+    assert [(p, s.start, s.stop) for p, s in parts] == [(0, 0, 3), (1, 3, 8), (4, 8, 11)]
+    mixed = np.array([15, 3, 16, 4, 40])  # not in code order: the plies do not ascend
+    parts = cyclic.stored_parts(Plies(), mixed)  # type: ignore[arg-type]
+    assert [(p, mixed[m].tolist()) for p, m in parts] == [(0, [3, 4]), (1, [15, 16]), (4, [40])]

@@ -33,7 +33,7 @@ class CyclicKernels(Protocol):
 
     def counts(self, codes: np.ndarray, ends: np.ndarray, out: np.ndarray) -> None:
         """out[i] (int32): how many distinct children codes[i] has; 0 where ends[i] is not
-        OPEN (the game is over there)."""
+        OPEN (the game is over there: `ends` says only that, whatever its other values)."""
         ...
 
     def parents(self, codes: np.ndarray, out: np.ndarray) -> int:
