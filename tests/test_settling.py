@@ -6,18 +6,23 @@ same value `solve --proof` proves, and the search's own answers unchanged."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
+from tablebase.builder.games.grid.reading import read_position
 from tablebase.query.cli import main
+from tablebase.query.search import settling
 from tablebase.query.search.proving import ProofBudget
 from tablebase.query.search.settling import Proofs, _prove, settle
-from tablebase.query.shapes import answer_json
 from tablebase.query.search.solving import solve
+from tablebase.query.shapes import answer_json
 from tests.reference import DRAW, LOSS, WIN, Game
 
 _WORDS = {WIN: Value.WIN, DRAW: Value.DRAW, LOSS: Value.LOSS}
@@ -135,3 +140,39 @@ def test_the_time_budget_holds_with_the_prover_beside_the_search() -> None:
     took = time.monotonic() - start
     assert settled.answer.solution.value is None and took < 1.5, took
     assert settled.proofs is not None and settled.proofs.mover is not None
+
+
+def test_past_the_head_start_both_run_and_the_search_gives_the_depth(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a head start of 1,000 nodes and no budget: 6x5k4 (a win the search proves in
+    23,575 nodes) is disproved by the prover first, and the search, back at full priority,
+    gives the depth and the move; 7x4k4 (a draw) is a draw in 28 plies whichever ends first;
+    after c3 on 6x5k4, o to move loses in 10 plies."""
+    monkeypatch.setattr(settling, "HEAD_START", 1000)
+    spec = parse_spec("6x5k4")
+    won = settle(None, spec, [0] * spec.cells, threads=1)
+    s = won.answer.solution
+    assert (s.value, s.depth, won.answer.move, won.method) == (Value.WIN, 11, "c3", "search")
+    assert won.proofs is not None and won.proofs.low == Value.WIN
+    lost = settle(None, spec, read_position(spec, None, "c3"), threads=1)
+    assert (lost.answer.solution.value, lost.answer.solution.depth) == (Value.LOSS, 10)
+    spec = parse_spec("7x4k4")
+    drawn = settle(None, spec, [0] * spec.cells, threads=1)
+    assert (drawn.answer.solution.value, drawn.answer.solution.depth) == (Value.DRAW, 28)
+    assert drawn.answer.move is not None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's nice: Linux")
+def test_the_search_beside_the_prover_runs_nicer() -> None:
+    """_lower_priority raises the calling thread's nice value (and only that thread's)."""
+    seen: list[int] = []
+
+    def run() -> None:
+        settling._lower_priority()
+        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert seen == [min(19, before + settling.BESIDE_NICE)]
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

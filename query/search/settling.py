@@ -4,15 +4,22 @@ prover's two draw proofs (proving.py): "the side to move cannot win", then "the 
 cannot win" after one of the mover's moves. What each found is joined into one answer
 (`Settled`), the same kind of answer the search alone gives.
 
-Why side by side, not one after the other: each settles boards the other does not within any
-budget worth waiting for (the empty 8x8k5, a draw, by the prover in minutes where the search is
-still unknown after hours; a deep win's depth, as 9x4k4's 23 plies, by the search alone), and
-no cheap test tells them apart before trying. Both run at once for the whole wall-time budget
-(the search on one thread, the prover on its own), so neither gets a share of the time that a
-guess cut short; --nodes bounds each one's nodes apart, as their nodes are not alike.
+Why side by side: each settles boards the other does not within any budget worth waiting for
+(the empty 8x8k5, a draw, by the prover in minutes where the search is still unknown after
+hours; a deep win's depth, as 9x4k4's 23 plies, by the search alone), and no cheap test tells
+them apart before trying. So the search goes first alone for a head start (HEAD_START nodes,
+at most HEAD_SHARE of the time: most positions one asks about end there, answered as the
+search alone answers them), then the prover starts beside it, both within the same wall time
+(--nodes bounds each one's nodes apart: their nodes are not alike). While the prover runs, the
+search runs at a lower priority, on the CPU the prover leaves; once the prover is done short
+of a draw (a win or a loss, whose depth only the search gives; or its budget spent), the
+search goes on at full priority. The price: a win the search would find past its head start
+comes later by about the prover's time to find it (docs/benchmarks.md has both sides measured).
 """
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -34,7 +41,6 @@ from tablebase.query.search.proving import (
 from tablebase.query.search.solving import (
     Searched,
     budget,
-    check_searchable,
     refuse_unsearchable,
     searcher,
     solve,
@@ -47,6 +53,9 @@ if TYPE_CHECKING:
 # The search's nodes before the prover starts beside it (a second or two on 8x8k5), and at most
 # this share of a time budget.
 HEAD_START, HEAD_SHARE = 1 << 18, 0.25
+# How much nicer the search runs while the prover runs beside it (nice 10 weighs a tenth of
+# nice 0 in Linux's scheduler), and how often the thread waiting for it looks at the prover.
+BESIDE_NICE, _POLL = 10, 0.05
 # (first moves proved, of how many, nodes so far) of the proof under way, and what it is of:
 # "x cannot win" or "o cannot win after d4".
 ProofProgress = Callable[[str, int, int, int], None]
@@ -127,8 +136,6 @@ def settle(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int], 
     refuse_unsearchable(spec)
     board = tuple(position.board) if isinstance(position, Reading) else tuple(
         int(v) for v in position)
-    if not (isinstance(position, Reading) and position.played):
-        check_searchable(spec, board)
     try:
         check_provable(spec)
     except ProofRefusedError:
@@ -138,11 +145,12 @@ def settle(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int], 
     engine = searcher(tb, spec, use_tables)
     # The search alone first, for HEAD_START nodes (at most HEAD_SHARE of the time): the
     # answers it gives in them (most positions one asks about) are the search's as before,
-    # node for node, whichever of the two would have been faster.
+    # node for node, whichever of the two would have been faster. It checks the position too
+    # (it can arise in play), before the prover is given it.
     head = budget(seconds, nodes) if not provable else budget(
         None if seconds is None else seconds * HEAD_SHARE,
         HEAD_START if nodes is None else min(nodes, HEAD_START))
-    first = solve(tb, spec, board, head, progress, engine=engine, started=started)
+    first = solve(tb, spec, position, head, progress, engine=engine, started=started)
     if not provable or first.solution.value is not None:
         return Settled(first, first, None, "search")
     deadline = None if seconds is None else started + seconds
@@ -150,26 +158,92 @@ def settle(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int], 
     stop_search, stop_proofs = threading.Event(), threading.Event()
     limits = ProofBudget(None, nodes, memory, threads, stop_proofs)
 
+    failed: list[BaseException] = []  # an error on the prover's thread, raised on this one
+
     def prove() -> None:
-        _prove(spec, board, deadline, limits, found, proving)
+        try:
+            _prove(spec, board, deadline, limits, found, proving)
+        except BaseException as e:  # raised again on the caller's thread, below
+            failed.append(e)
         if found.low == found.high == Value.DRAW:
             stop_search.set()
     prover = threading.Thread(target=prove, daemon=True)
     prover.start()
-    searched = first
+    # While the prover runs, the search goes on beside it at a lower priority, on the CPU the
+    # prover leaves: at the same priority it took a third of two cores from the prover's two
+    # threads (the empty 8x8k5's proof took 1.5 times as long). Once the prover is done (a
+    # win or a loss: the search goes on for the depth), at full priority again, restarted
+    # with its transposition table kept.
+    resumed = threading.Event()
     try:
-        left = None if nodes is None else nodes - first.solution.nodes
-        if left is None or left > 0:  # the search goes on (its transposition table kept)
-            then = solve(tb, spec, board, budget(seconds, left, stop_search), progress,
-                         engine=engine, started=started)
-            searched = _added(first, then)
-            if searched.solution.value is not None:
-                stop_proofs.set()  # settled: nothing the prover finds would change it
+        searched, cut = _go_on(first, lambda left, stop: solve(
+            tb, spec, position, budget(seconds, left, stop), progress, engine=engine,
+            started=started), nodes, stop_search, prover)
+        # Cut short when the prover ended: the value, the depth or the move may be missing.
+        s = searched.solution
+        whole = s.value is not None and s.depth is not None and s.move is not None
+        if cut and not whole and not found.low == found.high == Value.DRAW:
+            searched, _ = _go_on(searched, lambda left, stop: solve(
+                tb, spec, position, budget(seconds, left, stop), progress, engine=engine,
+                started=started), nodes, resumed, None)
+        if searched.solution.value is not None:
+            stop_proofs.set()  # settled: nothing the prover finds would change it
         prover.join()
-    finally:  # Ctrl-C included: the prover stopped before leaving
+    finally:  # Ctrl-C included: both stopped before leaving
+        stop_search.set()
+        resumed.set()
         stop_proofs.set()
         prover.join()
+    if failed:
+        raise failed[0]
     return _joined(spec, searched, found)
+
+
+def _go_on(sofar: Searched, search: Callable[[int | None, threading.Event], Searched],
+           nodes: int | None, stop: threading.Event, beside: threading.Thread | None
+           ) -> tuple[Searched, bool]:
+    """The search continued from `sofar` by search(nodes left, stop), within `nodes` in all
+    (None: no limit), on a thread of its own: while `beside` (the prover) runs, at a lower
+    priority, and stopped when it ends; with `beside` None, at the caller's priority. Also
+    whether it was stopped for `beside`'s end."""
+    left = None if nodes is None else nodes - sofar.solution.nodes
+    if left is not None and left <= 0:
+        return sofar, False
+    box: list[Searched] = []
+    failed: list[BaseException] = []  # an error on the search's thread, raised on this one
+
+    def run() -> None:
+        if beside is not None:
+            _lower_priority()
+        try:
+            box.append(search(left, stop))
+        except BaseException as e:  # raised again on the caller's thread, below
+            failed.append(e)
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    cut = False
+    while worker.is_alive():
+        worker.join(_POLL)
+        if beside is not None and not beside.is_alive() and not stop.is_set():
+            cut = True
+            stop.set()
+    if failed:
+        raise failed[0]
+    return _added(sofar, box[0]), cut
+
+
+def _lower_priority() -> None:
+    """This thread, and the threads it starts (the search runs its kernel on one), BESIDE_NICE
+    steps nicer: on Linux a thread's nice value is its own, and new threads take their
+    maker's. Elsewhere, or where it is refused, nothing changes."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        me = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, me,
+                       min(19, os.getpriority(os.PRIO_PROCESS, me) + BESIDE_NICE))
+    except OSError:
+        pass
 
 
 def _added(first: Searched, then: Searched) -> Searched:
@@ -207,6 +281,7 @@ def _prove(spec: Spec, board: tuple[int, ...], deadline: float | None, limits: P
         return
     claim = f"{'xo'[mover]} cannot win"
     found.mover = prove_no_win(spec, board, room, shown(claim))
+    found.mover.tables.clear()  # no proof is written: its tables' memory goes back now
     if found.mover.outcome != "proved":
         return
     moves = first_moves(spec, board)
@@ -224,6 +299,7 @@ def _prove(spec: Spec, board: tuple[int, ...], deadline: float | None, limits: P
             return
         other = f"{'xo'[1 - mover]} cannot win after {move_name(spec, cell)}"
         proof = prove_no_win(spec, child, room, shown(other))
+        proof.tables.clear()
         found.others.append((cell, proof))
         if proof.outcome != "disproved":
             return  # proved (a draw) or out of budget
