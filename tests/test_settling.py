@@ -138,7 +138,7 @@ def test_the_time_budget_holds_with_the_prover_beside_the_search() -> None:
     start = time.monotonic()
     settled = settle(None, spec, [0] * 64, seconds=1.0)
     took = time.monotonic() - start
-    assert settled.answer.solution.value is None and took < 1.5, took
+    assert settled.answer.solution.value is None and took < 2.0, took
     assert settled.proofs is not None and settled.proofs.mover is not None
 
 

@@ -110,12 +110,12 @@ class Proofs:
 @dataclass(frozen=True)
 class Settled:
     """A position's answer by every method: `answer` joins what the search proved (its nodes,
-    table hits and seconds) with what the prover proved (`proofs`; None where the prover does
-    not take the game or the position); `method` says what settled what the answer says:
+    table hits and seconds) with what the prover proved (`proofs`; None where it did not run:
+    a game or position it does not take, or one the search settled in its head start);
+    `method` says what settled what the answer says:
     'search' (the search alone), or 'proof' (the value, or a bound of it, by the prover)."""
 
     answer: Searched
-    search: Searched
     proofs: Proofs | None
     method: str
 
@@ -152,7 +152,7 @@ def settle(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int], 
         HEAD_START if nodes is None else min(nodes, HEAD_START))
     first = solve(tb, spec, position, head, progress, engine=engine, started=started)
     if not provable or first.solution.value is not None:
-        return Settled(first, first, None, "search")
+        return Settled(first, None, "search")
     deadline = None if seconds is None else started + seconds
     found = Proofs()
     stop_search, stop_proofs = threading.Event(), threading.Event()
@@ -309,15 +309,15 @@ def _joined(spec: Spec, search: Searched, found: Proofs) -> Settled:
     """The search's answer with the proofs' bounds added (its nodes, hits and seconds kept)."""
     s = search.solution
     if s.value is not None:
-        return Settled(search, search, found, "search")
+        return Settled(search, found, "search")
     low, high = max(s.low, found.low), min(s.high, found.high)
     if low > high:  # two sound methods cannot disagree: a bug in one of them
         raise AssertionError(f"{spec.name}: the search proved [{s.low.word}, {s.high.word}],"
                              f" the prover [{found.low.word}, {found.high.word}]")
     if (low, high) == (s.low, s.high):
-        return Settled(search, search, found, "search")
+        return Settled(search, found, "search")
     depth, move = s.depth, s.move
     if low == high == Value.DRAW:  # a draw fills the board; the other side's proof, its move
         depth, move = spec.cells - sum(1 for v in search.board if v), found.move
     joined = s._replace(low=low, high=high, depth=depth, move=move)
-    return Settled(Searched(spec, search.board, joined), search, found, "proof")
+    return Settled(Searched(spec, search.board, joined), found, "proof")
