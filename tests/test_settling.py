@@ -19,7 +19,7 @@ from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.query.cli import main
 from tablebase.query.search import settling
-from tablebase.query.search.proving import ProofBudget
+from tablebase.query.search.proving import ProofBudget, first_moves, prove_no_win
 from tablebase.query.search.settling import Proofs, _prove, settle
 from tablebase.query.search.solving import solve
 from tablebase.query.shapes import answer_json
@@ -176,3 +176,20 @@ def test_the_search_beside_the_prover_runs_nicer() -> None:
     worker.join()
     assert seen == [min(19, before + settling.BESIDE_NICE)]
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before
+
+
+def test_a_set_cancel_flag_stops_the_prover_as_its_time_would() -> None:
+    """prove_no_win on the empty 8x8k5 (minutes of work) stops soon after its budget's cancel
+    flag is set, with nothing claimed; first_moves are the moves it takes, one of each
+    symmetric set (10 on the empty 8x8 board)."""
+    spec = parse_spec("8x8k5")
+    assert len(first_moves(spec, [0] * 64)) == 10
+    prove_no_win(spec, [0] * 64, ProofBudget(nodes=100))  # loads the compiled code
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    start = time.monotonic()
+    timer.start()
+    found = prove_no_win(spec, [0] * 64, ProofBudget(cancel=cancel))
+    took = time.monotonic() - start
+    timer.join()
+    assert found.outcome == "unknown" and found.moves == 10 and took < 1.5, (found, took)
