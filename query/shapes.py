@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy_tree import StrategyTree
     from tablebase.query.search.answers import SearchedMove
+    from tablebase.query.search.settling import Settled
     from tablebase.query.search.solving import Searched
     from tablebase.query.verify.checks import VerifyReport
 
@@ -49,6 +50,16 @@ def answer_json(spec: Spec, board: Sequence[int], answer: Probe | Searched) -> d
             "depth": s.depth, "terminal": s.depth == 0, "source": "search", "proved": s.known,
             "move": answer.move, "nodes": s.nodes, "table_hits": s.table_hits,
             "seconds": round(s.seconds, 3)}
+
+
+def settled_json(spec: Spec, board: Sequence[int], settled: Settled) -> dict[str, Any]:
+    """The `solve --json` object: `answer_json`'s keys for the joined answer (nodes, table hits
+    and seconds the search's), then `method`, what settled what it says ('search' or 'proof':
+    the value, or a bound of it, by the prover), and the prover's nodes (0 where it did not
+    run)."""
+    proofs = settled.proofs
+    return {**answer_json(spec, board, settled.answer), "method": settled.method,
+            "prover_nodes": 0 if proofs is None else proofs.nodes}
 
 
 def numbered_json(number: int, answer: dict[str, Any] | None = None,

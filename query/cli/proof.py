@@ -5,12 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import Spec, decode
-from tablebase.builder.games.grid.notation import board_text, to_move_name
+from tablebase.builder.games.grid.notation import board_text, move_name, to_move_name
 from tablebase.query.cli.common import EXIT_OK, count, gib, progress, whole_number
 from tablebase.query.proof_check import check_proof
+
+if TYPE_CHECKING:
+    from tablebase.query.search.proving import Proved
+    from tablebase.query.search.settling import Proofs
 
 # The kinds of a proof's positions, in words, in the order check-proof lists them.
 KIND_WORDS = (("moves", "attacker's position", "attacker's positions"),
@@ -26,9 +30,9 @@ def proof_options(p: argparse.ArgumentParser) -> None:
                         " and zones) and write the proof to FILE (.gz: compressed), for"
                         " check-proof; --time and --nodes bound it")
     p.add_argument("--memory", metavar="GIB", type=gib, default=1.0,
-                   help="with --proof: the proof tables' memory in GiB (default 1)")
+                   help="the prover's proof tables' memory in GiB (default 1)")
     p.add_argument("--threads", metavar="N", type=whole_number(1, "a thread count from 1"),
-                   default=2, help="with --proof: threads, each proving first moves (default 2)")
+                   default=2, help="the prover's threads, each proving first moves (default 2)")
 
 
 def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
@@ -67,6 +71,34 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
     else:
         print(f"{side} to move: not proved within the budget ({effort}); no proof written")
     return EXIT_OK
+
+
+def _effort(p: Proved) -> str:
+    """'10 of 10 first moves proved, 3,683,253 nodes in 64.5 s'."""
+    return (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"
+            f" {p.seconds:.1f} s")
+
+
+def proofs_text(spec: Spec, board: tuple[int, ...], proofs: Proofs) -> str:
+    """What `solve`'s prover proved beside the search, in words: 'x cannot win (10 of 10 first
+    moves proved, ...); o cannot win after d4 (...)'."""
+    ply = sum(1 for v in board if v)
+    mover, other = to_move_name(ply), to_move_name(ply + 1)
+    said = []
+    if proofs.mover is not None and proofs.mover.outcome != "unknown":
+        can = "cannot" if proofs.mover.outcome == "proved" else "can"
+        said.append(f"{mover} {can} win ({_effort(proofs.mover)})")
+    if proofs.move is not None:
+        proof = next(p for m, p in proofs.others if m == proofs.move)
+        said.append(f"{other} cannot win after {move_name(spec, proofs.move)}"
+                    f" ({_effort(proof)})")
+    elif proofs.others and all(p.outcome == "disproved" for _, p in proofs.others):
+        nodes = sum(p.nodes for _, p in proofs.others)
+        seconds = sum(p.seconds for _, p in proofs.others)
+        said.append(f"{other} can win after every move of {mover}'s"
+                    f" ({count(len(proofs.others), 'move')} up to symmetry, {nodes:,} nodes in"
+                    f" {seconds:.1f} s)")
+    return "; ".join(said)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

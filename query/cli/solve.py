@@ -1,6 +1,7 @@
 """`solve`: a position's exact value and a move that keeps it, by search with the stored tables
-at its leaves; and the `--search S` / `--no-search` options of the commands that fall back to
-search where no table holds a position."""
+at its leaves and the prover beside it (query/search/settling.py); and the `--search S` /
+`--no-search` options of the commands that fall back to search where no table holds a
+position."""
 from __future__ import annotations
 
 import argparse
@@ -21,11 +22,11 @@ from tablebase.query.cli.common import (
     position_from_args,
     progress,
 )
-from tablebase.query.cli.proof import proof_options, prove_command
+from tablebase.query.cli.proof import proof_options, proofs_text, prove_command
 from tablebase.query.errors import one_line
 from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers
-from tablebase.query.search.solving import SOLVE_BATCH, budget, solve, solve_each
-from tablebase.query.shapes import answer_json, numbered_json
+from tablebase.query.search.solving import SOLVE_BATCH, budget, solve_each
+from tablebase.query.shapes import answer_json, numbered_json, settled_json
 
 
 def _seconds(text: str) -> float:
@@ -68,24 +69,39 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     position = position_from_args(spec, args)
     if args.proof is not None:
         return prove_command(args, spec, position.board)
+    # Imported here: the prover's compiled code loads with it (commands that never search
+    # start without it).
+    from tablebase.query.search.settling import settle
+
     with open_for_answers(args.db, searching=True) as tb, \
             progress(args.quiet)(desc=f"solve {spec.name}", unit=" nodes",
                                  bar_format="{desc}{postfix}") as bar:
         started = time.monotonic()
+        shown = ["", ""]  # the search's progress, the prover's
 
-        def shown(nodes: int, hits: int) -> None:
+        def searching(nodes: int, hits: int) -> None:
             rate = nodes / max(time.monotonic() - started, 1e-9)
-            bar.set_postfix_str(f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits")
-        answer = solve(tb, spec, position, budget(args.time, args.nodes), progress=shown,
-                       use_tables=not args.no_tables)
+            shown[0] = f"{nodes:,} nodes, {rate:,.0f} a second, {hits:,} table hits"
+            bar.set_postfix_str("; ".join(filter(None, shown)))
+
+        def proving(claim: str, done: int, moves: int, nodes: int) -> None:
+            shown[1] = f"prover: {claim}? {done} of {moves} first moves proved, {nodes:,} nodes"
+            bar.set_postfix_str("; ".join(filter(None, shown)))
+        settled = settle(tb, spec, position, seconds=args.time, nodes=args.nodes,
+                         memory=int(args.memory * (1 << 30)), threads=args.threads,
+                         use_tables=not args.no_tables, progress=searching, proving=proving)
+    answer = settled.answer
     if args.json:
-        print(json.dumps(answer_json(spec, answer.board, answer), indent=2))
+        print(json.dumps(settled_json(spec, answer.board, settled), indent=2))
         return EXIT_OK
-    print(answer)
+    print(answer if settled.method == "search" else
+          f"{answer.to_move} to move: {answer.solution.known} (by proof)")
     if answer.move is not None:
         print(f"best move: {answer.move}")
     if answer.solution.depth != 0:
         print(f"searched {answer.effort}")
+    if settled.method == "proof" and settled.proofs is not None:
+        print(f"by the prover: {proofs_text(spec, answer.board, settled.proofs)}")
     return EXIT_OK
 
 
@@ -137,17 +153,22 @@ def _lines(path: str) -> Iterator[TextIO]:
 def register(commands: Any) -> None:
     """Add solve to the subcommands."""
     p = commands.add_parser(
-        "solve", help="the exact value of a position by search, tables at the leaves",
+        "solve", help="the exact value of a position by search and proof, tables at the leaves",
         description="The exact value of a position for the side to move and a move that keeps"
                     " it, by search (alpha-beta with a transposition table), using the"
-                    " database's tables where the search reaches a position they hold. The"
-                    " depth is given where the search proves it. When the budget runs out the"
-                    " answer is what was proved so far, never a guess.")
+                    " database's tables where the search reaches a position they hold; on games"
+                    " of placed stones under normal rules (no gravity, misere, +exact or moving"
+                    " stones, at most 64 cells) the prover runs beside it (df-pn: that the side"
+                    " to move cannot win, then that the other side cannot win after one of its"
+                    " moves), and a draw it proves ends the search. The depth is given where"
+                    " it is proved. When the budget runs out the answer is what was proved so"
+                    " far, never a guess.")
     position_args(p)
     p.add_argument("--time", metavar="S", type=_seconds, default=None,
-                   help="stop after S seconds (default: no limit)")
+                   help="stop after S seconds of wall time (default: no limit)")
     p.add_argument("--nodes", metavar="N", type=_nodes, default=None,
-                   help="stop after N nodes (default: no limit)")
+                   help="stop after N nodes of the search, and N of the prover's (default: no"
+                        " limit)")
     p.add_argument("--positions", metavar="FILE",
                    help="solve every position FILE names ('-': standard input), one a line:"
                         " board text, board text then moves, or moves (with +gravity also"

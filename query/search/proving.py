@@ -37,12 +37,14 @@ class ProofRefusedError(SearchRefusedError):
 
 @dataclass(frozen=True)
 class ProofBudget:
-    """Seconds and nodes (None: no limit), the proof tables' memory in bytes, and threads."""
+    """Seconds and nodes (None: no limit), the proof tables' memory in bytes, threads, and a
+    flag another thread may set to stop the proof as if its time were up."""
 
     seconds: float | None = None
     nodes: int | None = None
     memory: int = DEFAULT_MEMORY
     threads: int = 2
+    cancel: threading.Event | None = None
 
 
 class ProofTable:
@@ -223,7 +225,8 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
         while any(w.is_alive() for w in workers):
             workers[0].join(_POLL) if workers[0].is_alive() else next(
                 w for w in workers if w.is_alive()).join(_POLL)
-            if deadline is not None and time.monotonic() >= deadline:
+            if (deadline is not None and time.monotonic() >= deadline) or (
+                    budget.cancel is not None and budget.cancel.is_set()):
                 stop.set()
             if stop.is_set():
                 for x in tables:
@@ -246,6 +249,14 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
     result.nodes = sum(x.nodes for x in tables)
     result.seconds = time.monotonic() - start
     return result
+
+
+def first_moves(spec: Spec, board: Sequence[int]) -> list[int]:
+    """The moves of `board` (a position not over), one of each set its symmetries make equal,
+    best first (the order prove_no_win takes them in)."""
+    b = Board(spec, slots_log2=1)
+    b.load(board)
+    return _first_moves(b)
 
 
 def _first_moves(b: Board) -> list[int]:
