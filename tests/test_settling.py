@@ -131,15 +131,17 @@ def test_the_search_s_own_answers_are_unchanged(capsys: pytest.CaptureFixture[st
 
 
 def test_the_time_budget_holds_with_the_prover_beside_the_search() -> None:
-    """The empty 8x8k5 (neither settles it in a second): the answer within its 1 s budget and
-    a little more, the prover stopped with the search."""
+    """The empty 8x8k5 (neither settles it in two seconds): the answer within its budget and
+    a little more, the prover stopped with the search; a shorter budget leaves it out."""
     spec = parse_spec("8x8k5")
     settle(None, spec, [0] * 64, nodes=1000)  # loads the compiled code
     start = time.monotonic()
-    settled = settle(None, spec, [0] * 64, seconds=1.0)
+    settled = settle(None, spec, [0] * 64, seconds=settling.PROVER_SECONDS)
     took = time.monotonic() - start
-    assert settled.answer.solution.value is None and took < 2.0, took
+    assert settled.answer.solution.value is None and took < settling.PROVER_SECONDS + 1, took
     assert settled.proofs is not None and settled.proofs.mover is not None
+    short = settle(None, spec, [0] * 64, seconds=settling.PROVER_SECONDS / 4)
+    assert short.proofs is None and short.method == "search"
 
 
 def test_past_the_head_start_both_run_and_the_search_gives_the_depth(

@@ -53,6 +53,10 @@ if TYPE_CHECKING:
 # The search's nodes before the prover starts beside it (a second or two on 8x8k5), and at most
 # this share of a time budget.
 HEAD_START, HEAD_SHARE = 1 << 18, 0.25
+# A time budget below this leaves the prover out: starting it (its compiled kernels loaded, its
+# threads and tables made) and stopping it take a good part of a second, which such a budget
+# cannot spare (`--time 1` ended 1.4 s late under load with it).
+PROVER_SECONDS = 2.0
 # How much nicer the search runs while the prover runs beside it (nice 10 weighs a tenth of
 # nice 0 in Linux's scheduler), and how often the thread waiting for it looks at the prover.
 BESIDE_NICE, _POLL = 10, 0.05
@@ -141,7 +145,7 @@ def settle(tb: Tablebase | None, spec: Spec, position: Reading | Sequence[int], 
     except ProofRefusedError:
         provable = False
     else:
-        provable = outcome(spec, board) is None
+        provable = outcome(spec, board) is None and (seconds is None or seconds >= PROVER_SECONDS)
     engine = searcher(tb, spec, use_tables)
     # The search alone first, for HEAD_START nodes (at most HEAD_SHARE of the time): the
     # answers it gives in them (most positions one asks about) are the search's as before,
