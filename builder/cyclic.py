@@ -1,5 +1,5 @@
 """Retrograde analysis of a tier whose positions can come back (a cyclic tier: the movement
-phase of a game whose stones move), over the kernels its game gives (builder/games/tiers.py):
+phase of a game whose stones move), over the kernels its game gives (builder/games/tier_kernels.py):
 the tier enumerated as the closure of the positions the tier before it hands it, and solved
 over a graph with cycles.
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from tablebase.builder import kernels
 from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.tiers import OPEN, CyclicKernels
+from tablebase.builder.games.tier_kernels import OPEN, CyclicKernels
 from tablebase.builder.hashtable import home
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows

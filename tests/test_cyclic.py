@@ -1,4 +1,4 @@
-"""builder/cyclic.py solves any cyclic tier its game's kernels describe (builder/games/tiers.py),
+"""builder/cyclic.py solves any cyclic tier its game's kernels describe (builder/games/tier_kernels.py),
 not only the stones' movement phase: random graphs with cycles, given as kernels written here
 in plain Python, solved by it and by a deliberately plain fixpoint over whole child lists."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablebase.builder import cyclic
-from tablebase.builder.games.tiers import OPEN
+from tablebase.builder.games.tier_kernels import OPEN
 from tablebase.db.scores import WIN_SCORE
 
 WIN, DRAW, LOSS = 1, 0, -1

@@ -45,7 +45,7 @@ from tablebase.builder.games.stones.rules import (
     split,
     stones_say,
 )
-from tablebase.builder.games.tiers import CyclicKernels
+from tablebase.builder.games.tier_kernels import CyclicKernels
 
 
 @dataclass(frozen=True)

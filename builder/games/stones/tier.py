@@ -1,4 +1,4 @@
-"""The movement phase of a game whose stones move as a cyclic tier (builder/games/tiers.py): its
+"""The movement phase of a game whose stones move as a cyclic tier (builder/games/tier_kernels.py): its
 kernels bound to the table's root, over stones/kernel.py's steps and un-steps."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tablebase.builder.games.stones.kernel import (
     step_parents,
 )
 from tablebase.builder.games.stones.rules import max_steps, step_masks
-from tablebase.builder.games.tiers import OPEN
+from tablebase.builder.games.tier_kernels import OPEN
 from tablebase.compiled import njit
 
 
