@@ -82,8 +82,9 @@ def _moves(game: GridGame, held: Held, position: Sequence[int], value: Value,
     table, s = held[0], held[1]
     # The game is not over (the table says so): every move the rules allow is legal.
     legal = game.continuations(position)
-    children = [game.played(position, m) for m in legal]
-    found = table.reader.lookup([table.root.position_code(game.image(p, s)) for p in children])
+    children = game.children(position, legal)
+    code = table.root.position_code
+    found = table.reader.lookup([code(game.image(p, s)) if s else code(p) for p in children])
     if not found.found.all():
         i = int((~found.found).nonzero()[0][0])
         raise damaged(database, table, f"it holds {game.text(position)!r} but not"

@@ -208,10 +208,11 @@ def _column_index(letters: str) -> int:
     return col - 1
 
 
-def place(board: Sequence[int], cell: int) -> tuple[int, ...]:
-    """The board after the side to move puts a stone on `cell` (no legality check)."""
+def place(board: Sequence[int], cell: int, mover: int | None = None) -> tuple[int, ...]:
+    """The board after the side to move (`mover`, if the caller has counted it) puts a stone on
+    `cell` (no legality check)."""
     out = list(board)
-    out[cell] = mover_at(sum(1 for v in board if v))
+    out[cell] = mover_at(sum(1 for v in board if v)) if mover is None else mover
     return tuple(out)
 
 

@@ -36,7 +36,13 @@ from tablebase.builder.games.grid.notation import (
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
-from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
+from tablebase.builder.games.grid.rules import (
+    legal_moves,
+    mover_at,
+    open_cells,
+    outcome,
+    side_to_move,
+)
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
 
@@ -110,6 +116,11 @@ class GridGame:
     def played(self, position: Sequence[int], move: Move) -> tuple[int, ...]:
         """The position after `move` (a legal one: `read_move` or `legal` gives them)."""
         return place(position, move[1])
+
+    def children(self, position: Sequence[int], moves: Sequence[Move]) -> list[tuple[int, ...]]:
+        """`played` of each of `moves` from one position (its side to move found once)."""
+        mover = mover_at(self.on_board(position))
+        return [place(position, cell, mover) for _, cell in moves]
 
     def name(self, move: Move) -> str:
         """A move's name: `b2` for a placement, `a1-b2` for a step."""

@@ -65,7 +65,7 @@ class Root:
         """The root of a whole-board table: the empty board."""
         return cls(spec, (EMPTY,) * spec.cells)
 
-    @property
+    @cached_property  # asked for every position a probe codes
     def is_whole(self) -> bool:
         """Whether this is the empty board (a whole-board table)."""
         return not any(self.board) and self.start is None

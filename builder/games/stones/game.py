@@ -57,6 +57,10 @@ class SteppingGame(GridGame):
         """The position after `move`, the other side to move."""
         return rules.after(self.spec, position, move)
 
+    def children(self, position: Sequence[int], moves: Sequence[Move]) -> list[tuple[int, ...]]:
+        """`played` of each move."""
+        return [self.played(position, m) for m in moves]
+
     def read(self, position: object = None, moves: str | None = None,
              compiled: bool = False) -> Reading:
         """Board text then the side to move where the stones do not say it, then moves (steps
