@@ -109,6 +109,19 @@ def answers(client: TestClient) -> dict[Position, dict[str, object]]:
     return found
 
 
+def test_a_batch_takes_move_lists_as_every_game_s_does(client: TestClient,
+                                                       answers: dict[Position, dict[str, object]]
+                                                       ) -> None:
+    """Placements and a step as moves, each answered as its board text is in the batch."""
+    lists = ["b2 a1", "b2 a1 c3 a3 a2 c1", "b2 a1 c3 a3 a2 c1 b2-b1"]
+    r = client.post(f"/api/{SPEC}/probe", json=lists)
+    assert r.status_code == 200, r.text
+    by_text = {_text(p): data for p, data in answers.items()}
+    got = r.json()
+    assert [d["board"] for d in got] == [".../.x./o..", "o.x/xx./o.o x", "o.x/x../oxo o"]
+    assert got == [by_text[d["board"]] for d in got]
+
+
 def _score(value: str, depth: int | None) -> tuple[int, int]:
     """Order of outcomes for the side they belong to: a faster win, a slower loss is better."""
     assert (depth is None) == (value == "draw")
