@@ -4,6 +4,7 @@ stones move (+stonesN) have their own plain retrograde solver, tests/reference_m
 re-exported here."""
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -189,6 +190,21 @@ def reachable_from(game: Game, root: tuple[int, ...],
                     nxt.append(c)
         frontier = nxt
     return seen
+
+
+def random_positions(game: Game, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
+    """`count` distinct positions of random games, not over, with a number of stones in
+    `stones` (each game played to a target drawn from `stones`), sorted."""
+    rng, found = random.Random(seed), set()
+    while len(found) < count:
+        board, target = tuple([0] * game.n), rng.choice(stones)
+        for _ in range(target):
+            if not game.moves(board):
+                break
+            board = game.child(board, rng.choice(game.moves(board)))
+        if game.stones(board) == target and game.terminal_value(board) is None:
+            found.add(board)
+    return sorted(found)
 
 
 def parse(game: Game, text: str) -> tuple[int, ...]:

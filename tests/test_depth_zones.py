@@ -14,7 +14,7 @@ from tablebase.query.search import control
 from tablebase.query.search.board import Board
 from tablebase.query.search.control import PLAIN, WS
 from tablebase.query.search.engine import Searcher
-from tests.reference import Game
+from tests.reference import Game, random_positions
 
 Memo = dict[tuple[tuple[int, ...], int], int]
 
@@ -37,20 +37,6 @@ def _score(game: Game, board: tuple[int, ...], mover: int, memo: Memo) -> int:
     return memo[key]
 
 
-def _positions(game: Game, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
-    """`count` positions of random games, not over, with a number of stones in `stones`."""
-    rng, found = random.Random(seed), set()
-    while len(found) < count:
-        board, target = tuple([0] * game.n), rng.choice(stones)
-        for _ in range(target):
-            if game.terminal_value(board) is not None or 0 not in board:
-                break
-            board = game.child(board, rng.choice(game.moves(board)))
-        if game.stones(board) == target and game.terminal_value(board) is None:
-            found.add(board)
-    return sorted(found)
-
-
 @pytest.mark.parametrize("spec_text, stones", [("4x4k4", range(8, 12)), ("5x4k3", range(11, 15)),
                                                ("6x3k3", range(8, 12))])
 def test_every_depth_zone_holds_in_the_plain_negamax(spec_text: str, stones: range) -> None:
@@ -61,7 +47,7 @@ def test_every_depth_zone_holds_in_the_plain_negamax(spec_text: str, stones: ran
     arrays, rng, memo = Board(spec, slots_log2=14), random.Random(3), {}
     arrays.ctl[control.LIMIT] = 1 << 60
     zones = checked = 0
-    for board in _positions(game, stones, 12, seed=9):
+    for board in random_positions(game, stones, 12, seed=9):
         me = 1 if game.stones(board) % 2 == 0 else 2
         exact = _score(game, board, me, memo)
         depth = WS - abs(exact) if exact else game.n - game.stones(board)
@@ -94,7 +80,7 @@ def test_strip_depths_equal_the_plain_search(spec_text: str, stones: range, coun
     game, spec = Game(spec_text), parse_spec(spec_text)
     zoned, plain, memo = Searcher(spec, slots_log2=16), Searcher(spec, slots_log2=16,
                                                                  proofs=PLAIN), {}
-    for board in _positions(game, stones, count, seed=4):
+    for board in random_positions(game, stones, count, seed=4):
         exact = _score(game, board, 1 if game.stones(board) % 2 == 0 else 2, memo)
         want = (1 if exact > 0 else -1 if exact < 0 else 0,
                 WS - abs(exact) if exact else game.n - game.stones(board))

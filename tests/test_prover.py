@@ -19,7 +19,7 @@ from tablebase.query.proof_check import ProofCheckError, check_proof
 from tablebase.query.search import proof_writer, prover
 from tablebase.query.search.proof_writer import ProofWriteError, write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
-from tests.reference import WIN, Game, parse
+from tests.reference import WIN, Game, parse, random_positions
 
 _GAMES: dict[str, Game] = {}
 
@@ -29,17 +29,8 @@ def _game(text: str) -> Game:
 
 
 def _positions(text: str, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
-    """`count` distinct positions of random games, not over, with stones in `stones`."""
-    game, rng, found = _game(text), random.Random(seed), set()
-    while len(found) < count:
-        board, target = tuple([0] * game.n), rng.choice(stones)
-        for _ in range(target):
-            if not game.moves(board):
-                break
-            board = game.child(board, rng.choice(game.moves(board)))
-        if game.stones(board) == target and game.terminal_value(board) is None:
-            found.add(board)
-    return sorted(found)
+    """`count` distinct positions of random games of `text`, not over, stones in `stones`."""
+    return random_positions(_game(text), stones, count, seed)
 
 
 def _cannot_win(game: Game, board: tuple[int, ...], attacker: int) -> bool:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import sys
 import threading
 import time
@@ -23,23 +22,9 @@ from tablebase.query.search.proving import ProofBudget, first_moves, prove_no_wi
 from tablebase.query.search.settling import Proofs, _prove, settle
 from tablebase.query.search.solving import solve
 from tablebase.query.shapes import answer_json
-from tests.reference import DRAW, LOSS, WIN, Game
+from tests.reference import DRAW, LOSS, WIN, Game, random_positions
 
 _WORDS = {WIN: Value.WIN, DRAW: Value.DRAW, LOSS: Value.LOSS}
-
-
-def _positions(game: Game, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
-    """`count` distinct positions of random games, not over, with stones in `stones`."""
-    rng, found = random.Random(seed), set()
-    while len(found) < count:
-        board, target = tuple([0] * game.n), rng.choice(stones)
-        for _ in range(target):
-            if not game.moves(board):
-                break
-            board = game.child(board, rng.choice(game.moves(board)))
-        if game.stones(board) == target and game.terminal_value(board) is None:
-            found.add(board)
-    return sorted(found)
 
 
 @pytest.mark.parametrize("text, stones", [("4x4k3", range(5, 10)), ("4x4k4", range(6, 12)),
@@ -49,7 +34,7 @@ def test_the_provers_bounds_agree_with_the_plain_negamax(text: str, stones: rang
     holds the negamax's value; a draw's move leaves a draw (the other side cannot win)."""
     game, spec = Game(text), parse_spec(text)
     seen: set[Value] = set()
-    for board in _positions(game, stones, 30, seed=len(text) + stones.start):
+    for board in random_positions(game, stones, 30, seed=len(text) + stones.start):
         truth = _WORDS[game.solve(board)[0]]
         found = Proofs()
         _prove(spec, board, None, ProofBudget(None, None, 1 << 22, 1), found, None)
