@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy_tree import StrategyTree
-    from tablebase.query.search.answers import SearchedMove
+    from tablebase.query.search.fallback import SearchedMove
     from tablebase.query.search.settling import Settled
     from tablebase.query.search.solving import Searched
     from tablebase.query.verify.checks import VerifyReport

@@ -185,7 +185,7 @@ def bench_pons(paths: PonsPaths, empty: bool = False, sets: int | None = None) -
     """Print per set: positions, our mean, his mean, their ratio, disagreements (`sets`: the
     first so many of SETS alone, without the whole end-easy file)."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.query.search.engine import Searcher
+    from tablebase.query.search.searcher import Searcher
     why = missing(paths, "driver", "sets")
     if why is not None or paths.driver is None or paths.sets is None:
         print(f"  pons: skipped: {why}")
@@ -328,7 +328,7 @@ def bench_pons_moves(paths: PonsPaths) -> None:
     value and depth after checked against his solver's score of the child; print per set the
     positions, the moves, those exact (a value and a depth, his), the slowest and mean time."""
     from tablebase.builder.games.grid import outcome, parse_spec
-    from tablebase.query.search.answers import search_moves
+    from tablebase.query.search.fallback import search_moves
     from tablebase.query.search.solving import load_search
     why = missing(paths, "driver", "sets")
     if why is not None or paths.driver is None or paths.sets is None:

@@ -50,7 +50,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablebase.query.search.engine import Budget  # noqa: E402
+from tablebase.query.search.searcher import Budget  # noqa: E402
 from tests.bench_pons import (  # noqa: E402
     MOVE_SECONDS,
     SAMPLE_RUNS,
@@ -68,7 +68,7 @@ GOMOKU_SECONDS, CONNECT4_SECONDS, EMPTY_SECONDS = 1.0, 10.0, 60.0
 
 
 def _fresh(spec, leaves=()):  # type: ignore[no-untyped-def]
-    from tablebase.query.search.engine import Searcher
+    from tablebase.query.search.searcher import Searcher
     return Searcher(spec, leaves)
 
 
@@ -222,7 +222,7 @@ def bench_budgets(seconds: float = 2.0) -> None:
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.games.grid.notation import empty_board
-    from tablebase.query.search.answers import moves_or_search, probe_or_search
+    from tablebase.query.search.fallback import moves_or_search, probe_or_search
 
     spec = parse_spec(OPEN_GAME)
     board = play_moves(spec, OPEN, empty_board(spec))

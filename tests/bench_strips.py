@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablebase.query.search.engine import Budget  # noqa: E402
+from tablebase.query.search.searcher import Budget  # noqa: E402
 
 TARGETS = (("9x4k4", 120.0), ("10x4k4", 600.0))
 OPEN = ("11x4k4", "12x4k4")
@@ -31,7 +31,7 @@ def bench_strips(open_strips: bool = False, seconds: float = OPEN_SECONDS,
     """Print the strips section (`specs`: only those boards, each within `seconds`)."""
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.notation import move_name
-    from tablebase.query.search.engine import Searcher
+    from tablebase.query.search.searcher import Searcher
 
     print("strips: empty four-in-a-row strips by search, value and exact depth (a win in d plies"
           " proved, and none in d - 2), each by a fresh search")

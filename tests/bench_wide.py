@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tablebase.query.search.engine import Budget, Searcher
+from tablebase.query.search.searcher import Budget, Searcher
 from tests.search_sets import read_set
 
 ROOT = Path(__file__).resolve().parents[1]

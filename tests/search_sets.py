@@ -79,7 +79,7 @@ def read_set(name: str) -> list[str]:
 def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.notation import move_name
-    from tablebase.query.search.engine import Budget, Searcher
+    from tablebase.query.search.searcher import Budget, Searcher
     spec = parse_spec("7x7k5")
     searcher = Searcher(spec)
     found: list[str] = []
@@ -102,7 +102,7 @@ def _gomoku(rng: random.Random, wanted: int = 36) -> list[str]:
 def _connect4(rng: random.Random, per_size: int = 8) -> list[str]:
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.notation import move_name
-    from tablebase.query.search.engine import Budget, Searcher
+    from tablebase.query.search.searcher import Budget, Searcher
     spec = parse_spec("7x6k4+gravity")
     searcher = Searcher(spec)
     found: list[str] = []

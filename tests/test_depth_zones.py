@@ -1,4 +1,4 @@
-"""Zones in null windows about a depth (query/search/kernel.py, lookup.py): a search for a win,
+"""Zones in null windows about a depth (query/search/kernel.py, transposition.py): a search for a win,
 or a loss, within d plies returns with its bound the zone of its proof, which must hold that
 very bound (the depth too) when the side it is against gets extra stones on cells outside it.
 Checked against a plain negamax written here, which takes the side to move as given (extra
@@ -13,7 +13,7 @@ from tablebase.builder.games.grid import parse_spec
 from tablebase.query.search import control
 from tablebase.query.search.board import Board
 from tablebase.query.search.control import PLAIN, WS
-from tablebase.query.search.engine import Searcher
+from tablebase.query.search.searcher import Searcher
 from tests.reference import Game, random_positions
 
 Memo = dict[tuple[tuple[int, ...], int], int]

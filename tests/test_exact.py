@@ -16,7 +16,7 @@ from tablebase.builder.games.grid.orders import FOUND, NONE, order_status
 from tablebase.builder.games.grid.rules import has_line
 from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
-from tablebase.query.search.engine import Searcher
+from tablebase.query.search.searcher import Searcher
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game, reachable_from
 

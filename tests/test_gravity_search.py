@@ -15,9 +15,10 @@ import pytest
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
-from tablebase.query.search import bitboard, bitsolver, gravity
-from tablebase.query.search.bitboard import Bitboards, bit_of, fits
-from tablebase.query.search.engine import Budget, Searcher
+from tablebase.query.search import bitboard_arrays as bitboard
+from tablebase.query.search import bitsolver, gravity
+from tablebase.query.search.bitboard_arrays import Bitboards, bit_of, fits
+from tablebase.query.search.searcher import Budget, Searcher
 from tablebase.query.search.solving import leaves
 from tests.reference import Game, reachable_from
 from tests.search_sets import read_set
@@ -258,7 +259,7 @@ def test_batches_of_any_size_one_after_another(monkeypatch: pytest.MonkeyPatch,
     its compiled entry point, or by numba's dispatcher where there is none."""
     import numpy as np
 
-    from tablebase.query.search import bitboard
+    from tablebase.query.search import bitboard_arrays as bitboard
     if not entry:
         monkeypatch.setattr(bitboard, "_entry_point", lambda kernel, args: None)
     small = Game("4x4k3+gravity")

@@ -12,9 +12,9 @@ import pytest
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.search import control
 from tablebase.query.search.board import Board
-from tablebase.query.search.engine import Searcher
 from tablebase.query.search.masks import as_int
 from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win
+from tablebase.query.search.searcher import Searcher
 from tests.reference import Game, can_force_line, parse
 
 WORDS = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}

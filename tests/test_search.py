@@ -15,7 +15,7 @@ from tablebase.builder.pipeline import build
 from tablebase.query import open_tablebase
 from tablebase.query.cli import main
 from tablebase.query.search.control import PLAIN
-from tablebase.query.search.engine import Budget, Searcher
+from tablebase.query.search.searcher import Budget, Searcher
 from tablebase.query.search.solving import leaves
 from tests.reference import Game, loses_within, wins_within
 from tests.search_sets import read_set
@@ -43,7 +43,7 @@ def test_every_move_by_search_against_plain_negamax(spec: str) -> None:
     """moves by search (no table): each move's value and depth, the best marked, on every
     fifth position (all of them take 13 s a game); the moves are valued against the
     position's value, so this checks those bounds too."""
-    from tablebase.query.search.answers import search_moves
+    from tablebase.query.search.fallback import search_moves
 
     game, rules = Game(spec), parse_spec(spec)
     engine = Searcher(rules, slots_log2=16)
@@ -226,7 +226,7 @@ def test_the_http_api_searches_what_no_table_holds(tmp_path: Path) -> None:
 
 def test_a_bound_proved_for_a_move_is_shown() -> None:
     from tablebase.query.cli.ask import _value
-    from tablebase.query.search.answers import SearchedMove
+    from tablebase.query.search.fallback import SearchedMove
 
     def move(low: Value, high: Value) -> SearchedMove:
         return SearchedMove("a1", 0, low, high, None, False)

@@ -25,7 +25,7 @@ from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.boards import play_moves
 from tablebase.builder.games.grid.notation import board_text, empty_board
 from tablebase.query.cli import main
-from tablebase.query.search.answers import moves_or_search, probe_or_search
+from tablebase.query.search.fallback import moves_or_search, probe_or_search
 from tablebase.query.search.solving import budget, solve
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -45,7 +45,7 @@ def _positions(game: Game, rng: random.Random, count: int) -> list[tuple[int, ..
 
 @pytest.mark.parametrize("name", GAMES)
 def test_a_line_by_search_is_perfect_move_by_move(name: str) -> None:
-    from tablebase.query.search.answers import search_line
+    from tablebase.query.search.fallback import search_line
 
     spec, game, rng = parse_spec(name), Game(name), random.Random(name)
     for board in _positions(game, rng, 12):

@@ -21,7 +21,7 @@ with warnings.catch_warnings():
 
 from tablebase.query import open_tablebase  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS  # noqa: E402
+from tablebase.query.search.fallback import DEFAULT_SEARCH_SECONDS  # noqa: E402
 from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
 from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402

@@ -13,9 +13,9 @@ import pytest
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.query.cli import main
-from tablebase.query.search import control, lookup, masks
+from tablebase.query.search import control, masks, transposition
 from tablebase.query.search.board import Board
-from tablebase.query.search.engine import Searcher
+from tablebase.query.search.searcher import Searcher
 from tests.reference import FewEmpty, Game
 from tests.search_sets import read_set
 
@@ -102,7 +102,7 @@ def test_the_key_is_the_smallest_orientation_of_the_whole_board() -> None:
     for _ in range(30):
         board = tuple(rng.choice((0, 0, 1, 2)) for _ in range(game.n))
         arrays.load(board)
-        _, kx, ko, _ = lookup.slot_of(arrays.par, arrays.bx, arrays.bo)
+        _, kx, ko, _ = transposition.slot_of(arrays.par, arrays.bx, arrays.bo)
         images = [(sum(1 << c for c, v in enumerate(b) if v == 1),
                    sum(1 << c for c, v in enumerate(b) if v == 2)) for b in game.images(board)]
         assert (masks.as_int(kx), masks.as_int(ko)) == min(images)

@@ -36,8 +36,8 @@ from tablebase.query.audit.course_reading import (
 from tablebase.query.audit.dialects import told_timelimit
 from tablebase.query.audit.processes import Failure
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.search.answers import probe_or_search
-from tablebase.query.search.engine import Searcher
+from tablebase.query.search.fallback import probe_or_search
+from tablebase.query.search.searcher import Searcher
 from tablebase.query.search.solving import Searched, searcher
 from tablebase.query.tablebase import Tablebase
 from tablebase.query.wording import outcome_text

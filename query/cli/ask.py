@@ -23,7 +23,7 @@ from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
 from tablebase.query.records import MoveInfo, Probe
-from tablebase.query.search.answers import (
+from tablebase.query.search.fallback import (
     SearchedMove,
     line_or_search,
     moves_or_search,

@@ -108,7 +108,7 @@ def _audit_course_file(args: argparse.Namespace, spec: Spec, path: str) -> int:
     from tablebase.query.audit.course_file import audit_course_file, read_course_file
     from tablebase.query.audit.estimate import course_note
     from tablebase.query.cli.audit_report import print_course
-    from tablebase.query.search.answers import open_for_answers
+    from tablebase.query.search.fallback import open_for_answers
     from tablebase.query.shapes import course_json
 
     if args.builtin is not None or args.play is not None or args.root is not None:

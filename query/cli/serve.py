@@ -46,7 +46,7 @@ def _url(sock: socket.socket, host: str) -> str:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from tablebase.query.search.answers import open_for_answers
+    from tablebase.query.search.fallback import open_for_answers
     from tablebase.query.server.app import (
         DB_VARIABLE,
         GAMES_VARIABLE,

@@ -24,7 +24,7 @@ from tablebase.query.cli.common import (
 )
 from tablebase.query.cli.proof import proof_options, proofs_text, prove_command
 from tablebase.query.errors import one_line
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS, open_for_answers
+from tablebase.query.search.fallback import DEFAULT_SEARCH_SECONDS, open_for_answers
 from tablebase.query.search.solving import SOLVE_BATCH, budget, solve_each
 from tablebase.query.shapes import answer_json, numbered_json, settled_json
 

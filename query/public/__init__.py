@@ -28,7 +28,7 @@ _API = {
     "search_position": "tablebase.query.search.solving",
     "search_positions": "tablebase.query.search.solving",
     "Searched": "tablebase.query.search.solving",
-    "Solution": "tablebase.query.search.engine",
+    "Solution": "tablebase.query.search.searcher",
     "build": "tablebase.builder.pipeline",
     "BuildReport": "tablebase.builder.pipeline",
     "audit": "tablebase.query.audit",

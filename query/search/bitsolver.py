@@ -1,7 +1,7 @@
-"""The runs of the bitboard search (gravity.solve on bitboard.py's arrays) under a budget: a
+"""The runs of the bitboard search (gravity.solve on bitboard_arrays.py's arrays) under a budget: a
 first bounded run in the caller's thread, then threads sharing the table stopped at the budget,
 or many boards in one compiled call; each gives the kernel's out[] and the nodes it took.
-engine.py turns them into Solutions."""
+searcher.py turns them into Solutions."""
 from __future__ import annotations
 
 import os
@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from tablebase.query.search import gravity
-from tablebase.query.search.bitboard import Bitboards
+from tablebase.query.search.bitboard_arrays import Bitboards
 
 # A solve first runs this many nodes in the caller's thread, where a timed budget has more than
 # INLINE_SECONDS left: most positions end there, without starting a thread. A batch gives each

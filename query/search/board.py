@@ -11,7 +11,7 @@ from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.symmetry import permutations
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
-from tablebase.query.search import control, kernel, lookup, masks, moves
+from tablebase.query.search import control, kernel, masks, moves, transposition
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
 from tablebase.query.search.pairings import pairing_tables
 
@@ -137,7 +137,7 @@ class Board:
         cells = np.zeros(self.spec.cells, dtype=np.int64)
         keys = np.zeros(self.spec.cells, dtype=np.int64)
         m = moves.candidates(self.par, self.board, cells)
-        slot, kx, ko, g0 = lookup.slot_of(self.par, self.bx, self.bo)
+        slot, kx, ko, g0 = transposition.slot_of(self.par, self.bx, self.bo)
         first = -1
         if self.tfl[slot] and masks.same(masks.get(self.tk1, slot), kx) \
                 and masks.same(masks.get(self.tk2, slot), ko) and self.tmv[slot] >= 0:
@@ -170,7 +170,7 @@ class Board:
 
 def _leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """tinfo, tdata, tcodes, tscores (lookup.leaf) of the tables at the leaves."""
+    """tinfo, tdata, tcodes, tscores (transposition.leaf) of the tables at the leaves."""
     info: list[list[int]] = []
     data: list[int] = []
     codes: list[np.ndarray] = []

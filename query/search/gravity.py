@@ -3,10 +3,10 @@ the rules by bit tricks, a transposition table of one 64-bit word a slot, and th
 (null windows on the score, then a move keeping it) in one call that releases the GIL, so that
 threads may share the table (numba, no recursion: see kernel.py's explicit stack).
 
-The encoding and the line rule are the rules kernel's (builder/games/grid/bitboard.py).
+The encoding and the line rule are the rules kernel's (builder/games/grid/bitboard_arrays.py).
 
-Scores count stones (Pons' scale, for the side to move; bitboard.py converts them to depths):
-a move's score is minus its child's. The arrays are drawn in query/search/bitboard.py.
+Scores count stones (Pons' scale, for the side to move; bitboard_arrays.py converts them to depths):
+a move's score is minus its child's. The arrays are drawn in query/search/bitboard_arrays.py.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ _P_SMALL, _P_SMALL_SHIFT = GEOMETRY + 3, GEOMETRY + 4
 _BUSY_EMPTY = 12  # nodes of at least this many empty squares are marked busy
 _COL = 4  # bb[_COL + col]: the column's bits
 # out[]: score, proved low, proved high, move column, aborted, stones, the move's cell, then
-# this call's nodes and table hits (engine.py's batch unpacks a row in this order)
+# this call's nodes and table hits (searcher.py's batch unpacks a row in this order)
 SCORE, LOW, HIGH, MOVE, ABORTED, STONES, CELL, DONE = range(8)
 OVER = -100  # the score of a board whose last move made a line
 _CHECK = 1023  # nodes between looks at the stop flag and the node limit
@@ -45,7 +45,7 @@ _NEAR = 8
 # 16; its every-50th sample 699 nodes against 443 (his solver: 719).
 _WHOLE = 14
 # Nodes of at most _SMALL empty squares keep their entries in the table's small part (1 MiB,
-# bitboard.py), which stays in the core's cache, the others in its large part (64 MiB), where
+# bitboard_arrays.py), which stays in the core's cache, the others in its large part (64 MiB), where
 # nearly every look-up waits for memory: 20-30% less time on Pons' sets, from end-easy to
 # begin-hard, for up to 11% more nodes (12 to 20 did about as well: docs/benchmarks.md).
 _SMALL = 16
@@ -58,7 +58,7 @@ _NO = np.bool_(False)
 # The bucket and the entry's tag: the key (B = W (H + 1) bits) times an odd number mod 2**B is a
 # bijection of B-bit numbers; its top bits pick a bucket of two slots (2**(s-1) of them), its
 # low B - s + 1 bits are the tag, so bucket and tag give back the key: a position is identified
-# exactly, never by a hash alone (bitboard.py makes s >= B - 43 in each of the table's two
+# exactly, never by a hash alone (bitboard_arrays.py makes s >= B - 43 in each of the table's two
 # parts, `_slot`). The entry: the tag (44 bits at most), the work (empty squares, 6 bits), the
 # bounds + 64 (7 bits each, never 0: a used slot). A bucket's first slot keeps the entry of
 # most work, its second the latest other (one cache line: both come with one load).

@@ -68,7 +68,7 @@ compiles this module once for each kind, so each board runs code of its own widt
     tk1/tk2/tlo/thi/tmv/tfl/tz  the transposition table: key (x's and o's cell sets, the whole
                             board: exact), bounds, best move, flags, zone (a cell set)
     ctl      int64[10]      the control words (control.py: nodes, limit, stop, counts, zone)
-    tinfo, tdata, tcodes, tscores  the stored tables at the leaves (engine.py, _leaf_tables)
+    tinfo, tdata, tcodes, tscores  the stored tables at the leaves (searcher.py, _leaf_tables)
     mv, mh   (cells + 1, cells) int64  move lists and their order keys, one row a ply
     pt       pairings.PairingTables     the runs of the board and their pairings
 """
@@ -91,20 +91,6 @@ from tablebase.query.search.control import (
     TT_HITS,
     WS,
 )
-from tablebase.query.search.lookup import (
-    HI_AT,
-    INF,
-    LO_AT,
-    LOSS,
-    NO_LOSS,
-    NO_WIN,
-    WIN,
-    bound_zone,
-    leaf,
-    slot_of,
-    store,
-    stored_zone,
-)
 from tablebase.query.search.masks import (
     all_like,
     array_like,
@@ -125,6 +111,20 @@ from tablebase.query.search.proofs import (
     cannot_win,
     hit_lines,
     refuting_reply,
+)
+from tablebase.query.search.transposition import (
+    HI_AT,
+    INF,
+    LO_AT,
+    LOSS,
+    NO_LOSS,
+    NO_WIN,
+    WIN,
+    bound_zone,
+    leaf,
+    slot_of,
+    store,
+    stored_zone,
 )
 
 # Windows inside (-SIGN, SIGN) ask only for the sign of a score (every win or loss is further

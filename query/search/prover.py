@@ -34,7 +34,6 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.compiled import njit
-from tablebase.query.search.lookup import turn_zone
 from tablebase.query.search.moves import order, place, remove
 from tablebase.query.search.nodes import PINF, children, numbers
 from tablebase.query.search.proofs import REPLY_STEPS, cannot_win, hit_lines, refuting_reply
@@ -58,6 +57,7 @@ from tablebase.query.search.prooftable import (
     put,
 )
 from tablebase.query.search.threats import vcf
+from tablebase.query.search.transposition import turn_zone
 
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS, REPLIED = 0, 1, 2, 3, 4

@@ -47,7 +47,7 @@ from tablebase.query.search.solving import (
 )
 
 if TYPE_CHECKING:
-    from tablebase.query.search.engine import Progress
+    from tablebase.query.search.searcher import Progress
     from tablebase.query.tablebase import Tablebase
 
 # The search's nodes before the prover starts beside it (a second or two on 8x8k5), and at most

@@ -27,10 +27,10 @@ from tablebase.query.tables import LOAD_LIMIT
 from tablebase.query.wording import game_over_text
 
 if TYPE_CHECKING:
-    from tablebase.query.search.engine import Budget, Progress, Searcher, Solution
+    from tablebase.query.search.searcher import Budget, Progress, Searcher, Solution
     from tablebase.query.tablebase import Tablebase
 
-# The search itself (query/search/engine.py, kernel.py) loads numba: it is imported where a
+# The search itself (query/search/searcher.py, kernel.py) loads numba: it is imported where a
 # search runs, so that every command that may fall back to search does not start slower.
 
 # Positions solved together where a list or a file of them is solved (solve_each).
@@ -40,7 +40,7 @@ SOLVE_BATCH = 256
 LEAF_LIMIT = LOAD_LIMIT
 # Games whose searcher a thread keeps for `search_position` (each holds its transposition
 # table, address space touched as the searches fill it: 64 MiB on gravity bitboards,
-# 130 MiB for other boards, 115 MiB past 64 cells; board.py, bitboard.py).
+# 130 MiB for other boards, 115 MiB past 64 cells; board.py, bitboard_arrays.py).
 KEPT_GAMES = 4
 
 
@@ -158,7 +158,7 @@ def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
 def searcher(tb: Tablebase | None, spec: Spec, use_tables: bool = True) -> Searcher:
     """A Searcher of `spec` with the database's tables at its leaves (unless `use_tables` is
     False)."""
-    from tablebase.query.search.engine import Searcher
+    from tablebase.query.search.searcher import Searcher
 
     return Searcher(spec, leaves(tb, spec) if use_tables else ())
 
@@ -167,7 +167,7 @@ def budget(seconds: float | None = None, nodes: int | None = None,
            cancel: threading.Event | None = None) -> Budget:
     """A search budget of `seconds` and `nodes` (None: no limit), stopped early when `cancel`
     is set."""
-    from tablebase.query.search.engine import Budget
+    from tablebase.query.search.searcher import Budget
 
     return Budget(seconds, nodes, cancel)
 

@@ -23,7 +23,7 @@ from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
-from tablebase.query.search.answers import (
+from tablebase.query.search.fallback import (
     DEFAULT_SEARCH_SECONDS,
     examine_tables,
     line_from_tables,
@@ -43,7 +43,7 @@ from tablebase.query.tablebase import Tablebase
 from tablebase.query.wording import json_kind
 
 if TYPE_CHECKING:
-    from tablebase.query.search.engine import Searcher
+    from tablebase.query.search.searcher import Searcher
 
 # Bounds on one request: a batch of boards, the request body, the text of a query.
 MAX_BATCH = 10_000

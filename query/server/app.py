@@ -33,7 +33,7 @@ from tablebase.query.errors import (
     error_text,
     one_line,
 )
-from tablebase.query.search.answers import DEFAULT_SEARCH_SECONDS
+from tablebase.query.search.fallback import DEFAULT_SEARCH_SECONDS
 from tablebase.query.search.solving import load_search
 from tablebase.query.server.answers import MAX_BODY_BYTES, Answers, TooLargeError
 from tablebase.query.server.game_routes import ServedGames, game_routes

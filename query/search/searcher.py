@@ -28,7 +28,7 @@ import numpy as np
 from tablebase.builder.games.grid import Spec, Value, outcome
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.search import bitsolver, control, gravity
-from tablebase.query.search.bitboard import Bitboards, fits, score_outcomes
+from tablebase.query.search.bitboard_arrays import Bitboards, fits, score_outcomes
 from tablebase.query.search.bitsolver import Run, Watch, cells_of, run
 from tablebase.query.search.control import PLAIN, WS, ZONES, LeafTable
 from tablebase.query.wording import outcome_text

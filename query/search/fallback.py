@@ -27,7 +27,7 @@ from tablebase.query.search.solving import (
 )
 
 if TYPE_CHECKING:
-    from tablebase.query.search.engine import Searcher, Solution
+    from tablebase.query.search.searcher import Searcher, Solution
     from tablebase.query.tablebase import Tablebase
 
 T = TypeVar("T")

@@ -59,7 +59,7 @@ def score_outcomes(spec: Spec) -> tuple[tuple[tuple[Value, int] | None, ...], ..
 class Bitboards:
     """The bitboard search's arrays for one game (a spec that `fits`):
 
-    par     int64   the geometry row (builder/games/grid/bitboard.py), C, bucket shift, busy, the
+    par     int64   the geometry row (builder/games/grid/bitboard_arrays.py), C, bucket shift, busy, the
                     small part's first slot and bucket shift (gravity._P_*)
     bb      uint64  bottom row, board, key mask, tag mask, then each column's bits
     order   int64   the columns, centre first
