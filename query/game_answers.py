@@ -17,8 +17,8 @@ from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
+from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.errors import MissingPositionError, MissingTableError
-from tablebase.query.records import GameMove, GameProbe
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tablebase.query.records import GameMove, GameProbe
+from tablebase.query.answer_records import GameMove, GameProbe
 
 
 def game_probe_json(name: str, probe: GameProbe) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from tablebase.builder.games.grid import Value
 from tablebase.builder.games.grid.game import GridGame
 from tablebase.db.scores import score
+from tablebase.query.answer_records import MoveInfo, Probe, Step
 from tablebase.query.misses import damaged
-from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.tables import StoredTable
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}

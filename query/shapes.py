@@ -14,11 +14,11 @@ from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
-from tablebase.query.records import MoveInfo, Probe, Step
+from tablebase.query.answer_records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
+    from tablebase.query.audit.by_play import PlayReport
     from tablebase.query.audit.course_file import CourseReport
-    from tablebase.query.audit.games import PlayReport
     from tablebase.query.audit.positions import AuditReport, BuiltinAudit
     from tablebase.query.play.strategy_tree import StrategyTree
     from tablebase.query.search.fallback import SearchedMove

@@ -24,8 +24,8 @@ from tablebase.builder.games.grid import Spec
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import CHUNK
 from tablebase.db.records import Damage, GameRecord, PositionArrays
+from tablebase.query.answer_records import ManyProbes, Position
 from tablebase.query.misses import missing_codes_error
-from tablebase.query.records import ManyProbes, Position
 from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
 
 if TYPE_CHECKING:

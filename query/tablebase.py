@@ -29,9 +29,9 @@ from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import open_store
 from tablebase.query import probing
+from tablebase.query.answer_records import MoveInfo, Position, Probe, Step, TableInfo
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.misses import missing_error
-from tablebase.query.records import MoveInfo, Position, Probe, Step, TableInfo
 from tablebase.query.table_view import TableView
 from tablebase.query.tables import OpenTables, StoredTable
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tablebase.builder.games.grid.game import Move
-from tablebase.query.records import MoveInfo
+from tablebase.query.answer_records import MoveInfo
 
 # A draw is declared when a position comes up this many times in one game...
 REPEAT_LIMIT = 3

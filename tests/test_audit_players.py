@@ -15,7 +15,7 @@ import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.audit import FunctionCandidate, Selection, audit, open_gtp_engine, read_return
-from tablebase.query.audit.games import Opponent, parse_opponent, play_audit
+from tablebase.query.audit.by_play import Opponent, parse_opponent, play_audit
 from tablebase.query.cli import main
 from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import Tablebase, open_tablebase

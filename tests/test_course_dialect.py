@@ -14,8 +14,8 @@ import pytest
 from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.notation import column_name
 from tablebase.query.audit import Selection, audit, open_gtp_engine
+from tablebase.query.audit.by_play import parse_opponent, play_audit
 from tablebase.query.audit.dialects import GTP_COLUMNS, Dialect
-from tablebase.query.audit.games import parse_opponent, play_audit
 from tablebase.query.cli import main
 from tablebase.query.tablebase import Tablebase, open_tablebase
 from tests.reference import Game

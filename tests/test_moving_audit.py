@@ -20,7 +20,7 @@ from tablebase.builder.games.stones.notation import parse_moving, play_moving
 from tablebase.builder.games.stones.reaching import moves_reaching
 from tablebase.query import Tablebase, open_tablebase
 from tablebase.query.audit import FunctionCandidate, audit, parse_selection
-from tablebase.query.audit.games import play_audit
+from tablebase.query.audit.by_play import play_audit
 from tablebase.query.cli import main
 from tests.audit_samples.moving_horizon import solver
 

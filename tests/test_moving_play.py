@@ -15,10 +15,10 @@ from tablebase.builder.games.registry import grid_game
 from tablebase.builder.games.stones import rules
 from tablebase.builder.games.stones.notation import play_moving, read_moving
 from tablebase.query import Tablebase, open_tablebase, turns
+from tablebase.query.answer_records import known_depth
 from tablebase.query.cli import main
 from tablebase.query.play.gtp_engine import GtpSession, serve
 from tablebase.query.play.terminal import play_game
-from tablebase.query.records import known_depth
 from tablebase.query.wording import plies
 
 MORRIS = "3x3k3+stones3"  # Three Men's Morris: a draw

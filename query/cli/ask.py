@@ -10,6 +10,7 @@ from typing import Any
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.grid.notation import board_text, draw_board
 from tablebase.builder.games.registry import is_class_spec
+from tablebase.query.answer_records import MoveInfo, Probe
 from tablebase.query.cli.common import (
     EXIT_OK,
     db_option,
@@ -22,7 +23,6 @@ from tablebase.query.cli.common import (
 from tablebase.query.cli.solve import search_options
 from tablebase.query.cli.strategy import level_option
 from tablebase.query.export import FORMATS, export_file, export_positions
-from tablebase.query.records import MoveInfo, Probe
 from tablebase.query.search.fallback import (
     SearchedMove,
     line_or_search,

@@ -26,9 +26,9 @@ if TYPE_CHECKING:  # the audit is imported when a command runs (its startup cost
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:
+    from tablebase.query.audit.by_play import parse_opponent, play_audit
     from tablebase.query.audit.candidates import BUILTIN_PREFIX, open_candidate, open_gtp_engine
     from tablebase.query.audit.estimate import builtins_note, estimate_builtins
-    from tablebase.query.audit.games import parse_opponent, play_audit
     from tablebase.query.audit.positions import audit, audit_builtins, builtin_names
     from tablebase.query.audit.selection import parse_selection
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play

@@ -10,9 +10,9 @@ import random
 from collections.abc import Callable, Hashable
 
 from tablebase.builder.games.errors import IllegalMoveError
+from tablebase.query.answer_records import GameMove
 from tablebase.query.game_answers import GameAnswers
 from tablebase.query.play.levels import MAX_LEVEL, check_level, pick
-from tablebase.query.records import GameMove
 
 # A position's third time ends the game drawn (the rule of play of tablebase's own games).
 REPEATS = 3

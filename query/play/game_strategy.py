@@ -23,6 +23,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from tablebase.builder.games.values import Value
+from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.game_answers import GameAnswers
 from tablebase.query.play.strategy_sizes import (
     EXPLORE_LIMIT,
@@ -31,7 +32,6 @@ from tablebase.query.play.strategy_sizes import (
     settle,
 )
 from tablebase.query.play.strategy_tree import StrategyWalk
-from tablebase.query.records import GameMove, GameProbe
 
 SIDES = ("x", "o")
 # A node: a position as the class holds it, and whether the strategy's side moves there.

@@ -29,10 +29,10 @@ from tablebase.builder.games.grid.boards import place
 from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text, move_name
 from tablebase.builder.games.registry import grid_game
+from tablebase.query.answer_records import known_depth
 from tablebase.query.play.repeating import RepeatingStrategy
 from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, NoStrategyError
 from tablebase.query.play.strategy_tree import StrategyTree
-from tablebase.query.records import known_depth
 from tablebase.query.tablebase import Position, Tablebase
 
 SIDES = ("x", "o")

@@ -15,8 +15,8 @@ from tablebase.builder.games.grid import Spec, Value, mover_at, open_cells
 from tablebase.builder.games.grid.notation import move_name, player_name
 from tablebase.builder.games.grid.reading import Reading, reading_of
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
+from tablebase.query.answer_records import MoveInfo, Probe, Step
 from tablebase.query.errors import MissingPositionError
-from tablebase.query.records import MoveInfo, Probe, Step
 from tablebase.query.search.solving import (
     Searched,
     budget,

@@ -22,7 +22,7 @@ from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.records import Damage, GameRecord
-from tablebase.query.records import Position
+from tablebase.query.answer_records import Position
 from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase
 from tablebase.query.verify.plain import Checker, check_chunk
