@@ -1,4 +1,4 @@
-"""The answering core (the `Tablebase` probing API, table selection, notation, records,
+"""The answering core (the `Tablebase` probing API, table selection, notation, answer records,
 export, errors), the rooms built on it (`audit`, `play`, `verify`), the JSON shapes, and the
 two faces: the `tablebase` command (`cli`) and the HTTP app (`server`).
 
@@ -13,7 +13,7 @@ from typing import Any
 _NAMES = {
     **dict.fromkeys(("IllegalMoveError", "ImpossiblePositionError", "MissingPositionError",
                      "MissingTableError", "NotationError", "QueryError"), "errors"),
-    **dict.fromkeys(("ManyProbes", "MoveInfo", "Probe", "Step", "TableInfo"), "records"),
+    **dict.fromkeys(("ManyProbes", "MoveInfo", "Probe", "Step", "TableInfo"), "answer_records"),
     **dict.fromkeys(("Tablebase", "open_tablebase"), "tablebase"),
 }
 

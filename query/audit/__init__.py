@@ -1,6 +1,6 @@
 """The audit: another solver's or engine's answers checked against a built table.
 
-`positions` judges answers position by position, `games` by playing whole games against the
+`positions` judges answers position by position, `by_play` by playing whole games against the
 table; `candidates` turns a solver (a Python function, a GTP program, a textbook solver) into
 something that answers (`reaching` finds the moves that put an engine into a position where
 stones move); `selection` picks the positions; `solvers/` are the textbook solvers.
