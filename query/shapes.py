@@ -76,8 +76,8 @@ def probe_json_many(spec: Spec, texts: Sequence[str], sides: Sequence[int],
     """`probe_json` objects of many positions at once, from their texts, sides to move (0 x,
     1 o) and the arrays of `TableView.get_many` (value -1/0/1 for the side to move, depth,
     ply): a depth below 0 is a draw by endless play, which has none."""
-    name, words, movers = spec.name, {int(v): v.word for v in Value}, ("x", "o")
-    return [{"spec": name, "board": text, "to_move": movers[s], "ply": p,
+    name, words = spec.name, {int(v): v.word for v in Value}
+    return [{"spec": name, "board": text, "to_move": to_move_name(s), "ply": p,
              "value": words[v], "depth": None if d < 0 else d, "terminal": d == 0,
              "source": "table"} for text, s, v, d, p in zip(texts, sides, value, depth, ply)]
 

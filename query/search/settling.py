@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.grid import Spec, Value, outcome
-from tablebase.builder.games.grid.notation import move_name
+from tablebase.builder.games.grid.boards import place
+from tablebase.builder.games.grid.notation import move_name, to_move_name
 from tablebase.builder.games.grid.reading import Reading
 from tablebase.query.search.proving import (
     DEFAULT_MEMORY,
@@ -265,7 +266,7 @@ def _prove(spec: Spec, board: tuple[int, ...], deadline: float | None, limits: P
     """The prover's part: "the mover cannot win"; where proved, "the other side cannot win"
     after each of the mover's moves in turn, until one is proved (a draw), all are disproved
     (a loss), or the budget runs out. Results land in `found` as they come."""
-    mover = sum(1 for v in board if v) % 2
+    ply = sum(1 for v in board if v)
 
     def left() -> ProofBudget | None:
         """The budget that is left, or None when none is."""
@@ -283,7 +284,7 @@ def _prove(spec: Spec, board: tuple[int, ...], deadline: float | None, limits: P
     room = left()
     if room is None:
         return
-    claim = f"{'xo'[mover]} cannot win"
+    claim = f"{to_move_name(ply)} cannot win"
     found.mover = prove_no_win(spec, board, room, shown(claim))
     found.mover.tables.clear()  # no proof is written: its tables' memory goes back now
     if found.mover.outcome != "proved":
@@ -294,14 +295,13 @@ def _prove(spec: Spec, board: tuple[int, ...], deadline: float | None, limits: P
         room = left()
         if room is None:
             return
-        child = list(board)
-        child[cell] = mover + 1
+        child = place(board, cell)
         # The mover's moves make no line (that would be a win, and the mover cannot win): a
         # child that is over is a full board, a draw, which the other side has not won.
         if outcome(spec, child) is not None:
-            found.others.append((cell, Proved(spec, tuple(child), "proved", 0, 0, 0, 0.0)))
+            found.others.append((cell, Proved(spec, child, "proved", 0, 0, 0, 0.0)))
             return
-        other = f"{'xo'[1 - mover]} cannot win after {move_name(spec, cell)}"
+        other = f"{to_move_name(ply + 1)} cannot win after {move_name(spec, cell)}"
         proof = prove_no_win(spec, child, room, shown(other))
         proof.tables.clear()
         found.others.append((cell, proof))

@@ -36,13 +36,7 @@ from tablebase.builder.games.grid.notation import (
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
-from tablebase.builder.games.grid.rules import (
-    legal_moves,
-    mover_at,
-    open_cells,
-    outcome,
-    side_to_move,
-)
+from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
 
@@ -119,7 +113,7 @@ class GridGame:
 
     def children(self, position: Sequence[int], moves: Sequence[Move]) -> list[tuple[int, ...]]:
         """`played` of each of `moves` from one position (its side to move found once)."""
-        mover = mover_at(self.on_board(position))
+        mover = self.mover(position)
         return [place(position, cell, mover) for _, cell in moves]
 
     def name(self, move: Move) -> str:

@@ -118,14 +118,19 @@ class Root:
         """The ply a table stores each of its codes under (db keeps a ply's positions together):
         its non-empty digits and the root's stones; where stones move, the digits alone (every
         cell is coded; the side to move's digit counts, so the last tier is two plies)."""
-        return stone_counts(codes) + (0 if self.spec.moving else self.ply)
+        return stone_counts(codes) + self._stones_left_out
 
     def stored_plies(self, codes: Sequence[int]) -> list[int]:
         """`stored_ply_array` as a list (what db asks of the codes it looks up)."""
         if len(codes) > 4:  # one array operation; a few codes are counted quicker in Python
             return self.stored_ply_array(np.array(codes, np.int64)).tolist()
-        offset = 0 if self.spec.moving else self.ply
-        return [stones_in(c) + offset for c in codes]
+        return [stones_in(c) + self._stones_left_out for c in codes]
+
+    @cached_property
+    def _stones_left_out(self) -> int:
+        """The stones a code leaves out: the root's, or none where stones move (every cell is
+        coded)."""
+        return 0 if self.spec.moving else self.ply
 
     def canonical_codes(self, codes: np.ndarray) -> np.ndarray:
         """Canonical codes of many codes of this table (any image under its symmetries)."""

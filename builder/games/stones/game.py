@@ -70,8 +70,8 @@ class SteppingGame(GridGame):
     def picture(self, position: Sequence[int]) -> str:
         """The board drawn, then whose turn it is where the stones do not say it."""
         said = rules.stones_say(self.spec, position[:self.spec.cells])
-        side = "x" if position[-1] == X else "o"
-        return super().picture(position) + ("" if said is not None else f"\n{side} to move")
+        return super().picture(position) + ("" if said is not None
+                                            else f"\n{self.side(position)} to move")
 
     def code(self, position: Sequence[int]) -> int:
         """The whole-board code: the board's, and in the movement phase the side's digit."""
