@@ -1,6 +1,6 @@
-"""Checking a proof file that a side cannot win (`tablebase check-proof`), with nothing of the
-search: the rules kernel's lines, symmetries and codes, and the checks below, each on one
-position at a time.
+"""Checking a proof file that a side cannot win or that it wins (`tablebase check-proof`), with
+nothing of the search: the rules kernel's lines, symmetries and codes, and the checks below,
+each on one position at a time (a win's positions in win_check.py).
 
 The file (text; gzip-compressed when its name ends in .gz):
 
@@ -50,6 +50,7 @@ from pathlib import Path
 from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_tables import BoardTables
+from tablebase.query.win_check import WinChecker
 
 FORMAT = "tablebase proof 1"
 _KINDS = ("dead", "pairing", "line", "threats", "reply", "moves")
@@ -72,6 +73,7 @@ class CheckedProof:
     claim: str
     root: int
     kinds: dict[str, int] = field(default_factory=dict)
+    depth: int | None = None  # a win's: the bound the root's proof gives, in plies
 
     @property
     def positions(self) -> int:
@@ -113,7 +115,7 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
     try:
         spec = parse_spec(head[1].removeprefix("spec "))
         claim = head[2].removeprefix("claim ")
-        attacker = {"x cannot win": 0, "o cannot win": 1}[claim]
+        attacker, bound = _claim(claim)
         root = int(head[3].removeprefix("root "))
     except (ValueError, KeyError) as e:
         raise ProofCheckError(f"{path}: a damaged header ({e})") from None
@@ -125,11 +127,12 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
         raise ProofCheckError(f"{path}: {spec.name}: the check takes games of placed stones"
                               " under normal rules (no gravity, misere, +exact or moving"
                               " stones)")
-    checker = _Checker(spec, attacker)
-    # The claim is that the side to move at the root cannot win (what `solve --proof` proves
-    # and what the check prints beside the board): a root with the other side to move proves
-    # another statement (a file cut after a defender's reply would pass for the attacker's),
-    # so it is refused, before the file is read. A root off the board's codes fails below.
+    checker: _Checker | WinChecker = (_Checker(spec, attacker) if bound is None
+                                      else WinChecker(spec, attacker))
+    # The claim is that the side to move at the root cannot win, or that it wins (what `solve
+    # --proof` proves and what the check prints beside the board): a root with the other side
+    # to move proves another statement (a file cut after a defender's reply would pass for the
+    # attacker's), so it is refused, before the file is read. A root off the board's codes fails below.
     if 0 <= root < checker.tables.limit:
         a, d, *_ = checker.tables.read(root)
         mover = (a | d).bit_count() % 2
@@ -157,9 +160,27 @@ def check_proof(path: str | Path, read: Callable[[int], None] | None = None) -> 
                               f" its {sum(checker.kinds.values()):,} positions)")
     # Each line is checked on its own against positions proved before it, so every position
     # the file holds is proved wherever its line stands: the root need not be the last one.
-    if root not in checker.zones:
+    if not checker.holds(root):
         raise ProofCheckError(f"{path}: the root position {root} is not proved in the file")
+    if isinstance(checker, WinChecker):
+        depth = checker.depths[root]
+        if bound is not None and depth > bound:
+            raise ProofCheckError(f"{path}: the claim is a win within {bound} plies, but the"
+                                  f" root's proof gives {depth}")
+        return CheckedProof(spec, claim, root, dict(checker.kinds), depth)
     return CheckedProof(spec, claim, root, dict(checker.kinds))
+
+
+def _claim(text: str) -> tuple[int, int | None]:
+    """The claim's side and, for a win, its bound in plies: "x cannot win" is (0, None),
+    "o wins within 11" is (1, 11); KeyError or ValueError for anything else."""
+    words = text.split()
+    if words[:1] == ["x"] or words[:1] == ["o"]:
+        if words[1:] == ["cannot", "win"]:
+            return "xo".index(words[0]), None
+        if words[1:3] == ["wins", "within"] and len(words) == 4 and words[3].isdigit():
+            return "xo".index(words[0]), int(words[3])
+    raise ValueError(f"unknown claim {text!r}, expected 'x cannot win' or 'x wins within N'")
 
 
 class _Checker:
@@ -172,6 +193,10 @@ class _Checker:
         self.tables = BoardTables(spec, attacker)
         self.zones: dict[int, int] = {}
         self.kinds: dict[str, int] = {}
+
+    def holds(self, code: int) -> bool:
+        """Whether the position `code` is proved so far."""
+        return code in self.zones
 
     def check(self, words: list[str]) -> None:
         """Check one position's line (split into words); ValueError says what fails."""

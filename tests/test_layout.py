@@ -124,8 +124,9 @@ def test_import_arrows_point_one_way() -> None:
 def test_the_proof_checker_shares_only_the_rules_with_the_search() -> None:
     """check-proof's promise (docs/proofs.md): nothing of the search, the rules kernel only."""
     allowed = {"tablebase.builder.games.grid", "tablebase.builder.games.grid.geometry",
-               "tablebase.query.errors", "tablebase.query.proof_tables"}
-    for name in ("query/proof_check.py", "query/proof_tables.py"):
+               "tablebase.query.errors", "tablebase.query.proof_tables",
+               "tablebase.query.win_check"}
+    for name in ("query/proof_check.py", "query/proof_tables.py", "query/win_check.py"):
         used = {m for m in _imports(ROOT / name) if m.startswith("tablebase")}
         assert used <= allowed, f"{name} imports {sorted(used - allowed)}"
 

@@ -1,5 +1,6 @@
-"""Proofs that a side cannot win: `solve SPEC --proof FILE` proves and writes one (the library's
-prove_to_file), `check-proof FILE` re-checks one (query/proof_check.py)."""
+"""Proofs that a side cannot win, or that it wins: `solve SPEC --proof FILE` proves and writes
+one (the library's prove_to_file, then write_win_proof where the side to move wins),
+`check-proof FILE` re-checks one (query/proof_check.py)."""
 from __future__ import annotations
 
 import argparse
@@ -20,15 +21,22 @@ if TYPE_CHECKING:
 KIND_WORDS = (("moves", "attacker's position", "attacker's positions"),
               ("reply", "defender's reply", "defender's replies"),
               ("pairing", "pairing", "pairings"), ("dead", "dead board", "dead boards"),
-              ("line", "line made", "lines made"), ("threats", "double threat", "double threats"))
+              ("line", "line made", "lines made"), ("threats", "double threat", "double threats"),
+              ("play", "winner's move", "winner's moves"),
+              ("forced", "forced sequence", "forced sequences"),
+              ("every", "loser's position, every reply", "loser's positions, every reply"),
+              ("block", "loser's block", "loser's blocks"),
+              ("double", "double threat to the loser", "double threats to the loser"),
+              ("win", "line completed", "lines completed"))
 
 
 def proof_options(p: argparse.ArgumentParser) -> None:
     """solve's --proof FILE, --memory GIB and --threads N."""
     p.add_argument("--proof", metavar="FILE",
                    help="prove that the side to move cannot win (df-pn with pairings, threats"
-                        " and zones) and write the proof to FILE (.gz: compressed), for"
-                        " check-proof; --time and --nodes bound it")
+                        " and zones), or where it wins, the win and its depth (alpha-beta,"
+                        " threats, forced sequences), and write the proof to FILE (.gz:"
+                        " compressed), for check-proof; --time bounds it, --nodes the prover")
     p.add_argument("--memory", metavar="GIB", type=gib, default=1.0,
                    help="the prover's proof tables' memory in GiB (default 1)")
     p.add_argument("--threads", metavar="N", type=whole_number(1, "a thread count from 1"),
@@ -39,6 +47,7 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
     """solve --proof: prove, write, print what was proved and the file's size."""
     from tablebase.query.search.proof_writer import prove_to_file
     from tablebase.query.search.proving import ProofBudget
+    from tablebase.query.search.win_writer import write_win_proof
 
     budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
     # tqdm puts ", " before a postfix: "prove 8x8k5, 3 of 10 first moves proved, ..."
@@ -58,7 +67,14 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
             bar.set_postfix_str(f"proved; writing the proof: {positions:,} positions"
                                 + (f", {rate:,.0f} a second" if rate else ""))
         ran = prove_to_file(spec, board, args.proof, budget, shown, writing)
-    p = ran.proved
+        p = ran.proved
+        won = None
+        if p.outcome == "disproved":
+            # The side to move wins: the win is proved and written instead, within the time
+            # the prover left.
+            bar.set_postfix_str("the side to move wins; proving the win")
+            deadline = None if args.time is None else started + args.time
+            won = write_win_proof(spec, board, args.proof, deadline, writing)
     side = to_move_name(sum(1 for v in board if v))
     effort = (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"
               f" {p.seconds:.1f} s")
@@ -66,8 +82,11 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
         print(f"{side} to move cannot win: proved ({effort})")
         print(f"proof: {ran.path}, {count(ran.positions, 'position')}, {ran.size:,} bytes,"
               f" written in {ran.seconds:.1f} s")
-    elif p.outcome == "disproved":
-        print(f"{side} to move can win: nothing to prove ({effort}); no proof written")
+    elif won is not None:
+        print(f"{side} to move wins within {won.depth} plies: proved (cannot-win disproved:"
+              f" {p.nodes:,} nodes in {p.seconds:.1f} s; the win: {won.nodes:,} nodes)")
+        print(f"proof: {won.path}, {count(won.positions, 'position')}, {won.size:,} bytes,"
+              f" written in {won.seconds:.1f} s")
     else:
         print(f"{side} to move: not proved within the budget ({effort}); no proof written")
     return EXIT_OK
@@ -113,7 +132,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
         checked = check_proof(args.file, read)
     spec = checked.spec
     board = decode(checked.root, spec.cells)
-    print(f"proof checked: {spec.name}, {checked.claim} from {board_text(spec, board)}")
+    claim = checked.claim if checked.depth is None else \
+        f"{checked.claim.split()[0]} wins within {checked.depth} plies"
+    print(f"proof checked: {spec.name}, {claim} from {board_text(spec, board)}")
     kinds = ", ".join(f"{checked.kinds[k]:,} {one if checked.kinds[k] == 1 else many}"
                       for k, one, many in KIND_WORDS if checked.kinds.get(k))
     print(f"{count(checked.positions, 'position')}: {kinds}")
@@ -123,13 +144,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def register(commands: Any) -> None:
     """Add check-proof to the subcommands."""
     p = commands.add_parser(
-        "check-proof", help="re-check a proof file that a side cannot win",
+        "check-proof", help="re-check a proof file that a side cannot win, or that it wins",
         description="Re-check a proof written by `solve --proof`, with code that shares"
                     " nothing with the search but the rules: every pairing pair by pair,"
                     " every line and threat, every defender's reply, every attacker's move at"
                     " every attacker's position (proved, covered by a proved move's zone, or"
-                    " answered by a line), every zone. A damaged, cut-off or wrong file is"
-                    " refused with one line saying where, and exit status 2.")
+                    " answered by a line), every zone; in a win's proof every winner's move,"
+                    " every loser's reply (or the one block a threat leaves), every forced"
+                    " sequence and double threat, and every depth. A damaged, cut-off or wrong"
+                    " file is refused with one line saying where, and exit status 2.")
     p.add_argument("file", metavar="FILE", help="the proof file (.gz: compressed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_check)

@@ -57,16 +57,21 @@ def write_proof(proved: Proved, path: str | Path, written: Callable[[int], None]
     if proved.outcome != "proved":
         raise ProofWriteError(f"{proved.spec.name}: nothing to write: the position was"
                               f" {proved.outcome}, not proved")
-    # Written beside `path` and renamed when whole: a walk that fails or is interrupted
-    # leaves no file at `path` (the same compression, chosen by the name's end). A path that
-    # is not a regular file (/dev/null, /dev/stdout, a pipe) is written to as it is: renaming
-    # over it would put a file in the device's place.
+    return write_whole(path, lambda part: _write_to(proved, part, _Walk.Options(written,
+                                                                               deadline)))
+
+
+def write_whole(path: str | Path, write: Callable[[Path], int]) -> int:
+    """`write(file)` (what it returns) to a file beside `path`, renamed to `path` when whole:
+    a walk that fails or is interrupted leaves no file at `path` (the same compression, chosen
+    by the name's end). A path that is not a regular file (/dev/null, /dev/stdout, a pipe) is
+    written to as it is: renaming over it would put a file in the device's place."""
     final = Path(path)
     if final.exists() and not final.is_file():
-        return _write_to(proved, final, _Walk.Options(written, deadline))
+        return write(final)
     part = final.with_name(f".{final.name}.part" + (".gz" if final.name.endswith(".gz") else ""))
     try:
-        count = _write_to(proved, part, _Walk.Options(written, deadline))
+        count = write(part)
         os.replace(part, final)
     finally:
         part.unlink(missing_ok=True)
