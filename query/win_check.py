@@ -62,9 +62,10 @@ class WinChecker:
 
     def check(self, words: list[str]) -> None:
         """Check one position's line (split into words); ValueError says what fails."""
-        code, kind, depth = int(words[0]), words[1], int(words[2])
+        code, kind = int(words[0]), words[1]
         if kind not in WIN_KINDS:
             raise ValueError(f"unknown kind {kind!r}, expected one of {', '.join(WIN_KINDS)}")
+        depth = int(words[2])
         if code in self.depths:
             raise ValueError(f"position {code} is proved twice")
         t, n = self.tables, self.tables.cells
@@ -100,7 +101,8 @@ class WinChecker:
             if kind == "block":
                 if len(args) != 2:
                     raise ValueError(f"position {code}: expected block T CHILD")
-                least = max(2, 1 + self._child(code, images, 2 - self.winner, t1, int(args[1])))
+                least = max(2, 1 + self._child(code, images, 2 - self.winner, t1, int(args[1]),
+                                                   empty))
             else:
                 t2 = int(args[1])
                 if t1 == t2 or len(args) != 2:
@@ -154,7 +156,8 @@ class WinChecker:
             if not (0 <= r < self.tables.cells and empty >> r & 1) or seen >> r & 1:
                 raise ValueError(f"position {code}: reply {r} is not an empty cell, or twice")
             seen |= 1 << r
-            worst = max(worst, self._child(code, images, 2 - self.winner, r, int(right)))
+            worst = max(worst, self._child(code, images, 2 - self.winner, r, int(right),
+                                          empty))
         if seen != empty or not empty:
             raise ValueError(f"position {code}: {(empty & ~seen).bit_count()} of the loser's"
                              " replies are missing" if empty else
@@ -162,13 +165,11 @@ class WinChecker:
         return 1 + worst
 
     def _child(self, code: int, images: list[int], digit: int, c: int, child: int,
-               empty: int | None = None) -> int:
+               empty: int) -> int:
         """The bound of `child`, which must be the code after a stone `digit` on the empty cell
-        c of the position whose images' codes are `images`, proved before."""
-        if empty is not None and not (0 <= c < self.tables.cells and empty >> c & 1):
+        c (of `empty`) of the position whose images' codes are `images`, proved before."""
+        if not (0 <= c < self.tables.cells and empty >> c & 1):
             raise ValueError(f"position {code}: move {c} is not an empty cell")
-        if not 0 <= c < self.tables.cells:
-            raise ValueError(f"position {code}: move {c} is not a cell of the board")
         if min(map(add, images, self.tables.place[digit][c])) != child:
             raise ValueError(f"position {code}: {child} is not the code of the position after"
                              f" the move {c}")
