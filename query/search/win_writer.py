@@ -126,13 +126,15 @@ class _WinWalk:
         return [c for c, v in enumerate(self.b.board.tolist()) if v == 0]
 
     def _completions(self, side: int) -> list[int]:
-        """The empty cells where `side` (a cell value) completes a line."""
-        found = []
-        for c in self._empties():
-            if self.b.place(c, side):
-                found.append(c)
-            self.b.remove(c)
-        return found
+        """The empty cells where `side` (a cell value) completes a line: the empty cell of each
+        line holding k - 1 of its stones and none of the other side's (the kernel's line
+        counts; a line's k cells are then those stones and one empty cell)."""
+        b, p = self.b, side - 1
+        full = (b.cnt[p] == self.spec.k - 1) & (b.cnt[1 - p] == 0)
+        if not full.any():
+            return []
+        cells = b.lines[full].ravel()
+        return sorted({int(c) for c in cells[b.board[cells] == 0]})
 
     def _search(self, alpha: int, beta: int) -> int:
         """The kernel's score of the loaded board (not over); ProofWriteError past the
@@ -144,18 +146,35 @@ class _WinWalk:
                                   " time: no proof written")
         return score
 
-    def _depth(self) -> int:
+    def _depth(self, bound: int | None = None) -> int:
         """The loaded board's exact depth (the winner to move, no line to complete at once):
-        the least d for which the search proves a win within d plies."""
-        for d in range(3, len(self._empties()) + 1, 2):
-            if self._search(WS - d - 1, WS - d) >= WS - d:
-                return d
+        the least d for which the search proves a win within d plies; with `bound`, a depth
+        it is known not to pass, found by one search in the window of the depths up to it
+        (the score, WS - depth, lies inside it, where the kernel's score is exact)."""
+        if bound is not None:
+            score = self._search(WS - bound - 1, WS - 2)
+            if WS - bound <= score < WS - 2:
+                return WS - score
+        else:
+            for d in range(3, len(self._empties()) + 1, 2):
+                if self._search(WS - d - 1, WS - d) >= WS - d:
+                    return d
         raise ProofWriteError(f"{self.spec.name}: a position of the proof is not a win for"
                               f" {attacker_name(self.winner)}: the search disagrees with itself")
 
     def _keeping(self, d: int) -> int:
         """A move of the winner's (on the loaded board, exact depth d) after which the loser
         loses within d - 1 plies."""
+        if d == 3:
+            # A win in 3 is a move leaving two cells where the winner completes a line (one
+            # the loser blocks, and the winner then has none: a completing cell after the block
+            # was one before it), and none for the loser: found by the rules, not searched.
+            for c in self._empties():
+                self.b.place(c, self.w)
+                double = len(self._completions(self.w)) >= 2 and not self._completions(self.lo)
+                self.b.remove(c)
+                if double:
+                    return c
         for c in self.b.ordered_moves():
             if self.b.place(c, self.w):
                 self.b.remove(c)
@@ -170,9 +189,9 @@ class _WinWalk:
 
     # --- the positions -----------------------------------------------------------------
 
-    def _winner(self) -> int:
-        """Write the loaded position (the winner to move, a win) if not written yet; its
-        code."""
+    def _winner(self, bound: int | None = None) -> int:
+        """Write the loaded position (the winner to move, a win within `bound` plies where
+        given) if not written yet; its code."""
         code, perm = self._key()
         if code in self.depths:
             return code
@@ -180,7 +199,8 @@ class _WinWalk:
         if ends:
             self._emit(code, "win", 1, str(perm[ends[0]]))
             return code
-        d = self._depth()
+        # No line at once, so a bound of 3 is the depth (a win takes an odd number of plies).
+        d = 3 if bound == 3 else self._depth(bound)
         moves: list[int] = []
         placed: list[int] = []  # cells played on the way, taken off at the end
         while True:
@@ -198,7 +218,7 @@ class _WinWalk:
                 self.b.remove(blocks[0])
                 break
             placed.append(blocks[0])
-        child = self._loser()
+        child = self._loser(d - 2 * (len(moves) - 1) - 1)
         for c in reversed(placed):
             self.b.remove(c)
         depth = 2 * (len(moves) - 1) + 1 + self.depths[child]
@@ -209,8 +229,9 @@ class _WinWalk:
         self._emit(code, kind, d, " ".join(str(perm[m]) for m in moves) + f" {child}")
         return code
 
-    def _loser(self) -> int:
-        """Write the loaded position (the loser to move, lost) if not written yet; its code."""
+    def _loser(self, depth: int) -> int:
+        """Write the loaded position (the loser to move, lost in `depth` plies) if not written
+        yet; its code."""
         code, perm = self._key()
         if code in self.depths:
             return code
@@ -225,7 +246,7 @@ class _WinWalk:
         children = []
         for r in replies:
             self.b.place(r, self.lo)
-            children.append((r, self._winner()))
+            children.append((r, self._winner(depth - 1)))
             self.b.remove(r)
         worst = 1 + max(self.depths[child] for _, child in children)
         if threats:
