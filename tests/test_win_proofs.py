@@ -4,6 +4,8 @@ claim's side within its bound as the negamax finds; the root's bound is the win'
 every check refuses a line that breaks it, tampered files included."""
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -289,3 +291,40 @@ def test_each_check_can_fail(name: str) -> None:
     with pytest.raises(ValueError, match=message):
         for words in lines:
             checker.check(words)
+
+
+def test_a_win_proof_damaged_anywhere_is_refused_with_a_reason(tmp_path: Path) -> None:
+    """Words replaced by other numbers or junk, dropped or doubled, lines cut or swapped: each
+    file passes (a change that keeps it true) or is refused with ProofCheckError, never
+    another error."""
+    path = tmp_path / "w.proof"
+    write_win_proof(SPEC, (0,) * 16, path)
+    lines = path.read_text().splitlines()
+    rng = random.Random(11)
+    refused = 0
+    for _ in range(150):
+        edited = [t.split() for t in lines]
+        i = rng.randrange(len(edited))
+        j = rng.randrange(len(edited[i]))
+        how = rng.randrange(5)
+        if how == 0:
+            edited[i][j] = str(rng.choice((-1, 0, 1, 2, 15, 16, 99, 3 ** 16, 10 ** 40)))
+        elif how == 1:
+            edited[i][j] = rng.choice(("x", "", ":", "1:", ":1", "1:2:3", "nan", "0x1f"))
+        elif how == 2:
+            del edited[i][j]
+        elif how == 3:
+            edited[i].insert(j, edited[i][j])
+        else:
+            k = rng.randrange(len(edited))
+            edited[i], edited[k] = edited[k], edited[i]
+        if _rejected(tmp_path, [" ".join(w) for w in edited]) is not None:
+            refused += 1
+    assert refused > 100
+
+
+def test_a_win_proof_past_its_deadline_leaves_no_file(tmp_path: Path) -> None:
+    path = tmp_path / "w.proof"
+    with pytest.raises(ProofWriteError, match="within the time"):
+        write_win_proof(parse_spec("6x5k4"), (0,) * 30, path, deadline=time.monotonic())
+    assert list(tmp_path.iterdir()) == []
