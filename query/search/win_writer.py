@@ -148,17 +148,16 @@ class _WinWalk:
 
     def _depth(self, bound: int | None = None) -> int:
         """The loaded board's exact depth (the winner to move, no line to complete at once):
-        the least d for which the search proves a win within d plies; with `bound`, a depth
-        it is known not to pass, found by one search in the window of the depths up to it
-        (the score, WS - depth, lies inside it, where the kernel's score is exact)."""
+        the least d for which the search proves a win within d plies (null windows, d = 3,
+        5, ...: a failed one is cut off at its depth). With `bound`, a depth it is known not
+        to pass (its parent's proof), the search stops below it: none found, it is the bound.
+        (One search in the window of the depths up to the bound cost twice the nodes.)"""
+        last = len(self._empties()) if bound is None else bound - 2
+        for d in range(3, last + 1, 2):
+            if self._search(WS - d - 1, WS - d) >= WS - d:
+                return d
         if bound is not None:
-            score = self._search(WS - bound - 1, WS - 2)
-            if WS - bound <= score < WS - 2:
-                return WS - score
-        else:
-            for d in range(3, len(self._empties()) + 1, 2):
-                if self._search(WS - d - 1, WS - d) >= WS - d:
-                    return d
+            return bound
         raise ProofWriteError(f"{self.spec.name}: a position of the proof is not a win for"
                               f" {attacker_name(self.winner)}: the search disagrees with itself")
 
