@@ -210,8 +210,10 @@ class _WinWalk:
             blocks = self._completions(self.w)
             if len(blocks) != 1 or self._completions(self.lo) or self._key()[0] in self.depths:
                 break
-            # One cell to block: follow it unless the winner then completes a line at once or
-            # stands where the walk has been (each ends the sequence at this loser position).
+            # One cell to block: follow it, unless the position after it was written already
+            # (the sequence then ends at this loser position, a `block`). The winner has no
+            # line to complete after the block (a cell completing one would have been a
+            # second cell to block before it); looked at all the same, as the check does.
             self.b.place(blocks[0], self.lo)
             if self._completions(self.w) or self._key()[0] in self.depths:
                 self.b.remove(blocks[0])
