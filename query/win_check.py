@@ -13,6 +13,9 @@ whatever L plays). Its position is named and oriented as in a cannot-win proof:
                                       exactly one cell B1 where W completes one and must block
                                       there; W plays M2, and so on; Mj leads to CHILD
                                       (DEPTH >= 2(j - 1) + 1 + CHILD's; j >= 2)
+    CODE fork DEPTH M T1 T2           W to move plays M, after which L has no line to
+                                      complete and W completes one at T1 and another at T2
+                                      (DEPTH >= 3; a play to a double, in one line)
     CODE every DEPTH R:CHILD ...      L to move: every empty cell once, each with the code
                                       after it (at least one; DEPTH >= 1 + the largest child's)
     CODE block DEPTH T CHILD          L to move, no line to complete; W completes one at T;
@@ -31,6 +34,8 @@ and a position over, a line made, is never proved):
   on the second ply. L's block at T leads to CHILD: 1 + its bound.
 - double: L's reply fills at most one of T1 and T2, and neither line holds the other's cell
   (each line's other cells are W's stones): W completes the other on the second ply.
+- fork: W's move M makes no line (one that does is written `win`), and leaves the position
+  a `double` checks: W wins within 1 + 2 plies.
 - every: whatever L plays is a child proved within its bound; with no empty cell the game
   would be a draw, so at least one reply is required.
 - forced: each L position on the way is a `block` (checked as one, W's only completing cell
@@ -44,7 +49,7 @@ from operator import add
 from tablebase.builder.games.grid import Spec
 from tablebase.query.proof_tables import BoardTables
 
-WIN_KINDS = ("win", "play", "forced", "every", "block", "double")
+WIN_KINDS = ("win", "play", "forced", "fork", "every", "block", "double")
 
 
 class WinChecker:
@@ -82,7 +87,7 @@ class WinChecker:
         if made:
             raise ValueError(f"position {code} is over: a line is made")
         w_moves = stones % 2 == self.winner
-        if w_moves != (kind in ("win", "play", "forced")):
+        if w_moves != (kind in ("win", "play", "forced", "fork")):
             raise ValueError(f"position {code}: {'xo'[stones % 2]} is to move, which a {kind}"
                              " line does not take")
         args = words[3:]
@@ -93,27 +98,43 @@ class WinChecker:
             least = self._moves(code, images, w, lo, empty, kind, args)
         elif kind == "every":
             least = self._every(code, images, empty, args)
-        else:
+        elif kind == "fork":
+            m = int(args[0])
+            if len(args) != 3 or not (0 <= m < n and empty >> m & 1):
+                raise ValueError(f"position {code}: expected fork M T1 T2, M an empty cell")
+            w, empty = w | 1 << m, empty & ~(1 << m)
+            if any(line & w == line for line in self.tables.through[m]):
+                raise ValueError(f"position {code}: the fork's move {m} makes a line (a win"
+                                 " line, not a fork)")
+            least = self._double(code, w, lo, empty, args[1:]) + 1
+        elif kind == "block":
             if self._completions(lo, w, empty):
                 raise ValueError(f"position {code}: the loser completes a line at once")
             t1 = int(args[0])
             self._completes(w, empty, t1, code)
-            if kind == "block":
-                if len(args) != 2:
-                    raise ValueError(f"position {code}: expected block T CHILD")
-                least = max(2, 1 + self._child(code, images, 2 - self.winner, t1, int(args[1]),
-                                                   empty))
-            else:
-                t2 = int(args[1])
-                if t1 == t2 or len(args) != 2:
-                    raise ValueError(f"position {code}: expected double T1 T2, two cells")
-                self._completes(w, empty, t2, code)
-                least = 2
+            if len(args) != 2:
+                raise ValueError(f"position {code}: expected block T CHILD")
+            least = max(2, 1 + self._child(code, images, 2 - self.winner, t1, int(args[1]),
+                                           empty))
+        else:
+            least = self._double(code, w, lo, empty, args)
         if depth < least:
             raise ValueError(f"position {code}: depth {depth} is less than the {least} its"
                              " proof gives")
         self.depths[code] = depth
         self.kinds[kind] = self.kinds.get(kind, 0) + 1
+
+    def _double(self, code: int, w: int, lo: int, empty: int, args: list[str]) -> int:
+        """L to move with no line to complete, W completing one at T1 and at T2 (args): the
+        least bound (2)."""
+        if self._completions(lo, w, empty):
+            raise ValueError(f"position {code}: the loser completes a line at once")
+        if len(args) != 2 or int(args[0]) == int(args[1]):
+            raise ValueError(f"position {code}: expected two cells T1 T2 where the winner"
+                             " completes a line")
+        self._completes(w, empty, int(args[0]), code)
+        self._completes(w, empty, int(args[1]), code)
+        return 2
 
     def _moves(self, code: int, images: list[int], w: int, lo: int, empty: int, kind: str,
                args: list[str]) -> int:

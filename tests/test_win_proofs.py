@@ -105,7 +105,7 @@ def _choices(game: Game, spec, lines: list[str], winner: int) -> dict[int, int]:
     choices = {}
     for line in lines[4:-1]:
         code, kind, _, *args = line.split()
-        if kind == "win":
+        if kind in ("win", "fork"):
             choices[int(code)] = int(args[0])
         elif kind in ("play", "forced"):
             board = decode(int(code), game.n)
@@ -159,6 +159,8 @@ TAMPERINGS: dict[str, tuple[str, Callable[[list[str]], list[str]]]] = {
     "a sequence's move changed": ("forced", lambda w: _other_cell(w, 4)),
     "a block moved": ("block", lambda w: _other_cell(w, 3)),
     "a threat cell moved": ("double", lambda w: _other_cell(w, 4)),
+    "a fork's threat cell moved": ("fork", lambda w: _other_cell(w, 5)),
+    "a fork's move changed": ("fork", lambda w: _other_cell(w, 3)),
     "a completing cell moved": ("win", lambda w: _other_cell(w, 3)),
     "a depth lowered": ("every", lambda w: w[:2] + [str(int(w[2]) - 1)] + w[3:]),
     "a forced depth lowered": ("forced", lambda w: w[:2] + [str(int(w[2]) - 1)] + w[3:]),
@@ -280,6 +282,12 @@ CHECKS: dict[str, tuple[list[list[str]], str, int]] = {
     "forced line made": ([_line(NOW, "forced", 9, 2, 3, "4")], "makes a line", 0),
     "forced loser line": ([_line("x.../oo../x.../....", "forced", 9, 12, 3, "4")],
                           "loser completes", 0),
+    "fork made a line": ([_line(NOW, "fork", 3, 2, 3, 7)], "makes a line", 0),
+    "fork on a stone": ([_line(NOW, "fork", 3, 0, 3, 7)], "M an empty cell", 0),
+    "fork loser line": ([_line("x.../oo../x.../....", "fork", 3, 12, 6, 7)],
+                        "loser completes", 0),
+    "fork one cell": ([_line(START, "fork", 3, 5, 15, 15)], "two cells", 0),
+    "fork no line": ([_line(START, "fork", 3, 5, 10, 15)], "no line is completed", 0),
     "play off board": ([_line(START, "play", 9, "16", "4")], "not an empty cell", 0),
 }
 

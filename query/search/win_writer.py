@@ -5,6 +5,7 @@ its transposition table kept for the whole walk) finds each position's exact dep
 that keeps it; the rules alone decide the rest:
 
 - the winner completes a line: `win`;
+- the winner plays a move leaving two cells where it completes a line: `fork`;
 - the winner plays the move: `play`; where the loser then has one cell to block and the block
   leads to a position not written yet, the walk follows the block and the next move in the
   same line (`forced`), writing no position between;
@@ -200,6 +201,13 @@ class _WinWalk:
             return code
         # No line at once, so a bound of 3 is the depth (a win takes an odd number of plies).
         d = 3 if bound == 3 else self._depth(bound)
+        if d == 3:  # a move to a double threat: one `fork` line, the loser's position unwritten
+            m = self._keeping(3)
+            self.b.place(m, self.w)
+            threats = self._completions(self.w)
+            self.b.remove(m)
+            self._emit(code, "fork", 3, f"{perm[m]} {perm[threats[0]]} {perm[threats[1]]}")
+            return code
         moves: list[int] = []
         placed: list[int] = []  # cells played on the way, taken off at the end
         while True:
