@@ -152,8 +152,8 @@ def register(commands: Any) -> None:
                     " every attacker's position (proved, covered by a proved move's zone, or"
                     " answered by a line), every zone; in a win's proof every winner's move,"
                     " every loser's reply (or the one block a threat leaves), every forced"
-                    " sequence and double threat, and every depth. A damaged, cut-off or wrong"
-                    " file is refused with one line saying where, and exit status 2.")
+                    " sequence, fork and double threat, and every depth. A damaged, cut-off or"
+                    " wrong file is refused with one line saying where, and exit status 2.")
     p.add_argument("file", metavar="FILE", help="the proof file (.gz: compressed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_check)
