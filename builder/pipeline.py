@@ -110,14 +110,13 @@ class _Stage:
             self.work.save_manifest(now=False)
 
 
-_loaded = False
+_loaded: set[type] = set()  # the kinds of root whose kernels this process has loaded
 
 
-def _load_kernels() -> None:
-    global _loaded
-    if not _loaded:
-        warm_up()
-        _loaded = True
+def _load_kernels(root: Root) -> None:
+    if type(root) not in _loaded:
+        warm_up(root)
+        _loaded.add(type(root))
 
 
 def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
@@ -187,7 +186,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
             " with more stones, or go ahead anyway with --yes (yes=True from Python)")
     # Outside the stages' timings: the first build of a process loads the compiled kernels.
     start = time.perf_counter()
-    _load_kernels()
+    _load_kernels(table)
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)

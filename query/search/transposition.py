@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.grid.kernel import lower_bound
+from tablebase.builder.games.tier_lookup import lower_bound
 from tablebase.compiled import njit
 from tablebase.query.search.masks import (
     all_like,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.grid.kernel import prefetch
+from tablebase.builder.games.tier_lookup import prefetch
 from tablebase.builder.kernels import split_rows
 from tablebase.compiled import njit
 
