@@ -9,11 +9,12 @@ which family it holds.
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from tablebase.builder.games.tier_lookup import NextTier
+if TYPE_CHECKING:  # compiled code: loaded with a build, not with every probe
+    from tablebase.builder.games.tier_lookup import NextTier
 
 # In an ends array: a position whose game goes on (every other value is its end's value).
 OPEN = np.iinfo(np.int8).min
