@@ -14,6 +14,7 @@ from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
+from tablebase.query import turns
 from tablebase.query.answer_records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
         if value is None:
             move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
         if isinstance(m, MoveInfo):  # where stones move: the step's two cells
-            move.update(grid_game(spec).move_fields((m.start, m.cell)))
+            move.update(grid_game(spec).move_fields(turns.of(m)))
         data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data

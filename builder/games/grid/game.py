@@ -6,12 +6,12 @@ the answers (query/tablebase.py) go through it and never ask which family they h
 
 A position is a tuple of cell values (0 empty, 1 x, 2 o, row-major from the top-left); where
 the stones do not always say whose turn it is (stones that move: ../stones/game.py), the side
-to move follows the cells. A move is `(start, cell)`: `start` None for a placement, else the
-cell a stone leaves.
+to move follows the cells. A move is a Move (../move.py): `start` None for a placement, else the
+cell a stone leaves; `cell` where it goes (no capture here: `take` is None).
 
     position                          move        named
-    (0,0,0, 0,0,0, 0,0,0)             (None, 4)   b2          a placement (3x3k3)
-    (1,2,0, 0,1,2, 1,0,2, 2)          (1, 2)      b3-c3       a step; o (2) to move
+    (0,0,0, 0,0,0, 0,0,0)             Move(None, 4)   b2      a placement (3x3k3)
+    (1,2,0, 0,1,2, 1,0,2, 2)          Move(1, 2)      b3-c3   a step; o (2) to move
 
 This module is m,n,k's (a stone, once placed, stays), the base of the other grid families'
 (../gravity/game.py, ../stones/game.py).
@@ -39,9 +39,7 @@ from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
-
-# A move: (start, cell); start is None for a placement.
-Move = tuple[int | None, int]
+from tablebase.builder.games.move import Move, placements
 
 
 class GridGame:
@@ -90,12 +88,12 @@ class GridGame:
     def legal(self, position: Sequence[int]) -> list[Move]:
         """Every legal move, in the rules' order (placements by cell, steps by their start);
         empty once the game is over."""
-        return [(None, cell) for cell in legal_moves(self.spec, position)]
+        return placements(legal_moves(self.spec, position))
 
     def continuations(self, position: Sequence[int]) -> list[Move]:
         """`legal`'s moves without asking whether the game is over (where a table already
         says it is not: the answers' hot path)."""
-        return [(None, cell) for cell in open_cells(self.spec, position)]
+        return placements(open_cells(self.spec, position))
 
     def outcome(self, position: Sequence[int]) -> int | None:
         """The value (1, 0, -1) for the side to move where the game is over, else None."""
@@ -105,20 +103,20 @@ class GridGame:
     def read_move(self, position: Sequence[int], text: str) -> Move:
         """The move a name plays (`b2`, `a1-b2`); NotationError if it cannot be read,
         IllegalMoveError if it may not be played now."""
-        return None, parse_move(self.spec, position, text)
+        return Move(None, parse_move(self.spec, position, text))
 
     def played(self, position: Sequence[int], move: Move) -> tuple[int, ...]:
         """The position after `move` (a legal one: `read_move` or `legal` gives them)."""
-        return place(position, move[1])
+        return place(position, move.cell)
 
     def children(self, position: Sequence[int], moves: Sequence[Move]) -> list[tuple[int, ...]]:
         """`played` of each of `moves` from one position (its side to move found once)."""
         mover = self.mover(position)
-        return [place(position, cell, mover) for _, cell in moves]
+        return [place(position, move.cell, mover) for move in moves]
 
     def name(self, move: Move) -> str:
         """A move's name: `b2` for a placement, `a1-b2` for a step."""
-        start, to = move
+        start, to = move.start, move.cell
         return move_name(self.spec, to) if start is None else \
             f"{move_name(self.spec, start)}-{move_name(self.spec, to)}"
 
@@ -232,7 +230,7 @@ class GridGame:
         order = stone_order(self.spec, position)
         if order is None:
             raise InvalidPositionError(f"no order of moves reaches {self.text(position)!r}")
-        return [(None, cell) for cell in order]
+        return placements(order)
 
     # --- many positions at once, as an export writes them: boards as (N, cells) digit arrays
 
