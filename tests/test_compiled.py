@@ -53,7 +53,7 @@ def test_a_changed_imported_constant_is_compiled_again(tmp_path: Path) -> None:
 
 
 def test_the_search_kernels_stamp_covers_the_rules_it_calls() -> None:
-    from tablebase.query.search import kernel
+    from tablebase.query.search import compiled_search as kernel
     names = {Path(p).name for p in compiled.sources(kernel.__file__)}
     assert {"kernel.py", "moves.py", "transposition.py", "proofs.py"} <= names
 

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tablebase.query.search.searcher import Budget, Progress, Searcher, Solution
     from tablebase.query.tablebase import Tablebase
 
-# The search itself (query/search/searcher.py, kernel.py) loads numba: it is imported where a
+# The search itself (query/search/searcher.py, compiled_search.py) loads numba: it is imported where a
 # search runs, so that every command that may fall back to search does not start slower.
 
 # Positions solved together where a list or a file of them is solved (solve_each).

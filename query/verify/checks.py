@@ -2,7 +2,7 @@
 rules, every child present, every row reachable, the counts and the build-time checksum.
 
 The derivation deliberately shares no search code with builder/: children are made by adding
-a stone to the parent's digits and canonicalised through the symmetry maps (kernel.py compiled,
+a stone to the parent's digits and canonicalised through the symmetry maps (first_pass.py compiled,
 plain.py in numpy), looked up in a hash table or by binary search, and the outcome rule is
 spelt out on values and depths (not on scores). Where stones move, the movement phase's steps
 come from the rules kernel (movement.py).
@@ -234,7 +234,7 @@ _COMPILED_BUDGET = 512 << 20  # bytes of --memory from which verify uses its com
 
 
 def _compiled_checker(root: Root, hash_bytes: int) -> Any:
-    from tablebase.query.verify.kernel import TierChecker  # imports numba: only when it is used
+    from tablebase.query.verify.first_pass import TierChecker  # imports numba: only when it is used
     return TierChecker(root, hash_bytes)
 
 
