@@ -283,11 +283,12 @@ def stored_parts(root: Root, codes: np.ndarray) -> list[tuple[int, np.ndarray | 
     return [(p, slice(a, b)) for (p, a), b in zip(starts, ends)]
 
 
-def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.ndarray
-                  ) -> list[PlyCounts]:
-    """A cyclic tier's counts as the plies it is stored under (`stored_parts`)."""
+def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.ndarray,
+                  parts: list[tuple[int, np.ndarray | slice]] | None = None) -> list[PlyCounts]:
+    """A cyclic tier's counts as the plies it is stored under (`parts`: its `stored_parts`,
+    where the writer has them already)."""
     out = []
-    for at, part in stored_parts(root, codes):
+    for at, part in stored_parts(root, codes) if parts is None else parts:
         sizes = orbits(root, np.ascontiguousarray(codes[part]))
         closed = term[part] != OPEN
         s = scores[part]

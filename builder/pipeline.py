@@ -269,6 +269,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     table = CodeTable(root.code_digits, direct=plan.direct_fits(3 ** root.code_digits),
                       bits=plan.direct_fits(bitmap_bytes(root.code_digits)))
     counts = list(m.tiers)
+    parts: dict[int, list[tuple[int, np.ndarray | slice]]] = {}  # a cyclic tier's, as written
     if not m.enumerated:
         with _Stage(work, "enumerate"):
             def tier_done(done: list[TierCounts]) -> None:
@@ -287,7 +288,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                     if tier.scores is not None:
                         codes = work.get("codes", tier.ply) if tier.codes is None else tier.codes
                         tier.checksum = _write_tier(root, engine, handle, tier.ply,
-                                                    np.asarray(codes), tier.scores)
+                                                    np.asarray(codes), tier.scores, parts)
                     elif tier.blocks is not None:
                         write_blocks(engine, handle, ply, tier.blocks)
                     else:
@@ -322,7 +323,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         last = counts[-1].ply
         plies[-1:] = cyclic.stored_counts(root, np.asarray(work.get("codes", last)),
                                           np.asarray(work.get("term", last)),
-                                          np.asarray(work.get("scores", last)))
+                                          np.asarray(work.get("scores", last)), parts.get(last))
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
         if handle.layout == LAYOUT_PACKED:
@@ -366,14 +367,15 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
 
 
 def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
-                scores: np.ndarray) -> str:
+                scores: np.ndarray, parts: dict[int, list[tuple[int, np.ndarray | slice]]]) -> str:
     """Pack one solved tier (`write_tier`); a cyclic tier's as the plies it is stored under
-    (the movement phase's two: the side to move's digit counts as a stone)."""
+    (the movement phase's two: the side to move's digit counts as a stone), kept in `parts`."""
     ply = root.ply + tier
     if not root.cyclic_tier(tier):
         return write_tier(engine, handle, ply, codes, scores)
     checksum = TableChecksum()
-    for at, part in cyclic.stored_parts(root, codes):
+    parts[tier] = cyclic.stored_parts(root, codes)
+    for at, part in parts[tier]:
         checksum.merge(write_tier(engine, handle, at, codes[part], scores[part]))
     return checksum.hexdigest()
 
