@@ -174,12 +174,17 @@ class GridGame:
         return str(ply)
 
     def layout(self) -> dict[str, object]:
-        """What the page draws the board from (`/api/SPEC/layout`): its size, how stones land
-        (`drops`), how many each side has where they move (`stones_each`, 0: every stone
-        placed), whether squares win, the run that wins (`k`, `exact`), and its title."""
+        """What the page draws the board from (`/api/SPEC/layout`): its points, each with its
+        name and place (`x` from the left, `y` from the top, in a `width` by `height`
+        drawing), the start's text, how stones land (`drops`), how many each side has where
+        they move (`stones_each`, 0: every stone placed), whether squares win, the run that
+        wins (`k`, `exact`), and its title."""
         spec = self.spec
+        points = [{"name": move_name(spec, cell), "x": cell % spec.width, "y": cell // spec.width}
+                  for cell in range(spec.cells)]
         return {"spec": spec.name, "title": self.title(), "width": spec.width,
-                "height": spec.height, "cells": spec.cells, "k": spec.k, "exact": spec.exact,
+                "height": spec.height, "cells": spec.cells, "points": points,
+                "start": self.text(self.start()), "k": spec.k, "exact": spec.exact,
                 "drops": self.drops, "stones_each": spec.stones, "squares": spec.square,
                 "lines": self.drawn_lines()}
 

@@ -160,12 +160,7 @@ function drawPlayed() {
 }
 
 function moveName(cell, geo) {
-  let col = cell % geo.width + 1, letters = "";
-  while (col > 0) {
-    letters = String.fromCharCode(97 + ((col - 1) % 26)) + letters;
-    col = Math.floor((col - 1) / 26);
-  }
-  return `${letters}${geo.height - Math.floor(cell / geo.width)}`;
+  return geo.points[cell].name;
 }
 
 async function play(move, data) {
@@ -201,10 +196,10 @@ async function clicked(cell) {
     if (chosen) await play(chosen, data);
     return;
   }
-  const column = cell % state.geo.width;
+  const column = (c) => state.geo.points[c].x;
   const move = data.moves.find((m) => {
     const c = cellOf(m.move, state.geo);
-    return c === cell || (state.geo.drops && c % state.geo.width === column);
+    return c === cell || (state.geo.drops && column(c) === column(cell));
   });
   if (move) await play(move, data);
 }
@@ -310,7 +305,7 @@ async function startGame(spec, board, root, known = null) {
   state.root = root || null;
   state.geo = await layoutOf(spec);
   state.cache = new Map(known ? [[known.board, known]] : []);  // an answer already fetched
-  state.history = [board || state.root || emptyBoard(state.geo)];
+  state.history = [board || state.root || state.geo.start];
   state.at = 0;
   const tabled = (state.games || []).some((g) => g.spec === spec);
   if (!tabled) searchedOption(spec);
