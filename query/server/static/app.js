@@ -164,12 +164,16 @@ function moveName(cell, geo) {
 }
 
 async function play(move, data) {
-  const board = childBoard(data, move, state.geo);
   const before = { history: state.history, at: state.at };
-  state.history = state.history.slice(0, state.at + 1);
-  state.history.push(board);
-  state.at += 1;
+  document.body.dataset.busy = "yes";
   try {
+    // The server plays the move (the game's rules, written once there): the answer of the
+    // position after it, whose board text names that position from then on.
+    const child = await api(`/api/${enc(state.spec)}?board=${enc(data.board)}&moves=${enc(move.move)}`);
+    state.cache.set(child.board, child);
+    state.history = state.history.slice(0, state.at + 1);
+    state.history.push(child.board);
+    state.at += 1;
     await show();
   } catch (e) {
     // The server did not answer: stay on the position still drawn, so the move can be tried
