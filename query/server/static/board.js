@@ -150,13 +150,12 @@ function lastFrom() {
 
 // The move that made the game's i-th position: the cell a stone went `to` and, for a step,
 // the cell it came `from` (else null).
+// The move that led to history[i], as the API named it: the cell a stone left (null for a
+// placement), the cell it went to, and its name.
 function moveAt(i) {
-  const before = flatOf(state.history[i - 1]), now = flatOf(state.history[i]);
-  const move = { from: null, to: null };
-  for (let c = 0; c < now.length; c++) {
-    if (before[c] !== now[c]) move[now[c] === "." ? "from" : "to"] = c;
-  }
-  return move;
+  const m = state.played[i];
+  return { from: m.from ? cellOf(m.from, state.geo) : null, to: cellOf(m.to || m.move, state.geo),
+           name: m.move };
 }
 
 function statusText(data) {
