@@ -141,7 +141,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     root = None
     spec = parse_spec(game.spec)
     if game.root:
-        root = board_text(spec, Root.from_key(spec, game.root).position)
+        root = board_text(spec, grid_game(spec).table_root(game.root).position)
     return {**_catalogue_json(game, root),
             "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
                          "draw": p.draws, "loss": p.losses} for p in plies]}

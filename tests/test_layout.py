@@ -252,6 +252,15 @@ def test_the_tier_loop_imports_no_family() -> None:
     assert [name for name, text in texts.items() if _ANY_FAMILY_IMPORT.search(text)] == []
 
 
+def test_the_answers_take_a_tables_root_from_its_game() -> None:
+    """What a stored table's codes are over is the family's to say (GridGame.table_root):
+    the query layer makes no root of its own."""
+    made = re.compile(r"\bRoot(\.from_key|\.whole)?\(")
+    assert [rel for rel, text in _outside_games() if rel.startswith("query/")
+            and made.search(text)] == []
+    assert made.search("root = Root.from_key(spec, key)") and made.search("Root(spec, board)")
+
+
 def test_the_family_checks_see_a_flag_and_an_import() -> None:
     """The checks above could fail: a flag and a family's import are what they look for."""
     assert _FAMILY_FLAG.search("if spec.gravity:") and _FAMILY_FLAG.search("root.spec.moving")

@@ -36,6 +36,7 @@ from tablebase.builder.games.grid.notation import (
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
@@ -153,6 +154,11 @@ class GridGame:
         """The code the whole-board table stores `position` under: its smallest over the
         board's symmetries."""
         return canonical_board(self.spec, position)
+
+    def table_root(self, key: str) -> Root:
+        """The root of a stored table of this game, from the catalogue's key of it ('' for
+        the whole board): what its codes are over (grid/root.py)."""
+        return Root.from_key(self.spec, key)
 
     def move_fields(self, move: Move) -> dict[str, str | None]:
         """What an answer's JSON says of a move beyond its name: nothing where stones stay."""
