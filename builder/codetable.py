@@ -12,8 +12,17 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.hashtable import HASH_CELLS, fill_hash
-from tablebase.builder.kernels import DIRECT, HASHED, OFFSET, SORTED
+from tablebase.builder.games.tier_lookup import (
+    DIRECT,
+    HASH_CELLS,
+    HASHED,
+    OFFSET,
+    SORTED,
+    NextTier,
+    kernel_array,
+)
+from tablebase.builder.hashtable import fill_hash
+from tablebase.db.scores import WIN_SCORE
 
 # Table bytes per stored position above which a direct table loses to a hash table or search.
 SPARSE = 64
@@ -136,16 +145,15 @@ class CodeTable:
             fill_hash(np.asarray(codes, dtype=np.int64), np.asarray(scores, np.int8),
                               self._keys, self._shift)
 
-    def arrays(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray, int]:
-        """What a compiled lookup needs (kernels.solve): (DIRECT / HASHED / SORTED, byte
-        slots, hash table or sorted codes, the sorted codes' scores, hash shift), unused
-        parts empty."""
+    def arrays(self) -> NextTier:
+        """The loaded tier as a tier's kernels read it (TierKernels.solve)."""
         if self._slots is not None:
-            return DIRECT, self._slots, _NO_CODES, _NO_SCORES, 0
+            return NextTier(DIRECT, kernel_array(self._slots, np.uint8), _NO_CODES, _NO_SCORES,
+                            0, WIN_SCORE)
         if self.hashed:
-            return HASHED, _NO_SLOTS, self._keys, _NO_SCORES, self._shift
-        return (SORTED, _NO_SLOTS, np.asarray(self._codes, np.int64),
-                np.asarray(self._scores, np.int8), 0)
+            return NextTier(HASHED, _NO_SLOTS, self._keys, _NO_SCORES, self._shift, WIN_SCORE)
+        return NextTier(SORTED, _NO_SLOTS, kernel_array(self._codes, np.int64),
+                        kernel_array(self._scores, np.int8), 0, WIN_SCORE)
 
     def lookup(self, codes: np.ndarray) -> np.ndarray:
         """The scores of `codes`, every one of which must be in the loaded tier."""

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.builder import kernels
-from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.tier_kernels import OPEN, CyclicKernels
-from tablebase.builder.hashtable import home
+from tablebase.builder.games.tier_kernels import TableRoot as Root
+from tablebase.builder.games.tier_lookup import home, kernel_array
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows
 from tablebase.compiled import njit
@@ -40,12 +40,17 @@ def terms(root: Root, codes: np.ndarray) -> np.ndarray:
     out = np.empty(len(codes), dtype=np.int8)
 
     def work(_: int, a: int, b: int) -> None:
-        piece = out[a:b]
-        tier.ends(codes[a:b], piece)
-        # An end's value on the stored scale: won or lost at once (depth 0), or drawn; in
-        # place, piece by piece (a whole tier's temporaries would be a peak of their own).
-        np.multiply(piece, WIN_SCORE, out=piece, where=piece != OPEN)
+        tier.ends(codes[a:b], out[a:b])
+        kernels.scored(out[a:b])
     split_rows(len(codes), work)
+    return out
+
+
+def orbits(root: Root, codes: np.ndarray) -> np.ndarray:
+    """How many positions the orbit of each code of the cyclic tier holds."""
+    tier, codes = root.cyclic_kernels(), kernel_array(codes, np.int64)
+    out = np.empty(len(codes), dtype=np.int64)
+    split_rows(len(codes), lambda _, a, b: tier.orbits(codes[a:b], out[a:b]))
     return out
 
 
@@ -278,16 +283,16 @@ def stored_parts(root: Root, codes: np.ndarray) -> list[tuple[int, np.ndarray | 
     return [(p, slice(a, b)) for (p, a), b in zip(starts, ends)]
 
 
-def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.ndarray
-                  ) -> list[PlyCounts]:
-    """A cyclic tier's counts as the plies it is stored under (`stored_parts`)."""
+def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.ndarray,
+                  parts: list[tuple[int, np.ndarray | slice]] | None = None) -> list[PlyCounts]:
+    """A cyclic tier's counts as the plies it is stored under (`parts`: its `stored_parts`,
+    where the writer has them already)."""
     out = []
-    for at, part in stored_parts(root, codes):
-        orbits = kernels.classify(codes[part], root.image_weights, 0, kernels.NO_LINES,
-                                  kernels.NO_LINES, False, False, OPEN)[1].astype(np.int64)
+    for at, part in stored_parts(root, codes) if parts is None else parts:
+        sizes = orbits(root, np.ascontiguousarray(codes[part]))
         closed = term[part] != OPEN
         s = scores[part]
-        out.append(PlyCounts(at, int(orbits.sum()), len(s), int(orbits[closed].sum()),
+        out.append(PlyCounts(at, int(sizes.sum()), len(s), int(sizes[closed].sum()),
                              int(np.count_nonzero(s > 0)), int(np.count_nonzero(s == 0)),
                              int(np.count_nonzero(s < 0))))
     return out

@@ -2,9 +2,9 @@
 
 A tier is the set of positions with the same number of stones on the root's free cells (its
 ply, counted from the root: the board's own ply is the root's plus this). Terminal positions are
-kept but not expanded. Children are generated on whole chunks of a tier by compiled loops
-(builder/kernels.py: a child's symmetric images are its parent's images plus one stone),
-deduplicated within the memory plan (marked in a bitmap or byte table, or sorted), and each
+kept but not expanded. Children are generated on whole chunks of a tier by the tier's compiled
+kernels (the root binds them: builder/games/tier_kernels.py; builder/kernels.py runs them on
+both cores), deduplicated within the memory plan (marked in a bitmap or byte table, or sorted), and each
 finished tier is written to the work directory.
 """
 from __future__ import annotations
@@ -17,7 +17,8 @@ import numpy as np
 
 from tablebase.builder import cyclic, kernels
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import OPEN
+from tablebase.builder.games.tier_kernels import TableRoot as Root
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
@@ -25,7 +26,7 @@ from tablebase.builder.sortedruns import UniqueCollector
 from tablebase.builder.workdir import WorkDir
 
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
-OPEN = np.iinfo(np.int8).min
+__all__ = ["OPEN"]
 
 
 def children(root: Root, codes: np.ndarray, ply: int,
@@ -33,44 +34,31 @@ def children(root: Root, codes: np.ndarray, ply: int,
     """The canonical children of non-terminal parents `codes` at `ply`, a chunk of parents at
     a time (duplicates and all)."""
     for start in range(0, len(codes), chunk_rows):
-        yield kernels.expand(np.asarray(codes[start : start + chunk_rows]), root.image_weights,
-                             root.below, root.drops, root.mover(ply), root.move_bound(ply))
+        yield kernels.expand(root.tier_kernels(ply), np.asarray(codes[start : start + chunk_rows]))
 
 
 def collect_children(root: Root, codes: np.ndarray, ply: int, chunk_rows: int,
                      collector: UniqueCollector) -> None:
     """`children`, written straight into `collector`'s buffer."""
-    moves = root.move_bound(ply)
+    tier = root.tier_kernels(ply)
     for start in range(0, len(codes), chunk_rows):
         part = np.asarray(codes[start : start + chunk_rows])
-        kids = kernels.expand(part, root.image_weights, root.below, root.drops,
-                              root.mover(ply), moves, collector.room(len(part) * moves))
+        kids = kernels.expand(tier, part, collector.room(len(part) * tier.room))
         collector.commit(len(kids))
 
 
 def mark_children(root: Root, codes: np.ndarray, ply: int, table: CodeTable) -> None:
     """Mark every canonical child of non-terminal parents `codes` at `ply` in `table`'s
     bitmaps (or its direct byte table)."""
-    kernels.mark(codes, root.image_weights, root.below, root.drops, root.mover(ply),
-                 table.mark_targets())
+    kernels.mark(root.tier_kernels(ply), codes, table.mark_targets())
 
 
 def classify(root: Root, ply: int, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(term, orbit sizes) of sorted canonical codes: term is the terminal score or OPEN."""
     codes = np.asarray(codes)
-    if root.cyclic_tier(ply):
-        # Either side may be to move: the movement rules say which positions are over. An
-        # orbit is the board's (the side to move's digit is the same in every image).
-        orbits = kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
-                                  kernels.NO_LINES, False, False, OPEN)[1]
-        return cyclic.terms(root, codes), orbits
-    if ply == 0:  # the root, never terminal (check_root refuses such roots)
-        return (np.full(len(codes), OPEN, dtype=np.int8),
-                kernels.classify(codes, root.image_weights, 0, kernels.NO_LINES,
-                                 kernels.NO_LINES, False, False, OPEN)[1])
-    last = root.mover(ply - 1)
-    return kernels.classify(codes, root.image_weights, last, *root.line_rules(last),
-                            ply == root.cells, root.spec.misere, OPEN)
+    if root.cyclic_tier(ply):  # either side may be to move: the tier's own rules say
+        return cyclic.terms(root, codes), cyclic.orbits(root, codes)
+    return kernels.classify(root.tier_kernels(ply), codes)
 
 
 def distinct_children(root: Root, ply: int, parents: Iterable[np.ndarray], opened: int,

@@ -1,61 +1,25 @@
 """A tier as an open-addressing hash table (codes -> scores), for solving where a direct table
 of a byte per code does not fit: its words, its compiled fill and probe, and the fill on both
-cores. builder/kernels.py's solver reads it; builder/codetable.py owns it.
+cores. Each tier's kernels read it (builder/games/tier_lookup.py); builder/codetable.py owns it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.grid.kernel import prefetch
+from tablebase.builder.games.tier_lookup import (
+    EMPTY_KEY,
+    GROUP,
+    entry,
+    home,
+    prefetch,
+    probe_from,
+)
 from tablebase.builder.threads import THREADS, in_parallel, split_rows
 from tablebase.compiled import njit
 
 # A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one
-# page per lookup; a hash table of twice the tier's size is the next smallest. Slot h holds one
-# word, a code and its score together (code << SCORE_BITS | score + 64: a look-up that finds
-# its code has its score in the same cache line), or EMPTY_KEY when free; a code lives at the
-# first free slot from its home slot, wrapping around. Codes must be below 2**55 (at most 34
-# cells: HASH_CELLS); scores are in [-64, 64] (misère: a win in 0 plies scores 64).
-
-EMPTY_KEY = -1
-SCORE_BITS = 8
-HASH_CELLS = 34  # 3**34 < 2**55: a code and a score fit one non-negative int64
-_SCORE_MASK = (1 << SCORE_BITS) - 1
-# Look-ups at once: the children of this many parents (or codes filled) are prefetched before
-# the first is read (random look-ups into a 512 MB table: groups of 16 to 64 alike, 8 slower).
-GROUP = 32
-
-
-@njit(cache=True, nogil=True, inline="always")
-def home(code: int, shift: int) -> int:
-    return np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15))  # type: ignore[return-value]
-                    >> np.uint64(shift))
-
-
-@njit(cache=True, nogil=True, inline="always")
-def entry(code: int, score: int) -> int:
-    return (np.int64(code) << SCORE_BITS) | (np.int64(score) + 64)  # type: ignore[return-value]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def probe_from(keys: np.ndarray, h: int, code: int) -> int:
-    """From slot h on, the slot holding `code`, or the free slot where the search ends."""
-    mask = keys.shape[0] - 1
-    while keys[h] >> SCORE_BITS != code and keys[h] != EMPTY_KEY:
-        h = (h + 1) & mask
-    return h
-
-
-@njit(cache=True, nogil=True, inline="always")
-def probe(keys: np.ndarray, shift: int, code: int) -> int:
-    """The slot holding `code`, or the free slot where the search for it ends."""
-    return probe_from(keys, home(code, shift), code)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def hashed_score(entry: int) -> int:
-    """The score held in a slot's word."""
-    return (entry & _SCORE_MASK) - 64
+# page per lookup; a hash table of twice the tier's size is the next smallest. Its words' form
+# (builder/games/tier_lookup.py) is what every tier's kernels read.
 
 
 @njit(cache=True, nogil=True)

@@ -110,14 +110,13 @@ class _Stage:
             self.work.save_manifest(now=False)
 
 
-_loaded = False
+_loaded: set[type] = set()  # the kinds of root whose kernels this process has loaded
 
 
-def _load_kernels() -> None:
-    global _loaded
-    if not _loaded:
-        warm_up()
-        _loaded = True
+def _load_kernels(root: Root) -> None:
+    if type(root) not in _loaded:
+        warm_up(root)
+        _loaded.add(type(root))
 
 
 def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
@@ -187,7 +186,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
             " with more stones, or go ahead anyway with --yes (yes=True from Python)")
     # Outside the stages' timings: the first build of a process loads the compiled kernels.
     start = time.perf_counter()
-    _load_kernels()
+    _load_kernels(table)
     steady_malloc()
     load_seconds = time.perf_counter() - start
     plan = MemoryPlan.for_budget(memory_budget)
@@ -270,6 +269,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     table = CodeTable(root.code_digits, direct=plan.direct_fits(3 ** root.code_digits),
                       bits=plan.direct_fits(bitmap_bytes(root.code_digits)))
     counts = list(m.tiers)
+    parts: dict[int, list[tuple[int, np.ndarray | slice]]] = {}  # a cyclic tier's, as written
     if not m.enumerated:
         with _Stage(work, "enumerate"):
             def tier_done(done: list[TierCounts]) -> None:
@@ -288,7 +288,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
                     if tier.scores is not None:
                         codes = work.get("codes", tier.ply) if tier.codes is None else tier.codes
                         tier.checksum = _write_tier(root, engine, handle, tier.ply,
-                                                    np.asarray(codes), tier.scores)
+                                                    np.asarray(codes), tier.scores, parts)
                     elif tier.blocks is not None:
                         write_blocks(engine, handle, ply, tier.blocks)
                     else:
@@ -323,7 +323,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
         last = counts[-1].ply
         plies[-1:] = cyclic.stored_counts(root, np.asarray(work.get("codes", last)),
                                           np.asarray(work.get("term", last)),
-                                          np.asarray(work.get("scores", last)))
+                                          np.asarray(work.get("scores", last)), parts.get(last))
     total = sum(t.canonical for t in counts)
     with _Stage(work, "write"):
         if handle.layout == LAYOUT_PACKED:
@@ -367,14 +367,15 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
 
 
 def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
-                scores: np.ndarray) -> str:
+                scores: np.ndarray, parts: dict[int, list[tuple[int, np.ndarray | slice]]]) -> str:
     """Pack one solved tier (`write_tier`); a cyclic tier's as the plies it is stored under
-    (the movement phase's two: the side to move's digit counts as a stone)."""
+    (the movement phase's two: the side to move's digit counts as a stone), kept in `parts`."""
     ply = root.ply + tier
     if not root.cyclic_tier(tier):
         return write_tier(engine, handle, ply, codes, scores)
     checksum = TableChecksum()
-    for at, part in cyclic.stored_parts(root, codes):
+    parts[tier] = cyclic.stored_parts(root, codes)
+    for at, part in parts[tier]:
         checksum.merge(write_tier(engine, handle, at, codes[part], scores[part]))
     return checksum.hexdigest()
 

@@ -3,9 +3,10 @@
 Every move goes to the next tier, so solving tier p needs only tier p+1, read back from the
 work directory; a cyclic tier (where stones move, the last: the movement phase) is solved
 within itself first (builder/cyclic.py, with the kernels its game gives), and the tiers before
-read it as any next tier. A position's score is the best `backup` of its children's scores
-(db/scores.py is the one place that fixes the order of outcomes; the compiled solver's
-`_backup` is its twin, tested equal on every score).
+read it as any next tier. A position's score is the best `backup` of its children's scores,
+found by the tier's kernels (builder/games/tier_kernels.py) against the next tier's scores
+(db/scores.py is the one place that fixes the order of outcomes; the compiled `backup` of
+builder/games/grid/kernel.py is its twin, tested equal on every score).
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 from tablebase.builder import cyclic, kernels
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.enumerator import OPEN
-from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import TableRoot as Root
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
@@ -27,18 +28,13 @@ def solve_tier(root: Root, ply: int, codes: TierArray, term: TierArray, table: C
                chunk_rows: int, bar: ProgressBar | None = None) -> np.ndarray:
     """Scores of one tier for the side to move, with the next tier already loaded in `table`."""
     scores = np.empty(len(codes), dtype=np.int8)
-    lookup = table.arrays()
-    # Under normal rules a move that makes a line is the best move there is: the kernel then
-    # looks up no child of that position (misère: such a move loses, every child counts).
-    lines = (*root.line_rules(root.mover(ply)), kernels.won_score(False)) \
-        if not root.spec.misere else (kernels.NO_LINES, kernels.NO_LINES, 0)
+    lookup, tier = table.arrays(), root.tier_kernels(ply)
     for start in range(0, len(codes), chunk_rows):
         part = slice(start, start + chunk_rows)
         here = np.asarray(term[part])
         # Terminal positions keep their score (the kernel copies it), open ones get their best
         # move's: one pass over the tier, no gathering of the open rows.
-        best = kernels.solve(np.asarray(codes[part]), here, root.image_weights, root.below,
-                             root.drops, root.mover(ply), lookup, scores[part], lines)
+        best = kernels.solve(tier, np.asarray(codes[part]), here, lookup, scores[part])
         if (best == kernels.UNSET).any():
             raise RuntimeError(f"a non-terminal position at ply {ply} of {root.name} has no move")
         if bar is not None:

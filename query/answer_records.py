@@ -49,7 +49,8 @@ class MoveInfo:
     """One legal move: its name and cell in the caller's orientation, its value for the player
     making it, the depth (plies to the end) of the position it leads to (None: a draw by
     endless play), and whether it keeps the position's perfect value and depth. Where stones
-    move, a step goes from `start` to `cell` (`start` None: a placement)."""
+    move, a step goes from `start` to `cell` (`start` None: a placement); where it captures,
+    `take` is the cell of the stone it removes."""
 
     move: str
     cell: int
@@ -57,6 +58,7 @@ class MoveInfo:
     depth: int | None
     best: bool
     start: int | None = None
+    take: int | None = None
 
 
 @dataclass(frozen=True)

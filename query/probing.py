@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from tablebase.builder.games.grid import Value
 from tablebase.builder.games.grid.game import GridGame
 from tablebase.db.scores import score
+from tablebase.query import turns
 from tablebase.query.answer_records import MoveInfo, Probe, Step
 from tablebase.query.misses import damaged
 from tablebase.query.tables import StoredTable
@@ -96,9 +97,10 @@ def _moves(game: GridGame, held: Held, position: Sequence[int], value: Value,
         mine = _VALUES[-theirs]
         scored.append((score(mine, 0 if after is None else after + 1), move, mine, after))
     # Best first; ties in the order of the cell played to, then of the cell a stone leaves.
-    scored.sort(key=lambda s: (-s[0], s[1][1], -1 if s[1][0] is None else s[1][0]))
+    scored.sort(key=lambda s: (-s[0], s[1].cell, -1 if s[1].start is None else s[1].start))
     top = scored[0][0]
-    return here, [MoveInfo(game.name(move), move[1], mine, after, key == top, move[0])
+    return here, [MoveInfo(game.name(move), move.cell, mine, after, key == top, move.start,
+                           move.take)
                   for key, move, mine, after in scored]
 
 
@@ -115,7 +117,7 @@ def line(game: GridGame, tables: Sequence[StoredTable], position: Sequence[int],
     steps: list[Step] = []
     while options:
         best = options[0]
-        current = game.played(current, (best.start, best.cell))
+        current = game.played(current, turns.of(best))
         steps.append(Step(best.move, best.cell, here.to_move, best.value, best.depth, current))
         if current in seen:
             return steps, True

@@ -14,6 +14,7 @@ from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord, PlyCounts
+from tablebase.query import turns
 from tablebase.query.answer_records import MoveInfo, Probe, Step
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def moves_json(spec: Spec, board: Sequence[int], probe: Probe | Searched,
         if value is None:
             move["at_least"], move["at_most"] = m.low.word, m.high.word  # type: ignore[union-attr]
         if isinstance(m, MoveInfo):  # where stones move: the step's two cells
-            move.update(grid_game(spec).move_fields((m.start, m.cell)))
+            move.update(grid_game(spec).move_fields(turns.of(m)))
         data["moves"].append(move)
     data["table"] = None if table is None else board_text(spec, table)
     return data
@@ -140,7 +141,7 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     root = None
     spec = parse_spec(game.spec)
     if game.root:
-        root = board_text(spec, Root.from_key(spec, game.root).position)
+        root = board_text(spec, grid_game(spec).table_root(game.root).position)
     return {**_catalogue_json(game, root),
             "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
                          "draw": p.draws, "loss": p.losses} for p in plies]}

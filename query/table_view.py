@@ -31,6 +31,8 @@ from tablebase.query.tables import LOAD_LIMIT, OpenTables, StoredTable
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
+    from tablebase.builder.games.grid.root import Root
+
 
 class TableView:
     """One complete table of a game, read in bulk: the whole-board table, or the endgame table
@@ -58,6 +60,11 @@ class TableView:
     def count(self) -> int:
         """How many positions the table holds (one per symmetry orbit)."""
         return self._chosen().reader.count
+
+    @property
+    def table_root(self) -> Root:
+        """The root of the table the view reads (what its codes are over)."""
+        return self._chosen().root
 
     def load(self) -> PositionArrays:
         """Every stored (canonical) position of the table, whole and in code order: loaded on

@@ -21,6 +21,7 @@ from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.symmetry import permutations, transform
+from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays, TableCodes
 from tablebase.db.store import complete_tables
@@ -194,7 +195,7 @@ class OpenTables:
         if tables is None:
             tables = []
             for g in complete_tables(self.store, spec.name):
-                root = Root.from_key(spec, g.root)
+                root = grid_game(spec).table_root(g.root)
                 # The store checks the catalogue row before it is used.
                 reader = self.store.reader(g, TableCodes(3 ** root.code_digits, root.stored_plies))
                 tables.append(StoredTable(root, g, reader))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tablebase.builder.games.grid.game import Move
+from tablebase.builder.games.move import Move
 from tablebase.query.answer_records import MoveInfo
 
 # A draw is declared when a position comes up this many times in one game...
@@ -19,7 +19,7 @@ PLY_LIMIT = 1000
 
 def of(info: MoveInfo) -> Move:
     """The move a MoveInfo (as `Tablebase.moves` reports it) describes."""
-    return info.start, info.cell
+    return Move(info.start, info.cell, info.take)
 
 
 def drawn_by_play(history: Sequence[Sequence[int]]) -> str | None:

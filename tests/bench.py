@@ -52,6 +52,7 @@ BASELINE_SPECS = {"3x3k3", "4x3k3", "4x4k4+gravity"}
 def _one_build(name: str, baseline: bool, layout: str) -> dict[str, object]:
     """Build `name` into a fresh database in this process; time the baseline here too."""
     from tablebase.builder.games.grid import parse_spec
+    from tablebase.builder.games.grid.root import Root
     from tablebase.builder.kernels import warm_up
     from tablebase.builder.pipeline import build
     from tests.reference import Game
@@ -59,7 +60,7 @@ def _one_build(name: str, baseline: bool, layout: str) -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         # The compiled kernels load once per process (numba's cache); timed on its own.
         start = time.perf_counter()
-        warm_up()
+        warm_up(Root.whole(parse_spec(name)))
         load = time.perf_counter() - start
         path = os.path.join(tmp, "bench.db")
         report = build(parse_spec(name), path, layout=layout)

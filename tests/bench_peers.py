@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from tablebase.builder.games.grid import Spec, canonical_many, decode, parse_spec  # noqa: E402
 from tablebase.builder.games.grid.codec import encode_many  # noqa: E402
+from tablebase.builder.games.grid.root import Root  # noqa: E402
 from tablebase.builder.kernels import warm_up  # noqa: E402
 from tablebase.builder.pipeline import build  # noqa: E402
 from tablebase.query.tablebase import open_tablebase  # noqa: E402
@@ -271,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     # Our compiled kernels load once per process (numba's cache): about 0.4 s, paid here
     # and reported, as OpenSpiel's own import and C++ game loading are not timed either.
     start = time.perf_counter()
-    warm_up()
+    warm_up(Root.whole(parse_spec(args.specs[0])))
     print(f"our compiled kernels loaded (tablebase.builder.kernels.warm_up) in "
           f"{time.perf_counter() - start:.2f} s, before any timing")
     print(HEAD, flush=True)

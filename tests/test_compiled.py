@@ -3,6 +3,7 @@ machine code is not reused once a file it imports has changed, and every compile
 the package has that guarantee."""
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import subprocess
@@ -53,7 +54,7 @@ def test_a_changed_imported_constant_is_compiled_again(tmp_path: Path) -> None:
 
 
 def test_the_search_kernels_stamp_covers_the_rules_it_calls() -> None:
-    from tablebase.query.search import kernel
+    from tablebase.query.search import compiled_search as kernel
     names = {Path(p).name for p in compiled.sources(kernel.__file__)}
     assert {"kernel.py", "moves.py", "transposition.py", "proofs.py"} <= names
 
@@ -104,3 +105,62 @@ def test_no_compiled_function_is_specialised_on_a_literal() -> None:
     literal = [f"{name}.{kernel.__name__}{sig}" for name, kernel in _kernels()
                for sig in kernel.signatures if any("Literal" in str(t) for t in sig)]
     assert not literal, "compiled for a literal argument: " + "; ".join(literal)
+
+
+def _literal_calls(files: list[Path]) -> list[str]:
+    """Calls, inside compiled functions, of a compiled function that numba does not inline, with
+    an argument numba types as a literal: a number written there, or a module's plain number
+    constant (`np.int64(0)`, a typed constant, is none)."""
+    def njit_of(node: ast.FunctionDef) -> ast.expr | None:
+        for d in node.decorator_list:
+            f = d.func if isinstance(d, ast.Call) else d
+            if isinstance(f, ast.Name) and f.id == "njit":
+                return d
+        return None
+
+    def inlined(d: ast.expr) -> bool:
+        return isinstance(d, ast.Call) and any(k.arg == "inline" for k in d.keywords)
+
+    parsed, called = {}, {}
+    for path in files:
+        tree = ast.parse(path.read_text())
+        numbers = set()
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                targets = node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) \
+                    else [node.targets[0]]
+                values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+                numbers |= {t.id for t, v in zip(targets, values) if isinstance(t, ast.Name)
+                            and isinstance(v, ast.Constant) and isinstance(v.value, (int, float))}
+        jitted = [(n, d) for n in tree.body if isinstance(n, ast.FunctionDef)
+                  and (d := njit_of(n)) is not None]
+        called.update({n.name: not inlined(d) for n, d in jitted})
+        parsed[path] = ([n for n, _ in jitted], numbers)
+    found = []
+    for path, (functions, numbers) in parsed.items():
+        for function in functions:
+            for call in ast.walk(function):
+                name = getattr(call, "func", None)
+                name = getattr(name, "id", None) or getattr(name, "attr", None)
+                if not isinstance(call, ast.Call) or not called.get(name or "", False):
+                    continue
+                for arg in call.args:
+                    bare = arg.operand if isinstance(arg, ast.UnaryOp) else arg
+                    if (isinstance(bare, ast.Constant) and isinstance(bare.value, (int, float))) \
+                            or (isinstance(bare, ast.Name) and bare.id in numbers):
+                        found.append(f"{path.name}:{call.lineno} {name}({ast.unparse(arg)})")
+    return found
+
+
+def test_no_compiled_call_passes_a_literal() -> None:
+    """The check above sees only what this process compiled (the suite's kernels load from
+    the cache); this one reads every compiled function's calls."""
+    files = [p for folder in ("builder", "db", "query") for p in (ROOT / folder).rglob("*.py")]
+    assert _literal_calls(files) == []
+
+
+def test_the_literal_call_check_sees_one(tmp_path: Path) -> None:
+    path = tmp_path / "kernels.py"
+    path.write_text("LIMIT = 3\n@njit(cache=True)\ndef f(a, b):\n    return a\n"
+                    "@njit(cache=True)\ndef g(a):\n    return f(a, 0) + f(a, LIMIT) + f(a, a)\n")
+    assert _literal_calls([path]) == ["kernels.py:7 f(0)", "kernels.py:7 f(LIMIT)"]

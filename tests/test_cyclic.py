@@ -48,6 +48,9 @@ class GraphKernels:
         for i, c in enumerate(codes.tolist()):
             out[i] = len(set(self.kids[c])) if ends[i] == OPEN else 0
 
+    def orbits(self, codes: np.ndarray, out: np.ndarray) -> None:
+        out[:] = 1  # no symmetries
+
     def parents(self, codes: np.ndarray, out: np.ndarray) -> int:
         n = 0
         for i, c in enumerate(codes.tolist()):

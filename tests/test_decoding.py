@@ -1,12 +1,11 @@
-"""builder/decoding.py: a code's images, stones and legal moves read from the decoding table,
+"""builder/games/grid/decoding.py: a code's images, stones and legal moves read from the decoding table,
 against the codec's digits and the rules written out cell by cell."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tablebase.builder import decoding
-from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid import decoding, parse_spec
 from tablebase.builder.games.grid.boards import play_moves
 from tablebase.builder.games.grid.codec import digits, weighted_sum
 from tablebase.builder.games.grid.root import Root

@@ -1,8 +1,9 @@
-"""Zones in null windows about a depth (query/search/kernel.py, transposition.py): a search for a win,
-or a loss, within d plies returns with its bound the zone of its proof, which must hold that
-very bound (the depth too) when the side it is against gets extra stones on cells outside it.
-Checked against a plain negamax written here, which takes the side to move as given (extra
-stones change the counts), on every position of small boards it is asked about."""
+"""Zones in null windows about a depth (query/search/compiled_search.py, transposition.py): a
+search for a win, or a loss, within d plies returns with its bound the zone of its proof, which
+must hold that very bound (the depth too) when the side it is against gets extra stones on
+cells outside it. Checked against a plain negamax written here, which takes the side to move
+as given (extra stones change the counts), on every position of small boards it is asked
+about."""
 from __future__ import annotations
 
 import random

@@ -3,6 +3,7 @@ code, and whole tables built in every way of deduplicating and looking up codes 
 bitmaps, hash table, sorted arrays; one thread or two) against the plain negamax."""
 from __future__ import annotations
 
+import copy
 import random
 from pathlib import Path
 
@@ -11,10 +12,12 @@ import pytest
 
 from tablebase.builder import codetable as codetable_module
 from tablebase.builder import hashtable, kernels, threads
+from tablebase.builder.games import tier_lookup
 from tablebase.builder.games.grid import parse_spec
+from tablebase.builder.games.grid import tier as grid_tier
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.pipeline import build
-from tablebase.db.scores import depth_of, value_of
+from tablebase.db.scores import WIN_SCORE, depth_of, value_of
 from tests.conftest import game_row, stored_rows
 from tests.reference import Game
 
@@ -54,8 +57,7 @@ def test_children_are_the_canonical_boards_after_each_legal_move(name: str) -> N
     for ply in sorted({game.stones(b) for b in boards}):
         here = [b for b in boards if game.stones(b) == ply]
         codes = np.array([game.code(b) for b in here], dtype=np.int64)
-        kids = kernels.expand(codes, root.image_weights, root.below, spec.gravity,
-                              root.mover(ply), game.n - ply).tolist()
+        kids = kernels.expand(root.tier_kernels(ply), codes).tolist()
         at = 0
         for board in here:  # each parent's children, parent by parent
             expected = sorted(game.canonical(game.child(board, c)) for c in game.moves(board))
@@ -106,27 +108,27 @@ def test_compiled_backup_is_values_backup_on_every_score() -> None:
 
 
 def test_the_compiled_sorted_look_up() -> None:
-    from tablebase.builder.games.grid import kernel
-
     keys = np.array([2, 4, 4, 9], dtype=np.int64)
     for key in range(11):
         for lo, hi in ((0, 4), (1, 3), (2, 2)):
-            assert kernel.lower_bound(keys, lo, hi, key) == lo + np.searchsorted(keys[lo:hi], key)
+            assert tier_lookup.lower_bound(keys, lo, hi, key) == lo + np.searchsorted(keys[lo:hi], key)
 
 
 def test_expand_refuses_more_moves_than_its_bound() -> None:
-    root = Root.whole(parse_spec("3x3k3"))
+    tier = copy.copy(Root.whole(parse_spec("3x3k3")).tier_kernels(0))
+    tier.room = 8  # the empty board has 9
     with pytest.raises(RuntimeError, match="more than 8 legal moves"):
-        kernels.expand(np.zeros(1, np.int64), root.image_weights, root.below, False, 1, 8)
+        kernels.expand(tier, np.zeros(1, np.int64))
 
 
 def test_warm_up_loads_every_kernel() -> None:
-    kernels.warm_up()
-    for name in ("_expand", "_mark", "_classify", "_solve", "take_bits"):
-        assert getattr(kernels, name).signatures, name
+    kernels.warm_up(Root.whole(parse_spec("3x3k3")))
+    for name in ("_expand", "_mark", "_classify", "_solve"):
+        assert getattr(grid_tier, name).signatures, name
+    assert kernels.take_bits.signatures
     for name in ("hash_fill", "fill_part"):
         assert getattr(hashtable, name).signatures, name
-    assert len(kernels._mark.signatures) == 2  # into a byte table, and into bitmaps
+    assert len(grid_tier._mark.signatures) == 2  # into a byte table, and into bitmaps
 
 
 @pytest.mark.parametrize("n, slots", [(100_000, 1 << 18), (40_000, 1 << 16), (3_000, 1 << 12)])
@@ -144,19 +146,19 @@ def test_a_hash_table_filled_on_two_cores_finds_every_code(
     keys = rng.integers(0, 1 << 60, slots)  # what a larger tier left: fill_hash empties it
     shift = 64 - (slots.bit_length() - 1)
     hashtable.fill_hash(codes, scores, keys, shift)
-    assert (keys != hashtable.EMPTY_KEY).sum() == len(codes)
-    found = keys[[hashtable.probe(keys, shift, int(c)) for c in codes]]
-    assert (found >> hashtable.SCORE_BITS).tolist() == codes.tolist()
-    assert [hashtable.hashed_score(int(e)) for e in found] == scores.tolist()
+    assert (keys != tier_lookup.EMPTY_KEY).sum() == len(codes)
+    found = keys[[tier_lookup.probe(keys, shift, int(c)) for c in codes]]
+    assert (found >> tier_lookup.SCORE_BITS).tolist() == codes.tolist()
+    assert [tier_lookup.hashed_score(int(e)) for e in found] == scores.tolist()
 
 
 def test_a_hash_slot_holds_the_largest_code_and_every_score() -> None:
     """A slot's word keeps a code of HASH_CELLS cells and any score of [-64, 64] apart."""
-    top = 3 ** hashtable.HASH_CELLS - 1
+    top = 3 ** tier_lookup.HASH_CELLS - 1
     for score in (-64, -1, 0, 1, 63, 64):
-        entry = int(hashtable.entry(top, score))
-        assert entry > 0 and entry >> hashtable.SCORE_BITS == top
-        assert hashtable.hashed_score(entry) == score
+        entry = int(tier_lookup.entry(top, score))
+        assert entry > 0 and entry >> tier_lookup.SCORE_BITS == top
+        assert tier_lookup.hashed_score(entry) == score
 
 
 def test_one_thread_keeps_a_cluster_worker_on_its_own_core(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,20 +178,21 @@ def test_a_move_that_makes_a_line_decides_without_look_ups() -> None:
     # next tier here is empty: any look-up would fail), and scores the board a win in 1 ply;
     # without them, or with a board that cannot win at once, it must look the children up.
     root = Root.whole(parse_spec("3x3k3"))
-    empty = (kernels.HASHED, np.zeros(0, np.uint8), np.full(16, hashtable.EMPTY_KEY, np.int64),
-             np.zeros(0, np.int8), 60)
-    lines = (*root.line_rules(1), kernels.won_score(False))
+    empty = tier_lookup.NextTier(tier_lookup.HASHED, np.zeros(0, np.uint8),
+                                 np.full(16, tier_lookup.EMPTY_KEY, np.int64),
+                                 np.zeros(0, np.int8), 60, WIN_SCORE)
     open_ = np.full(1, kernels.UNSET, np.int8)
-    wins = np.array([root.code_of((1, 1, 0, 2, 2, 0, 0, 0, 0))], np.int64)
-    found = kernels.solve(wins, open_, root.image_weights, root.below, False, 1, empty,
-                          lines=lines)
     board = (1, 1, 0, 2, 2, 0, 0, 0, 0)
+    wins = np.array([root.code_of(board)], np.int64)
+    found = kernels.solve(root.tier_kernels(4), wins, open_, empty)
     assert (int(value_of(found)[0]), int(depth_of(found, 5)[0])) == Game("3x3k3").solve(board)
+    blind = copy.copy(root.tier_kernels(4))
+    blind.masks = blind.ends_ = grid_tier.NO_LINES  # as under misère: every child counts
     with pytest.raises(LookupError):
-        kernels.solve(wins, open_, root.image_weights, root.below, False, 1, empty)
+        kernels.solve(blind, wins, open_, empty)
     cannot = np.array([root.code_of((1, 0, 0, 0, 2, 0, 0, 0, 0))], np.int64)
     with pytest.raises(LookupError):
-        kernels.solve(cannot, open_, root.image_weights, root.below, False, 1, empty, lines=lines)
+        kernels.solve(root.tier_kernels(4), cannot, open_, empty)
 
 
 @pytest.mark.parametrize("empties", [0, 7, 42])

@@ -241,8 +241,31 @@ def test_only_an_independent_checker_imports_a_family() -> None:
                   if _FAMILY_IMPORT.search(text)) == sorted(INDEPENDENT_CHECKERS)
 
 
+# The builder's tier loop knows a table only through its root and the kernels the root binds
+# (builder/games/tier_kernels.py, tier_lookup.py): not even the grid's shared part.
+TIER_LOOP = ("enumerator", "retrograde", "cyclic", "kernels", "codetable", "hashtable")
+_ANY_FAMILY_IMPORT = re.compile(
+    r"^\s*(from|import) tablebase\.builder\.games\.(grid|gravity|stones|user)\b", re.MULTILINE)
+
+
+def test_the_tier_loop_imports_no_family() -> None:
+    texts = {name: (ROOT / "builder" / f"{name}.py").read_text() for name in TIER_LOOP}
+    assert [name for name, text in texts.items() if _ANY_FAMILY_IMPORT.search(text)] == []
+
+
+def test_the_answers_take_a_tables_root_from_its_game() -> None:
+    """What a stored table's codes are over is the family's to say (GridGame.table_root):
+    the query layer makes no root of its own."""
+    made = re.compile(r"\bRoot(\.from_key|\.whole)?\(")
+    assert [rel for rel, text in _outside_games() if rel.startswith("query/")
+            and made.search(text)] == []
+    assert made.search("root = Root.from_key(spec, key)") and made.search("Root(spec, board)")
+
+
 def test_the_family_checks_see_a_flag_and_an_import() -> None:
     """The checks above could fail: a flag and a family's import are what they look for."""
     assert _FAMILY_FLAG.search("if spec.gravity:") and _FAMILY_FLAG.search("root.spec.moving")
     assert _FAMILY_IMPORT.search("x = 1\nfrom tablebase.builder.games.stones.rules import f")
     assert not _FAMILY_FLAG.search("game.drops and game.positions_repeat")
+    assert _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.grid.root import Root")
+    assert not _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.tier_kernels import OPEN")

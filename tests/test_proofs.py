@@ -1,5 +1,5 @@
 """The search's proofs without search (query/search/proofs.py) and the zones they prune with
-(query/search/kernel.py), each against tests/reference.py's plain searches: dead lines, pairing
+(query/search/compiled_search.py), each against tests/reference.py's plain searches: dead lines, pairing
 strategies, the zone of every proof that a side cannot win, and whole solves on positions
 where they trigger; the empty 5x5k5 and 6x6k5 boards proved draws."""
 from __future__ import annotations

@@ -121,7 +121,7 @@ def test_builds_past_reach_are_refused_with_the_estimate(
     _one_line(err, f"{label}: not started", "positions", "of work space", "--yes")
     assert os.listdir(tmp_path) == []
     # --yes goes ahead: the build starts (and is stopped here as it loads its kernels).
-    def stop() -> None:
+    def stop(_: object) -> None:
         raise KeyboardInterrupt
     monkeypatch.setattr("tablebase.builder.pipeline._load_kernels", stop)
     status, out, err = _run(*argv, "--db", db, "--quiet", "--yes")

@@ -225,7 +225,16 @@ def test_layout_is_what_the_page_draws_from(client: TestClient, spec: str, title
     assert any(line["closed"] for line in lines) == squares
     assert all(0 <= c < data["cells"] for line in lines for c in line["cells"])
     assert any(e >= 0 for line in lines for e in line["ends"]) == data["exact"]
+    # Every point named and placed, in cell order, within the drawing; the start's text.
+    points = data["points"]
+    assert len(points) == data["cells"] and len({p["name"] for p in points}) == data["cells"]
+    assert all(0 <= p["x"] < data["width"] and 0 <= p["y"] < data["height"] for p in points)
+    assert data["start"].replace("/", "") == "." * data["cells"]  # every stone still to place
     if spec == "tictactoe":
+        assert (points[0], points[5], points[8]) == ({"name": "a3", "x": 0, "y": 0},
+                                                     {"name": "c2", "x": 2, "y": 1},
+                                                     {"name": "c1", "x": 2, "y": 2})
+        assert data["start"] == ".../.../..."
         assert sorted(sorted(line["cells"]) for line in lines) == [
             [0, 1, 2], [0, 3, 6], [0, 4, 8], [1, 4, 7], [2, 4, 6], [2, 5, 8], [3, 4, 5], [6, 7, 8]]
     _error(client.get("/api/9x9k12/layout"), 400, "k=12")

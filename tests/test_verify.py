@@ -22,7 +22,7 @@ def _verify(path: Path | str, spec: str) -> VerifyReport:
     """Verify with the compiled first pass (the default budget: children found in a hash
     table), with it finding children by search (no room for the hash table) and with numpy
     alone (a budget under 512 MiB): all must find exactly the same problems."""
-    from tablebase.query.verify.kernel import TierChecker
+    from tablebase.query.verify.first_pass import TierChecker
     with open_tablebase(str(path)) as tb:
         compiled = verify_table(tb, parse_spec(spec))
         with pytest.MonkeyPatch.context() as patch:
@@ -292,7 +292,7 @@ def test_verify_sees_a_line_where_the_plain_rules_do(name: str) -> None:
     boards of every fill."""
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.geometry import line_ends, lines
-    from tablebase.query.verify.kernel import _line_made, line_masks
+    from tablebase.query.verify.first_pass import _line_made, line_masks
     from tests.reference import Game
     spec, game = parse_spec(name), Game(name)
     cells = np.ascontiguousarray(lines(spec), np.int64)
@@ -313,7 +313,7 @@ def test_codes_too_long_for_a_hash_entry_are_searched_for() -> None:
     """A hash entry holds a code above its value and depth: on a board of more free cells than
     its code bits allow (6x6, 36), the compiled pass finds children by search instead."""
     from tablebase.builder.games.grid.root import Root
-    from tablebase.query.verify.kernel import TierChecker
+    from tablebase.query.verify.first_pass import TierChecker
     keys = np.array([3, 3 ** 35], np.int64)
     value, depth = np.zeros(2, np.int8), np.zeros(2, np.int8)
     for name, hashing in (("6x5k4", True), ("6x6k4", False)):

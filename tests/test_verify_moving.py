@@ -39,7 +39,7 @@ def _verify(path: Path | str, spec: str, root: str | None = None) -> VerifyRepor
     """Verify three ways, which must find exactly the same problems: children found in a hash
     table (the default budget), by search (no room for a hash table: the movement tier's
     fenced search too), and the placement plies by numpy alone (a budget under 512 MiB)."""
-    from tablebase.query.verify.kernel import TierChecker
+    from tablebase.query.verify.first_pass import TierChecker
     with open_tablebase(str(path)) as tb:
         compiled = verify_table(tb, parse_spec(spec), root=root, limit=100)
         with pytest.MonkeyPatch.context() as patch:

@@ -1,14 +1,20 @@
-"""What the builder's loop asks of a tier whose positions can come back (a cyclic tier, such as
-the movement phase of a game whose stones move): its compiled kernels, bound once to the
-table's root, each run over a block of canonical codes on one core (builder/cyclic.py splits
-the blocks over both and solves the tier with them). A family that has such tiers gives these
-kernels from its folder; the builder never asks which family it holds.
+"""What the builder's loop asks of a tier: its compiled kernels, bound once to the table's root
+(and a loop-free tier's ply), each run over a block of canonical codes on one core (the
+builder splits the blocks over both). A loop-free tier's moves all go to the next tier
+(TierKernels: builder/enumerator.py and retrograde.py run them); a cyclic tier's positions
+can come back (CyclicKernels, such as the movement phase of a game whose stones move:
+builder/cyclic.py solves it within itself). A family gives these kernels from its folder, and
+the root that names a table (TableRoot) says which kind each tier is; the builder never asks
+which family it holds.
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:  # compiled code: loaded with a build, not with every probe
+    from tablebase.builder.games.tier_lookup import NextTier
 
 # In an ends array: a position whose game goes on (every other value is its end's value).
 OPEN = np.iinfo(np.int8).min
@@ -40,4 +46,99 @@ class CyclicKernels(Protocol):
         """For each codes[i], its distinct canonical parents in the tier's rules (positions
         one move before it, stored or not): their codes into out[0] and i into out[1] (an
         int64 (2, room * len(codes)) array); return how many."""
+        ...
+
+    def orbits(self, codes: np.ndarray, out: np.ndarray) -> None:
+        """out[i] (int64): how many positions the orbit of codes[i] holds (each stored once)."""
+        ...
+
+
+class TierKernels(Protocol):
+    """The compiled rules of one loop-free tier: every move of its positions goes to the next
+    tier. Codes are the table's canonical codes; every array is a numpy array the kernel
+    fills in place."""
+
+    room: int  # at most this many moves of one position
+
+    def children(self, codes: np.ndarray, out: np.ndarray) -> int:
+        """The canonical child of every move of every code, parent by parent, into out;
+        return how many, or -1 where they would not fit."""
+        ...
+
+    def mark(self, codes: np.ndarray, target: np.ndarray) -> None:
+        """Every canonical child of every code marked in `target`: bit `c & 63` of word
+        `c >> 6` of a uint64 bitmap (tier_lookup.set_bit), or byte c of a uint8 table set to 1."""
+        ...
+
+    def classify(self, codes: np.ndarray, ends: np.ndarray, orbits: np.ndarray) -> None:
+        """ends[i] (int8): where the game is over at codes[i], its value for the side to move
+        (1 won, -1 lost, 0 drawn), else OPEN; orbits[i] (int64): its orbit's size."""
+        ...
+
+    def solve(self, codes: np.ndarray, term: np.ndarray, lookup: NextTier,
+              best: np.ndarray) -> int:
+        """best[i] (int8): term[i] where it is not OPEN (a finished position's score), else
+        the best of its moves' scores, each its child's score in `lookup` backed up one ply
+        (a win in d plies scores lookup.win - d; tier_lookup.UNSET where it has no move).
+        Return the first child missing from `lookup`, or tier_lookup.MISSING."""
+        ...
+
+
+class TableRoot(Protocol):
+    """What the builder's loop asks of the root a table starts from: its tiers, counted in
+    plies from it, each loop-free or cyclic, and their kernels."""
+
+    @property
+    def name(self) -> str:
+        """The table, for messages and progress bars."""
+        ...
+
+    @property
+    def start_code(self) -> int:
+        """The root's canonical code: tier 0's one position."""
+        ...
+
+    @property
+    def last_ply(self) -> int:
+        """The deepest tier."""
+        ...
+
+    @property
+    def cells(self) -> int:
+        """What sizes a block of codes and its children (a grid's free cells)."""
+        ...
+
+    @property
+    def symmetries(self) -> np.ndarray:
+        """(S, cells): the maps whose least image is a canonical code."""
+        ...
+
+    @property
+    def ply(self) -> int:
+        """The root's own ply: a code of tier t is stored under ply + t, or where its codes
+        say (`stored_ply_array`, a cyclic tier's)."""
+        ...
+
+    def stored_ply_array(self, codes: np.ndarray) -> np.ndarray:
+        """The ply each code is stored under (db keeps a ply's positions together)."""
+        ...
+
+    def move_bound(self, ply: int) -> int:
+        """At most this many moves from a position of tier `ply`."""
+        ...
+
+    def cyclic_tier(self, ply: int) -> bool:
+        """Whether tier `ply` is cyclic (its positions can come back)."""
+        ...
+
+    def tier_kernels(self, ply: int) -> TierKernels:
+        """The kernels of loop-free tier `ply`, bound once."""
+        ...
+
+    def cyclic_kernels(self) -> CyclicKernels:
+        """The kernels of the cyclic tier, bound once."""
+        ...
+
+    def load_kernels(self) -> None:
+        """Load (on a machine's first run, compile) the compiled code of its tiers' kernels."""
         ...

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (
@@ -135,7 +134,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             root = tb.record(spec, args.root).root
         except DamagedTableError:  # the report says so; name the table as asked
             root = ""
-    table = Root.from_key(spec, root)
+    table = grid_game(spec).table_root(root)
     seconds = time.perf_counter() - start
     if args.json:
         print(json.dumps(verify_json(report, table, seconds), indent=2))

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game, is_class_spec
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
@@ -45,7 +44,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
             return EXIT_OK
         root: str | tuple[int, ...] | None = args.root
         if root is None and len(tables) == 1 and tables[0].root:
-            root = Root.from_key(spec, tables[0].root).position  # the one table there is
+            root = grid_game(spec).table_root(tables[0].root).position  # the one table there is
         game = tb.record(spec, root)
         if args.json:
             print(json.dumps(game_json(game, tb.plies(game)), indent=2))
@@ -64,7 +63,7 @@ def _root_text(game: GameRecord) -> str:
     if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
         return game.root
     spec = parse_spec(game.spec)
-    return board_text(spec, Root.from_key(spec, game.root).position)
+    return board_text(spec, grid_game(spec).table_root(game.root).position)
 
 
 def _print_games(db: str, games: list[GameRecord]) -> None:
@@ -90,7 +89,7 @@ def _print_tables(spec: Spec, tables: list[GameRecord]) -> None:
           f"{'' if len(tables) == 1 else ' (pick one with --root POSITION)'}:")
     print(f"  {'stones':>6}{'canonical':>13}{'reachable':>15}  {'root value':<22}root")
     for g in tables:
-        root = Root.from_key(spec, g.root)
+        root = grid_game(spec).table_root(g.root)
         stones = root.ply
         if g.complete:
             mover = PLAYER_NAMES[root.to_move]
@@ -113,7 +112,7 @@ def _storage_text(game: GameRecord) -> str:
 
 
 def _print_game(tb: Tablebase, spec: Spec, game: GameRecord) -> None:
-    root = Root.from_key(spec, game.root)
+    root = grid_game(spec).table_root(game.root)
     print(f"{game.spec}: {spec.width} columns x {spec.height} rows, k={spec.k}"
           f" ({grid_game(spec).rules_text()})")
     if game.root:

@@ -24,8 +24,8 @@ from typing import Protocol
 
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import GameError, O, Spec, Value, X, parse_spec
-from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import GTP_COLUMNS, column_name, draw_board, move_name
+from tablebase.builder.games.move import Move
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import StorageError
 from tablebase.query import turns
@@ -83,7 +83,7 @@ class GtpSession:
         return f"{GTP_COLUMNS[col]}{self.spec.height - row}"
 
     def _move_name(self, move: Move) -> str:
-        start, cell = move
+        start, cell = move.start, move.cell
         return self._point(cell) if start is None else f"{self._point(start)}-{self._point(cell)}"
 
     def _read_colour(self, word: str) -> int:

@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.grid import Spec, Value
-from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.move import Move
 from tablebase.builder.games.registry import grid_game
 from tablebase.query import turns
 from tablebase.query.play.strategy_sizes import EXPLORE_LIMIT, StrategyTooLargeError, settle

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from tablebase.builder.games.grid import Spec, Value, canonical_board, legal_moves
 from tablebase.builder.games.grid.boards import place
-from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text, move_name
+from tablebase.builder.games.move import Move, placements
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.answer_records import known_depth
 from tablebase.query.play.repeating import RepeatingStrategy
@@ -170,12 +170,12 @@ class Strategy(StrategyTree):
         return [self.choice(board)]
 
     def _moves(self, board: tuple[int, ...]) -> list[Move]:
-        return [(None, cell) for cell in self.children(board)]
+        return placements(self.children(board))
 
     def edges(self) -> Iterator[tuple[tuple[int, ...], int, tuple[int, ...]]]:
         """Every (board, move cell, child board) of the strategy's graph, each position once."""
-        for board, (_, cell), child in self._edges():
-            yield board, cell, child
+        for board, move, child in self._edges():
+            yield board, move.cell, child
 
 
 def find_strategy(tb: Tablebase, spec: str | Spec, position: Position, side: str | None = None,

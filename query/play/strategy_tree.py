@@ -11,8 +11,8 @@ from collections.abc import Hashable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from tablebase.builder.games.grid import O, Spec, Value, X
-from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.move import Move
 from tablebase.builder.games.registry import grid_game
 
 if TYPE_CHECKING:

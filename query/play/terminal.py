@@ -155,7 +155,7 @@ def play_game(tb: Tablebase, spec: str | Spec, human: str = "x", *,
             write(judge(probe, chosen))
             history.append(grid_game(spec).played(board, move))
             names.append(chosen.move)
-            last = move[1]
+            last = move.cell
             break
 
 

@@ -29,7 +29,7 @@ BUSY = 1 << 12
 
 def fits(spec: Spec) -> bool:
     """Whether the bitboard search takes `spec`: gravity, normal rules, a column of H + 1 bits
-    each within 64 bits (misere, +exact and wider boards keep kernel.py's search)."""
+    each within 64 bits (misere, +exact and wider boards keep compiled_search.py's search)."""
     return grid_game(spec).drops and not spec.misere and not spec.exact and bits_of(spec) <= 64
 
 
@@ -214,7 +214,7 @@ def leaf_arrays(spec: Spec, leaves: Sequence[LeafTable]
             bits += [rx, ro] + [1 << bit_of(spec, int(inv[g, c])) for c in root.free]
         offset += len(table.codes)
         codes.append(np.asarray(table.codes, dtype=np.int64))
-        # kernel.py's scale (WS - depth) to stones: the last move leaves m stones.
+        # compiled_search.py's scale (WS - depth) to stones: the last move leaves m stones.
         s = np.asarray(table.scores, dtype=np.int64)
         m = root.ply + stone_counts(table.codes).astype(np.int64) + WS - np.abs(s)
         scores.append((np.sign(s) * ((spec.cells + 2 - m) // 2)).astype(np.int16))

@@ -1,4 +1,4 @@
-"""The arrays one game's search runs on (query/search/kernel.py): the rules as lines and maps,
+"""The arrays one game's search runs on (query/search/compiled_search.py): the rules as lines and maps,
 the board and its counts, the transposition table, and the stored tables used as leaves."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.symmetry import permutations
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
-from tablebase.query.search import control, kernel, masks, moves, transposition
+from tablebase.query.search import compiled_search, control, masks, moves, transposition
 from tablebase.query.search.control import PAIRINGS, ZONES, LeafTable
 from tablebase.query.search.pairings import pairing_tables
 
@@ -119,7 +119,7 @@ class Board:
     @property
     def root_zone(self) -> int | None:
         """The zone (bit c: cell c) of what the last search proved of its board, or None where
-        it proved nothing with a zone (kernel.py)."""
+        it proved nothing with a zone (compiled_search.py)."""
         zone = int(self.ctl[control.ROOT_ZONE]) % (1 << 64) \
             | (int(self.ctl[control.ROOT_ZONE_HIGH]) % (1 << 64)) << 64
         width = masks.words(self.spec.cells)
@@ -148,7 +148,7 @@ class Board:
 
     def search(self, alpha: int, beta: int) -> int:
         """The kernel's search of the loaded board (not over) in the window (alpha, beta)."""
-        return int(kernel.search(
+        return int(compiled_search.search(
             self.par, self.lines, self.ends, self.cl_off, self.cl_idx, self.perms, self.inv,
             self.board, self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo,
             self.thi, self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,
@@ -160,7 +160,7 @@ class Board:
         boards = np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1, self.spec.cells)
         out = np.zeros(len(boards), dtype=np.int64)
         self.ctl[control.LIMIT] = 1 << 62
-        kernel.scores_many(
+        compiled_search.scores_many(
             self.par, self.lines, self.ends, self.cl_off, self.cl_idx, self.perms, self.inv,
             self.board, self.cnt, self.st, self.bx, self.bo, self.tk1, self.tk2, self.tlo,
             self.thi, self.tmv, self.tfl, self.tz, self.ctl, self.tinfo, self.tdata, self.tcodes,

@@ -1,4 +1,4 @@
-"""What the search's two kernels (kernel.py for m,n,k boards, gravity.py for Connect Four) and
+"""What the search's two kernels (compiled_search.py for m,n,k boards, gravity.py for Connect Four) and
 the Python driving them share, without compiling anything: the score scale, the indices of the
 control words a run is steered and counted by, what the m,n,k kernel may prove without search,
 and a stored table loaded for use at the leaves. Kept apart so that a gravity board's search

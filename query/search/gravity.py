@@ -1,7 +1,7 @@
 """The compiled search of gravity boards (Connect Four and its kin, normal rules) on bitboards:
 the rules by bit tricks, a transposition table of one 64-bit word a slot, and the whole solve
 (null windows on the score, then a move keeping it) in one call that releases the GIL, so that
-threads may share the table (numba, no recursion: see kernel.py's explicit stack).
+threads may share the table (numba, no recursion: see compiled_search.py's explicit stack).
 
 The encoding and the line rule are the rules kernel's (builder/games/grid/bitboard_arrays.py).
 

@@ -55,6 +55,7 @@ NO_REFCOUNTS: dict[str, Any] = {"_nrt": False}
 # callee once for each literal argument, and these are passed to compiled callees.
 PAIRING_STEPS = np.int64(512)
 REPLY_STEPS = np.int64(64)
+_FIRST = np.int64(0)  # the first run a pairing search starts from
 
 
 if TYPE_CHECKING:  # what a compiled caller sees (the intrinsics' own signatures are numba's)
@@ -116,7 +117,7 @@ def find_pairing(p, cnt, occupied, pt, limit):  # type: ignore[no-untyped-def]
     """A pairing against player index `p`'s open lines: (True, the cells it uses) or (False,
     no cells) when none was found within `limit` steps. `occupied`: the board's stones (a cell
     set, masks.py). Found, run level_run[l] took its choice level_next[l] - 1 (pt's arrays)."""
-    found, zone = _pairing_after(p, cnt, occupied, pt.run_off, 0, pt, limit)
+    found, zone = _pairing_after(p, cnt, occupied, pt.run_off, _FIRST, pt, limit)
     return found == 0, zone
 
 

@@ -1,6 +1,6 @@
 """The compiled AND/OR search that proves "the attacker cannot win" (depth-first proof-number
 search, df-pn, Nagai 2002, with the 1 + epsilon thresholds of Pawlewicz and Lew 2007) on
-kernel.py's arrays (normal rules, no gravity, not +exact): a proof table that lasts between
+compiled_search.py's arrays (normal rules, no gravity, not +exact): a proof table that lasts between
 calls, pairings and dead lines as leaves (proofs.py), threats answered at once, and relevance
 zones that settle the attacker's moves outside them (numba; an explicit stack, no recursion).
 
@@ -61,12 +61,15 @@ from tablebase.query.search.transposition import turn_zone
 
 # What a proved entry's proof is (tfl >> 3): inner, or a leaf of one of these kinds.
 INNER, PAIRED, LINE, THREATS, REPLIED = 0, 1, 2, 3, 4
+_INNER = np.int64(INNER)  # passed to a compiled callee: typed, not a literal
 # The attacker's continuous fours looked for at a node: at most this many fours deep, and this
 # many stones placed.
-VCF_DEPTH, VCF_BUDGET = 12, 400
+VCF_DEPTH, VCF_BUDGET = np.int64(12), np.int64(400)  # typed: numba compiles per literal
 _CHECK = 1023
 # Steps a pairing search may take at a node (proofs.py; typed: numba compiles per literal).
 PAIRING_LIMIT = np.int64(512)
+# How many threats `threats` is asked for (typed: numba compiles per literal).
+_ONE, _TWO = np.int64(1), np.int64(2)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -108,13 +111,13 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     d = 1 - attacker
     occupied = bx[0] | bo[0]
     if me == attacker:
-        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 1)
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _ONE)
         if c > 0:
             # A completes a line: A wins. Its win zone (below) takes the line and one empty
             # cell of every line open for D, so that D has made no line in any Q' of it.
             zone = hit_lines(zone, np.int64(1), d, cnt, lines, occupied)
             return 1, 0, zone, INNER, t1, -1
-        c, t1, t2, zone = threats(cnt, board, lines, k, d, 2)
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, _TWO)
         if c >= 2:
             # A faces two threats and makes no line at once: whatever A plays, D completes one.
             # In any Q' of the zone (two empty cells of Q in every line open for A, none of
@@ -123,13 +126,13 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
             return 0, PINF, zone, THREATS, t1, -1
         forced = t1 if c == 1 else -1
     else:
-        c, t1, t2, zone = threats(cnt, board, lines, k, d, 1)
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, _ONE)
         if c > 0:
             # D completes a line at t1. In any Q' of the zone A has made no line (one empty
             # cell of Q in each line open for A is not A's in Q') and t1 is empty or D's.
             zone = hit_lines(zone, np.int64(1), attacker, cnt, lines, occupied)
             return 0, PINF, zone, LINE, t1, -1
-        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, 2)
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _TWO)
         if c >= 2:
             # D blocks one, A completes the other (D makes no line at once, checked above;
             # in a Q' of the win zone neither, two empty cells of each of D's open lines).
@@ -299,7 +302,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                         # In any Q' of the zone A makes no line in one move (two cells of Q,
                         # empty, in each line open for A) and D's line and its empty cell are
                         # as in Q; the block itself is covered by its own proof's zone.
-                        _, _, _, line = threats(cnt, board, lines, par[3], 1 - attacker, 1)
+                        _, _, _, line = threats(cnt, board, lines, par[3], 1 - attacker, _ONE)
                         zone = hit_lines(zone | line, np.int64(2), attacker, cnt, lines,
                                          bx[0] | bo[0])
                 elif pn == 0:
@@ -311,7 +314,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                                      fm[d], fzone[d], fforced[d], attack, attacker)
                 put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, fkx[d], fko[d], pn, dn,
                      turn_zone(zone, perms, fg0[d], n),
-                     perms[fg0[d], move] if move >= 0 else -1, INNER)
+                     perms[fg0[d], move] if move >= 0 else -1, _INNER)
                 rpn, rdn, rz = pn, dn, zone
                 phase = _RETURN
                 continue
@@ -360,7 +363,7 @@ def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, m, joined, fo
         return ~np.uint64(0)
     zone = joined
     if forced >= 0:
-        _, _, _, line = threats(cnt, board, lines, par[3], attacker, 1)
+        _, _, _, line = threats(cnt, board, lines, par[3], attacker, _ONE)
         return hit_lines(zone | line, np.int64(2), 1 - attacker, cnt, lines, bx[0] | bo[0])
     for g in range(1, par[6]):
         if bx[g] == bx[0] and bo[g] == bo[0]:

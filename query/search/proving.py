@@ -48,7 +48,7 @@ class ProofBudget:
 
 
 class ProofTable:
-    """One thread's arrays: a Board (kernel.py's rules arrays) and a df-pn proof table of
+    """One thread's arrays: a Board (compiled_search.py's rules arrays) and a df-pn proof table of
     about `memory` bytes, kept from one `run` to the next while the attacker stays the same."""
 
     def __init__(self, spec: Spec, memory: int) -> None:

@@ -4,7 +4,7 @@ the answer is what was proved so far, never a guess.
 
 Gravity boards that fit 64 bits (Connect Four) go to the bitboard kernel (gravity.py), whose
 whole solve is one compiled call per thread (bitsolver.py runs it on idle cores, stopped at the
-budget; many positions in one call); the order below is kernel.py's, for every other game.
+budget; many positions in one call); the order below is compiled_search.py's, for every other game.
 
 The order of the work: a first look for a draw (two null windows of some thousand nodes, on
 boards without gravity), then deepening (a null window at WS - d for d = 1, 2, ...: a win, or
@@ -105,7 +105,7 @@ class Solution(NamedTuple):
 class Searcher:
     """Searches positions of one game, keeping its transposition table between them: gravity
     boards that fit 64 bits on bitboards (gravity.py, `threads` sharing the table), others
-    on kernel.py's arrays, where `proofs` says what the kernel may prove without search
+    on compiled_search.py's arrays, where `proofs` says what the kernel may prove without search
     (board.py: PLAIN, PAIRINGS, ZONES, the default)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),

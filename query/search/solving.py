@@ -19,7 +19,6 @@ from tablebase.builder.games.grid.notation import board_text, move_name, to_move
 from tablebase.builder.games.grid.orders import FOUND, order_status, stone_order
 from tablebase.builder.games.grid.reading import Reading, read_position
 from tablebase.builder.games.grid.readings import Readings, read_positions
-from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.search.control import LeafTable, leaf_table
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
     from tablebase.query.search.searcher import Budget, Progress, Searcher, Solution
     from tablebase.query.tablebase import Tablebase
 
-# The search itself (query/search/searcher.py, kernel.py) loads numba: it is imported where a
+# The search itself (query/search/searcher.py, compiled_search.py) loads numba: it is imported where a
 # search runs, so that every command that may fall back to search does not start slower.
 
 # Positions solved together where a list or a file of them is solved (solve_each).
@@ -149,9 +148,9 @@ def leaves(tb: Tablebase | None, spec: Spec) -> list[LeafTable]:
     for info in infos:
         if info.positions > LEAF_LIMIT:
             continue
-        table = tb.table(spec, info.root).load()
-        root = Root.whole(spec) if info.root is None else Root(spec, tuple(info.root))
-        found.append(leaf_table(root, table.codes, table.value, table.depth))
+        view = tb.table(spec, info.root)
+        table = view.load()
+        found.append(leaf_table(view.table_root, table.codes, table.value, table.depth))
     return found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.grid.kernel import lower_bound
+from tablebase.builder.games.tier_lookup import lower_bound
 from tablebase.compiled import njit
 from tablebase.query.search.masks import (
     all_like,
@@ -74,7 +74,7 @@ def leaf(tinfo, tdata, tcodes, tscores, inv, board, stones):  # type: ignore[no-
     return INF
 
 
-# Flags of a table entry (tfl): used, and what its zone (tz) is the zone of (kernel.py): the
+# Flags of a table entry (tfl): used, and what its zone (tz) is the zone of (compiled_search.py): the
 # proof that the side to move cannot win (hi <= 0), that it loses (hi < 0), that the other side
 # cannot win (lo >= 0), that the side to move wins (lo > 0); and, from the searches for a win
 # or a loss within d plies, the proof of the entry's own upper bound (score <= thi) or lower

@@ -1,8 +1,8 @@
 """Proving that the side to move wins, and writing the proof as query/win_check.py reads it: a
 walk from the root over the won positions, each written once (keyed by its canonical code, as
-every proof keys positions), children before parents. The kernel's alpha-beta search (kernel.py,
-its transposition table kept for the whole walk) finds each position's exact depth and a move
-that keeps it; the rules alone decide the rest:
+every proof keys positions), children before parents. The alpha-beta search
+(compiled_search.py, its transposition table kept for the whole walk) finds each position's
+exact depth and a move that keeps it; the rules alone decide the rest:
 
 - the winner completes a line: `win`;
 - the winner plays a move leaving two cells where it completes a line: `fork`;

@@ -2,7 +2,7 @@
 rules, every child present, every row reachable, the counts and the build-time checksum.
 
 The derivation deliberately shares no search code with builder/: children are made by adding
-a stone to the parent's digits and canonicalised through the symmetry maps (kernel.py compiled,
+a stone to the parent's digits and canonicalised through the symmetry maps (first_pass.py compiled,
 plain.py in numpy), looked up in a hash table or by binary search, and the outcome rule is
 spelt out on values and depths (not on scores). Where stones move, the movement phase's steps
 come from the rules kernel (movement.py).
@@ -101,7 +101,7 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
 def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, chunk: int,
             root: Position | None, memory_budget: int | None, thorough: bool) -> VerifyReport:
     game = tb.record(spec, root)
-    table = Root.from_key(spec, game.root)
+    table = grid_game(spec).table_root(game.root)
     plan = MemoryPlan.for_budget(memory_budget)
     # Each parent row costs its digits, a child array per cell and their canonical images.
     chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))
@@ -141,7 +141,7 @@ def _damaged(spec: Spec, game: GameRecord, damage: list[tuple[str, int | None]],
     """The report of a damaged table: damage cannot be read past, so nothing else can be
     checked; every damaged part is named."""
     report = VerifyReport(spec.name, positions=game.canonical or 0)
-    found = _Collector(report, Root.from_key(spec, game.root), limit)
+    found = _Collector(report, grid_game(spec).table_root(game.root), limit)
     for message, ply in damage:
         found.add("damaged", message, None, ply)
     report.first = report.first[:limit]
@@ -234,7 +234,7 @@ _COMPILED_BUDGET = 512 << 20  # bytes of --memory from which verify uses its com
 
 
 def _compiled_checker(root: Root, hash_bytes: int) -> Any:
-    from tablebase.query.verify.kernel import TierChecker  # imports numba: only when it is used
+    from tablebase.query.verify.first_pass import TierChecker  # imports numba: only when it is used
     return TierChecker(root, hash_bytes)
 
 

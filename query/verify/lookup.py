@@ -1,4 +1,4 @@
-"""verify's look-ups of a child among the next tier's rows (kernel.py's compiled pass): a
+"""verify's look-ups of a child among the next tier's rows (first_pass.py's compiled pass): a
 hash table of the tier's codes, values and depths where it fits, else a fenced binary search
 of its codes. Written apart
 from the builder's hash table (builder/hashtable.py), as the rest of verify is apart from the
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.builder.games.grid.kernel import prefetch
+from tablebase.builder.games.tier_lookup import prefetch
 from tablebase.builder.kernels import split_rows
 from tablebase.compiled import njit
 

@@ -4,7 +4,7 @@ tier whose steps lead within it, so that positions repeat.
 
 Every row is checked against its children, which the rules kernel's steps give
 (builder/games/stones/rules.py: `step_children`, canonical, with the side to move's digit), found
-among the tier's rows as kernel.py finds them (lookup.py: a hash table, or a fenced search):
+among the tier's rows as first_pass.py finds them (lookup.py: a hash table, or a fenced search):
 
     over        the side that moved last has a line: a loss in 0 (misère: a win in 0); the
                 side to move has no step: a loss in 0
@@ -37,7 +37,7 @@ from tablebase.builder.games.stones.rules import max_steps, step_masks
 from tablebase.builder.kernels import split_rows
 from tablebase.compiled import njit
 from tablebase.query.verify import lookup
-from tablebase.query.verify.kernel import line_masks
+from tablebase.query.verify.first_pass import line_masks
 from tablebase.query.verify.plain import MOVING_DEEPEST, Found, said
 
 WIN, DRAW, LOSS = 1, 0, -1

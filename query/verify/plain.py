@@ -1,5 +1,5 @@
 """verify's numpy check, which words what is wrong with the rows the compiled pass flags
-(kernel.py), or checks every row itself under a small memory budget (`Checker`): children are
+(first_pass.py), or checks every row itself under a small memory budget (`Checker`): children are
 made by adding a stone to the parent's digits and canonicalised through the symmetry maps,
 looked up by binary search, and the outcome rule is spelt out on values and depths."""
 from __future__ import annotations

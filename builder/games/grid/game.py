@@ -6,12 +6,12 @@ the answers (query/tablebase.py) go through it and never ask which family they h
 
 A position is a tuple of cell values (0 empty, 1 x, 2 o, row-major from the top-left); where
 the stones do not always say whose turn it is (stones that move: ../stones/game.py), the side
-to move follows the cells. A move is `(start, cell)`: `start` None for a placement, else the
-cell a stone leaves.
+to move follows the cells. A move is a Move (../move.py): `start` None for a placement, else the
+cell a stone leaves; `cell` where it goes (no capture here: `take` is None).
 
     position                          move        named
-    (0,0,0, 0,0,0, 0,0,0)             (None, 4)   b2          a placement (3x3k3)
-    (1,2,0, 0,1,2, 1,0,2, 2)          (1, 2)      b3-c3       a step; o (2) to move
+    (0,0,0, 0,0,0, 0,0,0)             Move(None, 4)   b2      a placement (3x3k3)
+    (1,2,0, 0,1,2, 1,0,2, 2)          Move(1, 2)      b3-c3   a step; o (2) to move
 
 This module is m,n,k's (a stone, once placed, stays), the base of the other grid families'
 (../gravity/game.py, ../stones/game.py).
@@ -36,12 +36,11 @@ from tablebase.builder.games.grid.notation import (
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
-
-# A move: (start, cell); start is None for a placement.
-Move = tuple[int | None, int]
+from tablebase.builder.games.move import Move, placements
 
 
 class GridGame:
@@ -90,12 +89,12 @@ class GridGame:
     def legal(self, position: Sequence[int]) -> list[Move]:
         """Every legal move, in the rules' order (placements by cell, steps by their start);
         empty once the game is over."""
-        return [(None, cell) for cell in legal_moves(self.spec, position)]
+        return placements(legal_moves(self.spec, position))
 
     def continuations(self, position: Sequence[int]) -> list[Move]:
         """`legal`'s moves without asking whether the game is over (where a table already
         says it is not: the answers' hot path)."""
-        return [(None, cell) for cell in open_cells(self.spec, position)]
+        return placements(open_cells(self.spec, position))
 
     def outcome(self, position: Sequence[int]) -> int | None:
         """The value (1, 0, -1) for the side to move where the game is over, else None."""
@@ -105,20 +104,20 @@ class GridGame:
     def read_move(self, position: Sequence[int], text: str) -> Move:
         """The move a name plays (`b2`, `a1-b2`); NotationError if it cannot be read,
         IllegalMoveError if it may not be played now."""
-        return None, parse_move(self.spec, position, text)
+        return Move(None, parse_move(self.spec, position, text))
 
     def played(self, position: Sequence[int], move: Move) -> tuple[int, ...]:
         """The position after `move` (a legal one: `read_move` or `legal` gives them)."""
-        return place(position, move[1])
+        return place(position, move.cell)
 
     def children(self, position: Sequence[int], moves: Sequence[Move]) -> list[tuple[int, ...]]:
         """`played` of each of `moves` from one position (its side to move found once)."""
         mover = self.mover(position)
-        return [place(position, cell, mover) for _, cell in moves]
+        return [place(position, move.cell, mover) for move in moves]
 
     def name(self, move: Move) -> str:
         """A move's name: `b2` for a placement, `a1-b2` for a step."""
-        start, to = move
+        start, to = move.start, move.cell
         return move_name(self.spec, to) if start is None else \
             f"{move_name(self.spec, start)}-{move_name(self.spec, to)}"
 
@@ -156,6 +155,11 @@ class GridGame:
         board's symmetries."""
         return canonical_board(self.spec, position)
 
+    def table_root(self, key: str) -> Root:
+        """The root of a stored table of this game, from the catalogue's key of it ('' for
+        the whole board): what its codes are over (grid/root.py)."""
+        return Root.from_key(self.spec, key)
+
     def move_fields(self, move: Move) -> dict[str, str | None]:
         """What an answer's JSON says of a move beyond its name: nothing where stones stay."""
         return {}
@@ -176,12 +180,17 @@ class GridGame:
         return str(ply)
 
     def layout(self) -> dict[str, object]:
-        """What the page draws the board from (`/api/SPEC/layout`): its size, how stones land
-        (`drops`), how many each side has where they move (`stones_each`, 0: every stone
-        placed), whether squares win, the run that wins (`k`, `exact`), and its title."""
+        """What the page draws the board from (`/api/SPEC/layout`): its points, each with its
+        name and place (`x` from the left, `y` from the top, in a `width` by `height`
+        drawing), the start's text, how stones land (`drops`), how many each side has where
+        they move (`stones_each`, 0: every stone placed), whether squares win, the run that
+        wins (`k`, `exact`), and its title."""
         spec = self.spec
+        points = [{"name": move_name(spec, cell), "x": cell % spec.width, "y": cell // spec.width}
+                  for cell in range(spec.cells)]
         return {"spec": spec.name, "title": self.title(), "width": spec.width,
-                "height": spec.height, "cells": spec.cells, "k": spec.k, "exact": spec.exact,
+                "height": spec.height, "cells": spec.cells, "points": points,
+                "start": self.text(self.start()), "k": spec.k, "exact": spec.exact,
                 "drops": self.drops, "stones_each": spec.stones, "squares": spec.square,
                 "lines": self.drawn_lines()}
 
@@ -232,7 +241,7 @@ class GridGame:
         order = stone_order(self.spec, position)
         if order is None:
             raise InvalidPositionError(f"no order of moves reaches {self.text(position)!r}")
-        return [(None, cell) for cell in order]
+        return placements(order)
 
     # --- many positions at once, as an export writes them: boards as (N, cells) digit arrays
 

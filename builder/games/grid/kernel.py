@@ -1,9 +1,8 @@
 """The rules as compiled kernels see them, written once: whether a player has made a line (on
 a board of cell values, or on a bitmask of their stones), the backup of a score by one ply and
-its inverse, and the search for a code in a sorted array. Called by the builder's kernels,
+its inverse. Called by the tier kernels,
 move orders, verify's first pass and the search (numba; importing the rules' Python modules
-does not import this one); and `prefetch`, the hint that lets a kernel keep several look-ups
-into a table larger than the caches in flight at once.
+does not import this one).
 
 A line is a row of `lines` (k cells) with its row of `ends` (geometry.line_ends: the two
 cells beyond it that must not be the player's, -1 for none). Scores are db/scores.py's: a win in
@@ -12,13 +11,7 @@ and the backup is the same on any scale).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from tablebase.compiled import njit
 
@@ -109,49 +102,6 @@ def invert(score):  # type: ignore[no-untyped-def]
     if score < 0:
         return -score + 1
     return 0
-
-
-@njit(cache=True, nogil=True, inline="always")
-def lower_bound(keys, lo, hi, key):  # type: ignore[no-untyped-def]
-    """The first index of keys[lo:hi] (sorted ascending) holding at least `key`, else hi."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if keys[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-
-if TYPE_CHECKING:  # what a compiled caller sees (the intrinsic's own signature is numba's)
-    def prefetch(array: Any, index: int) -> None:
-        """Ask for the cache line of array[index] without waiting for it."""
-else:
-    @intrinsic
-    def prefetch(typingctx, array, index):  # type: ignore[no-untyped-def]
-        """Ask for the cache line of array[index] without waiting for it (LLVM's prefetch: a read,
-        kept in every cache level). Only a hint: an index out of range reads nothing.
-
-        A look-up at random into a table of gigabytes waits about 100 ns on memory; a kernel that
-        computes where a group of look-ups go, prefetches them all, then reads them, waits about
-        once per group instead of once per look-up."""
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            kind = signature.args[0]
-            data = context.make_array(kind)(context, builder, args[0])
-            at = cgutils.get_item_pointer(context, builder, kind, data, [args[1]], wraparound=False,
-                                          boundscheck=False)
-            byte = ir.IntType(8).as_pointer()
-            i32 = ir.IntType(32)
-            hint = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32]),
-                "llvm.prefetch.p0i8")
-            # read (0), the highest locality (3), data rather than instructions (1)
-            builder.call(hint, [builder.bitcast(at, byte), ir.Constant(i32, 0), ir.Constant(i32, 3),
-                                ir.Constant(i32, 1)])
-            return context.get_dummy_value()
-
-        return types.void(array, types.intp), codegen
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -41,6 +41,9 @@ for _b, _v in ((b"x", 1), (b"X", 1), (b"o", 2), (b"O", 2)):
 _VALUE.setflags(write=False)
 # The longest move name the Python reader tries to read (reading._move_cell).
 _LONGEST_MOVE = 40
+# The players' digits as a compiled callee is passed them: typed, not literals (numba compiles
+# a callee once for each literal argument).
+_X, _O = np.int64(1), np.int64(2)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -139,8 +142,8 @@ def _read(data, cls, value, lo, hi, w, h, gravity, digits, lines_, ends, first, 
     # Whether each side has a line: from board text, as the board holds.
     made_x = made_o = False
     if not fresh:
-        made_x = made_line(b, lines_, ends, 1)
-        made_o = made_line(b, lines_, ends, 2)
+        made_x = made_line(b, lines_, ends, _X)
+        made_o = made_line(b, lines_, ends, _O)
     i = s
     while True:
         if column_digits:

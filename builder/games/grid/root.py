@@ -45,7 +45,7 @@ from tablebase.builder.games.stones.rules import (
     split,
     stones_say,
 )
-from tablebase.builder.games.tier_kernels import CyclicKernels
+from tablebase.builder.games.tier_kernels import CyclicKernels, TierKernels
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,30 @@ class Root:
     def cyclic_kernels(self) -> CyclicKernels:
         """The compiled kernels of the cyclic tier, bound to this root once."""
         return self._cyclic
+
+    def tier_kernels(self, ply: int) -> TierKernels:
+        """The compiled kernels of loop-free tier `ply` (tier.py), bound once a tier."""
+        found = self._tiers.get(ply)
+        if found is None:
+            from tablebase.builder.games.grid.tier import NO_LINES, GridTier  # numba: builds only
+
+            stone, last, none = self.mover(ply), self.mover(ply - 1), (NO_LINES, NO_LINES)
+            # The root is never over (check_root): no ends at tier 0.
+            found = self._tiers[ply] = GridTier(
+                self.image_weights, self.below, self.drops, stone, self.move_bound(ply), last,
+                self.line_rules(last) if ply else none, ply > 0 and ply == self.cells,
+                none if self.spec.misere else self.line_rules(stone), self.spec.misere)
+        return found
+
+    @cached_property
+    def _tiers(self) -> dict[int, TierKernels]:
+        return {}
+
+    def load_kernels(self) -> None:
+        """Load the loop-free tiers' compiled kernels (tier.py), before a build's timings."""
+        from tablebase.builder.games.grid.tier import warm_up
+
+        warm_up()
 
     @cached_property
     def _cyclic(self) -> CyclicKernels:

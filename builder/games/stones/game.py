@@ -10,9 +10,10 @@ import numpy as np
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.boards import Reading
 from tablebase.builder.games.grid.codec import EMPTY, X
-from tablebase.builder.games.grid.game import GridGame, Move, listed_moves
+from tablebase.builder.games.grid.game import GridGame, listed_moves
 from tablebase.builder.games.grid.notation import digit_board_texts, move_name, to_move_name
 from tablebase.builder.games.grid.orders import FOUND, move_orders, order_status
+from tablebase.builder.games.move import Move
 from tablebase.builder.games.stones import reaching, rules
 from tablebase.builder.games.stones.notation import parse_move_moving, read_moving_position
 
@@ -87,7 +88,7 @@ class SteppingGame(GridGame):
 
     def move_fields(self, move: Move) -> dict[str, str | None]:
         """A move's two cells: `from` (None for a placement) and `to`."""
-        start, to = move
+        start, to = move.start, move.cell
         return {"from": None if start is None else move_name(self.spec, start),
                 "to": move_name(self.spec, to)}
 

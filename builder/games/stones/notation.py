@@ -14,17 +14,11 @@ from tablebase.builder.games.errors import IllegalMoveError, NotationError
 from tablebase.builder.games.grid import EMPTY, O, Spec, X
 from tablebase.builder.games.grid.boards import Reading, parse_board, parse_cell, read_cells
 from tablebase.builder.games.grid.notation import move_name
+from tablebase.builder.games.move import Move
 from tablebase.builder.games.stones import rules
 
 _SIDES = {"x": X, "o": O}
 _BOARD_CHARS = frozenset("xXoO./")
-
-
-def move_text(spec: Spec, move: rules.Move) -> str:
-    """`b2` for a placement, `a1-b2` for a step."""
-    start, to = move
-    return move_name(spec, to) if start is None else \
-        f"{move_name(spec, start)}-{move_name(spec, to)}"
 
 
 def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, ...]:
@@ -115,7 +109,7 @@ def play_moving(spec: Spec, text: str, position: Sequence[int]) -> tuple[int, ..
     return current
 
 
-def parse_move_moving(spec: Spec, position: Sequence[int], text: str) -> rules.Move:
+def parse_move_moving(spec: Spec, position: Sequence[int], text: str) -> Move:
     """The move a name plays in `position`: a cell name places, `FROM-TO` steps; NotationError
     if it cannot be read, IllegalMoveError if it may not be played now."""
     board, side = rules.split(spec, position)
@@ -134,7 +128,7 @@ def parse_move_moving(spec: Spec, position: Sequence[int], text: str) -> rules.M
                                    " one: write FROM-TO, such as a1-b2")
         if board[cells[0]] != EMPTY:
             raise IllegalMoveError(f"move {text!r}: {move_name(spec, cells[0])} is occupied")
-        return None, cells[0]
+        return Move(None, cells[0])
     start, to = cells
     if placing:
         raise IllegalMoveError(f"move {text!r}: {names[side]} still has stones to place; write"
@@ -149,4 +143,4 @@ def parse_move_moving(spec: Spec, position: Sequence[int], text: str) -> rules.M
         raise IllegalMoveError(f"move {text!r}: {move_name(spec, to)} is not next to"
                                f" {move_name(spec, start)} (a stone steps to one of the 8 cells"
                                " around it)")
-    return start, to
+    return Move(start, to)

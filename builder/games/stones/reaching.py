@@ -16,9 +16,9 @@ from collections import deque
 
 from tablebase.builder.games.errors import SearchLimitError
 from tablebase.builder.games.grid import InvalidPositionError, O, Spec, X
-from tablebase.builder.games.grid.game import Move
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.orders import stone_order
+from tablebase.builder.games.move import Move, placements
 from tablebase.builder.games.stones import rules
 
 # Positions the backward search may visit before it gives up.
@@ -59,7 +59,7 @@ def _placements(spec: Spec, board: tuple[int, ...]) -> list[Move] | None:
         order = stone_order(spec, board)
     except (SearchLimitError, InvalidPositionError):
         return None
-    return None if order is None else [(None, cell) for cell in order]
+    return None if order is None else placements(order)
 
 
 def _unsteps(spec: Spec, position: tuple[int, ...]) -> list[tuple[tuple[int, ...], Move]]:
@@ -79,5 +79,5 @@ def _unsteps(spec: Spec, position: tuple[int, ...]) -> list[tuple[tuple[int, ...
         except InvalidPositionError:
             continue
         if rules.outcome_of(spec, parent) is None:
-            found.append((parent, (there, here)))
+            found.append((parent, Move(there, here)))
     return found

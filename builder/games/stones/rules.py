@@ -28,6 +28,7 @@ from tablebase.builder.games.grid.codec import EMPTY, O, X, decode, encode
 from tablebase.builder.games.grid.rules import has_line
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board
+from tablebase.builder.games.move import Move, placements
 
 # Where a side-to-move digit is 1: o is to move (x's is 0, as a placement phase board codes).
 O_TO_MOVE = 1
@@ -105,10 +106,6 @@ def stepped(board: Sequence[int], start: int, to: int) -> tuple[int, ...]:
 
 # --- a position as the query layer holds it: the cells, then the side to move -----------
 
-# A move: (from, to); `from` is None for a placement.
-Move = tuple[int | None, int]
-
-
 def split(spec: Spec, position: Sequence[int]) -> tuple[tuple[int, ...], int]:
     """(board, side to move) of a position of a game whose stones move: its cells followed
     by the side to move (X or O)."""
@@ -162,14 +159,14 @@ def moves_of(spec: Spec, position: Sequence[int]) -> list[Move]:
     """`legal`'s moves without asking whether the game is over."""
     board, side = split(spec, position)
     if stones_say(spec, board) is not None:
-        return [(None, cell) for cell, v in enumerate(board) if v == EMPTY]
-    return [(start, to) for start, to in steps(spec, board, side)]
+        return placements(cell for cell, v in enumerate(board) if v == EMPTY)
+    return [Move(start, to) for start, to in steps(spec, board, side)]
 
 
 def after(spec: Spec, position: Sequence[int], move: Move) -> tuple[int, ...]:
     """The position after `move` (not checked: `legal` gives the moves)."""
     board, side = split(spec, position)
-    start, to = move
+    start, to = move.start, move.cell
     board = stepped(board, start, to) if start is not None else \
         tuple(side if c == to else v for c, v in enumerate(board))
     return joined(board, O if side == X else X)

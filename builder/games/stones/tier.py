@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tablebase.builder.games.grid.decoding import digit_table
 from tablebase.builder.games.grid.spec import Spec
+from tablebase.builder.games.grid.tier import orbit_sizes
 from tablebase.builder.games.stones.kernel import (
     distinct,
     step_children,
@@ -30,6 +32,7 @@ class StepKernels:
         self.masks, self.ends_ = np.ascontiguousarray(masks), np.ascontiguousarray(ends)
         self.misere = spec.misere
         self.room = max(max_steps(spec), 1)
+        self.table = digit_table(self.weights)
 
     def ends(self, codes: np.ndarray, out: np.ndarray) -> None:
         """The value of each finished position (a line made), else OPEN."""
@@ -43,6 +46,10 @@ class StepKernels:
     def counts(self, codes: np.ndarray, ends: np.ndarray, out: np.ndarray) -> None:
         """Distinct children of each open code (0 for a finished one)."""
         _counts(codes, ends, self.cells, self.weights, self.moves, self.side, self.room, out)
+
+    def orbits(self, codes: np.ndarray, out: np.ndarray) -> None:
+        """The board's orbit size of each code (the side to move is the same in every image)."""
+        orbit_sizes(codes, self.table, out)
 
     def parents(self, codes: np.ndarray, out: np.ndarray) -> int:
         """Distinct canonical parents (un-steps) of each code, with its index; how many."""

@@ -10,6 +10,7 @@ const $ = (id) => document.getElementById(id);
 
 const state = {
   spec: null, geo: null, history: [], at: 0, side: "x",
+  played: [],        // played[i]: the API's move that led to history[i] (none for the first)
   cache: new Map(),  // board text -> the /api/{spec} answer, for the current game
   token: 0,          // bumps on every change, so late answers for old positions are dropped
 };
@@ -144,10 +145,9 @@ function drawMoves(data) {
 function drawPlayed() {
   const items = [];
   for (let i = 1; i < state.history.length; i++) {
-    const { from, to } = moveAt(i), geo = state.geo;
+    const { to, name } = moveAt(i);
     const item = document.createElement("li");
     const button = document.createElement("button");
-    const name = (from === null ? "" : `${moveName(from, geo)}-`) + moveName(to, geo);
     button.textContent = `${flatOf(state.history[i])[to]} ${name}`;
     button.className = i === state.at ? "played current" : i > state.at ? "played undone" : "played";
     button.addEventListener("click", () => { clearError(); state.at = i; show(); });
@@ -160,21 +160,20 @@ function drawPlayed() {
 }
 
 function moveName(cell, geo) {
-  let col = cell % geo.width + 1, letters = "";
-  while (col > 0) {
-    letters = String.fromCharCode(97 + ((col - 1) % 26)) + letters;
-    col = Math.floor((col - 1) / 26);
-  }
-  return `${letters}${geo.height - Math.floor(cell / geo.width)}`;
+  return geo.points[cell].name;
 }
 
 async function play(move, data) {
-  const board = childBoard(data, move, state.geo);
-  const before = { history: state.history, at: state.at };
-  state.history = state.history.slice(0, state.at + 1);
-  state.history.push(board);
-  state.at += 1;
+  const before = { history: state.history, played: state.played, at: state.at };
+  document.body.dataset.busy = "yes";
   try {
+    // The server plays the move (the game's rules, written once there): the answer of the
+    // position after it, whose board text names that position from then on.
+    const child = await api(`/api/${enc(state.spec)}?board=${enc(data.board)}&moves=${enc(move.move)}`);
+    state.cache.set(child.board, child);
+    state.history = [...state.history.slice(0, state.at + 1), child.board];
+    state.played = [...state.played.slice(0, state.at + 1), move];
+    state.at += 1;
     await show();
   } catch (e) {
     // The server did not answer: stay on the position still drawn, so the move can be tried
@@ -201,10 +200,10 @@ async function clicked(cell) {
     if (chosen) await play(chosen, data);
     return;
   }
-  const column = cell % state.geo.width;
+  const column = (c) => state.geo.points[c].x;
   const move = data.moves.find((m) => {
     const c = cellOf(m.move, state.geo);
-    return c === cell || (state.geo.drops && c % state.geo.width === column);
+    return c === cell || (state.geo.drops && column(c) === column(cell));
   });
   if (move) await play(move, data);
 }
@@ -310,7 +309,8 @@ async function startGame(spec, board, root, known = null) {
   state.root = root || null;
   state.geo = await layoutOf(spec);
   state.cache = new Map(known ? [[known.board, known]] : []);  // an answer already fetched
-  state.history = [board || state.root || emptyBoard(state.geo)];
+  state.history = [board || state.root || state.geo.start];
+  state.played = [null];
   state.at = 0;
   const tabled = (state.games || []).some((g) => g.spec === spec);
   if (!tabled) searchedOption(spec);

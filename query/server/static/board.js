@@ -4,16 +4,14 @@
 
 // --- the game's geometry ----------------------------------------------------------------
 
-function emptyBoard(geo) {
-  return Array(geo.height).fill(".".repeat(geo.width)).join("/");
+// The layout names and places every point (a cell); the page parses no names of its own.
+function cellOf(name, geo) {
+  geo.named ??= new Map(geo.points.map((p, cell) => [p.name, cell]));
+  return geo.named.get(name);
 }
 
-function cellOf(move, geo) {
-  // Column letters a, b, ..., z, aa, ...; row number 1 is the bottom row.
-  const m = /^([a-z]+)(\d+)$/.exec(move);
-  let col = 0;
-  for (const ch of m[1]) col = col * 26 + ch.charCodeAt(0) - 96;
-  return (geo.height - +m[2]) * geo.width + col - 1;
+function pointAt(cell, geo, size) {
+  return [geo.points[cell].x * size, geo.points[cell].y * size];
 }
 
 // Win green, draw yellow, loss dark red; t = depth after the move / cells: a fast win and a
@@ -98,7 +96,7 @@ function drawBoard(data) {
   const won = over ? winningLine(flat, last, geo) : null;
   const line = won ? won.cells : null, square = won && won.closed ? won.cells : null;
   for (let cell = 0; cell < geo.cells; cell++) {
-    const x = (cell % geo.width) * size, y = Math.floor(cell / geo.width) * size;
+    const [x, y] = pointAt(cell, geo, size);
     const move = targets.get(cell), stone = flat[cell];
     const fill = move ? colour(move.value, move.depth, geo.cells) : "#56667a";
     const rect = node(svg, "rect", { x, y, width: size, height: size, class: "cell",
@@ -129,7 +127,7 @@ function drawBoard(data) {
     rect.addEventListener("click", () => clicked(cell));
   }
   if (line) {
-    const centre = (c) => [(c % geo.width) * size + size / 2, Math.floor(c / geo.width) * size + size / 2];
+    const centre = (c) => pointAt(c, geo, size).map((v) => v + size / 2);
     if (square) {
       node(svg, "polygon", { points: square.map((c) => centre(c).join(",")).join(" "), class: "win-line" });
       return;
@@ -152,13 +150,12 @@ function lastFrom() {
 
 // The move that made the game's i-th position: the cell a stone went `to` and, for a step,
 // the cell it came `from` (else null).
+// The move that led to history[i], as the API named it: the cell a stone left (null for a
+// placement), the cell it went to, and its name.
 function moveAt(i) {
-  const before = flatOf(state.history[i - 1]), now = flatOf(state.history[i]);
-  const move = { from: null, to: null };
-  for (let c = 0; c < now.length; c++) {
-    if (before[c] !== now[c]) move[now[c] === "." ? "from" : "to"] = c;
-  }
-  return move;
+  const m = state.played[i];
+  return { from: m.from ? cellOf(m.from, state.geo) : null, to: cellOf(m.to || m.move, state.geo),
+           name: m.move };
 }
 
 function statusText(data) {

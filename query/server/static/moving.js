@@ -5,24 +5,9 @@
 // Loaded before app.js, whose helpers (state, node, colour, cellOf, ...) it calls.
 "use strict";
 
-// Stones each side has (0: a game whose stones are only placed).
 // Board text without the side-to-move suffix (` x`, ` o`), as one string of cells.
 function flatOf(board) {
   return board.split(" ")[0].replaceAll("/", "");
-}
-
-// The board text after `move` (an entry of the API's moves) from the position `data`: a
-// placement puts a stone, a step lifts one too; once every stone is down the stones no
-// longer say whose turn it is, so the text says it (` x` or ` o`), as the API writes it.
-function childBoard(data, move, geo) {
-  const flat = flatOf(data.board).split("");
-  if (move.from) flat[cellOf(move.from, geo)] = ".";
-  flat[cellOf(move.to || move.move, geo)] = data.to_move;
-  const rows = [];
-  for (let r = 0; r < geo.height; r++) rows.push(flat.slice(r * geo.width, (r + 1) * geo.width).join(""));
-  const down = flat.filter((c) => c !== ".").length;
-  const suffix = geo.stones_each && down === 2 * geo.stones_each ? ` ${data.to_move === "x" ? "o" : "x"}` : "";
-  return rows.join("/") + suffix;
 }
 
 // The moves drawn on the board, by cell: `targets` the empty cells a move goes to (every

@@ -1,4 +1,4 @@
-"""Decoding a code for the compiled kernels (builder/kernels.py): its images under the table's
+"""Decoding a code for the grid tiers' compiled kernels (tier.py): its images under the table's
 symmetry maps, bitmasks of its stones and its legal moves, read CHUNK digits at a time from a
 small table, and a child's canonical code from its parent's images.
 

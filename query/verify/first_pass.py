@@ -14,9 +14,10 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.builder.games.grid.geometry import line_ends, lines
-from tablebase.builder.games.grid.kernel import distinct_images, made_line, prefetch
+from tablebase.builder.games.grid.kernel import distinct_images, made_line
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
+from tablebase.builder.games.tier_lookup import prefetch
 from tablebase.builder.kernels import split_rows
 from tablebase.compiled import njit
 from tablebase.query.verify import lookup
