@@ -213,19 +213,8 @@ class _Checker:
         if zone >> n:
             raise ValueError(f"position {code}: a malformed zone {words[2]} (cells past the"
                              f" board's {n})")
-        if not 0 <= code < t.limit:
-            raise ValueError(f"{code} is not a canonical code")
-        a, d, made, open_flags, images = t.read(code)
-        if min(images) != code:
-            raise ValueError(f"{code} is not a canonical code")
-        empty = t.full & ~(a | d)
-        stones = n - empty.bit_count()
+        a, d, _, open_flags, images, empty, stones = t.position(code)
         mover = stones % 2  # 0: x to move
-        xs = (a if self.attacker == 0 else d).bit_count()
-        if xs - (stones - xs) not in (0, 1):
-            raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
-        if made:
-            raise ValueError(f"position {code} is over: a line is made")
         args = words[3:]
         if kind == "dead":
             if open_flags:

@@ -50,6 +50,7 @@ class BoardTables:
 
     def __init__(self, spec: Spec, attacker: int) -> None:
         n = self.cells = spec.cells
+        self.attacker = attacker
         self.full, self.limit = (1 << n) - 1, 3 ** n
         self.offsets = range(0, -(-n // CHUNK) * BASE, BASE)  # chunk b's entries from b * BASE
         perms = permutations(spec).tolist()
@@ -120,6 +121,25 @@ class BoardTables:
         return (whole & self.full, whole >> n & self.full, made,
                 self.high & ~(d_counts + self.one_add),
                 [code] + [whole >> s & mask for s in self.image_shifts])
+
+    def position(self, code: int) -> tuple[int, int, int, int, list[int], int, int]:
+        """The position a proof's line names, checked as both checkers need it: `read`'s
+        five, then its empty cells and its stones; ValueError where `code` is not a canonical
+        code, where the stones are not a count play gives (x as many as o, or one more), or
+        where a line is made (the game is over: nothing to prove there)."""
+        if not 0 <= code < self.limit:
+            raise ValueError(f"{code} is not a canonical code")
+        a, d, made, open_flags, images = self.read(code)
+        if min(images) != code:
+            raise ValueError(f"{code} is not a canonical code")
+        empty = self.full & ~(a | d)
+        stones = self.cells - empty.bit_count()
+        xs = (a if self.attacker == 0 else d).bit_count()
+        if xs - (stones - xs) not in (0, 1):
+            raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
+        if made:
+            raise ValueError(f"position {code} is over: a line is made")
+        return a, d, made, open_flags, images, empty, stones
 
     def turned_back(self, zone: int, s: int) -> int:
         """A zone in map s's image, in the board's cells (cells past the board dropped)."""

@@ -73,19 +73,7 @@ class WinChecker:
         depth = int(words[2])
         if code in self.depths:
             raise ValueError(f"position {code} is proved twice")
-        t, n = self.tables, self.tables.cells
-        if not 0 <= code < t.limit:
-            raise ValueError(f"{code} is not a canonical code")
-        w, lo, made, _, images = t.read(code)
-        if min(images) != code:
-            raise ValueError(f"{code} is not a canonical code")
-        empty = t.full & ~(w | lo)
-        stones = n - empty.bit_count()
-        xs = (w if self.winner == 0 else lo).bit_count()
-        if xs - (stones - xs) not in (0, 1):
-            raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
-        if made:
-            raise ValueError(f"position {code} is over: a line is made")
+        w, lo, _, _, images, empty, stones = self.tables.position(code)
         w_moves = stones % 2 == self.winner
         if w_moves != (kind in ("win", "play", "forced", "fork")):
             raise ValueError(f"position {code}: {'xo'[stones % 2]} is to move, which a {kind}"
@@ -100,7 +88,7 @@ class WinChecker:
             least = self._every(code, images, empty, args)
         elif kind == "fork":
             m = int(args[0])
-            if len(args) != 3 or not (0 <= m < n and empty >> m & 1):
+            if len(args) != 3 or not (0 <= m < self.tables.cells and empty >> m & 1):
                 raise ValueError(f"position {code}: expected fork M T1 T2, M an empty cell")
             w, empty = w | 1 << m, empty & ~(1 << m)
             if any(line & w == line for line in self.tables.through[m]):
