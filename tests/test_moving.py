@@ -137,3 +137,40 @@ def test_an_endgame_table_holds_what_play_reaches_from_its_start(
 def test_an_alias_takes_more_flags() -> None:
     assert parse_spec("teeko+misere").name == "5x5k4+misere+stones4+square"
     assert parse_spec("Teeko+jump") == parse_spec("5x5k4+stones4+square+jump")
+
+
+def test_a_build_interrupted_after_its_movement_tier_resumes_to_the_same_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The movement tier is solved and packed first; stopped while the next tier is written,
+    the build resumes without it in hand (its stored parts found again for its counts) and
+    stores what a build in one go stores."""
+    import sqlite3
+    import sys
+
+    from tests.conftest import game_row
+    spec = "4x3k3+stones3"
+    fresh, path = str(tmp_path / "fresh.db"), str(tmp_path / "t.db")
+    build(spec, fresh)
+    module = sys.modules["tablebase.builder.pipeline"]
+    real, calls = module.write_tier, []  # type: ignore[attr-defined]
+
+    def interrupt(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 3:  # the movement tier's two stored plies went before
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+    with monkeypatch.context() as patch:
+        patch.setattr("tablebase.builder.pipeline.write_tier", interrupt)
+        with pytest.raises(KeyboardInterrupt):
+            build(spec, path)
+    report = build(spec, path, resume=True)
+    assert report.resumed_stage is not None and report.resumed_stage.startswith("solve")
+    kept = ("reachable", "canonical", "terminal", "wins", "draws", "losses", "root_value",
+            "checksum")
+    assert {k: game_row(path, spec)[k] for k in kept} == \
+        {k: game_row(fresh, spec)[k] for k in kept}  # type: ignore[index]
+
+    def plies(db: str) -> list[tuple[object, ...]]:
+        with sqlite3.connect(db) as conn:
+            return conn.execute("SELECT * FROM game_plies ORDER BY 1, 2").fetchall()
+    assert plies(path) == plies(fresh)
