@@ -306,3 +306,16 @@ def test_the_command_line_names_the_movement_phases_findings(
     out = capsys.readouterr().out
     assert f"value at ply 7, code {code}: the table says loss in {depth}" in out
     assert "    o to move" in out
+
+
+def test_a_cyclic_tier_without_its_familys_checker_is_refused(
+        table_db: Callable[[str], str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """verify's checker of a cyclic tier knows one family's rules: a family that names none
+    of verify's checkers has its tables refused in one line, not checked by another's rules."""
+    from tablebase.builder.games.registry import grid_game
+    db = table_db("3x3k3+stones3")
+    monkeypatch.setattr(grid_game(parse_spec("3x3k3+stones3")), "cyclic_checker", None)
+    assert main(["verify", "3x3k3+stones3", "--db", db, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "no independent checker" in err and err.count("\n") == 1

@@ -23,6 +23,7 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.records import Damage, GameRecord
 from tablebase.query.answer_records import Position
+from tablebase.query.errors import QueryError
 from tablebase.query.table_view import TableView
 from tablebase.query.tablebase import Tablebase
 from tablebase.query.verify.plain import Checker, check_chunk
@@ -98,10 +99,19 @@ def verify_table(tb: Tablebase, spec: Spec, progress: ProgressFactory = NO_PROGR
                             first=[Inconsistency("damaged", str(e))])
 
 
+# verify's independent checkers of a cyclic tier, by the name a family gives
+# (GridGame.cyclic_checker): each knows its family's rules itself, so a family without one
+# here is refused rather than checked by another family's rules.
+CYCLIC_CHECKERS = ("steps",)  # movement.py
+
+
 def _verify(tb: Tablebase, spec: Spec, progress: ProgressFactory, limit: int, chunk: int,
             root: Position | None, memory_budget: int | None, thorough: bool) -> VerifyReport:
     game = tb.record(spec, root)
     table = grid_game(spec).table_root(game.root)
+    if table.cyclic_tier(table.last_ply) and grid_game(spec).cyclic_checker not in CYCLIC_CHECKERS:
+        raise QueryError(f"{spec.name}: verify has no independent checker of its tables' tier"
+                         " whose positions repeat")
     plan = MemoryPlan.for_budget(memory_budget)
     # Each parent row costs its digits, a child array per cell and their canonical images.
     chunk = max(256, min(chunk, plan.working // 8 // (40 * spec.cells + 16 * len(table.symmetries))))

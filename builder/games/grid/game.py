@@ -62,6 +62,9 @@ class GridGame:
     # Whether a placed stone falls to the lowest empty cell of its column (what the search's
     # kernels and the bitboard solver play: ../gravity/).
     drops = False
+    # Which of verify's independent checkers re-derives the cyclic tier of this family's tables
+    # (query/verify/checks.py names them): None where its tables have no cyclic tier.
+    cyclic_checker: str | None = None
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec

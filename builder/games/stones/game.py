@@ -24,6 +24,7 @@ class SteppingGame(GridGame):
 
     positions_repeat = True
     draws_have_depth = False
+    cyclic_checker = "steps"  # query/verify/movement.py: the movement phase walked by steps
     # What a root reaches is not searched here: a complete table is taken at its word.
     reach_known = False
     moves_are_placements = False
