@@ -289,7 +289,7 @@ def stored_counts(root: Root, codes: np.ndarray, term: np.ndarray, scores: np.nd
     where the writer has them already)."""
     out = []
     for at, part in stored_parts(root, codes) if parts is None else parts:
-        sizes = orbits(root, np.ascontiguousarray(codes[part]))
+        sizes = orbits(root, codes[part])
         closed = term[part] != OPEN
         s = scores[part]
         out.append(PlyCounts(at, int(sizes.sum()), len(s), int(sizes[closed].sum()),

@@ -26,7 +26,6 @@ from tablebase.builder.sortedruns import UniqueCollector
 from tablebase.builder.workdir import WorkDir
 
 # In a tier's "term" array: the score of a terminal position, or OPEN for one still to play.
-__all__ = ["OPEN"]
 
 
 def children(root: Root, codes: np.ndarray, ply: int,

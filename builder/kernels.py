@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablebase.builder.games.tier_kernels import TableRoot, TierKernels
+from tablebase.builder.games.tier_kernels import OPEN, TableRoot, TierKernels
 from tablebase.builder.games.tier_lookup import EMPTY_KEY, MISSING, UNSET, NextTier, kernel_array
 from tablebase.builder.hashtable import fill_part, hash_fill
 from tablebase.builder.threads import one_thread, split_rows
@@ -108,7 +108,7 @@ def scored(ends: np.ndarray) -> None:
     """Values of finished positions (1, 0, -1; OPEN where play goes on) as scores, in place:
     won or lost at once (depth 0), or drawn. A piece at a time (a whole tier's temporaries
     would be a peak of their own)."""
-    np.multiply(ends, WIN_SCORE, out=ends, where=ends != UNSET)  # OPEN is UNSET
+    np.multiply(ends, WIN_SCORE, out=ends, where=ends != OPEN)
 
 
 def solve(tier: TierKernels, codes: np.ndarray, term: np.ndarray, lookup: NextTier,

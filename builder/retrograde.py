@@ -16,7 +16,7 @@ import numpy as np
 
 from tablebase.builder import cyclic, kernels
 from tablebase.builder.codetable import CodeTable
-from tablebase.builder.enumerator import OPEN
+from tablebase.builder.games.tier_kernels import OPEN
 from tablebase.builder.games.tier_kernels import TableRoot as Root
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan

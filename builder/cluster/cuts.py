@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tablebase.builder.enumerator import OPEN, children, classify
+from tablebase.builder.enumerator import children, classify
 from tablebase.builder.games.grid.codec import digits
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import OPEN
 
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15

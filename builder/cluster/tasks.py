@@ -33,9 +33,10 @@ import numpy as np
 
 from tablebase.builder.cluster import shared_table
 from tablebase.builder.codetable import CodeTable, bitmap_bytes
-from tablebase.builder.enumerator import OPEN, children, classify, distinct_children
+from tablebase.builder.enumerator import children, classify, distinct_children
 from tablebase.builder.executor import tier_values
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import OPEN
 from tablebase.builder.memory import MemoryPlan, steady_malloc
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique

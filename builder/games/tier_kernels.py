@@ -9,15 +9,25 @@ which family it holds.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:  # compiled code: loaded with a build, not with every probe
-    from tablebase.builder.games.tier_lookup import NextTier
-
 # In an ends array: a position whose game goes on (every other value is its end's value).
 OPEN = np.iinfo(np.int8).min
+
+
+class NextTier(NamedTuple):
+    """The loaded next tier as a kernel reads it (CodeTable.arrays; how each mode is read:
+    tier_lookup.py), unused parts empty, and the scale of its scores: a win in d plies scores
+    win - d for the side to move."""
+
+    mode: int            # DIRECT, HASHED or SORTED
+    slots: np.ndarray    # DIRECT: a byte per code (uint8)
+    keys: np.ndarray     # HASHED: the table's words; SORTED: the sorted codes (int64)
+    values: np.ndarray   # SORTED: the codes' scores (int8)
+    shift: int           # HASHED: 64 - log2(slots)
+    win: int             # the score of a win in 0 plies
 
 
 class CyclicKernels(Protocol):

@@ -12,7 +12,7 @@ group of look-ups go, prefetches them all, then reads them, waits on memory abou
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from llvmlite import ir
@@ -20,13 +20,18 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from tablebase.builder.games.tier_kernels import OPEN, NextTier
 from tablebase.compiled import njit
+
+__all__ = ["NextTier"]  # what these reads read, beside them
 
 DIRECT, HASHED, SORTED = 0, 1, 2
 # Scores live in [-64, 64]; a direct table slot holds score + OFFSET so that 0 means "absent"
 # and a fresh np.zeros table (lazily allocated by the OS) starts empty.
 OFFSET = 66
-UNSET = np.iinfo(np.int8).min  # below every real score (-64): a parent with no move yet
+# Below every real score (-64): a parent with no move yet. It is OPEN, so that a term array
+# (ends as scores, OPEN where play goes on) tells a kernel which rows keep their own score.
+UNSET = OPEN
 MISSING = -1  # where a kernel found a child that is not in the loaded tier
 
 # A hash table's slot h holds one word, a code and its score together (a look-up that finds
@@ -48,18 +53,6 @@ def kernel_array(a: np.ndarray, dtype: type) -> np.ndarray:
     (numba compiles, caches and loads another for every read-only argument)."""
     a = np.ascontiguousarray(a, dtype=dtype)
     return a if a.flags.writeable else a.copy()
-
-
-class NextTier(NamedTuple):
-    """The loaded next tier as a kernel reads it (CodeTable.arrays), unused parts empty, and
-    the scale of its scores: a win in d plies scores win - d for the side to move."""
-
-    mode: int            # DIRECT, HASHED or SORTED
-    slots: np.ndarray    # DIRECT: a byte per code (uint8)
-    keys: np.ndarray     # HASHED: the table's words; SORTED: the sorted codes (int64)
-    values: np.ndarray   # SORTED: the codes' scores (int8)
-    shift: int           # HASHED: 64 - log2(slots)
-    win: int             # the score of a win in 0 plies
 
 
 @njit(cache=True, nogil=True, inline="always")
