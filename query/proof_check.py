@@ -213,7 +213,7 @@ class _Checker:
         if zone >> n:
             raise ValueError(f"position {code}: a malformed zone {words[2]} (cells past the"
                              f" board's {n})")
-        a, d, _, open_flags, images, empty, stones = t.position(code)
+        a, d, open_flags, images, empty, stones = t.position(code)
         mover = stones % 2  # 0: x to move
         args = words[3:]
         if kind == "dead":

@@ -122,9 +122,10 @@ class BoardTables:
                 self.high & ~(d_counts + self.one_add),
                 [code] + [whole >> s & mask for s in self.image_shifts])
 
-    def position(self, code: int) -> tuple[int, int, int, int, list[int], int, int]:
-        """The position a proof's line names, checked as both checkers need it: `read`'s
-        five, then its empty cells and its stones; ValueError where `code` is not a canonical
+    def position(self, code: int) -> tuple[int, int, int, list[int], int, int]:
+        """The position a proof's line names, checked as both checkers need it: A's cells,
+        D's cells, the lines open for A and the images' codes (as `read` gives them), its
+        empty cells and its stones; ValueError where `code` is not a canonical
         code, where the stones are not a count play gives (x as many as o, or one more), or
         where a line is made (the game is over: nothing to prove there)."""
         if not 0 <= code < self.limit:
@@ -139,7 +140,7 @@ class BoardTables:
             raise ValueError(f"position {code}: {xs} x stones and {stones - xs} o stones")
         if made:
             raise ValueError(f"position {code} is over: a line is made")
-        return a, d, made, open_flags, images, empty, stones
+        return a, d, open_flags, images, empty, stones
 
     def turned_back(self, zone: int, s: int) -> int:
         """A zone in map s's image, in the board's cells (cells past the board dropped)."""

@@ -73,7 +73,7 @@ class WinChecker:
         depth = int(words[2])
         if code in self.depths:
             raise ValueError(f"position {code} is proved twice")
-        w, lo, _, _, images, empty, stones = self.tables.position(code)
+        w, lo, _, images, empty, stones = self.tables.position(code)
         w_moves = stones % 2 == self.winner
         if w_moves != (kind in ("win", "play", "forced", "fork")):
             raise ValueError(f"position {code}: {'xo'[stones % 2]} is to move, which a {kind}"
