@@ -1,4 +1,4 @@
-"""What a build will cost, said before it starts: stored positions (builder/games/grid/counts.py),
+"""What a build will cost, said before it starts: stored positions (the root's estimate),
 work space, table size and time, and whether that is past what a build should start without
 being asked twice (a billion positions, or more disk than is free).
 """
@@ -7,8 +7,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass
 
-from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, reachable_estimate
-from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import LARGE_TABLE, TableRoot
 from tablebase.builder.progress import duration
 from tablebase.builder.workdir import work_path
 
@@ -55,12 +54,12 @@ class BuildEstimate:
         return None
 
 
-def estimate_build(root: Root, database: str, work_dir: str | None = None) -> BuildEstimate:
+def estimate_build(root: TableRoot, database: str, work_dir: str | None = None) -> BuildEstimate:
     """The estimate for building the table of `root` into `database`."""
-    positions = reachable_bound(root.spec, root.board) // len(root.symmetries)
+    positions = root.stored_estimate()
     if positions >= WORTH_SAYING:  # worth a second of sampling to correct the bound
-        positions = reachable_estimate(root.spec, root.board) // len(root.symmetries)
-    where = work_path(database, root.spec.name, work_dir).parent
+        positions = root.stored_estimate(refine=True)
+    where = work_path(database, root.game_name, work_dir).parent
     while not where.exists() and where != where.parent:
         where = where.parent
     try:

@@ -15,7 +15,7 @@ import numpy as np
 
 from tablebase.builder.codetable import CodeTable
 from tablebase.builder.enumerator import enumerate_tiers
-from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import TableRoot
 from tablebase.builder.manifest import TierCounts
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import ProgressFactory
@@ -48,13 +48,13 @@ def tier_values(scores: np.ndarray) -> tuple[int, int, int]:
 class Executor(Protocol):
     """Runs the enumerate and solve stages of one build over the tiers in a work directory."""
 
-    def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def enumerate(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   done: list[TierCounts], progress: ProgressFactory,
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
         """Enumerate the tiers after `done` into `work`; return the counts of all tiers."""
         ...
 
-    def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def solve(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve every tier below `solved_from` into `work`, deepest first; `target`: where
@@ -65,13 +65,13 @@ class Executor(Protocol):
 class LocalExecutor:
     """This process alone: the builder's own loops over chunks."""
 
-    def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def enumerate(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   done: list[TierCounts], progress: ProgressFactory,
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
         """Enumerate in this process (tablebase.builder.enumerator.enumerate_tiers)."""
         return enumerate_tiers(root, work, plan, table, done, progress, on_tier)
 
-    def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def solve(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve in this process (tablebase.builder.retrograde.solve_tiers); the pipeline packs."""

@@ -1,7 +1,9 @@
 """The build pipeline: enumerate, solve, write, with progress, timings and peak memory per stage.
 
-One pipeline for every table: a whole-board table is the endgame table whose root is the empty
-board (builder/games/grid/root.py), so the enumerator and the solver never ask which kind they build.
+One pipeline for every table: a whole-game table is the endgame table whose root is the game's
+start, so the enumerator and the solver never ask which kind they build; and it knows a table
+only through its root (builder/games/tier_kernels.py's TableRoot, which the registry gives for a
+spec), so it never asks which family of games it builds either.
 
 Tiers go to a work directory next to the database as they are finished; its manifest lets an
 interrupted build resume from the last finished tier. The write stage merges all tiers in code
@@ -26,10 +28,8 @@ from tablebase.builder.games.errors import (
     InvalidPositionError,
     InvalidSpecError,
 )
-from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.grid.root_check import root_of
-from tablebase.builder.games.grid.spec import Spec, parse_spec
-from tablebase.builder.games.registry import class_game, grid_game
+from tablebase.builder.games.registry import class_game, table_root
+from tablebase.builder.games.tier_kernels import TableRoot
 from tablebase.builder.games.values import Value
 from tablebase.builder.graph_build import GameBuildReport, build_game
 from tablebase.builder.kernels import warm_up
@@ -66,8 +66,7 @@ STAGES = ("enumerate", "solve", "write")
 class BuildReport:
     """What a finished build found, how long each stage took, and how it used memory."""
 
-    spec: Spec
-    root: Root
+    root: TableRoot
     reachable: int
     canonical: int
     terminal: int
@@ -80,6 +79,11 @@ class BuildReport:
     spilled_runs: int = 0
     resumed_stage: str | None = None
     load_seconds: float = 0.0  # loading the compiled kernels, the process's first build only
+
+    @property
+    def name(self) -> str:
+        """The game as the catalogue names it (its spec)."""
+        return self.root.game_name
 
     @property
     def direct_table(self) -> bool:
@@ -113,45 +117,43 @@ class _Stage:
 _loaded: set[type] = set()  # the kinds of root whose kernels this process has loaded
 
 
-def _load_kernels(root: Root) -> None:
+def _load_kernels(root: TableRoot) -> None:
     if type(root) not in _loaded:
         warm_up(root)
         _loaded.add(type(root))
 
 
-def table_root(spec: Spec, root: Sequence[int] | None = None) -> Root:
-    """The Root of the table to build: the empty board when `root` is None or empty, else the
-    checked position (InvalidPositionError when it cannot root a table; WholeBoardTooLargeError
-    for a whole board with more than 39 cells)."""
-    return root_of(spec, root)
-
-
-def _check_moving(spec: Spec, layout: str, executor: Executor) -> None:
-    """Refuse, before anything starts, what a game whose stones move is not built with yet."""
+def _check_cyclic(root: TableRoot, layout: str, executor: Executor) -> None:
+    """Refuse, before anything starts, what a table with a cyclic tier (a tier whose positions
+    can come back, as the movement phase of stones that move) is not built with yet."""
+    if not any(root.cyclic_tier(t) for t in range(root.last_ply + 1)):
+        return
     if layout != LAYOUT_PACKED:
-        raise InvalidSpecError(f"{spec.name}: a game whose stones move is stored packed only"
-                               " (its movement phase has no ply a row could name)")
+        raise InvalidSpecError(f"{root.game_name}: a game whose positions can come back is"
+                               " stored packed only (its cyclic tier has no ply a row could"
+                               " name)")
     if executor is not LOCAL:
-        raise InvalidSpecError(f"{spec.name}: a game whose stones move is built on this machine"
-                               " only (its movement phase is one tier with cycles, solved as a"
+        raise InvalidSpecError(f"{root.game_name}: a game whose positions can come back is"
+                               " built on this machine only (its cyclic tier is solved as a"
                                " whole); leave out --workers and --scheduler")
 
 
-def work_slug(root: Root) -> str:
-    """The name of a table's work directory: the spec, and a digest of an endgame root."""
+def work_slug(root: TableRoot) -> str:
+    """The name of a table's work directory: the game, and a digest of an endgame root."""
     if root.is_whole:
-        return root.spec.name
-    return f"{root.spec.name}@{hashlib.sha1(root.key.encode()).hexdigest()[:12]}"
+        return root.game_name
+    return f"{root.game_name}@{hashlib.sha1(root.key.encode()).hexdigest()[:12]}"
 
 
-def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None = None,
+def build(spec: object, database: str, *, root: Sequence[int] | str | None = None,
           force: bool = False, resume: bool = False, progress: ProgressFactory = NO_PROGRESS,
           memory_budget: int | None = None, write_chunk: int = 1 << 17,
           executor: Executor = LOCAL, work_dir: str | None = None,
           layout: str = LAYOUT_PACKED, yes: bool = False) -> BuildReport | GameBuildReport:
-    """Strongly solve `spec` from `root` (cell values; None: the empty board, a whole-board
-    table) and store the table in `database` (a path or SQLAlchemy URL); a class spec (docs/
-    games.md) by builder/graph_build.py (`root`: a position's text), its GameBuildReport.
+    """Strongly solve `spec` (its text, or a parsed Spec) from `root` (cell values; None: the
+    start, a whole-game table) and store the table in `database` (a path or SQLAlchemy URL); a
+    class spec (docs/games.md) by builder/graph_build.py (`root`: a position's text), its
+    GameBuildReport.
 
     An endgame table holds every position reachable from its root, one per orbit of the
     root's stabiliser. `memory_budget` is in bytes (default: half the machine's memory). With
@@ -173,11 +175,8 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
         return build_game(game, database, start=root, force=force, progress=progress,
                           memory_budget=memory_budget)
     assert not isinstance(root, str), "a grid game's root is given as cell values"
-    if isinstance(spec, str):
-        spec = parse_spec(spec)
-    if not grid_game(spec).draws_have_depth:
-        _check_moving(spec, layout, executor)
     table = table_root(spec, root)
+    _check_cyclic(table, layout, executor)
     estimate = estimate_build(table, database, work_dir)
     reason = estimate.refusal()
     if reason is not None and not yes:
@@ -198,8 +197,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
             f" {estimate.positions:,} positions, past the budget's"
             f" {plan.working / 2**20:,.0f} MiB; give a larger --memory, or go ahead anyway"
             " with --yes (yes=True from Python)")
-    params = GameParams(spec.name, spec.width, spec.height, spec.k, table.drops, spec.misere,
-                        table.key)
+    params = GameParams(table.game_name, *table.catalogue(), root=table.key)
     # Tier arrays wait in memory for a checkpoint only where no other process reads them.
     work = WorkDir(work_path(database, work_slug(table), work_dir), defer=executor is LOCAL)
     manifest = _resumable(work, table, layout) if resume else None
@@ -213,7 +211,7 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
         if manifest is not None and manifest.table == handle.table_name:
             resumed_stage = _stage_of(manifest)
         else:
-            work.start(Manifest(spec=spec.name, root=table.key, tool_version=tool_version(),
+            work.start(Manifest(spec=table.game_name, root=table.key, tool_version=tool_version(),
                                 table=handle.table_name, layout=layout))
         try:
             report = _run(table, work, plan, engine, handle, progress, write_chunk, executor)
@@ -230,13 +228,12 @@ def build(spec: Spec | str, database: str, *, root: Sequence[int] | str | None =
     return report
 
 
-def _supports(table: Root) -> tuple[int, ...]:
-    """Which digit of a code each digit's stone needs (db/ranking.py): with gravity, the free
-    cell under it (-1 where it rests on the root's stones or the bottom row); else none."""
+def _supports(table: TableRoot) -> tuple[int, ...]:
+    """Which digit of a code each digit's stone needs (db/ranking.py), -1 none."""
     return table.supports()
 
 
-def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:
+def _resumable(work: WorkDir, root: TableRoot, layout: str) -> Manifest | None:
     """The manifest of an interrupted build of this table by this tool in `layout`, or None."""
     if not work.exists():
         return None
@@ -244,7 +241,7 @@ def _resumable(work: WorkDir, root: Root, layout: str) -> Manifest | None:
         manifest = work.load_manifest()
     except (OSError, ValueError):
         return None
-    same = (manifest.version == MANIFEST_VERSION and manifest.spec == root.spec.name
+    same = (manifest.version == MANIFEST_VERSION and manifest.spec == root.game_name
             and manifest.root == root.key
             and manifest.tool_version == tool_version() and manifest.layout == layout)
     # A power loss can leave the manifest and the files out of step: then start over.
@@ -263,7 +260,7 @@ def _stage_of(manifest: Manifest) -> str:
     return "write, continuing after the positions already written"
 
 
-def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
+def _run(root: TableRoot, work: WorkDir, plan: MemoryPlan, engine: Any, handle: BuildHandle,
          progress: ProgressFactory, write_chunk: int, executor: Executor) -> BuildReport:
     m = work.manifest
     table = CodeTable(root.code_digits, direct=plan.direct_fits(3 ** root.code_digits),
@@ -338,12 +335,11 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     first = np.asarray(work.get("codes", 0))
     root_score = int(work.get("scores", 0)[int(np.searchsorted(first, root.start_code))])
     root_value = Value(int(np.sign(root_score)))
-    root_depth = int(depth_of(np.array([root_score]), root.cells)[0])
-    # a draw by endless play
-    endless = not grid_game(root.spec).draws_have_depth and root_value == Value.DRAW
+    root_depth = int(depth_of(np.array([root_score]), root.draw_depth(root.ply))[0])
+    endless = not root.draws_have_depth and root_value == Value.DRAW  # a draw by endless play
     stages = {name: replace(m.stages[name]) for name in STAGES}
     report = BuildReport(
-        spec=root.spec, root=root, reachable=sum(p.reachable for p in plies), canonical=total,
+        root=root, reachable=sum(p.reachable for p in plies), canonical=total,
         terminal=sum(p.terminal for p in plies), root_value=root_value,
         root_depth=None if endless else root_depth,
         plies=plies, stages=stages, memory_budget=plan.budget,
@@ -366,7 +362,7 @@ def _run(root: Root, work: WorkDir, plan: MemoryPlan, engine: Any, handle: Build
     return report
 
 
-def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
+def _write_tier(root: TableRoot, engine: Any, handle: BuildHandle, tier: int, codes: np.ndarray,
                 scores: np.ndarray, parts: dict[int, list[tuple[int, np.ndarray | slice]]]) -> str:
     """Pack one solved tier (`write_tier`); a cyclic tier's as the plies it is stored under
     (the movement phase's two: the side to move's digit counts as a stone), kept in `parts`."""
@@ -380,7 +376,7 @@ def _write_tier(root: Root, engine: Any, handle: BuildHandle, tier: int, codes: 
     return checksum.hexdigest()
 
 
-def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
+def _write(root: TableRoot, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts], engine: Any,
            handle: BuildHandle, write_chunk: int, progress: ProgressFactory) -> str:
     """Rows layout: append every position to the build's table in code order; return the
     table's checksum (over code, ply, value and depth: the same whatever the layout)."""
@@ -402,7 +398,7 @@ def _write(root: Root, work: WorkDir, plan: MemoryPlan, counts: list[TierCounts]
             order = np.argsort(chunk, kind="stable")
             chunk, chunk_scores, plies = chunk[order], chunk_scores[order], plies[order]
             value = value_of(chunk_scores)
-            depth = depth_of(chunk_scores, root.spec.cells - plies.astype(np.int16))
+            depth = depth_of(chunk_scores, root.draw_depth(plies.astype(np.int16)))
             checksum.add(chunk, plies, value, depth)
             if after is not None:
                 new = chunk > after

@@ -15,10 +15,11 @@ import numpy as np
 
 from tablebase.builder.games.errors import ImpossiblePositionError
 from tablebase.builder.games.grid import InvalidPositionError, Spec, check_position, orders, parents
-from tablebase.builder.games.grid.counts import LARGE_TABLE, reachable_bound, stones_needed
+from tablebase.builder.games.grid.counts import reachable_bound, stones_needed
 from tablebase.builder.games.grid.game import GridGame
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.grid.root_check import check_root
+from tablebase.builder.games.tier_kernels import LARGE_TABLE
 from tablebase.db.errors import DamagedTableError
 from tablebase.query.errors import MissingPositionError
 from tablebase.query.tables import StoredTable, verdict

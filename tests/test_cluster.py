@@ -279,8 +279,9 @@ def test_missing_dask_names_the_extra(tmp_path: Path, capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("spec", ["4x3k3", "4x4k4+gravity"])
 def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
-    """The weight of a sampled child in the cuts is one over its parents: the stones its last
-    mover could have played last, counted here by tests/reference.py's own rules."""
+    """The weight of a sampled child in the cuts is one over its parents (the root's
+    `last_moves`): the stones its last mover could have played last, counted here by
+    tests/reference.py's own rules."""
     import numpy as np
 
     from tablebase.builder.games.grid.root import Root
@@ -288,7 +289,7 @@ def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
     boards = sorted(b for b in reachable_from(game, (0,) * game.n, plies=5)
                     if game.stones(b) == 5)[:200]
     codes = np.array([game.code(b) for b in boards], dtype=np.int64)
-    counted = cuts._last_stones(root, 4, codes)
+    counted = root.last_moves(4, codes)
     for board, n in zip(boards, counted):
         last = 1  # x moved last after 5 stones
         expected = sum(1 for c, v in enumerate(board) if v == last and (

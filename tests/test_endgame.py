@@ -263,7 +263,8 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list
 def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int,
         stage: str) -> None:
-    from tablebase.builder.pipeline import table_root, work_slug
+    from tablebase.builder.games.registry import table_root
+    from tablebase.builder.pipeline import work_slug
     from tablebase.builder.workdir import work_path
     spec = parse_spec("7x6k4+gravity")
     game = Game("7x6k4+gravity")

@@ -9,15 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from tablebase.builder.enumerator import children, classify
-from tablebase.builder.games.grid.codec import digits
-from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.tier_kernels import OPEN
+from tablebase.builder.games.tier_kernels import OPEN, TableRoot
 
 # A tier expected to hold fewer positions than this is one range: a task costs milliseconds.
 _SMALL_TIER = 1 << 15
 
 
-def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
+def next_cuts(root: TableRoot, ply: int, samples: Sequence[np.ndarray], sizes: Sequence[int],
               owners: int) -> list[int]:
     """Where to cut tier ply+1 into `owners` code ranges (the inner cuts, ascending; none: one
     range), from samples of tier `ply` (one per range, spread evenly over its `sizes` codes):
@@ -40,25 +38,8 @@ def next_cuts(root: Root, ply: int, samples: Sequence[np.ndarray], sizes: Sequen
     order = np.argsort(kids, kind="stable")
     kids = kids[order]
     # A child reached from k parents is sampled about k times as often as it is stored once:
-    # weigh each by 1/k (k: the stones its last mover could have played last), so that the
+    # weigh each by 1/k (k: the moves that could have led to it), so that the
     # ranges hold equal numbers of distinct positions, not of children.
-    weight = np.cumsum(weight[order] / np.maximum(1, _last_stones(root, ply, kids)))
+    weight = np.cumsum(weight[order] / np.maximum(1, root.last_moves(ply, kids)))
     at = np.searchsorted(weight, weight[-1] * np.arange(1, owners) / owners)
     return sorted({int(c) for c in kids[np.minimum(at, len(kids) - 1)]})
-
-
-def _last_stones(root: Root, ply: int, codes: np.ndarray) -> np.ndarray:
-    """For codes of tier ply+1: how many stones of the player who just moved could have been
-    the last one played (with gravity, those on top of their column)."""
-    board = digits(codes, root.cells)
-    mine = board == root.mover(ply)
-    if root.drops:
-        above = np.full(root.cells, -1, dtype=np.int64)
-        below = np.asarray(root.below)
-        has = below >= 0
-        above[below[has]] = np.flatnonzero(has)
-        clear = np.ones_like(mine)
-        has_above = above >= 0
-        clear[:, has_above] = board[:, above[has_above]] == 0
-        mine &= clear
-    return mine.sum(axis=1)

@@ -48,7 +48,7 @@ from tablebase.builder.cluster.tasks import (
 )
 from tablebase.builder.codetable import SPARSE, CodeTable
 from tablebase.builder.executor import SolvedTier
-from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.tier_kernels import TableRoot
 from tablebase.builder.manifest import TierCounts, TierRanges
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import ProgressFactory
@@ -146,7 +146,7 @@ class DaskExecutor:
 
     # --- enumerate -------------------------------------------------------------------------
 
-    def enumerate(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def enumerate(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
                   done: list[TierCounts], progress: ProgressFactory,
                   on_tier: Callable[[list[TierCounts]], None]) -> list[TierCounts]:
         """Enumerate the tiers after `done` on the cluster; return the counts of all tiers."""
@@ -214,7 +214,7 @@ class DaskExecutor:
 
     # --- solve -----------------------------------------------------------------------------
 
-    def solve(self, root: Root, work: WorkDir, plan: MemoryPlan, table: CodeTable,
+    def solve(self, root: TableRoot, work: WorkDir, plan: MemoryPlan, table: CodeTable,
               counts: list[TierCounts], solved_from: int | None, progress: ProgressFactory,
               target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve every tier below `solved_from` on the cluster, deepest first: with one lookup
@@ -237,7 +237,7 @@ class DaskExecutor:
                 except Exception:  # noqa: BLE001 - a lost worker has unmapped it already
                     pass
 
-    def _solve_tiers(self, root: Root, work: WorkDir, counts: list[TierCounts], top: int,
+    def _solve_tiers(self, root: TableRoot, work: WorkDir, counts: list[TierCounts], top: int,
                      shared: str | None, limit: int, progress: ProgressFactory,
                      target: BlockTarget | None, on_tier: Callable[[SolvedTier], None]) -> None:
         """Solve tiers top-1 down to 0, each on the cluster."""
@@ -317,7 +317,7 @@ class DaskExecutor:
         high = cuts[j] if j < len(cuts) else size
         return (sum(blocks_of(n) for n in sizes[:j]), after[0] if after else size, low, high)
 
-    def _solve_routed(self, root: Root, work: WorkDir, ply: int, calls: list[tuple[Any, ...]],
+    def _solve_routed(self, root: TableRoot, work: WorkDir, ply: int, calls: list[tuple[Any, ...]],
                       sizes: list[int], bar: Any) -> list[RangeSolved]:
         """Solve tier `ply` range by range, tier ply+1 being too large to load on every worker:
         each range's distinct children go by code range to the owners of tier ply+1, which look

@@ -35,8 +35,7 @@ from tablebase.builder.cluster import shared_table
 from tablebase.builder.codetable import CodeTable, bitmap_bytes
 from tablebase.builder.enumerator import children, classify, distinct_children
 from tablebase.builder.executor import tier_values
-from tablebase.builder.games.grid.root import Root
-from tablebase.builder.games.tier_kernels import OPEN
+from tablebase.builder.games.tier_kernels import OPEN, TableRoot
 from tablebase.builder.memory import MemoryPlan, steady_malloc
 from tablebase.builder.retrograde import solve_tier
 from tablebase.builder.sortedruns import merge_unique, sorted_unique
@@ -156,12 +155,12 @@ def _pack_pool() -> ThreadPoolExecutor | None:
         return _pool[1]
 
 
-def _marking_table(root: Root, plan: MemoryPlan) -> CodeTable:
+def _marking_table(root: TableRoot, plan: MemoryPlan) -> CodeTable:
     # Bitmaps rather than a byte per code: reading the marks back scans the whole table on
     # every worker, every tier, and bitmaps are an eighth of the bytes to scan.
     bits = plan.direct_fits(bitmap_bytes(root.cells))
     direct = not bits and plan.direct_fits(3 ** root.cells)
-    key = f"{root.spec.name}|{root.key}|{direct}|{bits}"  # a whole board's root key is ""
+    key = f"{root.game_name}|{root.key}|{direct}|{bits}"  # a whole board's root key is ""
     found = _kept.get("mark")
     if found is not None and found[0] == key:
         return found[1]
@@ -178,7 +177,7 @@ def _writer(final: Path, record: Callable[[str, int, int], None]) -> ArrayWriter
                        record)
 
 
-def enumerate_range(root: Root, path: str, ply: int, index: int, sources: int,
+def enumerate_range(root: TableRoot, path: str, ply: int, index: int, sources: int,
                     cuts: list[int], expand: bool, own: bool) -> RangeDone:
     """Owner `index` of tier `ply` (cut at `cuts`): merge what the `sources` tasks of tier
     ply-1 sent to its range, classify and write it (with `own`; else read the range written
@@ -284,14 +283,14 @@ class _Sampler:
 
 # --- solving ---------------------------------------------------------------------------------
 
-def _next_tier(root: Root, path: str, ply: int, parts: int, mode: str) -> CodeTable:
+def _next_tier(root: TableRoot, path: str, ply: int, parts: int, mode: str) -> CodeTable:
     """Tier `ply` (the one being solved from) as a lookup table, read once per worker. The
     table itself is kept from tier to tier: a direct table's pages are faulted in once."""
     if parts == 0:
         return CodeTable(root.cells, direct=False)  # the last tier: nothing to look up
     work = Path(path)
     stamp = [part_path(work, "scores", ply, i).stat() for i in range(parts)]
-    kind = f"{root.spec.name}|{root.key}|{mode}"  # a whole board's root key is ""
+    kind = f"{root.game_name}|{root.key}|{mode}"  # a whole board's root key is ""
     tier = f"{path}|{ply}|{[(s.st_size, s.st_mtime_ns) for s in stamp]}"
     with _lock:
         found = _kept.get("next")
@@ -311,7 +310,7 @@ def _next_tier(root: Root, path: str, ply: int, parts: int, mode: str) -> CodeTa
         return table
 
 
-def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mode: str,
+def solve_range(root: TableRoot, path: str, ply: int, index: int, parts_next: int, mode: str,
                 target: BlockTarget | None, blocks: tuple[int, int, int, int],
                 kids: np.ndarray | None = None, *scored: np.ndarray) -> RangeSolved:
     """Owner `index` of tier `ply`: its scores, tier ply+1 being solved, written to its part
@@ -355,7 +354,7 @@ def solve_range(root: Root, path: str, ply: int, index: int, parts_next: int, mo
         return RangeSolved(tier_values(scores), file, checksum, rows, seconds, fetched)
 
 
-def expand_range(root: Root, path: str, ply: int, index: int) -> np.ndarray:
+def expand_range(root: TableRoot, path: str, ply: int, index: int) -> np.ndarray:
     """The sorted distinct canonical children of the open positions of range `index` of `ply`."""
     with _in_task():
         work = Path(path)

@@ -9,9 +9,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the protocol's classes load with a class game, not with every command
+    from collections.abc import Sequence
+
     from tablebase.builder.games.grid.game import GridGame
     from tablebase.builder.games.grid.spec import Spec
     from tablebase.builder.games.protocol import Game
+    from tablebase.builder.games.tier_kernels import TableRoot
 
 # A class spec: a module (a path ending in .py, or a dotted import name) and a class name.
 _CLASS_SPEC = re.compile(r"(?P<module>.+\.py|[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)")
@@ -48,3 +51,15 @@ def grid_game(spec: Spec) -> GridGame:
     from tablebase.builder.games.grid.game import GridGame
 
     return GridGame(spec)
+
+
+def table_root(spec: object, position: Sequence[int] | None = None) -> TableRoot:
+    """The root of a table to build of a game solved tier by tier (`spec` its text or a parsed
+    Spec): the game's start where `position` is None or empty, else the position, checked
+    (InvalidPositionError naming why it cannot root a table; WholeBoardTooLargeError where a
+    whole game's codes would not fit)."""
+    from tablebase.builder.games.grid.spec import parse_spec
+
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    return grid_game(spec).build_root(position)

@@ -15,6 +15,9 @@ import numpy as np
 
 # In an ends array: a position whose game goes on (every other value is its end's value).
 OPEN = np.iinfo(np.int8).min
+# A table larger than this (stored positions, estimated) is refused without an explicit
+# go-ahead: at a million positions a second it is more than a quarter of an hour of work.
+LARGE_TABLE = 10 ** 9
 
 
 class NextTier(NamedTuple):
@@ -28,6 +31,17 @@ class NextTier(NamedTuple):
     values: np.ndarray   # SORTED: the codes' scores (int8)
     shift: int           # HASHED: 64 - log2(slots)
     win: int             # the score of a win in 0 plies
+
+
+class Parameters(NamedTuple):
+    """A game's parameters as the catalogue's row stores them beside its name (db/schema.py's
+    games); a family without one of them stores 0 or False."""
+
+    width: int
+    height: int
+    k: int
+    gravity: bool
+    misere: bool
 
 
 class CyclicKernels(Protocol):
@@ -95,12 +109,64 @@ class TierKernels(Protocol):
 
 
 class TableRoot(Protocol):
-    """What the builder's loop asks of the root a table starts from: its tiers, counted in
-    plies from it, each loop-free or cyclic, and their kernels."""
+    """What the builder asks of the root a table starts from: its tiers, counted in plies from
+    it, each loop-free or cyclic, and their kernels; what the catalogue records of it; what a
+    build will cost."""
 
     @property
     def name(self) -> str:
         """The table, for messages and progress bars."""
+        ...
+
+    @property
+    def game_name(self) -> str:
+        """The game as the catalogue names it (its spec)."""
+        ...
+
+    @property
+    def key(self) -> str:
+        """The root as the catalogue stores it: '' for a whole-game table."""
+        ...
+
+    @property
+    def is_whole(self) -> bool:
+        """Whether the root is the game's start (a whole-game table)."""
+        ...
+
+    @property
+    def code_digits(self) -> int:
+        """The base-3 digits of a code."""
+        ...
+
+    def catalogue(self) -> Parameters:
+        """The game's parameters as the catalogue's row stores them beside its name."""
+        ...
+
+    def supports(self) -> tuple[int, ...]:
+        """Which digit of a code each digit's stone needs under it (db/ranking.py), -1 none."""
+        ...
+
+    def facts(self) -> str:
+        """An endgame table's root in words, for build's and info's reports."""
+        ...
+
+    @property
+    def draws_have_depth(self) -> bool:
+        """Whether a draw has a depth (`draw_depth`) or is endless play, with none."""
+        ...
+
+    def draw_depth(self, plies: np.ndarray | int) -> np.ndarray | int:
+        """The depth of a draw stored under each ply (as db reads it back)."""
+        ...
+
+    def stored_estimate(self, refine: bool = False) -> int:
+        """About how many positions the table stores, said before a build starts: a quick
+        bound, or with `refine` a closer estimate (about a second's work)."""
+        ...
+
+    def last_moves(self, ply: int, codes: np.ndarray) -> np.ndarray:
+        """For codes of tier ply+1: how many moves could have led to each (a cluster weighs
+        sampled children by it)."""
         ...
 
     @property

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.registry import grid_game, is_class_spec
+from tablebase.builder.games.registry import grid_game, is_class_spec, table_root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
@@ -33,6 +33,7 @@ from tablebase.query.shapes import verify_json
 from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
+    from tablebase.builder.games.grid.spec import Spec
     from tablebase.builder.pipeline import BuildReport
 
 
@@ -41,7 +42,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         from tablebase.query.cli import games  # on use: its modules load then
         return games.build(args)
     from tablebase.builder.estimate import estimate_build
-    from tablebase.builder.pipeline import BuildReport, build, table_root
+    from tablebase.builder.pipeline import BuildReport, build
     spec = parse_spec(args.spec)
     # --from and --moves name the root as POSITION and --moves name a position for the others.
     root = position_from_args(spec, args).board if args.root is not None or args.moves else None
@@ -58,7 +59,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                        progress=progress(args.quiet), memory_budget=budget,
                        work_dir=args.work_dir, layout=args.layout, yes=args.yes)
         assert isinstance(report, BuildReport)  # a grid game's (a class's: cli/games.py)
-        _print_build(report, args.db)
+        _print_build(report, spec, args.db)
         return EXIT_OK
     # Dask is imported only on this path: see builder/cluster.py.
     from tablebase.builder.cluster import ClusterError, open_cluster
@@ -80,21 +81,21 @@ def _cmd_build(args: argparse.Namespace) -> int:
             peaks = executor.worker_peaks()
     except ClusterError as e:
         raise UsageError(str(e)) from e
-    _print_build(report, args.db)
+    _print_build(report, spec, args.db)
     print(f"  on a Dask cluster of {len(peaks)} worker{'s' if len(peaks) != 1 else ''}; peak"
           f" memory per worker: {', '.join(mib(p).strip() for p in peaks)}")
     return EXIT_OK
 
 
-def _print_build(report: BuildReport, db: str) -> None:
+def _print_build(report: BuildReport, spec: Spec, db: str) -> None:
     from tablebase.db.engine import describe
 
-    root = report.root
+    root = grid_game(spec).table_root(report.root.key)  # its position, as this face prints it
     if root.is_whole:
-        print(f"built {report.spec.name} into {describe(db)}")
+        print(f"built {spec.name} into {describe(db)}")
     else:
-        print(f"built the {report.spec.name} endgame table from"
-              f" {board_text(report.spec, root.position)} ({root_facts(root)}) into {describe(db)}")
+        print(f"built the {spec.name} endgame table from"
+              f" {board_text(spec, root.position)} ({root_facts(root)}) into {describe(db)}")
     print(f"  positions: {report.reachable:,} reachable, {report.canonical:,} canonical,"
           f" {report.terminal:,} terminal")
     where = "empty board: x" if root.is_whole else f"root: {PLAYER_NAMES[root.to_move]}"

@@ -19,10 +19,7 @@ import numpy as np
 
 from tablebase.builder.games.grid.codec import EMPTY, O, X
 from tablebase.builder.games.grid.spec import Spec
-
-# A table larger than this (stored positions, estimated) is refused without an explicit
-# go-ahead: at a million positions a second it is more than a quarter of an hour of work.
-LARGE_TABLE = 10 ** 9
+from tablebase.builder.games.tier_kernels import LARGE_TABLE
 
 
 def _free_per_column(spec: Spec, board: Sequence[int]) -> list[int]:

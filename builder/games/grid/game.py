@@ -37,6 +37,7 @@ from tablebase.builder.games.grid.notation import (
 from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.reading import read_position
 from tablebase.builder.games.grid.root import Root
+from tablebase.builder.games.grid.root_check import root_of
 from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
@@ -157,6 +158,11 @@ class GridGame:
         """The code the whole-board table stores `position` under: its smallest over the
         board's symmetries."""
         return canonical_board(self.spec, position)
+
+    def build_root(self, position: Sequence[int] | None = None) -> Root:
+        """The root of a table to build: the empty board where `position` is None or empty,
+        else the position, checked (root_check.py)."""
+        return root_of(self.spec, position)
 
     def table_root(self, key: str) -> Root:
         """The root of a stored table of this game, from the catalogue's key of it ('' for

@@ -27,6 +27,7 @@ import numpy as np
 
 from tablebase.builder.games.grid.codec import EMPTY, O, X, digits, powers, stone_counts, stones_in
 from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.root_tiers import RootTiers
 from tablebase.builder.games.grid.rules import mover_at
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import (
@@ -45,11 +46,10 @@ from tablebase.builder.games.stones.rules import (
     split,
     stones_say,
 )
-from tablebase.builder.games.tier_kernels import CyclicKernels, TierKernels
 
 
 @dataclass(frozen=True)
-class Root:
+class Root(RootTiers):
     """A table's root position on `spec`'s board (`board`: cell values, row-major).
 
     Where stones move, no stone stays put: a table codes every cell (`board` is empty, the
@@ -151,77 +151,6 @@ class Root:
                 and canonical_code(self.spec, position) == canonical_code(self.spec, self.start)
         return any((transform(self.spec, position, s) if s else tuple(position)) == self.board
                    for s in range(len(permutations(self.spec))))
-
-    # --- the tiers, as the builder's loop asks of them -------------------------------------
-
-    @property
-    def drops(self) -> bool:
-        """Whether a stone falls to the lowest empty cell of its column (+gravity): the
-        compiled kernels' rule, with `below` (the cell each stone needs under it)."""
-        return self.spec.gravity
-
-    def move_bound(self, ply: int) -> int:
-        """A bound on the legal moves of a position at `ply` (plies from the root): its empty
-        cells; where stones drop, at most one a column."""
-        moves = self.cells - ply
-        return min(moves, self.spec.width) if self.drops else moves
-
-    def cyclic_tier(self, ply: int) -> bool:
-        """Whether tier `ply` is one whose positions can come back (where stones move, the
-        movement phase, the last tier): enumerated as a closure under its moves and solved with
-        cycles, not one ply deeper than the tier before (builder/cyclic.py)."""
-        return self.spec.moving and ply == self.last_ply
-
-    def cyclic_kernels(self) -> CyclicKernels:
-        """The compiled kernels of the cyclic tier, bound to this root once."""
-        return self._cyclic
-
-    def tier_kernels(self, ply: int) -> TierKernels:
-        """The compiled kernels of loop-free tier `ply` (tier.py), bound once a tier."""
-        found = self._tiers.get(ply)
-        if found is None:
-            from tablebase.builder.games.grid.tier import NO_LINES, GridTier  # numba: builds only
-
-            stone, last, none = self.mover(ply), self.mover(ply - 1), (NO_LINES, NO_LINES)
-            # The root is never over (check_root): no ends at tier 0.
-            found = self._tiers[ply] = GridTier(
-                self.image_weights, self.below, self.drops, stone, self.move_bound(ply), last,
-                self.line_rules(last) if ply else none, ply > 0 and ply == self.cells,
-                none if self.spec.misere else self.line_rules(stone), self.spec.misere)
-        return found
-
-    @cached_property
-    def _tiers(self) -> dict[int, TierKernels]:
-        return {}
-
-    def load_kernels(self) -> None:
-        """Load the loop-free tiers' compiled kernels (tier.py), before a build's timings."""
-        from tablebase.builder.games.grid.tier import warm_up
-
-        warm_up()
-
-    @cached_property
-    def _cyclic(self) -> CyclicKernels:
-        from tablebase.builder.games.stones.tier import StepKernels  # numba: builds alone
-
-        return StepKernels(self.spec, self.image_weights, *self.line_rules(1))
-
-    def supports(self) -> tuple[int, ...]:
-        """Which digit of a code each digit's stone needs (db/ranking.py): where stones drop,
-        the free cell under it (-1 where it rests on the root's stones or the bottom row);
-        else none."""
-        if self.drops:
-            return tuple(int(c) for c in self.below)
-        return (-1,) * self.code_digits
-
-    def facts(self) -> str:
-        """An endgame table's root in words, for build's and info's reports."""
-        maps = len(self.symmetries)
-        if self.spec.moving:  # every cell coded: stones leave the root's cells
-            return (f"{self.ply} stones, every cell coded as stones move, {maps} symmetry"
-                    f" map{'' if maps == 1 else 's'}")
-        return (f"{self.ply} stones, {self.cells} empty cells, {maps} symmetr"
-                f"{'y keeps' if maps == 1 else 'ies keep'} the root")
 
     @cached_property
     def free(self) -> np.ndarray:
