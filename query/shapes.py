@@ -135,26 +135,28 @@ def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
     endgame table's root as board text, None for the whole-board table."""
     if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
-        return {**_catalogue_json(game, game.root or None),
+        return {**_catalogue_json(game, game.root or None, None),
                 "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins,
                              "draw": p.draws, "loss": p.losses} for p in plies]}
-    root = None
     spec = parse_spec(game.spec)
-    if game.root:
-        root = board_text(spec, grid_game(spec).table_root(game.root).position)
-    return {**_catalogue_json(game, root),
+    family = grid_game(spec)
+    start = family.table_root(game.root).position
+    root = board_text(spec, start) if game.root else None
+    return {**_catalogue_json(game, root, family.side(start)),
             "per_ply": [{**_ply_json(spec, p.ply), "canonical": p.canonical, "win": p.wins,
                          "draw": p.draws, "loss": p.losses} for p in plies]}
 
 
-def _catalogue_json(game: GameRecord, root: str | None) -> dict[str, Any]:
-    """The catalogue row's part of `game_json`."""
+def _catalogue_json(game: GameRecord, root: str | None, to_move: str | None) -> dict[str, Any]:
+    """The catalogue row's part of `game_json`; `to_move` the side to move at the root (None
+    for a game class's table: its positions' text names its side)."""
     return {
         "spec": game.spec,
         "root": root,
         "reachable": game.reachable,
         "canonical": game.canonical,
         "terminal": game.terminal,
+        "to_move": to_move,
         "root_value": None if game.root_value is None else Value(game.root_value).word,
         "root_depth": game.root_plies,
         "checksum": game.checksum,

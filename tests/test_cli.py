@@ -48,9 +48,10 @@ def test_info_json_has_exactly_the_documented_keys(tmp_path: Path,
     status, out, _ = run(capsys, "info", "4x3k3", "--db", db, "--json")
     assert status == 0
     data = json.loads(out)
-    assert set(data) == {"spec", "root", "reachable", "canonical", "terminal", "root_value",
-                         "root_depth", "checksum", "layout", "stored_bytes", "per_ply"}
-    assert data["root"] is None and len(data["checksum"]) == 16
+    assert set(data) == {"spec", "root", "reachable", "canonical", "terminal", "to_move",
+                         "root_value", "root_depth", "checksum", "layout", "stored_bytes",
+                         "per_ply"}
+    assert data["root"] is None and data["to_move"] == "x" and len(data["checksum"]) == 16
     assert data["layout"] == "packed" and 0 < data["stored_bytes"] < 28275
     assert (data["spec"], data["reachable"], data["canonical"]) == ("4x3k3", 111973, 28275)
     assert (data["root_value"], data["root_depth"]) == ("win", 7)

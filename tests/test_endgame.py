@@ -208,6 +208,10 @@ def test_info_lists_every_table_and_export_verify_take_root(
     assert main(["info", "--db", db, "--json"]) == 0
     tables = [t for t in json.loads(capsys.readouterr().out) if t["spec"] == "3x3k3"]
     assert sorted((t["root"] or "") for t in tables) == ["", ".../.x./o..", "x.o/.x./..."]
+    # The side to move at each root, as tests/reference.py's rules count it.
+    assert {t["root"]: t["to_move"] for t in tables} == {
+        r: "xo"[Game("3x3k3").stones(parse(Game("3x3k3"), r or ".../.../...")) % 2]
+        for r in (None, ".../.x./o..", "x.o/.x./...")}
     assert all(len(t["checksum"]) == 16 for t in tables)
     assert main(["info", "3x3k3", "--db", db]) == 0
     out = capsys.readouterr().out

@@ -252,9 +252,8 @@ const gameName = (spec) => layouts.get(spec).title;
 // "Connect Four 7x6 endgame, 22 stones, x to move: win in 7": readable, of bounded width.
 function tableLabel(g) {
   const stones = g.root ? (flatOf(g.root).match(/[xo]/g) || []).length : 0;
-  const said = g.root ? g.root.split(" ")[1] : null;  // where stones move and all are down
-  const mover = said || (stones % 2 ? "o" : "x"), name = gameName(g.spec);
-  const outcome = `${mover} to move: ${g.root_value}`
+  const name = gameName(g.spec), side = g.to_move ? `${g.to_move} to move: ` : "";
+  const outcome = `${side}${g.root_value}`
     + (g.root_depth === null ? " (endless play)" : ` in ${g.root_depth}`);
   return g.root ? `${name} endgame, ${stones} stones, ${outcome}` : `${name}, ${outcome}`;
 }
