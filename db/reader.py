@@ -190,7 +190,7 @@ class UrlReader(_UrlTable):
                             t.c.code.in_(wanted[start:start + IN_BATCH]))).all()]
         except SQLAlchemyError as e:
             raise self._fail(e) from e
-        return rows_lookup(self._game, self._codes, asked, rows, f"{self._label} (table {self.table})")
+        return rows_lookup(self._codes, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time, on this connection."""

@@ -11,7 +11,6 @@ import numpy as np
 
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
 from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
-from tablebase.db.scores import possible
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -114,11 +113,14 @@ class GameRecord:
 
 class TableCodes(NamedTuple):
     """What a table's codes are, as the game that made them says (db knows no rules): every
-    code lies in [0, `limit`), and `plies` gives the ply each code's position is stored under
-    (a packed table keeps a ply's positions together, in blocks, and stores no ply of its own)."""
+    code lies in [0, `limit`), `plies` gives the ply each code's position is stored under
+    (a packed table keeps a ply's positions together, in blocks, and stores no ply of its own),
+    and `possible(value, depth, ply)` whether a row's answer can be a position's at that ply
+    (a check of the rows layout, whose rows carry none of their own)."""
 
     limit: int
     plies: Callable[[Sequence[int]], list[int]]
+    possible: Callable[[int, int, int], bool]
 
 
 @dataclass(frozen=True)
@@ -183,14 +185,13 @@ def lookup_of(asked: Sequence[int], found: Mapping[int, tuple[int, int]]) -> Loo
     return Lookup(hit, value, depth)
 
 
-def rows_lookup(game: GameRecord, codes: TableCodes, asked: Sequence[int],
+def rows_lookup(codes: TableCodes, asked: Sequence[int],
                 rows: Sequence[Sequence[Any]], where: str) -> Lookup:
     """The Lookup of the codes `asked` from the rows (code, ply, value, depth) a table of the
     rows layout returned for them, each checked first: rows carry no checks of their own, and
     a page damaged where SQLite cannot tell still yields rows. A row's code must be one of the
-    table's and its ply the one `codes` says, and its value and depth possible with the cells left empty
-    (scores.py); DamagedTableError naming `where` for one that is not."""
-    cells = game.width * game.height
+    table's and its ply and answer ones `codes` says are possible; DamagedTableError naming
+    `where` for one that is not."""
     found: dict[int, tuple[int, int]] = {}
     for row in rows:
         if len(row) != 4 or not all(type(v) is int for v in row) \
@@ -199,7 +200,7 @@ def rows_lookup(game: GameRecord, codes: TableCodes, asked: Sequence[int],
     # Row by row in plain Python: numpy's overhead on a few rows would cost more than the probe.
     for row, stored in zip(rows, codes.plies([row[0] for row in rows])):
         code, ply, value, depth = row
-        if ply != stored or not possible(value, depth, cells - ply, game.misere):
+        if ply != stored or not codes.possible(value, depth, ply):
             raise _bad_row(where, row)
         found[code] = (value, depth)
     return lookup_of(asked, found)

@@ -64,17 +64,3 @@ def score_answer(score: int, empties: int) -> tuple[int, int]:
 def _depths(empties: int) -> np.ndarray:
     """depth_of of every int8 score, indexed by its byte."""
     return depth_of(np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int16), empties)
-
-
-def possible(value: np.ndarray | int, depth: np.ndarray | int, empties: np.ndarray | int,
-             misere: bool) -> np.ndarray | bool:
-    """Whether each value (for the side to move) and depth can be those of a position with
-    `empties` empty cells: a draw runs to a full board; a game ends on the move that makes a
-    line, so the side to move wins on its own plies (odd depths) and loses on the other's (even
-    ones, 0 once the game is over), the other way round in misère, where the line loses; and no
-    game outlasts its empty cells. Arrays or plain ints alike (operators only: numpy costs more
-    than a probe on one position)."""
-    win, loss = value == 1, value == -1
-    on_own_ply = win != misere  # the side to move makes the game's last move
-    decisive = (win | loss) & (depth >= 0) & (depth <= empties) & ((depth % 2 == 1) == on_own_ply)
-    return ((value == 0) & (depth == empties)) | decisive

@@ -161,7 +161,7 @@ class SqliteReader(_Table):
                     f" ({','.join('?' * len(part))})", part)
         except sqlite3.Error as e:
             raise self._fail(e) from e
-        return rows_lookup(self._game, self._codes, asked, rows, f"{self._label} (table {self.table})")
+        return rows_lookup(self._codes, asked, rows, f"{self._label} (table {self.table})")
 
     def chunks(self, batch: int = CHUNK) -> Iterator[PositionArrays]:
         """Every stored position in code order, `batch` rows at a time."""

@@ -197,7 +197,8 @@ class OpenTables:
             for g in complete_tables(self.store, spec.name):
                 root = grid_game(spec).table_root(g.root)
                 # The store checks the catalogue row before it is used.
-                reader = self.store.reader(g, TableCodes(3 ** root.code_digits, root.stored_plies))
+                codes = TableCodes(3 ** root.code_digits, root.stored_plies, root.answer_possible)
+                reader = self.store.reader(g, codes)
                 tables.append(StoredTable(root, g, reader))
             self._games[spec] = tables
         return tables

@@ -94,7 +94,7 @@ SWAPPER = textwrap.dedent("""
         game = complete_tables(store, "4x3k3")[0]
         root = Root.whole(parse_spec("4x3k3"))
         codes, ply, value, depth = store.reader(
-            game, TableCodes(3 ** root.code_digits, root.stored_plies)).load()
+            game, TableCodes(3 ** root.code_digits, root.stored_plies, root.answer_possible)).load()
         depth = depth.astype(np.int64)
         plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)

@@ -16,7 +16,7 @@ from tablebase.builder.games.grid import (
     side_to_move,
 )
 from tablebase.builder.games.grid.geometry import lines
-from tablebase.db.scores import possible
+from tablebase.builder.games.grid.rules import possible
 from tests.reference import Game
 
 TTT = parse_spec("3x3k3")

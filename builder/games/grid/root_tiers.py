@@ -13,6 +13,7 @@ import numpy as np
 
 from tablebase.builder.games.grid.codec import digits
 from tablebase.builder.games.grid.counts import reachable_bound, reachable_estimate
+from tablebase.builder.games.grid.rules import possible
 from tablebase.builder.games.tier_kernels import CyclicKernels, Parameters, TierKernels
 
 if TYPE_CHECKING:
@@ -64,6 +65,11 @@ class RootTiers:
     def draw_depth(self, plies: np.ndarray | int) -> np.ndarray | int:
         """The depth of a draw stored under each ply: a draw runs to a full board."""
         return self.spec.cells - plies
+
+    def answer_possible(self, value: int, depth: int, ply: int) -> bool:
+        """Whether a stored answer, value and depth, can be a position's at `ply` (rules.py's
+        `possible` with the cells left empty)."""
+        return bool(possible(value, depth, self.spec.cells - ply, self.spec.misere))
 
     def stored_estimate(self, refine: bool = False) -> int:
         """About how many positions the table stores: the bound of counts.py over the

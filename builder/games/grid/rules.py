@@ -11,12 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.codec import EMPTY, O, X
 from tablebase.builder.games.grid.geometry import line_ends, lines
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.values import Value
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PLAYER_NAMES = {X: "x", O: "o"}
 
@@ -140,3 +144,17 @@ def play(spec: Spec, board: Sequence[int], cell: int) -> tuple[int, ...]:
     out = list(board)
     out[cell] = side_to_move(board)
     return tuple(out)
+
+
+def possible(value: np.ndarray | int, depth: np.ndarray | int, empties: np.ndarray | int,
+             misere: bool) -> np.ndarray | bool:
+    """Whether each value (for the side to move) and depth can be those of a position with
+    `empties` empty cells: a draw runs to a full board; a game ends on the move that makes a
+    line, so the side to move wins on its own plies (odd depths) and loses on the other's (even
+    ones, 0 once the game is over), the other way round in misère, where the line loses; and no
+    game outlasts its empty cells. Arrays or plain ints alike (operators only: numpy costs more
+    than a probe on one position)."""
+    win, loss = value == 1, value == -1
+    on_own_ply = win != misere  # the side to move makes the game's last move
+    decisive = (win | loss) & (depth >= 0) & (depth <= empties) & ((depth % 2 == 1) == on_own_ply)
+    return ((value == 0) & (depth == empties)) | decisive
