@@ -9,10 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.builder.games.grid import Value
-from tablebase.builder.games.grid.reading import Reading
+from tablebase.builder.games.grid.position_text import Reading
 from tablebase.query.wording import game_over_text, outcome_text
 
-# A position as callers give it: text (builder/games/grid/reading.py), a Reading, cell values, or a code.
+# A position as callers give it: text (builder/games/grid/position_text.py), a Reading, cell
+# values, or a code.
 Position = str | Reading | Sequence[int] | int
 
 def known_depth(depth: int | None) -> int:

@@ -89,7 +89,7 @@ def bench_prover(specs: tuple[str, ...] = SPECS, seconds: float = PROOF_SECONDS,
 def bench_probes(nodes: int = PROBE_NODES, probes: tuple[str, ...] = PROBES) -> None:
     """Print one row a probe: proved or stopped, nodes, deepest ply, seconds."""
     from tablebase.builder.games.grid import parse_spec
-    from tablebase.builder.games.grid.reading import read_position
+    from tablebase.builder.games.grid.position_text import read_position
     from tablebase.query.search import prooftable
     from tablebase.query.search.proving import ProofTable
 

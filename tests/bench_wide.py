@@ -56,7 +56,7 @@ def bench_wide(short_wins: int = 12) -> None:
 
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.notation import move_name
-    from tablebase.builder.games.grid.reading import read_position
+    from tablebase.builder.games.grid.position_text import read_position
     from tests.reference import FewEmpty, Game, loses_within, wins_within
     from tests.search_sets import self_play
     Searcher(parse_spec("9x9k5")).solve((0,) * 81, Budget(nodes=1000))  # compile (or load) first

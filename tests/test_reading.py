@@ -14,9 +14,9 @@ import pytest
 
 from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.builder.games.grid import O, X, parse_spec
-from tablebase.builder.games.grid.reading import Reading, read_position
-from tablebase.builder.games.grid.reading_kernel import read_text
-from tablebase.builder.games.grid.readings import read_positions
+from tablebase.builder.games.grid.position_text import Reading, read_position
+from tablebase.builder.games.grid.position_texts import read_positions
+from tablebase.builder.games.grid.position_texts_kernel import read_text
 from tests.reference import Game, parse, play
 
 SPECS = ["3x3k3", "4x4k3+gravity", "7x6k4+gravity", "5x4k4+exact", "4x4k3+misere",

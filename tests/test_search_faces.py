@@ -13,7 +13,7 @@ import pytest
 
 import tablebase
 from tablebase.builder.games.grid import parse_spec
-from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.position_text import read_position
 from tablebase.builder.pipeline import build
 from tablebase.query.cli import main
 from tests.reference import WIN, Game

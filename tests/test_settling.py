@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
-from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.position_text import read_position
 from tablebase.query.cli import main
 from tablebase.query.search import settling
 from tablebase.query.search.proving import ProofBudget, first_moves, prove_no_win

@@ -11,7 +11,7 @@ import random
 import pytest
 
 from tablebase.builder.games.grid import Value, parse_spec
-from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.position_text import read_position
 from tablebase.query.cli import main
 from tablebase.query.search import control, masks, transposition
 from tablebase.query.search.board import Board

@@ -13,7 +13,7 @@ import numpy as np
 
 from tablebase.builder.games.grid import Spec, permutations
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.grid.readings import read_positions
+from tablebase.builder.games.grid.position_texts import read_positions
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.records import PositionArrays
 from tablebase.query.errors import AuditInputError

@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tablebase.builder.games.grid import Spec
-from tablebase.builder.games.grid.reading import Reading, read_position
+from tablebase.builder.games.grid.position_text import Reading, read_position
 from tablebase.builder.games.grid.root import Root
 from tablebase.db.facts import DEFAULT_DATABASE
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.builder.games.grid import Spec, Value, mover_at, open_cells
 from tablebase.builder.games.grid.notation import move_name, player_name
-from tablebase.builder.games.grid.reading import Reading, reading_of
+from tablebase.builder.games.grid.position_text import Reading, reading_of
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.query.answer_records import MoveInfo, Probe, Step
 from tablebase.query.errors import MissingPositionError
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tablebase.query.tablebase import Tablebase
 
 T = TypeVar("T")
-# A position as the faces hand it over: read (builder/games/grid/reading.py), or cell values.
+# A position as the faces hand it over: read (builder/games/grid/position_text.py), or cell values.
 Asked = Reading | tuple[int, ...]
 
 # Seconds `probe`, `moves` and the HTTP API search a position no table holds, unless told.

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from tablebase.builder.games.grid import Spec, Value, outcome
 from tablebase.builder.games.grid.boards import place
 from tablebase.builder.games.grid.notation import move_name, to_move_name
-from tablebase.builder.games.grid.reading import Reading
+from tablebase.builder.games.grid.position_text import Reading
 from tablebase.query.search.proving import (
     DEFAULT_MEMORY,
     ProofBudget,

@@ -1,7 +1,7 @@
 """Solving positions by search, with the stored tables at its leaves: one position, a batch or
-a file of them (read as every face reads a position, builder/games/grid/reading.py), each checked first
-where its reading does not prove it can arise; the searchers a thread keeps between calls; and
-what a searched answer says (`Searched`)."""
+a file of them (read as every face reads a position, builder/games/grid/position_text.py), each
+checked first where its reading does not prove it can arise; the searchers a thread keeps
+between calls; and what a searched answer says (`Searched`)."""
 from __future__ import annotations
 
 import threading
@@ -17,8 +17,8 @@ from tablebase.builder.games.errors import ImpossiblePositionError, InvalidSpecE
 from tablebase.builder.games.grid import Spec, check_position, parse_spec
 from tablebase.builder.games.grid.notation import board_text, move_name, to_move_name
 from tablebase.builder.games.grid.orders import FOUND, order_status, stone_order
-from tablebase.builder.games.grid.reading import Reading, read_position
-from tablebase.builder.games.grid.readings import Readings, read_positions
+from tablebase.builder.games.grid.position_text import Reading, read_position
+from tablebase.builder.games.grid.position_texts import Readings, read_positions
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError
 from tablebase.query.search.control import LeafTable, leaf_table

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tablebase.builder.games.grid import Spec, Value, parse_spec
-from tablebase.builder.games.grid.reading import read_position
-from tablebase.builder.games.grid.readings import read_positions
+from tablebase.builder.games.grid.position_text import read_position
+from tablebase.builder.games.grid.position_texts import read_positions
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
 from tablebase.db.records import GameRecord
@@ -140,7 +140,7 @@ from none while its file does not exist: every position is then searched)."""
         return parse_spec(text) if tb is None else tb.spec(text)
 
     def board(self, spec: Spec, board: str | None, moves: str | None) -> tuple[int, ...]:
-        """The position named by `board` (any form builder/games/grid/reading.py
+        """The position named by `board` (any form builder/games/grid/position_text.py
         reads; default: the empty board), then a move list."""
         for name, text in (("board", board), ("moves", moves)):
             if text is not None and len(text) > MAX_QUERY_CHARS:
@@ -235,7 +235,7 @@ from none while its file does not exist: every position is then searched)."""
 
     def probe_many(self, spec: Spec, texts: Any) -> list[dict[str, Any]]:
         """The `probe --json` objects of a list of positions (each text in any form
-        builder/games/grid/reading.py reads), through the bulk lookup.
+        builder/games/grid/position_text.py reads), through the bulk lookup.
 
         Raises for the first position that cannot be read (ValueError), cannot arise
         (ValueError) or is not in the table (KeyError), naming its place in the list.

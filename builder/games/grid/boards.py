@@ -1,5 +1,5 @@
 """Boards and moves as people write them, read: board text, cell values, cell and move names,
-and move lists played from a board; the pieces reading.py reads whole positions with
+and move lists played from a board; the pieces position_text.py reads whole positions with
 (and ../stones/notation.py the positions of games whose stones move), and the `Reading` record.
 
 Board text lists the rows from top to bottom separated by '/', one character per cell: `x`,

@@ -35,7 +35,7 @@ from tablebase.builder.games.grid.notation import (
     move_name,
 )
 from tablebase.builder.games.grid.orders import move_orders, stone_order
-from tablebase.builder.games.grid.reading import read_position
+from tablebase.builder.games.grid.position_text import read_position
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.root_check import root_of
 from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
@@ -134,7 +134,7 @@ class GridGame:
 
     def read(self, position: object = None, moves: str | None = None,
              compiled: bool = False) -> Reading:
-        """The position given in any form a user may give it (builder/games/grid/reading.py),
+        """The position given in any form a user may give it (builder/games/grid/position_text.py),
         then `moves` played: a Reading."""
         return read_position(self.spec, position, moves, compiled)  # type: ignore[arg-type]
 
@@ -151,7 +151,7 @@ class GridGame:
         return encode(position)
 
     def codes_of(self, positions: np.ndarray) -> np.ndarray:
-        """`code` of many positions at once (rows of cell values, as readings.py reads them)."""
+        """`code` of many positions at once (rows of cell values, as position_texts.py reads them)."""
         return encode_many(positions) if len(positions) else np.empty(0, dtype=np.int64)
 
     def canonical_code(self, position: Sequence[int]) -> int:

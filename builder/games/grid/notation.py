@@ -1,6 +1,6 @@
 """Positions and moves as people write them, and as the terminal shows them: move and column
 names, board text, outcomes in words, and a board drawn with its coordinates (reading them is
-builder/games/grid/reading.py's).
+builder/games/grid/position_text.py's).
 
 Board text lists the rows from top to bottom separated by '/', one character per cell:
 `x`, `o` or `.` for empty. Cells are numbered as in tablebase.builder.games.grid.geometry,

@@ -52,7 +52,7 @@ def read_moving(spec: Spec, position: str | Sequence[int] | int) -> tuple[int, .
 
 def read_moving_position(spec: Spec, position: str | Sequence[int] | int | Reading | None,
                          moves: str | None = None) -> Reading:
-    """builder/games/grid/reading.py's `read_position` where stones move: the position (as `read_moving`
+    """grid/position_text.py's `read_position` where stones move: the position (as `read_moving`
     reads it; None: the empty board), then `moves` played, as a Reading whose board is the
     cells followed by the side to move."""
     if isinstance(position, Reading):

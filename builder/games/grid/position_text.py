@@ -8,8 +8,8 @@ it (such a position needs no reachability test before a search).
 Board text and moves are written as boards.py reads them; where stones move, board text may
 be followed by the side to move, and moves may be steps (../stones/notation.py).
 
-`read_position` reads one, in Python (or by the compiled reader, reading_kernel.py, where a
-search has loaded it); readings.py reads a batch at once.
+`read_position` reads one, in Python (or by the compiled reader, position_texts_kernel.py, where a
+search has loaded it); position_texts.py reads a batch at once.
 """
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def read_position(spec: Spec, position: str | Sequence[int] | int | Reading | No
     elif isinstance(position, str):
         got = None
         if compiled:
-            from tablebase.builder.games.grid.reading_kernel import read_text
+            from tablebase.builder.games.grid.position_texts_kernel import read_text
 
             got = read_text(spec, position)
         found = _read_text(spec, position) if got is None else reading_of(*got)

@@ -1,5 +1,5 @@
-"""Many positions read at once (reading.py reads one): the usual board text with numpy,
-the other forms in one compiled call where the batch is large (reading_kernel.py), and each
+"""Many positions read at once (position_text.py reads one): the usual board text with numpy,
+the other forms in one compiled call where the batch is large (position_texts_kernel.py), and each
 position that fails there, and every position of a game whose stones move, in Python, which
 names the fault. A face that reads a list (a file of positions, a bulk request) calls this."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.games.grid import Spec
-from tablebase.builder.games.grid.reading import Reading, read_position, reading_of
+from tablebase.builder.games.grid.position_text import Reading, read_position, reading_of
 
 # Batches of at least this many positions in other forms than plain board text are read by
 # the compiled reader (whose first use in a process loads numba and the kernel).
@@ -63,7 +63,7 @@ def read_positions(spec: Spec, positions: Sequence[Any], compiled: bool | None =
     rest = np.flatnonzero(~plain).tolist()
     other = [i for i in rest if texts[i]]
     if other and (compiled or (compiled is None and len(other) >= COMPILED_BATCH)):
-        from tablebase.builder.games.grid.reading_kernel import read_texts
+        from tablebase.builder.games.grid.position_texts_kernel import read_texts
 
         done = read_texts(spec, [positions[i] for i in other], cells, played, other)
         left = {i for i, read in zip(other, done) if not read}

@@ -1,4 +1,4 @@
-"""Position text read in compiled code, a whole batch in one call (builder/games/grid/reading.py's
+"""Position text read in compiled code, a whole batch in one call (builder/games/grid/position_text.py's
 `read_positions`): board text, board text then moves, moves, and Pons' column digits, each line
 played into its cells, a move's line test by the rules kernel's compiled form (only the lines
 through its cell, from the empty board). The kernel reads what it can prove well formed and
