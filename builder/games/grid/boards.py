@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from tablebase.builder.games.errors import IllegalMoveError, NotationError
@@ -28,7 +27,6 @@ from tablebase.builder.games.grid import (
     open_cells,
     outcome,
 )
-from tablebase.builder.games.grid.geometry import line_ends, lines, lines_through
 from tablebase.builder.games.grid.notation import (
     board_text,
     column_name,
@@ -37,6 +35,7 @@ from tablebase.builder.games.grid.notation import (
     player_name,
     shown,
 )
+from tablebase.builder.games.grid.rules import lines_at, made_through
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
 _CELL_BYTES = bytes(_CELL_CHARS.get(chr(b).lower(), 3) for b in range(256))
@@ -216,22 +215,6 @@ def place(board: Sequence[int], cell: int, mover: int | None = None) -> tuple[in
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
-def _lines_at(spec: Spec) -> tuple[tuple[tuple[tuple[int, ...], tuple[int, ...]], ...], ...]:
-    """For each cell, the (cells, ends) of the lines through it, as Python ints."""
-    first, through = lines_through(spec)
-    table, ends = lines(spec).tolist(), line_ends(spec).tolist()
-    return tuple(tuple((tuple(table[i]), tuple(ends[i])) for i in through[first[c]:first[c + 1]])
-                 for c in range(spec.cells))
-
-
-def _made_at(spec: Spec, board: Sequence[int], cell: int, player: int) -> bool:
-    """Whether `player` has a line through `cell` (+exact: a run of exactly k)."""
-    return any(all(board[c] == player for c in line) and all(e < 0 or board[e] != player
-                                                               for e in ends)
-               for line, ends in _lines_at(spec)[cell])
-
-
 def play_tokens(spec: Spec, board: Sequence[int], tokens: Sequence[str], text: str) -> tuple[int, ...]:
     """The board after the moves `tokens` (of the move list `text`, for messages), from
     `board`; raise naming the first move that fails and why.
@@ -260,7 +243,7 @@ def play_tokens(spec: Spec, board: Sequence[int], tokens: Sequence[str], text: s
         current[cell] = player
         stones += 1
         if fresh:
-            made[player] = _made_at(spec, current, cell, player)
+            made[player] = made_through(lines_at(spec)[cell], current, player)
     return tuple(current)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.grid.codec import EMPTY, O, X
-from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.geometry import line_ends, lines, lines_through
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.values import Value
 
@@ -46,6 +46,36 @@ def line_masks(spec: Spec) -> tuple[tuple[int, int], ...]:
 
 # Per player, bytes.translate's table: that player's value to "1", every other to "0".
 _BIT_CHARS = {p: bytes(49 if v == p else 48 for v in range(256)) for p in (X, O)}  # "1", "0"
+
+
+# The lines through one cell: each line's cells, and the cells just beyond its ends (+exact).
+LinesAt = tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+
+
+@lru_cache(maxsize=None)
+def lines_at(spec: Spec) -> tuple[LinesAt, ...]:
+    """For each cell, the lines through it (as `made_through` takes them), as Python ints."""
+    first, through = lines_through(spec)
+    table, ends = lines(spec).tolist(), line_ends(spec).tolist()
+    return tuple(tuple((tuple(table[i]), tuple(e for e in ends[i] if e >= 0))
+                       for i in through[first[c]:first[c + 1]]) for c in range(spec.cells))
+
+
+def made_through(lines_here: LinesAt, board: Sequence[int], player: int) -> bool:
+    """Whether `player` has made one of `lines_here` (`lines_at(spec)[cell]`: the lines a move
+    on that cell can make; +exact: and no stone of theirs beyond its ends)."""
+    for line, ends in lines_here:
+        # Plain loops rather than all(...): the audit's searches test every move so.
+        for cell in line:
+            if board[cell] != player:
+                break
+        else:
+            for end in ends:
+                if board[end] == player:
+                    break
+            else:
+                return True
+    return False
 
 
 def has_line(spec: Spec, board: Sequence[int], player: int) -> bool:

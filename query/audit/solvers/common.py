@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tablebase.builder.games.grid import EMPTY, Spec, Value, check_position, open_cells, outcome
-from tablebase.builder.games.grid.geometry import line_ends, lines
+from tablebase.builder.games.grid.rules import lines_at, made_through
 
 
 @dataclass(frozen=True)
@@ -46,11 +46,7 @@ class SearchRules:
 
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
-        # Each line with the cells beyond its ends that must not be the mover's (+exact).
-        all_lines = [(tuple(int(c) for c in line), tuple(int(e) for e in ends if e >= 0))
-                     for line, ends in zip(lines(spec), line_ends(spec))]
-        self.lines_through = tuple(
-            tuple(pair for pair in all_lines if cell in pair[0]) for cell in range(spec.cells))
+        self.lines_through = lines_at(spec)  # a move's lines: each with its ends (+exact)
         # Completing a line ends the game; the side left to move has lost, or won under misere.
         self.line_value = int(Value.WIN if spec.misere else Value.LOSS)
 
@@ -64,15 +60,8 @@ class SearchRules:
         if last is None:
             value = outcome(self.spec, board)
             return None if value is None else int(value)
-        mover = board[last]
-        for line, ends in self.lines_through[last]:
-            # A plain loop rather than all(...): this is the innermost test of every search.
-            for cell in line:
-                if board[cell] != mover:
-                    break
-            else:
-                if all(board[e] != mover for e in ends):
-                    return self.line_value
+        if made_through(self.lines_through[last], board, board[last]):
+            return self.line_value
         return int(Value.DRAW) if EMPTY not in board else None
 
     def moves(self, board: tuple[int, ...]) -> list[int]:
