@@ -22,20 +22,11 @@ from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.engine import open_database
 from tablebase.db.errors import GameExistsError, NotATablebaseError
-from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.keyed import KeyedRows
-from tablebase.db.keyed_writer import write_keyed
-from tablebase.db.records import PlyCounts, table_label
+from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
+from tablebase.db.records import GameParams, GameSummary, PlyCounts, table_label
 from tablebase.db.store import open_store
-from tablebase.db.writer import (
-    GameParams,
-    GameSummary,
-    abandon_build,
-    begin_build,
-    finish_build,
-)
 from tablebase.version import tool_version
 
 STAGES = ("walk", "solve", "write")
@@ -100,24 +91,17 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
                              sum(p.terminal for p in plies),
                              int(value[0]), None if root_depth == NO_DEPTH else root_depth,
                              plies, stages, plan.budget)
-    with _stage(stages, "write"), open_database(database, writable=True) as engine:
-        handle = begin_build(engine, GameParams(game.name, 0, 0, 0, False, False, root,
-                                                        keyed=True),
-                             force=force, layout=LAYOUT_KEYED)
-        try:
-            checksum = _write(engine, handle, graph, value, depth, progress)
-            finish_build(engine, handle, GameSummary(
-                reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
-                terminal_canonical=int(np.count_nonzero(ended)),
-                wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
-                losses=sum(p.losses for p in plies), root_value=report.root_value,
-                root_depth=root_depth, tool_version=tool_version(),
-                build_seconds=report.seconds,
-                stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
-                        for name, f in stages.items()}, checksum=checksum), plies)
-        except BaseException:
-            abandon_build(engine, handle)
-            raise
+    params = GameParams(game.name, 0, 0, 0, False, False, root, keyed=True)
+    with _stage(stages, "write"), open_keyed_build(database, params, force=force) as build:
+        checksum = _write(build, graph, value, depth, progress)
+        build.finish(GameSummary(
+            reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
+            terminal_canonical=int(np.count_nonzero(ended)),
+            wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
+            losses=sum(p.losses for p in plies), root_value=report.root_value,
+            root_depth=root_depth, tool_version=tool_version(), build_seconds=report.seconds,
+            stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
+                    for name, f in stages.items()}, checksum=checksum), plies)
     return report
 
 
@@ -161,7 +145,7 @@ def _ply_counts(graph: Graph, value: np.ndarray, ended: np.ndarray) -> list[PlyC
     return [PlyCounts(ply, *row) for ply, row in enumerate(rows)]
 
 
-def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, depth: np.ndarray,
+def _write(build: KeyedBuild, graph: Graph, value: np.ndarray, depth: np.ndarray,
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
     checksum = hashlib.blake2b(digest_size=8)
@@ -171,6 +155,6 @@ def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, dept
             part = graph.ranked[start:start + _WRITE_CHUNK]
             rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
                              value[part], depth[part])
-            write_keyed(engine, handle, rows, checksum)  # type: ignore[arg-type]
+            build.write(rows, checksum)
             bar.update(len(part))
     return checksum.hexdigest()

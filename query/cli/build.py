@@ -88,7 +88,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _print_build(report: BuildReport, spec: Spec, db: str) -> None:
-    from tablebase.db.engine import describe
+    from tablebase.db.errors import describe
 
     root = grid_game(spec).table_root(report.root.key)  # its position, as this face prints it
     if root.is_whole:

@@ -32,7 +32,7 @@ def build(args: argparse.Namespace) -> int:
     """`tablebase build PATH.py:Class [--from TEXT]`."""
     from tablebase.builder.games.registry import class_game
     from tablebase.builder.graph_build import build_game
-    from tablebase.db.engine import describe
+    from tablebase.db.errors import describe
 
     if args.workers is not None or args.scheduler is not None:
         raise UsageError("a game class is built in this process: leave out --workers and"
