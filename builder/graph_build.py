@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,6 +30,9 @@ from tablebase.version import tool_version
 
 STAGES = ("walk", "solve", "write")
 _WRITE_CHUNK = 1 << 16
+# Keys sorted on another thread while the solve runs, where there are more than this many (a
+# thread, and importing concurrent.futures, cost more than sorting fewer).
+_SORT_ALONGSIDE = 1 << 15
 
 
 @dataclass
@@ -77,12 +79,19 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     stages: dict[str, StageFigures] = {}
     with _stage(stages, "walk"):
         graph = walk(game, position, plan.budget, progress)
-    with _stage(stages, "solve"), ThreadPoolExecutor(1) as other:
-        # The keys' sort (numpy, without the GIL) on the other core while this one solves.
-        ranking = other.submit(rank_keys, graph.keys) if graph.ranked is None else None
-        value, depth = solve_graph(graph, progress)
-        if ranking is not None:
-            graph.ranked = ranking.result()
+    with _stage(stages, "solve"):
+        if graph.ranked is None and graph.size > _SORT_ALONGSIDE:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # The keys' sort (numpy, without the GIL) on the other core while this one solves.
+            with ThreadPoolExecutor(1) as other:
+                ranking = other.submit(rank_keys, graph.keys)
+                value, depth = solve_graph(graph, progress)
+                graph.ranked = ranking.result()
+        else:
+            value, depth = solve_graph(graph, progress)
+            if graph.ranked is None:
+                graph.ranked = rank_keys(graph.keys)
     # Where the game is over: an outcome, or no move and none (lost at once).
     ended = (graph.term != OPEN) | (np.diff(graph.first) == 0)
     plies = _ply_counts(graph, value, ended)

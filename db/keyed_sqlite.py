@@ -16,14 +16,13 @@ import json
 import os
 import secrets
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 from datetime import datetime, timezone
 from typing import Any
 
 from tablebase.db.errors import DatabaseError, GameExistsError
-from tablebase.db.facts import LAYOUT_KEYED, PACK_THREADS, SCHEMA_VERSION
-from tablebase.db.keyed import KeyedRows, pack
+from tablebase.db.facts import LAYOUT_KEYED, SCHEMA_VERSION
+from tablebase.db.keyed import KeyedRows, Packer
 from tablebase.db.records import (
     STATUS_BUILDING,
     STATUS_COMPLETE,
@@ -78,7 +77,7 @@ class SqliteKeyedBuild:
         self._conn, self._params = conn, params
         self.game_id, self.table_name = game_id, table
         self.rows = 0
-        self._pool: ThreadPoolExecutor | None = None
+        self._packer = Packer()
 
     @classmethod
     def open(cls, target: str, params: GameParams, *, force: bool) -> SqliteKeyedBuild | None:
@@ -150,11 +149,9 @@ class SqliteKeyedBuild:
 
     def write(self, rows: KeyedRows, digest: Any) -> None:
         """Append positions (ascending keys, after every key written before) as blocks, in one
-        transaction, compressed on two threads; `digest` (a hashlib object) takes each block's
-        raw bytes, in order: the table's checksum."""
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(PACK_THREADS)
-        blocks = pack(rows, self._pool)
+        transaction (compressed on two threads where the chunk is large); `digest` (a hashlib
+        object) takes each block's raw bytes, in order: the table's checksum."""
+        blocks = self._packer.pack(rows)
         for _, raw in blocks:
             digest.update(raw)
         try:
@@ -170,7 +167,7 @@ class SqliteKeyedBuild:
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         """Point the game at the new table and mark it complete, dropping the old table,
         atomically (db/writer.py's finish_build)."""
-        self._stop_pool()
+        self._packer.close()
         label = self._params.label
         if self.rows != summary.canonical:
             raise DatabaseError(f"{label}: wrote {self.rows} positions, expected"
@@ -223,7 +220,7 @@ class SqliteKeyedBuild:
     def abandon(self) -> None:
         """Drop the unfinished table of a failed build (best effort: a later build also
         cleans up)."""
-        self._stop_pool()
+        self._packer.close()
         try:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -233,13 +230,8 @@ class SqliteKeyedBuild:
 
     def close(self) -> None:
         """Stop the packing threads, return the file to rollback-journal mode and close it."""
-        self._stop_pool()
+        self._packer.close()
         _leave_wal(self._conn)
-
-    def _stop_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
 
 
 class _transaction:

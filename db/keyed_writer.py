@@ -8,12 +8,11 @@ writer does not serve, through SQLAlchemy (db/writer.py), imported only then.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from tablebase.db.facts import LAYOUT_KEYED, PACK_THREADS
-from tablebase.db.keyed import KeyedRows, pack
+from tablebase.db.facts import LAYOUT_KEYED
+from tablebase.db.keyed import KeyedRows, Packer
 from tablebase.db.records import GameParams, GameSummary, PlyCounts
 
 if TYPE_CHECKING:
@@ -67,15 +66,14 @@ class _UrlKeyedBuild:
 
         self._engine = stack.enter_context(open_database(database, writable=True))
         self._handle = begin_build(self._engine, params, force=force, layout=LAYOUT_KEYED)
-        stack.callback(self._handle.close)
+        self._packer = Packer()
+        stack.callback(self._packer.close)
 
     def write(self, rows: KeyedRows, digest: Any) -> None:
         from tablebase.db.writer import write_with
 
         handle = self._handle
-        if handle.pool is None:
-            handle.pool = ThreadPoolExecutor(PACK_THREADS)
-        blocks = pack(rows, handle.pool)
+        blocks = self._packer.pack(rows)
         for _, raw in blocks:
             digest.update(raw)
         # Python ints, strs and bytes: what every driver binds as is.
