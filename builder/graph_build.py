@@ -158,11 +158,14 @@ def _write(build: KeyedBuild, graph: Graph, value: np.ndarray, depth: np.ndarray
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
     checksum = hashlib.blake2b(digest_size=8)
+    assert graph.ranked is not None  # ranked beside the solve
+    # The keys in key order, gathered at once (numpy's take over references: faster than a list
+    # comprehension's lookups in a random order).
+    ordered = np.array(graph.keys, dtype=object)[graph.ranked]
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
         for start in range(0, graph.size, _WRITE_CHUNK):
-            assert graph.ranked is not None  # ranked beside the solve
             part = graph.ranked[start:start + _WRITE_CHUNK]
-            rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
+            rows = KeyedRows(ordered[start:start + _WRITE_CHUNK].tolist(), graph.ply[part],
                              value[part], depth[part])
             build.write(rows, checksum)
             bar.update(len(part))
