@@ -98,6 +98,18 @@ def test_missing_database_is_named_and_not_created(tmp_path: Path,
     assert not db.exists()
 
 
+def test_commands_name_the_family_that_registers_them() -> None:
+    """A process given its command imports that family alone: COMMANDS must say which."""
+    from tablebase.query.cli import COMMANDS
+
+    parser = make_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    assert set(subparsers.choices) == set(COMMANDS)  # type: ignore[attr-defined]
+    for name in COMMANDS:
+        alone = next(a for a in make_parser(name)._actions if a.dest == "command")
+        assert name in alone.choices  # type: ignore[attr-defined]
+
+
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     parser = make_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command")
