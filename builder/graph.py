@@ -25,8 +25,8 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 
 # In `term`: a position where play goes on.
 OPEN = 2
-# The memory is looked at every this many new positions (a read of /proc: some microseconds).
-_MEMORY_EVERY = 1 << 12
+# The memory is looked at every this many positions walked (a read of /proc: some microseconds).
+_CHECK_EVERY = 1 << 12
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
@@ -57,72 +57,88 @@ def walk(game: Game, start: Any, memory_budget: int,
     """Every position reachable from `start` (checked: GameFault for a fault of the class);
     BuildTooLargeError once the process passes `memory_budget` bytes, before anything is
     written."""
-    index: dict[Any, int] = {}
-    order: list[Any] = []
+    index: dict[Any, int] = {start: 0}
+    order: list[Any] = [start]
     keys: list[str] = []
     orbit_sizes = array("i")
-    plies = array("i", [0])
-    symmetric, key = game.has_symmetries, game.fast_key
-    _meet(game, start, 0, index, keys, orbit_sizes)
-    order.append(start)
+    symmetric = game.has_symmetries
+    if symmetric:
+        _meet(game, start, 0, index, keys, orbit_sizes)
     first, kids, term = array("q", [0]), array("q"), array("b")
     moves, outcome = game.fast_moves, game.fast_outcome
-    get, checked_outcome = index.get, game.checked_outcome
+    checked_outcome = game.checked_outcome
     # Bound once: the loop below is the build's floor plus these calls.
-    order_append, keys_append, kids_append, plies_append = (
-        order.append, keys.append, kids.append, plies.append)
-    next_check = _MEMORY_EVERY
-    i = 0
+    setdefault, order_append, kids_append, term_append, first_append = (
+        index.setdefault, order.append, kids.append, term.append, first.append)
+    # Breadth first, so a ply's positions follow one another: level_ends[d] is where ply d ends.
+    level_ends = array("q")
+    n = level_end = 1
     with progress(desc=f"walk {game.name}", unit="pos", unit_scale=True) as bar:
-        while i < len(order):
-            p = order[i]
+        for i, p in enumerate(order):  # `order` grows while it is walked
+            if i == level_end:
+                level_ends.append(level_end)
+                level_end = n
+            if not i & _CHECK_EVERY - 1 and i:
+                bar.update(_CHECK_EVERY)
+                if current_bytes() > memory_budget:
+                    raise BuildTooLargeError(
+                        f"{game.name}: stopped after {n:,} positions, nothing written: the walk"
+                        f" passed the memory budget of {memory_budget / 2**20:,.0f} MiB; give a"
+                        " larger --memory (or a smaller game)")
             try:
                 o = outcome(p)
             except Exception as e:
                 raise game.raised("outcome", p, e) from e
             if o is not None:
-                term.append(checked_outcome(p, o) or 0)  # checked: -1, 0 or +1
+                term_append(checked_outcome(p, o) or 0)  # checked: -1, 0 or +1
             else:
-                term.append(OPEN)
-                ply = plies[i] + 1
+                term_append(OPEN)
                 try:
                     for _name, child in moves(p):
-                        j = get(child)
-                        if j is None:
-                            j = len(order)
+                        j = setdefault(child, n)
+                        if j == n:  # met for the first time
                             if symmetric:
-                                _meet(game, child, j, index, keys, orbit_sizes)
-                            else:
-                                index[child] = j
-                                keys_append(key(child))
+                                _meet(game, child, n, index, keys, orbit_sizes)
+                            n += 1
                             order_append(child)
-                            plies_append(ply)
                         kids_append(j)
                 except GameFault:
                     raise
                 except Exception as e:
                     raise _diagnosed(game, p, e) from e
-            first.append(len(kids))
-            i += 1
-            if len(order) >= next_check:
-                next_check += _MEMORY_EVERY
-                if current_bytes() > memory_budget:
-                    raise BuildTooLargeError(
-                        f"{game.name}: stopped after {len(order):,} positions, nothing written:"
-                        f" the walk passed the memory budget of {memory_budget / 2**20:,.0f}"
-                        " MiB; give a larger --memory (or a smaller game)")
-            if i & 4095 == 0:
-                bar.update(4096)
-    _check_texts(game, order, keys)
-    # A text key may be shared by two positions (a fault to name while they are at hand); no
-    # two plain values share a repr.
-    ranked = _ranked(game, order, keys) if any(k.startswith("~") for k in keys) else None
+            first_append(len(kids))
+    level_ends.append(n)
+    ends = np.frombuffer(level_ends, dtype=np.int64)
+    plies = np.repeat(np.arange(len(ends), dtype=np.int32), np.diff(ends, prepend=0))
+    # Plain values (ints and strs) are stored under their reprs: one line each, none alike,
+    # none starting with '~'; any other key is checked.
+    reprs = not symmetric and set(map(type, order)) <= {int, str}
+    if reprs:
+        keys = list(map(repr, order))
+    elif not symmetric:
+        keys = _keys(game, order)
+    ranked = None
+    if not reprs:
+        _check_texts(game, order, keys)
+        # A text key may be shared by two positions (a fault to name while they are at hand);
+        # no two plain values share a repr.
+        ranked = _ranked(game, order, keys) if any(k.startswith("~") for k in keys) else None
     _check_reads_back(game, order)
     orbits = np.frombuffer(orbit_sizes, dtype=np.int32) if symmetric \
         else np.ones(len(order), dtype=np.int32)
     return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
-                 np.frombuffer(term, dtype=np.int8), np.frombuffer(plies, dtype=np.int32),
-                 orbits, keys, ranked)
+                 np.frombuffer(term, dtype=np.int8), plies, orbits, keys, ranked)
+
+
+def _keys(game: Game, order: list[Any]) -> list[str]:
+    """The keys of positions without symmetries (`fast_key`); a fault of the class's `text`
+    named by the checked text of the first position whose key fails."""
+    try:
+        return [game.fast_key(p) for p in order]
+    except Exception:
+        for p in order:
+            game.key(p)
+        raise
 
 
 def _diagnosed(game: Game, position: Any, error: Exception) -> GameFault:
@@ -138,10 +154,6 @@ def _diagnosed(game: Game, position: Any, error: Exception) -> GameFault:
 def _meet(game: Game, position: Any, j: int, index: dict[Any, int], keys: list[str],
           orbit_sizes: array) -> None:
     """Number a position met for the first time `j`, with every image its symmetries give."""
-    if not game.has_symmetries:
-        index[position] = j
-        keys.append(game.key(position))
-        return
     orbit = game.orbit(position)
     if j < _READ_BACK_ALL or j % _READ_BACK_EVERY == 0:
         _check_group(game, position, orbit)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,24 +21,18 @@ from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.engine import open_database
 from tablebase.db.errors import GameExistsError, NotATablebaseError
-from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.keyed import KeyedRows
-from tablebase.db.keyed_writer import write_keyed
-from tablebase.db.records import PlyCounts, table_label
+from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
+from tablebase.db.records import GameParams, GameSummary, PlyCounts, table_label
 from tablebase.db.store import open_store
-from tablebase.db.writer import (
-    GameParams,
-    GameSummary,
-    abandon_build,
-    begin_build,
-    finish_build,
-)
 from tablebase.version import tool_version
 
 STAGES = ("walk", "solve", "write")
 _WRITE_CHUNK = 1 << 16
+# Keys sorted on another thread while the solve runs, where there are more than this many (a
+# thread, and importing concurrent.futures, cost more than sorting fewer).
+_SORT_ALONGSIDE = 1 << 15
 
 
 @dataclass
@@ -86,12 +79,19 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     stages: dict[str, StageFigures] = {}
     with _stage(stages, "walk"):
         graph = walk(game, position, plan.budget, progress)
-    with _stage(stages, "solve"), ThreadPoolExecutor(1) as other:
-        # The keys' sort (numpy, without the GIL) on the other core while this one solves.
-        ranking = other.submit(rank_keys, graph.keys) if graph.ranked is None else None
-        value, depth = solve_graph(graph, progress)
-        if ranking is not None:
-            graph.ranked = ranking.result()
+    with _stage(stages, "solve"):
+        if graph.ranked is None and graph.size > _SORT_ALONGSIDE:
+            from concurrent.futures import ThreadPoolExecutor
+
+            # The keys' sort (numpy, without the GIL) on the other core while this one solves.
+            with ThreadPoolExecutor(1) as other:
+                ranking = other.submit(rank_keys, graph.keys)
+                value, depth = solve_graph(graph, progress)
+                graph.ranked = ranking.result()
+        else:
+            value, depth = solve_graph(graph, progress)
+            if graph.ranked is None:
+                graph.ranked = rank_keys(graph.keys)
     # Where the game is over: an outcome, or no move and none (lost at once).
     ended = (graph.term != OPEN) | (np.diff(graph.first) == 0)
     plies = _ply_counts(graph, value, ended)
@@ -100,24 +100,17 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
                              sum(p.terminal for p in plies),
                              int(value[0]), None if root_depth == NO_DEPTH else root_depth,
                              plies, stages, plan.budget)
-    with _stage(stages, "write"), open_database(database, writable=True) as engine:
-        handle = begin_build(engine, GameParams(game.name, 0, 0, 0, False, False, root,
-                                                        keyed=True),
-                             force=force, layout=LAYOUT_KEYED)
-        try:
-            checksum = _write(engine, handle, graph, value, depth, progress)
-            finish_build(engine, handle, GameSummary(
-                reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
-                terminal_canonical=int(np.count_nonzero(ended)),
-                wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
-                losses=sum(p.losses for p in plies), root_value=report.root_value,
-                root_depth=root_depth, tool_version=tool_version(),
-                build_seconds=report.seconds,
-                stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
-                        for name, f in stages.items()}, checksum=checksum), plies)
-        except BaseException:
-            abandon_build(engine, handle)
-            raise
+    params = GameParams(game.name, 0, 0, 0, False, False, root, keyed=True)
+    with _stage(stages, "write"), open_keyed_build(database, params, force=force) as build:
+        checksum = _write(build, graph, value, depth, progress)
+        build.finish(GameSummary(
+            reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
+            terminal_canonical=int(np.count_nonzero(ended)),
+            wins=sum(p.wins for p in plies), draws=sum(p.draws for p in plies),
+            losses=sum(p.losses for p in plies), root_value=report.root_value,
+            root_depth=root_depth, tool_version=tool_version(), build_seconds=report.seconds,
+            stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
+                    for name, f in stages.items()}, checksum=checksum), plies)
     return report
 
 
@@ -161,16 +154,19 @@ def _ply_counts(graph: Graph, value: np.ndarray, ended: np.ndarray) -> list[PlyC
     return [PlyCounts(ply, *row) for ply, row in enumerate(rows)]
 
 
-def _write(engine: object, handle: object, graph: Graph, value: np.ndarray, depth: np.ndarray,
+def _write(build: KeyedBuild, graph: Graph, value: np.ndarray, depth: np.ndarray,
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
     checksum = hashlib.blake2b(digest_size=8)
+    assert graph.ranked is not None  # ranked beside the solve
+    # The keys in key order, gathered at once (numpy's take over references: faster than a list
+    # comprehension's lookups in a random order).
+    ordered = np.array(graph.keys, dtype=object)[graph.ranked]
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
         for start in range(0, graph.size, _WRITE_CHUNK):
-            assert graph.ranked is not None  # ranked beside the solve
             part = graph.ranked[start:start + _WRITE_CHUNK]
-            rows = KeyedRows([graph.keys[i] for i in part.tolist()], graph.ply[part],
+            rows = KeyedRows(ordered[start:start + _WRITE_CHUNK].tolist(), graph.ply[part],
                              value[part], depth[part])
-            write_keyed(engine, handle, rows, checksum)  # type: ignore[arg-type]
+            build.write(rows, checksum)
             bar.update(len(part))
     return checksum.hexdigest()

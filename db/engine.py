@@ -15,6 +15,7 @@ from tablebase.db.errors import (
     DatabaseError,
     MissingDatabaseError,
     NotATablebaseError,
+    describe,
     sounds_damaged,
 )
 from tablebase.db.facts import READABLE_VERSIONS, SCHEMA_VERSION
@@ -28,16 +29,6 @@ def database_url(target: str) -> str:
     if "://" in target:
         return normalise_url(target)
     return "sqlite:///" + os.path.abspath(target)
-
-
-def describe(target: str) -> str:
-    """How to name the database in messages: the path for files, the URL without password otherwise."""
-    if "://" not in target:
-        return target
-    try:
-        return make_url(target).render_as_string(hide_password=True)
-    except ArgumentError:
-        return target
 
 
 def _sqlite_path(url: str) -> str | None:

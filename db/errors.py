@@ -1,4 +1,5 @@
-"""Errors of the storage layer; SQLAlchemy's own errors are wrapped here and nowhere else."""
+"""Errors of the storage layer and how their messages name a database; SQLAlchemy's own errors
+are wrapped here and nowhere else."""
 from __future__ import annotations
 
 # What SQLite (and its Python driver) says about a damaged file, lower-cased: in a file of our
@@ -22,6 +23,20 @@ def read_failure(what: str, reason: str, damaged: bool = False) -> DatabaseError
         return DamagedTableError(f"cannot read {what}: the database file is damaged ({reason});"
                                  " run `tablebase verify` on it", reason)
     return DatabaseError(f"cannot read {what}: {reason}")
+
+
+def describe(target: str) -> str:
+    """How to name the database in messages: the path for files, the URL without password
+    otherwise (SQLAlchemy, which reads the URL, is imported only for a URL)."""
+    if "://" not in target:
+        return target
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        return make_url(target).render_as_string(hide_password=True)
+    except ArgumentError:
+        return target
 
 
 class StorageError(Exception):

@@ -24,3 +24,5 @@ CHUNK = 1 << 16
 # Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).
 IN_BATCH = 10_000
 
+# Threads that pack a table's blocks (zstd and numpy release the GIL): the machine's two cores.
+PACK_THREADS = 2

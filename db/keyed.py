@@ -18,19 +18,25 @@ import zlib
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import zstandard
 
 from tablebase.db.errors import DamagedTableError
+from tablebase.db.facts import PACK_THREADS
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, ThreadPoolExecutor
 
 # Positions a block: a probe decodes one block (some tens of microseconds).
 BLOCK = 2048
 # Decoded blocks a reader keeps: a position's moves lead to a few blocks, read again and again.
 CACHED_BLOCKS = 32
 ZSTD_LEVEL = 3
+# A chunk of at most this many blocks is compressed on the writer's own thread: starting the
+# packing threads (and importing concurrent.futures) costs more than they save on it.
+THREADED_BLOCKS = 16
 
 # Runs one statement with its parameters and returns its rows.
 Run = Callable[[str, Sequence[object]], list[tuple[object, ...]]]
@@ -81,6 +87,27 @@ def pack(rows: KeyedRows, pool: Executor | None = None) -> list[tuple[KeyedBlock
     packed = list(pool.map(_compress, raws)) if pool is not None else [_compress(r) for r in raws]
     return [(KeyedBlock(first, size, data, zlib.crc32(raw)), raw)
             for (first, size), data, raw in zip(firsts, packed, raws)]
+
+
+class Packer:
+    """Packs a build's chunks of rows (`pack`), on PACK_THREADS threads from the first chunk of
+    more than THREADED_BLOCKS blocks; `close` stops them."""
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+
+    def pack(self, rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
+        """`pack(rows)`, threaded where the chunk is large."""
+        if self._pool is None and len(rows.keys) > THREADED_BLOCKS * BLOCK:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(PACK_THREADS)
+        return pack(rows, self._pool)
+
+    def close(self) -> None:
+        """Stop the threads, if any were started."""
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 def _compress(raw: bytes) -> bytes:

@@ -1,31 +1,97 @@
-"""Writing a table of the keyed layout (db/keyed.py): blocks in key order into the table
-`writer.begin_build` made; `writer.finish_build` publishes it as any other."""
+"""Writing a table of the keyed layout (db/keyed.py): `open_keyed_build` begins a build, whose
+`write` appends blocks in key order and whose `finish` publishes the table as any other.
+
+A local SQLite file is written on the standard library's sqlite3 driver (db/keyed_sqlite.py:
+importing SQLAlchemy would cost more than a small game's whole build); a URL, or a file that
+writer does not serve, through SQLAlchemy (db/writer.py), imported only then.
+"""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Connection, Engine
+from tablebase.db.facts import LAYOUT_KEYED
+from tablebase.db.keyed import KeyedRows, Packer
+from tablebase.db.records import GameParams, GameSummary, PlyCounts
 
-from tablebase.db.keyed import KeyedRows, pack
-from tablebase.db.writer import PACK_THREADS, BuildHandle, write_with
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 
-def write_keyed(engine: Engine, handle: BuildHandle, rows: KeyedRows, digest: Any) -> None:
-    """Append positions (ascending keys, after every key written before) as blocks, in one
-    transaction, compressed on the build's packing threads; `digest` (a hashlib object) takes
-    each block's raw bytes, in order: the table's checksum."""
-    if handle.pool is None:
-        handle.pool = ThreadPoolExecutor(PACK_THREADS)
-    blocks = pack(rows, handle.pool)
-    for _, raw in blocks:
-        digest.update(raw)
-    # Python ints, strs and bytes: what every driver binds as is.
-    data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
+class KeyedBuild(Protocol):
+    """A build of a keyed table under way."""
 
-    def write(conn: Connection) -> None:
-        mark = "?" if conn.dialect.name == "sqlite" else "%s"
-        conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count, data, chk)'
-                             f" VALUES ({', '.join([mark] * 4)})", data)
-    write_with(engine, handle, write)
-    handle.rows += len(rows.keys)
+    def write(self, rows: KeyedRows, digest: Any) -> None:
+        """Append positions (ascending keys, after every key written before) as blocks in one
+        transaction; `digest` (a hashlib object) takes each block's raw bytes, in order."""
+
+    def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
+        """Publish the table: the game points at it, complete, atomically."""
+
+
+@contextmanager
+def open_keyed_build(database: str, params: GameParams, *, force: bool) -> Iterator[KeyedBuild]:
+    """A build of the keyed table `params` names in `database` (a SQLite file path, made if
+    missing, or a SQLAlchemy URL); a build left unfinished (an exception inside the block) has
+    its table dropped. GameExistsError if the table is complete and `force` is false,
+    DatabaseError (naming the database or the table) where it cannot be written."""
+    if "://" not in database:
+        from tablebase.db.keyed_sqlite import SqliteKeyedBuild
+        local = SqliteKeyedBuild.open(database, params, force=force)
+        if local is not None:
+            try:
+                yield local
+            except BaseException:
+                local.abandon()
+                raise
+            finally:
+                local.close()
+            return
+    with ExitStack() as stack:
+        url = _UrlKeyedBuild(stack, database, params, force)
+        try:
+            yield url
+        except BaseException:
+            url.abandon()
+            raise
+
+
+class _UrlKeyedBuild:
+    """A keyed build through SQLAlchemy (db/writer.py), on an engine `stack` closes."""
+
+    def __init__(self, stack: ExitStack, database: str, params: GameParams, force: bool) -> None:
+        from tablebase.db.engine import open_database
+        from tablebase.db.writer import begin_build
+
+        self._engine = stack.enter_context(open_database(database, writable=True))
+        self._handle = begin_build(self._engine, params, force=force, layout=LAYOUT_KEYED)
+        self._packer = Packer()
+        stack.callback(self._packer.close)
+
+    def write(self, rows: KeyedRows, digest: Any) -> None:
+        from tablebase.db.writer import write_with
+
+        handle = self._handle
+        blocks = self._packer.pack(rows)
+        for _, raw in blocks:
+            digest.update(raw)
+        # Python ints, strs and bytes: what every driver binds as is.
+        data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
+
+        def write(conn: Connection) -> None:
+            mark = "?" if conn.dialect.name == "sqlite" else "%s"
+            conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count, data,'
+                                 f" chk) VALUES ({', '.join([mark] * 4)})", data)
+        write_with(self._engine, handle, write)
+        handle.rows += len(rows.keys)
+
+    def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
+        from tablebase.db.writer import finish_build
+
+        finish_build(self._engine, self._handle, summary, plies)
+
+    def abandon(self) -> None:
+        from tablebase.db.writer import abandon_build
+
+        abandon_build(self._engine, self._handle)

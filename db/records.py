@@ -1,10 +1,12 @@
 """The records the storage layer reads and writes, free of any driver: a stored table's
 catalogue row (`GameRecord`), its counts per ply (`PlyCounts`) and positions as arrays
-(`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these."""
+(`PositionArrays`). Both read paths (db/sqlite_direct.py, db/reader.py) return these; the
+writers (db/writer.py, db/keyed_sqlite.py) take what names a table and what its build found
+(`GameParams`, `GameSummary`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -24,6 +26,49 @@ def table_label(spec: str, root: str, keyed: bool = False) -> str:
     if keyed:  # a keyed table's root: a position's text (db/keyed.py)
         return f"{spec} from {root!r}"
     return f"{spec} endgame ({sum(ch != '0' for ch in root)} stones)"
+
+
+@dataclass(frozen=True)
+class GameParams:
+    """What names a table: its spec string, the parameters it stands for, and its root ('' for
+    the whole board, else one digit per cell)."""
+
+    spec: str
+    width: int
+    height: int
+    k: int
+    gravity: bool
+    misere: bool
+    root: str = ""
+    keyed: bool = False  # a game class's table, whose root is a position's text
+
+    @property
+    def label(self) -> str:
+        """The table in messages (see `table_label`)."""
+        return table_label(self.spec, self.root, self.keyed)
+
+    def columns(self) -> dict[str, object]:
+        """The catalogue row's columns that name the table (db/schema.py's games)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "keyed"}
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What a finished build records about its game."""
+
+    reachable: int
+    canonical: int
+    terminal: int
+    terminal_canonical: int
+    wins: int
+    draws: int
+    losses: int
+    root_value: int
+    root_depth: int
+    tool_version: str
+    build_seconds: float
+    stages: dict[str, dict[str, float]]
+    checksum: str
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
@@ -20,6 +20,7 @@ from tablebase.db.facts import (
     LAYOUT_KEYED,
     LAYOUT_PACKED,
     LAYOUT_ROWS,
+    PACK_THREADS,
     SCHEMA_VERSION,
     STORED_LAYOUTS,
 )
@@ -34,10 +35,11 @@ from tablebase.db.ranking import free_map
 from tablebase.db.records import (
     STATUS_BUILDING,
     STATUS_COMPLETE,
+    GameParams,
     GameRecord,
+    GameSummary,
     PlyCounts,
     PositionArrays,
-    table_label,
 )
 from tablebase.db.schema import (
     POSITIONS_PREFIX,
@@ -48,49 +50,6 @@ from tablebase.db.schema import (
     positions_table,
     positions_table_name,
 )
-
-
-@dataclass(frozen=True)
-class GameParams:
-    """What names a table: its spec string, the parameters it stands for, and its root ('' for
-    the whole board, else one digit per cell)."""
-
-    spec: str
-    width: int
-    height: int
-    k: int
-    gravity: bool
-    misere: bool
-    root: str = ""
-    keyed: bool = False  # a game class's table, whose root is a position's text
-
-    @property
-    def label(self) -> str:
-        """The table in messages (see db.records.table_label)."""
-        return table_label(self.spec, self.root, self.keyed)
-
-    def columns(self) -> dict[str, object]:
-        """The catalogue row's columns that name the table (db/schema.py's games)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "keyed"}
-
-
-@dataclass(frozen=True)
-class GameSummary:
-    """What a finished build records about its game."""
-
-    reachable: int
-    canonical: int
-    terminal: int
-    terminal_canonical: int
-    wins: int
-    draws: int
-    losses: int
-    root_value: int
-    root_depth: int
-    tool_version: str
-    build_seconds: float
-    stages: dict[str, dict[str, float]]
-    checksum: str
 
 
 @dataclass
@@ -190,10 +149,6 @@ def _reopen(conn: Connection, handle: BuildHandle) -> None:
 # oldest SQLite versions allow. Binding many rows per statement is 2-3x faster than one row
 # per executemany step, the write stage's whole cost.
 _ROWS_PER_INSERT = 249
-
-
-# Threads that pack a ply's blocks (zstd and numpy release the GIL): the machine's two cores.
-PACK_THREADS = 2
 
 
 def write_tier(engine: Engine, handle: BuildHandle, ply: int, codes: np.ndarray,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -99,6 +100,18 @@ def test_missing_database_is_named_and_not_created(tmp_path: Path,
     assert not db.exists()
 
 
+def test_commands_name_the_family_that_registers_them() -> None:
+    """A process given its command imports that family alone: COMMANDS must say which."""
+    from tablebase.query.cli import COMMANDS
+
+    parser = make_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command")
+    assert set(subparsers.choices) == set(COMMANDS)  # type: ignore[attr-defined]
+    for name in COMMANDS:
+        alone = next(a for a in make_parser(name)._actions if a.dest == "command")
+        assert name in alone.choices  # type: ignore[attr-defined]
+
+
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     parser = make_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command")
@@ -122,10 +135,11 @@ class _Timer:
 
 def test_the_process_entry_exits_with_the_status_after_freezing_the_collector(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    # The script and `python -m tablebase` run `run`, which keeps the collector off for the
-    # start-up and leaves the objects alive at exit out of the interpreter's last collections.
+    # The script and `python -m tablebase` run `run` (through tablebase.command), which keeps
+    # the collector off for the start-up and leaves the objects alive at exit out of the
+    # interpreter's last collections.
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["tablebase"] == "tablebase.query.cli:run"
+    assert scripts["tablebase"] == "tablebase.command:run"
     frozen: list[bool] = []
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(gc.isenabled()))
     timers: list[_Timer] = []
@@ -140,6 +154,22 @@ def test_the_process_entry_exits_with_the_status_after_freezing_the_collector(
         timer.function()  # the start-up over: the collector is on again for a longer command
         assert gc.isenabled()
     assert "draw in 9 plies" in capsys.readouterr().out
+
+
+def test_the_command_keeps_openblas_to_one_thread_unless_told(tmp_path: Path) -> None:
+    """The entry sets OPENBLAS_NUM_THREADS before numpy loads (its threads spin at import),
+    leaving a user's own setting as it is."""
+    code = ("import os, sys, types; from tablebase import command;"
+            " assert 'numpy' not in sys.modules; stub = types.ModuleType('stub');"
+            " stub.run = lambda: print(os.environ.get('OPENBLAS_NUM_THREADS'));"
+            " sys.modules['tablebase.query.cli'] = stub; command.run()")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, expected in ((None, "1"), ("3", "3")):
+        if given is not None:
+            env["OPENBLAS_NUM_THREADS"] = given
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, check=True)
+        assert done.stdout.split()[0] == expected
 
 
 def test_python_dash_m_query_runs_the_command(tmp_path: Path) -> None:

@@ -67,3 +67,23 @@ def test_pip_install_gives_one_package(tmp_path: Path) -> None:
     run = subprocess.run([python, "-m", "tablebase", "--version"], capture_output=True,
                          text=True, cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.strip() == f"tablebase {version}"
+
+
+def test_the_version_read_plainly_is_importlib_metadatas(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """tool_version reads the dist-info's METADATA itself where it lies plainly on sys.path, and
+    leaves anything less plain (an egg-info first, several) to importlib.metadata."""
+    from importlib import metadata
+
+    from tablebase import version
+
+    version.tool_version.cache_clear()
+    assert version.tool_version() == metadata.version("tablebase")
+    info = tmp_path / "plain" / "tablebase-9.8.7.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tablebase\nVersion: 9.8.7\n\nText\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(tmp_path / "plain")])
+    assert version._installed_version() == "9.8.7" == metadata.version("tablebase")
+    (tmp_path / "plain" / "tablebase.egg-info").mkdir()
+    assert version._installed_version() is None
+    version.tool_version.cache_clear()

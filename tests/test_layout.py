@@ -82,6 +82,8 @@ def _area_of_module(module: str) -> str:
         prefix = ".".join(parts[:n])
         if prefix in AREAS or prefix in _NAMED:
             return prefix
+    if (ROOT / "query" / "public" / f"{parts[0]}.py").exists():
+        return "query.public"  # a module of the top-level package (tablebase.command)
     return parts[0]
 
 

@@ -2,14 +2,16 @@
 error to one line on stderr with exit status 2 (in `main`, and only there).
 
 Each command family lives in a module of its own (build, ask, audit, ...), which adds its
-subcommands through `register`; this module only assembles them and handles errors. `run` is
-the process's entry (the `tablebase` script, `python -m tablebase`); `main` the function tests
-and programs call."""
+subcommands through `register`; this module only assembles them and handles errors. A process
+that names its command imports that command's family alone (COMMANDS). `run` is the process's
+entry (the `tablebase` script, `python -m tablebase`); `main` the function tests and programs
+call."""
 from __future__ import annotations
 
 import argparse
 import functools
 import gc
+import importlib
 import shlex
 import sys
 import threading
@@ -19,12 +21,19 @@ from typing import NoReturn
 from tablebase.builder.games.grid import GameError
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE
-from tablebase.query.cli import ask, audit, build, info, proof, serve, solve, strategy
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from tablebase.query.errors import QueryError, error_text, one_line
 from tablebase.version import tool_version
 
-FAMILIES = (build, info, ask, solve, proof, audit, serve, strategy)
+# The command families (modules of this folder), in the order `tablebase --help` lists them.
+FAMILIES = ("build", "info", "ask", "solve", "proof", "audit", "serve", "strategy")
+# Which family registers each command: a process given its command imports that family alone
+# (the others' imports are some 40 ms, a sixth of a small game's build); tests/test_cli.py
+# checks the table against what the families register.
+COMMANDS = {"build": "build", "verify": "build", "info": "info", "probe": "ask", "moves": "ask",
+            "line": "ask", "play": "ask", "export": "ask", "solve": "solve",
+            "check-proof": "proof", "audit": "audit", "serve": "serve", "strategy": "strategy",
+            "genmove": "strategy", "gtp": "strategy"}
 
 
 class _Version(argparse.Action):
@@ -37,8 +46,9 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The argument parser of the `tablebase` command."""
+def make_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the `tablebase` command: every command, or `command`'s family
+    alone where COMMANDS names it."""
     parser = Parser(prog="tablebase",
                     description="Strongly solve tic-tac-toe-like games into a database and"
                                 " answer from it.")
@@ -46,21 +56,23 @@ def make_parser() -> argparse.ArgumentParser:
                         help="show the version and exit")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     commands.required = True
-    for family in FAMILIES:
-        family.register(commands)
+    for family in (COMMANDS[command],) if command in COMMANDS else FAMILIES:
+        importlib.import_module(f"{__name__}.{family}").register(commands)
     return parser
 
 
-# Built once a process: the parser is fixed, and building it is some 4 ms (25 commands), paid
-# by every call of main() from Python (a test calls it thousands of times).
-_parser = functools.lru_cache(maxsize=1)(make_parser)
+# Built once a process (for each command): the parser is fixed, and building it is some 4 ms
+# (25 commands), paid by every call of main() from Python (a test calls it thousands of times).
+_parser = functools.lru_cache(maxsize=None)(make_parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `tablebase` command; return its exit status."""
     args = None
     try:
-        args = _parser().parse_args(argv)
+        given = list(sys.argv[1:] if argv is None else argv)
+        first = given[0] if given else None
+        args = _parser(first if first in COMMANDS else None).parse_args(given)
         return int(args.run(args))
     except (UsageError, GameError, StorageError, QueryError) as e:
         message = error_text(e, getattr(args, "spec", None), getattr(args, "db", DEFAULT_DATABASE))

@@ -29,7 +29,6 @@ from tablebase.query.cli.common import (
     size,
     whole_number,
 )
-from tablebase.query.shapes import verify_json
 from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _print_build(report: BuildReport, spec: Spec, db: str) -> None:
-    from tablebase.db.engine import describe
+    from tablebase.db.errors import describe
 
     root = grid_game(spec).table_root(report.root.key)  # its position, as this face prints it
     if root.is_whole:
@@ -118,6 +117,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     import time
 
     from tablebase.db.errors import DamagedTableError
+    from tablebase.query.shapes import verify_json
     from tablebase.query.verify.checks import verify_table
 
     if is_class_spec(args.spec):

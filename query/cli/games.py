@@ -15,7 +15,6 @@ from tablebase.query.cli.common import (
     progress,
     size,
 )
-from tablebase.query.game_shapes import game_line_json, game_moves_json, game_probe_json
 from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
@@ -32,7 +31,7 @@ def build(args: argparse.Namespace) -> int:
     """`tablebase build PATH.py:Class [--from TEXT]`."""
     from tablebase.builder.games.registry import class_game
     from tablebase.builder.graph_build import build_game
-    from tablebase.db.engine import describe
+    from tablebase.db.errors import describe
 
     if args.workers is not None or args.scheduler is not None:
         raise UsageError("a game class is built in this process: leave out --workers and"
@@ -183,6 +182,8 @@ def export(args: argparse.Namespace) -> int:
 
 def probe(args: argparse.Namespace) -> int:
     """`tablebase probe PATH.py:Class [TEXT]`."""
+    from tablebase.query.game_shapes import game_probe_json
+
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
         found = answers.probe(_start(args))
@@ -194,6 +195,8 @@ def probe(args: argparse.Namespace) -> int:
 
 def moves(args: argparse.Namespace) -> int:
     """`tablebase moves PATH.py:Class [TEXT]`."""
+    from tablebase.query.game_shapes import game_moves_json
+
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
         found, every = answers.moves(_start(args))
@@ -218,6 +221,8 @@ def moves(args: argparse.Namespace) -> int:
 
 def line(args: argparse.Namespace) -> int:
     """`tablebase line PATH.py:Class [TEXT]`."""
+    from tablebase.query.game_shapes import game_line_json
+
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
         found, steps, repeats = answers.line(_start(args))

@@ -1,6 +1,6 @@
 """`python -m tablebase` runs the `tablebase` command."""
 from __future__ import annotations
 
-from tablebase.query.cli import run
+from tablebase.command import run
 
 run()

@@ -1,0 +1,143 @@
+"""The sqlite3 writer of a game class's table (db/keyed_sqlite.py) writes what the SQLAlchemy
+writer (db/writer.py) writes: its DDL is SQLAlchemy's; a table built into a file path equals,
+row for row, the one built into the same file named by a sqlite:/// URL (SQLAlchemy's path),
+schema, catalogue, counts by ply, blocks and checksum; a rebuild replaces the table; a file it
+does not serve goes to SQLAlchemy, which words the error; a build that fails leaves nothing."""
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import sys
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.schema import CreateTable
+
+from tablebase.db.errors import GameExistsError, NotATablebaseError
+from tablebase.db.keyed import KeyedRows
+from tablebase.db.keyed_sqlite import KEYED_DDL, SCHEMA_DDL
+from tablebase.db.keyed_writer import open_keyed_build
+from tablebase.db.records import GameParams, GameRecord, PlyCounts
+from tablebase.db.schema import keyed_table, metadata
+from tablebase.query.cli import main
+
+HERE = Path(__file__).resolve().parent
+TTT = f"{HERE / 'class_games' / 'tictactoe.py'}:TicTacToe"
+CLOBBER = f"{HERE / 'class_games' / 'clobber.py'}:Clobber3x4"
+# What differs between two builds of one table: when and how fast it was built, the build's
+# random table name, and the row's check over those.
+_PER_BUILD = {"built_at", "build_seconds", "stages", "positions_table", "row_check"}
+
+
+def _compiled(table: object) -> str:
+    return str(CreateTable(table).compile(dialect=sqlite_dialect.dialect()))  # type: ignore[arg-type]
+
+
+def test_the_ddl_is_sqlalchemys() -> None:
+    tables = {t.name: t for t in metadata.sorted_tables}
+    assert SCHEMA_DDL == tuple(_compiled(tables[name])
+                               for name in ("tablebase_meta", "games", "game_plies"))
+    assert KEYED_DDL.format(name="positions_1_abcd0123") == _compiled(
+        keyed_table("positions_1_abcd0123"))
+
+
+def _contents(db: Path) -> dict[str, object]:
+    """Everything a file holds, the per-build facts left out and the table's name normalised."""
+    with closing(sqlite3.connect(db)) as conn:
+        conn.row_factory = sqlite3.Row
+        games = [dict(r) for r in conn.execute("SELECT * FROM games ORDER BY id")]
+        out: dict[str, object] = {
+            "schema": [(r["type"], re.sub(r"positions_\d+_[0-9a-f]+", "T", r["name"]),
+                        re.sub(r"positions_\d+_[0-9a-f]+", "T", r["sql"] or ""))
+                       for r in conn.execute("SELECT * FROM sqlite_master ORDER BY rowid")],
+            "pragmas": [conn.execute(f"PRAGMA {p}").fetchone()[0]
+                        for p in ("page_size", "journal_mode", "encoding", "user_version")],
+            "meta": [tuple(r) for r in conn.execute("SELECT * FROM tablebase_meta")],
+            "games": [{k: v for k, v in g.items() if k not in _PER_BUILD} for g in games],
+            "plies": [tuple(r) for r in conn.execute("SELECT * FROM game_plies ORDER BY 1, 2")],
+            "types": [tuple(r) for r in conn.execute(
+                "SELECT typeof(width), typeof(gravity), typeof(reachable), typeof(build_seconds)"
+                " FROM games")],
+        }
+        blocks = []
+        for g in games:
+            blocks.append([tuple(r) for r in conn.execute(
+                f'SELECT first_key, count, data, chk, typeof(count), typeof(chk)'
+                f' FROM "{g["positions_table"]}" ORDER BY first_key')])
+            plies = [PlyCounts(*r[1:]) for r in conn.execute(
+                "SELECT * FROM game_plies WHERE game_id = ? ORDER BY ply", (g["id"],))]
+            record = GameRecord(**{**g, "gravity": bool(g["gravity"]),
+                                   "misere": bool(g["misere"])})
+            assert record.row_check == record.row_digest(plies)  # each writer's check holds
+        out["blocks"] = blocks
+        out["tables"] = len([r for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE name LIKE 'positions_%'")])
+    return out
+
+
+@pytest.mark.parametrize("spec", [TTT, CLOBBER])
+def test_a_file_path_and_a_url_write_the_same_table(tmp_path: Path, spec: str) -> None:
+    direct, through = tmp_path / "direct.db", tmp_path / "url.db"
+    for _ in range(2):  # built, then rebuilt (--force) into the file that holds it
+        assert main(["build", spec, "--db", str(direct), "--quiet", "--force"]) == 0
+        assert main(["build", spec, "--db", f"sqlite:///{through}", "--quiet", "--force"]) == 0
+    assert main(["build", TTT if spec == CLOBBER else CLOBBER, "--db", str(direct), "--quiet"]) == 0
+    assert main(["build", TTT if spec == CLOBBER else CLOBBER, "--db", f"sqlite:///{through}",
+                 "--quiet"]) == 0
+    ours, theirs = _contents(direct), _contents(through)
+    assert ours == theirs
+    assert ours["tables"] == 2 and ours["pragmas"][:2] == [512, "delete"]  # type: ignore[index]
+    assert "sqlalchemy" in sys.modules  # (this test imports it; the build process does not)
+
+
+def test_the_build_process_leaves_sqlalchemy_alone(tmp_path: Path) -> None:
+    import subprocess
+
+    code = ("import sys; from tablebase.query.cli import main;"
+            f" assert main(['build', {CLOBBER!r}, '--db', {str(tmp_path / 'x.db')!r}, '--quiet'])"
+            " == 0; print('sqlalchemy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split()[-1] == "False"
+
+
+def _rows(keys: list[str]) -> KeyedRows:
+    n = len(keys)
+    return KeyedRows(keys, np.zeros(n, np.int32), np.zeros(n, np.int8), np.zeros(n, np.int32))
+
+
+def test_a_build_that_fails_leaves_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "x.db"
+    params = GameParams("g", 0, 0, 0, False, False, keyed=True)
+    with pytest.raises(RuntimeError):
+        with open_keyed_build(str(db), params, force=False) as build:
+            build.write(_rows(["a", "b"]), hashlib.blake2b(digest_size=8))
+            raise RuntimeError("the build stops")
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT status, positions_table FROM games").fetchall() == [
+            ("building", None)]
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE"
+                            " 'positions_%'").fetchone() == (0,)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
+def test_a_complete_table_is_kept_unless_forced(tmp_path: Path) -> None:
+    db = str(tmp_path / "x.db")
+    assert main(["build", TTT, "--db", db, "--quiet"]) == 0
+    with pytest.raises(GameExistsError, match="already built"):
+        with open_keyed_build(db, GameParams("class-tictactoe", 0, 0, 0, False, False,
+                                             keyed=True), force=False):
+            pass
+
+
+def test_a_file_not_ours_is_worded_by_sqlalchemy(tmp_path: Path) -> None:
+    db = tmp_path / "other.db"
+    with closing(sqlite3.connect(db)) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(NotATablebaseError, match="holds other tables"):
+        with open_keyed_build(str(db), GameParams("g", 0, 0, 0, False, False, keyed=True),
+                              force=True):
+            pass
