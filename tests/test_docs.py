@@ -10,7 +10,10 @@ The convention (docs/architecture.md, "Examples in the documentation"):
 - A `text` block is output or a command this suite does not run (a server, a cluster, `make`).
 A plain `tablebase ARGS` command (no shell syntax) runs through the function the installed
 script calls, `tablebase.query.cli.main(ARGS)`, in this process with the document's directory as
-its working directory (a fresh process each costs up to a second of imports and compiled code);
+its working directory (a fresh process each costs up to a second of imports and compiled code),
+and so does the one plain `tablebase ARGS` stage of a pipeline (`printf ... | tablebase gtp ...`,
+`tablebase export ... | head -3`: the other stages run under bash, fed its stdout or feeding its
+stdin);
 a `python` block runs in this process too, as `python -c` would run it there (the directory
 first on the import path, `__name__` "__main__", the modules it imports from the directory
 forgotten after); anything else runs under bash. tests/test_install.py and tests/test_cli.py
@@ -113,15 +116,68 @@ def _plain(command: str) -> list[str] | None:
     return words[1:]
 
 
-def _in_process(argv: list[str], where: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    """Exit status and output of `main(argv)` run in `where`, as the installed script runs it."""
+def _stages(command: str) -> list[str]:
+    """The stages of a shell pipeline, split at each `|` outside quotes."""
+    stages, start, quote = [], 0, None
+    for i, c in enumerate(command):
+        if quote is not None:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "|":
+            if command[i + 1:i + 2] == "|" or command[i - 1:i] == "|":
+                return [command]  # `||`: not a pipeline
+            stages.append(command[start:i].strip())
+            start = i + 1
+    return [*stages, command[start:].strip()]
+
+
+def _piped(command: str) -> tuple[str, list[str], str] | None:
+    """(what feeds it, the arguments of its plain `tablebase ...` stage, what reads its output)
+    of a pipeline with one such stage, or None."""
+    stages = _stages(command)
+    plain = [i for i, stage in enumerate(stages) if _plain(stage) is not None]
+    if len(stages) < 2 or len(plain) != 1:
+        return None
+    i = plain[0]
+    return " | ".join(stages[:i]), _plain(stages[i]) or [], " | ".join(stages[i + 1:])
+
+
+def _pipeline(command: str, where: Path, env: dict[str, str],
+              monkeypatch: pytest.MonkeyPatch) -> tuple[int, str] | None:
+    """Exit status and output of a pipeline whose `tablebase` stage runs in this process (the
+    other stages under bash, fed and reading as the pipe would), or None if it has none."""
+    found = _piped(command)
+    if found is None:
+        return None
+    before, argv, after = found
+
+    def bash(code: str, given: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", code], cwd=where, env=env, input=given,
+                              capture_output=True, text=True, timeout=180)
+    fed, said = (bash(before, ""), "") if before else (None, "")
+    if fed is not None:
+        said = fed.stderr
+    err = io.StringIO()
+    status, out = _in_process(argv, where, monkeypatch, fed.stdout if fed else "", err)
+    said += err.getvalue()
+    if not after:
+        return status, said + out
+    read = bash(after, out)
+    return read.returncode, said + read.stdout + read.stderr
+
+
+def _in_process(argv: list[str], where: Path, monkeypatch: pytest.MonkeyPatch, stdin: str = "",
+                err: io.StringIO | None = None) -> tuple[int, str]:
+    """Exit status and output of `main(argv)` run in `where`, as the installed script runs it;
+    `err`: where its stderr goes (default: with its stdout)."""
     from tablebase.query.cli import main
     out = io.StringIO()
     with monkeypatch.context() as m:
         m.chdir(where)
         m.setenv("COLUMNS", "100")
-        m.setattr(sys, "stdin", io.StringIO(""))
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        m.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err or out):
             try:
                 status = main(argv)
             except SystemExit as e:  # argparse's usage errors and --help
@@ -182,6 +238,8 @@ def test_examples_run_as_written(path: Path, tmp_path: Path,
             status, said = _in_process(argv, tmp_path, monkeypatch)
         elif kind == "python":
             status, said = _script_in_process(code, tmp_path, monkeypatch)
+        elif kind == "sh" and (piped := _pipeline(code, tmp_path, env, monkeypatch)) is not None:
+            status, said = piped
         else:
             run = subprocess.run(["bash", "-c", code], cwd=tmp_path, env=env, capture_output=True,
                                  text=True, timeout=180)
