@@ -84,6 +84,61 @@ def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) 
     return EXIT_OK
 
 
+def each_move_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
+    """solve --each-move: each first move settled within a share of --time, a line each; with
+    --proof, the position's proof written where the moves settle it (a move after which the
+    side to move wins: the win's proof; every move one after which it cannot win: that proof)."""
+    from tablebase.query.search.openings import NO_WIN, OPEN, WINS, MoveSettled, settle_moves
+    from tablebase.query.search.proof_writer import writable
+
+    if args.proof is not None:
+        writable(args.proof)  # refused now, not after the budget is spent
+    started = time.monotonic()
+    side = to_move_name(sum(1 for v in board if v))
+    print(f"{side}'s moves on {board_text(spec, board)}, one of each symmetric set, within"
+          f" {args.time:g} s in all:")
+    print(f"{'move':<6} {side + ' after it':<16} {'by':<8} {'nodes':>15} {'seconds':>9}")
+
+    def settled(found: MoveSettled, done: int, of: int) -> None:  # the line is the progress
+        print(f"{move_name(spec, found.move):<6} {found.result:<16} {found.by or '-':<8}"
+              f" {found.nodes:>15,} {found.seconds:>9.1f}", flush=True)
+    found = settle_moves(spec, board, args.time, args.nodes, int(args.memory * (1 << 30)),
+                         settled)
+    results = [f.result for f in found]
+    print(f"{side} wins after {results.count(WINS)}, cannot win after {results.count(NO_WIN)},"
+          f" open: {results.count(OPEN)} of {count(len(found), 'move')}"
+          f" ({sum(f.nodes for f in found):,} nodes in {time.monotonic() - started:.1f} s)")
+    if args.proof is not None:
+        print(_settled_proof(args, spec, board, results, side))
+    return EXIT_OK
+
+
+def _settled_proof(args: argparse.Namespace, spec: Spec, board: tuple[int, ...],
+                   results: list[str], side: str) -> str:
+    """Write the position's proof where the moves settle it; what was written, in words."""
+    from tablebase.query.search.openings import NO_WIN, WINS
+    from tablebase.query.search.proof_writer import prove_to_file
+    from tablebase.query.search.proving import ProofBudget, ProofRefusedError
+    from tablebase.query.search.win_writer import write_win_proof
+
+    try:
+        if WINS in results:
+            won = write_win_proof(spec, board, args.proof)
+            return (f"proof: {won.path}, {side} wins within {won.depth} plies,"
+                    f" {count(won.positions, 'position')}, {won.size:,} bytes, written in"
+                    f" {won.seconds:.1f} s")
+        if results and all(r == NO_WIN for r in results):
+            ran = prove_to_file(spec, board, args.proof,
+                                ProofBudget(None, None, int(args.memory * (1 << 30)),
+                                            args.threads))
+            if ran.path is not None:
+                return (f"proof: {ran.path}, {side} cannot win,"
+                        f" {count(ran.positions, 'position')}, {ran.size:,} bytes")
+    except ProofRefusedError as e:
+        return f"no proof written: {e}"
+    return "no proof written: the moves do not settle the position"
+
+
 def _effort(p: Proved) -> str:
     """'10 of 10 first moves proved, 3,683,253 nodes in 64.5 s'."""
     return (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"
