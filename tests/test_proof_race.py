@@ -36,10 +36,12 @@ def test_whichever_is_true_is_proved_and_checked(tmp_path: Path, text: str, clai
     assert list(tmp_path.iterdir()) == [path]  # no part file left by the stopped side
 
 
-def test_a_budget_neither_side_meets_writes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("limits", [ProofBudget(seconds=1.0), ProofBudget(nodes=4000)])
+def test_a_budget_neither_side_meets_writes_nothing(tmp_path: Path, limits: ProofBudget) -> None:
+    """The time bounds both; the prover's nodes spent end the win writer too."""
     spec, path = parse_spec("8x8k5"), tmp_path / "p.proof"
     start = time.monotonic()
-    either = prove_either(spec, (0,) * 64, path, ProofBudget(seconds=1.0))
+    either = prove_either(spec, (0,) * 64, path, limits)
     took = time.monotonic() - start
     assert either.won is None and either.run.proved.outcome == "unknown" and took < 3, took
     assert list(tmp_path.iterdir()) == []

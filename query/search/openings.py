@@ -2,9 +2,10 @@
 each of the side to move's moves (one of each symmetric set, nearest the centre first), whether
 the mover wins after it, cannot win after it, or it is still open, by the prover ("the mover
 cannot win" after it, on games it takes) and the alpha-beta search (the other side's value
-after it) side by side on two threads, the first to settle stopping the other. The budget's
-time is shared out evenly over the moves still to try, so a move settled early leaves its
-time to the rest."""
+after it) side by side on two threads, the first to settle stopping the other (where the
+prover does not take the game, two moves at once, by the search alone). The budget's time is
+shared out evenly over the moves still to try, so a move settled early leaves its time to the
+rest."""
 from __future__ import annotations
 
 import threading
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 # What is known of the mover after one of its moves, in words.
 WINS, NO_WIN, OPEN = "wins", "cannot win", "open"
+# Searches run at once where the prover does not run beside them (the machine's two cores).
+SEARCHES_ALONE = 2
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,10 @@ def settle_moves(spec: Spec, board: Sequence[int], seconds: float, nodes: int | 
     """Each first move of the side to move on `board` (a position not over), in
     canonical_moves' order, settled within an even share of `seconds` of wall time (what the
     moves before left, over the moves left), `nodes` for each method on each move (None: no
-    limit), the prover's table of `memory` bytes (kept from move to move). The search runs
-    without the stored tables. `settled(found, done, of)` after each move."""
+    limit), the prover's table of `memory` bytes (kept from move to move); where the prover
+    does not take the game, SEARCHES_ALONE moves at once, by the search alone. The search runs
+    without the stored tables. `settled(found, done, of)` after each move, in the order they
+    end (on the caller's thread or a worker's)."""
     refuse_unsearchable(spec)
     board = tuple(int(v) for v in board)
     if outcome(spec, board) is not None:
@@ -81,17 +86,45 @@ def settle_moves(spec: Spec, board: Sequence[int], seconds: float, nodes: int | 
     except ProofRefusedError:
         table = None  # the search alone: more than 64 cells, gravity, misere or +exact
     mover = sum(1 for v in board if v) % 2
-    engine = searcher(None, spec, False)
     moves = canonical_moves(spec, board)
+    # Without the prover, two searches at once (each move on one core), each with its own
+    # transposition table; with it, one move at a time, the prover beside the search.
+    workers = 1 if table is not None else SEARCHES_ALONE
     end = time.monotonic() + seconds
-    found: list[MoveSettled] = []
-    for i, cell in enumerate(moves):
-        share = max(0.0, (end - time.monotonic()) / (len(moves) - i))
-        found.append(_settle_one(spec, place(board, cell), cell, mover, share, nodes, table,
-                                 engine))
-        if settled is not None:
-            settled(found[-1], i + 1, len(moves))
-    return found
+    pending = list(moves)
+    found: dict[int, MoveSettled] = {}
+    lock = threading.Lock()
+    failed: list[BaseException] = []  # an error on a worker's thread, raised on this one
+
+    def work() -> None:
+        engine = searcher(None, spec, False)
+        while True:
+            with lock:
+                if not pending or failed:
+                    return
+                # The time left over the rounds left (a round: a move for every worker).
+                rounds = -(-len(pending) // workers)
+                share = max(0.0, (end - time.monotonic()) / rounds)
+                cell = pending.pop(0)
+            try:
+                one = _settle_one(spec, place(board, cell), cell, mover, share, nodes, table,
+                                  engine)
+            except BaseException as e:  # raised again on the caller's thread, below
+                with lock:
+                    failed.append(e)
+                return
+            with lock:
+                found[cell] = one
+                if settled is not None:
+                    settled(one, len(found), len(moves))
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        raise failed[0]
+    return [found[c] for c in moves]
 
 
 def _settle_one(spec: Spec, child: tuple[int, ...], cell: int, mover: int, seconds: float,

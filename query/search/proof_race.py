@@ -97,8 +97,10 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
                 if writer.is_alive() and native:
                     lowered = _renice(native[0], BESIDE_NICE)
             if proved and writer.is_alive():
-                if proved[0].outcome == "proved":
-                    stop_win.set()  # cannot win: the writer would search for ever
+                if proved[0].outcome != "disproved":
+                    # Cannot win (the writer would search for ever), or the budget is spent
+                    # (--nodes bounds the prover: its end is the run's).
+                    stop_win.set()
                 elif lowered:
                     _renice(native[0], 0)  # alone now: full priority where allowed
                     lowered = False
