@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from tablebase.builder.games.grid import parse_spec
+from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import check_proof
 from tablebase.query.search import proof_race
 from tablebase.query.search.proof_race import prove_either
 from tablebase.query.search.proof_writer import ProofWriteError
-from tablebase.query.search.proving import ProofBudget, prove_no_win
+from tablebase.query.search.proving import ProofBudget, ProofRefusedError, prove_no_win
 from tablebase.query.search.win_writer import write_win_proof
 
 
@@ -82,3 +83,12 @@ def test_after_the_head_the_win_writer_runs_nicer(tmp_path: Path,
     either = prove_either(spec, (0,) * 49, tmp_path / "p.proof", ProofBudget())
     assert either.run.proved.outcome == "proved"
     assert [nice for _, nice in calls] == [proof_race.BESIDE_NICE]
+
+
+def test_a_game_or_position_it_does_not_take_is_refused_before_it_starts(tmp_path: Path) -> None:
+    with pytest.raises(ProofRefusedError):
+        prove_either(parse_spec("4x4k4+gravity"), (0,) * 16, tmp_path / "p", ProofBudget())
+    over = (1, 1, 1, 2, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)  # x made a line on 4x4k3
+    with pytest.raises(QueryError, match="over"):
+        prove_either(parse_spec("4x4k3"), over, tmp_path / "p", ProofBudget())
+    assert list(tmp_path.iterdir()) == []

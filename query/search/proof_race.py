@@ -26,14 +26,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tablebase.builder.games.grid import Spec
+from tablebase.builder.games.grid import Spec, outcome
+from tablebase.query.errors import QueryError
 from tablebase.query.search.proof_writer import (
     ProofRun,
     ProofWriteError,
     writable,
     write_proof,
 )
-from tablebase.query.search.proving import Progress, ProofBudget, Proved, prove_no_win
+from tablebase.query.search.proving import (
+    Progress,
+    ProofBudget,
+    Proved,
+    check_provable,
+    prove_no_win,
+)
 from tablebase.query.search.win_writer import WinProof, write_win_proof
 
 # Seconds the win writer runs at full priority beside one prover thread (at most half of a
@@ -60,6 +67,10 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
     prove_no_win's) and the win writer side by side (`written(count)`: positions written by
     whichever writes). A path that cannot be written is refused before either starts; where
     neither settles, no file is written."""
+    check_provable(spec)  # refused here, not on a thread
+    board = tuple(int(v) for v in board)
+    if outcome(spec, board) is not None:
+        raise QueryError(f"{spec.name}: the position is over: nothing to prove")
     writable(path)
     started = time.monotonic()
     deadline = None if budget.seconds is None else started + budget.seconds
@@ -70,17 +81,26 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
     proved: list[Proved] = []
     won: list[WinProof] = []
     failed: list[ProofWriteError] = []  # the win writer's (no win; stopped; out of time)
-    native: list[int] = []  # the win writer's thread id, for its priority
+    broke: list[BaseException] = []  # any other error on either thread, raised on this one
+    native: list[tuple[int, int]] = []  # the win writer's thread id and its nice value
 
     def prove() -> None:
-        proved.append(prove_no_win(spec, board, limits, progress))
+        try:
+            proved.append(prove_no_win(spec, board, limits, progress))
+        except BaseException as e:
+            broke.append(e)
+            stop_win.set()
 
     def win() -> None:
-        native.append(threading.get_native_id())
+        me = threading.get_native_id()
+        native.append((me, _nice(me)))
         try:
             won.append(write_win_proof(spec, board, path, deadline, written, stop_win))
         except ProofWriteError as e:
             failed.append(e)
+        except BaseException as e:
+            broke.append(e)
+            stop_prover.set()
     prover = threading.Thread(target=prove, daemon=True)
     writer = threading.Thread(target=win, daemon=True)
     writer.start()
@@ -95,14 +115,14 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
                                       or time.monotonic() - started >= head):
                 held.set()  # the prover's other threads start: the head is over
                 if writer.is_alive() and native:
-                    lowered = _renice(native[0], BESIDE_NICE)
+                    lowered = _renice(native[0][0], max(native[0][1], BESIDE_NICE))
             if proved and writer.is_alive():
                 if proved[0].outcome != "disproved":
                     # Cannot win (the writer would search for ever), or the budget is spent
                     # (--nodes bounds the prover: its end is the run's).
                     stop_win.set()
                 elif lowered:
-                    _renice(native[0], 0)  # alone now: full priority where allowed
+                    _renice(*native[0])  # alone now: its priority back where allowed
                     lowered = False
     finally:  # Ctrl-C included: both stopped before leaving
         stop_prover.set()
@@ -110,6 +130,8 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
         held.set()
         prover.join()
         writer.join()
+    if broke:
+        raise broke[0]
     p = proved[0]
     if won:
         return EitherProof(ProofRun(p, None, 0, 0, 0.0), won[0])
@@ -122,6 +144,14 @@ def prove_either(spec: Spec, board: Sequence[int], path: str | Path, budget: Pro
     positions = write_proof(p, path, written, deadline)
     return EitherProof(ProofRun(p, str(path), positions, os.path.getsize(path),
                                 time.monotonic() - writing), None)
+
+
+def _nice(thread: int) -> int:
+    """`thread`'s nice value (a native thread id; 0 where it cannot be read)."""
+    try:
+        return os.getpriority(os.PRIO_PROCESS, thread) if sys.platform.startswith("linux") else 0
+    except OSError:
+        return 0
 
 
 def _renice(thread: int, nice: int) -> bool:
