@@ -14,8 +14,9 @@ win writer goes on at the lowest priority (nice 19: some 1.5% of a core beside t
 threads) until the prover is done. By design a draw pays WIN_HEAD / 2 seconds (one core of
 two for WIN_HEAD seconds) and the win writer's crumbs, and a win gains up to the prover's time
 to disprove "cannot win"; measured on a loaded machine (docs/benchmarks.md), 8x8k5's draw came
-1.17 times later (more than the design's 20 s, within the noise of that load) and 9x4k4's win
-0.91 times as late. Once the prover has disproved
+1.17 times later (more than the design's 20 s, within the noise of that load), 9x4k4's win
+0.91 times as late, and 10x4k4's 1.18 times later (its disproof came from a move the held-back
+second thread takes, and at nice 19 the win writer did next to nothing meanwhile). Once the prover has disproved
 "cannot win" the win writer runs alone, at full priority again where the system allows it.
 """
 from __future__ import annotations
