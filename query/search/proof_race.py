@@ -16,8 +16,9 @@ two for WIN_HEAD seconds) and the win writer's crumbs, and a win gains up to the
 to disprove "cannot win"; measured on a loaded machine (docs/benchmarks.md), 8x8k5's draw came
 1.17 times later (more than the design's 20 s, within the noise of that load), 9x4k4's win
 0.91 times as late, and 10x4k4's 1.18 times later (its disproof came from a move the held-back
-second thread takes, and at nice 19 the win writer did next to nothing meanwhile). Once the prover has disproved
-"cannot win" the win writer runs alone, at full priority again where the system allows it.
+second thread takes, and at nice 19 the win writer did next to nothing meanwhile). Once the
+prover has disproved "cannot win" the win writer runs alone, at full priority again where the
+system allows it.
 """
 from __future__ import annotations
 
