@@ -1,5 +1,5 @@
 """Proofs that a side cannot win, or that it wins: `solve SPEC --proof FILE` proves and writes
-one (the library's prove_to_file, then write_win_proof where the side to move wins),
+one (the library's prove_either: the prover and the win writer side by side),
 `check-proof FILE` re-checks one (query/proof_check.py)."""
 from __future__ import annotations
 
@@ -45,52 +45,98 @@ def proof_options(p: argparse.ArgumentParser) -> None:
 
 
 def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
-    """solve --proof: prove, write, print what was proved and the file's size."""
-    from tablebase.query.search.proof_writer import prove_to_file
+    """solve --proof: prove (the prover and the win writer side by side), write, print what was
+    proved and the file's size."""
+    from tablebase.query.search.proof_race import prove_either
     from tablebase.query.search.proving import ProofBudget
-    from tablebase.query.search.win_writer import write_win_proof
 
     budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
     # tqdm puts ", " before a postfix: "prove 8x8k5, 3 of 10 first moves proved, ..."
     with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}{postfix}") as bar:
         started = time.monotonic()
+        shown = ["", ""]  # the prover's progress, the writers'
 
-        def shown(done: int, moves: int, nodes: int) -> None:
+        def proving(done: int, moves: int, nodes: int) -> None:
             rate = nodes / max(time.monotonic() - started, 1e-9)
-            bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
-                                f" {rate:,.0f} a second")
-        first: tuple[float, int] | None = None  # the writer's first report: when, how many
+            shown[0] = (f"{done} of {moves} first moves proved, {nodes:,} nodes,"
+                        f" {rate:,.0f} a second")
+            bar.set_postfix_str("; ".join(filter(None, shown)))
 
         def writing(positions: int) -> None:
-            nonlocal first
-            first = first or (time.monotonic(), positions)
-            rate = (positions - first[1]) / max(time.monotonic() - first[0], 1e-9)
-            bar.set_postfix_str(f"proved; writing the proof: {positions:,} positions"
-                                + (f", {rate:,.0f} a second" if rate else ""))
-        ran = prove_to_file(spec, board, args.proof, budget, shown, writing)
-        p = ran.proved
-        won = None
-        if p.outcome == "disproved":
-            # The side to move wins: the win is proved and written instead, within the time
-            # the prover left.
-            bar.set_postfix_str("the side to move wins; proving the win")
-            deadline = None if args.time is None else started + args.time
-            won = write_win_proof(spec, board, args.proof, deadline, writing)
+            shown[1] = f"writing the proof: {positions:,} positions"
+            bar.set_postfix_str("; ".join(filter(None, shown)))
+        either = prove_either(spec, board, args.proof, budget, proving, writing)
+    ran, won = either.run, either.won
+    p = ran.proved
     side = to_move_name(sum(1 for v in board if v))
-    effort = (f"{p.proved} of {count(p.moves, 'first move')} proved, {p.nodes:,} nodes in"
-              f" {p.seconds:.1f} s")
     if p.outcome == "proved":
-        print(f"{side} to move cannot win: proved ({effort})")
+        print(f"{side} to move cannot win: proved ({_effort(p)})")
         print(f"proof: {ran.path}, {count(ran.positions, 'position')}, {ran.size:,} bytes,"
               f" written in {ran.seconds:.1f} s")
     elif won is not None:
-        print(f"{side} to move wins within {won.depth} plies: proved (cannot-win disproved:"
-              f" {p.nodes:,} nodes in {p.seconds:.1f} s; the win: {won.nodes:,} nodes)")
-        print(f"proof: {won.path}, {count(won.positions, 'position')}, {won.size:,} bytes,"
-              f" written in {won.seconds:.1f} s")
+        beside = "cannot-win disproved" if p.outcome == "disproved" else "the prover beside it"
+        print(f"{side} to move wins within {won.depth} plies: proved (the win: {won.nodes:,}"
+              f" nodes in {won.seconds:.1f} s; {beside}: {p.nodes:,} nodes in"
+              f" {p.seconds:.1f} s)")
+        print(f"proof: {won.path}, {count(won.positions, 'position')}, {won.size:,} bytes")
     else:
-        print(f"{side} to move: not proved within the budget ({effort}); no proof written")
+        print(f"{side} to move: not proved within the budget ({_effort(p)}); no proof written")
     return EXIT_OK
+
+
+def each_move_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
+    """solve --each-move: each first move settled within a share of --time, a line each; with
+    --proof, the position's proof written where the moves settle it (a move after which the
+    side to move wins: the win's proof; every move one after which it cannot win: that proof)."""
+    from tablebase.query.search.openings import NO_WIN, OPEN, WINS, MoveSettled, settle_moves
+    from tablebase.query.search.proof_writer import writable
+
+    if args.proof is not None:
+        writable(args.proof)  # refused now, not after the budget is spent
+    started = time.monotonic()
+    side = to_move_name(sum(1 for v in board if v))
+    print(f"{side}'s moves on {board_text(spec, board)}, one of each symmetric set, within"
+          f" {args.time:g} s in all:")
+    print(f"{'move':<6} {side + ' after it':<16} {'by':<8} {'nodes':>15} {'seconds':>9}")
+
+    def settled(found: MoveSettled, done: int, of: int) -> None:  # the line is the progress
+        print(f"{move_name(spec, found.move):<6} {found.result:<16} {found.by or '-':<8}"
+              f" {found.nodes:>15,} {found.seconds:>9.1f}", flush=True)
+    found = settle_moves(spec, board, args.time, args.nodes, int(args.memory * (1 << 30)),
+                         settled)
+    results = [f.result for f in found]
+    print(f"{side} wins after {results.count(WINS)}, cannot win after {results.count(NO_WIN)},"
+          f" open: {results.count(OPEN)} of {count(len(found), 'move')}"
+          f" ({sum(f.nodes for f in found):,} nodes in {time.monotonic() - started:.1f} s)")
+    if args.proof is not None:
+        print(_settled_proof(args, spec, board, results, side))
+    return EXIT_OK
+
+
+def _settled_proof(args: argparse.Namespace, spec: Spec, board: tuple[int, ...],
+                   results: list[str], side: str) -> str:
+    """Write the position's proof where the moves settle it; what was written, in words."""
+    from tablebase.query.search.openings import NO_WIN, WINS
+    from tablebase.query.search.proof_writer import prove_to_file
+    from tablebase.query.search.proving import ProofBudget, ProofRefusedError
+    from tablebase.query.search.win_writer import write_win_proof
+
+    try:
+        if WINS in results:
+            won = write_win_proof(spec, board, args.proof)
+            return (f"proof: {won.path}, {side} wins within {won.depth} plies,"
+                    f" {count(won.positions, 'position')}, {won.size:,} bytes, written in"
+                    f" {won.seconds:.1f} s")
+        if results and all(r == NO_WIN for r in results):
+            ran = prove_to_file(spec, board, args.proof,
+                                ProofBudget(None, None, int(args.memory * (1 << 30)),
+                                            args.threads))
+            if ran.path is not None:
+                return (f"proof: {ran.path}, {side} cannot win,"
+                        f" {count(ran.positions, 'position')}, {ran.size:,} bytes")
+    except ProofRefusedError as e:
+        return f"no proof written: {e}"
+    return "no proof written: the moves do not settle the position"
 
 
 def _effort(p: Proved) -> str:

@@ -22,7 +22,12 @@ from tablebase.query.cli.common import (
     position_from_args,
     progress,
 )
-from tablebase.query.cli.proof import proof_options, proofs_text, prove_command
+from tablebase.query.cli.proof import (
+    each_move_command,
+    proof_options,
+    proofs_text,
+    prove_command,
+)
 from tablebase.query.errors import one_line
 from tablebase.query.search.fallback import DEFAULT_SEARCH_SECONDS, open_for_answers
 from tablebase.query.search.solving import SOLVE_BATCH, budget, solve_each
@@ -66,7 +71,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         return _solve_lines(args, spec)
     if args.proof is not None and (args.json or args.no_tables):
         raise UsageError("--proof writes a proof file: give no --json or --no-tables with it")
+    if args.each_move and (args.json or args.time is None):
+        raise UsageError("--each-move shares out --time over the first moves: give --time S"
+                         " and no --json with it")
     position = position_from_args(spec, args)
+    if args.each_move:
+        return each_move_command(args, spec, position.board)
     if args.proof is not None:
         return prove_command(args, spec, position.board)
     # Imported here: the prover's compiled code loads with it (commands that never search
@@ -176,6 +186,12 @@ def register(commands: Any) -> None:
                         " (--time and --nodes apply to each)")
     p.add_argument("--no-tables", action="store_true",
                    help="search alone, without the stored tables at the leaves")
+    p.add_argument("--each-move", action="store_true",
+                   help="settle each move of the side to move (one of each symmetric set) on"
+                        " its own: whether it wins or cannot win after it, by the prover and"
+                        " the search side by side, --time shared out evenly over the moves; a"
+                        " line a move (with --proof, the position's proof where the moves"
+                        " settle it)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     proof_options(p)
     p.set_defaults(run=_cmd_solve)
