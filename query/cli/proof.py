@@ -1,5 +1,5 @@
 """Proofs that a side cannot win, or that it wins: `solve SPEC --proof FILE` proves and writes
-one (the library's prove_either: the prover and the win writer side by side),
+one (the library's prove_to_file, then write_win_proof where the side to move wins),
 `check-proof FILE` re-checks one (query/proof_check.py)."""
 from __future__ import annotations
 
@@ -45,42 +45,50 @@ def proof_options(p: argparse.ArgumentParser) -> None:
 
 
 def prove_command(args: argparse.Namespace, spec: Spec, board: tuple[int, ...]) -> int:
-    """solve --proof: prove (the prover and the win writer side by side), write, print what was
-    proved and the file's size."""
-    from tablebase.query.search.proof_race import prove_either
+    """solve --proof: prove, write, print what was proved and the file's size."""
+    from tablebase.query.search.proof_writer import prove_to_file
     from tablebase.query.search.proving import ProofBudget
+    from tablebase.query.search.win_writer import write_win_proof
 
     budget = ProofBudget(args.time, args.nodes, int(args.memory * (1 << 30)), args.threads)
     # tqdm puts ", " before a postfix: "prove 8x8k5, 3 of 10 first moves proved, ..."
     with progress(args.quiet)(desc=f"prove {spec.name}", bar_format="{desc}{postfix}") as bar:
         started = time.monotonic()
-        shown = ["", ""]  # the prover's progress, the writers'
 
-        def proving(done: int, moves: int, nodes: int) -> None:
+        def shown(done: int, moves: int, nodes: int) -> None:
             rate = nodes / max(time.monotonic() - started, 1e-9)
-            shown[0] = (f"{done} of {moves} first moves proved, {nodes:,} nodes,"
-                        f" {rate:,.0f} a second")
-            bar.set_postfix_str("; ".join(filter(None, shown)))
+            bar.set_postfix_str(f"{done} of {moves} first moves proved, {nodes:,} nodes,"
+                                f" {rate:,.0f} a second")
+        first: tuple[float, int] | None = None  # the writer's first report: when, how many
 
         def writing(positions: int) -> None:
-            shown[1] = f"writing the proof: {positions:,} positions"
-            bar.set_postfix_str("; ".join(filter(None, shown)))
-        either = prove_either(spec, board, args.proof, budget, proving, writing)
-    ran, won = either.run, either.won
-    p = ran.proved
+            nonlocal first
+            first = first or (time.monotonic(), positions)
+            rate = (positions - first[1]) / max(time.monotonic() - first[0], 1e-9)
+            bar.set_postfix_str(f"proved; writing the proof: {positions:,} positions"
+                                + (f", {rate:,.0f} a second" if rate else ""))
+        ran = prove_to_file(spec, board, args.proof, budget, shown, writing)
+        p = ran.proved
+        won = None
+        if p.outcome == "disproved":
+            # The side to move wins: the win is proved and written instead, within the time
+            # the prover left.
+            bar.set_postfix_str("the side to move wins; proving the win")
+            deadline = None if args.time is None else started + args.time
+            won = write_win_proof(spec, board, args.proof, deadline, writing)
     side = to_move_name(sum(1 for v in board if v))
+    effort = _effort(p)
     if p.outcome == "proved":
-        print(f"{side} to move cannot win: proved ({_effort(p)})")
+        print(f"{side} to move cannot win: proved ({effort})")
         print(f"proof: {ran.path}, {count(ran.positions, 'position')}, {ran.size:,} bytes,"
               f" written in {ran.seconds:.1f} s")
     elif won is not None:
-        beside = "cannot-win disproved" if p.outcome == "disproved" else "the prover beside it"
-        print(f"{side} to move wins within {won.depth} plies: proved (the win: {won.nodes:,}"
-              f" nodes in {won.seconds:.1f} s; {beside}: {p.nodes:,} nodes in"
-              f" {p.seconds:.1f} s)")
-        print(f"proof: {won.path}, {count(won.positions, 'position')}, {won.size:,} bytes")
+        print(f"{side} to move wins within {won.depth} plies: proved (cannot-win disproved:"
+              f" {p.nodes:,} nodes in {p.seconds:.1f} s; the win: {won.nodes:,} nodes)")
+        print(f"proof: {won.path}, {count(won.positions, 'position')}, {won.size:,} bytes,"
+              f" written in {won.seconds:.1f} s")
     else:
-        print(f"{side} to move: not proved within the budget ({_effort(p)}); no proof written")
+        print(f"{side} to move: not proved within the budget ({effort}); no proof written")
     return EXIT_OK
 
 

@@ -37,16 +37,14 @@ class ProofRefusedError(SearchRefusedError):
 
 @dataclass(frozen=True)
 class ProofBudget:
-    """Seconds and nodes (None: no limit), the proof tables' memory in bytes, threads, a flag
-    another thread may set to stop the proof as if its time were up, and one it sets to let
-    the threads past the first start (`held`; None: all start at once)."""
+    """Seconds and nodes (None: no limit), the proof tables' memory in bytes, threads, and a
+    flag another thread may set to stop the proof as if its time were up."""
 
     seconds: float | None = None
     nodes: int | None = None
     memory: int = DEFAULT_MEMORY
     threads: int = 2
     cancel: threading.Event | None = None
-    held: threading.Event | None = None
 
 
 class ProofTable:
@@ -195,10 +193,6 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
 
     def work(t: int) -> None:
         table = tables[t]
-        if t > 0 and budget.held is not None:
-            while not budget.held.wait(_POLL):
-                if stop.is_set() or not pending:  # nothing left for it to take
-                    return
         while not stop.is_set():
             with lock:
                 while pending and (by := covered(pending[0])) is not None:

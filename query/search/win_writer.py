@@ -39,8 +39,6 @@ from tablebase.query.search.proof_writer import (
 )
 from tablebase.query.search.proving import check_provable
 
-_POLL = 0.05  # how often the watcher looks at `cancel`
-
 
 @dataclass(frozen=True)
 class WinProof:
@@ -57,20 +55,18 @@ class WinProof:
 
 def write_win_proof(spec: Spec, board: Sequence[int], path: str | Path,
                     deadline: float | None = None,
-                    written: Callable[[int], None] | None = None,
-                    cancel: threading.Event | None = None) -> WinProof:
+                    written: Callable[[int], None] | None = None) -> WinProof:
     """Prove that the side to move on `board` wins and write the proof to `path` (.gz:
     compressed); `written(count)` every WRITTEN_EVERY positions. ProofWriteError where the side
     to move does not win, or the walk is not done by `deadline` (a time.monotonic(); None: no
-    limit) or is stopped by `cancel` (set from another thread); no file is left at `path`
-    then."""
+    limit); no file is left at `path` then."""
     check_provable(spec)
     board = tuple(int(v) for v in board)
     if outcome(spec, board) is not None:
         raise QueryError(f"{spec.name}: the position is over: nothing to prove")
     writable(path)
     started = time.monotonic()
-    walk = _WinWalk(spec, board, deadline, written, cancel)
+    walk = _WinWalk(spec, board, deadline, written)
     positions = write_whole(path, walk.write)
     return WinProof(walk.depth, str(path), positions, os.path.getsize(path), walk.nodes,
                     time.monotonic() - started)
@@ -80,10 +76,8 @@ class _WinWalk:
     """The walk: the kernel's arrays with the position being walked loaded on them."""
 
     def __init__(self, spec: Spec, board: tuple[int, ...], deadline: float | None,
-                 written: Callable[[int], None] | None,
-                 cancel: threading.Event | None = None) -> None:
+                 written: Callable[[int], None] | None) -> None:
         self.spec, self.root, self.deadline, self.written = spec, board, deadline, written
-        self.cancel = cancel
         self.b = Board(spec)
         self.perms = permutations(spec).tolist()
         self.winner = sum(1 for v in board if v) % 2
@@ -102,18 +96,11 @@ class _WinWalk:
         """The whole proof written to `path`; the number of positions."""
         self.b.load(self.root)
         self.b.ctl[control.LIMIT] = 1 << 62
-        # A watcher stops the kernel at the deadline or once `cancel` is set (`done` lets it go
-        # when the walk ends).
-        done = threading.Event()
-
-        def watch() -> None:
-            while not done.wait(_POLL):
-                if (self.cancel is not None and self.cancel.is_set()) or (
-                        self.deadline is not None and time.monotonic() >= self.deadline):
-                    self.b.ctl[control.STOP] = 1
-                    return
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
+        timer = None
+        if self.deadline is not None:
+            timer = threading.Timer(max(0.0, self.deadline - time.monotonic()),
+                                    lambda: self.b.ctl.__setitem__(control.STOP, 1))
+            timer.start()
         try:
             with open_proof(path) as out:
                 self.out = out
@@ -124,8 +111,8 @@ class _WinWalk:
                 self._winner()
                 out.write(f"end {self.count}\n")
         finally:
-            done.set()
-            watcher.join()
+            if timer is not None:
+                timer.cancel()
             self.b.ctl[control.STOP] = 0
         return self.count
 
@@ -152,13 +139,12 @@ class _WinWalk:
 
     def _search(self, alpha: int, beta: int) -> int:
         """The kernel's score of the loaded board (not over); ProofWriteError past the
-        deadline or once cancelled."""
+        deadline."""
         score = self.b.search(alpha, beta)
         if self.b.ctl[control.ABORTED]:
             self.b.ctl[control.ABORTED] = 0
-            why = "stopped" if self.cancel is not None and self.cancel.is_set() else \
-                "not written within the time"
-            raise ProofWriteError(f"{self.spec.name}: the win proof was {why}: no proof written")
+            raise ProofWriteError(f"{self.spec.name}: the win proof was not written within the"
+                                  " time: no proof written")
         return score
 
     def _depth(self, bound: int | None = None) -> int:
