@@ -203,8 +203,18 @@ def rank_keys(keys: list[str]) -> np.ndarray:
     try:
         as_bytes = np.array(keys, dtype="S")
     except UnicodeEncodeError:
-        return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
-    return np.argsort(as_bytes, kind="stable").astype(np.int64)
+        return _python_order(keys)
+    order = np.argsort(as_bytes, kind="stable")
+    ranked = as_bytes[order]
+    # numpy's bytes drop trailing NULs, so keys that differ ("a", "a\x00") can compare equal
+    # there: wherever two do, Python's order decides (it tells them apart or finds them one).
+    if len(keys) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
+        return _python_order(keys)
+    return order.astype(np.int64)
+
+
+def _python_order(keys: list[str]) -> np.ndarray:
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.int64)
 
 
 def _ranked(game: Game, order: list[Any], keys: list[str]) -> np.ndarray:

@@ -196,3 +196,14 @@ def test_plain_solver_follows_the_depth_convention() -> None:
         "start": (DRAW, 2),                           # through a; w and m win for the opponent
         "e": (DRAW, None), "f": (DRAW, None),         # endless play
     }
+
+
+def test_keys_are_ranked_in_pythons_order_trailing_nuls_included() -> None:
+    """A class's text may end in NUL characters, which numpy's byte strings drop: the ranking
+    (the order a table's keys are stored and searched in) is Python's all the same."""
+    from tablebase.builder.graph import rank_keys
+
+    for keys in (["a\x00", "a", "b"], ["b", "a\x00\x00", "a\x00", "a"], ["c", "a", "b"],
+                 ["é", "a", "e"], ["x", "x"]):
+        expected = sorted(range(len(keys)), key=keys.__getitem__)
+        assert rank_keys(keys).tolist() == expected, keys
