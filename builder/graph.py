@@ -110,15 +110,14 @@ def walk(game: Game, start: Any, memory_budget: int,
     level_ends.append(n)
     ends = np.frombuffer(level_ends, dtype=np.int64)
     plies = np.repeat(np.arange(len(ends), dtype=np.int32), np.diff(ends, prepend=0))
-    # Plain values (ints and strs) are stored under their reprs: one line each, none alike,
-    # none starting with '~'; any other key is checked.
-    reprs = not symmetric and set(map(type, order)) <= {int, str}
-    if reprs:
-        keys = list(map(repr, order))
+    # Plain values' keys need no check (the game says which: `plain_keys`); any other key is.
+    plain = None if symmetric else game.plain_keys(order)
+    if plain is not None:
+        keys = plain
     elif not symmetric:
         keys = _keys(game, order)
     ranked = None
-    if not reprs:
+    if plain is None:
         _check_texts(game, order, keys)
         # A text key may be shared by two positions (a fault to name while they are at hand);
         # no two plain values share a repr.

@@ -72,6 +72,11 @@ class Game(Protocol):
         """What a table stores one position under, unchecked (a hot loop checks it after)."""
         ...
 
+    def plain_keys(self, positions: list[Position]) -> list[str] | None:
+        """`fast_key` of every position where all are plain values whose keys need no check
+        (one line each, none alike), else None."""
+        ...
+
     def position_of(self, key: str) -> Position:
         """The position a stored key names (one of its orbit)."""
         ...

@@ -262,6 +262,14 @@ class ClassGame:
             return repr(position)
         return "~" + self.instance.text(position)
 
+    def plain_keys(self, positions: list[Position]) -> list[str] | None:
+        """`fast_key` of every position where all are ints or strs (their reprs: one line each,
+        none alike, none starting with '~', so nothing about them needs checking), else None.
+        One pass of `repr` over the list: a build's keys at the cost of a type check each."""
+        if not set(map(type, positions)) <= {int, str}:
+            return None
+        return list(map(repr, positions))
+
     def root_key(self, position: Position) -> str:
         """What names a table that starts at `position`: the smallest text of its orbit (the
         catalogue's root, as users read it)."""
