@@ -39,8 +39,8 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.sortedruns import merge_cuts
 from tablebase.builder.workdir import WorkDir, work_path
 from tablebase.db.checksum import TableChecksum
-from tablebase.db.engine import DEFAULT_CACHE_BYTES, open_database
-from tablebase.db.facts import LAYOUT_PACKED
+from tablebase.db.engine import open_database
+from tablebase.db.facts import DEFAULT_CACHE_BYTES, LAYOUT_PACKED
 from tablebase.db.records import PositionArrays
 from tablebase.db.scores import NO_DEPTH, depth_of, value_of
 from tablebase.db.writer import (

@@ -18,7 +18,12 @@ from tablebase.db.errors import (
     describe,
     sounds_damaged,
 )
-from tablebase.db.facts import READABLE_VERSIONS, SCHEMA_VERSION
+from tablebase.db.facts import (
+    DEFAULT_CACHE_BYTES,
+    READABLE_VERSIONS,
+    SCHEMA_VERSION,
+    SQLITE_PAGE_SIZE,
+)
 from tablebase.db.postgres import missing_driver, normalise_url
 from tablebase.db.schema import meta, metadata
 
@@ -38,12 +43,6 @@ def _sqlite_path(url: str) -> str | None:
     return parsed.database or ":memory:"
 
 
-# The page size of a new SQLite file (SQLite's default is 4096). A packed block's last page is
-# half empty on average: Connect Four 6x4, whole file, 2.36 bits a position with 2048-byte pages,
-# 2.23 with 512 (4x4k4: 2.41, 2.17), in the same build time and probe time.
-SQLITE_PAGE_SIZE = 512
-# SQLite's page cache for a writer, unless the caller sizes it (a build sizes it by its budget).
-DEFAULT_CACHE_BYTES = 256 << 20
 
 
 def _install_sqlite_pragmas(engine: Engine, writable: bool, cache_bytes: int) -> None:

@@ -20,7 +20,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 from tablebase.db.errors import DatabaseError, GameExistsError
-from tablebase.db.facts import LAYOUT_KEYED, SCHEMA_VERSION
+from tablebase.db.facts import (
+    DEFAULT_CACHE_BYTES,
+    LAYOUT_KEYED,
+    POSITIONS_PREFIX,
+    SCHEMA_VERSION,
+    SQLITE_PAGE_SIZE,
+)
 from tablebase.db.keyed import KeyedRows, Packer
 from tablebase.db.records import (
     STATUS_BUILDING,
@@ -55,11 +61,7 @@ SCHEMA_DDL = (
 KEYED_DDL = ("\nCREATE TABLE {name} (\n\tfirst_key TEXT NOT NULL, \n\tcount INTEGER NOT NULL,"
              " \n\tdata BLOB NOT NULL, \n\tchk BIGINT NOT NULL, \n\tPRIMARY KEY (first_key)\n)"
              "\n WITHOUT ROWID\n\n")
-# As db/engine.py: the page size of a new file, and the writer's page cache.
-PAGE_SIZE = 512
-CACHE_BYTES = 256 << 20
 _PLY_COLUMNS = ", ".join(f.name for f in fields(PlyCounts))
-_POSITIONS_PREFIX = "positions_"
 
 
 def _reason(error: BaseException) -> str:
@@ -134,9 +136,9 @@ class SqliteKeyedBuild:
                 for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
                                             " AND name NOT LIKE 'sqlite~_%' ESCAPE '~'"
                                             " ORDER BY name").fetchall():
-                    if name.startswith(f"{_POSITIONS_PREFIX}{game_id}_") and name != keep:
+                    if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name != keep:
                         conn.execute(f'DROP TABLE "{name}"')
-                table = f"{_POSITIONS_PREFIX}{game_id}_{os.urandom(4).hex()}"
+                table = f"{POSITIONS_PREFIX}{game_id}_{os.urandom(4).hex()}"
                 conn.execute(KEYED_DDL.format(name=table))
                 conn.execute("COMMIT")
             except BaseException:
@@ -253,10 +255,10 @@ def _schema(conn: sqlite3.Connection, path: str) -> bool:
     """Set the connection up as db/engine.py sets a writer's, and make the schema in a new
     file; whether the file holds our schema in this version (False: db/engine.py explains)."""
     for pragma in ("busy_timeout = 30000", "foreign_keys = ON", "synchronous = NORMAL",
-                   f"cache_size = -{max(CACHE_BYTES >> 10, 2048)}"):
+                   f"cache_size = -{max(DEFAULT_CACHE_BYTES >> 10, 2048)}"):
         conn.execute(f"PRAGMA {pragma}")
     if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-        conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
+        conn.execute(f"PRAGMA page_size = {SQLITE_PAGE_SIZE}")
         if os.path.getsize(path):  # a file not new: VACUUM writes it again with its page size
             conn.execute("VACUUM")
         # WAL before the schema is made: its commits then wait for no sync of the disk (what

@@ -25,7 +25,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from tablebase.db.facts import LAYOUT_ROWS
+from tablebase.db.facts import LAYOUT_ROWS, POSITIONS_PREFIX
 
 metadata = MetaData()
 
@@ -90,8 +90,6 @@ game_plies = Table(
 # In SQLite only a column declared exactly INTEGER PRIMARY KEY becomes the rowid,
 # which makes the code the B-tree key itself: no second index, smallest rows.
 _CODE_TYPE = BigInteger().with_variant(Integer(), "sqlite")
-
-POSITIONS_PREFIX = "positions_"
 
 
 def positions_table_name(game_id: int, build_id: str) -> str:

@@ -21,6 +21,7 @@ from tablebase.db.facts import (
     LAYOUT_PACKED,
     LAYOUT_ROWS,
     PACK_THREADS,
+    POSITIONS_PREFIX,
     SCHEMA_VERSION,
     STORED_LAYOUTS,
 )
@@ -42,7 +43,6 @@ from tablebase.db.records import (
     PositionArrays,
 )
 from tablebase.db.schema import (
-    POSITIONS_PREFIX,
     blocks_table,
     game_plies,
     games,
