@@ -28,7 +28,7 @@ from tablebase.builder.games.errors import (
     InvalidPositionError,
     InvalidSpecError,
 )
-from tablebase.builder.games.registry import class_game, table_root
+from tablebase.builder.games.registry import keyed_game, table_root
 from tablebase.builder.games.tier_kernels import TableRoot
 from tablebase.builder.games.values import Value
 from tablebase.builder.graph_build import GameBuildReport, build_game
@@ -168,7 +168,7 @@ def build(spec: object, database: str, *, root: Sequence[int] | str | None = Non
     row per position). A build estimated past a billion positions or the free disk
     (builder/estimate.py) raises BuildTooLargeError before it starts, unless `yes`.
     """
-    game = class_game(spec) if isinstance(spec, str) else None
+    game = keyed_game(spec) if isinstance(spec, str) else None
     if game is not None:
         if root is not None and not isinstance(root, str):
             raise InvalidPositionError(f"{game.name}: a start is given as the game's text")

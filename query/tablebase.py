@@ -70,10 +70,10 @@ class Tablebase:
         found = self._games.get(spec)
         if found is None:
             # Here, not at the top: a probe of tablebase's own games starts without them.
-            from tablebase.builder.games.registry import class_game
+            from tablebase.builder.games.registry import keyed_game
             from tablebase.query.game_answers import GameAnswers
 
-            game = class_game(spec)
+            game = keyed_game(spec)
             if game is None:
                 raise InvalidSpecError(f"{spec!r:.80} names no game class (PATH.py:Class or"
                                        " package.module:Class)")

@@ -51,6 +51,7 @@ AREAS: dict[str, set[str]] = {
 FOLDERS = {"builder/games": "builder.games", "builder/games/grid": "builder.games",
            "builder/games/stones": "builder.games",
            "builder/games/gravity": "builder.games", "builder/games/user": "builder.games",
+           "builder/games/morris": "builder.games",
            "builder": "builder", "builder/cluster": "builder",
            "db": "db", "query": "query",
            "query/audit": "query.audit", "query/audit/solvers": "query.audit",

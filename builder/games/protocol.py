@@ -90,6 +90,11 @@ class Game(Protocol):
         orbit (`fast_key` unchecked: a hot loop checks its texts after)."""
         ...
 
+    def refusal(self, position: Position, said: str, names: list[str]) -> str:
+        """Why `said` is not one of the moves `names` at `position`, in a few words: the
+        game's own where it gives them, else `the moves here are ...`."""
+        ...
+
     def shown(self, position: Position) -> str:
         """The position as a message names it."""
         ...

@@ -20,19 +20,30 @@ if TYPE_CHECKING:  # the protocol's classes load with a class game, not with eve
 _CLASS_SPEC = re.compile(r"(?P<module>.+\.py|[A-Za-z_][\w.]*):(?P<name>[A-Za-z_]\w*)")
 
 
-def is_class_spec(text: str) -> bool:
-    """Whether `text` names a game given as a Python class (`PATH.py:Class`, `pkg.mod:Class`)."""
-    return isinstance(text, str) and _CLASS_SPEC.fullmatch(text.strip()) is not None
+def is_keyed_spec(text: str) -> bool:
+    """Whether `text` names a game whose positions are Python values, served by the keyed
+    layers: a class (`PATH.py:Class`, `pkg.mod:Class`) or a morris game
+    (`nine-mens-morris+stones3`: builder/games/morris/)."""
+    from tablebase.builder.games.morris.game import is_morris
+
+    return isinstance(text, str) and (_CLASS_SPEC.fullmatch(text.strip()) is not None
+                                      or is_morris(text))
 
 
-def class_game(text: str) -> Game | None:
-    """The game a class spec names, loaded and wrapped (InvalidSpecError naming why it cannot
-    be), or None where `text` is not a class spec."""
-    match = _CLASS_SPEC.fullmatch(text.strip()) if isinstance(text, str) else None
+def keyed_game(text: str) -> Game | None:
+    """The game `text` names, loaded and wrapped in the checks of the game protocol
+    (InvalidSpecError naming why it cannot be), or None where it names none of the keyed
+    layers' games (`is_keyed_spec`)."""
+    if not isinstance(text, str):
+        return None
+    from tablebase.builder.games.morris.game import MorrisGame, is_morris
+    from tablebase.builder.games.user.adapter import ClassGame, load_class_game
+
+    if is_morris(text):
+        return ClassGame(MorrisGame(text), "MorrisGame", text.strip())
+    match = _CLASS_SPEC.fullmatch(text.strip())
     if match is None:
         return None
-    from tablebase.builder.games.user.adapter import load_class_game
-
     return load_class_game(match.group("module"), match.group("name"))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.builder.games.grid.notation import board_text, draw_board
-from tablebase.builder.games.registry import is_class_spec
+from tablebase.builder.games.registry import is_keyed_spec
 from tablebase.query.answer_records import MoveInfo, Probe
 from tablebase.query.cli.common import (
     EXIT_OK,
@@ -35,7 +35,7 @@ from tablebase.query.wording import outcome_text
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.probe(args)
     spec = parse_spec(args.spec)
@@ -59,7 +59,7 @@ def _value(m: MoveInfo | SearchedMove) -> str:
 
 
 def _cmd_moves(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.moves(args)
     spec = parse_spec(args.spec)
@@ -92,7 +92,7 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_line(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.line(args)
     spec = parse_spec(args.spec)
@@ -125,7 +125,7 @@ def _cmd_line(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.play(args)
     import random
@@ -142,7 +142,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.export(args)
     spec = parse_spec(args.spec)

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import Spec, parse_spec
-from tablebase.builder.games.registry import grid_game, is_class_spec
+from tablebase.builder.games.registry import grid_game, is_keyed_spec
 from tablebase.query.audit.selection import EVERY_IMAGE_LIMIT
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
@@ -34,7 +34,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     from tablebase.query.cli.audit_report import print_audit, print_builtins, print_play
     from tablebase.query.shapes import audit_json, builtins_json, play_audit_json
 
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.audit(args)
     spec = parse_spec(args.spec)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, InvalidPositionError, parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.registry import grid_game, is_class_spec, table_root
+from tablebase.builder.games.registry import grid_game, is_keyed_spec, table_root
 from tablebase.db.facts import LAYOUT_PACKED, LAYOUTS
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):  # before the grid pipeline's imports: it loads numba
+    if is_keyed_spec(args.spec):  # before the grid pipeline's imports: it loads numba
         from tablebase.query.cli import games  # on use: its modules load then
         return games.build(args)
     from tablebase.builder.estimate import estimate_build
@@ -120,7 +120,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from tablebase.query.shapes import verify_json
     from tablebase.query.verify.checks import verify_table
 
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.verify(args)
     spec = parse_spec(args.spec)

@@ -29,14 +29,14 @@ def _start(args: argparse.Namespace) -> str | None:
 
 def build(args: argparse.Namespace) -> int:
     """`tablebase build PATH.py:Class [--from TEXT]`."""
-    from tablebase.builder.games.registry import class_game
+    from tablebase.builder.games.registry import keyed_game
     from tablebase.builder.graph_build import build_game
     from tablebase.db.errors import describe
 
     if args.workers is not None or args.scheduler is not None:
         raise UsageError("a game class is built in this process: leave out --workers and"
                          " --scheduler")
-    game = class_game(args.spec)
+    game = keyed_game(args.spec)
     assert game is not None
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     report = build_game(game, args.db, start=_start(args), force=args.force,

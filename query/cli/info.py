@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.registry import grid_game, is_class_spec
+from tablebase.builder.games.registry import grid_game, is_keyed_spec
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
@@ -29,7 +29,7 @@ def _cmd_info(args: argparse.Namespace) -> int:
             else:
                 _print_games(tb.name, games)
             return EXIT_OK
-        if is_class_spec(args.spec):
+        if is_keyed_spec(args.spec):
             from tablebase.query.cli import games as classes  # on use: they load then
             return classes.info(tb, args)
         spec = parse_spec(args.spec)

@@ -10,7 +10,7 @@ from typing import Any
 
 from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.games.grid.notation import board_text
-from tablebase.builder.games.registry import is_class_spec
+from tablebase.builder.games.registry import is_keyed_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     UsageError,
@@ -49,7 +49,7 @@ def level_option(p: argparse.ArgumentParser, default: int | None = MAX_LEVEL) ->
 
 
 def _cmd_strategy(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.strategy(args)
     from tablebase.query.play.strategy import find_strategy
@@ -84,7 +84,7 @@ def _cmd_strategy(args: argparse.Namespace) -> int:
 
 
 def _cmd_genmove(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.genmove(args)
     from tablebase.query.play.levels import choose_move
@@ -102,7 +102,7 @@ def _cmd_genmove(args: argparse.Namespace) -> int:
 
 
 def _cmd_gtp(args: argparse.Namespace) -> int:
-    if is_class_spec(args.spec):
+    if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.gtp(args)
     from tablebase.query.play.gtp_engine import GtpSession, serve

@@ -65,7 +65,9 @@ def play_class_game(answers: GameAnswers, human_first: bool = True, *,
             continue
         chosen = next((m for m in moves if m.move == said), None)
         if chosen is None:
-            write(f"no move {said!r} here; moves: {', '.join(m.move for m in moves)}")
+            reason = answers.game.refusal(answers.position(history[-1]), said,
+                                          [m.move for m in moves])
+            write(f"no move {said!r} here: {reason}")
             continue
         history.append(chosen.position)
         humans_turn = False

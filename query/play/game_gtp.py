@@ -86,8 +86,8 @@ class GameGtpSession:
         moves = self._moves()
         child = next((c for name, c in moves if name == said), None)
         if child is None:
-            raise GtpError(f"illegal move {said!r}: the moves here are"
-                           f" {', '.join(name for name, _ in moves)}")
+            raise GtpError(f"illegal move {said!r}: " + self.answers.game.refusal(
+                self.history[-1], said, [name for name, _ in moves]))
         self.history.append(child)
         return ""
 

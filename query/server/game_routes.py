@@ -19,7 +19,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from tablebase.builder.games.errors import InvalidSpecError
-from tablebase.builder.games.registry import class_game
+from tablebase.builder.games.registry import keyed_game
 from tablebase.query.errors import MissingTableError
 from tablebase.query.game_answers import GameAnswers
 from tablebase.query.game_shapes import game_line_json, game_moves_json
@@ -40,7 +40,7 @@ class ServedGames:
         self.tablebase = tablebase
         self.specs: dict[str, str] = {}
         for spec in specs:
-            game = class_game(spec)
+            game = keyed_game(spec)
             if game is None:
                 raise InvalidSpecError(f"--game {spec!r:.80}: a game class is PATH.py:Class or"
                                        " package.module:Class")

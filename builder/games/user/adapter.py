@@ -230,6 +230,20 @@ class ClassGame:
             raise self.fault("read", position, f"reading its text {text!r:.80} gives another"
                                                f" position ({again!r:.60})")
 
+    def refusal(self, position: Position, said: str, names: list[str]) -> str:
+        """Why `said` is not one of the moves `names` at `position`: the class's own line where
+        it has a `why_not(position, move)` method (its fault, where it fails, is the class's),
+        else the moves there are."""
+        why_not = getattr(self.instance, "why_not", None)
+        if callable(why_not):
+            try:
+                found = why_not(position, said)
+            except Exception as e:
+                raise self.raised("why_not", position, e) from e
+            if isinstance(found, str) and found and "\n" not in found:
+                return found
+        return "the moves here are " + (", ".join(names) if names else "none: the game is over")
+
     def images(self, position: Position) -> list[Position]:
         """The class's symmetries of `position` (none where it has no such method), checked."""
         if self._symmetries is None:

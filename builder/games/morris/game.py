@@ -1,0 +1,109 @@
+"""The morris games by name: `three-mens-morris`, `tapatan`, `achi`, `six-mens-morris`,
+`nine-mens-morris`, with `+stonesN` (the stones a side) and, on the 3x3 boards, `+misere` (a
+line loses). The family's game object speaks the game protocol of docs/games.md (positions are
+ints: rules.py), so every layer that serves a game given as a Python class serves these.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from tablebase.builder.games.errors import InvalidSpecError
+from tablebase.builder.games.morris import notation
+from tablebase.builder.games.morris.boards import board
+from tablebase.builder.games.morris.rules import Rules
+
+# name: (board, stones a side, the least and most stones a side may have, flying)
+GAMES: dict[str, tuple[str, int, int, int, bool]] = {
+    "three-mens-morris": ("three-mens-morris", 3, 3, 4, False),
+    "tapatan": ("tapatan", 3, 3, 4, False),
+    "achi": ("tapatan", 4, 3, 4, False),
+    "six-mens-morris": ("six-mens-morris", 6, 3, 8, False),
+    "nine-mens-morris": ("nine-mens-morris", 9, 3, 12, True),
+}
+LINE_GAMES = ("three-mens-morris", "tapatan")  # boards on which a line wins at once
+
+TITLES = {"three-mens-morris": "Three Men's Morris", "tapatan": "Tapatan", "achi": "Achi",
+          "six-mens-morris": "Six Men's Morris", "nine-mens-morris": "Nine Men's Morris"}
+
+
+def is_morris(text: str) -> bool:
+    """Whether `text` names a morris game (a name of GAMES, with or without flags)."""
+    return isinstance(text, str) and text.strip().split("+")[0] in GAMES
+
+
+class MorrisGame:
+    """A morris game as the game protocol asks: its name, start, moves, outcome, text, read
+    and symmetries, on int positions (rules.py)."""
+
+    def __init__(self, spec: str) -> None:
+        base, *flags = spec.strip().split("+")
+        if base not in GAMES:
+            raise InvalidSpecError(f"{spec}: not a morris game ({', '.join(GAMES)})")
+        board_name, stones, least, most, flying = GAMES[base]
+        misere = False
+        for flag in flags:
+            if flag == "misere" and not misere:
+                misere = True
+            elif flag.startswith("stones") and flag[6:].isdigit() and flag[6:] != "":
+                stones = int(flag[6:])
+                if not least <= stones <= most:
+                    raise InvalidSpecError(f"{spec}: {base} has {least} to {most} stones a side")
+            else:
+                raise InvalidSpecError(f"{spec}: {flag!r} is not a morris flag (+stonesN,"
+                                       " +misere)")
+        lines_win = board_name in LINE_GAMES
+        if misere and not lines_win:
+            raise InvalidSpecError(f"{spec}: +misere is for the 3x3 boards, where a line ends"
+                                   " the game")
+        self.rules = Rules(board(board_name), stones, lines_win=lines_win, flying=flying,
+                           misere=misere)
+        self.name = self._name(board_name, stones, misere)
+        self.title = TITLES.get(self.name.split("+")[0], self.name)
+
+    @staticmethod
+    def _name(board_name: str, stones: int, misere: bool) -> str:
+        """The game's one name: achi is tapatan with 4 stones a side."""
+        for name, (b, n, _, _, _) in GAMES.items():
+            if b == board_name and n == stones:
+                return name + ("+misere" if misere else "")
+        default = next(n for g, (b, n, *_) in GAMES.items() if g == board_name)
+        flag = f"+stones{stones}" if stones != default else ""
+        return board_name + flag + ("+misere" if misere else "")
+
+    def start(self) -> int:
+        """The empty board, x to move, every stone to place."""
+        return self.rules.start()
+
+    def moves(self, position: int) -> list[tuple[str, int]]:
+        """Every legal move's name and the position after it."""
+        return self.rules.moves(position)
+
+    def outcome(self, position: int) -> int | None:
+        """+1/-1 for the side to move where the game is over, else None."""
+        return self.rules.outcome(position)
+
+    def text(self, position: int) -> str:
+        """The position's text (notation.py)."""
+        return notation.text(self.rules, position)
+
+    def read(self, text: str) -> int:
+        """The position `text` names; ValueError naming the fault."""
+        return notation.read(self.rules, text)
+
+    def symmetries(self, position: int) -> list[int]:
+        """Positions of the same value: the board's symmetries and the colours swapped."""
+        return self.rules.symmetries(position)
+
+    def why_not(self, position: int, move: str) -> str:
+        """Why `move` is not legal at `position`, in one line."""
+        return notation.why_not(self.rules, position, move)
+
+    def layout(self) -> dict[str, Any]:
+        """What the page draws: the points (name, column and row from the top), the lines
+        between them, the mills."""
+        b = self.rules.board
+        top = max(r for _, r in b.places)
+        points = [{"name": n, "x": c, "y": top - r} for n, (c, r) in zip(b.names, b.places)]
+        mills = [[i for i in range(b.points) if m >> i & 1] for m in b.mills]
+        return {"title": self.title, "points": points, "edges": [list(e) for e in b.edges],
+                "mills": mills, "width": max(c for c, _ in b.places) + 1, "height": top}
