@@ -161,7 +161,7 @@ def _meet(game: Game, position: Any, j: int, index: dict[Any, int], keys: list[s
             raise game.fault("symmetries", position, "gives a position of another orbit (one"
                                                      f" met before: {game.shown(image)}); the"
                                                      " symmetries must form a group")
-    keys.append(game.key(position))
+    keys.append(game.key_of(orbit))
     orbit_sizes.append(len(orbit))
 
 

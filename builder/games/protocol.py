@@ -95,6 +95,10 @@ class Game(Protocol):
         game's own where it gives them, else `the moves here are ...`."""
         ...
 
+    def key_of(self, orbit: list[Position]) -> str:
+        """`key` of the position whose orbit (`orbit`'s list) is `orbit`."""
+        ...
+
     def shown(self, position: Position) -> str:
         """The position as a message names it."""
         ...

@@ -52,19 +52,19 @@ class Rules:
         self.joins = board.joins
         self.mills = board.mills
         self.mills_at = board.mills_at
-        # Each symmetry as three tables of 256 (a byte of a mask at a time: masks have at
-        # most 24 bits), so a position's images cost a few lookups, not a loop over points.
+        # Each symmetry as tables of 256 over both sides' stones (2P bits, a byte at a time),
+        # so a position's image costs a few lookups, not a loop over its points.
+        self.stones_mask = (1 << 2 * p) - 1
         self.byte_maps = [self._byte_tables(s) for s in board.symmetries[1:]]
 
-    def _byte_tables(self, perm: tuple[int, ...]) -> tuple[list[int], ...]:
+    def _byte_tables(self, perm: tuple[int, ...]) -> list[list[int]]:
+        both = [*perm, *(self.p + i for i in perm)]  # o's bits move as x's do
         tables = []
-        for shift in range(0, self.p, 8):
-            table = []
-            for byte in range(256):
-                table.append(sum(1 << perm[shift + b] for b in range(8)
-                                 if byte >> b & 1 and shift + b < self.p))
-            tables.append(table)
-        return tuple(tables)
+        for shift in range(0, 2 * self.p, 8):
+            tables.append([sum(1 << both[shift + b] for b in range(8)
+                               if byte >> b & 1 and shift + b < 2 * self.p)
+                           for byte in range(256)])
+        return tables
 
     # --- positions as ints ------------------------------------------------------------
 
@@ -158,18 +158,17 @@ class Rules:
         are the same for both sides, so each has the position's value. (While stones are still
         to place, the swapped position would break the order of placing, x first: no play
         reaches it, and a stored key must be a position play reaches.)"""
-        x, o, o_to_move, x_place, o_place = self.unpack(position)
-        images = [position]
-        for t in self.byte_maps:
-            mx = my = 0
-            for i, table in enumerate(t):
-                mx |= table[x >> (8 * i) & 255]
-                my |= table[o >> (8 * i) & 255]
-            images.append(self.pack(mx, my, o_to_move, x_place, o_place))
-        if x_place or o_place:
-            return images[1:]
-        return images[1:] + [self._swap(q) for q in images]
-
-    def _swap(self, position: int) -> int:
-        x, o, o_to_move, x_place, o_place = self.unpack(position)
-        return self.pack(o, x, 1 - o_to_move, o_place, x_place)
+        stones = position & self.stones_mask
+        rest = position ^ stones
+        images = []
+        for tables in self.byte_maps:
+            image, v = rest, stones
+            for table in tables:
+                image |= table[v & 255]
+                v >>= 8
+            images.append(image)
+        if rest >> self.x_place_at:  # stones still to place
+            return images
+        p, full, side = self.p, self.full, self.side_bit
+        return images + [(q >> p & full) | (q & full) << p | (q & side ^ side)
+                         for q in (position, *images)]

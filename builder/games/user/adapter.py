@@ -156,6 +156,8 @@ class ClassGame:
 
     def check_hashable(self, method: str, at: Any, position: Any) -> None:
         """GameFault unless `position` (returned by `method` at `at`) is hashable."""
+        if type(position) is int:  # the commonest position, hashable for sure
+            return
         if not isinstance(position, Hashable):
             raise self.fault(method, at, f"returned a position that is not hashable"
                                          f" ({type(position).__name__})")
@@ -298,4 +300,10 @@ class ClassGame:
     def key(self, position: Position) -> str:
         """The smallest key of the position's orbit (`fast_key`): what a table stores it
         under."""
-        return min(repr(p) if _plain(p) else "~" + self.text(p) for p in self.orbit(position))
+        return self.key_of(self.orbit(position))
+
+    def key_of(self, orbit: list[Position]) -> str:
+        """The smallest key of `orbit`, a position's orbit (`orbit`'s list)."""
+        if all(type(p) is int for p in orbit):
+            return min(map(repr, orbit))
+        return min(repr(p) if _plain(p) else "~" + self.text(p) for p in orbit)
