@@ -4,6 +4,7 @@ the command line's `--json` and the HTTP API: a position is its text, values are
 draw by endless play has a null depth."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,3 +37,18 @@ def game_line_json(name: str, probe: GameProbe, line: Sequence[GameMove],
     whether it stops because a position came back (a draw by endless play)."""
     return {**game_probe_json(name, probe), "line": [game_move_json(m) for m in line],
             "repeats": repeats}
+
+
+def drawn_moves_json(data: dict[str, Any], drawing: dict[str, Any], marks: str
+                     ) -> dict[str, Any]:
+    """`data`, a `moves --json` object of a game with a board to draw (its `drawing`), with
+    what stands on each point (`marks`, one character a point) and each move's `points`: the
+    indices of the points its name names, in the order they are clicked (a move names the
+    points it touches, left to right: `d2-d3xg7` is d2, d3, g7)."""
+    names = [p["name"] for p in drawing["points"]]
+    index = {name: i for i, name in enumerate(names)}
+    # The longest names first, so `a10` is never read as `a1` and a stray `0`.
+    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    moves = [{**m, "points": [index[found] for found in pattern.findall(m["move"])]}
+             for m in data["moves"]]
+    return {**data, "marks": marks, "moves": moves}

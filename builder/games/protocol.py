@@ -95,6 +95,15 @@ class Game(Protocol):
         game's own where it gives them, else `the moves here are ...`."""
         ...
 
+    def drawing(self) -> dict[str, Any] | None:
+        """The board the page draws (points with `name`, `x`, `y`; `edges` between them), or
+        None where the game has none."""
+        ...
+
+    def marks(self, position: Position, points: int) -> str:
+        """What stands on each of the drawing's `points` points: one character a point."""
+        ...
+
     def key_of(self, orbit: list[Position]) -> str:
         """`key` of the position whose orbit (`orbit`'s list) is `orbit`."""
         ...

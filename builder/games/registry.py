@@ -30,6 +30,14 @@ def is_keyed_spec(text: str) -> bool:
                                       or is_morris(text))
 
 
+def is_named_game(text: str) -> bool:
+    """Whether `text` names a keyed game by a word of its family (`nine-mens-morris`), not by
+    a class to load: a server may serve such a game by the name a request gives."""
+    from tablebase.builder.games.morris.game import is_morris
+
+    return isinstance(text, str) and is_morris(text)
+
+
 def keyed_game(text: str) -> Game | None:
     """The game `text` names, loaded and wrapped in the checks of the game protocol
     (InvalidSpecError naming why it cannot be), or None where it names none of the keyed

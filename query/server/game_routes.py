@@ -3,6 +3,7 @@ serve --game PATH.py:Class` names: each is served by its name,
 
     GET /api/class/NAME?position=TEXT        the position and every move (`moves --json`)
     GET /api/class/NAME/line?position=TEXT   a perfect line (`line --json`)
+    GET /api/class/NAME/layout               the board's points and lines, where the game has one
     GET /game/NAME                           the page: the position's text, its moves, charts
 
 the position given as the class's text (none: the game's start). Each thread answers on its
@@ -19,10 +20,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from tablebase.builder.games.errors import InvalidSpecError
-from tablebase.builder.games.registry import keyed_game
+from tablebase.builder.games.registry import is_named_game, keyed_game
 from tablebase.query.errors import MissingTableError
 from tablebase.query.game_answers import GameAnswers
-from tablebase.query.game_shapes import game_line_json, game_moves_json
+from tablebase.query.game_shapes import drawn_moves_json, game_line_json, game_moves_json
 from tablebase.query.tablebase import Tablebase
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -47,8 +48,11 @@ class ServedGames:
             self.specs[game.name] = spec
 
     def answers(self, name: str) -> GameAnswers:
-        """This thread's answers of the game `name` (MissingTableError where none is served)."""
+        """This thread's answers of the game `name` (MissingTableError where none is served):
+        a class `serve --game` named, or a game its family names by a word (morris)."""
         spec = self.specs.get(name)
+        if spec is None and is_named_game(name):
+            spec = name
         if spec is None:
             raise MissingTableError(f"no game class named {name!r:.80} is served here (tablebase"
                                     " serve --game PATH.py:Class names them)")
@@ -75,8 +79,19 @@ def game_routes(served: ServedGames, answering: Callable[[Handler], Handler],
     @answering
     async def moves(request: Request) -> Response:
         answers = served.answers(request.path_params["name"])
-        probe, found = answers.moves(_position(request))
-        return reply(game_moves_json(answers.game.name, probe, found))
+        text = _position(request)
+        probe, found = answers.moves(text)
+        data = game_moves_json(answers.game.name, probe, found)
+        drawing = answers.game.drawing()
+        if drawing is not None:  # what stands where, and the points each move is clicked on
+            marks = answers.game.marks(answers.position(text), len(drawing["points"]))
+            data = drawn_moves_json(data, drawing, marks)
+        return reply(data)
+
+    @answering
+    async def layout(request: Request) -> Response:
+        answers = served.answers(request.path_params["name"])
+        return reply({"spec": answers.game.name, **(answers.game.drawing() or {"points": []})})
 
     @answering
     async def line(request: Request) -> Response:
@@ -88,4 +103,5 @@ def game_routes(served: ServedGames, answering: Callable[[Handler], Handler],
         return FileResponse(static / "game.html", headers={"Cache-Control": "no-cache"})
 
     return [Route("/api/class/{name}", moves), Route("/api/class/{name}/line", line),
+            Route("/api/class/{name}/layout", layout),
             Route("/game/{name}", page)]

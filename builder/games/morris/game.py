@@ -99,11 +99,13 @@ class MorrisGame:
         return notation.why_not(self.rules, position, move)
 
     def layout(self) -> dict[str, Any]:
-        """What the page draws: the points (name, column and row from the top), the lines
-        between them, the mills."""
+        """What the page draws: the points (name, column from the left, row from the top) and
+        the lines between them."""
         b = self.rules.board
         top = max(r for _, r in b.places)
         points = [{"name": n, "x": c, "y": top - r} for n, (c, r) in zip(b.names, b.places)]
-        mills = [[i for i in range(b.points) if m >> i & 1] for m in b.mills]
-        return {"title": self.title, "points": points, "edges": [list(e) for e in b.edges],
-                "mills": mills, "width": max(c for c, _ in b.places) + 1, "height": top}
+        return {"title": self.title, "points": points, "edges": [list(e) for e in b.edges]}
+
+    def marks(self, position: int) -> str:
+        """What stands on each point, in the layout's order: `x`, `o` or `.`."""
+        return self.text(position).split()[0].replace("/", "")

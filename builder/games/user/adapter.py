@@ -246,6 +246,38 @@ class ClassGame:
                 return found
         return "the moves here are " + (", ".join(names) if names else "none: the game is over")
 
+    def drawing(self) -> dict[str, Any] | None:
+        """What the page draws the board from where the class has a `layout()`: its points
+        (each `name`, `x` from the left, `y` from the top) and the `edges` between them (pairs
+        of the points' indices), checked; None where it has none."""
+        layout = getattr(self.instance, "layout", None)
+        if not callable(layout):
+            return None
+        try:
+            found = layout()
+            points = [{"name": str(p["name"]), "x": float(p["x"]), "y": float(p["y"])}
+                      for p in found["points"]]
+            edges = [[int(a), int(b)] for a, b in found.get("edges", [])]
+        except Exception as e:
+            raise self.fault("layout", None, f"gave no points and edges ({type(e).__name__}:"
+                                             f" {e}); a layout is {{'points': [{{'name', 'x',"
+                                             " 'y'}, ...], 'edges': [[i, j], ...]}") from e
+        if not points or any(not 0 <= i < len(points) for e in edges for i in e):
+            raise self.fault("layout", None, "gave no points, or an edge to a point it lacks")
+        return {"title": str(found.get("title", self.name)), "points": points, "edges": edges}
+
+    def marks(self, position: Position, points: int) -> str:
+        """What stands on each of the layout's `points` points at `position`, one character
+        a point ('.' empty), from the class's `marks(position)`, checked."""
+        try:
+            found = self.instance.marks(position)
+        except Exception as e:
+            raise self.raised("marks", position, e) from e
+        if not isinstance(found, str) or len(found) != points:
+            raise self.fault("marks", position, f"returned {found!r:.60}; marks are one"
+                                                f" character for each of the {points} points")
+        return found
+
     def images(self, position: Position) -> list[Position]:
         """The class's symmetries of `position` (none where it has no such method), checked."""
         if self._symmetries is None:

@@ -1,5 +1,6 @@
-// The page of a game given as a Python class (docs/games.md): its position as the class's text,
-// every move with its value, play by clicking a move, a perfect line and two charts. Every
+// The page of a game given as a Python class (docs/games.md): its position as the class's text
+// (and its board where the class draws one: points.js), every move with its value, play by
+// clicking a move, a perfect line and two charts. Every
 // answer comes from the server (/api/class/NAME, /api/class/NAME/line, /api/games); this page
 // knows nothing of the game's rules.
 "use strict";
@@ -59,6 +60,7 @@ async function show() {
   $("position").textContent = data.position;
   $("text").value = data.position;
   $("status").textContent = statusText(data);
+  drawPointBoard(data);
   $("share").href = `/game/${enc(NAME)}?position=${enc(data.position)}`;
   const moves = $("moves");
   moves.replaceChildren();
@@ -157,6 +159,7 @@ async function main() {
   document.title = `${NAME}: tablebase`;
   const start = new URLSearchParams(location.search).get("position");
   state.history = [start];
+  await loadPointBoard(NAME, play);
   $("new").addEventListener("click", () => { state.history = [start]; state.at = 0; show(); });
   $("undo").addEventListener("click", () => { if (state.at > 0) { state.at -= 1; show(); } });
   $("redo").addEventListener("click", () => {
