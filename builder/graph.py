@@ -27,6 +27,9 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 OPEN = 2
 # The memory is looked at every this many positions walked (a read of /proc: some microseconds).
 _CHECK_EVERY = 1 << 12
+# What the walk holds a reachable position in (its entry in the index of every image met,
+# numbered, and its share of the graph's arrays): 2.8 GiB for six men's morris's 42,381,185.
+WALK_BYTES = 72
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
@@ -50,6 +53,18 @@ class Graph:
     def size(self) -> int:
         """How many positions (orbits) the graph holds."""
         return len(self.keys)
+
+
+def check_walk_fits(game: Game, memory_budget: int) -> None:
+    """BuildTooLargeError, before anything is walked, where the game bounds the positions play
+    can reach (`positions_at_most`) and that many would not fit in `memory_budget` bytes."""
+    bound = game.positions_at_most()
+    if bound is not None and bound * WALK_BYTES > memory_budget:
+        raise BuildTooLargeError(
+            f"{game.name}: up to {bound:,} positions, held in memory while they are walked"
+            f" (about {bound * WALK_BYTES / 2**30:,.1f} GiB), past the memory budget of"
+            f" {memory_budget / 2**30:,.1f} GiB: nothing built (a larger --memory, or a smaller"
+            " game)")
 
 
 def walk(game: Game, start: Any, memory_budget: int,

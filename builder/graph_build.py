@@ -16,7 +16,7 @@ import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.protocol import Game
-from tablebase.builder.graph import OPEN, Graph, rank_keys, walk
+from tablebase.builder.graph import OPEN, Graph, check_walk_fits, rank_keys, walk
 from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
@@ -76,6 +76,8 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     if not force and _complete(database, game.name, root):
         raise GameExistsError(f"{label} is already built; add --force to rebuild it")
     plan = MemoryPlan.for_budget(memory_budget)
+    if start is None:  # a game's bound is of the positions its start reaches
+        check_walk_fits(game, plan.budget)
     stages: dict[str, StageFigures] = {}
     with _stage(stages, "walk"):
         graph = walk(game, position, plan.budget, progress)

@@ -265,7 +265,7 @@ def test_strategy_command(db: str, tmp_path: Path, capsys: pytest.CaptureFixture
     (["xx./oo./... x", "--side", "o"], "o (the side not to move) has no strategy from"
      " 'xx./oo./... x' (class-tictactoe-plain): the position is a loss for o"),
     (["xx/oo x"], "class-tictactoe-plain: cannot read 'xx/oo x'"),
-    (["--moves", "b2"], "--moves names grid moves"),
+    (["--moves", "b2 z9"], "class-tictactoe-plain: 'z9' at '.../.x./... o': the moves here are"),
     (["--dot", "x.dot"], "--dot writes one strategy and the position is a draw"),
 ])
 def test_strategy_errors_are_one_line(db: str, args: list[str], message: str,

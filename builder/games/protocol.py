@@ -104,6 +104,11 @@ class Game(Protocol):
         """What stands on each of the drawing's `points` points: one character a point."""
         ...
 
+    def positions_at_most(self) -> int | None:
+        """At most how many positions play reaches from the start, where the game can say
+        (a build that could not hold them refuses before it starts), else None."""
+        ...
+
     def key_of(self, orbit: list[Position]) -> str:
         """`key` of the position whose orbit (`orbit`'s list) is `orbit`."""
         ...

@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from tablebase.builder.games.errors import IllegalMoveError
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -18,13 +19,28 @@ from tablebase.query.cli.common import (
 from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
+    from tablebase.builder.games.protocol import Game
     from tablebase.query.tablebase import Tablebase
 
 
-def _start(args: argparse.Namespace) -> str | None:
-    if getattr(args, "moves", None):
-        raise UsageError("--moves names grid moves; give a game class's position as its text")
-    return getattr(args, "position", None) or getattr(args, "root", None)
+def _start(args: argparse.Namespace, game: Game) -> str | None:
+    """The text of the position a command starts from: POSITION (or --from; none: the start),
+    then the moves --moves names, played by their names (IllegalMoveError with the game's
+    reason where one is not a move there)."""
+    text = getattr(args, "position", None) or getattr(args, "root", None)
+    said = getattr(args, "moves", None)
+    if not said:
+        return text
+    position = game.start() if text is None else game.read(text)
+    for name in said.split():
+        pairs = game.moves(position)
+        child = next((c for n, c in pairs if n == name), None)
+        if child is None:
+            reason = game.refusal(position, name, [n for n, _ in pairs])
+            raise IllegalMoveError(f"{game.name}: {name!r:.40} at {game.text(position)!r:.80}:"
+                                   f" {reason}")
+        position = child
+    return game.text(position)
 
 
 def build(args: argparse.Namespace) -> int:
@@ -39,7 +55,7 @@ def build(args: argparse.Namespace) -> int:
     game = keyed_game(args.spec)
     assert game is not None
     budget = None if args.memory is None else int(args.memory * (1 << 30))
-    report = build_game(game, args.db, start=_start(args), force=args.force,
+    report = build_game(game, args.db, start=_start(args, game), force=args.force,
                         progress=progress(args.quiet), memory_budget=budget)
     where = "" if not report.root else f" from {report.root!r}"
     print(f"built {report.name}{where} into {describe(args.db)}")
@@ -114,8 +130,9 @@ def play(args: argparse.Namespace) -> int:
     from tablebase.query.play.game_classes import play_class_game
 
     with open_db(args.db) as tb:
-        play_class_game(tb.game(args.spec), args.side == "x", read=input, write=print,
-                        rng=random.Random(args.seed), start=_start(args))
+        answers = tb.game(args.spec)
+        play_class_game(answers, args.side == "x", read=input, write=print,
+                        rng=random.Random(args.seed), start=_start(args, answers.game))
     return EXIT_OK
 
 
@@ -186,7 +203,7 @@ def probe(args: argparse.Namespace) -> int:
 
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
-        found = answers.probe(_start(args))
+        found = answers.probe(_start(args, answers.game))
         name = answers.game.name
     print(json.dumps(game_probe_json(name, found), indent=2) if args.json
           else f"{found.position}  {found}")
@@ -199,7 +216,7 @@ def moves(args: argparse.Namespace) -> int:
 
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
-        found, every = answers.moves(_start(args))
+        found, every = answers.moves(_start(args, answers.game))
         name = answers.game.name
     if args.json:
         print(json.dumps(game_moves_json(name, found, every), indent=2))
@@ -225,7 +242,7 @@ def line(args: argparse.Namespace) -> int:
 
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
-        found, steps, repeats = answers.line(_start(args))
+        found, steps, repeats = answers.line(_start(args, answers.game))
         name = answers.game.name
     if args.json:
         print(json.dumps(game_line_json(name, found, steps, repeats), indent=2))
@@ -253,7 +270,8 @@ def strategy(args: argparse.Namespace) -> int:
         answers = tb.game(args.spec)
         with progress(args.quiet or args.json)(unit="pos", desc=f"strategy {answers.game.name}"
                                                ) as bar:
-            found = find_game_strategy(answers, _start(args), args.side, progress=bar.update,
+            found = find_game_strategy(answers, _start(args, answers.game), args.side,
+                                       progress=bar.update,
                                        limit=args.max_explored)
         name = answers.game.name
     if args.dot:
@@ -291,7 +309,7 @@ def genmove(args: argparse.Namespace) -> int:
 
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
-        position = answers.position(_start(args))
+        position = answers.position(_start(args, answers.game))
         move, _ = choose_game_move(answers, position, args.level, random.Random(args.seed))
         name, text = answers.game.name, answers.game.text(position)
     if args.json:

@@ -5,6 +5,7 @@ ints: rules.py), so every layer that serves a game given as a Python class serve
 """
 from __future__ import annotations
 
+from math import comb
 from typing import Any
 
 from tablebase.builder.games.errors import InvalidSpecError
@@ -97,6 +98,21 @@ class MorrisGame:
     def why_not(self, position: int, move: str) -> str:
         """Why `move` is not legal at `position`, in one line."""
         return notation.why_not(self.rules, position, move)
+
+    def positions_at_most(self) -> int:
+        """At most how many positions play reaches: every split of stones on the board and
+        still to place the rules allow, either side to move (a bound: not every board of
+        these counts is reached)."""
+        p, n = self.rules.board.points, self.rules.stones
+
+        def boards(least: int, most_x: int, most_o: int) -> int:
+            return sum(comb(p, a) * comb(p - a, b) for a in range(least, most_x + 1)
+                       for b in range(least, most_o + 1))
+
+        # While placing: with x to move both have placed k, with o to move x has one more.
+        placing = sum(boards(0, k, k) + boards(0, k + 1, k) for k in range(n))
+        least = n if self.rules.lines_win else 2  # with captures: down to the losing 2
+        return placing + 2 * boards(least, n, n)
 
     def layout(self) -> dict[str, Any]:
         """What the page draws: the points (name, column from the left, row from the top) and

@@ -246,6 +246,21 @@ class ClassGame:
                 return found
         return "the moves here are " + (", ".join(names) if names else "none: the game is over")
 
+    def positions_at_most(self) -> int | None:
+        """The class's `positions_at_most()` where it has one (a bound on the positions its
+        start reaches: a build too large refuses before it starts), checked; else None."""
+        bound = getattr(self.instance, "positions_at_most", None)
+        if not callable(bound):
+            return None
+        try:
+            found = bound()
+        except Exception as e:
+            raise self.raised("positions_at_most", None, e) from e
+        if type(found) is not int or found < 1:
+            raise self.fault("positions_at_most", None, f"returned {found!r:.40}; a bound is a"
+                                                        " positive int")
+        return found
+
     def drawing(self) -> dict[str, Any] | None:
         """What the page draws the board from where the class has a `layout()`: its points
         (each `name`, `x` from the left, `y` from the top) and the `edges` between them (pairs
