@@ -171,11 +171,14 @@ def _meet(game: Game, position: Any, j: int, index: dict[Any, int], keys: list[s
     orbit = game.orbit(position)
     if j < _READ_BACK_ALL or j % _READ_BACK_EVERY == 0:
         _check_group(game, position, orbit)
-    for image in orbit:
-        if index.setdefault(image, j) != j:
-            raise game.fault("symmetries", position, "gives a position of another orbit (one"
-                                                     f" met before: {game.shown(image)}); the"
-                                                     " symmetries must form a group")
+    # `position` itself is numbered j already; an image numbered before is another orbit's.
+    others = orbit[1:]
+    if not index.keys().isdisjoint(others):
+        image = next(i for i in others if i in index)
+        raise game.fault("symmetries", position, "gives a position of another orbit (one"
+                                                 f" met before: {game.shown(image)}); the"
+                                                 " symmetries must form a group")
+    index.update(dict.fromkeys(others, j))
     keys.append(game.key_of(orbit))
     orbit_sizes.append(len(orbit))
 

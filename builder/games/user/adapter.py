@@ -25,6 +25,7 @@ from tablebase.builder.games.protocol import GameFault, Position
 # The catalogue's spec column holds a game's name: at most this many characters.
 MAX_NAME = 64
 OUTCOMES = (-1, 0, 1)
+_INT = {int}
 
 
 def load_class_game(module: str, name: str) -> ClassGame:
@@ -301,20 +302,17 @@ class ClassGame:
             found = list(self._symmetries(position))
         except Exception as e:
             raise self.raised("symmetries", position, e) from e
-        for image in found:
-            self.check_hashable("symmetries", position, image)
+        if not set(map(type, found)) <= _INT:  # ints are hashable: one pass in C for them
+            for image in found:
+                self.check_hashable("symmetries", position, image)
         return found
 
     def orbit(self, position: Position) -> list[Position]:
         """`position` and its images, each once, itself first."""
         if self._symmetries is None:
             return [position]
-        out, seen = [position], {position}
-        for image in self.images(position):
-            if image not in seen:
-                seen.add(image)
-                out.append(image)
-        return out
+        # A dict keeps the first of equal images in order, in one pass in C.
+        return list(dict.fromkeys([position, *self.images(position)]))
 
     def fast_key(self, position: Position) -> str:
         """What a table stores one position under, unchecked: its repr where the position is
