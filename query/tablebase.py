@@ -88,6 +88,11 @@ class Tablebase:
             return spec
         found = self._specs.get(spec)
         if found is None:
+            from tablebase.builder.games.registry import is_keyed_spec
+
+            if is_keyed_spec(spec):  # its answers are a GameAnswers of their own
+                raise InvalidSpecError(f"{spec!r:.80} is a game whose positions are its own"
+                                       f" values: ask tb.game({spec!r:.80}) (docs/games.md)")
             found = self._specs[spec] = parse_spec(spec)
         return found
 

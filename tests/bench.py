@@ -26,6 +26,7 @@ from tests.bench_bock import bench_bock  # noqa: E402
 from tests.bench_cluster import bench_cluster  # noqa: E402
 from tests.bench_endgame import bench_endgame  # noqa: E402
 from tests.bench_levels import bench_levels  # noqa: E402
+from tests.bench_morris import bench_morris  # noqa: E402
 from tests.bench_moving import bench_moving  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_probe import bench_probe  # noqa: E402
@@ -194,7 +195,7 @@ def main() -> None:
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
                                               "audit", "levels", "cluster", "postgres", "search",
                                               "strips", "gomoku", "peer", "verify", "moving",
-                                              "all"],
+                                              "morris", "all"],
                         default="all")
     parser.add_argument("--gamesman", metavar="PATH", help="GamesmanOne's binary, built by hand,"
                         " for --section moving (default: $TABLEBASE_GAMESMAN)")
@@ -240,6 +241,8 @@ def main() -> None:
         bench_verify(tuple(args.specs) if args.specs else VERIFY_SPECS)
     if args.section in ("moving", "all"):
         bench_moving(args.gamesman)
+    if args.section in ("morris", "all"):
+        bench_morris()
     if args.section in ("peer", "all"):
         bench_bock(lambda name: _in_child(name, "--one", name), args.bock)
 

@@ -57,7 +57,9 @@ def _make(name: str, points: str, edges: str, mills: str) -> Board:
         if i == 0 or places[i - 1][1] != r:
             rows.append(0)
         rows[-1] += 1
-    pairs = tuple(sorted(tuple(sorted(index[p] for p in e.split("-"))) for e in edges.split()))
+    pairs: tuple[tuple[int, int], ...] = tuple(sorted(
+        (min(index[a], index[b]), max(index[a], index[b]))
+        for a, b in (e.split("-") for e in edges.split())))
     joins = [0] * len(names)
     for a, b in pairs:
         joins[a] |= 1 << b

@@ -82,9 +82,11 @@ def why_not(rules: Rules, position: int, said: str) -> str:
     if not said.strip() or found is None or (found["to"] is None and found["origin"] is None):
         return (f"{said!r} is not a move: a placement `d2`, a step or flight `d2-d3`, a capture"
                 " appended `d2xg7`")
-    origin, to, taken = found["origin"], found["to"], found["taken"]
-    if to is None:
-        origin, to = None, origin
+    origin: str | None = found["origin"]
+    to: str = found["to"] or found["origin"]
+    taken: str | None = found["taken"]
+    if found["to"] is None:
+        origin = None
     for point in (origin, to, taken):
         if point is not None and point not in names:
             return f"{point} is not a point of the board ({' '.join(rules.names)})"
