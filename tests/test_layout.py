@@ -209,16 +209,17 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
-# A game family's rules live in its folder under builder/games/ (grid/, gravity/, stones/, user/):
+# A game family's rules live in its folder under builder/games/ (grid/, gravity/, stones/, morris/,
+# user/):
 # no module elsewhere asks which family it holds, by a flag (`.gravity`, `.stones`, `.moving`,
 # `.jump`, `.square`, `loopy`) or by importing a family's folder (grid/ is the grid games' shared
 # part as well as m,n,k's). It asks the game or the table's root instead (drops, positions_repeat,
 # cyclic_tier, ...). The one exception is an independent checker, whose worth is that it shares
 # no code with the builder's path: verify's check of the stones' movement phase (movement.py)
 # knows their stone counts and lines itself and takes only their steps from the family.
-_FAMILY_FLAG = re.compile(r"\.(gravity|stones|moving|jump|square)\b|loopy")
-_FAMILY_IMPORT = re.compile(r"^\s*(from|import) tablebase\.builder\.games\.(gravity|stones|user)\b",
-                            re.MULTILINE)
+_FAMILY_FLAG = re.compile(r"\.(gravity|stones|moving|jump|square)\b|loopy|\bis_morris\b")
+_FAMILY_IMPORT = re.compile(
+    r"^\s*(from|import) tablebase\.builder\.games\.(gravity|stones|user|morris)\b", re.MULTILINE)
 INDEPENDENT_CHECKERS = {"query/verify/movement.py"}
 
 
@@ -247,7 +248,8 @@ def test_only_an_independent_checker_imports_a_family() -> None:
 # The builder's tier loop knows a table only through its root and the kernels the root binds
 # (builder/games/tier_kernels.py, tier_lookup.py): not even the grid's shared part.
 _ANY_FAMILY_IMPORT = re.compile(
-    r"^\s*(from|import) tablebase\.builder\.games\.(grid|gravity|stones|user)\b", re.MULTILINE)
+    r"^\s*(from|import) tablebase\.builder\.games\.(grid|gravity|stones|user|morris)\b",
+    re.MULTILINE)
 
 
 def test_the_builder_imports_no_family() -> None:
@@ -274,6 +276,8 @@ def test_the_family_checks_see_a_flag_and_an_import() -> None:
     """The checks above could fail: a flag and a family's import are what they look for."""
     assert _FAMILY_FLAG.search("if spec.gravity:") and _FAMILY_FLAG.search("root.spec.moving")
     assert _FAMILY_IMPORT.search("x = 1\nfrom tablebase.builder.games.stones.rules import f")
+    assert _FAMILY_IMPORT.search("from tablebase.builder.games.morris.game import MorrisGame")
+    assert _FAMILY_FLAG.search("if is_morris(spec):")
     assert not _FAMILY_FLAG.search("game.drops and game.positions_repeat")
     assert _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.grid.root import Root")
     assert not _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.tier_kernels import OPEN")
