@@ -118,8 +118,6 @@ class MorrisGame:
                 self.adjacent[number[a]].append(number[b])
                 self.adjacent[number[b]].append(number[a])
         self.edges = sum(len(n) for n in self.adjacent) // 2
-        # The lines through each point, as point numbers: "did this move close a mill" asks only
-        # the lines through the point the stone went to.
         # The place of each point in the board part of a text (past the '/' separators).
         self.slot: list[int] = []
         for r, row in enumerate(rows):
@@ -168,9 +166,9 @@ class MorrisGame:
         for who, left in (("x", x_left), ("o", o_left)):
             held = board.count(who) + left
             if held > self.stones or held < self.stones and not self.captures:
+                expected = f"at most {self.stones}" if self.captures else str(self.stones)
                 raise ValueError(f"found {held} stones of {who}'s on the board and to place in"
-                                 f" {text!r}, expected {self.stones}"
-                                 + (" at most" if self.captures else ""))
+                                 f" {text!r}, expected {expected}")
         return board, side, x_left, o_left
 
     @staticmethod

@@ -333,3 +333,36 @@ def test_every_value_and_depth_follows_from_the_children(spec: str) -> None:
             assert (value, depth) == (DRAW, None), text
         if not g.misere:  # every end is a loss for the side to move: wins odd, losses even
             assert depth is None or depth % 2 == (value == WIN)
+
+
+@pytest.mark.parametrize("spec", SMALL)
+def test_depths_agree_with_a_depth_bounded_search(spec: str) -> None:
+    """Every decided position is won (lost) within its depth and not one ply sooner, by a plain
+    memoised AND/OR search bounded in plies, which knows nothing of the retrograde's rounds; a
+    draw is neither won nor lost within the deepest depth there is, plus two."""
+    g, table = solved(spec)
+    moves = {text: [after for _, after in g.moves(text)] for text in table}
+    ends = {text: g.outcome(text) for text in table if not moves[text]}
+
+    @lru_cache(maxsize=None)
+    def wins_within(text: str, plies: int) -> bool:
+        if text in ends:
+            return ends[text] == WIN
+        return plies > 0 and any(loses_within(after, plies - 1) for after in moves[text])
+
+    @lru_cache(maxsize=None)
+    def loses_within(text: str, plies: int) -> bool:
+        if text in ends:
+            return ends[text] == LOSS
+        return plies > 0 and all(wins_within(after, plies - 1) for after in moves[text])
+
+    horizon = 2 + max(d for _, d in table.values() if d is not None)
+    for text, (value, depth) in table.items():
+        if value == WIN:
+            assert depth is not None and wins_within(text, depth), text
+            assert depth == 0 or not wins_within(text, depth - 1), text
+        elif value == LOSS:
+            assert depth is not None and loses_within(text, depth), text
+            assert depth == 0 or not loses_within(text, depth - 1), text
+        else:
+            assert not wins_within(text, horizon) and not loses_within(text, horizon), text
