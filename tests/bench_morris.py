@@ -89,7 +89,7 @@ def _whole(db: str) -> None:
             probe_times.append(b - a)
     probe_times.sort()
     move_times.sort()
-    print(f"  {WHOLE}: {table.reachable:,} positions reachable, {table.canonical:,} stored;"
+    print(f"  {WHOLE}: {table.canonical:,} stored, {table.reachable:,} in their orbits;"
           f" start {start_probe}")
     print(f"  build: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {peak / 2**30:.2f} GiB;"
           f" file {size / 2**20:.1f} MiB, {size * 8 / table.canonical:.2f} bits a stored position")

@@ -1,7 +1,8 @@
 """Morris tables against tests/reference_morris.py's plain solver (the rules written again,
 dictionaries over every position, no symmetry): every position play reaches, value and depth,
 as `probe` answers it; and every position's moves as `moves` lists them, against the plain
-solver's. The larger games are in `make bench SECTION=morris` (tests/bench_morris.py)."""
+solver's. The larger games (six men's morris with 3 and 4 stones, nine men's with 3) are in `make bench
+SECTION=morris` (tests/bench_morris.py)."""
 from __future__ import annotations
 
 import pytest
@@ -12,7 +13,7 @@ from tests.reference_morris import MorrisGame as PlainMorris
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
 GAMES = ["three-mens-morris", "tapatan", "achi", "three-mens-morris+misere", "tapatan+misere",
-         "six-mens-morris+stones3"]
+         "achi+misere", "three-mens-morris+stones4"]
 
 
 @pytest.fixture(scope="module")
@@ -35,18 +36,20 @@ def test_every_position_equals_the_plain_solver(db: str, spec: str) -> None:
                 wrong.append((text, probe.value.word, probe.depth, value, depth))
         assert wrong == []
         table = answers.tables()[0]
-    assert table.reachable == len(truth)  # every image of every stored orbit is reached
+        # The table counts every image of its stored orbits: the positions play reaches and
+        # the images of theirs it does not (the colours swapped may break the order of play).
+        game = answers.game
+        covered = {image for text in truth for image in game.orbit(game.read(text))}
+    assert table.reachable == len(covered) >= len(truth)
 
 
-@pytest.mark.parametrize("spec", ["achi", "six-mens-morris+stones3"])
+@pytest.mark.parametrize("spec", ["achi", "three-mens-morris"])
 def test_every_move_equals_the_plain_solvers(db: str, spec: str) -> None:
     plain = PlainMorris(spec)
     truth = plain.solve()
     with open_tablebase(db) as tb:
         answers = tb.game(spec)
-        for n, text in enumerate(truth):
-            if spec != "achi" and n % 7:  # six men's: every seventh position
-                continue
+        for text in truth:
             found = {(m.move, m.position, m.value.word, m.depth) for m in answers.moves(text)[1]}
             expected = set()
             for move, after in plain.moves(text):

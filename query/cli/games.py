@@ -43,6 +43,15 @@ def _start(args: argparse.Namespace, game: Game) -> str | None:
     return game.text(position)
 
 
+def _positions(covered: int, stored: int) -> str:
+    """A table's positions in words: where one is stored an orbit of the game's symmetries,
+    the orbits' positions are counted, every image of each, which may hold positions play
+    never reaches (a symmetry that does not keep the start, such as the colours swapped)."""
+    if covered == stored:
+        return f"{stored:,} reachable, all stored"
+    return f"{stored:,} stored (one an orbit), {covered:,} in their orbits"
+
+
 def build(args: argparse.Namespace) -> int:
     """`tablebase build PATH.py:Class [--from TEXT]`."""
     from tablebase.builder.games.registry import keyed_game
@@ -59,8 +68,8 @@ def build(args: argparse.Namespace) -> int:
                         progress=progress(args.quiet), memory_budget=budget)
     where = "" if not report.root else f" from {report.root!r}"
     print(f"built {report.name}{where} into {describe(args.db)}")
-    print(f"  positions: {report.reachable:,} reachable, {report.canonical:,} stored (one an"
-          f" orbit), {report.terminal:,} terminal")
+    print(f"  positions: {_positions(report.reachable, report.canonical)},"
+          f" {report.terminal:,} terminal")
     print(f"  start: side to move, {outcome_text(report.root_value, report.root_depth)}")
     print(f"  memory budget {size(report.memory_budget)}")
     print(f"  {'stage':<10}{'seconds':>9}{'peak memory':>14}")
@@ -81,12 +90,13 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         return EXIT_OK
     for g in tables:
         where = "its start" if not g.root else repr(g.root)
-        print(f"{name}, from {where}: {g.reachable:,} positions reachable, {g.canonical:,}"
-              f" stored (one an orbit), {g.terminal:,} terminal")
+        print(f"{name}, from {where}: {_positions(g.reachable or 0, g.canonical or 0)},"
+              f" {g.terminal:,} terminal")
         print(f"  start: side to move, {outcome_text(g.root_value or 0, g.root_plies)}")
         print(f"  stored by their text: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
               f" checksum {g.checksum}")
-        print(f"  {'ply':>4}{'reachable':>14}{'stored':>12}{'terminal':>12}{'win':>11}"
+        print(f"  {'ply':>4}{'reachable' if g.reachable == g.canonical else 'in orbits':>14}"
+              f"{'stored':>12}{'terminal':>12}{'win':>11}"
               f"{'draw':>11}{'loss':>11}")
         for p in tb.plies(g):
             print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}"
