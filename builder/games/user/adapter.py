@@ -349,6 +349,6 @@ class ClassGame:
 
     def key_of(self, orbit: list[Position]) -> str:
         """The smallest key of `orbit`, a position's orbit (`orbit`'s list)."""
-        if all(type(p) is int for p in orbit):
+        if set(map(type, orbit)) <= _INT:  # in C: ints' keys are their reprs
             return min(map(repr, orbit))
         return min(repr(p) if _plain(p) else "~" + self.text(p) for p in orbit)
