@@ -24,7 +24,7 @@ def is_keyed_spec(text: str) -> bool:
     """Whether `text` names a game whose positions are Python values, served by the keyed
     layers: a class (`PATH.py:Class`, `pkg.mod:Class`) or a morris game
     (`nine-mens-morris+stones3`: builder/games/morris/)."""
-    from tablebase.builder.games.morris.game import is_morris
+    from tablebase.builder.games.morris import is_morris
 
     return isinstance(text, str) and (_CLASS_SPEC.fullmatch(text.strip()) is not None
                                       or is_morris(text))
@@ -33,7 +33,7 @@ def is_keyed_spec(text: str) -> bool:
 def is_named_game(text: str) -> bool:
     """Whether `text` names a keyed game by a word of its family (`nine-mens-morris`), not by
     a class to load: a server may serve such a game by the name a request gives."""
-    from tablebase.builder.games.morris.game import is_morris
+    from tablebase.builder.games.morris import is_morris
 
     return isinstance(text, str) and is_morris(text)
 
@@ -44,7 +44,8 @@ def keyed_game(text: str) -> Game | None:
     layers' games (`is_keyed_spec`)."""
     if not isinstance(text, str):
         return None
-    from tablebase.builder.games.morris.game import MorrisGame, is_morris
+    from tablebase.builder.games.morris import is_morris
+    from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.games.user.adapter import ClassGame, load_class_game
 
     if is_morris(text):

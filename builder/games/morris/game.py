@@ -9,27 +9,9 @@ from math import comb
 from typing import Any
 
 from tablebase.builder.games.errors import InvalidSpecError
-from tablebase.builder.games.morris import notation
+from tablebase.builder.games.morris import GAMES, LINE_GAMES, TITLES, notation
 from tablebase.builder.games.morris.boards import board
 from tablebase.builder.games.morris.rules import Rules
-
-# name: (board, stones a side, the least and most stones a side may have, flying)
-GAMES: dict[str, tuple[str, int, int, int, bool]] = {
-    "three-mens-morris": ("three-mens-morris", 3, 3, 4, False),
-    "tapatan": ("tapatan", 3, 3, 4, False),
-    "achi": ("tapatan", 4, 3, 4, False),
-    "six-mens-morris": ("six-mens-morris", 6, 3, 8, False),
-    "nine-mens-morris": ("nine-mens-morris", 9, 3, 12, True),
-}
-LINE_GAMES = ("three-mens-morris", "tapatan")  # boards on which a line wins at once
-
-TITLES = {"three-mens-morris": "Three Men's Morris", "tapatan": "Tapatan", "achi": "Achi",
-          "six-mens-morris": "Six Men's Morris", "nine-mens-morris": "Nine Men's Morris"}
-
-
-def is_morris(text: str) -> bool:
-    """Whether `text` names a morris game (a name of GAMES, with or without flags)."""
-    return isinstance(text, str) and text.strip().split("+")[0] in GAMES
 
 
 class MorrisGame:
