@@ -57,6 +57,33 @@ def _exact(spec: str, db: str) -> None:
           f"  differing: {wrong}")
 
 
+def _nine_rules(db: str, sample: int = 20000) -> None:
+    """Nine men's morris with three stones, where the plain solver cannot go: the table built,
+    `verify` (every value and depth re-derived from its moves), and the moves of positions of
+    random games against the plain solver's rules (tests/reference_morris.py), name by name."""
+    from tablebase import open_tablebase
+    from tests.reference_morris import MorrisGame as PlainMorris
+    start = time.perf_counter()
+    _cli("build", NINE, "--db", db, "--quiet")
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    verified = _cli("verify", NINE, "--db", db).stdout.splitlines()[0]
+    checked = time.perf_counter() - start
+    plain, rng, differing = PlainMorris(NINE), random.Random(2), 0
+    with open_tablebase(db) as tb:
+        answers = tb.game(NINE)
+        text = None
+        for _ in range(sample):
+            moves = answers.moves(text)[1]
+            here = answers.probe(text).position
+            if {(m.move, m.position) for m in moves} != set(plain.moves(here)):
+                differing += 1
+            text = rng.choice(moves).position if moves and rng.random() > 0.01 else None
+    print(f"  {NINE}: built in {built:.1f} s; verify {checked:.1f} s: {verified}")
+    print(f"  {NINE}: {sample:,} positions of random games, moves against the plain rules:"
+          f" differing {differing}")
+
+
 def _whole(db: str) -> None:
     """Six men's morris as a user builds it, then probe and moves p50 on its positions."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -108,6 +135,8 @@ def bench_morris(skip_exact: bool = False, skip_whole: bool = False, nine: bool 
         if not skip_exact:
             for spec in EXACT + ((NINE,) if nine else ()):
                 _exact(spec, os.path.join(tmp, f"{spec}.db"))
+            if not nine:
+                _nine_rules(os.path.join(tmp, "nine3.db"))
         if not skip_whole:
             _whole(os.path.join(tmp, "six.db"))
     from tablebase.builder.games.registry import keyed_game

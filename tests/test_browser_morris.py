@@ -103,8 +103,9 @@ def test_the_main_page_opens_a_morris_table(served: tuple[Server, str], browser:
     page = context.new_page()
     page.goto(server.url)  # only keyed games here: the page opens the first one's own page
     page.wait_for_selector("#drawn-board g.point")
-    names = {SIX: 16, "achi": 9}
-    name = page.inner_text("#name")
-    assert name in names
-    assert page.eval_on_selector_all("#drawn-board g.point", "els => els.length") == names[name]
+    shown = {"Six Men's Morris, 3 stones a side (six-mens-morris+stones3)": 16, "Achi (achi)": 9}
+    page.wait_for_function("document.getElementById('name').textContent.includes('(')")
+    name = page.inner_text("#name")  # the game's title, then its name
+    assert name in shown
+    assert page.eval_on_selector_all("#drawn-board g.point", "els => els.length") == shown[name]
     context.close()

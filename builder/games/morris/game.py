@@ -41,7 +41,10 @@ class MorrisGame:
         self.rules = Rules(board(board_name), stones, lines_win=lines_win, flying=flying,
                            misere=misere)
         self.name = self._name(board_name, stones, misere)
-        self.title = TITLES.get(self.name.split("+")[0], self.name)
+        base = self.name.split("+")[0]
+        self.title = TITLES.get(base, base) + (
+            f", {stones} stones a side" if "+stones" in self.name else "") + (
+            " (misère)" if misere else "")
 
     @staticmethod
     def _name(board_name: str, stones: int, misere: bool) -> str:

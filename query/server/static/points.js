@@ -15,6 +15,10 @@ async function loadPointBoard(name, play) {
   const layout = await response.json();
   if (!layout.points || layout.points.length === 0) return false;
   pointBoard.layout = layout;
+  if (layout.title && layout.title !== name) {
+    document.getElementById("name").textContent = `${layout.title} (${name})`;
+    document.title = `${layout.title}: tablebase`;
+  }
   pointBoard.play = play;
   document.getElementById("drawn-board").hidden = false;
   document.getElementById("board-note").hidden = false;
