@@ -103,3 +103,25 @@ def test_bad_specs_and_positions_are_one_line(db: str,
         assert main([*args, "--db", db]) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_verify_with_other_symmetries_finds_problems(db: str) -> None:
+    """verify keys every image of each stored position up front: a game whose symmetries
+    differ from the table's (here, the board's without the colours swapped) is caught."""
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.builder.games.user.adapter import ClassGame
+    from tablebase.query.game_answers import GameAnswers
+    from tablebase.query.verify.game_tables import verify_game
+
+    class Uncoloured(MorrisGame):
+        def symmetries(self, position: int) -> list[int]:
+            return [q for q in super().symmetries(position)
+                    if (q >> self.rules.x_place_at) or (q ^ position) & self.rules.side_bit == 0]
+
+    with open_tablebase(db) as tb:
+        good = verify_game(tb.game("achi"))
+        assert good.ok and good.positions == 750
+        other = GameAnswers(ClassGame(Uncoloured("achi"), "Uncoloured", "achi"), tb._store)
+        report = verify_game(other)
+        assert not report.ok and any("not stored" in p or "orbit's key" in p
+                                     for p in report.problems)

@@ -10,9 +10,10 @@ over; and a drawn depth needs a drawn move one ply shallower, down to a finished
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
+from tablebase.builder.games.protocol import Game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.keyed import raw_block
 from tablebase.query.game_answers import GameAnswers
@@ -73,14 +74,15 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
 
     if digest.hexdigest() != record.checksum:
         problem(f"the checksum is {digest.hexdigest()}, the build recorded {record.checksum}")
+    key_of = _keys_of_images(game, stored, problem)
     start = game.start() if root is None else game.read(root)
-    reached = {game.key(start)}
+    reached = {key_of(start)}
     todo: list[Hashable] = [start]
     with progress(desc=f"verify {game.name}", total=len(stored), unit="pos",
                   unit_scale=True) as bar:
         while todo:
             position = todo.pop()
-            key = game.key(position)
+            key = key_of(position)
             if key not in stored:
                 problem(f"{game.text(position)!r}: reached from the start but not stored")
                 continue
@@ -88,7 +90,7 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
             moves = [] if outcome is not None else game.moves(position)
             answers_of_moves = []
             for _name, child in moves:
-                child_key = game.key(child)
+                child_key = key_of(child)
                 found = stored.get(child_key)
                 if found is None:
                     problem(f"{game.text(child)!r}, a move's position from"
@@ -113,6 +115,27 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
         [f"... and {sum(1 for p in report.problems if not p):,} more"]
         if "" in report.problems else [])
     return report
+
+
+def _keys_of_images(game: Game, stored: dict[str, tuple[int, int | None, int]],
+                    problem: Callable[[str], None]) -> Callable[[Hashable], str]:
+    """`game.key`, with every image of every stored position keyed up front where the game has
+    symmetries (one orbit a stored position rather than one a move: a move's position is an
+    image of a stored one, found by a lookup); a stored key that is not its orbit's smallest
+    is a problem."""
+    if not game.has_symmetries:
+        return game.key
+    images: dict[Hashable, str] = {}
+    for key in stored:
+        orbit = game.orbit(game.position_of(key))
+        if game.key_of(orbit) != key:
+            problem(f"{key!r:.80} is stored, but its orbit's key is {game.key_of(orbit)!r:.80}")
+        images.update(dict.fromkeys(orbit, key))
+
+    def key_of(position: Hashable) -> str:
+        found = images.get(position)
+        return game.key(position) if found is None else found
+    return key_of
 
 
 def _words(value: int, depth: int | None) -> str:
