@@ -20,8 +20,6 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from tablebase.compiled import read_only
-
 # A stored support map's byte for a digit that needs no other.
 FREE = 255
 # Entries of a ranking's table at most (8 bytes each): a bigger class falls back to codes.
@@ -100,6 +98,7 @@ class Ranking:
 
     def ranks(self, codes: np.ndarray) -> np.ndarray:
         """The rank of each code (int64), -1 for a code outside the class or the map."""
+        from tablebase.compiled import read_only  # numba: not imported to answer a probe
         from tablebase.db.ranking_kernels import rank_codes
         return rank_codes(read_only(codes, np.int64), self.table, self.bits,
                           self.needs, self.full, self.x, self.o)
