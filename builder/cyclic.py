@@ -22,7 +22,7 @@ from tablebase.builder.games.tier_kernels import TableRoot as Root
 from tablebase.builder.games.tier_lookup import home, kernel_array
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows
-from tablebase.compiled import njit
+from tablebase.compiled import njit, read_only
 from tablebase.db.records import PlyCounts
 from tablebase.db.scores import WIN_SCORE
 
@@ -189,7 +189,7 @@ def solve_cyclic(root: Root, codes: np.ndarray, term: np.ndarray,
     scores = np.zeros(n, dtype=np.int32)
     keys = np.full(1 << max(4, (2 * n - 1).bit_length()), -1, dtype=np.int64)
     at = np.empty(len(keys), dtype=np.int64)
-    _index(codes, keys, _shift(keys), at)
+    _index(read_only(codes), keys, _shift(keys), at)  # one compiled version, as tier files give
     hashed = (keys, at, _shift(keys))
     finished = term != OPEN
     scores[finished] = np.sign(term[finished]).astype(np.int32) * CYCLIC_WIN  # a draw: 0

@@ -15,7 +15,7 @@ from tablebase.builder.games.tier_lookup import (
     probe_from,
 )
 from tablebase.builder.threads import THREADS, in_parallel, split_rows
-from tablebase.compiled import njit
+from tablebase.compiled import njit, read_only
 
 # A tier's codes spread over all 3**cells codes, so a direct table or a bitmap is touched one
 # page per lookup; a hash table of twice the tier's size is the next smallest. Its words' form
@@ -76,7 +76,7 @@ def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: in
     large tiers: each thread empties its half and inserts the codes whose home slot is in it,
     and the few whose probe would cross into the other half are inserted after (inserting a
     code twice finds it: the table is the same)."""
-    codes = np.ascontiguousarray(codes, dtype=np.int64)
+    codes = read_only(codes, np.int64)
     scores = np.ascontiguousarray(scores, dtype=np.int8)
     if not in_parallel(len(codes)):
         keys.fill(EMPTY_KEY)
@@ -91,4 +91,4 @@ def fill_hash(codes: np.ndarray, scores: np.ndarray, keys: np.ndarray, shift: in
         return
     for late, n in zip(lates, counts):
         picked = late[: int(n)]
-        hash_fill(codes[picked], scores[picked], keys, shift)
+        hash_fill(read_only(codes[picked]), scores[picked], keys, shift)

@@ -14,7 +14,7 @@ from tablebase.builder.games.tier_kernels import OPEN, TableRoot, TierKernels
 from tablebase.builder.games.tier_lookup import EMPTY_KEY, MISSING, UNSET, NextTier, kernel_array
 from tablebase.builder.hashtable import fill_part, hash_fill
 from tablebase.builder.threads import one_thread, split_rows
-from tablebase.compiled import njit
+from tablebase.compiled import njit, read_only
 from tablebase.db.scores import WIN_SCORE
 
 __all__ = ["UNSET", "one_thread", "split_rows"]  # re-exported: verify splits its rows too
@@ -131,8 +131,9 @@ def warm_up(root: TableRoot) -> None:
     builder's own on tiny inputs, and the root's (TableRoot.load_kernels). The one-off cost of
     the first build in a process, paid up front."""
     keys = np.full(8, EMPTY_KEY, np.int64)  # 8 slots: shift 61
-    hash_fill(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61)
-    fill_part(np.arange(1, 3, dtype=np.int64), np.zeros(2, np.int8), keys, 61, 0, 8,
+    codes = read_only(np.arange(1, 3, dtype=np.int64))  # as fill_hash passes them
+    hash_fill(codes, np.zeros(2, np.int8), keys, 61)
+    fill_part(codes, np.zeros(2, np.int8), keys, 61, 0, 8,
               np.zeros(1, np.int64))
     take_bits(np.ones(1, np.uint64), np.zeros(1, np.uint64), 0, np.zeros(128, np.int64))
     root.load_kernels()

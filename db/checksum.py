@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.compiled import njit
+from tablebase.compiled import njit, read_only
 
 _MASK = (1 << 64) - 1
 
@@ -41,7 +41,7 @@ class TableChecksum:
 
     def add(self, codes: np.ndarray, ply: np.ndarray, value: np.ndarray, depth: np.ndarray) -> None:
         """Fold a chunk of rows into the checksum."""
-        total = _rows_total(*(np.ascontiguousarray(x) for x in (codes, ply, value, depth)))
+        total = _rows_total(read_only(codes), *(np.ascontiguousarray(x) for x in (ply, value, depth)))
         self._total = (self._total + int(total)) & _MASK
 
     def merge(self, digest: str) -> None:

@@ -98,8 +98,9 @@ class Ranking:
 
     def ranks(self, codes: np.ndarray) -> np.ndarray:
         """The rank of each code (int64), -1 for a code outside the class or the map."""
+        from tablebase.compiled import read_only  # numba: not imported to answer a probe
         from tablebase.db.ranking_kernels import rank_codes
-        return rank_codes(np.ascontiguousarray(codes, np.int64), self.table, self.bits,
+        return rank_codes(read_only(codes, np.int64), self.table, self.bits,
                           self.needs, self.full, self.x, self.o)
 
     def codes(self, ranks: np.ndarray) -> np.ndarray:

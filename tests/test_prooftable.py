@@ -44,8 +44,9 @@ def test_a_table_doubled_in_place_is_the_entries_inserted_anew(seed: int) -> Non
         for s in range(256):
             f = int(small[6][s])
             if f & prooftable.USED and bool(f & prooftable.PROVED) == proofs:
+                # The move as an int64, as the prover passes it: put's compiled version.
                 prooftable.put(*anew, ctl_anew, small[0][s], small[1][s], small[2][s],
-                               small[3][s], small[4][s], small[5][s], f >> 3)
+                               small[3][s], small[4][s], int(small[5][s]), f >> 3)
     doubled = _table(512)
     for a, b in zip(doubled, small):
         a[:256] = b

@@ -355,7 +355,8 @@ def test_keys_of_the_high_cells_spread_over_the_table() -> None:
     ctl[pt.ROOM] = 1 << 62
     keys = [(np.uint64(1 << (40 + i % 24)), np.uint64(1 << (40 + i // 24))) for i in range(64)]
     for kx, ko in keys:
-        pt.put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, 0, 1 << 40, 0, -1, 0)
+        # The zone as a uint64, as the prover passes it: put's compiled version.
+        pt.put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, 0, 1 << 40, np.uint64(0), -1, 0)
     assert ctl[pt.FULL] == 0
     assert all(pt.find(tk1, tk2, tfl, kx, ko) >= 0 for kx, ko in keys)
     # From Python the keys come as plain ints (ProofTable.entry): the same slots.

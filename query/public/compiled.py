@@ -18,13 +18,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from numba import njit
 from numba.core import caching
 
 # numba's list of cache locators, tried in order (a private name before numba 0.61).
 _IMPL = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
 
-__all__ = ["njit", "source_stamp", "sources"]
+__all__ = ["njit", "read_only", "source_stamp", "sources"]
 
 # The packages whose compiled functions get this stamp (a test adds one of its own).
 PACKAGES = ["tablebase"]
@@ -106,6 +107,16 @@ def source_stamp(path: str) -> str:
     for name in sorted(sources(path)):
         digest.update(name.encode() + b"\0" + Path(name).read_bytes() + b"\0")
     return digest.hexdigest()
+
+
+def read_only(a: np.ndarray, dtype: type | None = None) -> np.ndarray:
+    """`a` as a contiguous array of `dtype`, seen read-only (a view: no copy, the caller's array
+    stays writable): a kernel's input then has one type whoever calls, as numba compiles, caches
+    and loads one machine-code version for a writable argument and another for a read-only one
+    (the tier files' arrays are)."""
+    view = np.ascontiguousarray(a, dtype=dtype).view()
+    view.flags.writeable = False
+    return view
 
 
 class _Locator(caching._CacheLocator):

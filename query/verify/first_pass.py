@@ -341,7 +341,9 @@ class TierChecker:
         # Where stones move, the movement tier's codes hold the side to move's digit too.
         codes = 3 ** len(self._free) * (2 if self.root.cyclic_tier(self.root.last_ply) else 1)
         if lookup.fits(codes) and lookup.table_bytes(len(keys)) <= self.hash_bytes:
-            return (np.empty(0, np.int64), np.empty(0, np.int64),
+            # No states beside the table: an empty array of their type (uint16), so that
+            # _check is compiled once for both ways of finding rows.
+            return (np.empty(0, np.int64), np.empty(0, kid_states.dtype),
                     *lookup.hashed(keys, kid_states))
         return np.ascontiguousarray(keys[::lookup.STEP]), kid_states, np.empty(0, np.int64), 0
 
