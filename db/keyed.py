@@ -15,7 +15,7 @@ statement (`Run`) and its parameter mark.
 from __future__ import annotations
 
 import zlib
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -150,21 +150,33 @@ class KeyedReader:
         self.count = count
         self.close = close
         self._cache: OrderedDict[str, KeyedRows] = OrderedDict()
+        self._firsts: list[str] | None = None
 
     def _block(self, key: str) -> KeyedRows | None:
-        """The decoded block that would hold `key`, or None before the first block."""
-        rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
-                         f" WHERE first_key <= {self._mark} ORDER BY first_key DESC LIMIT 1",
-                         [key])
-        if not rows:
+        """The decoded block that would hold `key`, or None before the first block. The
+        blocks' first keys are read once (a few hundred rows for millions of positions), so a
+        key whose block is cached costs a bisect, not a query that fetches its block again."""
+        if self._firsts is None:
+            # Sorted here, in Python's order (the blocks' own): a server's collation may differ.
+            self._firsts = sorted(str(r[0]) for r in self._run(
+                f"SELECT first_key FROM {self._quoted}", []))
+        at = bisect_right(self._firsts, key) - 1
+        if at < 0:
             return None
-        first = str(rows[0][0])
+        first = self._firsts[at]
         found = self._cache.get(first)
         if found is None:
+            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
+                             f" WHERE first_key = {self._mark}", [first])
+            if not rows:  # the table changed under its reader: read as a damaged one
+                raise DamagedTableError(f"{self._label}: a block is missing (first key"
+                                        f" {first!r:.40}); rebuild the table")
             found = unpack(KeyedBlock(*rows[0]), self._label)  # type: ignore[arg-type]
             self._cache[first] = found
             if len(self._cache) > CACHED_BLOCKS:
                 self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(first)
         return found
 
     def lookup(self, keys: Sequence[str]) -> KeyedLookup:
