@@ -78,7 +78,7 @@ def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type
     table = ProofTable(spec, 1 << 16)
     if table.run(board, attacker) != 1:
         return 0
-    return _zone_checked(game, board, attacker, int(table.out[2]), rng)
+    return _zone_checked(game, board, attacker, table.zone, rng)
 
 
 def _changed_outside(game: Game, board: tuple[int, ...], zone: int, side: int,
@@ -144,7 +144,7 @@ def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # 
     table = ProofTable(spec, 1 << 16)
     if table.run(board, attacker) != -1:
         return 0
-    zone, checked = int(table.out[2]), 0
+    zone, checked = table.zone, 0
     for after in _changed_outside(game, board, zone, 2 - attacker, rng):
         assert not game.wins(after, 2 - attacker), (board, zone, after)
         assert not _cannot_win(game, after, attacker), (board, attacker, zone, after)
@@ -301,9 +301,9 @@ def test_damaged_proofs_are_refused(tmp_path) -> None:  # type: ignore[no-untype
 
 
 def test_the_prover_refuses_what_it_cannot_prove() -> None:
-    """Gravity, misere, +exact and boards past 64 cells are refused; a win is disproved, not
+    """Gravity, misere, +exact and boards past 128 cells are refused; a win is disproved, not
     claimed."""
-    for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact", "9x9k5"):
+    for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact", "12x11k5"):
         with pytest.raises(ProofRefusedError):
             prove_no_win(parse_spec(text), (0,) * parse_spec(text).cells)
     game = _game("4x4k3")

@@ -168,7 +168,7 @@ def register(commands: Any) -> None:
                     " it, by search (alpha-beta with a transposition table), using the"
                     " database's tables where the search reaches a position they hold; on games"
                     " of placed stones under normal rules (no gravity, misere, +exact or moving"
-                    " stones, at most 64 cells) the prover runs beside it (df-pn: that the side"
+                    " stones, at most 128 cells) the prover runs beside it (df-pn: that the side"
                     " to move cannot win, then that the other side cannot win after one of its"
                     " moves), and a draw it proves ends the search. The depth is given where"
                     " it is proved. When the budget runs out the answer is what was proved so"

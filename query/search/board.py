@@ -31,14 +31,18 @@ class Board:
     """The kernel's arrays for one game, with a board loaded into them (`load`)."""
 
     def __init__(self, spec: Spec, leaves: Sequence[LeafTable] = (),
-                 slots_log2: int | None = None, proofs: int = ZONES) -> None:
+                 slots_log2: int | None = None, proofs: int = ZONES,
+                 words: int | None = None) -> None:
         if spec.cells > MAX_SEARCH_CELLS:
             raise SearchRefusedError(
                 f"{spec.name} has {spec.cells} cells; the search takes boards of at most"
                 f" {MAX_SEARCH_CELLS}")
         self.spec = spec
         n = spec.cells
-        width = masks.words(n)  # one word a cell set, or two past 64 cells
+        # One word a cell set, or two past 64 cells (`words` forces the kind: 2 runs a small
+        # board on the wide kernels, for tests that hold them to the narrow ones).
+        width = masks.words(n) if words is None else max(masks.words(n), words)
+        self.words = width
         if slots_log2 is None:  # wider keys, fewer slots: about the same memory
             slots_log2 = DEFAULT_SLOTS_LOG2 - (width - 1)
         self.lines = np.ascontiguousarray(lines(spec), dtype=np.int64)
@@ -76,7 +80,7 @@ class Board:
         self.mv = np.zeros((n + 1, n), dtype=np.int64)
         self.mh = np.zeros((n + 1, n), dtype=np.int64)
         self.tinfo, self.tdata, self.tcodes, self.tscores = _leaf_arrays(spec, leaves)
-        self.pairing = pairing_tables(spec, self.lines)
+        self.pairing = pairing_tables(spec, self.lines, width)
         self.leaves = len(leaves)
 
     def reserve(self) -> None:
@@ -122,7 +126,7 @@ class Board:
         it proved nothing with a zone (compiled_search.py)."""
         zone = int(self.ctl[control.ROOT_ZONE]) % (1 << 64) \
             | (int(self.ctl[control.ROOT_ZONE_HIGH]) % (1 << 64)) << 64
-        width = masks.words(self.spec.cells)
+        width = self.words
         return None if zone == (1 << 64 * width) - 1 else zone
 
     def key(self, slot: int) -> tuple[int, int] | None:

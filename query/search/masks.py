@@ -52,6 +52,13 @@ def pack(sets: list[int], width: int) -> np.ndarray:
     return out
 
 
+def of_int(value: int, width: int) -> Mask:
+    """A cell set given as a Python int as a set of `width` words (a uint64, or a pair)."""
+    if width == 1:
+        return np.uint64(value)
+    return (np.uint64(value & int(_ALL)), np.uint64(value >> WORD))
+
+
 def as_int(value: Any) -> int:
     """A cell set (a uint64, a pair of words, or an array's row of them) as a Python int."""
     if np.ndim(value) == 0:
@@ -243,6 +250,23 @@ def _mix_ov(x, o):  # type: ignore[no-untyped-def]
         return lambda x, o: mix(x[0], o[0]) ^ (mix(x[1], o[1]) * np.uint64(0xFF51AFD7ED558CCD))
     return lambda x, o: x * np.uint64(0x9E3779B97F4A7C15) ^ (o + np.uint64(0x632BE59BD9B4E019)) \
         * np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def fold(m: Mask) -> np.uint64:
+    """One word a set determines, for hashing: a narrow set itself; a wide set's low word
+    with its high word folded in by a product (odd, so no high word is lost), which leaves a
+    set of cells below 64 as its low word: it hashes as the same set one word wide."""
+    if isinstance(m, tuple):
+        with np.errstate(over="ignore"):
+            return np.uint64(m[0] ^ (np.uint64(m[1]) * np.uint64(0xD6E8FEB86659FD93)))
+    return np.uint64(m)
+
+
+@overload(fold)
+def _fold(m):  # type: ignore[no-untyped-def]
+    if _wide(m):
+        return lambda m: m[0] ^ (m[1] * np.uint64(0xD6E8FEB86659FD93))
+    return lambda m: m
 
 
 def words_of(m: Mask) -> tuple[np.int64, np.int64]:

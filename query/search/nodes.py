@@ -5,13 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.compiled import njit
+from tablebase.query.search.masks import get, has, same
 
 PINF = np.int64(1) << np.int64(40)  # "infinite" proof and disproof numbers
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _bit(cell):  # type: ignore[no-untyped-def]
-    return np.uint64(1) << np.uint64(cell)
 
 
 @njit(cache=True, nogil=True)
@@ -29,7 +25,7 @@ def children(par, bx, bo, perms, board, out, only):  # type: ignore[no-untyped-d
             continue
         keep = True
         for g in range(1, par[6]):  # maps that leave the board as it is map c to an equal move
-            if bx[g] == bx[0] and bo[g] == bo[0] and perms[g, c] < c:
+            if perms[g, c] < c and same(get(bx, g), get(bx, 0)) and same(get(bo, g), get(bo, 0)):
                 keep = False
                 break
         if keep:
@@ -48,7 +44,7 @@ def numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
     for i in range(m):
         cp, cd = fpn[i], fdn[i]
         if attack:
-            if cp != 0 and live & _bit(fc[i]) == 0:
+            if cp != 0 and not has(live, fc[i]):
                 continue
             pn = min(PINF, pn + cp)
             if cp == 0:
@@ -58,7 +54,7 @@ def numbers(fpn, fdn, fc, m, live, attack):  # type: ignore[no-untyped-def]
             elif cd < other:
                 other = cd
         else:
-            if cd != 0 and live & _bit(fc[i]) == 0:
+            if cd != 0 and not has(live, fc[i]):
                 continue
             dn = min(PINF, dn + cd)
             if best < 0 or cp < pn:

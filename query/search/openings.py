@@ -84,7 +84,7 @@ def settle_moves(spec: Spec, board: Sequence[int], seconds: float, nodes: int | 
         check_provable(spec)
         table: ProofTable | None = ProofTable(spec, memory)
     except ProofRefusedError:
-        table = None  # the search alone: more than 64 cells, gravity, misere or +exact
+        table = None  # the search alone: gravity, misere, +exact or moving stones
     mover = sum(1 for v in board if v) % 2
     moves = canonical_moves(spec, board)
     # Without the prover, two searches at once (each move on one core), each with its own

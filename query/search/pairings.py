@@ -114,8 +114,9 @@ def _hits(length: int, k: int) -> np.ndarray:
     return out
 
 
-def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
-    """The runs of `spec` (k >= 2, no gravity) and their minimal choices of pairs."""
+def pairing_tables(spec: Spec, lines: np.ndarray, words: int | None = None) -> PairingTables:
+    """The runs of `spec` (k >= 2, no gravity) and their minimal choices of pairs, cell sets
+    of `words` words (None: masks.words of the board's cells)."""
     index = {tuple(int(c) for c in line): i for i, line in enumerate(lines)}
     runs = _runs(spec) if spec.k >= 2 else []
     n = max(len(runs), 1)
@@ -154,7 +155,7 @@ def pairing_tables(spec: Spec, lines: np.ndarray) -> PairingTables:
         for i, c in enumerate(cells):
             others = [at[c] + t for t, (u, _) in enumerate(through[c]) if u != r]
             cross[r, i, :len(others)] = others
-    words = masks.words(spec.cells)
+    words = masks.words(spec.cells) if words is None else words
     return PairingTables(
         np.array(run_off, dtype=np.int64), np.array(run_win + [0], dtype=np.int64), ch_off,
         ch_num, masks.pack(sets + [0], words), np.array(places + [0], dtype=np.int64), ch_hit,

@@ -19,7 +19,7 @@ import numpy as np
 from tablebase.builder.games.grid import Spec, canonical_board, canonical_board_map, permutations
 from tablebase.query.errors import QueryError
 from tablebase.query.proof_check import FORMAT, attacker_name
-from tablebase.query.search import prooftable, prover
+from tablebase.query.search import masks, prooftable, prover
 from tablebase.query.search.proof_cells import Maps, matching
 from tablebase.query.search.proofs import find_pairing, hit_lines
 from tablebase.query.search.proving import Progress, ProofBudget, ProofTable, Proved, prove_no_win
@@ -182,7 +182,7 @@ class _Walk:
         pn, dn, zone, reason, move, forced = prover.leaf(
             b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.board, b.cnt, b.st, b.bx,
             b.bo, b.pairing, t.ctl, True, self.attacker)
-        zone = int(zone)
+        zone = masks.as_int(zone)
         mine = b.placed % 2 == self.attacker
         head = f"{code}"
         if dn == 0:
@@ -193,7 +193,7 @@ class _Walk:
                 self._emit(f"{head} line {turn(zone):x} {perm[move]}")
             elif reason == prover.THREATS:
                 _, t1, t2, _ = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
-                                              1 - self.attacker, 2)
+                                              1 - self.attacker, 2, b.occupied)
                 self._emit(f"{head} threats {turn(zone):x} {perm[t1]} {perm[t2]}")
             elif zone == 0:
                 self._emit(f"{head} dead 0")
@@ -219,9 +219,10 @@ class _Walk:
             b.remove(forced)
             explicit.append((forced, zone, child_code))
             _, _, _, line = prover.threats(b.cnt, b.board, b.lines, self.spec.k,
-                                           1 - self.attacker, 1)
-            zone = int(hit_lines(np.uint64(zone | int(line)), np.int64(2), self.attacker,
-                                 b.cnt, b.lines, b.bx[0] | b.bo[0]))
+                                           1 - self.attacker, 1, b.occupied)
+            zone = masks.as_int(hit_lines(masks.of_int(zone | masks.as_int(line), b.words),
+                                          np.int64(2), self.attacker, b.cnt, b.lines,
+                                          b.occupied))
         else:
             # Moves the table proves first (they are what the search searched), then any
             # move no zone covers yet, proved now if need be.
@@ -350,18 +351,18 @@ class _Walk:
         split into pairs that leave every line open for the attacker holding a whole pair."""
         b = t.board
         pt = b.pairing
-        found, used = find_pairing(self.attacker, b.cnt, b.bx[0] | b.bo[0], pt,
+        found, used = find_pairing(self.attacker, b.cnt, b.occupied, pt,
                                    prover.PAIRING_LIMIT)
         assert found
         win = pt.win[:len(pt.run_off) - 1]  # each run with windows open took one choice
         # Level lv took run v = level_run[lv]'s choice level_next[lv] - 1 (of those for its
         # open windows win[v]).
-        masks = [int(pt.ch_mask[pt.ch_off[v, win[v]] + pt.level_next[lv] - 1])
-                 for lv in range(int(np.count_nonzero(win))) for v in (pt.level_run[lv],)]
-        assert sum(masks) == int(used)
+        choices = [masks.as_int(pt.ch_mask[pt.ch_off[v, win[v]] + pt.level_next[lv] - 1])
+                   for lv in range(int(np.count_nonzero(win))) for v in (pt.level_run[lv],)]
+        assert sum(choices) == masks.as_int(used)
         is_open = (b.cnt[1 - self.attacker] == 0).tolist()
         pairs: list[tuple[int, int]] = []
-        for mask in masks:
+        for mask in choices:
             if mask not in self.lines_in:
                 self.lines_in[mask] = [i for i, m in enumerate(self.line_masks)
                                        if (m & mask).bit_count() >= 2]

@@ -1,12 +1,26 @@
 """The proof table of prover.py's df-pn: each entry a position (the board in its smallest
 orientation as the key), its proof and disproof numbers, and once resolved the zone of its
 proof (key orientation), the defender's proved reply and what kind of proof it is; buckets of
-_WAYS slots in which a proof is never overwritten by anything else (numba)."""
+_WAYS slots in which a proof is never overwritten by anything else (numba). Keys and zones are
+cell sets of masks.py's kinds: tk1, tk2 and tz are arrays of one word a set up to 64 cells, of
+two past them (to 128), and each kernel here compiles for the kind its arrays are of."""
 from __future__ import annotations
 
 import numpy as np
 
 from tablebase.compiled import njit
+from tablebase.query.search.masks import (
+    MAX_CELLS,
+    array_like,
+    below,
+    bit,
+    fold,
+    get,
+    join,
+    none_like,
+    same,
+)
+from tablebase.query.search.masks import put as put_set
 
 USED, PROVED, DISPROVED = 1, 2, 4
 NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = range(10)
@@ -14,7 +28,7 @@ NODES, LIMIT, STOP, ABORTED, FULL, PAIRINGS, DEEPEST, FOURS, FILLED, ROOM = rang
 # that many stones where replies were tried for a pairing after them, and where one was found;
 # then VISITS, the defender's positions visited first (tried or not).
 REPLIES = 10
-VISITS = REPLIES + 2 * 65
+VISITS = REPLIES + 2 * (MAX_CELLS + 1)
 CONTROLS = VISITS + 1
 _WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwritten
 
@@ -22,21 +36,25 @@ _WAYS = 4  # slots a key may sit in (a bucket): proved entries are never overwri
 @njit(cache=True, nogil=True)
 def key_of(par, bx, bo):  # type: ignore[no-untyped-def]
     """(key x, key o, orientation): the board in its smallest orientation."""
-    g0 = 0
+    g0, kx, ko = 0, get(bx, 0), get(bo, 0)
     for g in range(1, par[6]):
-        if bx[g] < bx[g0] or (bx[g] == bx[g0] and bo[g] < bo[g0]):
-            g0 = g
-    return bx[g0], bo[g0], g0
+        x = get(bx, g)
+        if below(x, kx) or (same(x, kx) and below(get(bo, g), ko)):
+            g0, kx, ko = g, x, get(bo, g)
+    return kx, ko, g0
 
 
 @njit(cache=True, nogil=True)
 def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
     """key_of the board after player index `me` plays `cell` (without playing it)."""
-    kx, ko, g0 = ~np.uint64(0), ~np.uint64(0), 0
+    kx, ko, g0 = get(bx, 0), get(bo, 0), 0
     for g in range(par[6]):
-        bit = np.uint64(1) << np.uint64(perms[g, cell])
-        x, o = (bx[g] | bit, bo[g]) if me == 0 else (bx[g], bo[g] | bit)
-        if g == 0 or x < kx or (x == kx and o < ko):
+        x, o = get(bx, g), get(bo, g)
+        if me == 0:
+            x = join(x, bit(x, perms[g, cell]))
+        else:
+            o = join(o, bit(o, perms[g, cell]))
+        if g == 0 or below(x, kx) or (same(x, kx) and below(o, ko)):
             kx, ko, g0 = x, o, g
     return kx, ko, g0
 
@@ -45,9 +63,11 @@ def child_key(par, perms, bx, bo, cell, me):  # type: ignore[no-untyped-def]
 def _bucket(kx, ko, mask):  # type: ignore[no-untyped-def]
     """The bucket of key (kx, ko): a product's bits 17 and up depend only on the factors' low
     bits, so the high cells (the 8x8 board's cells 39 to 63) once never reached the bucket and
-    most positions of a search shared a few buckets; the shifts fold the high bits down. The
-    keys are cast: from Python they come as int64, whose shifts and products differ."""
-    kx, ko = np.uint64(kx), np.uint64(ko)
+    most positions of a search shared a few buckets; the shifts fold the high bits down. A
+    wide key is folded to a word first (masks.fold: a key of cells below 64 folds to its low
+    word, so it lands where the same key one word wide does). The keys are cast: from Python
+    they come as int64, whose shifts and products differ."""
+    kx, ko = np.uint64(fold(kx)), np.uint64(fold(ko))
     h = (kx * np.uint64(0x9E3779B97F4A7C15)) ^ ((ko + np.uint64(0x632BE59BD9B4E019))
                                                  * np.uint64(0xC2B2AE3D27D4EB4F))
     h ^= h >> np.uint64(31)
@@ -62,7 +82,7 @@ def find(tk1, tk2, tfl, kx, ko):  # type: ignore[no-untyped-def]
     mask = np.uint64(tk1.shape[0] // _WAYS - 1)
     base = _bucket(kx, ko, mask) * _WAYS
     for s in range(base, base + _WAYS):
-        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
+        if tfl[s] & USED and same(get(tk1, s), kx) and same(get(tk2, s), ko):
             return s
     return -1
 
@@ -77,7 +97,7 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
     base = _bucket(kx, ko, mask) * _WAYS
     slot, spare = -1, -1
     for s in range(base, base + _WAYS):
-        if tfl[s] & USED and tk1[s] == kx and tk2[s] == ko:
+        if tfl[s] & USED and same(get(tk1, s), kx) and same(get(tk2, s), ko):
             slot = s
             break
         if tfl[s] == 0 and (spare < 0 or tfl[spare] != 0):
@@ -96,10 +116,13 @@ def put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn, zone, move, reaso
         return
     if tfl[slot] & PROVED and pn != 0:
         return  # a proof stays
-    tk1[slot], tk2[slot], tpn[slot], tdn[slot] = kx, ko, pn, dn
+    put_set(tk1, slot, kx)
+    put_set(tk2, slot, ko)
+    tpn[slot], tdn[slot] = pn, dn
     flag = USED | (PROVED if pn == 0 else 0) | (DISPROVED if dn == 0 else 0)
     tfl[slot] = flag | (reason << 3)
-    tz[slot], tmv[slot] = zone, move
+    put_set(tz, slot, zone)
+    tmv[slot] = move
 
 
 @njit(cache=True, nogil=True)
@@ -111,7 +134,8 @@ def double(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl):  # type: ignore[no-untyped-de
     them; ctl[FILLED] counts the slots in use."""
     half = tk1.shape[0] // 2
     ctl[FILLED] = 0
-    k1, k2, zn = np.zeros(_WAYS, tk1.dtype), np.zeros(_WAYS, tk2.dtype), np.zeros(_WAYS, tz.dtype)
+    nothing = none_like(get(tk1, 0))
+    k1, k2, zn = array_like(nothing, _WAYS), array_like(nothing, _WAYS), array_like(nothing, _WAYS)
     pn, dn = np.zeros(_WAYS, tpn.dtype), np.zeros(_WAYS, tdn.dtype)
     mv, fl = np.zeros(_WAYS, tmv.dtype), np.zeros(_WAYS, tfl.dtype)
     for base in range(0, half, _WAYS):
@@ -119,19 +143,26 @@ def double(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl):  # type: ignore[no-untyped-de
         for proofs in (True, False):
             for s in range(base, base + _WAYS):
                 if tfl[s] & USED and (tfl[s] & PROVED != 0) == proofs:
-                    k1[m], k2[m], pn[m], dn[m], zn[m], mv[m], fl[m] = tk1[s], tk2[s], tpn[s], \
-                        tdn[s], tz[s], tmv[s], tfl[s]
+                    put_set(k1, m, get(tk1, s))
+                    put_set(k2, m, get(tk2, s))
+                    put_set(zn, m, get(tz, s))
+                    pn[m], dn[m], mv[m], fl[m] = tpn[s], tdn[s], tmv[s], tfl[s]
                     m += 1
         if m == 0:
             continue
         for s in range(base, base + _WAYS):
-            tk1[s], tk2[s], tpn[s], tdn[s], tz[s], tmv[s], tfl[s] = 0, 0, 0, 0, 0, 0, 0
+            put_set(tk1, s, nothing)
+            put_set(tk2, s, nothing)
+            put_set(tz, s, nothing)
+            tpn[s], tdn[s], tmv[s], tfl[s] = 0, 0, 0, 0
         low, high = base, base + half
         for i in range(m):
-            if _bucket(k1[i], k2[i], np.uint64(2 * half // _WAYS - 1)) * _WAYS == base:
+            if _bucket(get(k1, i), get(k2, i), np.uint64(2 * half // _WAYS - 1)) * _WAYS == base:
                 t, low = low, low + 1
             else:
                 t, high = high, high + 1
-            tk1[t], tk2[t], tpn[t], tdn[t], tz[t], tmv[t], tfl[t] = k1[i], k2[i], pn[i], dn[i], \
-                zn[i], mv[i], fl[i]
+            put_set(tk1, t, get(k1, i))
+            put_set(tk2, t, get(k2, i))
+            put_set(tz, t, get(zn, i))
+            tpn[t], tdn[t], tmv[t], tfl[t] = pn[i], dn[i], mv[i], fl[i]
         ctl[FILLED] += m

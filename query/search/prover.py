@@ -34,6 +34,17 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.compiled import njit
+from tablebase.query.search.masks import (
+    all_like,
+    array_like,
+    bit,
+    get,
+    join,
+    meet,
+    none_like,
+    put,
+    same,
+)
 from tablebase.query.search.moves import order, place, remove
 from tablebase.query.search.nodes import PINF, children, numbers
 from tablebase.query.search.proofs import REPLY_STEPS, cannot_win, hit_lines, refuting_reply
@@ -54,8 +65,8 @@ from tablebase.query.search.prooftable import (
     child_key,
     find,
     key_of,
-    put,
 )
+from tablebase.query.search.prooftable import put as store
 from tablebase.query.search.threats import vcf
 from tablebase.query.search.transposition import turn_zone
 
@@ -72,16 +83,12 @@ PAIRING_LIMIT = np.int64(512)
 _ONE, _TWO = np.int64(1), np.int64(2)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _bit(cell):  # type: ignore[no-untyped-def]
-    return np.uint64(1) << np.uint64(cell)
-
-
 @njit(cache=True, nogil=True)
-def threats(cnt, board, lines, k, p, limit):  # type: ignore[no-untyped-def]
+def threats(cnt, board, lines, k, p, limit, kind):  # type: ignore[no-untyped-def]
     """(count, first cell, second cell, the lines' cells) of the empty cells where player
-    index `p` completes a line, counting at most `limit` cells."""
-    count, c1, c2, zone = 0, -1, -1, np.uint64(0)
+    index `p` completes a line, counting at most `limit` cells (`kind`: a cell set of the
+    board's kind, masks.py, that the lines' cells are given as)."""
+    count, c1, c2, zone = 0, -1, -1, none_like(kind)
     for line in range(lines.shape[0]):
         if cnt[p, line] != k - 1 or cnt[1 - p, line] != 0:
             continue
@@ -95,7 +102,7 @@ def threats(cnt, board, lines, k, p, limit):  # type: ignore[no-untyped-def]
                     count += 1
                 if c == c1 or c == c2:
                     for d in lines[line]:
-                        zone |= _bit(d)
+                        zone = join(zone, bit(zone, d))
     return count, c1, c2, zone
 
 
@@ -109,15 +116,15 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
     k = par[3]
     me = st[0] % 2
     d = 1 - attacker
-    occupied = bx[0] | bo[0]
+    occupied = join(get(bx, 0), get(bo, 0))
     if me == attacker:
-        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _ONE)
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _ONE, occupied)
         if c > 0:
             # A completes a line: A wins. Its win zone (below) takes the line and one empty
             # cell of every line open for D, so that D has made no line in any Q' of it.
             zone = hit_lines(zone, np.int64(1), d, cnt, lines, occupied)
             return 1, 0, zone, INNER, t1, -1
-        c, t1, t2, zone = threats(cnt, board, lines, k, d, _TWO)
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, _TWO, occupied)
         if c >= 2:
             # A faces two threats and makes no line at once: whatever A plays, D completes one.
             # In any Q' of the zone (two empty cells of Q in every line open for A, none of
@@ -126,13 +133,13 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
             return 0, PINF, zone, THREATS, t1, -1
         forced = t1 if c == 1 else -1
     else:
-        c, t1, t2, zone = threats(cnt, board, lines, k, d, _ONE)
+        c, t1, t2, zone = threats(cnt, board, lines, k, d, _ONE, occupied)
         if c > 0:
             # D completes a line at t1. In any Q' of the zone A has made no line (one empty
             # cell of Q in each line open for A is not A's in Q') and t1 is empty or D's.
             zone = hit_lines(zone, np.int64(1), attacker, cnt, lines, occupied)
             return 0, PINF, zone, LINE, t1, -1
-        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _TWO)
+        c, t1, t2, zone = threats(cnt, board, lines, k, attacker, _TWO, occupied)
         if c >= 2:
             # D blocks one, A completes the other (D makes no line at once, checked above;
             # in a Q' of the win zone neither, two empty cells of each of D's open lines).
@@ -140,7 +147,7 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
             return PINF, 0, zone, INNER, -1, -1
         forced = t1 if c == 1 else -1
     if not first:
-        return 1, 1, np.uint64(0), INNER, -1, forced
+        return 1, 1, none_like(occupied), INNER, -1, forced
     ctl[PAIRINGS] += 1
     done, zone = cannot_win(attacker, st, cnt, occupied, pt, PAIRING_LIMIT)
     if done:  # proofs.py: a pairing holds whoever moves; its zone is the pairs' cells
@@ -177,8 +184,8 @@ def leaf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, pt, ct
                                              cnt, st, bx, bo, attacker, VCF_DEPTH, VCF_BUDGET):
         ctl[FOURS] += 1
         # threats.py: a win by continuous fours (its win zone: every cell, nothing pruned)
-        return PINF, 0, ~np.uint64(0), INNER, -1, -1
-    return 1, 1, np.uint64(0), INNER, -1, forced
+        return PINF, 0, all_like(occupied), INNER, -1, -1
+    return 1, 1, none_like(occupied), INNER, -1, forced
 
 
 _ENTER, _NEXT, _RETURN = 0, 1, 2
@@ -186,23 +193,25 @@ _ENTER, _NEXT, _RETURN = 0, 1, 2
 
 @njit(cache=True, nogil=True)
 def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, pt,  # type: ignore[no-untyped-def]
-          tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, attacker, out):
+          tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, attacker, out, oz):
     """df-pn from the loaded board (not over) until it is proved (A cannot win: out[0] == 0)
-    or disproved (out[1] == 0), or stopped (ctl[ABORTED]); out[2] is the proof's zone. The
-    table keeps every result, so a later call goes on where this one stopped."""
+    or disproved (out[1] == 0), or stopped (ctl[ABORTED]); set 0 of `oz` (an array of cell
+    sets, masks.py) is the proof's zone. The table keeps every result, so a later call goes
+    on where this one stopped. Cell sets are of the kind of bx's (one word or two)."""
     n = par[0]
+    nothing = none_like(get(bx, 0))
     fc = np.zeros((n + 2, n), dtype=np.int64)      # a node's moves (best first)
     fpn = np.zeros((n + 2, n), dtype=np.int64)     # and their proof and disproof numbers
     fdn = np.zeros((n + 2, n), dtype=np.int64)
-    fzc = np.zeros((n + 2, n), dtype=np.uint64)    # and the zones of the proved ones
+    fzc = array_like(nothing, (n + 2) * n)         # and the zones of the proved ones (d * n + i)
     keys = np.zeros(n, dtype=np.int64)
     fm = np.zeros(n + 2, dtype=np.int64)
     fsel = np.zeros(n + 2, dtype=np.int64)         # the move being searched
     fforced = np.zeros(n + 2, dtype=np.int64)      # the one move worth trying, or -1
     fthp = np.zeros(n + 2, dtype=np.int64)         # thresholds
     fthd = np.zeros(n + 2, dtype=np.int64)
-    fkx = np.zeros(n + 2, dtype=np.uint64)
-    fko = np.zeros(n + 2, dtype=np.uint64)
+    fkx = array_like(nothing, n + 2)
+    fko = array_like(nothing, n + 2)
     fg0 = np.zeros(n + 2, dtype=np.int64)
     # D's node: a reply that refuted a sibling (the killer), tried first: a reply that refuted
     # one of A's moves often refutes the others (a far move of A's changes little). Set on
@@ -210,11 +219,11 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
     # D's line or a reply leaving a pairing, is found without search anyway), then from each
     # D's node below it proved by search.
     fkill = np.full(n + 2, -1, dtype=np.int64)
-    flive = np.zeros(n + 2, dtype=np.uint64)       # A's node: the moves no proof covers yet
-    fzone = np.zeros(n + 2, dtype=np.uint64)       # A's node: the proved moves' zones, joined
+    flive = array_like(nothing, n + 2)             # A's node: the moves no proof covers yet
+    fzone = array_like(nothing, n + 2)             # A's node: the proved moves' zones, joined
     fthp[0], fthd[0] = PINF, PINF
     d, phase = 0, _ENTER
-    rpn, rdn, rz = np.int64(1), np.int64(1), np.uint64(0)
+    rpn, rdn, rz = np.int64(1), np.int64(1), nothing
     while True:
         if phase == _ENTER:
             ctl[NODES] += 1
@@ -226,21 +235,22 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             if ctl[ABORTED]:
                 for j in range(d - 1, -1, -1):
                     remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[j, fsel[j]])
-                out[0], out[1], out[2] = 1, 1, 0
+                out[0], out[1] = 1, 1
+                put(oz, 0, nothing)
                 return
             kx, ko, g0 = key_of(par, bx, bo)
             s = find(tk1, tk2, tfl, kx, ko)
             phase = _RETURN
             if s >= 0 and (tfl[s] & (PROVED | DISPROVED) or tpn[s] >= fthp[d]
                            or tdn[s] >= fthd[d]):
-                rpn, rdn, rz = tpn[s], tdn[s], turn_zone(tz[s], inv, g0, n)
+                rpn, rdn, rz = tpn[s], tdn[s], turn_zone(get(tz, s), inv, g0, n)
                 continue
             pn, dn, zone, reason, move, forced = leaf(par, lines, cl_off, cl_idx, ends, perms,
                                                       board, cnt, st, bx, bo, pt, ctl, s < 0,
                                                       attacker)
             if pn == 0 or dn == 0:
-                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
-                     turn_zone(zone, perms, g0, n), perms[g0, move] if move >= 0 else -1, reason)
+                store(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, kx, ko, pn, dn,
+                      turn_zone(zone, perms, g0, n), perms[g0, move] if move >= 0 else -1, reason)
                 rpn, rdn, rz = pn, dn, zone
                 continue
             me = st[0] % 2
@@ -248,8 +258,11 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             # The killer first: it orders only (it starts with the least proof number).
             first = fkill[d] if me != attacker and fkill[d] >= 0 and board[fkill[d]] == 0 else -1
             order(par, cl_off, cl_idx, cnt, fc[d], keys, m, first, me)
-            fm[d], fforced[d], fkx[d], fko[d], fg0[d] = m, forced, kx, ko, g0
-            flive[d], fzone[d] = ~np.uint64(0), np.uint64(0)
+            fm[d], fforced[d], fg0[d] = m, forced, g0
+            put(fkx, d, kx)
+            put(fko, d, ko)
+            put(flive, d, all_like(nothing))
+            put(fzone, d, nothing)
             kill = -1
             for i in range(m):
                 c = fc[d, i]
@@ -270,13 +283,14 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                     fpn[d, i], fdn[d, i] = 1, max(1, n - st[0] - 1) * (4 + i) // 4
                 else:
                     fpn[d, i], fdn[d, i] = max(1, n - st[0] - 1) * (1 + i) * (1 + i), 1
-                fzc[d, i] = np.uint64(0)
+                put(fzc, d * n + i, nothing)
                 if cs >= 0:
                     fpn[d, i], fdn[d, i] = tpn[cs], tdn[cs]
-                    fzc[d, i] = turn_zone(tz[cs], inv, cg, n)
+                    z = turn_zone(get(tz, cs), inv, cg, n)
+                    put(fzc, d * n + i, z)
                     if (tpn[cs] == 0) if me == attacker else (tdn[cs] == 0):
-                        flive[d] &= fzc[d, i]
-                        fzone[d] |= fzc[d, i]
+                        put(flive, d, meet(get(flive, d), z))
+                        put(fzone, d, join(get(fzone, d), z))
                         if me == attacker and kill < 0 and tmv[cs] >= 0 \
                                 and tfl[cs] >> 3 == INNER:
                             kill = inv[cg, tmv[cs]]
@@ -285,36 +299,37 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             phase = _NEXT
         elif phase == _NEXT:
             attack = st[0] % 2 == attacker
-            pn, dn, best, other = numbers(fpn[d], fdn[d], fc[d], fm[d], flive[d], attack)
+            pn, dn, best, other = numbers(fpn[d], fdn[d], fc[d], fm[d], get(flive, d), attack)
             if pn == 0 or dn == 0 or pn >= fthp[d] or dn >= fthd[d]:
-                zone, move = np.uint64(0), -1
+                zone, move = nothing, -1
                 if pn == 0 and attack:
-                    zone = fzone[d]
+                    zone = get(fzone, d)
                     if fforced[d] < 0:
                         # One move of each symmetric set was searched: a position of the zone
                         # need not keep the symmetry, so the zone takes every image of itself
                         # (then each move's image is a proved move's image, zone and all).
                         for g in range(1, par[6]):
-                            if bx[g] == bx[0] and bo[g] == bo[0]:
-                                zone |= turn_zone(zone, perms, g, n)
+                            if same(get(bx, g), get(bx, 0)) and same(get(bo, g), get(bo, 0)):
+                                zone = join(zone, turn_zone(zone, perms, g, n))
                     else:
                         # A had to block D's one threat: every other move is answered there.
                         # In any Q' of the zone A makes no line in one move (two cells of Q,
                         # empty, in each line open for A) and D's line and its empty cell are
                         # as in Q; the block itself is covered by its own proof's zone.
-                        _, _, _, line = threats(cnt, board, lines, par[3], 1 - attacker, _ONE)
-                        zone = hit_lines(zone | line, np.int64(2), attacker, cnt, lines,
-                                         bx[0] | bo[0])
+                        _, _, _, line = threats(cnt, board, lines, par[3], 1 - attacker, _ONE,
+                                                nothing)
+                        zone = hit_lines(join(zone, line), np.int64(2), attacker, cnt, lines,
+                                         join(get(bx, 0), get(bo, 0)))
                 elif pn == 0:
                     move = fc[d, best]
                     fkill[d] = move
-                    zone = fzc[d, best] | _bit(move)
+                    zone = join(get(fzc, d * n + best), bit(nothing, move))
                 elif dn == 0:
-                    zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc[d],
-                                     fm[d], fzone[d], fforced[d], attack, attacker)
-                put(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, fkx[d], fko[d], pn, dn,
-                     turn_zone(zone, perms, fg0[d], n),
-                     perms[fg0[d], move] if move >= 0 else -1, _INNER)
+                    zone = _win_zone(par, lines, board, cnt, bx, bo, perms, fc[d], fdn[d], fzc,
+                                     d * n, fm[d], get(fzone, d), fforced[d], attack, attacker)
+                store(tk1, tk2, tpn, tdn, tz, tmv, tfl, ctl, get(fkx, d), get(fko, d), pn, dn,
+                      turn_zone(zone, perms, fg0[d], n),
+                      perms[fg0[d], move] if move >= 0 else -1, _INNER)
                 rpn, rdn, rz = pn, dn, zone
                 phase = _RETURN
                 continue
@@ -334,38 +349,42 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
             phase = _ENTER
         else:  # _RETURN: (rpn, rdn, rz) of the node at depth d, to its parent
             if d == 0:
-                out[0], out[1], out[2] = rpn, rdn, rz
+                out[0], out[1] = rpn, rdn
+                put(oz, 0, rz)
                 return
             d -= 1
             i = fsel[d]
             remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[d, i])
-            fpn[d, i], fdn[d, i], fzc[d, i] = rpn, rdn, rz
+            fpn[d, i], fdn[d, i] = rpn, rdn
+            put(fzc, d * n + i, rz)
             if (rpn == 0) if st[0] % 2 == attacker else (rdn == 0):
-                flive[d] &= rz  # a refuted move's zone: the moves outside it are refuted too
-                fzone[d] |= rz
+                # a refuted move's zone: the moves outside it are refuted too
+                put(flive, d, meet(get(flive, d), rz))
+                put(fzone, d, join(get(fzone, d), rz))
             phase = _NEXT
 
 
 @njit(cache=True, nogil=True)
-def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, m, joined, forced, attack,  # type: ignore[no-untyped-def]
-              attacker):
+def _win_zone(par, lines, board, cnt, bx, bo, perms, fc, fdn, fzc, at, m, joined, forced,  # type: ignore[no-untyped-def]
+              attack, attacker):
     """The zone of a win of A's (a disproof; the mirror of a proof's zone, D's stones and A's
     swapped: A wins from every Q' in which A holds all A's cells and D's stones inside the zone
     are some of D's there): on A's node the winning move's zone and the move; on D's, the
     refuted replies' zones joined, with every image under the board's own symmetries (one
     reply of each symmetric set was searched), or where D had to block A's one threat, the
     block's zone, the threat's line and two empty cells of every line open for D (so D makes
-    no line in one move in any Q')."""
+    no line in one move in any Q'). The children's zones are fzc's sets from `at` on."""
     if attack:
         for i in range(m):
             if fdn[i] == 0:
-                return fzc[i] | _bit(fc[i])
-        return ~np.uint64(0)
+                return join(get(fzc, at + i), bit(joined, fc[i]))
+        return all_like(joined)
     zone = joined
     if forced >= 0:
-        _, _, _, line = threats(cnt, board, lines, par[3], attacker, _ONE)
-        return hit_lines(zone | line, np.int64(2), 1 - attacker, cnt, lines, bx[0] | bo[0])
+        _, _, _, line = threats(cnt, board, lines, par[3], attacker, _ONE, joined)
+        return hit_lines(join(zone, line), np.int64(2), 1 - attacker, cnt, lines,
+                         join(get(bx, 0), get(bo, 0)))
     for g in range(1, par[6]):
-        if bx[g] == bx[0] and bo[g] == bo[0]:
-            zone |= turn_zone(zone, perms, g, par[0])
+        if same(get(bx, g), get(bx, 0)) and same(get(bo, g), get(bo, 0)):
+            zone = join(zone, turn_zone(zone, perms, g, par[0]))
     return zone

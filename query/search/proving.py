@@ -17,15 +17,18 @@ import numpy as np
 from tablebase.builder.games.grid import Spec, Value, outcome
 from tablebase.builder.games.registry import grid_game
 from tablebase.query.errors import QueryError
-from tablebase.query.search import prooftable, prover
+from tablebase.query.search import masks, prooftable, prover
 from tablebase.query.search.board import Board, SearchRefusedError
 from tablebase.query.search.nodes import children
 
-# Bytes a slot of the proof table takes (keys, numbers, zone, move, flags).
+# Bytes a slot of the proof table takes (keys, numbers, zone, move, flags), with one word a
+# cell set; past 64 cells each of the two keys and the zone take a word more.
 SLOT_BYTES = 8 + 8 + 8 + 8 + 8 + 2 + 1
 DEFAULT_MEMORY = 1 << 30
 FIRST_SLOTS = 1 << 16
-MAX_PROOF_CELLS = 64
+# Cell sets (keys, zones, live moves, pairings) are masks.py's: one word up to 64 cells, two
+# up to 128 (11x11).
+MAX_PROOF_CELLS = masks.MAX_CELLS
 _POLL = 0.05
 
 Progress = Callable[[int, int, int], None]  # (first moves proved, of how many, nodes so far)
@@ -38,35 +41,43 @@ class ProofRefusedError(SearchRefusedError):
 @dataclass(frozen=True)
 class ProofBudget:
     """Seconds and nodes (None: no limit), the proof tables' memory in bytes, threads, and a
-    flag another thread may set to stop the proof as if its time were up."""
+    flag another thread may set to stop the proof as if its time were up; `words` forces the
+    words a cell set takes (None: one up to 64 cells, two past them; 2 on a smaller board runs
+    the wide kernels, for tests that hold them to the narrow ones)."""
 
     seconds: float | None = None
     nodes: int | None = None
     memory: int = DEFAULT_MEMORY
     threads: int = 2
     cancel: threading.Event | None = None
+    words: int | None = None
 
 
 class ProofTable:
     """One thread's arrays: a Board (compiled_search.py's rules arrays) and a df-pn proof table of
-    about `memory` bytes, kept from one `run` to the next while the attacker stays the same."""
+    about `memory` bytes, kept from one `run` to the next while the attacker stays the same.
+    Its cell sets take `words` words (None: masks.words of the board's cells)."""
 
-    def __init__(self, spec: Spec, memory: int) -> None:
+    def __init__(self, spec: Spec, memory: int, words: int | None = None) -> None:
         check_provable(spec)
         self.spec = spec
-        self.board = Board(spec, slots_log2=1)
+        self.board = Board(spec, slots_log2=1, words=words)
+        width = self.board.words
+        slot_bytes = SLOT_BYTES + 3 * 8 * (width - 1)
         # The table starts small and doubles when three quarters full, up to the budget: on
         # some machines each page first touched costs tens of microseconds, so a table of the
         # whole budget from the start made a one-second proof take tens of seconds. Its arrays
         # are the budget's from the start, but as memory mapped and untouched (the system
         # gives a page its memory when first written), and the table the first `slots` of
         # them, doubled in place: no page is written but those the entries land on.
-        self.most = max(FIRST_SLOTS, 1 << max(2, (memory // SLOT_BYTES).bit_length() - 1))
+        self.most = max(FIRST_SLOTS, 1 << max(2, (memory // slot_bytes).bit_length() - 1))
         self.ctl = np.zeros(prooftable.CONTROLS, dtype=np.int64)
-        self.out = np.zeros(3, dtype=np.uint64)
+        self.out = np.zeros(2, dtype=np.uint64)  # proof and disproof numbers
+        self.oz = masks.zeros(1, width)  # and the proof's zone
         self.attacker = -1  # the side whose "cannot win" the table's entries are about
-        self._arrays = [_untouched(self.most, kind) for kind in (
-            np.uint64, np.uint64, np.int64, np.int64, np.uint64, np.int16, np.uint8)]
+        self._arrays = [_untouched(self.most, kind, w) for kind, w in (
+            (np.uint64, width), (np.uint64, width), (np.int64, 1), (np.int64, 1),
+            (np.uint64, width), (np.int16, 1), (np.uint8, 1))]
         self._make(min(FIRST_SLOTS, self.most))
 
     def _make(self, slots: int) -> None:
@@ -89,6 +100,7 @@ class ProofTable:
         if over is not None:  # the last mover made a line, or the board is full
             last = (sum(1 for v in board if v) - 1) % 2
             self.out[:] = 0  # a made line's proof needs no zone: no search reaches past it
+            self.oz[:] = 0
             return -1 if over != Value.DRAW and last == attacker else 1
         b = self.board
         if attacker != self.attacker:  # entries about the other side would answer wrongly
@@ -102,7 +114,8 @@ class ProofTable:
             ctl[prooftable.ABORTED] = 0
             prover.prove(b.par, b.lines, b.cl_off, b.cl_idx, b.ends, b.perms, b.inv, b.board,
                          b.cnt, b.st, b.bx, b.bo, b.pairing, self.tk1, self.tk2, self.tpn,
-                         self.tdn, self.tz, self.tmv, self.tfl, ctl, attacker, self.out)
+                         self.tdn, self.tz, self.tmv, self.tfl, ctl, attacker, self.out,
+                         self.oz)
             if not ctl[prooftable.ABORTED]:
                 return 1 if int(self.out[0]) == 0 else -1
             if ctl[prooftable.FILLED] < ctl[prooftable.ROOM] or ctl[prooftable.STOP] or \
@@ -115,7 +128,13 @@ class ProofTable:
         b = self.board
         kx, ko, _ = prooftable.key_of(b.par, b.bx, b.bo)
         # uint64 keys: as Python ints they dispatch as int64 and overflow from cell 63 on
-        return int(prooftable.find(self.tk1, self.tk2, self.tfl, np.uint64(kx), np.uint64(ko)))
+        return int(prooftable.find(self.tk1, self.tk2, self.tfl, _words(kx), _words(ko)))
+
+    @property
+    def zone(self) -> int:
+        """The zone of the last `run`'s proof or disproof (bit c: cell c; the board's cells
+        alone: "every cell" is the board's, whatever the words)."""
+        return masks.as_int(self.oz[0]) & ((1 << self.spec.cells) - 1)
 
     @property
     def nodes(self) -> int:
@@ -128,21 +147,28 @@ class ProofTable:
         return int(np.count_nonzero(self.tfl))
 
 
-def _untouched(count: int, kind: type) -> np.ndarray:
-    """`count` zeros of `kind` in memory mapped from nothing: no page is touched until
-    written (np.zeros may take a block of the heap and clear it whole)."""
-    size = max(1, count * np.dtype(kind).itemsize)
-    return np.frombuffer(mmap.mmap(-1, size), dtype=kind, count=count)
+def _words(key: masks.Mask) -> masks.Mask:
+    """A key a compiled call returned (a Python int, or a tuple of two), as uint64 words."""
+    return tuple(np.uint64(w) for w in key) if isinstance(key, tuple) else np.uint64(key)
+
+
+def _untouched(count: int, kind: type, width: int = 1) -> np.ndarray:
+    """`count` zeros of `kind` (rows of `width` when more than one) in memory mapped from
+    nothing: no page is touched until written (np.zeros may take a block of the heap and
+    clear it whole)."""
+    size = max(1, count * width * np.dtype(kind).itemsize)
+    flat: np.ndarray = np.frombuffer(mmap.mmap(-1, size), dtype=kind, count=count * width)
+    return flat if width == 1 else flat.reshape(count, width)
 
 
 def check_provable(spec: Spec) -> None:
     """ProofRefusedError unless the prover takes `spec`: normal rules, no gravity, not exact
-    (zones assume a stone beyond a line changes nothing), stones that stay, 64 cells at most
-    (one word a cell set)."""
+    (zones assume a stone beyond a line changes nothing), stones that stay, 128 cells at most
+    (two words a cell set)."""
     if not grid_game(spec).moves_anywhere or spec.misere or spec.exact:
         raise ProofRefusedError(f"{spec.name}: the prover takes games of placed stones under"
                                 " normal rules (no gravity, misere, +exact or moving stones)")
-    if spec.cells > MAX_PROOF_CELLS:  # its zones and keys are one word (masks.py: narrow)
+    if spec.cells > MAX_PROOF_CELLS:  # its zones and keys are two words at most (masks.py)
         raise ProofRefusedError(f"{spec.name} has {spec.cells} cells; the prover takes boards"
                                 f" of at most {MAX_PROOF_CELLS}")
 
@@ -176,7 +202,7 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
         raise QueryError(f"{spec.name}: the position is over: nothing to prove")
     start = time.monotonic()
     threads = max(1, budget.threads)
-    tables = [ProofTable(spec, budget.memory // threads) for _ in range(threads)]
+    tables = [ProofTable(spec, budget.memory // threads, budget.words) for _ in range(threads)]
     attacker = sum(1 for v in board if v) % 2
     top = tables[0].board
     top.load(board)
@@ -209,7 +235,7 @@ def prove_no_win(spec: Spec, board: Sequence[int], budget: ProofBudget = ProofBu
             found = table.run(child, attacker, left)
             with lock:
                 if found == 1:
-                    zones[cell] = int(table.out[2]) | (1 << cell)
+                    zones[cell] = table.zone | (1 << cell)
                     result.tables[cell] = table
                 elif found == -1:
                     result.outcome = "disproved"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.compiled import njit
+from tablebase.query.search.masks import bit, get, has, join, none_like
 from tablebase.query.search.moves import place, remove
 from tablebase.query.search.proofs import NO_REFCOUNTS
 
@@ -32,17 +33,17 @@ def count_fours(cnt, board, lines, k, p):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _four_cells(cnt, board, lines, k, a, out):  # type: ignore[no-untyped-def]
-    """The empty cells where player index `a` makes a four, into `out`; their number."""
-    seen = np.uint64(0)
+def _four_cells(cnt, board, lines, k, a, out, kind):  # type: ignore[no-untyped-def]
+    """The empty cells where player index `a` makes a four, into `out`; their number (`kind`:
+    a cell set of the board's kind, masks.py)."""
+    seen = none_like(kind)
     m = 0
     for line in range(lines.shape[0]):
         if cnt[a, line] != k - 2 or cnt[1 - a, line] != 0:
             continue
         for c in lines[line]:
-            bit = np.uint64(1) << np.uint64(c)
-            if board[c] == 0 and seen & bit == 0:
-                seen |= bit
+            if board[c] == 0 and not has(seen, c):
+                seen = join(seen, bit(seen, c))
                 out[m] = c
                 m += 1
     return m
@@ -60,7 +61,7 @@ def vcf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, a, dept
     at = np.zeros(depth, dtype=np.int64)
     block = np.zeros(depth, dtype=np.int64)
     s, spent = np.int64(0), 0  # typed: a literal 0 would make _unwind compile for it
-    count[0] = _four_cells(cnt, board, lines, k, a, cells[0])
+    count[0] = _four_cells(cnt, board, lines, k, a, cells[0], get(bx, 0))
     at[0] = 0
     while s >= 0:
         if at[s] >= count[s] or spent >= budget:
@@ -90,7 +91,7 @@ def vcf(par, lines, cl_off, cl_idx, ends, perms, board, cnt, st, bx, bo, a, dept
             continue
         block[s] = t
         s += 1
-        count[s] = _four_cells(cnt, board, lines, k, a, cells[s])
+        count[s] = _four_cells(cnt, board, lines, k, a, cells[s], get(bx, 0))
         at[s] = 0
     return False
 
