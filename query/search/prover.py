@@ -224,6 +224,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
     fthp[0], fthd[0] = PINF, PINF
     d, phase = 0, _ENTER
     rpn, rdn, rz = np.int64(1), np.int64(1), nothing
+    root = np.int64(0)  # oz's one slot, as a typed index (a literal would compile put again)
     while True:
         if phase == _ENTER:
             ctl[NODES] += 1
@@ -236,7 +237,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
                 for j in range(d - 1, -1, -1):
                     remove(par, cl_off, cl_idx, perms, board, cnt, st, bx, bo, fc[j, fsel[j]])
                 out[0], out[1] = 1, 1
-                put(oz, 0, nothing)
+                put(oz, root, nothing)
                 return
             kx, ko, g0 = key_of(par, bx, bo)
             s = find(tk1, tk2, tfl, kx, ko)
@@ -350,7 +351,7 @@ def prove(par, lines, cl_off, cl_idx, ends, perms, inv, board, cnt, st, bx, bo, 
         else:  # _RETURN: (rpn, rdn, rz) of the node at depth d, to its parent
             if d == 0:
                 out[0], out[1] = rpn, rdn
-                put(oz, 0, rz)
+                put(oz, root, rz)
                 return
             d -= 1
             i = fsel[d]
