@@ -4,7 +4,6 @@ point computed here by plain iteration over the positions as they are, with no s
 draw by endless play is refused in one line."""
 from __future__ import annotations
 
-import heapq
 import json
 import random
 from collections.abc import Callable
@@ -34,12 +33,8 @@ def least_sizes(tb: Tablebase, spec: Spec, roots: list[Position], side: int
                 ) -> dict[Position, int]:
     """The smallest strategy's size for `side` to win from every position its winning moves
     and every reply reach from `roots`: the least fixed point of 1 + min (the side's winning
-    moves) and 1 + sum (every reply). Values come from the table's rows, read whole. Computed
-    as Knuth's generalisation of Dijkstra's algorithm computes it (Inf. Proc. Letters 6,
-    1977): each of 1 + one child and 1 + the sum of all children is at least as large as
-    every child it reads, so sizes are settled smallest first, a position once settled is
-    final, and a position is settled by its first winning move settled or by its last reply
-    (every reply settled: the sum)."""
+    moves) and 1 + sum (every reply), iterated from zero until nothing changes. Values come
+    from the table's rows, read whole."""
     rows = tb.table(spec).load()
     stored = dict(zip(rows.codes.tolist(), rows.value.tolist()))
     children: dict[Position, list[Position]] = {}
@@ -55,34 +50,21 @@ def least_sizes(tb: Tablebase, spec: Spec, roots: list[Position], side: int
             below = [c for c in below if stored[grid_game(spec).canonical_code(c)] == Value.LOSS]
         children[position], mine[position] = below, ours
         stack.extend(below)
-    parents: dict[Position, list[Position]] = {position: [] for position in children}
-    for position, below in children.items():
-        for child in below:  # a child reached twice counts twice in a sum
-            parents[child].append(position)
-    waiting = {position: len(below) for position, below in children.items()}
-    total = dict.fromkeys(children, 0)
-    heap = [(1, i, position) for i, (position, below) in enumerate(children.items())
-            if not below]
-    heapq.heapify(heap)
-    tick = len(children)  # a tie-break, so that positions themselves are never compared
-    size: dict[Position, int] = {}
-    while heap:
-        settled, _, position = heapq.heappop(heap)
-        if position in size:
-            continue
-        size[position] = settled
-        for parent in parents[position]:
-            if parent in size:
-                continue
-            if mine[parent]:
-                heapq.heappush(heap, (1 + settled, tick, parent))
+    size = dict.fromkeys(children, 0)
+    order = list(children)[::-1]  # found depth first: children mostly before their parents
+    changed = True
+    while changed:
+        changed = False
+        for position in order:
+            below = children[position]
+            if not below:
+                new = 1
+            elif mine[position]:
+                new = 1 + min(size[c] for c in below)
             else:
-                waiting[parent] -= 1
-                total[parent] += settled
-                if waiting[parent] == 0:
-                    heapq.heappush(heap, (1 + total[parent], tick, parent))
-            tick += 1
-    assert len(size) == len(children)  # every size finite: a least fixed point exists
+                new = 1 + sum(size[c] for c in below)
+            if new != size[position]:
+                size[position], changed = new, True
     return size
 
 
