@@ -24,10 +24,8 @@ def is_keyed_spec(text: str) -> bool:
     """Whether `text` names a game whose positions are Python values, served by the keyed
     layers: a class (`PATH.py:Class`, `pkg.mod:Class`) or a morris game
     (`nine-mens-morris+stones3`: builder/games/morris/)."""
-    from tablebase.builder.games.morris import is_morris
-
     return isinstance(text, str) and (_CLASS_SPEC.fullmatch(text.strip()) is not None
-                                      or is_morris(text))
+                                      or is_named_game(text))
 
 
 def is_named_game(text: str) -> bool:
@@ -44,11 +42,11 @@ def keyed_game(text: str) -> Game | None:
     layers' games (`is_keyed_spec`)."""
     if not isinstance(text, str):
         return None
-    from tablebase.builder.games.morris import is_morris
-    from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.games.user.adapter import ClassGame, load_class_game
 
-    if is_morris(text):
+    if is_named_game(text):
+        from tablebase.builder.games.morris.game import MorrisGame
+
         return ClassGame(MorrisGame(text), "MorrisGame", text.strip())
     match = _CLASS_SPEC.fullmatch(text.strip())
     if match is None:

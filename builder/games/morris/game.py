@@ -27,7 +27,7 @@ class MorrisGame:
         for flag in flags:
             if flag == "misere" and not misere:
                 misere = True
-            elif flag.startswith("stones") and flag[6:].isdigit() and flag[6:] != "":
+            elif flag.startswith("stones") and flag[6:].isdigit():
                 stones = int(flag[6:])
                 if not least <= stones <= most:
                     raise InvalidSpecError(f"{spec}: {base} has {least} to {most} stones a side")
@@ -52,9 +52,9 @@ class MorrisGame:
         for name, (b, n, _, _, _) in GAMES.items():
             if b == board_name and n == stones:
                 return name + ("+misere" if misere else "")
-        default = next(n for g, (b, n, *_) in GAMES.items() if g == board_name)
-        flag = f"+stones{stones}" if stones != default else ""
-        return board_name + flag + ("+misere" if misere else "")
+        # No game has these stones on this board: the board's own game (named after it, with
+        # other stones than these) and the flag.
+        return f"{board_name}+stones{stones}" + ("+misere" if misere else "")
 
     def start(self) -> int:
         """The empty board, x to move, every stone to place."""
