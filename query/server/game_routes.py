@@ -79,12 +79,12 @@ def game_routes(served: ServedGames, answering: Callable[[Handler], Handler],
     @answering
     async def moves(request: Request) -> Response:
         answers = served.answers(request.path_params["name"])
-        text = _position(request)
-        probe, found = answers.moves(text)
+        position = answers.position(_position(request))
+        probe, found = answers.moves_of(position)
         data = game_moves_json(answers.game.name, probe, found)
         drawing = answers.game.drawing()
         if drawing is not None:  # what stands where, and the points each move is clicked on
-            marks = answers.game.marks(answers.position(text), len(drawing["points"]))
+            marks = answers.game.marks(position, len(drawing["points"]))
             data = drawn_moves_json(data, drawing, marks)
         return reply(data)
 

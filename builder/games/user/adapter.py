@@ -26,6 +26,7 @@ from tablebase.builder.games.protocol import GameFault, Position
 MAX_NAME = 64
 OUTCOMES = (-1, 0, 1)
 _INT = {int}
+_UNASKED = object()  # a drawing not asked of the class yet
 
 
 def load_class_game(module: str, name: str) -> ClassGame:
@@ -122,6 +123,7 @@ class ClassGame:
         self.has_symmetries = callable(symmetries)
         self._symmetries: Callable[[Any], Iterable[Any]] | None = \
             symmetries if callable(symmetries) else None
+        self._drawing: object = _UNASKED
 
     # --- faults --------------------------------------------------------------------
 
@@ -265,7 +267,13 @@ class ClassGame:
     def drawing(self) -> dict[str, Any] | None:
         """What the page draws the board from where the class has a `layout()`: its points
         (each `name`, `x` from the left, `y` from the top) and the `edges` between them (pairs
-        of the points' indices), checked; None where it has none."""
+        of the points' indices), checked; None where it has none. Asked of the class once:
+        a board does not change."""
+        if self._drawing is _UNASKED:
+            self._drawing = self._checked_drawing()
+        return self._drawing  # type: ignore[return-value]
+
+    def _checked_drawing(self) -> dict[str, Any] | None:
         layout = getattr(self.instance, "layout", None)
         if not callable(layout):
             return None
