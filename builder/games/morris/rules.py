@@ -156,8 +156,9 @@ class Rules:
         """The position's images under the board's symmetries and, once every stone is placed,
         under each (the identity too) with the colours and the side to move swapped: the rules
         are the same for both sides, so each has the position's value. (While stones are still
-        to place, the swapped position would break the order of placing, x first: no play
-        reaches it, and a stored key must be a position play reaches.)"""
+        to place, the swapped position would break the order of placing, x first, which the
+        notation reads as a fault; once they are placed a swapped image reads, though play may
+        not reach every one: the tables count them as their orbits' images.)"""
         stones = position & self.stones_mask
         rest = position ^ stones
         images = []
