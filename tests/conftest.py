@@ -15,9 +15,9 @@ from tests.stored import decode_blocks
 # The files of the suite that take longest, longest first (CPU seconds on one core, the
 # processes they start included, measured on the 2-core machine in December 2026: the
 # cluster's ~45, the docs' ~28, mypy's ~24, ... down to ~8). `make test` gives whole files
-# to its two workers in this order (--dist loadfile --no-loadscope-reorder), so the long
-# ones start first and the last to start are short: neither worker is left idle at the end
-# while the other runs one long file. The other files follow in name order.
+# to its workers in this order (--dist loadfile --no-loadscope-reorder), so the long
+# ones start first and the last to start are short: no worker is left idle at the end
+# while another runs one long file. The other files follow in name order.
 LONGEST_FIRST = [
     "test_cluster.py", "test_docs.py", "test_types.py", "test_reference_moving.py",
     "test_endgame.py", "test_search_budgets.py", "test_moving_strategy.py", "test_solvers.py",

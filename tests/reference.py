@@ -8,6 +8,7 @@ import random
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
 from tests.reference_moving import MovingGame as MovingGame
@@ -42,6 +43,10 @@ class Game:
                         line = tuple(rr * self.w + cc for rr, cc in cells)
                         if line not in self.lines:
                             self.lines.append(line)
+        # Each line's cells read at once (a tuple of k values, compared with k of one player's):
+        # the same test as "every cell of some line is the player's", in C.
+        self._read_lines = [itemgetter(*line, *line[:1]) for line in self.lines]
+        self._full = {p: (p,) * (self.k + 1) for p in (1, 2)}
         self.spec = spec
         memo = lru_cache(maxsize=None)(self._solve)
         self.solve = _SOLVES.setdefault(spec, memo) if self.n <= SHARED_CELLS else memo
@@ -62,8 +67,8 @@ class Game:
     def wins(self, board: tuple[int, ...], player: int) -> bool:
         if self.exact:
             return self._exact_run(board, player)
-        mine = {c for c, v in enumerate(board) if v == player}
-        return any(mine.issuperset(line) for line in self.lines)
+        full = self._full[player]
+        return full in [read(board) for read in self._read_lines]
 
     def _exact_run(self, board: tuple[int, ...], player: int) -> bool:
         """Whether some run of the player's stones (a maximal one, in one of the four

@@ -20,6 +20,7 @@ Outcome = tuple[int, int | None]  # (value, depth in plies); a draw has no depth
 TEEKO = "5x5k4+stones4+square"
 FLAGS = {"jump", "square", "misere", "exact"}
 DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # the four directions of a line
+_REACHABLE: dict[str, frozenset[tuple[tuple[int, ...], int]]] = {}  # spec -> MovingGame.reachable
 
 
 class MovingGame:
@@ -52,6 +53,7 @@ class MovingGame:
         self.jump, self.square = "jump" in flags, "square" in flags
         self.misere, self.exact = "misere" in flags, "exact" in flags
         self.cells = self.w * self.h
+        self.spec = spec
         if min(self.w, self.h, self.k) < 1 or 2 * self.stones >= self.cells:
             raise ValueError(f"found {spec!r}, expected sizes of at least 1 and 2N < W * H")
 
@@ -172,7 +174,9 @@ class MovingGame:
     def reachable(self) -> set[Position]:
         """Every position reachable from the empty board with x to move, itself included; the
         same board with either side to move counts twice."""
-        return set(self._graph()[0])
+        if self.spec not in _REACHABLE:  # many tests walk the same small game: once a process
+            _REACHABLE[self.spec] = frozenset(self._graph()[0])
+        return set(_REACHABLE[self.spec])
 
     def solve_all(self) -> dict[Position, Outcome]:
         """(value, depth) of every reachable position, for its side to move: WIN, DRAW or LOSS

@@ -6,6 +6,7 @@ can damage chosen pages.
 """
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import struct
 import zlib
@@ -43,16 +44,16 @@ def decode_block(data: bytes, cells: int) -> dict[int, tuple[int, int, int]]:
         assert len(gaps) == width * (count - 1) and len(scores) == count
         keys, key_limit = (first_rank, next_rank) if codec == 2 else (first, nxt)
     out = {}
-    key, keyed = keys, []
-    for i in range(count):
-        if i:
-            gap = sum(gaps[b * (count - 1) + i - 1] << (8 * b) for b in range(width))
-            assert gap > 0
-            key += gap
-        keyed.append(key)
+    # The gaps' bytes are stored plane by plane (all low bytes, then the next, ...).
+    gap_values = [0] * (count - 1)
+    for b in range(width):
+        plane = gaps[b * (count - 1):(b + 1) * (count - 1)]
+        gap_values = [g | (v << (8 * b)) for g, v in zip(gap_values, plane)]
+    assert all(gap > 0 for gap in gap_values)
+    keyed = list(itertools.accumulate(gap_values, initial=keys))
+    key = keyed[-1]
     codes = keyed if supports is None else _unrank(supports, _stones(first, len(supports)), keyed)
-    for i, code in enumerate(codes):
-        score = struct.unpack_from("b", scores, i)[0]
+    for code, score in zip(codes, struct.unpack(f"{count}b", scores)):
         if score > 0:
             value, depth = 1, WIN_SCORE - score
         elif score < 0:
@@ -76,16 +77,18 @@ def _unrank(supports: tuple[int, ...], stones: tuple[int, int], ranks: list[int]
     (docs/storage.md); one walk for all the ranks, entering only the choices that hold one."""
     ways, steps = _counter(supports)
     codes: list[int] = []
+    wanted = [*ranks, -1]  # the ranks still to find, the next at wanted[len(codes)]
 
     def walk(j: int, filled: frozenset[int], x: int, o: int, code: int, base: int) -> None:
         if j < 0:
-            assert ranks[len(codes)] == base
+            assert wanted[len(codes)] == base
             codes.append(code)
             return
         for d, f in steps(j, filled, x, o):
-            n = ways(j, f, x - (d == 1), o - (d == 2))
-            if len(codes) < len(ranks) and ranks[len(codes)] < base + n:
-                walk(j - 1, f, x - (d == 1), o - (d == 2), code + d * 3 ** j, base)
+            x_left, o_left = x - (d == 1), o - (d == 2)
+            n = ways(j, f, x_left, o_left)
+            if base <= wanted[len(codes)] < base + n:
+                walk(j - 1, f, x_left, o_left, code + d * 3 ** j, base)
             base += n
 
     walk(len(supports) - 1, frozenset(), *stones, 0, 0)
