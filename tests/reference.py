@@ -142,7 +142,13 @@ class Game:
         return out
 
     def canonical(self, board: tuple[int, ...]) -> int:
-        return min(self.code(b) for b in self.images(board))
+        if self.n < 2:  # itemgetter of one cell gives the cell, not a tuple
+            return min(self.code(b) for b in self.images(board))
+        if not hasattr(self, "_image_of"):
+            # The images of the board of cell numbers say where each image takes its cells
+            # from: the same naive images, read with one C call each.
+            self._image_of = [itemgetter(*cells) for cells in self.images(tuple(range(self.n)))]
+        return min(self.code(image(board)) for image in self._image_of)
 
     # -- plain recursive negamax --------------------------------------------------
     def _solve(self, board: tuple[int, ...]) -> tuple[int, int]:
