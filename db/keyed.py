@@ -10,7 +10,8 @@ the end; -1 a draw by endless play), then their keys joined by newlines (a key i
 `check` is CRC-32 of the raw bytes, tested on every read: a damaged block is an error naming
 it, never another answer. The table's checksum is a digest of every block's raw bytes in key
 order. One reader serves both drivers: each store hands it a function that runs one
-statement (`Run`) and its parameter mark.
+statement (`Run`), its parameter mark, and the table's `KeyedSource` (its snapshots, whether
+the catalogue still points at it).
 """
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ import zlib
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 import zstandard
 
-from tablebase.db.errors import DamagedTableError
+from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import PACK_THREADS
 
 if TYPE_CHECKING:
@@ -40,6 +42,24 @@ THREADED_BLOCKS = 16
 
 # Runs one statement with its parameters and returns its rows.
 Run = Callable[[str, Sequence[object]], list[tuple[object, ...]]]
+
+
+class KeyedSource(Protocol):
+    """What a store holds a keyed table by, beside its `Run`."""
+
+    table: str
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """Read inside one transaction."""
+        ...
+
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table (a forced rebuild replaces it)."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds."""
+        ...
 
 
 class KeyedRows(NamedTuple):
@@ -145,12 +165,28 @@ class KeyedReader:
     by_ply = False
 
     def __init__(self, run: Run, quoted: str, label: str, count: int, mark: str,
-                 close: Callable[[], None]) -> None:
+                 source: KeyedSource) -> None:
         self._run, self._quoted, self._label, self._mark = run, quoted, label, mark
         self.count = count
-        self.close = close
+        self._source = source
+        self.table = source.table
+        self.close = source.close
         self._cache: OrderedDict[str, KeyedRows] = OrderedDict()
         self._firsts: list[str] | None = None
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction. What the reader keeps (the blocks' first keys, decoded
+        blocks) is kept only while the table is the catalogue's: once a rebuild has replaced
+        it, this forgets them and raises DatabaseError, as a read of a dropped table would
+        (its reader then looks the game's tables up again)."""
+        with self._source.snapshot():
+            if (self._firsts is not None or self._cache) and not self._source.current():
+                self._firsts = None
+                self._cache.clear()
+                raise DatabaseError(f"{self._label} (table {self.table}) was replaced by a"
+                                    " rebuild")
+            yield
 
     def _block(self, key: str) -> KeyedRows | None:
         """The decoded block that would hold `key`, or None before the first block. The

@@ -3,7 +3,7 @@ one engine, each table read on a connection of its own."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from itertools import chain
@@ -32,7 +32,7 @@ from tablebase.db.schema import blocks_table, game_plies, games, positions_table
 from tablebase.db.store_base import CheckedStore
 
 if TYPE_CHECKING:
-    from tablebase.db.keyed import Run
+    from tablebase.db.keyed import KeyedSource, Run
 
 # How often a packed table's reader asks whether a rebuild has replaced its table.
 CURRENT_SECONDS = 1.0
@@ -77,6 +77,8 @@ class _UrlTable:
     def __init__(self, engine: Engine, game: GameRecord) -> None:
         self._label = game.label
         self.table = str(game.positions_table)
+        self._game_id = game.id
+        self._checked = time.monotonic()
         try:
             self._conn = engine.connect()
             if engine.dialect.name == "postgresql":
@@ -107,6 +109,20 @@ class _UrlTable:
         finally:
             transaction.rollback()
 
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table, asked at most once a second (a
+        round trip to a server costs as much as the block it would save)."""
+        now = time.monotonic()
+        if now - self._checked < CURRENT_SECONDS:
+            return True
+        self._checked = now
+        try:
+            found = self._conn.execute(select(games.c.positions_table)
+                                       .where(games.c.id == self._game_id)).scalar()
+        except SQLAlchemyError as e:
+            raise self._fail(e) from e
+        return found == self.table
+
     def close(self) -> None:
         """Return the connection to the engine."""
         self._conn.close()
@@ -117,8 +133,6 @@ class UrlBlocks(_UrlTable):
 
     def __init__(self, engine: Engine, game: GameRecord) -> None:
         super().__init__(engine, game)
-        self._game_id = game.id
-        self._checked = time.monotonic()
         t = blocks_table(self.table)
         columns = select(t.c.first_code, t.c.ply, t.c.count, t.c.data)
         of_ply = t.c.ply == bindparam("ply")
@@ -148,21 +162,6 @@ class UrlBlocks(_UrlTable):
     def blocks_after(self, ply: int, key: int, limit: int) -> list[BlockRow]:
         """Up to `limit` blocks of `ply` whose keys exceed `key`, in key order."""
         return self._rows(self._after, {"ply": ply, "key": key, "limit": limit})
-
-    def current(self) -> bool:
-        """Whether the catalogue still points at this table, asked at most once a second (a
-        round trip to a server costs as much as the block it would save)."""
-        now = time.monotonic()
-        if now - self._checked < CURRENT_SECONDS:
-            return True
-        self._checked = now
-        try:
-            found = self._conn.execute(select(games.c.positions_table)
-                                       .where(games.c.id == self._game_id)).scalar()
-        except SQLAlchemyError as e:
-            raise self._fail(e) from e
-        return found == self.table
-
 
 class UrlReader(_UrlTable):
     """One complete table of the rows layout through SQLAlchemy."""
@@ -268,7 +267,7 @@ class UrlStore(CheckedStore):
     def _rows(self, game: GameRecord, codes: TableCodes) -> UrlReader:
         return UrlReader(self._engine, game, codes)
 
-    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, KeyedSource]:
         table = _UrlTable(self._engine, game)
         conn = table._conn
 
@@ -278,7 +277,7 @@ class UrlStore(CheckedStore):
             except (SQLAlchemyError, UnicodeDecodeError) as e:
                 raise _wrap(f"positions of {game.label}", e) from e
         mark = "?" if self._engine.dialect.paramstyle == "qmark" else "%s"
-        return run, '"' + table.table.replace('"', '""') + '"', mark, table.close
+        return run, '"' + table.table.replace('"', '""') + '"', mark, table
 
     def integrity(self, thorough: bool = False) -> list[str]:
         """A SQLite file's quick_check (integrity_check with `thorough`), one line per problem;

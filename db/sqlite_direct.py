@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
 from typing import TYPE_CHECKING
@@ -38,7 +38,7 @@ from tablebase.db.store_base import CheckedStore
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from tablebase.db.keyed import Run
+    from tablebase.db.keyed import KeyedSource, Run
 
 # One stored row, as numpy reads it from the driver's tuples (code, ply, value, depth).
 _ROW = np.dtype([("code", np.int64), ("ply", np.int16), ("value", np.int8), ("depth", np.int8)])
@@ -65,6 +65,8 @@ class _Table:
         self._label = game.label
         self.table = str(game.positions_table)
         self._quoted = '"' + self.table.replace('"', '""') + '"'
+        self._game_id = game.id
+        self._version: int | None = None
 
     def _fail(self, e: sqlite3.Error | UnicodeDecodeError) -> DatabaseError:
         return read_error(f"positions of {self._label}", e)
@@ -85,6 +87,20 @@ class _Table:
         finally:
             self._conn.rollback()
 
+    def current(self) -> bool:
+        """Whether the catalogue still points at this table: asked only when the file has
+        changed since the last time (SQLite's data_version counts other connections' commits)."""
+        try:
+            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if version == self._version:
+                return True
+            self._version = version
+            row = self._conn.execute("SELECT positions_table FROM games WHERE id = ?",
+                                     (self._game_id,)).fetchone()
+        except (sqlite3.Error, UnicodeDecodeError) as e:
+            raise self._fail(e) from e
+        return row is not None and row[0] == self.table
+
     def close(self) -> None:
         """Nothing to release: the connection is the store's."""
 
@@ -96,8 +112,6 @@ class SqliteBlocks(_Table):
 
     def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
         super().__init__(conn, game)
-        self._game_id = game.id
-        self._version: int | None = None
 
     def _rows(self, where: str, params: tuple[int, ...]) -> list[BlockRow]:
         try:
@@ -121,21 +135,6 @@ class SqliteBlocks(_Table):
         """Up to `limit` blocks of `ply` whose keys exceed `key`, in key order."""
         return self._rows(" WHERE ply = ? AND first_code > ? ORDER BY first_code LIMIT ?",
                           (ply, key, limit))
-
-    def current(self) -> bool:
-        """Whether the catalogue still points at this table: asked only when the file has
-        changed since the last time (SQLite's data_version counts other connections' commits)."""
-        try:
-            version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-            if version == self._version:
-                return True
-            self._version = version
-            row = self._conn.execute("SELECT positions_table FROM games WHERE id = ?",
-                                     (self._game_id,)).fetchone()
-        except (sqlite3.Error, UnicodeDecodeError) as e:
-            raise self._fail(e) from e
-        return row is not None and row[0] == self.table
-
 
 class SqliteReader(_Table):
     """One complete table of the rows layout, read on its store's sqlite3 connection."""
@@ -259,7 +258,7 @@ class SqliteStore(CheckedStore):
     def _rows(self, game: GameRecord, codes: TableCodes) -> SqliteReader:
         return SqliteReader(self._conn, game, codes)
 
-    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, KeyedSource]:
         table = _Table(self._conn, game)
 
         def run(sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
@@ -267,7 +266,7 @@ class SqliteStore(CheckedStore):
                 return self._conn.execute(sql, tuple(params)).fetchall()
             except (sqlite3.Error, UnicodeDecodeError) as e:
                 raise table._fail(e) from e
-        return run, table._quoted, "?", table.close
+        return run, table._quoted, "?", table
 
     def integrity(self, thorough: bool = False) -> list[str]:
         """SQLite's quick_check (integrity_check with `thorough`): one line per problem."""

@@ -5,7 +5,7 @@ above db/ knows how a table is laid out; db/store.py opens the right backend.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
@@ -18,7 +18,7 @@ from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, TableCodes
 
 if TYPE_CHECKING:  # a game class's tables: imported when one is read (zstd, numpy's parts)
-    from tablebase.db.keyed import KeyedReader, Run
+    from tablebase.db.keyed import KeyedReader, KeyedSource, Run
 
 
 class TableReader(Protocol):
@@ -120,9 +120,10 @@ class CheckedStore:
     def _rows(self, game: GameRecord, codes: TableCodes) -> TableReader:
         raise NotImplementedError
 
-    def _run(self, game: GameRecord) -> tuple[Run, str, str, Callable[[], None]]:
+    def _run(self, game: GameRecord) -> tuple[Run, str, str, KeyedSource]:
         """A function that runs one statement on `game`'s table, the table's quoted name, the
-        driver's parameter mark, and what releases the connection it runs on."""
+        driver's parameter mark, and the table's source (its snapshots; releasing the
+        connection it runs on)."""
         raise NotImplementedError
 
     def check(self, game: GameRecord) -> list[PlyCounts]:
@@ -152,5 +153,5 @@ class CheckedStore:
             raise DatabaseError(f"{game.label} is stored {game.layout}, not by its positions' text")
         from tablebase.db.keyed import KeyedReader
 
-        run, quoted, mark, close = self._run(game)
-        return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, close)
+        run, quoted, mark, source = self._run(game)
+        return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, source)

@@ -9,16 +9,19 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Hashable
+from contextlib import ExitStack
 from typing import TextIO
 
 from tablebase.builder.games.protocol import Game
 from tablebase.builder.games.values import Value
+from tablebase.db.errors import DatabaseError
 from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
 from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.errors import MissingPositionError, MissingTableError
+from tablebase.query.tables import SWAPS_FOLLOWED
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -70,17 +73,27 @@ class GameAnswers:
                                 " SPEC` lists its tables)")
 
     def _lookup(self, keys: list[str]) -> list[tuple[int, int, int] | None]:
-        """(value, depth, ply) of each key from the first table that holds it, or None."""
-        out: list[tuple[int, int, int] | None] = [None] * len(keys)
-        for reader in self.readers():
-            left = [i for i, hit in enumerate(out) if hit is None]
-            if not left:
-                break
-            found = reader.lookup([keys[i] for i in left])
-            for j, i in enumerate(left):
-                if found.found[j]:
-                    out[i] = (int(found.value[j]), int(found.depth[j]), int(found.ply[j]))
-        return out
+        """(value, depth, ply) of each key from the first table that holds it, or None: read
+        in one snapshot of the game's tables, following a table that a `build --force`
+        swapped in since they were opened (a reader sees the old table or the new one, never
+        what it kept of an old one after it was replaced)."""
+        for attempt in range(SWAPS_FOLLOWED):
+            opened = self._tables()
+            try:
+                with ExitStack() as stack:
+                    for _, reader in opened:
+                        stack.enter_context(reader.snapshot())
+                    return _first_hits([reader for _, reader in opened], keys)
+            except DatabaseError:
+                if attempt == SWAPS_FOLLOWED - 1 or not self._swapped(opened):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _swapped(self, opened: list[tuple[GameRecord, KeyedReader]]) -> bool:
+        """Forget the opened tables; whether the game now has different ones (raises
+        GameNotBuiltError if it lost its complete tables meanwhile)."""
+        self.close()
+        return [r.table for _, r in self._tables()] != [r.table for _, r in opened]
 
     def _missing(self, position: Hashable) -> MissingPositionError:
         return MissingPositionError(
@@ -180,6 +193,21 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
         if progress is not None:
             progress(len(texts))
     return written
+
+
+def _first_hits(readers: list[KeyedReader], keys: list[str]
+                ) -> list[tuple[int, int, int] | None]:
+    """(value, depth, ply) of each key from the first of `readers` that holds it, or None."""
+    out: list[tuple[int, int, int] | None] = [None] * len(keys)
+    for reader in readers:
+        left = [i for i, hit in enumerate(out) if hit is None]
+        if not left:
+            break
+        found = reader.lookup([keys[i] for i in left])
+        for j, i in enumerate(left):
+            if found.found[j]:
+                out[i] = (int(found.value[j]), int(found.depth[j]), int(found.ply[j]))
+    return out
 
 
 def _order(value: int, depth: int | None) -> tuple[int, int]:

@@ -37,7 +37,7 @@ READ_BATCH = 1 << 16
 # load the whole table, which costs about 12 bytes a position in memory.
 LOAD_LIMIT = 1 << 26
 # A table swapped under a read this many times in a row is an error.
-_SWAPS_FOLLOWED = 8
+SWAPS_FOLLOWED = 8
 
 T = TypeVar("T")
 
@@ -212,7 +212,7 @@ class OpenTables:
         swapped in a new table since these were looked up, look again and retry (each retry
         follows another swap): a reader sees the old complete table or the new one, never a
         mixture."""
-        for attempt in range(_SWAPS_FOLLOWED):
+        for attempt in range(SWAPS_FOLLOWED):
             tables = self.of(spec)
             try:
                 if len(tables) == 1:  # most games: one snapshot, without a stack (a probe's cost)
@@ -223,7 +223,7 @@ class OpenTables:
                         stack.enter_context(table.reader.snapshot())
                     return read()
             except DatabaseError:
-                if attempt == _SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
+                if attempt == SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
                     raise
         raise AssertionError("unreachable")
 

@@ -145,3 +145,50 @@ def test_a_rebuilt_game_is_seen_whole(tmp_path: Path) -> None:
             plain += kinds == {False}
     assert rival.wait(timeout=60) == 0, rival.stderr.read() if rival.stderr else ""
     assert shifted and plain  # both tables were really seen
+
+
+SWAPPED_GAME = '''
+class Swapped:
+    """The start moves to a finished game whose outcome is RESULT (for the side then to move)."""
+    name = "swapped"
+
+    def start(self):
+        return 0
+
+    def moves(self, p):
+        return [("go", 1)] if p == 0 else []
+
+    def outcome(self, p):
+        return RESULT if p == 1 else None
+
+    def text(self, p):
+        return f"p{p}"
+
+    def read(self, text):
+        if text not in ("p0", "p1"):
+            raise ValueError("expected p0 or p1")
+        return int(text[1:])
+'''
+
+
+def test_a_rebuilt_class_game_is_answered_from_its_new_table(tmp_path: Path) -> None:
+    """A reader of a game class's table that has kept its blocks follows a `build --force`
+    of another process to the new table, rather than answering from what it kept."""
+    source = tmp_path / "swapped.py"
+    spec, db = f"{source}:Swapped", str(tmp_path / "t.db")
+
+    def built(result: int) -> None:
+        source.write_text(f"RESULT = {result}\n" + SWAPPED_GAME)
+        done = subprocess.run([sys.executable, "-m", "tablebase", "build", spec, "--db", db,
+                               "--force", "--quiet"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+    built(-1)  # the mover at p1 has lost: the start wins in 1
+    with open_tablebase(db) as tb:
+        answers = tb.game(spec)
+        assert (answers.probe(None).value, answers.probe(None).depth) == (Value.WIN, 1)
+        table = answers.tables()[0].positions_table
+        built(1)  # now p1 is won for its mover: the start loses in 1
+        assert (answers.probe(None).value, answers.probe(None).depth) == (Value.LOSS, 1)
+        assert [m.value for m in answers.moves("p0")[1]] == [Value.LOSS]
+        assert answers.tables()[0].positions_table != table
