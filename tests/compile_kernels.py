@@ -1,5 +1,5 @@
 """Compile the package's kernels once, before the suite: numba saves each kernel's machine
-code beside its source (`__pycache__`), and on a fresh checkout the suite's two workers and
+code beside its source (`__pycache__`), and on a fresh checkout the suite's workers and
 the processes its tests start (CLI runs, Dask workers, servers) would each compile the same
 kernels again until one had saved them. `make test` runs the three groups side by side.
 
