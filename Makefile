@@ -24,9 +24,9 @@ lint: $(STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
-# Lint first; the types are one test of the suite (tests/test_types.py). Three workers on the
-# two cores: the suite's tests wait on servers, browsers, clusters and the processes they start
-# for some 15% of its time, which a third worker fills (8:31 -> 7:38 for pytest on one machine).
+# Lint first; the types are one test of the suite (tests/test_types.py), on both cores. (A third
+# worker filled the waits on servers and browsers, 511 -> 458 s once, but in a slow spell left
+# wall-clock checks of the server and the page short of time: two it is.)
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again; and
 # the kernels compiled once, in three groups side by side (tests/compile_kernels.py), rather
@@ -37,7 +37,7 @@ test: $(STAMP)
 	$(PY) tests/compile_kernels.py tables & tables=$$!; \
 	    $(PY) tests/compile_kernels.py gravity & gravity=$$!; \
 	    $(PY) tests/compile_kernels.py search && wait $$tables && wait $$gravity
-	$(PY) -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # Byte-compiled first, as installing does (see test): the benches time whole processes.
 bench: $(STAMP)
