@@ -164,6 +164,7 @@ def test_play_a_whole_game_against_perfect_play(tab: tuple[Any, list[str]], serv
             page.click(f"#board rect[data-move='{choice['move']}']")
             played += 1
             if played == 2:  # the perfect line from here, as the table gives it
+                _settled(page)  # the computer's reply drawn: a line asked before is dropped
                 page.click("#line-button")
                 page.wait_for_selector("#line li")
         final = _shown_board(page)

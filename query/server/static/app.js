@@ -222,8 +222,9 @@ function step(direction) {
 }
 
 async function showLine() {
-  const board = state.history[state.at];
+  const token = state.token, board = state.history[state.at];
   const data = await api(`/api/${enc(state.spec)}/line?board=${enc(board)}`);
+  if (token !== state.token) return;  // another position is shown by now: this line is not its
   const items = data.line.map((s) => {
     const li = document.createElement("li");
     li.textContent = `${s.player} ${s.move} (${s.value}, ${s.depth === null ? "endless play" : `${s.depth} left`})`;

@@ -141,6 +141,7 @@ async function showLine() {
   const text = state.history[state.at];
   const query = text === null ? "" : `?position=${enc(text)}`;
   const data = await api(`/api/class/${enc(NAME)}/line${query}`);
+  if (state.history[state.at] !== text) return;  // another position is shown by now
   const list = $("line");
   list.replaceChildren();
   for (const s of data.line) {
