@@ -110,9 +110,6 @@ class SqliteBlocks(_Table):
 
     _COLUMNS = "SELECT first_code, ply, count, data FROM "
 
-    def __init__(self, conn: sqlite3.Connection, game: GameRecord) -> None:
-        super().__init__(conn, game)
-
     def _rows(self, where: str, params: tuple[int, ...]) -> list[BlockRow]:
         try:
             return [BlockRow(*row) for row in

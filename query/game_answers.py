@@ -9,19 +9,17 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Hashable
-from contextlib import ExitStack
 from typing import TextIO
 
 from tablebase.builder.games.protocol import Game
 from tablebase.builder.games.values import Value
-from tablebase.db.errors import DatabaseError
 from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
 from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.errors import MissingPositionError, MissingTableError
-from tablebase.query.tables import SWAPS_FOLLOWED
+from tablebase.query.swaps import read_following_swaps
 
 _VALUES = {-1: Value.LOSS, 0: Value.DRAW, 1: Value.WIN}
 
@@ -49,7 +47,7 @@ class GameAnswers:
 
     def readers(self) -> list[KeyedReader]:
         """The readers of the game's complete tables, in the order of `tables`."""
-        return [reader for _, reader in self._tables()]
+        return _readers(self._tables())
 
     def close(self) -> None:
         """Release the tables' readers."""
@@ -77,17 +75,8 @@ class GameAnswers:
         in one snapshot of the game's tables, following a table that a `build --force`
         swapped in since they were opened (a reader sees the old table or the new one, never
         what it kept of an old one after it was replaced)."""
-        for attempt in range(SWAPS_FOLLOWED):
-            opened = self._tables()
-            try:
-                with ExitStack() as stack:
-                    for _, reader in opened:
-                        stack.enter_context(reader.snapshot())
-                    return _first_hits([reader for _, reader in opened], keys)
-            except DatabaseError:
-                if attempt == SWAPS_FOLLOWED - 1 or not self._swapped(opened):
-                    raise
-        raise AssertionError("unreachable")
+        return read_following_swaps(self._tables, _readers, self._swapped,
+                                    lambda opened: _first_hits(_readers(opened), keys))
 
     def _swapped(self, opened: list[tuple[GameRecord, KeyedReader]]) -> bool:
         """Forget the opened tables; whether the game now has different ones (raises
@@ -193,6 +182,10 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
         if progress is not None:
             progress(len(texts))
     return written
+
+
+def _readers(opened: list[tuple[GameRecord, KeyedReader]]) -> list[KeyedReader]:
+    return [reader for _, reader in opened]
 
 
 def _first_hits(readers: list[KeyedReader], keys: list[str]

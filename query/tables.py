@@ -9,7 +9,6 @@ exactly when it can be reached from the root). The whole-board table is asked fi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -22,10 +21,10 @@ from tablebase.builder.games.grid.orders import FOUND, GAVE_UP, order_status
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.symmetry import permutations, transform
 from tablebase.builder.games.registry import grid_game
-from tablebase.db.errors import DatabaseError
 from tablebase.db.records import GameRecord, PositionArrays, TableCodes
 from tablebase.db.store import complete_tables
 from tablebase.query.errors import MissingTableError
+from tablebase.query.swaps import read_following_swaps
 
 if TYPE_CHECKING:
     from tablebase.builder.games.grid.game import GridGame
@@ -36,8 +35,6 @@ READ_BATCH = 1 << 16
 # Past this many positions, TableView.get_many reads each code's block (read_many) rather than
 # load the whole table, which costs about 12 bytes a position in memory.
 LOAD_LIMIT = 1 << 26
-# A table swapped under a read this many times in a row is an error.
-SWAPS_FOLLOWED = 8
 
 T = TypeVar("T")
 
@@ -212,20 +209,9 @@ class OpenTables:
         swapped in a new table since these were looked up, look again and retry (each retry
         follows another swap): a reader sees the old complete table or the new one, never a
         mixture."""
-        for attempt in range(SWAPS_FOLLOWED):
-            tables = self.of(spec)
-            try:
-                if len(tables) == 1:  # most games: one snapshot, without a stack (a probe's cost)
-                    with tables[0].reader.snapshot():
-                        return read()
-                with ExitStack() as stack:
-                    for table in tables:
-                        stack.enter_context(table.reader.snapshot())
-                    return read()
-            except DatabaseError:
-                if attempt == SWAPS_FOLLOWED - 1 or not self._swapped(spec, tables):
-                    raise
-        raise AssertionError("unreachable")
+        return read_following_swaps(lambda: self.of(spec), _readers,
+                                    lambda tables: self._swapped(spec, tables),
+                                    lambda _tables: read())
 
     def _swapped(self, spec: Spec, tables: list[StoredTable]) -> bool:
         """Forget the cached tables of `spec`; whether the game now has different ones."""
@@ -249,6 +235,10 @@ class OpenTables:
     def is_loaded(self, spec: Spec, table: StoredTable) -> bool:
         """Whether `loaded` keeps `table` already."""
         return (spec, table.root.key) in self._arrays
+
+
+def _readers(tables: list[StoredTable]) -> list[TableReader]:
+    return [table.reader for table in tables]
 
 
 def _close(tables: list[StoredTable]) -> None:
