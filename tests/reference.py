@@ -47,6 +47,9 @@ class Game:
         # the same test as "every cell of some line is the player's", in C.
         self._read_lines = [itemgetter(*line, *line[:1]) for line in self.lines]
         self._full = {p: (p,) * (self.k + 1) for p in (1, 2)}
+        # The images of the board of cell numbers say where each image takes its cells from:
+        # the same naive images, read with one C call each.
+        self._image_of = [itemgetter(*cells) for cells in self.images(tuple(range(self.n)))]
         self.spec = spec
         memo = lru_cache(maxsize=None)(self._solve)
         self.solve = _SOLVES.setdefault(spec, memo) if self.n <= SHARED_CELLS else memo
@@ -144,10 +147,6 @@ class Game:
     def canonical(self, board: tuple[int, ...]) -> int:
         if self.n < 2:  # itemgetter of one cell gives the cell, not a tuple
             return min(self.code(b) for b in self.images(board))
-        if not hasattr(self, "_image_of"):
-            # The images of the board of cell numbers say where each image takes its cells
-            # from: the same naive images, read with one C call each.
-            self._image_of = [itemgetter(*cells) for cells in self.images(tuple(range(self.n)))]
         return min(self.code(image(board)) for image in self._image_of)
 
     # -- plain recursive negamax --------------------------------------------------
