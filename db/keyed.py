@@ -149,7 +149,9 @@ def unpack(block: KeyedBlock, where: str) -> KeyedRows:
         value = np.frombuffer(raw, "i1", count, 4 * count)
         depth = np.frombuffer(raw, "<i4", count, 5 * count)
         keys = raw[9 * count:].decode().split("\n")
-        if len(keys) != count or keys[0] != first or not set(value.tolist()) <= {-1, 0, 1}:
+        # (The values' range checked in numpy: 2,048 of them in a few microseconds, where a set
+        # of them took some 50, a sixth of a block's decoding.)
+        if len(keys) != count or keys[0] != first or bool(((value < -1) | (value > 1)).any()):
             raise ValueError("its contents disagree with its row")
     except (ValueError, zstandard.ZstdError, UnicodeDecodeError) as e:
         raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"

@@ -141,3 +141,31 @@ def test_a_file_not_ours_is_worded_by_sqlalchemy(tmp_path: Path) -> None:
         with open_keyed_build(str(db), GameParams("g", 0, 0, 0, False, False, keyed=True),
                               force=True):
             pass
+
+
+@pytest.mark.parametrize("value, keys, first", [
+    ([1, 0, -1], ["a", "b", "c"], "a"),     # a sound block: read back
+    ([1, 2, -1], ["a", "b", "c"], "a"),     # a value past -1, 0, +1
+    ([1, 0, -128], ["a", "b", "c"], "a"),
+    ([1, 0, -1], ["a", "b"], "a"),          # fewer keys than its row counts
+    ([1, 0, -1], ["a", "b", "c"], "b"),     # a first key that is not its row's
+])
+def test_a_block_whose_check_matches_but_contents_do_not_is_damaged(
+        value: list[int], keys: list[str], first: str) -> None:
+    """The block's check guards its bytes; what they say is checked too (a block written
+    wrong, with a check over the wrong bytes, must not answer)."""
+    import zlib
+
+    from tablebase.db.errors import DamagedTableError
+    from tablebase.db.keyed import KeyedBlock, _compress, raw_block, unpack
+
+    n = len(value)
+    raw = raw_block(KeyedRows(keys, np.zeros(n, np.int32), np.array(value, np.int8),
+                              np.zeros(n, np.int32)))
+    block = KeyedBlock(first, n, _compress(raw), zlib.crc32(raw))
+    if value == [1, 0, -1] and len(keys) == n and first == keys[0]:
+        rows = unpack(block, "t")
+        assert rows.keys == keys and rows.value.tolist() == value
+    else:
+        with pytest.raises(DamagedTableError, match="damaged"):
+            unpack(block, "t")
