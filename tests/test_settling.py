@@ -132,15 +132,20 @@ def test_the_time_budget_holds_with_the_prover_beside_the_search() -> None:
 def test_past_the_head_start_both_run_and_the_search_gives_the_depth(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """With a head start of 1,000 nodes and no budget: 6x5k4 (a win the search proves in
-    23,575 nodes) is disproved by the prover first, and the search, back at full priority,
-    gives the depth and the move; 7x4k4 (a draw) is a draw in 28 plies whichever ends first;
+    23,575 nodes) is disproved by the prover, usually first, and the search, back at full
+    priority, gives the depth and the move; 7x4k4 (a draw) is a draw in 28 plies whichever ends first;
     after c3 on 6x5k4, o to move loses in 10 plies."""
     monkeypatch.setattr(settling, "HEAD_START", 1000)
     spec = parse_spec("6x5k4")
     won = settle(None, spec, [0] * spec.cells, threads=1)
     s = won.answer.solution
     assert (s.value, s.depth, won.answer.move, won.method) == (Value.WIN, 11, "c3", "search")
-    assert won.proofs is not None and won.proofs.low == Value.WIN
+    # Which of the two ends first is a race (the prover disproves it first on an idle
+    # machine, not always under load): the prover ran beside the search past its head start,
+    # and what it proved, if anything, brackets the search's value.
+    assert won.proofs is not None and won.proofs.mover is not None
+    assert won.proofs.mover.nodes > 0
+    assert won.proofs.low <= Value.WIN <= won.proofs.high
     lost = settle(None, spec, read_position(spec, None, "c3"), threads=1)
     assert (lost.answer.solution.value, lost.answer.solution.depth) == (Value.LOSS, 10)
     spec = parse_spec("7x4k4")
