@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -160,15 +161,18 @@ def _write(build: KeyedBuild, graph: Graph, value: np.ndarray, depth: np.ndarray
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
     checksum = hashlib.blake2b(digest_size=8)
-    assert graph.ranked is not None  # ranked beside the solve
+    ranked = graph.ranked
+    assert ranked is not None  # ranked beside the solve
     # The keys in key order, gathered at once (numpy's take over references: faster than a list
     # comprehension's lookups in a random order).
-    ordered = np.array(graph.keys, dtype=object)[graph.ranked]
+    ordered = np.array(graph.keys, dtype=object)[ranked]
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
-        for start in range(0, graph.size, _WRITE_CHUNK):
-            part = graph.ranked[start:start + _WRITE_CHUNK]
-            rows = KeyedRows(ordered[start:start + _WRITE_CHUNK].tolist(), graph.ply[part],
-                             value[part], depth[part])
-            build.write(rows, checksum)
-            bar.update(len(part))
+        # Chunk by chunk: the store packs the next while it writes one.
+        def chunks() -> Iterator[KeyedRows]:
+            for start in range(0, graph.size, _WRITE_CHUNK):
+                part = ranked[start:start + _WRITE_CHUNK]
+                yield KeyedRows(ordered[start:start + _WRITE_CHUNK].tolist(), graph.ply[part],
+                                value[part], depth[part])
+                bar.update(len(part))
+        build.write(chunks(), checksum)
     return checksum.hexdigest()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import zlib
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -29,7 +29,7 @@ from tablebase.db.errors import DamagedTableError, DatabaseError
 from tablebase.db.facts import PACK_THREADS
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 # Positions a block: a probe decodes one block (some tens of microseconds).
 BLOCK = 2048
@@ -95,39 +95,66 @@ def raw_block(rows: KeyedRows) -> bytes:
                      np.asarray(rows.depth, "<i4").tobytes(), "\n".join(rows.keys).encode()))
 
 
-def pack(rows: KeyedRows, pool: Executor | None = None) -> list[tuple[KeyedBlock, bytes]]:
-    """The blocks of rows in key order, each with its raw bytes (for the table's checksum);
-    compressed on `pool`'s threads where given (zstd lets go of the GIL)."""
+def _raws(rows: KeyedRows) -> tuple[list[bytes], list[tuple[str, int]]]:
+    """The raw bytes of each block of rows in key order, and each block's first key and size."""
     raws, firsts = [], []
     for start in range(0, len(rows.keys), BLOCK):
         raws.append(raw_block(KeyedRows(rows.keys[start:start + BLOCK], rows.ply[start:start + BLOCK],
                                         rows.value[start:start + BLOCK],
                                         rows.depth[start:start + BLOCK])))
         firsts.append((rows.keys[start], min(BLOCK, len(rows.keys) - start)))
-    packed = list(pool.map(_compress, raws)) if pool is not None else [_compress(r) for r in raws]
+    return raws, firsts
+
+
+def _blocks(firsts: list[tuple[str, int]], packed: Iterable[bytes],
+            raws: list[bytes]) -> list[tuple[KeyedBlock, bytes]]:
     return [(KeyedBlock(first, size, data, zlib.crc32(raw)), raw)
             for (first, size), data, raw in zip(firsts, packed, raws)]
 
 
+def pack(rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
+    """The blocks of rows in key order, each with its raw bytes (for the table's checksum)."""
+    raws, firsts = _raws(rows)
+    return _blocks(firsts, map(_compress, raws), raws)
+
+
 class Packer:
-    """Packs a build's chunks of rows (`pack`), on PACK_THREADS threads from the first chunk of
-    more than THREADED_BLOCKS blocks; `close` stops them."""
+    """Packs a build's chunks of rows, on PACK_THREADS threads from the first chunk of more
+    than THREADED_BLOCKS blocks (zstd lets go of the GIL); `close` stops them."""
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
 
-    def pack(self, rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
-        """`pack(rows)`, threaded where the chunk is large."""
-        if self._pool is None and len(rows.keys) > THREADED_BLOCKS * BLOCK:
-            from concurrent.futures import ThreadPoolExecutor
-            self._pool = ThreadPoolExecutor(PACK_THREADS)
-        return pack(rows, self._pool)
+    def stream(self, chunks: Iterable[KeyedRows]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
+        """Each chunk's blocks (`pack`), in order. Where threads pack, a chunk's blocks are
+        compressed while the caller stores the chunk before it (the writer's thread would
+        otherwise wait on them: a quarter of a large table's writing)."""
+        pending: tuple[list[Future[bytes]], list[bytes], list[tuple[str, int]]] | None = None
+        for rows in chunks:
+            if self._pool is None and len(rows.keys) > THREADED_BLOCKS * BLOCK:
+                from concurrent.futures import ThreadPoolExecutor
+                self._pool = ThreadPoolExecutor(PACK_THREADS)
+            if self._pool is None:
+                yield pack(rows)
+                continue
+            raws, firsts = _raws(rows)
+            started = ([self._pool.submit(_compress, raw) for raw in raws], raws, firsts)
+            if pending is not None:
+                yield _done(*pending)
+            pending = started
+        if pending is not None:
+            yield _done(*pending)
 
     def close(self) -> None:
         """Stop the threads, if any were started."""
         if self._pool is not None:
-            self._pool.shutdown()
+            self._pool.shutdown(cancel_futures=True)
             self._pool = None
+
+
+def _done(futures: list[Future[bytes]], raws: list[bytes],
+          firsts: list[tuple[str, int]]) -> list[tuple[KeyedBlock, bytes]]:
+    return _blocks(firsts, (f.result() for f in futures), raws)
 
 
 def _compress(raw: bytes) -> bytes:

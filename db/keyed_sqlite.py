@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import fields
 from datetime import datetime, timezone
 from typing import Any
@@ -148,22 +149,24 @@ class SqliteKeyedBuild:
             raise DatabaseError(f"cannot start the build of {params.label}: {_reason(e)}") from e
         return cls(conn, params, game_id, table)
 
-    def write(self, rows: KeyedRows, digest: Any) -> None:
-        """Append positions (ascending keys, after every key written before) as blocks, in one
-        transaction (compressed on two threads where the chunk is large); `digest` (a hashlib
-        object) takes each block's raw bytes, in order: the table's checksum."""
-        blocks = self._packer.pack(rows)
-        for _, raw in blocks:
-            digest.update(raw)
-        try:
-            with _transaction(self._conn):
-                self._conn.executemany(f'INSERT INTO "{self.table_name}" (first_key, count, data,'
-                                       " chk) VALUES (?, ?, ?, ?)",
-                                       [(b.first_key, b.size, b.data, b.check) for b, _ in blocks])
-        except sqlite3.Error as e:
-            raise DatabaseError(f"cannot write positions of {self._params.label}:"
-                                f" {_reason(e)}") from e
-        self.rows += len(rows.keys)
+    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
+        """Append every chunk's positions (ascending keys throughout) as blocks, a transaction
+        a chunk (compressed on two threads where chunks are large, the next while this one is
+        stored); `digest` (a hashlib object) takes each block's raw bytes, in order: the
+        table's checksum."""
+        for blocks in self._packer.stream(chunks):
+            for _, raw in blocks:
+                digest.update(raw)
+            try:
+                with _transaction(self._conn):
+                    self._conn.executemany(f'INSERT INTO "{self.table_name}" (first_key, count,'
+                                           " data, chk) VALUES (?, ?, ?, ?)",
+                                           [(b.first_key, b.size, b.data, b.check)
+                                            for b, _ in blocks])
+            except sqlite3.Error as e:
+                raise DatabaseError(f"cannot write positions of {self._params.label}:"
+                                    f" {_reason(e)}") from e
+            self.rows += sum(b.size for b, _ in blocks)
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         """Point the game at the new table and mark it complete, dropping the old table,

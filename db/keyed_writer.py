@@ -7,7 +7,7 @@ writer does not serve, through SQLAlchemy (db/writer.py), imported only then.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 class KeyedBuild(Protocol):
     """A build of a keyed table under way."""
 
-    def write(self, rows: KeyedRows, digest: Any) -> None:
-        """Append positions (ascending keys, after every key written before) as blocks in one
-        transaction; `digest` (a hashlib object) takes each block's raw bytes, in order."""
+    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
+        """Append every chunk's positions (ascending keys throughout) as blocks, a transaction
+        a chunk, the next chunk packed meanwhile; `digest` (a hashlib object) takes each
+        block's raw bytes, in order."""
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         """Publish the table: the game points at it, complete, atomically."""
@@ -69,22 +70,22 @@ class _UrlKeyedBuild:
         self._packer = Packer()
         stack.callback(self._packer.close)
 
-    def write(self, rows: KeyedRows, digest: Any) -> None:
+    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
         from tablebase.db.writer import write_with
 
         handle = self._handle
-        blocks = self._packer.pack(rows)
-        for _, raw in blocks:
-            digest.update(raw)
-        # Python ints, strs and bytes: what every driver binds as is.
-        data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
+        for blocks in self._packer.stream(chunks):
+            for _, raw in blocks:
+                digest.update(raw)
+            # Python ints, strs and bytes: what every driver binds as is.
+            data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
 
-        def write(conn: Connection) -> None:
-            mark = "?" if conn.dialect.name == "sqlite" else "%s"
-            conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count, data,'
-                                 f" chk) VALUES ({', '.join([mark] * 4)})", data)
-        write_with(self._engine, handle, write)
-        handle.rows += len(rows.keys)
+            def write(conn: Connection, data: list[tuple[str, int, bytes, int]] = data) -> None:
+                mark = "?" if conn.dialect.name == "sqlite" else "%s"
+                conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count,'
+                                     f" data, chk) VALUES ({', '.join([mark] * 4)})", data)
+            write_with(self._engine, handle, write)
+            handle.rows += sum(b.size for b, _ in blocks)
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         from tablebase.db.writer import finish_build

@@ -10,6 +10,7 @@ import hashlib
 import re
 import sqlite3
 import sys
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -115,7 +116,7 @@ def test_a_build_that_fails_leaves_nothing(tmp_path: Path) -> None:
     params = GameParams("g", 0, 0, 0, False, False, keyed=True)
     with pytest.raises(RuntimeError):
         with open_keyed_build(str(db), params, force=False) as build:
-            build.write(_rows(["a", "b"]), hashlib.blake2b(digest_size=8))
+            build.write([_rows(["a", "b"])], hashlib.blake2b(digest_size=8))
             raise RuntimeError("the build stops")
     with closing(sqlite3.connect(db)) as conn:
         assert conn.execute("SELECT status, positions_table FROM games").fetchall() == [
@@ -123,6 +124,72 @@ def test_a_build_that_fails_leaves_nothing(tmp_path: Path) -> None:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE"
                             " 'positions_%'").fetchone() == (0,)
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
+def _stored_blocks(db: Path) -> list[tuple[str, int, bytes]]:
+    """(first key, count, raw bytes) of the one keyed table in `db`, in key order, read with
+    sqlite3 and zstandard alone."""
+    import zstandard
+    with closing(sqlite3.connect(db)) as conn:
+        table = conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'positions_%'"
+                             " AND type = 'table'").fetchone()[0]
+        return [(first, count, zstandard.ZstdDecompressor().decompress(data))
+                for first, count, data in conn.execute(
+                    f'SELECT first_key, count, data FROM "{table}" ORDER BY first_key')]
+
+
+@pytest.mark.parametrize("url", [False, True])
+def test_chunks_packed_while_the_one_before_is_stored_are_stored_whole(
+        tmp_path: Path, url: bool) -> None:
+    # Three chunks large enough to be compressed on threads (each while the one before it is
+    # stored), then a small one: every row comes back, in order, in the documented raw format
+    # (ply int32s, value int8s, depth int32s, keys joined by newlines), and the digest is of the
+    # raw blocks in key order.
+    rng = np.random.default_rng(5)
+    sizes = [40_000, 50_000, 40_000, 300]
+    keys = [f"k{i:07d}" for i in range(sum(sizes))]
+    ply = rng.integers(0, 60, len(keys)).astype(np.int32)
+    value = rng.integers(-1, 2, len(keys)).astype(np.int8)
+    depth = rng.integers(-1, 90, len(keys)).astype(np.int32)
+    cuts = np.cumsum([0, *sizes])
+    db = tmp_path / "x.db"
+    digest = hashlib.blake2b(digest_size=8)
+    with open_keyed_build(f"sqlite:///{db}" if url else str(db),
+                          GameParams("g", 0, 0, 0, False, False, keyed=True),
+                          force=False) as build:
+        build.write((KeyedRows(keys[a:b], ply[a:b], value[a:b], depth[a:b])
+                     for a, b in zip(cuts[:-1], cuts[1:])), digest)
+    blocks = _stored_blocks(db)
+    whole = hashlib.blake2b(digest_size=8)
+    at = 0
+    for first, count, raw in blocks:
+        whole.update(raw)
+        assert first == keys[at]
+        n = count
+        assert np.array_equal(np.frombuffer(raw, "<i4", n, 0), ply[at:at + n])
+        assert np.array_equal(np.frombuffer(raw, "i1", n, 4 * n), value[at:at + n])
+        assert np.array_equal(np.frombuffer(raw, "<i4", n, 5 * n), depth[at:at + n])
+        assert raw[9 * n:].decode().split("\n") == keys[at:at + n]
+        at += n
+    assert at == len(keys)
+    assert digest.digest() == whole.digest()
+
+
+def test_a_stream_of_chunks_that_fails_leaves_nothing(tmp_path: Path) -> None:
+    def chunks() -> Iterator[KeyedRows]:
+        yield _rows([f"a{i:06d}" for i in range(40_000)])
+        yield _rows([f"b{i:06d}" for i in range(40_000)])
+        raise RuntimeError("the build stops")
+    db = tmp_path / "x.db"
+    with pytest.raises(RuntimeError):
+        with open_keyed_build(str(db), GameParams("g", 0, 0, 0, False, False, keyed=True),
+                              force=False) as build:
+            build.write(chunks(), hashlib.blake2b(digest_size=8))
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("SELECT status, positions_table FROM games").fetchall() == [
+            ("building", None)]
+        assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE"
+                            " 'positions_%'").fetchone() == (0,)
 
 
 def test_a_complete_table_is_kept_unless_forced(tmp_path: Path) -> None:
