@@ -4,7 +4,8 @@ order a breadth-first walk meets them, with its moves as edges.
 
     position i: its children are kids[first[i]:first[i + 1]] (indices, repeats kept),
     term[i] its outcome where the game is over (OPEN while it goes on),
-    ply[i] the fewest moves that reach it from the start, key[i] its stored text.
+    ply[i] the fewest moves that reach it from the start, key[i] its stored text (or, where
+    every position is a small number whose key is its digits, numbers[i] the position).
 
 The walk calls the class's `moves` and `outcome` once a position (and `symmetries` and `text`
 once a new one), in a loop kept as plain as the floor it is measured against: the time those
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tablebase.builder.games.errors import BuildTooLargeError
-from tablebase.builder.games.protocol import Game, GameFault
+from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW, Game, GameFault
 from tablebase.builder.memory import current_bytes
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 
@@ -33,6 +34,9 @@ WALK_BYTES = 72
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
+# 10, 100, ... 10**16: a number below NUMBER_KEYS_BELOW has 1 + (how many it reaches) digits.
+_POWERS = 10 ** np.arange(1, 17, dtype=np.int64)
+assert NUMBER_KEYS_BELOW == 10 ** 17  # rank_numbers pads to 17 digits
 
 
 @dataclass
@@ -44,15 +48,25 @@ class Graph:
     term: np.ndarray  # int8: -1, 0, +1 where the game is over, OPEN where it goes on
     ply: np.ndarray  # int32
     orbit: np.ndarray  # int32: distinct positions each stored one stands for
-    keys: list[str]
-    # int64: the positions in the order of their keys; None until `rank_keys` (every key a
-    # repr: no two alike, so the sort may wait and run beside the solve)
+    keys: list[str] | None  # None where `numbers` stands for them
+    # int64: the positions, where each one's key is its decimal digits (Game.plain_numbers):
+    # the keys are made as they are written, the positions ranked as numbers (`rank_numbers`)
+    numbers: np.ndarray | None
+    # int64: the positions in the order of their keys; None until `rank` (every key a repr or
+    # a number: no two alike, so the sort may wait and run beside the solve)
     ranked: np.ndarray | None
 
     @property
     def size(self) -> int:
         """How many positions (orbits) the graph holds."""
-        return len(self.keys)
+        return len(self.term)
+
+    def rank(self) -> np.ndarray:
+        """The positions in the order of their keys (`rank_numbers` or `rank_keys`)."""
+        if self.numbers is not None:
+            return rank_numbers(self.numbers)
+        assert self.keys is not None
+        return rank_keys(self.keys)
 
 
 def check_walk_fits(game: Game, memory_budget: int) -> None:
@@ -125,14 +139,16 @@ def walk(game: Game, start: Any, memory_budget: int,
     level_ends.append(n)
     ends = np.frombuffer(level_ends, dtype=np.int64)
     plies = np.repeat(np.arange(len(ends), dtype=np.int32), np.diff(ends, prepend=0))
-    # Plain values' keys need no check (the game says which: `plain_keys`); any other key is.
-    plain = None if symmetric else game.plain_keys(order)
+    # Plain values' keys need no check (the game says which: `plain_numbers`, `plain_keys`);
+    # any other key is.
+    numbers = None if symmetric else game.plain_numbers(order)
+    plain = None if symmetric or numbers is not None else game.plain_keys(order)
     if plain is not None:
         keys = plain
-    elif not symmetric:
+    elif not symmetric and numbers is None:
         keys = _keys(game, order)
     ranked = None
-    if plain is None:
+    if plain is None and numbers is None:
         _check_texts(game, order, keys)
         # A text key may be shared by two positions (a fault to name while they are at hand);
         # no two plain values share a repr.
@@ -141,7 +157,8 @@ def walk(game: Game, start: Any, memory_budget: int,
     orbits = np.frombuffer(orbit_sizes, dtype=np.int32) if symmetric \
         else np.ones(len(order), dtype=np.int32)
     return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
-                 np.frombuffer(term, dtype=np.int8), plies, orbits, keys, ranked)
+                 np.frombuffer(term, dtype=np.int8), plies, orbits,
+                 None if numbers is not None else keys, numbers, ranked)
 
 
 def _keys(game: Game, order: list[Any]) -> list[str]:
@@ -228,6 +245,16 @@ def rank_keys(keys: list[str]) -> np.ndarray:
     if len(keys) > 1 and bool((ranked[1:] == ranked[:-1]).any()):
         return _python_order(keys)
     return order.astype(np.int64)
+
+
+def rank_numbers(numbers: np.ndarray) -> np.ndarray:
+    """The positions in the order of their keys where each key is the decimal digits of a
+    number from 0 to below NUMBER_KEYS_BELOW (Game.plain_numbers), in numpy without a text
+    made: digits compare as the number padded with zeros to 17 digits, and where two pad alike
+    (12 and 120) the shorter first. No two numbers share a key, so any sort will do."""
+    digits = np.searchsorted(_POWERS, numbers, side="right") + 1
+    padded = numbers * np.power(10, 17 - digits)
+    return np.argsort(padded * 32 + digits).astype(np.int64)
 
 
 def _python_order(keys: list[str]) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.protocol import Game
-from tablebase.builder.graph import OPEN, Graph, check_walk_fits, rank_keys, walk
+from tablebase.builder.graph import OPEN, Graph, check_walk_fits, walk
 from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
@@ -88,13 +88,13 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
 
             # The keys' sort (numpy, without the GIL) on the other core while this one solves.
             with ThreadPoolExecutor(1) as other:
-                ranking = other.submit(rank_keys, graph.keys)
+                ranking = other.submit(graph.rank)
                 value, depth = solve_graph(graph, progress)
                 graph.ranked = ranking.result()
         else:
             value, depth = solve_graph(graph, progress)
             if graph.ranked is None:
-                graph.ranked = rank_keys(graph.keys)
+                graph.ranked = graph.rank()
     # Where the game is over: an outcome, or no move and none (lost at once).
     ended = (graph.term != OPEN) | (np.diff(graph.first) == 0)
     plies = _ply_counts(graph, value, ended)
@@ -105,7 +105,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
                              plies, stages, plan.budget)
     params = GameParams(game.name, 0, 0, 0, False, False, root, keyed=True)
     with _stage(stages, "write"), open_keyed_build(database, params, force=force) as build:
-        checksum = _write(build, graph, value, depth, progress)
+        checksum = _write(build, game, graph, value, depth, progress)
         build.finish(GameSummary(
             reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
             terminal_canonical=int(np.count_nonzero(ended)),
@@ -157,22 +157,28 @@ def _ply_counts(graph: Graph, value: np.ndarray, ended: np.ndarray) -> list[PlyC
     return [PlyCounts(ply, *row) for ply, row in enumerate(rows)]
 
 
-def _write(build: KeyedBuild, graph: Graph, value: np.ndarray, depth: np.ndarray,
+def _write(build: KeyedBuild, game: Game, graph: Graph, value: np.ndarray, depth: np.ndarray,
            progress: ProgressFactory) -> str:
     """Append every position in key order; return the table's checksum."""
     checksum = hashlib.blake2b(digest_size=8)
     ranked = graph.ranked
     assert ranked is not None  # ranked beside the solve
     # The keys in key order, gathered at once (numpy's take over references: faster than a list
-    # comprehension's lookups in a random order).
-    ordered = np.array(graph.keys, dtype=object)[ranked]
+    # comprehension's lookups in a random order); numbers' keys made as they are written.
+    ordered = graph.numbers[ranked] if graph.numbers is not None \
+        else np.array(graph.keys, dtype=object)[ranked]
+
+    def keys(start: int) -> list[str]:
+        part = ordered[start:start + _WRITE_CHUNK].tolist()
+        made = game.plain_keys(part) if graph.numbers is not None else part
+        assert made is not None  # numbers are plain
+        return made
     with progress(desc="write", total=graph.size, unit="pos", unit_scale=True) as bar:
         # Chunk by chunk: the store packs the next while it writes one.
         def chunks() -> Iterator[KeyedRows]:
             for start in range(0, graph.size, _WRITE_CHUNK):
                 part = ranked[start:start + _WRITE_CHUNK]
-                yield KeyedRows(ordered[start:start + _WRITE_CHUNK].tolist(), graph.ply[part],
-                                value[part], depth[part])
+                yield KeyedRows(keys(start), graph.ply[part], value[part], depth[part])
                 bar.update(len(part))
         build.write(chunks(), checksum)
     return checksum.hexdigest()

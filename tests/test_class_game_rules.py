@@ -207,3 +207,34 @@ def test_keys_are_ranked_in_pythons_order_trailing_nuls_included() -> None:
                  ["é", "a", "e"], ["x", "x"]):
         expected = sorted(range(len(keys)), key=keys.__getitem__)
         assert rank_keys(keys).tolist() == expected, keys
+
+
+def test_numbers_are_ranked_as_their_reprs() -> None:
+    """Positions that are small non-negative ints are ranked as numbers (padded digits, the
+    shorter first where two pad alike), never as texts: the order must be that of their reprs,
+    which is the order a table's keys are stored and searched in."""
+    import numpy as np
+
+    from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW
+    from tablebase.builder.graph import rank_numbers
+
+    rng = np.random.default_rng(7)
+    edge = [0, 1, 9, 10, 11, 12, 120, 1200, 99, 100, 101, 10 ** 16, 10 ** 16 - 1,
+            NUMBER_KEYS_BELOW - 1, 2 * 10 ** 15, 2, 20, 19, 199]
+    spread = [int(x) for x in rng.integers(0, NUMBER_KEYS_BELOW, 3000)]
+    small = [int(x) for x in rng.integers(0, 5000, 3000)]
+    for found in (edge, sorted(set(spread + edge)), sorted(set(small)), [5], []):
+        numbers = list(dict.fromkeys(found))
+        rng.shuffle(numbers)
+        expected = sorted(range(len(numbers)), key=lambda i: repr(numbers[i]))
+        assert rank_numbers(np.array(numbers, dtype=np.int64)).tolist() == expected
+
+
+def test_only_small_non_negative_ints_are_numbers() -> None:
+    from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW
+    from tablebase.builder.games.user.adapter import load_class_game
+
+    game = load_class_game("tests/class_games/clobber.py", "Clobber3x4")
+    assert game.plain_numbers([3, 0, NUMBER_KEYS_BELOW - 1]).tolist() == [3, 0, NUMBER_KEYS_BELOW - 1]
+    for other in ([3, -1], [NUMBER_KEYS_BELOW], [2 ** 70], [3, "3"], [3, True], [(1,)]):
+        assert game.plain_numbers(other) is None, other

@@ -8,11 +8,17 @@ the other side is to move. Values are for the side to move: +1 won, 0 drawn, -1 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tablebase.builder.games.errors import GameError
 
+if TYPE_CHECKING:
+    import numpy as np
+
 Position = Hashable
+# `plain_numbers` gives positions below this: builder/graph.py's `rank_numbers` packs one,
+# its digits padded to 17, and its count of digits into 64 bits.
+NUMBER_KEYS_BELOW = 10 ** 17
 
 
 class GameFault(GameError, ValueError):
@@ -75,6 +81,12 @@ class Game(Protocol):
     def plain_keys(self, positions: list[Position]) -> list[str] | None:
         """`fast_key` of every position where all are plain values whose keys need no check
         (one line each, none alike), else None."""
+        ...
+
+    def plain_numbers(self, positions: list[Position]) -> np.ndarray | None:
+        """The positions as an int64 array where every one is an int from 0 to below
+        NUMBER_KEYS_BELOW whose `fast_key` is its decimal digits (`plain_keys` of them gives
+        their keys), else None: a build ranks them as their keys without making the keys."""
         ...
 
     def position_of(self, key: str) -> Position:

@@ -19,8 +19,10 @@ from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tablebase.builder.games.errors import InvalidPositionError, InvalidSpecError
-from tablebase.builder.games.protocol import GameFault, Position
+from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW, GameFault, Position
 
 # The catalogue's spec column holds a game's name: at most this many characters.
 MAX_NAME = 64
@@ -343,6 +345,19 @@ class ClassGame:
         """What names a table that starts at `position`: the smallest text of its orbit (the
         catalogue's root, as users read it)."""
         return min(self.text(p) for p in self.orbit(position))
+
+    def plain_numbers(self, positions: list[Position]) -> np.ndarray | None:
+        """The positions as int64 where all are ints from 0 to below NUMBER_KEYS_BELOW (their
+        keys are their reprs: decimal digits), else None."""
+        if not set(map(type, positions)) <= _INT:
+            return None
+        try:
+            numbers = np.array(positions, dtype=np.int64)
+        except OverflowError:
+            return None
+        if len(numbers) and not (0 <= int(numbers.min()) and int(numbers.max()) < NUMBER_KEYS_BELOW):
+            return None
+        return numbers
 
     def position_of(self, key: str) -> Position:
         """The position a stored key names (`fast_key`'s inverse on its orbit): a repr read
