@@ -16,7 +16,7 @@ the catalogue still points at it).
 from __future__ import annotations
 
 import zlib
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -32,13 +32,13 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 # Positions a block: a probe decodes one block (some tens of microseconds).
-BLOCK = 2048
+BLOCK = 512
 # Decoded blocks a reader keeps: a position's moves lead to a few blocks, read again and again.
-CACHED_BLOCKS = 32
+CACHED_BLOCKS = 128
 ZSTD_LEVEL = 3
 # A chunk of at most this many blocks is compressed on the writer's own thread: starting the
 # packing threads (and importing concurrent.futures) costs more than they save on it.
-THREADED_BLOCKS = 16
+THREADED_BLOCKS = 64
 
 # Runs one statement with its parameters and returns its rows.
 Run = Callable[[str, Sequence[object]], list[tuple[object, ...]]]
@@ -106,21 +106,28 @@ def _raws(rows: KeyedRows) -> tuple[list[bytes], list[tuple[str, int]]]:
     return raws, firsts
 
 
-def _blocks(firsts: list[tuple[str, int]], packed: Iterable[bytes],
+def _blocks(firsts: list[tuple[str, int]], packed: Iterable[tuple[bytes, int]],
             raws: list[bytes]) -> list[tuple[KeyedBlock, bytes]]:
-    return [(KeyedBlock(first, size, data, zlib.crc32(raw)), raw)
-            for (first, size), data, raw in zip(firsts, packed, raws)]
+    return [(KeyedBlock(first, size, data, check), raw)
+            for (first, size), (data, check), raw in zip(firsts, packed, raws)]
+
+
+def _pack_all(raws: list[bytes]) -> list[tuple[bytes, int]]:
+    """zstd and CRC-32 of each raw block, in order (one compressor for them all, on one
+    thread: a compressor is not to be shared between threads)."""
+    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    return [(compressor.compress(raw), zlib.crc32(raw)) for raw in raws]
 
 
 def pack(rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
     """The blocks of rows in key order, each with its raw bytes (for the table's checksum)."""
     raws, firsts = _raws(rows)
-    return _blocks(firsts, map(_compress, raws), raws)
+    return _blocks(firsts, _pack_all(raws), raws)
 
 
 class Packer:
     """Packs a build's chunks of rows, on PACK_THREADS threads from the first chunk of more
-    than THREADED_BLOCKS blocks (zstd lets go of the GIL); `close` stops them."""
+    than THREADED_BLOCKS blocks (zstd and CRC-32 let go of the GIL); `close` stops them."""
 
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
@@ -128,8 +135,10 @@ class Packer:
     def stream(self, chunks: Iterable[KeyedRows]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
         """Each chunk's blocks (`pack`), in order. Where threads pack, a chunk's blocks are
         compressed while the caller stores the chunk before it (the writer's thread would
-        otherwise wait on them: a quarter of a large table's writing)."""
-        pending: tuple[list[Future[bytes]], list[bytes], list[tuple[str, int]]] | None = None
+        otherwise wait on them: a quarter of a large table's writing), each thread given a
+        run of blocks (a task a block cost the writer's thread more than its blocks did)."""
+        pending: tuple[list[Future[list[tuple[bytes, int]]]], list[bytes],
+                       list[tuple[str, int]]] | None = None
         for rows in chunks:
             if self._pool is None and len(rows.keys) > THREADED_BLOCKS * BLOCK:
                 from concurrent.futures import ThreadPoolExecutor
@@ -138,7 +147,9 @@ class Packer:
                 yield pack(rows)
                 continue
             raws, firsts = _raws(rows)
-            started = ([self._pool.submit(_compress, raw) for raw in raws], raws, firsts)
+            step = -(-len(raws) // PACK_THREADS)
+            started = ([self._pool.submit(_pack_all, raws[a:a + step])
+                        for a in range(0, len(raws), step)], raws, firsts)
             if pending is not None:
                 yield _done(*pending)
             pending = started
@@ -152,18 +163,41 @@ class Packer:
             self._pool = None
 
 
-def _done(futures: list[Future[bytes]], raws: list[bytes],
+def _done(futures: list[Future[list[tuple[bytes, int]]]], raws: list[bytes],
           firsts: list[tuple[str, int]]) -> list[tuple[KeyedBlock, bytes]]:
-    return _blocks(firsts, (f.result() for f in futures), raws)
+    return _blocks(firsts, (packed for f in futures for packed in f.result()), raws)
 
 
-def _compress(raw: bytes) -> bytes:
-    """zstd of one block (a compressor a call: one is not to be shared between threads)."""
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(raw)
+class FoundBlock(NamedTuple):
+    """A stored block decoded for lookups: its keys left as the newline-joined bytes they are
+    stored as (between a newline each side), found by a search of those bytes rather than
+    split into a list (a list of a block's keys cost a lookup more than the rest of its
+    decoding did)."""
+
+    keys: bytes
+    ply: np.ndarray
+    value: np.ndarray
+    depth: np.ndarray
+
+    def at(self, key: str) -> int:
+        """Where `key` is among the block's keys, or -1. A key is one line: the line between
+        two newlines that equals it is the key itself, and the newlines before it count it."""
+        if "\n" in key:  # no stored key is two lines (two of them joined would match)
+            return -1
+        # (A text no stored key can be, lone surrogates and all, is simply not found.)
+        at = self.keys.find(b"\n" + key.encode(errors="surrogatepass") + b"\n")
+        return -1 if at < 0 else self.keys.count(b"\n", 0, at)
 
 
 def unpack(block: KeyedBlock, where: str) -> KeyedRows:
     """The rows of a stored block: DamagedTableError naming `where` if it fails its check."""
+    found = decode(block, where)
+    return KeyedRows(found.keys[1:-1].decode().split("\n"), found.ply, found.value, found.depth)
+
+
+def decode(block: KeyedBlock, where: str) -> FoundBlock:
+    """A stored block for lookups (`unpack`'s checks): DamagedTableError naming `where` if it
+    fails its check or its contents disagree with its row."""
     first, count, data, check = block
     try:
         if not (isinstance(first, str) and type(count) is int and count > 0
@@ -175,16 +209,18 @@ def unpack(block: KeyedBlock, where: str) -> KeyedRows:
         ply = np.frombuffer(raw, "<i4", count, 0)
         value = np.frombuffer(raw, "i1", count, 4 * count)
         depth = np.frombuffer(raw, "<i4", count, 5 * count)
-        keys = raw[9 * count:].decode().split("\n")
-        # (The values' range checked in numpy: 2,048 of them in a few microseconds, where a set
-        # of them took some 50, a sixth of a block's decoding.)
-        if len(keys) != count or keys[0] != first or bool(((value < -1) | (value > 1)).any()):
+        keys = b"\n" + raw[9 * count:] + b"\n"
+        keys.decode()  # UTF-8, as written (a block that is not says so)
+        # (The values' range checked in numpy: a block's in a few microseconds, where a set of
+        # them took a sixth of a block's decoding.)
+        if keys.count(b"\n") != count + 1 or not keys.startswith(b"\n" + first.encode() + b"\n") \
+                or bool(((value < -1) | (value > 1)).any()):
             raise ValueError("its contents disagree with its row")
-    except (ValueError, zstandard.ZstdError, UnicodeDecodeError) as e:
+    except (ValueError, zstandard.ZstdError, UnicodeError) as e:
         raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"
                                 " run `tablebase verify`, then rebuild the table with --force",
                                 "a block that fails its check") from e
-    return KeyedRows(keys, ply, value, depth)
+    return FoundBlock(keys, ply, value, depth)
 
 
 class KeyedReader:
@@ -200,7 +236,7 @@ class KeyedReader:
         self._source = source
         self.table = source.table
         self.close = source.close
-        self._cache: OrderedDict[str, KeyedRows] = OrderedDict()
+        self._cache: OrderedDict[str, FoundBlock] = OrderedDict()
         self._firsts: list[str] | None = None
 
     @contextmanager
@@ -217,7 +253,7 @@ class KeyedReader:
                                     " rebuild")
             yield
 
-    def _block(self, key: str) -> KeyedRows | None:
+    def _block(self, key: str) -> FoundBlock | None:
         """The decoded block that would hold `key`, or None before the first block. The
         blocks' first keys are read once (a few hundred rows for millions of positions), so a
         key whose block is cached costs a bisect, not a query that fetches its block again."""
@@ -236,7 +272,7 @@ class KeyedReader:
             if not rows:  # the table changed under its reader: read as a damaged one
                 raise DamagedTableError(f"{self._label}: a block is missing (first key"
                                         f" {first!r:.40}); rebuild the table")
-            found = unpack(KeyedBlock(*rows[0]), self._label)  # type: ignore[arg-type]
+            found = decode(KeyedBlock(*rows[0]), self._label)  # type: ignore[arg-type]
             self._cache[first] = found
             if len(self._cache) > CACHED_BLOCKS:
                 self._cache.popitem(last=False)
@@ -253,8 +289,8 @@ class KeyedReader:
             block = self._block(key)
             if block is None:
                 continue
-            at = bisect_left(block.keys, key)
-            if at < len(block.keys) and block.keys[at] == key:
+            at = block.at(key)
+            if at >= 0:
                 out.found[i] = True
                 out.value[i], out.depth[i], out.ply[i] = block.value[at], block.depth[at], \
                     block.ply[at]

@@ -75,8 +75,8 @@ class _UrlKeyedBuild:
 
         handle = self._handle
         for blocks in self._packer.stream(chunks):
-            for _, raw in blocks:
-                digest.update(raw)
+            # One update a chunk: a call a block cost the writer's thread a wait on the GIL each.
+            digest.update(b"".join(raw for _, raw in blocks))
             # Python ints, strs and bytes: what every driver binds as is.
             data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
 

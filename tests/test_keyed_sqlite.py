@@ -225,15 +225,34 @@ def test_a_block_whose_check_matches_but_contents_do_not_is_damaged(
     import zlib
 
     from tablebase.db.errors import DamagedTableError
-    from tablebase.db.keyed import KeyedBlock, _compress, raw_block, unpack
+    from tablebase.db.keyed import KeyedBlock, _pack_all, decode, raw_block, unpack
 
     n = len(value)
     raw = raw_block(KeyedRows(keys, np.zeros(n, np.int32), np.array(value, np.int8),
                               np.zeros(n, np.int32)))
-    block = KeyedBlock(first, n, _compress(raw), zlib.crc32(raw))
+    block = KeyedBlock(first, n, _pack_all([raw])[0][0], zlib.crc32(raw))
     if sound:
         rows = unpack(block, "t")
         assert rows.keys == keys and rows.value.tolist() == value
+        assert decode(block, "t").value.tolist() == value
     else:
-        with pytest.raises(DamagedTableError, match="damaged"):
-            unpack(block, "t")
+        for read in (unpack, decode):
+            with pytest.raises(DamagedTableError, match="damaged"):
+                read(block, "t")
+
+
+def test_a_decoded_block_finds_each_key_and_no_other() -> None:
+    """Lookups search the block's newline-joined keys: each key is found at its place, and a
+    key that is only part of one (a prefix, a suffix, the middle of one, two joined) is not."""
+
+    from tablebase.db.keyed import KeyedBlock, _pack_all, decode, raw_block
+
+    keys = ["(1, 2)", "(1, 23)", "a", "ab", "b\u00e9", "x y", "~o.x/... x"]
+    n = len(keys)
+    raw = raw_block(KeyedRows(keys, np.arange(n, dtype=np.int32), np.zeros(n, np.int8),
+                              np.zeros(n, np.int32)))
+    block = decode(KeyedBlock(keys[0], n, *_pack_all([raw])[0]), "t")
+    assert [block.at(k) for k in keys] == list(range(n))
+    for absent in ("(1, 2", "1, 23)", "(1, 3)", "", "b", "\u00e9", "a\nab", "x", "~o.x/...",
+                   "\ud800"):
+        assert block.at(absent) == -1, absent
