@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 BLOCK = 512
 # Decoded blocks a reader keeps: a position's moves lead to a few blocks, read again and again.
 CACHED_BLOCKS = 128
+# Blocks fetched by one query at most (its parameters: SQLite takes 32,766).
+_FETCHED = 256
 ZSTD_LEVEL = 3
 # A chunk of at most this many blocks is compressed on the writer's own thread: starting the
 # packing threads (and importing concurrent.futures) costs more than they save on it.
@@ -253,40 +255,48 @@ class KeyedReader:
                                     " rebuild")
             yield
 
-    def _block(self, key: str) -> FoundBlock | None:
-        """The decoded block that would hold `key`, or None before the first block. The
-        blocks' first keys are read once (a few hundred rows for millions of positions), so a
-        key whose block is cached costs a bisect, not a query that fetches its block again."""
+    def _blocks_of(self, keys: Sequence[str]) -> list[FoundBlock | None]:
+        """The decoded block that would hold each key, None before the first block. The
+        blocks' first keys are read once (a few thousand rows for millions of positions), so a
+        key whose block is cached costs a bisect; the blocks not cached are fetched in one
+        query (a position's moves lead to a dozen blocks: a query each took a third of it)."""
         if self._firsts is None:
             # Sorted here, in Python's order (the blocks' own): a server's collation may differ.
             self._firsts = sorted(str(r[0]) for r in self._run(
                 f"SELECT first_key FROM {self._quoted}", []))
-        at = bisect_right(self._firsts, key) - 1
-        if at < 0:
-            return None
-        first = self._firsts[at]
-        found = self._cache.get(first)
-        if found is None:
-            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
-                             f" WHERE first_key = {self._mark}", [first])
-            if not rows:  # the table changed under its reader: read as a damaged one
-                raise DamagedTableError(f"{self._label}: a block is missing (first key"
-                                        f" {first!r:.40}); rebuild the table")
-            found = decode(KeyedBlock(*rows[0]), self._label)  # type: ignore[arg-type]
-            self._cache[first] = found
-            if len(self._cache) > CACHED_BLOCKS:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(first)
-        return found
+        firsts = [self._firsts[at] if at >= 0 else None
+                  for at in (bisect_right(self._firsts, key) - 1 for key in keys)]
+        # Held here too: more blocks than the cache keeps may be asked at once.
+        found: dict[str, FoundBlock] = {}
+        missing = []
+        for first in dict.fromkeys(f for f in firsts if f is not None):
+            cached = self._cache.get(first)
+            if cached is None:
+                missing.append(first)
+            else:
+                self._cache.move_to_end(first)
+                found[first] = cached
+        for start in range(0, len(missing), _FETCHED):
+            asked = missing[start:start + _FETCHED]
+            marks = ", ".join([self._mark] * len(asked))
+            for row in self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
+                                 f" WHERE first_key IN ({marks})", asked):
+                block = decode(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
+                found[str(row[0])] = self._cache[str(row[0])] = block
+                if len(self._cache) > CACHED_BLOCKS:
+                    self._cache.popitem(last=False)
+            for first in asked:
+                if first not in found:  # the table changed under its reader: read as damaged
+                    raise DamagedTableError(f"{self._label}: a block is missing (first key"
+                                            f" {first!r:.40}); rebuild the table")
+        return [None if first is None else found[first] for first in firsts]
 
     def lookup(self, keys: Sequence[str]) -> KeyedLookup:
         """Value (for the side to move), depth and ply of each key, in the order asked."""
         n = len(keys)
         out = KeyedLookup(np.zeros(n, bool), np.zeros(n, np.int8), np.full(n, -1, np.int32),
                           np.full(n, -1, np.int32))
-        for i, key in enumerate(keys):
-            block = self._block(key)
+        for i, (key, block) in enumerate(zip(keys, self._blocks_of(keys))):
             if block is None:
                 continue
             at = block.at(key)

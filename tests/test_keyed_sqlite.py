@@ -23,7 +23,7 @@ from tablebase.db.errors import GameExistsError, NotATablebaseError
 from tablebase.db.keyed import KeyedRows
 from tablebase.db.keyed_sqlite import KEYED_DDL, SCHEMA_DDL
 from tablebase.db.keyed_writer import open_keyed_build
-from tablebase.db.records import GameParams, GameRecord, PlyCounts
+from tablebase.db.records import GameParams, GameRecord, GameSummary, PlyCounts
 from tablebase.db.schema import keyed_table, metadata
 from tablebase.query.cli import main
 
@@ -256,3 +256,42 @@ def test_a_decoded_block_finds_each_key_and_no_other() -> None:
     for absent in ("(1, 2", "1, 23)", "(1, 3)", "", "b", "\u00e9", "a\nab", "x", "~o.x/...",
                    "\ud800"):
         assert block.at(absent) == -1, absent
+
+
+def test_one_lookup_of_more_blocks_than_are_cached_answers_every_key(tmp_path: Path) -> None:
+    """A lookup fetches the blocks it needs at once: asked for every key of a table of more
+    blocks than a reader keeps, in a random order, with keys no block holds among them, it
+    answers each one as written, and again from what it kept."""
+    from tablebase.db.keyed import BLOCK, CACHED_BLOCKS
+    from tablebase.db.store import open_store
+
+    n = BLOCK * (CACHED_BLOCKS + 70) + 17
+    keys = [f"{i:07d}" for i in range(0, 2 * n, 2)]   # even numbers: the odd ones are absent
+    rng = np.random.default_rng(11)
+    value = rng.integers(-1, 2, n).astype(np.int8)
+    depth = rng.integers(-1, 60, n).astype(np.int32)
+    ply = rng.integers(0, 40, n).astype(np.int32)
+    db = str(tmp_path / "x.db")
+    digest = hashlib.blake2b(digest_size=8)
+    with open_keyed_build(db, GameParams("g", 0, 0, 0, False, False, keyed=True),
+                          force=False) as build:
+        build.write([KeyedRows(keys, ply, value, depth)], digest)
+        build.finish(GameSummary(n, n, 0, 0, 0, n, 0, 0, 0, "t", 0.0, {}, digest.hexdigest()),
+                     [PlyCounts(0, n, n, 0, 0, n, 0)])
+    asked = [*keys, *(f"{i:07d}" for i in range(1, 2 * n, 2 * 97)), "", "~", "0000000\n"]
+    order = rng.permutation(len(asked))
+    store = open_store(db)
+    try:
+        (game,) = store.games("g")
+        reader = store.keyed(game)
+        for _ in range(2):
+            with reader.snapshot():
+                found = reader.lookup([asked[i] for i in order])
+            for j, i in enumerate(order.tolist()):
+                if i < n:
+                    assert found.found[j] and (found.value[j], found.depth[j], found.ply[j]) == (
+                        value[i], depth[i], ply[i])
+                else:
+                    assert not found.found[j], asked[i]
+    finally:
+        store.close()
