@@ -143,12 +143,12 @@ def walk(game: Game, start: Any, memory_budget: int,
     # any other key is.
     numbers = None if symmetric else game.plain_numbers(order)
     plain = None if symmetric or numbers is not None else game.plain_keys(order)
+    ranked = None
     if plain is not None:
         keys = plain
-    elif not symmetric and numbers is None:
-        keys = _keys(game, order)
-    ranked = None
-    if plain is None and numbers is None:
+    elif numbers is None:
+        if not symmetric:
+            keys = _keys(game, order)
         _check_texts(game, order, keys)
         # A text key may be shared by two positions (a fault to name while they are at hand);
         # no two plain values share a repr.
