@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 BLOCK = 512
 # Decoded blocks a reader keeps: a position's moves lead to a few blocks, read again and again.
 CACHED_BLOCKS = 128
-# Blocks fetched by one query at most (its parameters: SQLite takes 32,766).
+# Keys looked up together at most: their blocks are fetched by one query (SQLite takes 32,766
+# parameters) and held at once.
 _FETCHED = 256
 ZSTD_LEVEL = 3
 # A chunk of at most this many blocks is compressed on the writer's own thread: starting the
@@ -296,7 +297,10 @@ class KeyedReader:
         n = len(keys)
         out = KeyedLookup(np.zeros(n, bool), np.zeros(n, np.int8), np.full(n, -1, np.int32),
                           np.full(n, -1, np.int32))
-        for i, (key, block) in enumerate(zip(keys, self._blocks_of(keys))):
+        # A run of keys at a time: the blocks one run needs are held at once (at most _FETCHED).
+        blocks = (block for start in range(0, n, _FETCHED)
+                  for block in self._blocks_of(keys[start:start + _FETCHED]))
+        for i, (key, block) in enumerate(zip(keys, blocks)):
             if block is None:
                 continue
             at = block.at(key)
