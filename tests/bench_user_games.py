@@ -19,6 +19,7 @@ tables land in PATH/database/db/. Its `ttt-inf` game is written but not in its g
 the driver below adds it there before solving.
 
 Run: python tests/bench_user_games.py [--games clobber-3x4 ttt-inf ...] [--no-peer-solve]
+[--pairs N] (the floor and our build N times, one after the other: the median ratio)
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import json
 import os
 import re
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -249,8 +251,10 @@ def solve_his(case: Case, checkout: Path, python: str) -> Run | None:
     return his
 
 
-def bench(case: Case, checkout: Path | None, python: str | None, solve: bool) -> list[str]:
-    """Bench one game, printing as it goes; its row of the summary."""
+def bench(case: Case, checkout: Path | None, python: str | None, solve: bool,
+          pairs: int = 1) -> list[str]:
+    """Bench one game, printing as it goes; its row of the summary (with `pairs` > 1, its
+    ours/floor the median of that many floors and builds run one after the other)."""
     print(f"{case.name} ({case.spec})")
     game = load(case.spec)
     start = game.start()
@@ -300,10 +304,34 @@ def bench(case: Case, checkout: Path | None, python: str | None, solve: bool) ->
             compare(game, his, ours)
             if source.startswith("the plain"):
                 print(f"      (the plain solver's start: {shown(*ours[start])})")
+        floor_ratio = ratio(o_cpu, floor_s)
+        if pairs > 1 and floor_s and o_cpu and o_wall:
+            floor_ratio = _pairs(case, db, pairs, [(floor_s, o_cpu, o_wall)])
     return [case.name, f"{floor_n:,}" if floor_n else "-",
             f"{h_cpu:.1f}/{h_wall:.1f}" if his_run else "-", f"{floor_s:.2f}" if floor_s else "-",
             f"{o_cpu:.1f}/{o_wall:.1f}" if ours_run else "failed",
-            ratio(o_cpu, h_cpu), ratio(o_cpu, floor_s), shown(*our_start), shown(*his_start)]
+            ratio(o_cpu, h_cpu), floor_ratio, shown(*our_start), shown(*his_start)]
+
+
+def _pairs(case: Case, db: Path, pairs: int, runs: list[tuple[float, float, float]]) -> str:
+    """Run the floor and our build again until there are `pairs` of them, one after the other
+    (this machine's speed drifts by a fifth or more within minutes: a single pair's ratio says
+    little); print each pair's ratios and their medians and ranges; the CPU ratio's median."""
+    while len(runs) < pairs:
+        floor_run = run([sys.executable, __file__, "--floor", case.spec])
+        ours_run = run([str(TABLEBASE), "build", case.spec, "--db", str(db), "--quiet", "--force"],
+                       cwd=ROOT)
+        if floor_run.status or ours_run.status:
+            print("  (f) a pair FAILED: " + last_line(floor_run.err or ours_run.err))
+            break
+        runs.append((json.loads(floor_run.out)["seconds"], ours_run.cpu, ours_run.wall))
+    cpu = sorted(c / f for f, c, _ in runs)
+    wall = sorted(w / f for f, _, w in runs)
+    print(f"  (f) ours/floor over {len(runs)} pairs (floor {min(f for f, _, _ in runs):.2f}-"
+          f"{max(f for f, _, _ in runs):.2f} s): CPU median {statistics.median(cpu):.2f} "
+          f"({cpu[0]:.2f}-{cpu[-1]:.2f}), wall median {statistics.median(wall):.2f} "
+          f"({wall[0]:.2f}-{wall[-1]:.2f})")
+    return f"{statistics.median(cpu):.2f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python", help="its venv's interpreter (or TABLEBASE_GAMESMANPY_PYTHON)")
     parser.add_argument("--no-peer-solve", action="store_true",
                         help="read his tables as they are, without running his solver again")
+    parser.add_argument("--pairs", type=int, default=1,
+                        help="run the floor and our build this many times, one after the other,"
+                             " and give the median of ours/floor (default 1)")
     parser.add_argument("--floor", help=argparse.SUPPRESS)     # the floor's own process
     args = parser.parse_args(argv)
     if args.floor:
@@ -331,7 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"GamesmanPy: no interpreter at {python}, his solver not run (give --python PATH or "
               "TABLEBASE_GAMESMANPY_PYTHON); his tables are read as they are")
         python = None
-    rows = [bench(case, checkout, python, not args.no_peer_solve)
+    rows = [bench(case, checkout, python, not args.no_peer_solve, args.pairs)
             for case in CASES if case.name in args.games]
     header = ["game", "positions", "his s cpu/wall", "floor s cpu", "ours s cpu/wall",
               "ours/his cpu", "ours/floor cpu", "start ours", "start his"]
