@@ -251,6 +251,14 @@ def solve_his(case: Case, checkout: Path, python: str) -> Run | None:
     return his
 
 
+def _stage_peak(printed: str) -> float | None:
+    """The largest stage peak (MiB) of a build's summary table: a build resets the kernel's
+    high-water mark as each stage starts, so the process's maxrss is its last stage's."""
+    peaks = [float(size) * (1024 if unit == "GiB" else 1) for size, unit in
+             re.findall(r"^\s+\w+\s+[\d.]+\s+([\d.]+) (MiB|GiB)\s*$", printed, re.MULTILINE)]
+    return max(peaks) if peaks else None
+
+
 def bench(case: Case, checkout: Path | None, python: str | None, solve: bool,
           pairs: int = 1) -> list[str]:
     """Bench one game, printing as it goes; its row of the summary (with `pairs` > 1, its
@@ -277,7 +285,7 @@ def bench(case: Case, checkout: Path | None, python: str | None, solve: bool,
             ours_run = None
         elif ours_run is not None:
             print(f"  (c) ours: {ours_run.cpu:.2f} s CPU, {ours_run.wall:.2f} s wall, "
-                  f"{ours_run.mib:.0f} MiB peak")
+                  f"{_stage_peak(ours_run.out) or ours_run.mib:.0f} MiB peak")
             probe = run([str(TABLEBASE), "probe", case.spec, game.text(start), "--db", str(db),
                          "--json"], cwd=ROOT)
             if probe.status:
