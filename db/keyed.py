@@ -20,7 +20,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import zstandard
@@ -135,11 +135,18 @@ class Packer:
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
 
-    def stream(self, chunks: Iterable[KeyedRows]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
-        """Each chunk's blocks (`pack`), in order. Where threads pack, a chunk's blocks are
+    def stream(self, chunks: Iterable[KeyedRows], digest: Any) -> Iterator[list[KeyedBlock]]:
+        """Each chunk's blocks (`pack`), in order, their raw bytes given to `digest` (a hashlib
+        object: the table's checksum) as each is yielded, once a chunk (a call a block cost
+        the writer's thread a wait on the GIL each). Where threads pack, a chunk's blocks are
         compressed while the caller stores the chunk before it (the writer's thread would
         otherwise wait on them: a quarter of a large table's writing), each thread given a
         run of blocks (a task a block cost the writer's thread more than its blocks did)."""
+        for blocks in self._packed(chunks):
+            digest.update(b"".join(raw for _, raw in blocks))
+            yield [block for block, _ in blocks]
+
+    def _packed(self, chunks: Iterable[KeyedRows]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
         pending: tuple[list[Future[list[tuple[bytes, int]]]], list[bytes],
                        list[tuple[str, int]]] | None = None
         for rows in chunks:

@@ -154,19 +154,15 @@ class SqliteKeyedBuild:
         a chunk (compressed on two threads where chunks are large, the next while this one is
         stored); `digest` (a hashlib object) takes each block's raw bytes, in order: the
         table's checksum."""
-        for blocks in self._packer.stream(chunks):
-            # One update a chunk: a call a block cost the writer's thread a wait on the GIL each.
-            digest.update(b"".join(raw for _, raw in blocks))
+        for blocks in self._packer.stream(chunks, digest):
             try:
                 with _transaction(self._conn):
                     self._conn.executemany(f'INSERT INTO "{self.table_name}" (first_key, count,'
-                                           " data, chk) VALUES (?, ?, ?, ?)",
-                                           [(b.first_key, b.size, b.data, b.check)
-                                            for b, _ in blocks])
+                                           " data, chk) VALUES (?, ?, ?, ?)", blocks)
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot write positions of {self._params.label}:"
                                     f" {_reason(e)}") from e
-            self.rows += sum(b.size for b, _ in blocks)
+            self.rows += sum(b.size for b in blocks)
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         """Point the game at the new table and mark it complete, dropping the old table,

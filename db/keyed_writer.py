@@ -74,18 +74,16 @@ class _UrlKeyedBuild:
         from tablebase.db.writer import write_with
 
         handle = self._handle
-        for blocks in self._packer.stream(chunks):
-            # One update a chunk: a call a block cost the writer's thread a wait on the GIL each.
-            digest.update(b"".join(raw for _, raw in blocks))
+        for blocks in self._packer.stream(chunks, digest):
             # Python ints, strs and bytes: what every driver binds as is.
-            data = [(b.first_key, b.size, b.data, b.check) for b, _ in blocks]
+            data = [tuple(b) for b in blocks]
 
-            def write(conn: Connection, data: list[tuple[str, int, bytes, int]] = data) -> None:
+            def write(conn: Connection, data: list[tuple[object, ...]] = data) -> None:
                 mark = "?" if conn.dialect.name == "sqlite" else "%s"
                 conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count,'
                                      f" data, chk) VALUES ({', '.join([mark] * 4)})", data)
             write_with(self._engine, handle, write)
-            handle.rows += sum(b.size for b, _ in blocks)
+            handle.rows += sum(b.size for b in blocks)
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         from tablebase.db.writer import finish_build
