@@ -31,6 +31,9 @@ _CHECK_EVERY = 1 << 12
 # What the walk holds a reachable position in (its entry in the index of every image met,
 # numbered, and its share of the graph's arrays): 2.8 GiB for six men's morris's 42,381,185.
 WALK_BYTES = 72
+# The walk goes on in compiled code from this many positions (a multiple of _CHECK_EVERY) where
+# every one is a small int: a smaller game's walk is over before loading the compiler would pay.
+NUMBERS_FROM = 1 << 16
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
@@ -82,10 +85,12 @@ def check_walk_fits(game: Game, memory_budget: int) -> None:
 
 
 def walk(game: Game, start: Any, memory_budget: int,
-         progress: ProgressFactory = NO_PROGRESS) -> Graph:
+         progress: ProgressFactory = NO_PROGRESS, compiled: bool = True) -> Graph:
     """Every position reachable from `start` (checked: GameFault for a fault of the class);
     BuildTooLargeError once the process passes `memory_budget` bytes, before anything is
-    written."""
+    written. Where every position is a small int (`Game.plain_numbers`) and there are many,
+    the walk goes on in compiled code (builder/graph_numbers.py):
+    the same graph, made faster (not if `compiled` is false)."""
     index: dict[Any, int] = {start: 0}
     order: list[Any] = [start]
     keys: list[str] = []
@@ -102,18 +107,30 @@ def walk(game: Game, start: Any, memory_budget: int,
     # Breadth first, so a ply's positions follow one another: level_ends[d] is where ply d ends.
     level_ends = array("q")
     n = level_end = 1
+    # Where the walk goes on in compiled code if every position so far is a small int.
+    numbers_at = NUMBERS_FROM if compiled and not symmetric else 0
     with progress(desc=f"walk {game.name}", unit="pos", unit_scale=True) as bar:
         for i, p in enumerate(order):  # `order` grows while it is walked
             if i == level_end:
                 level_ends.append(level_end)
                 level_end = n
             if not i & _CHECK_EVERY - 1 and i:
+                if i == numbers_at and game.plain_numbers(order) is not None:
+                    # numba loaded only here: a small game's build does without it
+                    from tablebase.builder.graph_numbers import NotNumbers, walk_numbers
+
+                    index.clear()
+                    ends = np.array([*level_ends, level_end], dtype=np.int64)
+                    plies = np.searchsorted(ends, np.arange(n), side="right")
+                    try:
+                        parts = walk_numbers(game, order, plies, i, first, kids, term,
+                                             memory_budget, bar.update)
+                    except NotNumbers:  # the plain walk, from the start
+                        break
+                    return _numbers_graph(game, *parts)
                 bar.update(_CHECK_EVERY)
                 if current_bytes() > memory_budget:
-                    raise BuildTooLargeError(
-                        f"{game.name}: stopped after {n:,} positions, nothing written: the walk"
-                        f" passed the memory budget of {memory_budget / 2**20:,.0f} MiB; give a"
-                        " larger --memory (or a smaller game)")
+                    raise BuildTooLargeError.walk_stopped(game.name, n, memory_budget)
             try:
                 o = outcome(p)
             except Exception as e:
@@ -136,6 +153,8 @@ def walk(game: Game, start: Any, memory_budget: int,
                 except Exception as e:
                     raise _diagnosed(game, p, e) from e
             first_append(len(kids))
+    if not order:  # emptied by a compiled walk that could not go on
+        return walk(game, start, memory_budget, progress, compiled=False)
     level_ends.append(n)
     ends = np.frombuffer(level_ends, dtype=np.int64)
     plies = np.repeat(np.arange(len(ends), dtype=np.int32), np.diff(ends, prepend=0))
@@ -159,6 +178,14 @@ def walk(game: Game, start: Any, memory_budget: int,
     return Graph(np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
                  np.frombuffer(term, dtype=np.int8), plies, orbits,
                  None if numbers is not None else keys, numbers, ranked)
+
+
+def _numbers_graph(game: Game, first: np.ndarray, kids: np.ndarray, term: np.ndarray,
+                   ply: np.ndarray, numbers: np.ndarray) -> Graph:
+    """The graph walk_numbers found, its texts' reading back checked as the walk's are."""
+    _check_reads_back(game, numbers)
+    return Graph(first, kids, term, ply, np.ones(len(numbers), dtype=np.int32), None, numbers,
+                 None)
 
 
 def _keys(game: Game, order: list[Any]) -> list[str]:
@@ -222,12 +249,13 @@ def _check_group(game: Game, position: Any, orbit: list[Any]) -> None:
                                                      " symmetries must form a group")
 
 
-def _check_reads_back(game: Game, order: list[Any]) -> None:
-    """GameFault unless a sample of positions' texts read back to them."""
-    for i in range(min(len(order), _READ_BACK_ALL)):
-        game.check_reads_back(order[i], game.text(order[i]))
-    for i in range(_READ_BACK_ALL, len(order), _READ_BACK_EVERY):
-        game.check_reads_back(order[i], game.text(order[i]))
+def _check_reads_back(game: Game, order: list[Any] | np.ndarray) -> None:
+    """GameFault unless a sample of positions' texts read back to them (numbers as ints)."""
+    sample = order[:_READ_BACK_ALL] + order[_READ_BACK_ALL::_READ_BACK_EVERY] \
+        if isinstance(order, list) else \
+        np.concatenate([order[:_READ_BACK_ALL], order[_READ_BACK_ALL::_READ_BACK_EVERY]]).tolist()
+    for p in sample:
+        game.check_reads_back(p, game.text(p))
 
 
 def rank_keys(keys: list[str]) -> np.ndarray:

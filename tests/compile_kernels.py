@@ -31,6 +31,35 @@ def tables() -> None:
             with open_tablebase(db) as tb:
                 assert verify_table(tb, spec).ok
         build(parse_spec("4x3k3"), db, layout="rows")
+    numbers_walk()
+
+
+def numbers_walk() -> None:
+    """The walk of a class whose positions are small ints, in compiled code (reached at 4,096
+    positions here rather than at graph.NUMBERS_FROM: this process only)."""
+    import tablebase.builder.graph as graph
+    from tablebase.builder.games.user.adapter import ClassGame
+
+    class Ints:  # 0 -> 1, 2 -> 3, 4, 5, ...: a tree of 3**9 positions
+        name = "ints"
+
+        def start(self) -> int:
+            return 0
+
+        def moves(self, p: int) -> list[tuple[str, int]]:
+            return [] if p >= 3 ** 8 else [(str(k), 3 * p + k) for k in (1, 2, 3)]
+
+        def outcome(self, p: int) -> int | None:
+            return -1 if p >= 3 ** 8 else None
+
+        def text(self, p: int) -> str:
+            return str(p)
+
+        def read(self, text: str) -> int:
+            return int(text)
+    graph.NUMBERS_FROM = 4096
+    game = ClassGame(Ints(), "Ints", "Ints")
+    assert graph.walk(game, game.start(), 1 << 33).numbers is not None
 
 
 def search() -> None:

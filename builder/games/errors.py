@@ -34,6 +34,13 @@ class BuildTooLargeError(GameError):
     """A build estimated past what starts unasked (a billion positions, or more disk than is
     free): the message gives the estimate and how to go ahead anyway."""
 
+    @classmethod
+    def walk_stopped(cls, game: str, positions: int, budget: int) -> BuildTooLargeError:
+        """The error of a walk of a game's positions stopped at the memory budget."""
+        return cls(f"{game}: stopped after {positions:,} positions, nothing written: the walk"
+                   f" passed the memory budget of {budget / 2**20:,.0f} MiB; give a larger"
+                   " --memory (or a smaller game)")
+
 
 class WholeBoardTooLargeError(InvalidSpecError):
     """A whole-board table asked of a board with more cells than a code holds (39)."""

@@ -1,0 +1,168 @@
+"""The walk of a game whose positions are small non-negative ints (builder/graph.py), carried
+on in compiled code once it is large: the class's `outcome` and `moves` are called as before,
+once a position, a batch of positions at a time; the children they give are numbered by a
+compiled hash table rather than a dict (which, a random access a child, costs about half the
+floor's time on a large game). The numbering is the breadth-first walk's own, so the graph is
+the one the plain walk makes.
+
+Anything the table cannot hold the walk does not guess at: a child that is not an int from 0 to
+below NUMBER_KEYS_BELOW, or a call that raises, ends this walk (`NotNumbers`), and the plain
+walk starts again from the start (naming a fault of the class as it does).
+"""
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tablebase.builder.games.errors import BuildTooLargeError
+from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW, Game, GameFault
+from tablebase.builder.memory import current_bytes
+from tablebase.compiled import njit
+
+# Positions a batch: their calls in Python, then their children numbered in one compiled call.
+BATCH = 1 << 13
+# Fibonacci hashing's multiplier (2**64 / the golden ratio, odd), as an int64.
+_MULTIPLIER = 0x9E3779B97F4A7C15 - (1 << 64)
+_EMPTY = -1  # in `slots`: no position
+
+
+class NotNumbers(Exception):
+    """The walk met a child it cannot number here, or a call that raised."""
+
+
+@njit(cache=True, nogil=True)
+def _number(children: np.ndarray, counts: np.ndarray, start: int, keys: np.ndarray,
+            slots: np.ndarray, shift: int, order: np.ndarray, ply: np.ndarray, n: int,
+            kids: np.ndarray) -> int:
+    """Number the children (`counts[a]` of them for position start + a, in order): each one's
+    number in `kids`, a child met for the first time numbered n, n + 1, ... (appended to
+    `order`, one ply past its parent's); the new n."""
+    mask = keys.shape[0] - 1
+    k = 0
+    for a in range(counts.shape[0]):
+        depth = ply[start + a] + 1
+        for _ in range(counts[a]):
+            c = children[k]
+            h = np.int64(np.uint64(c * _MULTIPLIER) >> np.uint64(shift))
+            while True:
+                j = slots[h]
+                if j == _EMPTY:
+                    keys[h], slots[h] = c, n
+                    order[n], ply[n] = c, depth
+                    kids[k] = n
+                    n += 1
+                    break
+                if keys[h] == c:
+                    kids[k] = j
+                    break
+                h = (h + 1) & mask
+            k += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _insert_all(order: np.ndarray, n: int, keys: np.ndarray, slots: np.ndarray,
+                shift: int) -> None:
+    """Put order[:n] (distinct) into an empty table, numbered by their places."""
+    mask = keys.shape[0] - 1
+    for i in range(n):
+        c = order[i]
+        h = np.int64(np.uint64(c * _MULTIPLIER) >> np.uint64(shift))
+        while slots[h] != _EMPTY:
+            h = (h + 1) & mask
+        keys[h], slots[h] = c, i
+
+
+class _Table:
+    """The positions met so far (`order`, `ply`: their first n) and their index, grown as
+    needed: the index at most half full."""
+
+    def __init__(self, order: np.ndarray, ply: np.ndarray) -> None:
+        self.n = len(order)
+        self.order, self.ply = _grown(order, 2 * self.n + BATCH), _grown(ply, 2 * self.n + BATCH)
+        self._index(self.n)
+
+    def _index(self, room: int) -> None:
+        bits = max(10, (2 * room - 1).bit_length())
+        self.shift = 64 - bits
+        self.keys = np.empty(1 << bits, dtype=np.int64)
+        self.slots = np.full(1 << bits, _EMPTY, dtype=np.int64)
+        _insert_all(self.order, self.n, self.keys, self.slots, self.shift)
+
+    def make_room(self, more: int) -> None:
+        """Room for `more` positions beyond n."""
+        need = self.n + more
+        if need > len(self.order):
+            self.order = _grown(self.order[:self.n], 2 * need)
+            self.ply = _grown(self.ply[:self.n], 2 * need)
+        if 2 * need > len(self.keys):
+            self._index(need)
+
+
+def _grown(a: np.ndarray, size: int) -> np.ndarray:
+    out = np.empty(size, dtype=a.dtype)
+    out[:len(a)] = a
+    return out
+
+
+def walk_numbers(game: Game, order: list[Any], ply: np.ndarray, walked: int, first: array,
+                 kids: array, term: array, memory_budget: int,
+                 update: Callable[[int], object]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                           np.ndarray, np.ndarray]:
+    """Go on with a walk whose first `walked` positions of `order` (every one an int from 0 to
+    below NUMBER_KEYS_BELOW; `ply` theirs) have their children in `first`, `kids` and `term`;
+    return first, kids, term, ply and the positions (all int64). NotNumbers where the rest
+    cannot be walked here; BuildTooLargeError past `memory_budget`. `order` is emptied (the
+    table holds its positions)."""
+    table = _Table(np.array(order, dtype=np.int64), ply.astype(np.int32))
+    order.clear()
+    outcome, moves, checked_outcome = game.fast_outcome, game.fast_moves, game.checked_outcome
+    edges = len(kids)
+    s = walked
+    while s < table.n:
+        end = min(table.n, s + BATCH)
+        flat: list[Any] = []
+        counts = array("q")
+        ends = array("b")
+        try:
+            for p in table.order[s:end].tolist():
+                o = outcome(p)
+                if o is None:
+                    children = [c for _name, c in moves(p)]
+                    flat += children
+                    counts.append(len(children))
+                    ends.append(2)  # graph.OPEN
+                else:
+                    counts.append(0)
+                    ends.append(checked_outcome(p, o) or 0)  # a fault of the class: raised
+        except GameFault:
+            raise
+        except Exception as e:  # named by the plain walk
+            raise NotNumbers from e
+        if not set(map(type, flat)) <= {int}:
+            raise NotNumbers
+        try:
+            found = np.array(flat, dtype=np.int64)
+        except OverflowError as e:
+            raise NotNumbers from e
+        if len(found) and not (0 <= int(found.min()) and int(found.max()) < NUMBER_KEYS_BELOW):
+            raise NotNumbers
+        table.make_room(len(found))
+        numbered = np.empty(len(found), dtype=np.int64)
+        table.n = _number(found, np.frombuffer(counts, dtype=np.int64), s, table.keys,
+                          table.slots, table.shift, table.order, table.ply, table.n, numbered)
+        # Appended to the plain walk's arrays (grown in place, as the plain walk grows them).
+        first.frombytes((edges + np.cumsum(np.frombuffer(counts, dtype=np.int64))).tobytes())
+        edges += len(found)
+        kids.frombytes(numbered.tobytes())
+        term.extend(ends)
+        update(end - s)
+        s = end
+        if current_bytes() > memory_budget:
+            raise BuildTooLargeError.walk_stopped(game.name, table.n, memory_budget)
+    n = table.n
+    return (np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
+            np.frombuffer(term, dtype=np.int8), table.ply[:n].copy(), table.order[:n].copy())

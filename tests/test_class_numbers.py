@@ -1,0 +1,183 @@
+"""The walk of a class whose positions are small ints, carried on in compiled code
+(builder/graph_numbers.py) from NUMBERS_FROM positions, lowered here to reach it in small
+games: the same graph as the plain walk (numbering, edges, ends, plies, positions), every
+stored answer equal to the plain solver (tests/reference_games.py), and where a later child
+is not such an int, a call raises or an outcome is wrong, the plain walk's graph or its very
+fault."""
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tablebase.builder.graph as graph_module
+import tablebase.builder.graph_numbers as numbers_module
+from tablebase.builder.games.errors import BuildTooLargeError
+from tablebase.builder.games.protocol import GameFault
+from tablebase.builder.games.user.adapter import ClassGame
+from tablebase.builder.graph import Graph, walk
+from tablebase.builder.graph_build import build_game
+from tablebase.db.store import open_store
+from tablebase.query.game_answers import GameAnswers
+from tests.class_games.clobber import Clobber3x4, Clobber5x3
+from tests.class_games.graphs import RandomGraph
+from tests.reference_games import solve
+
+BUDGET = 8 << 30
+SEED, SIZE = 1, 30_000  # 11,401 positions reachable from 0, loops among them
+
+
+@pytest.fixture
+def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """NUMBERS_FROM lowered to 4,096 (graph's check interval), and the compiled walk's starts
+    and give-ups counted."""
+    monkeypatch.setattr(graph_module, "NUMBERS_FROM", 4096)
+    calls = {"started": 0, "gave up": 0}
+    real = numbers_module.walk_numbers
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls["started"] += 1
+        try:
+            return real(*args, **kwargs)
+        except numbers_module.NotNumbers:
+            calls["gave up"] += 1
+            raise
+    monkeypatch.setattr(numbers_module, "walk_numbers", counted)
+    return calls
+
+
+def graph_of(instance: Any, compiled: bool = True) -> Graph:
+    game = ClassGame(instance, type(instance).__name__, type(instance).__name__)
+    return walk(game, game.start(), BUDGET, compiled=compiled)
+
+
+def assert_same(a: Graph, b: Graph) -> None:
+    for name in ("first", "kids", "term", "ply", "orbit"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.numbers is not None and b.numbers is not None
+    assert np.array_equal(a.numbers, b.numbers)
+    assert a.ply.dtype == b.ply.dtype and a.kids.dtype == b.kids.dtype
+
+
+@pytest.mark.parametrize("instance", [Clobber3x4(), Clobber5x3(), RandomGraph(SEED, SIZE)],
+                         ids=["clobber-3x4", "clobber-5x3", "random-graph"])
+def test_the_compiled_walk_makes_the_plain_walks_graph(spied: dict[str, int],
+                                                       instance: Any) -> None:
+    compiled = graph_of(instance)
+    assert spied == {"started": 1, "gave up": 0}
+    assert_same(compiled, graph_of(instance, compiled=False))
+    assert spied["started"] == 1  # the plain walk did not start it
+
+
+def test_a_compiled_walks_table_equals_the_plain_solver(spied: dict[str, int],
+                                                        tmp_path: Path) -> None:
+    instance = RandomGraph(SEED, SIZE)
+    game = ClassGame(instance, "RandomGraph", "graphs.py:RandomGraph")
+    db = str(tmp_path / "g.db")
+    report = build_game(game, db)
+    assert spied == {"started": 1, "gave up": 0}
+    truth = solve(instance)
+    assert report.canonical == len(truth) == 11_401
+    store = open_store(db)
+    answers = GameAnswers(game, store)
+    try:
+        for position, (value, depth) in truth.items():
+            probe = answers.probe(instance.text(position))
+            assert (int(probe.value), probe.depth) == (value, depth), position
+    finally:
+        answers.close()
+        store.close()
+
+
+@cache
+def late_node() -> int:
+    """A node the walk of RandomGraph(SEED, SIZE) meets among its last (past the switch),
+    where play goes on by a move."""
+    graph = graph_of(RandomGraph(SEED, SIZE), compiled=False)
+    assert graph.numbers is not None and graph.size > 10_000
+    going_on = (graph.term == graph_module.OPEN) & (np.diff(graph.first) > 0)
+    return int(graph.numbers[np.flatnonzero(going_on)[-1]])
+
+
+class Odd(RandomGraph):
+    """RandomGraph with one late node given as another value (`shown`), read back by text."""
+
+    def __init__(self, node: int, shown: Any) -> None:
+        super().__init__(SEED, SIZE)
+        self.node, self.shown = node, shown
+
+    def start(self) -> Any:
+        return self._out(0)
+
+    def _in(self, p: Any) -> int:
+        return self.node if type(p) is type(self.shown) and p == self.shown else int(p)
+
+    def _out(self, v: int) -> Any:
+        return self.shown if v == self.node else v
+
+    def outcome(self, p: Any) -> int | None:
+        return super().outcome(self._in(p))
+
+    def moves(self, p: Any) -> list[tuple[str, Any]]:
+        return [(name, self._out(c)) for name, c in super().moves(self._in(p))]
+
+    def text(self, p: Any) -> str:
+        return super().text(self._in(p))
+
+    def read(self, text: str) -> Any:
+        return self._out(super().read(text))
+
+
+@pytest.mark.parametrize("shown", ["a string", 0.5, -1, 10 ** 17, 2 ** 70],
+                         ids=["str", "float", "negative", "ten-to-the-17", "past-int64"])
+def test_a_child_that_is_not_a_small_int_gives_the_plain_walks_graph(
+        spied: dict[str, int], shown: Any) -> None:
+    node = late_node()
+    odd = Odd(node, shown)
+    compiled = graph_of(odd)
+    assert spied == {"started": 1, "gave up": 1}
+    plain = graph_of(odd, compiled=False)
+    for name in ("first", "kids", "term", "ply", "orbit"):
+        assert np.array_equal(getattr(compiled, name), getattr(plain, name)), name
+    assert compiled.numbers is None and compiled.keys == plain.keys
+    assert len(compiled.keys) == 11_401  # the odd node there, as itself
+
+
+class LateFault(RandomGraph):
+    def __init__(self, node: int, where: str) -> None:
+        super().__init__(SEED, SIZE)
+        self.node, self.where = node, where
+
+    def outcome(self, p: int) -> Any:
+        if p == self.node and self.where == "outcome":
+            return "won"
+        if p == self.node and self.where == "outcome raises":
+            raise KeyError("no such node")
+        return super().outcome(p)
+
+    def moves(self, p: int) -> list[tuple[str, int]]:
+        if p == self.node and self.where == "moves":
+            raise ZeroDivisionError("division by zero")
+        return super().moves(p)
+
+
+@pytest.mark.parametrize("where", ["outcome", "outcome raises", "moves"])
+def test_a_late_fault_is_the_plain_walks_fault(spied: dict[str, int], where: str) -> None:
+    node = late_node()
+    with pytest.raises(GameFault) as compiled:
+        graph_of(LateFault(node, where))
+    assert spied["started"] == 1
+    with pytest.raises(GameFault) as plain:
+        graph_of(LateFault(node, where), compiled=False)
+    assert str(compiled.value) == str(plain.value)
+    assert f"n{node}" in str(compiled.value)
+
+
+def test_the_compiled_walk_keeps_to_the_memory_budget(spied: dict[str, int]) -> None:
+    game = ClassGame(RandomGraph(SEED, SIZE), "RandomGraph", "RandomGraph")
+    with pytest.raises(BuildTooLargeError, match="memory budget"):
+        walk(game, game.start(), 1)
+    assert spied["started"] == 1
