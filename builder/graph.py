@@ -85,12 +85,14 @@ def check_walk_fits(game: Game, memory_budget: int) -> None:
 
 
 def walk(game: Game, start: Any, memory_budget: int,
-         progress: ProgressFactory = NO_PROGRESS, compiled: bool = True) -> Graph:
+         progress: ProgressFactory = NO_PROGRESS, compiled: bool = True,
+         workers: int | None = None) -> Graph:
     """Every position reachable from `start` (checked: GameFault for a fault of the class);
     BuildTooLargeError once the process passes `memory_budget` bytes, before anything is
     written. Where every position is a small int (`Game.plain_numbers`) and there are many,
-    the walk goes on in compiled code (builder/graph_numbers.py):
-    the same graph, made faster (not if `compiled` is false)."""
+    the walk goes on in compiled code (builder/graph_numbers.py), the class's calls made by
+    `workers` processes (default: one a core; 1: this one): the same graph, made faster (not
+    if `compiled` is false)."""
     index: dict[Any, int] = {start: 0}
     order: list[Any] = [start]
     keys: list[str] = []
@@ -118,13 +120,15 @@ def walk(game: Game, start: Any, memory_budget: int,
                 if i == numbers_at and game.plain_numbers(order) is not None:
                     # numba loaded only here: a small game's build does without it
                     from tablebase.builder.graph_numbers import NotNumbers, walk_numbers
+                    from tablebase.builder.threads import THREADS
 
                     index.clear()
                     ends = np.array([*level_ends, level_end], dtype=np.int64)
                     plies = np.searchsorted(ends, np.arange(n), side="right")
                     try:
                         parts = walk_numbers(game, order, plies, i, first, kids, term,
-                                             memory_budget, bar.update)
+                                             memory_budget, bar.update,
+                                             THREADS if workers is None else workers)
                     except NotNumbers:  # the plain walk, from the start
                         break
                     return _numbers_graph(game, *parts)

@@ -2,8 +2,10 @@
 on in compiled code once it is large: the class's `outcome` and `moves` are called as before,
 once a position, a batch of positions at a time; the children they give are numbered by a
 compiled hash table rather than a dict (which, a random access a child, costs about half the
-floor's time on a large game). The numbering is the breadth-first walk's own, so the graph is
-the one the plain walk makes.
+floor's time on a large game). The calls are made by forked worker processes, one a core (they
+hold the class as this process does; positions go as int64 and come back as int64), while this
+process numbers what they give, in order. The numbering is the breadth-first walk's own, so the
+graph is the one the plain walk makes.
 
 Anything the table cannot hold the walk does not guess at: a child that is not an int from 0 to
 below NUMBER_KEYS_BELOW, or a call that raises, ends this walk (`NotNumbers`), and the plain
@@ -11,8 +13,11 @@ walk starts again from the start (naming a fault of the class as it does).
 """
 from __future__ import annotations
 
+import signal
 from array import array
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -27,6 +32,8 @@ BATCH = 1 << 13
 # Fibonacci hashing's multiplier (2**64 / the golden ratio, odd), as an int64.
 _MULTIPLIER = 0x9E3779B97F4A7C15 - (1 << 64)
 _EMPTY = -1  # in `slots`: no position
+# Batches each worker has in hand (so none waits for the next to be sent).
+_AHEAD = 2
 
 
 class NotNumbers(Exception):
@@ -108,61 +115,129 @@ def _grown(a: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
+Calls = tuple[Callable[[Any], object], Callable[[Any], Any], Callable[[Any, object], Any]]
+
+
+def _calls(calls: Calls, batch: list[int]) -> tuple[np.ndarray, array, array]:
+    """The batch's children (int64, in order), how many each position has, and each one's end
+    (-1, 0, +1, or 2 where play goes on). GameFault for a wrong outcome; NotNumbers where a call
+    raised or a child is not an int from 0 to below NUMBER_KEYS_BELOW."""
+    outcome, moves, checked_outcome = calls
+    flat: list[Any] = []
+    counts = array("q")
+    ends = array("b")
+    try:
+        for p in batch:
+            o = outcome(p)
+            if o is None:
+                children = [c for _name, c in moves(p)]
+                flat += children
+                counts.append(len(children))
+                ends.append(2)  # graph.OPEN
+            else:
+                counts.append(0)
+                ends.append(checked_outcome(p, o) or 0)  # a fault of the class: raised
+    except GameFault:
+        raise
+    except Exception as e:  # named by the plain walk
+        raise NotNumbers from e
+    if not set(map(type, flat)) <= {int}:
+        raise NotNumbers
+    try:
+        found = np.array(flat, dtype=np.int64)
+    except OverflowError as e:
+        raise NotNumbers from e
+    if len(found) and not (0 <= int(found.min()) and int(found.max()) < NUMBER_KEYS_BELOW):
+        raise NotNumbers
+    return found, counts, ends
+
+
+_worker: Calls | None = None  # a worker process's: the class's calls, inherited as it forks
+
+
+def _start_worker(calls: Calls) -> None:
+    global _worker
+    _worker = calls
+    # Ctrl-C is the build's to handle (it stops the workers): none prints a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _in_worker(batch: np.ndarray) -> tuple[np.ndarray, array, array] | None:
+    """`_calls` in a worker; None where it raised (the walk calls again, and names it)."""
+    assert _worker is not None
+    try:
+        return _calls(_worker, batch.tolist())
+    except Exception:
+        return None
+
+
 def walk_numbers(game: Game, order: list[Any], ply: np.ndarray, walked: int, first: array,
                  kids: array, term: array, memory_budget: int,
-                 update: Callable[[int], object]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                           np.ndarray, np.ndarray]:
+                 update: Callable[[int], object], workers: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Go on with a walk whose first `walked` positions of `order` (every one an int from 0 to
     below NUMBER_KEYS_BELOW; `ply` theirs) have their children in `first`, `kids` and `term`;
-    return first, kids, term, ply and the positions (all int64). NotNumbers where the rest
-    cannot be walked here; BuildTooLargeError past `memory_budget`. `order` is emptied (the
-    table holds its positions)."""
+    return first, kids, term, ply and the positions (all int64). The class's calls are made by
+    `workers` forked processes (none: 1 or less), a batch each, while this one numbers what
+    they give, in order. NotNumbers where the rest cannot be walked here; BuildTooLargeError
+    past `memory_budget`. `order` is emptied (the table holds its positions)."""
     table = _Table(np.array(order, dtype=np.int64), ply.astype(np.int32))
     order.clear()
-    outcome, moves, checked_outcome = game.fast_outcome, game.fast_moves, game.checked_outcome
+    calls: Calls = (game.fast_outcome, game.fast_moves, game.checked_outcome)
     edges = len(kids)
-    s = walked
-    while s < table.n:
-        end = min(table.n, s + BATCH)
-        flat: list[Any] = []
-        counts = array("q")
-        ends = array("b")
-        try:
-            for p in table.order[s:end].tolist():
-                o = outcome(p)
-                if o is None:
-                    children = [c for _name, c in moves(p)]
-                    flat += children
-                    counts.append(len(children))
-                    ends.append(2)  # graph.OPEN
-                else:
-                    counts.append(0)
-                    ends.append(checked_outcome(p, o) or 0)  # a fault of the class: raised
-        except GameFault:
-            raise
-        except Exception as e:  # named by the plain walk
-            raise NotNumbers from e
-        if not set(map(type, flat)) <= {int}:
-            raise NotNumbers
-        try:
-            found = np.array(flat, dtype=np.int64)
-        except OverflowError as e:
-            raise NotNumbers from e
-        if len(found) and not (0 <= int(found.min()) and int(found.max()) < NUMBER_KEYS_BELOW):
-            raise NotNumbers
-        table.make_room(len(found))
-        numbered = np.empty(len(found), dtype=np.int64)
-        table.n = _number(found, np.frombuffer(counts, dtype=np.int64), s, table.keys,
-                          table.slots, table.shift, table.order, table.ply, table.n, numbered)
-        # Appended to the plain walk's arrays (grown in place, as the plain walk grows them).
-        first.frombytes((edges + np.cumsum(np.frombuffer(counts, dtype=np.int64))).tobytes())
-        edges += len(found)
-        kids.frombytes(numbered.tobytes())
-        term.extend(ends)
-        update(end - s)
-        s = end
-        if current_bytes() > memory_budget:
-            raise BuildTooLargeError.walk_stopped(game.name, table.n, memory_budget)
+    s = sent = walked
+    pending: deque[tuple[int, Any]] = deque()
+    with _pool(calls, workers) as pool:
+        while sent < table.n or pending:
+            if pool is None:
+                end = sent = min(table.n, s + BATCH)
+                found, counts, ends = _calls(calls, table.order[s:end].tolist())
+            else:
+                # A short batch only where none is in hand: the next ones bring more positions.
+                while len(pending) < _AHEAD * workers and \
+                        (table.n - sent >= BATCH or (sent < table.n and not pending)):
+                    end = min(table.n, sent + BATCH)
+                    pending.append((end, pool.apply_async(_in_worker, (table.order[sent:end],))))
+                    sent = end
+                end, job = pending.popleft()
+                try:
+                    got = job.get()
+                except Exception:  # a worker that failed: called here
+                    got = None
+                found, counts, ends = got or _calls(calls, table.order[s:end].tolist())
+            table.make_room(len(found))
+            numbered = np.empty(len(found), dtype=np.int64)
+            table.n = _number(found, np.frombuffer(counts, dtype=np.int64), s, table.keys,
+                              table.slots, table.shift, table.order, table.ply, table.n,
+                              numbered)
+            # Appended to the plain walk's arrays (grown in place, as the plain walk grows them).
+            first.frombytes((edges + np.cumsum(np.frombuffer(counts, dtype=np.int64))).tobytes())
+            edges += len(found)
+            kids.frombytes(numbered.tobytes())
+            term.extend(ends)
+            update(end - s)
+            s = end
+            if current_bytes() > memory_budget:
+                raise BuildTooLargeError.walk_stopped(game.name, table.n, memory_budget)
     n = table.n
     return (np.frombuffer(first, dtype=np.int64), np.frombuffer(kids, dtype=np.int64),
             np.frombuffer(term, dtype=np.int8), table.ply[:n].copy(), table.order[:n].copy())
+
+
+@contextmanager
+def _pool(calls: Calls, workers: int) -> Iterator[Any]:
+    """`workers` forked processes holding the class's calls (None for fewer than 2), stopped
+    at the end."""
+    if workers < 2:
+        yield None
+        return
+    import multiprocessing
+
+    # Forked: the workers hold the class (a user's, loaded from a file) as this process does;
+    # only positions and what the calls give are pickled.
+    pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, (calls,))
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()

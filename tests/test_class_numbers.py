@@ -1,11 +1,18 @@
 """The walk of a class whose positions are small ints, carried on in compiled code
 (builder/graph_numbers.py) from NUMBERS_FROM positions, lowered here to reach it in small
-games: the same graph as the plain walk (numbering, edges, ends, plies, positions), every
-stored answer equal to the plain solver (tests/reference_games.py), and where a later child
-is not such an int, a call raises or an outcome is wrong, the plain walk's graph or its very
-fault."""
+games, the class's calls in this process or on two forked ones: the same graph as the plain
+walk (numbering, edges, ends, plies, positions), every stored answer equal to the plain solver
+(tests/reference_games.py), and where a later child is not such an int, a call raises or an
+outcome is wrong, the plain walk's graph or its very fault."""
 from __future__ import annotations
 
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,7 +29,7 @@ from tablebase.builder.graph import Graph, walk
 from tablebase.builder.graph_build import build_game
 from tablebase.db.store import open_store
 from tablebase.query.game_answers import GameAnswers
-from tests.class_games.clobber import Clobber3x4, Clobber5x3
+from tests.class_games.clobber import Clobber3x4
 from tests.class_games.graphs import RandomGraph
 from tests.reference_games import solve
 
@@ -49,9 +56,10 @@ def spied(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return calls
 
 
-def graph_of(instance: Any, compiled: bool = True) -> Graph:
+def graph_of(instance: Any, compiled: bool = True, workers: int = 2) -> Graph:
+    """The walk's graph; the compiled walk's calls on `workers` forked processes (1: none)."""
     game = ClassGame(instance, type(instance).__name__, type(instance).__name__)
-    return walk(game, game.start(), BUDGET, compiled=compiled)
+    return walk(game, game.start(), BUDGET, compiled=compiled, workers=workers)
 
 
 def assert_same(a: Graph, b: Graph) -> None:
@@ -62,11 +70,12 @@ def assert_same(a: Graph, b: Graph) -> None:
     assert a.ply.dtype == b.ply.dtype and a.kids.dtype == b.kids.dtype
 
 
-@pytest.mark.parametrize("instance", [Clobber3x4(), Clobber5x3(), RandomGraph(SEED, SIZE)],
-                         ids=["clobber-3x4", "clobber-5x3", "random-graph"])
-def test_the_compiled_walk_makes_the_plain_walks_graph(spied: dict[str, int],
-                                                       instance: Any) -> None:
-    compiled = graph_of(instance)
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("instance", [Clobber3x4(), RandomGraph(SEED, SIZE)],
+                         ids=["clobber-3x4", "random-graph"])
+def test_the_compiled_walk_makes_the_plain_walks_graph(spied: dict[str, int], instance: Any,
+                                                       workers: int) -> None:
+    compiled = graph_of(instance, workers=workers)
     assert spied == {"started": 1, "gave up": 0}
     assert_same(compiled, graph_of(instance, compiled=False))
     assert spied["started"] == 1  # the plain walk did not start it
@@ -164,11 +173,13 @@ class LateFault(RandomGraph):
         return super().moves(p)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("where", ["outcome", "outcome raises", "moves"])
-def test_a_late_fault_is_the_plain_walks_fault(spied: dict[str, int], where: str) -> None:
+def test_a_late_fault_is_the_plain_walks_fault(spied: dict[str, int], where: str,
+                                               workers: int) -> None:
     node = late_node()
     with pytest.raises(GameFault) as compiled:
-        graph_of(LateFault(node, where))
+        graph_of(LateFault(node, where), workers=workers)
     assert spied["started"] == 1
     with pytest.raises(GameFault) as plain:
         graph_of(LateFault(node, where), compiled=False)
@@ -181,3 +192,39 @@ def test_the_compiled_walk_keeps_to_the_memory_budget(spied: dict[str, int]) -> 
     with pytest.raises(BuildTooLargeError, match="memory budget"):
         walk(game, game.start(), 1)
     assert spied["started"] == 1
+
+
+def test_ctrl_c_in_the_compiled_walk_is_one_line_and_stops_every_worker(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while the workers
+    make the class's calls: the build's one line, its exit status, no table, no process left."""
+    mark, db = tmp_path / "mark", tmp_path / "t.db"
+    spec = f"{Path(__file__).parent / 'class_games' / 'ints.py'}:SlowTree"
+    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "build", spec, "--db", str(db),
+                             "--quiet"], env={**os.environ, "TABLEBASE_TEST_MARK": str(mark)},
+                            start_new_session=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not mark.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err.startswith("tablebase: interrupted") and err.count("\n") == 1, err
+    deadline = time.monotonic() + 10
+    while True:  # the workers gone with the build
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "a worker outlived the build"
+        time.sleep(0.05)
+    if db.exists():
+        with closing(sqlite3.connect(db)) as conn:
+            assert not conn.execute("SELECT name FROM sqlite_master WHERE name = 'games'")\
+                .fetchall() or not conn.execute("SELECT * FROM games WHERE status = 'complete'")\
+                .fetchall()
