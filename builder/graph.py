@@ -32,8 +32,10 @@ _CHECK_EVERY = 1 << 12
 # numbered, and its share of the graph's arrays): 2.8 GiB for six men's morris's 42,381,185.
 WALK_BYTES = 72
 # The walk goes on in compiled code from this many positions (a multiple of _CHECK_EVERY) where
-# every one is a small int: a smaller game's walk is over before loading the compiler would pay.
-NUMBERS_FROM = 1 << 16
+# every one is a small int: a smaller game's walk is over before loading the compiler (some 0.5 s
+# of CPU) and starting the workers would pay (clobber-5x3's 206,805 positions: 1.5-2.0 s of CPU
+# walked plainly, 2.0-2.5 s compiled from 65,536, no sooner done).
+NUMBERS_FROM = 1 << 18
 # Texts read back, to check the class reads what it writes: every one of the first this many
 # positions, then one in _READ_BACK_EVERY.
 _READ_BACK_ALL, _READ_BACK_EVERY = 1_000, 211
