@@ -189,22 +189,23 @@ def walk_numbers(game: Game, order: list[Any], ply: np.ndarray, walked: int, fir
     pending: deque[tuple[int, Any]] = deque()
     with _pool(calls, workers) as pool:
         while sent < table.n or pending:
-            if pool is None:
-                end = sent = min(table.n, s + BATCH)
-                found, counts, ends = _calls(calls, table.order[s:end].tolist())
+            got: tuple[np.ndarray, array, array] | None = None
+            if pool is None or pool.lost:
+                if pending:  # what a lost worker held is called here, with what was in hand
+                    end, job = pending.popleft()
+                    got = job.get() if job.ready() and job.successful() else None
+                else:
+                    end = sent = min(table.n, s + BATCH)
             else:
                 # A short batch only where none is in hand: the next ones bring more positions.
                 while len(pending) < _AHEAD * workers and \
                         (table.n - sent >= BATCH or (sent < table.n and not pending)):
                     end = min(table.n, sent + BATCH)
-                    pending.append((end, pool.apply_async(_in_worker, (table.order[sent:end],))))
+                    pending.append((end, pool.submit(table.order[sent:end])))
                     sent = end
                 end, job = pending.popleft()
-                try:
-                    got = job.get()
-                except Exception:  # a worker that failed: called here
-                    got = None
-                found, counts, ends = got or _calls(calls, table.order[s:end].tolist())
+                got = pool.result(job)
+            found, counts, ends = got or _calls(calls, table.order[s:end].tolist())
             table.make_room(len(found))
             numbered = np.empty(len(found), dtype=np.int64)
             table.n = _number(found, np.frombuffer(counts, dtype=np.int64), s, table.keys,
@@ -224,20 +225,55 @@ def walk_numbers(game: Game, order: list[Any], ply: np.ndarray, walked: int, fir
             np.frombuffer(term, dtype=np.int8), table.ply[:n].copy(), table.order[:n].copy())
 
 
+class _Workers:
+    """`workers` forked processes holding the class's calls, each given a batch at a time."""
+
+    def __init__(self, calls: Calls, workers: int) -> None:
+        import multiprocessing
+
+        # Forked: the workers hold the class (a user's, loaded from a file) as this process
+        # does; only positions and what the calls give are pickled.
+        self.pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, (calls,))
+        self.pids = self._pids()
+        self.lost = False  # a worker died (killed, crashed): its batch will never come back
+
+    def _pids(self) -> set[int]:
+        # Pool's own list (private): it replaces a worker that died, and the batch that worker
+        # held is never answered, so a changed list is how the loss shows.
+        return {p.pid for p in self.pool._pool}  # type: ignore[attr-defined]
+
+    def submit(self, batch: np.ndarray) -> Any:
+        """The batch's calls, started on a worker."""
+        return self.pool.apply_async(_in_worker, (batch,))
+
+    def result(self, job: Any) -> tuple[np.ndarray, array, array] | None:
+        """What a worker gave; None where it raised, its batch could not be pickled, or a
+        worker was lost (`lost` then set: the rest is walked here)."""
+        from multiprocessing import TimeoutError as Waited
+
+        while True:
+            try:
+                return job.get(timeout=0.5)
+            except Waited:
+                if self._pids() != self.pids:
+                    self.lost = True
+                    return None
+            except Exception:
+                return None
+
+    def close(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
 @contextmanager
-def _pool(calls: Calls, workers: int) -> Iterator[Any]:
-    """`workers` forked processes holding the class's calls (None for fewer than 2), stopped
-    at the end."""
+def _pool(calls: Calls, workers: int) -> Iterator[_Workers | None]:
+    """The workers (None for fewer than 2), stopped at the end."""
     if workers < 2:
         yield None
         return
-    import multiprocessing
-
-    # Forked: the workers hold the class (a user's, loaded from a file) as this process does;
-    # only positions and what the calls give are pickled.
-    pool = multiprocessing.get_context("fork").Pool(workers, _start_worker, (calls,))
+    pool = _Workers(calls, workers)
     try:
         yield pool
     finally:
-        pool.terminate()
-        pool.join()
+        pool.close()

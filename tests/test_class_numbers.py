@@ -6,6 +6,7 @@ walk (numbering, edges, ends, plies, positions), every stored answer equal to th
 outcome is wrong, the plain walk's graph or its very fault."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sqlite3
@@ -185,6 +186,27 @@ def test_a_late_fault_is_the_plain_walks_fault(spied: dict[str, int], where: str
         graph_of(LateFault(node, where), compiled=False)
     assert str(compiled.value) == str(plain.value)
     assert f"n{node}" in str(compiled.value)
+
+
+class WorkerDies(RandomGraph):
+    """RandomGraph whose `moves` ends the worker process it runs in at one late node."""
+
+    def __init__(self, node: int) -> None:
+        super().__init__(SEED, SIZE)
+        self.node = node
+
+    def moves(self, p: int) -> list[tuple[str, int]]:
+        if p == self.node and multiprocessing.parent_process() is not None:
+            os._exit(3)  # as a worker killed mid-batch would
+        return super().moves(p)
+
+
+def test_a_worker_that_dies_leaves_the_rest_to_the_build(spied: dict[str, int]) -> None:
+    """A worker lost mid-batch (its batch never answered): the walk goes on in this process,
+    the same graph, not a wait for ever."""
+    graph = graph_of(WorkerDies(late_node()))
+    assert spied == {"started": 1, "gave up": 0}
+    assert_same(graph, graph_of(RandomGraph(SEED, SIZE), compiled=False))
 
 
 def test_the_compiled_walk_keeps_to_the_memory_budget(spied: dict[str, int]) -> None:
