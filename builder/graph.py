@@ -113,6 +113,7 @@ def walk(game: Game, start: Any, memory_budget: int,
     n = level_end = 1
     # Where the walk goes on in compiled code if every position so far is a small int.
     numbers_at = NUMBERS_FROM if compiled and not symmetric else 0
+    gave_up = False  # the compiled walk met what it cannot number: the plain walk starts again
     with progress(desc=f"walk {game.name}", unit="pos", unit_scale=True) as bar:
         for i, p in enumerate(order):  # `order` grows while it is walked
             if i == level_end:
@@ -131,7 +132,8 @@ def walk(game: Game, start: Any, memory_budget: int,
                         parts = walk_numbers(game, order, plies, i, first, kids, term,
                                              memory_budget, bar.update,
                                              THREADS if workers is None else workers)
-                    except NotNumbers:  # the plain walk, from the start
+                    except NotNumbers:
+                        gave_up = True
                         break
                     return _numbers_graph(game, *parts)
                 bar.update(_CHECK_EVERY)
@@ -159,7 +161,7 @@ def walk(game: Game, start: Any, memory_budget: int,
                 except Exception as e:
                     raise _diagnosed(game, p, e) from e
             first_append(len(kids))
-    if not order:  # emptied by a compiled walk that could not go on
+    if gave_up:  # from the start (walk_numbers has emptied `order`)
         return walk(game, start, memory_budget, progress, compiled=False)
     level_ends.append(n)
     ends = np.frombuffer(level_ends, dtype=np.int64)

@@ -28,11 +28,9 @@ from tablebase.builder.games.protocol import GameFault
 from tablebase.builder.games.user.adapter import ClassGame
 from tablebase.builder.graph import Graph, walk
 from tablebase.builder.graph_build import build_game
-from tablebase.db.store import open_store
-from tablebase.query.game_answers import GameAnswers
 from tests.class_games.clobber import Clobber3x4
 from tests.class_games.graphs import RandomGraph
-from tests.reference_games import solve
+from tests.test_class_games import answers_equal_the_plain_solver
 
 BUDGET = 8 << 30
 SEED, SIZE = 1, 30_000  # 11,401 positions reachable from 0, loops among them
@@ -89,17 +87,7 @@ def test_a_compiled_walks_table_equals_the_plain_solver(spied: dict[str, int],
     db = str(tmp_path / "g.db")
     report = build_game(game, db)
     assert spied == {"started": 1, "gave up": 0}
-    truth = solve(instance)
-    assert report.canonical == len(truth) == 11_401
-    store = open_store(db)
-    answers = GameAnswers(game, store)
-    try:
-        for position, (value, depth) in truth.items():
-            probe = answers.probe(instance.text(position))
-            assert (int(probe.value), probe.depth) == (value, depth), position
-    finally:
-        answers.close()
-        store.close()
+    assert report.canonical == answers_equal_the_plain_solver(game, instance, db) == 11_401
 
 
 @cache
