@@ -58,15 +58,17 @@ class GameBuildReport:
 
 
 def build_game(game: Game, database: str, *, start: str | None = None, force: bool = False,
-               progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None
-               ) -> GameBuildReport:
+               progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
+               workers: int | None = None) -> GameBuildReport:
     """Strongly solve `game` from its start (or from the position `start` names: an endgame
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
     Raises GameExistsError if the table is complete and `force` is false (before any work),
     GameFault for a fault of the game's code, InvalidPositionError for a start that cannot be
     read or is already over, BuildTooLargeError once the walk passes `memory_budget` bytes
-    (default: half the machine's memory): in every case with nothing written."""
+    (default: half the machine's memory): in every case with nothing written. `workers`:
+    the processes that call the class in a large walk of small ints (builder/graph.py's
+    `walk`; default one a core)."""
     position = game.start() if start is None else game.read(start)
     # A table from another start is named by its position's smallest text (as users see it).
     root = "" if start is None else game.root_key(position)
@@ -81,7 +83,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
         check_walk_fits(game, plan.budget)
     stages: dict[str, StageFigures] = {}
     with _stage(stages, "walk"):
-        graph = walk(game, position, plan.budget, progress)
+        graph = walk(game, position, plan.budget, progress, workers=workers)
     with _stage(stages, "solve"):
         if graph.ranked is None and graph.size > _SORT_ALONGSIDE:
             from concurrent.futures import ThreadPoolExecutor

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from tablebase.builder.games.grid import GameError
+from tablebase.builder.games.registry import is_keyed_spec
 from tablebase.db.errors import StorageError
 from tablebase.db.facts import DEFAULT_DATABASE
 from tablebase.query.cli.common import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
@@ -79,7 +80,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tablebase: error: {message}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        if getattr(args, "command", None) == "build":
+        building = getattr(args, "command", None) == "build"
+        if building and is_keyed_spec(getattr(args, "spec", "")):
+            # a class's build writes nothing until its walk and solve are done
+            print("tablebase: interrupted; nothing was written", file=sys.stderr)
+        elif building:
             again = " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
                              if a != "--resume")
             print(f"tablebase: interrupted; the table is not complete. Continue with: tablebase"

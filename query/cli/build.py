@@ -188,7 +188,8 @@ def register(commands: Any) -> None:
                    help="peak memory budget in GiB (default: half of this machine's memory)")
     p.add_argument("--workers", type=whole_number(1, "a positive number of workers"), metavar="N",
                    help="build on a local Dask cluster of N worker processes (needs the"
-                        " [cluster] extra)")
+                        " [cluster] extra); a game class: N processes call its moves in a"
+                        " large walk of ints")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="build on the existing Dask cluster of this scheduler (its workers need"
                         " this package; give --work-dir)")

@@ -58,14 +58,14 @@ def build(args: argparse.Namespace) -> int:
     from tablebase.builder.graph_build import build_game
     from tablebase.db.errors import describe
 
-    if args.workers is not None or args.scheduler is not None:
-        raise UsageError("a game class is built in this process: leave out --workers and"
-                         " --scheduler")
+    if args.scheduler is not None:
+        raise UsageError("a game class is built on this machine: leave out --scheduler")
     game = keyed_game(args.spec)
     assert game is not None
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     report = build_game(game, args.db, start=_start(args, game), force=args.force,
-                        progress=progress(args.quiet), memory_budget=budget)
+                        progress=progress(args.quiet), memory_budget=budget,
+                        workers=args.workers)
     where = "" if not report.root else f" from {report.root!r}"
     print(f"built {report.name}{where} into {describe(args.db)}")
     print(f"  positions: {_positions(report.reachable, report.canonical)},"
