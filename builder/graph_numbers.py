@@ -24,13 +24,12 @@ import numpy as np
 
 from tablebase.builder.games.errors import BuildTooLargeError
 from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW, Game, GameFault
+from tablebase.builder.games.tier_lookup import home
 from tablebase.builder.memory import current_bytes
 from tablebase.compiled import njit
 
 # Positions a batch: their calls in Python, then their children numbered in one compiled call.
 BATCH = 1 << 13
-# Fibonacci hashing's multiplier (2**64 / the golden ratio, odd), as an int64.
-_MULTIPLIER = 0x9E3779B97F4A7C15 - (1 << 64)
 _EMPTY = -1  # in `slots`: no position
 # Batches each worker has in hand (so none waits for the next to be sent).
 _AHEAD = 2
@@ -53,7 +52,7 @@ def _number(children: np.ndarray, counts: np.ndarray, start: int, keys: np.ndarr
         depth = ply[start + a] + 1
         for _ in range(counts[a]):
             c = children[k]
-            h = np.int64(np.uint64(c * _MULTIPLIER) >> np.uint64(shift))
+            h = home(c, shift)
             while True:
                 j = slots[h]
                 if j == _EMPTY:
@@ -77,7 +76,7 @@ def _insert_all(order: np.ndarray, n: int, keys: np.ndarray, slots: np.ndarray,
     mask = keys.shape[0] - 1
     for i in range(n):
         c = order[i]
-        h = np.int64(np.uint64(c * _MULTIPLIER) >> np.uint64(shift))
+        h = home(c, shift)
         while slots[h] != _EMPTY:
             h = (h + 1) & mask
         keys[h], slots[h] = c, i
@@ -208,11 +207,11 @@ def walk_numbers(game: Game, order: list[Any], ply: np.ndarray, walked: int, fir
             found, counts, ends = got or _calls(calls, table.order[s:end].tolist())
             table.make_room(len(found))
             numbered = np.empty(len(found), dtype=np.int64)
-            table.n = _number(found, np.frombuffer(counts, dtype=np.int64), s, table.keys,
-                              table.slots, table.shift, table.order, table.ply, table.n,
-                              numbered)
+            sizes = np.frombuffer(counts, dtype=np.int64)
+            table.n = _number(found, sizes, s, table.keys, table.slots, table.shift, table.order,
+                              table.ply, table.n, numbered)
             # Appended to the plain walk's arrays (grown in place, as the plain walk grows them).
-            first.frombytes((edges + np.cumsum(np.frombuffer(counts, dtype=np.int64))).tobytes())
+            first.frombytes((edges + np.cumsum(sizes)).tobytes())
             edges += len(found)
             kids.frombytes(numbered.tobytes())
             term.extend(ends)
