@@ -3,16 +3,26 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: install run test lint bench bench-peers clean
+.PHONY: install install-test run test lint bench bench-peers clean
 
+# The package with its cluster and PostgreSQL extras: what `make run` and the benches need. (The
+# venv's own pip installs it: upgrading pip first cost ~4 s of a fresh `make test`.)
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,cluster,postgres]'
+	$(PY) -m pip install --quiet -e '.[cluster,postgres]'
 	touch $(STAMP)
+
+# The test extra (pytest, Playwright, mypy, ruff, ...): installed by `make test`, meanwhile the
+# kernels compile (see test).
+install-test: $(TEST_STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,cluster,postgres]'
+	touch $(TEST_STAMP)
 
 run: $(STAMP)
 	$(VENV)/bin/tablebase build tictactoe --force
@@ -20,32 +30,35 @@ run: $(STAMP)
 	$(VENV)/bin/tablebase moves tictactoe
 
 # Lint and import order (under a second), then types (mypy, seconds).
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
-# Lint first; the types are one test of the suite (tests/test_types.py), on both cores. (A third
+# Lint before the suite; the types are one test of it (tests/test_types.py), on both cores. (A third
 # worker filled the waits on servers and browsers, 511 -> 458 s once, but in a slow spell left
 # wall-clock checks of the server and the page short of time: two it is.)
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again; and
 # the kernels compiled once, in three groups side by side (tests/compile_kernels.py), rather
-# than by each worker and each process the tests start until one has saved them.
+# than by each worker and each process the tests start until one has saved them; the test extra
+# installs meanwhile (pip works on one core; on a fresh clone that hid ~30 s of its install),
+# and ruff checks lint and import order.
 test: $(STAMP)
-	$(PY) -m ruff check builder db query tests
 	$(PY) -m compileall -q builder db query tests
 	$(PY) tests/compile_kernels.py tables & tables=$$!; \
 	    $(PY) tests/compile_kernels.py gravity & gravity=$$!; \
-	    $(PY) tests/compile_kernels.py search && wait $$tables && wait $$gravity
+	    $(PY) tests/compile_kernels.py search & search=$$!; \
+	    $(MAKE) --no-print-directory install-test && $(PY) -m ruff check builder db query tests \
+	    && wait $$tables && wait $$gravity && wait $$search
 	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # Byte-compiled first, as installing does (see test): the benches time whole processes.
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(PY) -m compileall -q builder db query tests
 	$(PY) tests/bench.py $(if $(SECTION),--section $(SECTION))
 
 # OpenSpiel comes only with the optional bench extra, installed on first use.
-$(VENV)/.installed-bench: $(STAMP)
+$(VENV)/.installed-bench: $(TEST_STAMP)
 	$(PY) -m pip install --quiet -e '.[bench,test,cluster,postgres]'
 	touch $(VENV)/.installed-bench
 
