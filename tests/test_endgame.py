@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from operator import itemgetter
 from pathlib import Path
 
 import numpy as np
@@ -23,8 +24,9 @@ def stored(db: str, spec: str, root: str | None) -> dict[tuple[int, ...], tuple[
         view = tb.table(spec, root)
         table = view.load()
         boards = view.boards(table.codes)
-    return {tuple(int(v) for v in b): (int(p), int(v), int(d))
-            for b, p, v, d in zip(boards, table.ply, table.value, table.depth)}
+    # tolist() gives plain ints at once (numpy scalars converted one by one cost seconds).
+    return {tuple(b): (p, v, d) for b, p, v, d in zip(
+        boards.tolist(), table.ply.tolist(), table.value.tolist(), table.depth.tolist())}
 
 
 def stabiliser(game: Game, root: tuple[int, ...]) -> list[int]:
@@ -32,21 +34,29 @@ def stabiliser(game: Game, root: tuple[int, ...]) -> list[int]:
     return [i for i, image in enumerate(game.images(root)) if image == root]
 
 
-def representative(game: Game, maps: list[int], board: tuple[int, ...]) -> tuple[int, ...]:
-    """The image of `board` with the smallest code among the root's stabiliser images."""
-    images = game.images(board)
-    return min((images[i] for i in maps), key=game.code)
+def representatives(game: Game, maps: list[int],
+                    boards: Iterable[tuple[int, ...]]) -> set[tuple[int, ...]]:
+    """For each board, its image with the smallest code among the root's stabiliser images
+    (game.images(board)[i] for i in maps). Fast: each map is read off game.images of the board
+    of cell numbers once (where each image takes its cells from), then applied as one
+    itemgetter; and the smallest code is the smallest reversed board (the last cell is the
+    code's leading base-3 digit, and all codes have game.n digits)."""
+    cells = game.images(tuple(range(game.n)))
+    takes = [itemgetter(*cells[i]) for i in maps]
+    return {min((take(b) for take in takes), key=lambda image: image[::-1]) for b in boards}
 
 
-def check_against_negamax(db: str, spec: str, root_text: str) -> int:
+def check_against_negamax(db: str, spec: str, root_text: str,
+                          reached: set[tuple[int, ...]] | None = None) -> int:
     """Every position of the endgame table equals the plain negamax, and the table holds
-    exactly one position per stabiliser orbit of what is reachable. Returns the count."""
+    exactly one position per stabiliser orbit of what is reachable (`reached`, if the caller
+    has it already). Returns the count."""
     game = Game(spec)
     root = parse(game, root_text)
     maps = stabiliser(game, root)
     table = stored(db, spec, root_text)
-    reached = reachable_from(game, root)
-    orbits = {representative(game, maps, b) for b in reached}
+    reached = reachable_from(game, root) if reached is None else reached
+    orbits = representatives(game, maps, reached)
     assert set(table) == orbits
     for board in orbits:
         ply, value, depth = table[board]
@@ -79,7 +89,7 @@ def test_endgame_table_equals_the_whole_board_table(table_db: Callable[[str], st
     table = stored(db, spec, root_text)
     # The same set: every position reachable from the root, one per stabiliser orbit.
     maps = stabiliser(game, root)
-    assert set(table) == {representative(game, maps, b) for b in reachable_from(game, root)}
+    assert set(table) == representatives(game, maps, reachable_from(game, root))
     # The same values and depths as the whole-board table, looked up by whole-board code.
     boards = list(table)
     codes = np.array([encode(b) for b in boards], dtype=np.int64)
@@ -154,14 +164,13 @@ def test_a_symmetric_root_is_stored_once_per_orbit_and_every_image_answers_alike
     root = parse(game, root_text)
     maps = stabiliser(game, root)
     assert len(maps) == 4 and f"{len(maps)} symmetries keep the root" in out
-    count = check_against_negamax(db, spec, root_text)
     reached = reachable_from(game, root)
+    count = check_against_negamax(db, spec, root_text, reached)
     assert count < len(reached)  # symmetry really folded positions together
     with open_tablebase(db) as tb:
         for board in sorted(reached, key=game.code)[:400]:
-            answers = {(tb.probe(spec, image).value, tb.probe(spec, image).depth)
-                       for image in game.images(board)}
-            assert len(answers) == 1
+            probes = [tb.probe(spec, image) for image in game.images(board)]
+            assert len({(probe.value, probe.depth) for probe in probes}) == 1
 
 
 # --- queries find the table that holds a position -------------------------------------
@@ -259,22 +268,33 @@ def test_refusals(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list
 
 # --- atomicity, --force and --resume, as for whole-board builds ---------------------------
 
+@pytest.fixture(scope="module")
+def fresh_endgame(
+        tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[int, ...], tuple[int, int, int]]:
+    """The stored positions of CONNECT4_ROOTS[3]'s endgame table built in one go, without
+    interruption: what every interrupted-then-resumed build below must end up equal to (built
+    once for the module: the tests only read it)."""
+    fresh = str(tmp_path_factory.mktemp("fresh") / "fresh.db")
+    root = play(Game("7x6k4+gravity"), CONNECT4_ROOTS[3])
+    build(parse_spec("7x6k4+gravity"), fresh, root=root)
+    return stored(fresh, "7x6k4+gravity", _root_text("7x6k4+gravity", CONNECT4_ROOTS[3]))
+
+
 @pytest.mark.parametrize("target, n, stage", [
     ("tablebase.builder.enumerator.classify", 4, "enumerate"),
     ("tablebase.builder.retrograde.solve_tier", 3, "solve"),
     ("tablebase.builder.pipeline.write_tier", 3, "solve"),
 ])
 def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int,
-        stage: str) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, n: int, stage: str,
+        fresh_endgame: dict[tuple[int, ...], tuple[int, int, int]]) -> None:
     from tablebase.builder.games.registry import table_root
     from tablebase.builder.pipeline import work_slug
     from tablebase.builder.workdir import work_path
     spec = parse_spec("7x6k4+gravity")
     game = Game("7x6k4+gravity")
     root = play(game, CONNECT4_ROOTS[3])
-    fresh, path = str(tmp_path / "fresh.db"), str(tmp_path / "t.db")
-    build(spec, fresh, root=root)
+    path = str(tmp_path / "t.db")
     build(parse_spec("3x3k3"), path)  # another table, which must stay untouched
     module, name = target.rsplit(".", 1)
     import sys
@@ -300,11 +320,11 @@ def test_an_interrupted_endgame_build_reads_as_incomplete_and_resumes(
     report = build(spec, path, root=root, resume=True, write_chunk=2000)
     assert report.resumed_stage is not None and report.resumed_stage.startswith(stage)
     assert not work.exists()
-    assert stored(path, "7x6k4+gravity", text) == stored(fresh, "7x6k4+gravity", text)
+    assert stored(path, "7x6k4+gravity", text) == fresh_endgame
     with pytest.raises(Exception, match="already built; add --force"):
         build(spec, path, root=root)
     build(spec, path, root=root, force=True)
-    assert stored(path, "7x6k4+gravity", text) == stored(fresh, "7x6k4+gravity", text)
+    assert stored(path, "7x6k4+gravity", text) == fresh_endgame
     assert len(stored(path, "3x3k3", None)) == 765
 
 
