@@ -1,6 +1,7 @@
 """`verify` re-derives a table from scratch: clean tables pass, every kind of tampering is caught."""
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -46,12 +47,20 @@ def test_clean_tables_pass(table_db: Callable[[str], str], spec: str) -> None:
                                 "4x3k3": 28275}[spec]
 
 
-@pytest.fixture
-def tampered(tmp_path: Path) -> tuple[Path, str]:
-    """A private 4x3k3 table in the rows layout, which SQL can change row by row, and the
-    name of its positions table."""
-    path = tmp_path / "copy.db"
+@pytest.fixture(scope="module")
+def rows_4x3k3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 4x3k3 table in the rows layout, built once for the module; tests change copies."""
+    path = tmp_path_factory.mktemp("rows") / "rows.db"
     build(parse_spec("4x3k3"), str(path), layout="rows")
+    return path
+
+
+@pytest.fixture
+def tampered(tmp_path: Path, rows_4x3k3: Path) -> tuple[Path, str]:
+    """A private 4x3k3 table in the rows layout (a copy of the module's: copying is cheaper
+    than building), which SQL can change row by row, and the name of its positions table."""
+    path = tmp_path / "copy.db"
+    shutil.copyfile(rows_4x3k3, path)
     with closing(sqlite3.connect(path)) as conn:
         (table,) = conn.execute("SELECT positions_table FROM games WHERE spec='4x3k3'").fetchone()
     return path, table
@@ -173,12 +182,22 @@ def test_verify_within_a_small_memory_budget(table_db: Callable[[str], str],
 # A packed table is read ply by ply, its blocks decoded on two threads: the same damage, planted
 # in a block written again with a valid check, is caught as in a table of rows.
 
+@pytest.fixture(scope="module")
+def packed_4x3k3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 4x3k3 table in the packed layout, in blocks of 512 positions (many a ply), built once
+    for the module; tests change copies."""
+    path = tmp_path_factory.mktemp("packed") / "packed.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("tablebase.db.blocks.BLOCK_POSITIONS", 512)
+        build(parse_spec("4x3k3"), str(path))
+    return path
+
+
 @pytest.fixture
-def packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private 4x3k3 table in the packed layout, in blocks of 512 positions (many a ply)."""
-    monkeypatch.setattr("tablebase.db.blocks.BLOCK_POSITIONS", 512)
+def packed(tmp_path: Path, packed_4x3k3: Path) -> Path:
+    """A private copy of the module's packed 4x3k3 table, in blocks of 512 positions."""
     path = tmp_path / "packed.db"
-    build(parse_spec("4x3k3"), str(path))
+    shutil.copyfile(packed_4x3k3, path)
     return path
 
 
