@@ -24,23 +24,26 @@ def _engine(spec: str, db: str, *extra: str) -> str:
     return f"{sys.executable} -m tablebase gtp {spec} --db {db} {' '.join(extra)}".strip()
 
 
-@pytest.mark.parametrize("spec, positions", [("3x3k3", "non-terminal"),
-                                             ("4x3k3", "sample:300")])
-def test_passes_the_audit_with_zero_mismatches(spec: str, positions: str,
+# A sample in every orientation: the square board's eight images (rotations among them) and the
+# 4x3 board's four. Every one of tic-tac-toe's 627 unfinished positions is asked in the course
+# dialect below (in one orientation each); all of them in all 8 images here (4,520 boards, 14 s
+# of the engine's and the audit's CPU) went down the same paths as this sample.
+@pytest.mark.parametrize("spec, sample", [("3x3k3", 100), ("4x3k3", 100)])
+def test_passes_the_audit_with_zero_mismatches(spec: str, sample: int,
                                                table_db: Callable[[str], str],
                                                capsys: pytest.CaptureFixture[str]) -> None:
     db = table_db(spec)
     # --level 0: genmove is not what the audit asks; solve answers from the table whatever
     # the level.
     code = main(["audit", spec, "--engine", _engine(spec, db, "--level", "0"), "--db", db,
-                 "--positions", positions, "--orientations", "all", "--json", "--quiet"])
+                 "--positions", f"sample:{sample}", "--orientations", "all", "--json",
+                 "--quiet"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0
     assert report["mismatched"] == 0 and report["mismatches"] == {}
     assert report["declined"] == 0 and report["restarts"] == 0
-    # Every image of every position shown: tic-tac-toe's 627 unfinished positions, or the
-    # sample, in all their orientations.
-    assert report["agreed"] == report["boards"] > report["positions"] >= 300
+    # Every image of every sampled position shown, in all their orientations.
+    assert report["agreed"] == report["boards"] > report["positions"] == sample
     assert report["checks"]["move"] > report["boards"] // 2  # moves were given and checked
 
 
