@@ -83,12 +83,30 @@ def server(db: str) -> Iterator[Server]:
     assert s.proc.returncode == 0  # Ctrl-C stops cleanly
 
 
+_LAUNCHED: dict[str, Any] = {}  # the one Chromium of this pytest process, once launched
+
+
+def shared_browser(config: pytest.Config) -> Iterator[Any]:
+    """The Chromium of every browser file a pytest process runs: launched by the first (some
+    3 s of CPU each time), closed when the session ends. Tests share nothing through it: each
+    opens its own context, and a file's contexts left open are closed when the file ends."""
+    if "browser" not in _LAUNCHED:
+        driver = playwright.sync_playwright().start()
+        _LAUNCHED["browser"] = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+
+        def close() -> None:
+            _LAUNCHED.pop("browser").close()
+            driver.stop()
+        config.add_cleanup(close)
+    launched = _LAUNCHED["browser"]
+    yield launched
+    for context in launched.contexts:
+        context.close()
+
+
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
+def browser(pytestconfig: pytest.Config) -> Iterator[Any]:
+    yield from shared_browser(pytestconfig)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from tablebase.query import open_tablebase
 from tablebase.query.wording import outcome_text
 
 # Importing test_browser.py applies its skip rule (no Chromium, no playwright: skipped).
-from tests.test_browser import CHROMIUM, FLAGS, Server, _settled, _shown_board, playwright
+from tests.test_browser import Server, _settled, _shown_board, shared_browser
 
 SPEC = "3x3k3+stones3"
 NAMES = [f"{c}{r}" for r in (3, 2, 1) for c in "abc"]  # cell -> name, row-major from the top
@@ -32,12 +32,9 @@ def db(table_db: Callable[[str], str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """Debian's Chromium, launched as tests/test_browser.py launches it."""
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield b
-        b.close()
+def browser(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """Debian's Chromium, the one tests/test_browser.py launches for the whole process."""
+    yield from shared_browser(pytestconfig)
 
 
 @pytest.fixture(scope="module")
