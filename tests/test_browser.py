@@ -288,29 +288,3 @@ def test_a_gravity_game_plays_by_column(tab: tuple[Any, list[str]], server: Serv
 def _per_ply(tb: Any, spec: str) -> list[dict[str, int]]:
     """Plies that hold stored positions, read from the table itself."""
     return [{"ply": int(p)} for p in set(tb.table(spec).load().ply.tolist())]
-
-
-@pytest.mark.parametrize("width", [1280, 375])
-def test_a_position_no_table_holds_is_searched(browser: Any, server: Server, width: int,
-                                               tmp_path: Path) -> None:
-    """A shared link to a 7x7 Gomoku position with 40 empty cells (no table could hold it):
-    the page shows the search's answer and says it came from search."""
-    context = browser.new_context(viewport={"width": width, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    board = ".....x./.....o./....o../....xx./....o../....xo./....x.."  # o wins in 5
-    page.goto(f"{server.url}?spec=7x7k5&board={board}")
-    page.wait_for_selector("#board rect.open", timeout=20_000)
-    status = _settled(page, 25)  # the server's search budget and then some
-    assert status == "o to move: win in 5 plies with perfect play (no table holds it; by search)"
-    best = page.eval_on_selector_all(
-        "#moves button.best", "els => els.map(e => e.textContent.split(/\\s+/)[0])")
-    assert "d4" in best
-    shot = Path(os.environ.get("TABLEBASE_SEARCH_SCREENSHOT", "") or tmp_path / "s.png")
-    if os.environ.get("TABLEBASE_SEARCH_SCREENSHOT"):
-        shot = shot.with_name(f"{shot.stem}-{width}{shot.suffix}")
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert errors == []
-    context.close()

@@ -107,13 +107,20 @@ def test_a_literal_plus_and_bad_links(browser: Any, server: Server) -> None:
 
 def test_a_searched_position_says_what_search_proved(browser: Any, server: Server,
                                                      tmp_path: Path) -> None:
+    """A shared link to a 7x7 Gomoku position with 40 empty cells (no table could hold it):
+    the page shows the search's answer, says it came from search, and marks d4 best.
+    TABLEBASE_SEARCH_SCREENSHOT=PATH keeps its screenshots too (PATH-1280, PATH-375)."""
     # 7x7 five in a row, no table: o to move wins in 5 with d4 (tests/search_positions).
     board = ".....x./.....o./....o../....xx./....o../....xo./....x.."
     for width in (1280, 375):
         page = _page(browser, width)
         page.goto(f"{server.url}?spec=7x7k5&board={quote(board)}")
-        status = _settled(page)
-        assert status.startswith("o to move: win in 5 plies") and "by search" in status
+        page.wait_for_selector("#board rect.open", timeout=20_000)
+        status = _settled(page, 25)  # the server's search budget and then some
+        assert status == "o to move: win in 5 plies with perfect play (no table holds it; by search)"
+        best = page.eval_on_selector_all(
+            "#moves button.best", "els => els.map(e => e.textContent.split(/\\s+/)[0])")
+        assert "d4" in best
         assert page.input_value("#game") == "7x7k5"
         label = page.eval_on_selector("#game", "s => s.selectedOptions[0].textContent")
         assert label == "Gomoku 7x7 (7x7k5), by search"
@@ -137,7 +144,13 @@ def test_a_searched_position_says_what_search_proved(browser: Any, server: Serve
                 assert (words, mark) in {("?", "?"), ("draw", "="), ("\u2265 draw", "\u2265="),
                                          ("\u2264 draw", "\u2264=")}, (move, mark, words)
         assert listed["d4"].rstrip(" *") == "win in 5" and cells["d4"] == "+5"
-        page.screenshot(path=str(_shots(tmp_path) / f"searched-{width}.png"), full_page=True)
+        shot = _shots(tmp_path) / f"searched-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        if os.environ.get("TABLEBASE_SEARCH_SCREENSHOT"):
+            kept = Path(os.environ["TABLEBASE_SEARCH_SCREENSHOT"])
+            page.screenshot(path=str(kept.with_name(f"{kept.stem}-{width}{kept.suffix}")),
+                            full_page=True)
         assert page.errors == []
 
 
