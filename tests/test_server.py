@@ -1,23 +1,20 @@
-"""The HTTP API of `tablebase serve`, through Starlette's TestClient on tables built here:
-every endpoint, every error code, the headers; every tic-tac-toe position answered over HTTP
-equals the Python API and the plain negamax of tests/reference.py."""
+"""The HTTP API of `tablebase serve`, through httpx on the app (tests/loop_client.py: the
+app on this thread's event loop, lifespan included) on tables built here: every endpoint,
+every error code, the headers; every tic-tac-toe position answered over HTTP equals the
+Python API and the plain negamax of tests/reference.py."""
 from __future__ import annotations
 
 import json
 import os
 import random
 import re
-import warnings
 from collections.abc import Callable, Iterator
 
 import pytest
 
-pytest.importorskip("httpx", reason="httpx (the test extra) drives Starlette's TestClient")
+pytest.importorskip("httpx", reason="httpx (the test extra) sends the requests")
 
-with warnings.catch_warnings():
-    # Starlette asks for httpx2 in TestClient; httpx is what the test extra installs.
-    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient  # noqa: E402
+from httpx import Client  # noqa: E402
 
 from tablebase.query import open_tablebase  # noqa: E402
 from tablebase.query.cli import main  # noqa: E402
@@ -25,6 +22,7 @@ from tablebase.query.search.fallback import DEFAULT_SEARCH_SECONDS  # noqa: E402
 from tablebase.query.server.answers import MAX_BATCH, MAX_BODY_BYTES, MAX_QUERY_CHARS  # noqa: E402
 from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import game_row, stored_rows  # noqa: E402
+from tests.loop_client import loop_client  # noqa: E402
 from tests.reference import Game  # noqa: E402
 
 WORDS = {1: "win", 0: "draw", -1: "loss"}
@@ -38,8 +36,8 @@ def db(table_db: Callable[[str], str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def client(db: str) -> Iterator[TestClient]:
-    with TestClient(make_app(db)) as c:
+def client(db: str) -> Iterator[Client]:
+    with loop_client(make_app(db)) as c:
         yield c
 
 
@@ -63,7 +61,7 @@ def _cli_json(*argv: str, capsys: pytest.CaptureFixture[str]) -> object:
 
 # --- answers ------------------------------------------------------------------------------
 
-def test_health(client: TestClient) -> None:
+def test_health(client: Client) -> None:
     r = client.get("/health")
     assert r.status_code == 200 and r.json() == {
         "status": "ok",
@@ -71,7 +69,7 @@ def test_health(client: TestClient) -> None:
     assert r.headers["access-control-allow-origin"] == "*"
 
 
-def test_games_are_the_info_objects(client: TestClient, db: str,
+def test_games_are_the_info_objects(client: Client, db: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     r = client.get("/api/games")
     assert r.status_code == 200
@@ -89,7 +87,7 @@ def test_games_are_the_info_objects(client: TestClient, db: str,
     (["x../.../...", "--moves", "b2"], "?board=x../.../...&moves=b2"),
     (["xxx/oo./..."], "?board=xxx/oo./..."),  # over: no moves
 ])
-def test_position_and_line_are_the_cli_objects(client: TestClient, db: str, argv: list[str],
+def test_position_and_line_are_the_cli_objects(client: Client, db: str, argv: list[str],
                                                query: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     for command, path in (("moves", ""), ("line", "/line")):
@@ -99,7 +97,7 @@ def test_position_and_line_are_the_cli_objects(client: TestClient, db: str, argv
                                      capsys=capsys)
 
 
-def test_every_tictactoe_position_over_http(client: TestClient, db: str) -> None:
+def test_every_tictactoe_position_over_http(client: Client, db: str) -> None:
     """Every reachable tic-tac-toe board, as the player sees it: the HTTP answer equals the
     Python API's, and value, depth and every move's value equal the plain negamax's."""
     game = Game("3x3k3")
@@ -128,7 +126,7 @@ def test_every_tictactoe_position_over_http(client: TestClient, db: str) -> None
                 assert (by_name[name]["value"], by_name[name]["depth"]) == (WORDS[-v], d)
 
 
-def test_stats_count_the_stored_rows(client: TestClient, db: str) -> None:
+def test_stats_count_the_stored_rows(client: Client, db: str) -> None:
     for spec in ("3x3k3", "4x3k3", "3x3k3+misere"):
         r = client.get(f"/api/{spec}/stats")
         assert r.status_code == 200
@@ -150,7 +148,7 @@ def test_stats_count_the_stored_rows(client: TestClient, db: str) -> None:
                                                               "loss": 0}
 
 
-def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
+def test_bulk_probe_equals_one_by_one(client: Client, db: str) -> None:
     """A batch of 8,000 boards met in random 4x3k3 games, as played, equals the raw stored rows
     found through tests/reference.py's own canonical code, and the one-by-one answers; the
     boards come back in the order and orientation sent."""
@@ -204,7 +202,7 @@ def test_bulk_probe_equals_one_by_one(client: TestClient, db: str) -> None:
     ("3x3k3+stones3+jump", "tic-tac-toe, 3 jumping stones", False, 3, False),
     ("4x4k3+exact", "4x4k3+exact", False, 0, False),
 ])
-def test_layout_is_what_the_page_draws_from(client: TestClient, spec: str, title: str,
+def test_layout_is_what_the_page_draws_from(client: Client, spec: str, title: str,
                                             drops: bool, stones: int, squares: bool) -> None:
     """Any spec, a table or not: the page reads no spec grammar of its own."""
     got = client.get(f"/api/{spec}/layout")
@@ -241,7 +239,7 @@ def test_layout_is_what_the_page_draws_from(client: TestClient, spec: str, title
     _error(client.get("/api/3x3k3/layout?board=x"), 400, "unknown parameter")
 
 
-def test_bad_input_is_400(client: TestClient) -> None:
+def test_bad_input_is_400(client: Client) -> None:
     _error(client.get("/api/3x3k3", params={"board": "xx./.../..."}), 400,
            "impossible stone counts: 2 x and 0 o")
     _error(client.get("/api/3x3k3", params={"board": "x\n/.../..."}), 400, "board")
@@ -260,11 +258,11 @@ def test_bad_input_is_400(client: TestClient) -> None:
 
 
 def test_not_held_is_404_with_the_build_hint(db: str) -> None:
-    with TestClient(make_app(db, search=None)) as client:
+    with loop_client(make_app(db, search=None)) as client:
         _not_held(client, db)
 
 
-def _not_held(client: TestClient, db: str) -> None:
+def _not_held(client: Client, db: str) -> None:
     _error(client.get("/api/5x3k4"), 404,
            f"5x3k4 has not been built in this database; build it with: tablebase build 5x3k4"
            f" --db {db}")
@@ -278,7 +276,7 @@ def _not_held(client: TestClient, db: str) -> None:
     _error(client.get("/no/such/page"), 404, "no such page: /no/such/page")
 
 
-def test_wrong_method_is_405(client: TestClient) -> None:
+def test_wrong_method_is_405(client: Client) -> None:
     r = client.put("/api/3x3k3/probe", json=[])
     _error(r, 405, "method PUT is not allowed on /api/3x3k3/probe")
     assert r.headers["allow"] == "POST"
@@ -286,7 +284,7 @@ def test_wrong_method_is_405(client: TestClient) -> None:
     _error(client.delete("/api/games"), 405, "method DELETE")
 
 
-def test_oversized_is_413(client: TestClient) -> None:
+def test_oversized_is_413(client: Client) -> None:
     _error(client.post("/api/3x3k3/probe", json=["........."] * (MAX_BATCH + 1)), 413,
            f"{MAX_BATCH + 1:,} boards in one request; at most {MAX_BATCH:,}")
     assert client.post("/api/3x3k3/probe", json=["........."] * MAX_BATCH).status_code == 200
@@ -303,7 +301,7 @@ def test_oversized_is_413(client: TestClient) -> None:
 
 # --- headers ------------------------------------------------------------------------------
 
-def test_answers_are_cacheable_by_the_table_checksum(client: TestClient, db: str) -> None:
+def test_answers_are_cacheable_by_the_table_checksum(client: Client, db: str) -> None:
     checksum = game_row(db, "3x3k3")["checksum"]
     assert re.fullmatch(r"[0-9a-f]{16}", str(checksum))
     for r in (client.get("/api/3x3k3"), client.get("/api/tictactoe/line?moves=a1"),
@@ -319,7 +317,7 @@ def test_answers_are_cacheable_by_the_table_checksum(client: TestClient, db: str
     assert client.get("/api/4x3k3").headers["etag"] == f'"{other}"' != f'"{checksum}"'
 
 
-def test_preflight_allows_any_origin(client: TestClient) -> None:
+def test_preflight_allows_any_origin(client: Client) -> None:
     r = client.options("/api/3x3k3/probe", headers={
         "Origin": "http://elsewhere.example", "Access-Control-Request-Method": "POST"})
     assert r.status_code == 204
@@ -327,7 +325,7 @@ def test_preflight_allows_any_origin(client: TestClient) -> None:
     assert "POST" in r.headers["access-control-allow-methods"]
 
 
-def test_the_page_and_its_files_are_served(client: TestClient) -> None:
+def test_the_page_and_its_files_are_served(client: Client) -> None:
     page = client.get("/")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
@@ -349,7 +347,7 @@ def test_endgame_tables_are_served_the_same_way(tmp_path, capsys) -> None:  # ty
     game = Game(spec)
     board = play(game, moves + " a1")
     text = "/".join("".join(".xo"[v] for v in board[r * 7:(r + 1) * 7]) for r in range(6))
-    with TestClient(make_app(db, search=None)) as c:
+    with loop_client(make_app(db, search=None)) as c:
         games = c.get("/api/games").json()
         assert len(games) == 1
         assert games[0]["root"] is not None and len(games[0]["checksum"]) == 16

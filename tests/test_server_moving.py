@@ -1,26 +1,24 @@
 """The HTTP API on a game whose stones move (3x3k3+stones3: three stones each, placed, then
-stepped to a neighbouring cell), through Starlette's TestClient: every reachable position
-checked against the rules written again here (moves, the end of the game, and the retrograde
-conditions a solved loopy game must meet), the steps `a1-b2` with their two cells, `"depth":
-null` for a draw by endless play, a drawn line that stops where a position repeats, the
-shapes shared with the CLI's --json, and the one-line errors."""
+stepped to a neighbouring cell), through httpx on the app (tests/loop_client.py): every
+reachable position checked against the rules written again here (moves, the end of the game,
+and the retrograde conditions a solved loopy game must meet), the steps `a1-b2` with their two
+cells, `"depth": null` for a draw by endless play, a drawn line that stops where a position
+repeats, the shapes shared with the CLI's --json, and the one-line errors."""
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Callable, Iterator
 
 import pytest
 
-pytest.importorskip("httpx", reason="httpx (the test extra) drives Starlette's TestClient")
+pytest.importorskip("httpx", reason="httpx (the test extra) sends the requests")
 
-with warnings.catch_warnings():
-    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
-    from starlette.testclient import TestClient  # noqa: E402
+from httpx import Client  # noqa: E402
 
 from tablebase.query.cli import main  # noqa: E402
 from tablebase.query.server.app import make_app  # noqa: E402
 from tests.conftest import stored_rows  # noqa: E402
+from tests.loop_client import loop_client  # noqa: E402
 from tests.test_server import _error  # noqa: E402
 
 SPEC = "3x3k3+stones3"
@@ -92,13 +90,13 @@ def db(table_db: Callable[[str], str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def client(db: str) -> Iterator[TestClient]:
-    with TestClient(make_app(db)) as c:
+def client(db: str) -> Iterator[Client]:
+    with loop_client(make_app(db)) as c:
         yield c
 
 
 @pytest.fixture(scope="module")
-def answers(client: TestClient) -> dict[Position, dict[str, object]]:
+def answers(client: Client) -> dict[Position, dict[str, object]]:
     """Every reachable position's `probe` object, in one batch."""
     positions = _reachable()
     r = client.post(f"/api/{SPEC}/probe", json=[_text(p) for p in positions])
@@ -109,7 +107,7 @@ def answers(client: TestClient) -> dict[Position, dict[str, object]]:
     return found
 
 
-def test_a_batch_takes_move_lists_as_every_game_s_does(client: TestClient,
+def test_a_batch_takes_move_lists_as_every_game_s_does(client: Client,
                                                        answers: dict[Position, dict[str, object]]
                                                        ) -> None:
     """Placements and a step as moves, each answered as its board text is in the batch."""
@@ -129,7 +127,7 @@ def _score(value: str, depth: int | None) -> tuple[int, int]:
 
 
 def test_every_position_meets_the_retrograde_conditions(
-        client: TestClient, answers: dict[Position, dict[str, object]]) -> None:
+        client: Client, answers: dict[Position, dict[str, object]]) -> None:
     """Values and depths of every reachable position, as the batch gives them, are the only
     labelling that meets the conditions of a solved game whose positions repeat: a loss at 0
     where the game is over; a win where some move leaves the other side lost (depth: the
@@ -156,7 +154,7 @@ def test_every_position_meets_the_retrograde_conditions(
     assert answers[("." * 9, "x")]["depth"] is None  # the empty board: a draw, so no depth
 
 
-def test_moves_lists(client: TestClient, answers: dict[Position, dict[str, object]]) -> None:
+def test_moves_lists(client: Client, answers: dict[Position, dict[str, object]]) -> None:
     """A sixth of the positions' moves over HTTP (every one of them takes a minute): exactly
     the legal ones, placements by their cell and steps `a1-b2`, with their two cells; each
     valued as its child is (for the player making it), best first, the best marked; the
@@ -183,16 +181,24 @@ def test_moves_lists(client: TestClient, answers: dict[Position, dict[str, objec
 
 
 def test_lines_stop_at_the_end_or_where_a_position_repeats(
-        client: TestClient, answers: dict[Position, dict[str, object]]) -> None:
+        client: Client, answers: dict[Position, dict[str, object]]) -> None:
     """A perfect line follows best moves; a decided one runs to the end (`repeats` false,
     as long as the depth), a drawn one until its last position came back (`repeats` true)."""
     by_text = {_text(p): p for p in answers}
+    best_moves: dict[Position, dict[str, object]] = {}  # the lines cross: half the steps repeat
+
+    def best_move(position: Position) -> dict[str, object]:
+        if position not in best_moves:
+            best_moves[position] = client.get(
+                f"/api/{SPEC}", params={"board": _text(position)}).json()["moves"][0]
+        return best_moves[position]
+
     drawn = decided = 0
     for position in list(answers)[::37]:
         data = client.get(f"/api/{SPEC}/line", params={"board": _text(position)}).json()
         seen, current = [position], position
         for step in data["line"]:
-            best = client.get(f"/api/{SPEC}", params={"board": _text(current)}).json()["moves"][0]
+            best = best_move(current)
             assert (step["move"], step["value"], step["depth"]) == (
                 best["move"], best["value"], best["depth"])
             current = by_text[step["board"]]
@@ -217,7 +223,7 @@ def test_lines_stop_at_the_end_or_where_a_position_repeats(
     (["..x/x.o/oxo x", "--moves", "a2-b2"], "?board=..x/x.o/oxo%20x&moves=a2-b2"),
     (["xxx/oo./o.. o"], "?board=xxx/oo./o..+o"),  # over: no moves
 ])
-def test_position_and_line_are_the_cli_objects(client: TestClient, db: str, argv: list[str],
+def test_position_and_line_are_the_cli_objects(client: Client, db: str, argv: list[str],
                                                query: str,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     for command, path in (("moves", ""), ("line", "/line")):
@@ -227,7 +233,7 @@ def test_position_and_line_are_the_cli_objects(client: TestClient, db: str, argv
         assert r.json() == json.loads(capsys.readouterr().out)
 
 
-def test_stats_and_games_say_the_side_and_no_depth_for_draws(client: TestClient, db: str) -> None:
+def test_stats_and_games_say_the_side_and_no_depth_for_draws(client: Client, db: str) -> None:
     """Counts by ply as stored: the movement phase is two stored plies of 2N stones, x then o
     to move; draws have no depth; the game's root depth is null for its drawn empty board."""
     rows = stored_rows(db, SPEC).values()
@@ -249,7 +255,7 @@ def test_stats_and_games_say_the_side_and_no_depth_for_draws(client: TestClient,
         (e["ply"], e["to_move"]) for e in data["per_ply"]]
 
 
-def test_bad_positions_and_steps_are_one_line_400s(client: TestClient) -> None:
+def test_bad_positions_and_steps_are_one_line_400s(client: Client) -> None:
     api = f"/api/{SPEC}"
     _error(client.get(api, params={"board": "xo./.xo/x.o"}), 400,
            "the stones do not say whose turn it is: add ' x' or ' o' after the board")
@@ -276,10 +282,10 @@ def test_search_is_refused_in_one_line(db: str) -> None:
     search thread), or with --no-search, 404 with the build command. (A game no test builds:
     the session's shared database holds whatever other test files built in this worker.)"""
     for search, status in ((2.0, 400), (None, 404)):
-        with TestClient(make_app(db, search=search)) as c:
+        with loop_client(make_app(db, search=search)) as c:
             hint = "search does not take such games" if search else "build it with"
             _error(c.get("/api/5x3k3+stones3"), status, hint)
-    with TestClient(make_app(db)) as c:
+    with loop_client(make_app(db)) as c:
         _error(c.get("/api/5x3k3+stones3/line"), 404, "build it with: tablebase build 5x3k3+stones3")
         _error(c.post("/api/5x3k3+stones3/probe", json=["...../...../....."]), 404,
                "5x3k3+stones3 has not been built in this database; build it with")
@@ -294,7 +300,7 @@ def test_endgame_tables_answer_and_say_what_they_lack(tmp_path, capsys) -> None:
     capsys.readouterr()
     after = _after((root.replace("/", "")[:9], "x"), (3, 4))  # a2-b2
     for search in (2.0, None):
-        with TestClient(make_app(db, search=search)) as c:
+        with loop_client(make_app(db, search=search)) as c:
             games = c.get("/api/games").json()
             assert [g["root"] for g in games] == [root]
             data = c.get(f"/api/{SPEC}", params={"board": root}).json()
