@@ -1,7 +1,9 @@
 """The `tablebase serve` command: refusals as one line and exit 2 before anything listens; a
-real uvicorn (one worker and two) answering on loopback and stopping cleanly on Ctrl-C."""
+real uvicorn (one worker and two) answering on loopback, hostile bodies answered in one line,
+and stopping cleanly on Ctrl-C."""
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import signal
@@ -11,7 +13,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,15 @@ from tablebase.query.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A database of its own (the shared one may hold 4x3k3, which the servers must search),
+    read by every server here."""
+    path = str(tmp_path_factory.mktemp("serve") / "t.db")
+    build("3x3k3", path)
+    return path
+
+
 def _refused(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -29,9 +39,7 @@ def _refused(argv: list[str], fragment: str, capsys: pytest.CaptureFixture[str])
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_refusals(tmp_path: Path, table_db: Callable[[str], str],
-                  capsys: pytest.CaptureFixture[str]) -> None:
-    db = table_db("3x3k3")
+def test_refusals(tmp_path: Path, db: str, capsys: pytest.CaptureFixture[str]) -> None:
     _refused(["serve", "--db", str(tmp_path / "none.db"), "--no-search"], "no such database file",
              capsys)
     (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
@@ -54,11 +62,37 @@ def _get(url: str) -> tuple[int, dict[str, object]]:
         return e.code, json.loads(e.read())
 
 
+def _post(port: int, body: bytes) -> tuple[int, dict[str, object]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("POST", "/api/3x3k3/probe", body=body,
+                     headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def _hostile_bodies(port: int) -> None:
+    """A body refused before it is all read must still reach the client as an answer (a
+    connection closed on unread data is reset), and nested lists must not reach the parser's
+    recursion limit as a 500; the server serves on."""
+    for body, status, fragment in (
+            (b"[" * 100_000, 400, "nests too deep"),
+            (b'["' + b"x" * (50 << 20) + b'"]', 413, "at most 2,097,152 are accepted"),
+            (b'[["x.o/.x./..."]]', 400, "board 1 of 1: expected board text or moves"),
+            (b'"x.o/.x./..."', 400, "expected a JSON list")):
+        answered, data = _post(port, body)
+        assert answered == status and fragment in str(data["error"]), data
+        assert "\n" not in str(data["error"])
+    answered, data = _post(port, b'["x.o/.x./...", "b2 a1"]')
+    assert answered == 200 and [d["value"] for d in data] == ["draw", "draw"]  # type: ignore[index]
+
+
 @pytest.mark.parametrize("workers", [1, 2])
-def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) -> None:
-    # A database of its own: the shared one may hold 4x3k3, which this test must search.
-    db = str(tmp_path / "t.db")
-    build("3x3k3", db)
+def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, db: str) -> None:
+    """Answers from the table and by search; with one worker, hostile bodies too (on the
+    server these checks once started one of their own for)."""
     # --search 10: the game searched below takes milliseconds alone, but a machine loaded by
     # the whole suite must still prove it within half the budget.
     proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
@@ -66,7 +100,7 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) ->
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
-        found = re.match(r"serving .* at (http://127\.0\.0\.1:\d+/) \(", line)
+        found = re.match(r"serving .* at (http://127\.0\.0\.1:(\d+)/) \(", line)
         assert found, line
         url = found.group(1)
         for _ in range(100):  # worker processes start after the line is printed
@@ -82,6 +116,8 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) ->
         # game solved in milliseconds, so that a loaded machine still proves it in budget.
         status, body = _get(url + "api/4x3k3")
         assert status == 200 and body["source"] == "search" and body["value"] == "win"
+        if workers == 1:
+            _hostile_bodies(int(found.group(2)))
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -91,45 +127,3 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(workers: int, tmp_path: Path) ->
             raise
     assert proc.returncode == 0, err
     assert "Traceback" not in err
-
-
-def test_a_hostile_body_is_one_line_and_the_server_serves_on(tmp_path: Path) -> None:
-    # A real server: a body refused before it is all read must still reach the client as an
-    # answer (a connection closed on unread data is reset), and nested lists must not reach
-    # the parser's recursion limit as a 500.
-    import http.client
-
-    db = str(tmp_path / "t.db")
-    build("3x3k3", db)
-    proc = subprocess.Popen([sys.executable, "-m", "tablebase", "serve", "--db", db, "--port", "0",
-                             "--no-search"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline() if proc.stdout else ""
-        found = re.match(r"serving .* at http://127\.0\.0\.1:(\d+)/ \(", line)
-        assert found, line
-
-        def post(body: bytes) -> tuple[int, dict[str, object]]:
-            conn = http.client.HTTPConnection("127.0.0.1", int(found.group(1)), timeout=30)
-            try:
-                conn.request("POST", "/api/3x3k3/probe", body=body,
-                             headers={"Content-Type": "application/json"})
-                response = conn.getresponse()
-                return response.status, json.loads(response.read())
-            finally:
-                conn.close()
-
-        for body, status, fragment in (
-                (b"[" * 100_000, 400, "nests too deep"),
-                (b'["' + b"x" * (50 << 20) + b'"]', 413, "at most 2,097,152 are accepted"),
-                (b'[["x.o/.x./..."]]', 400, "board 1 of 1: expected board text or moves"),
-                (b'"x.o/.x./..."', 400, "expected a JSON list")):
-            answered, data = post(body)
-            assert answered == status and fragment in str(data["error"]), data
-            assert "\n" not in str(data["error"])
-        answered, data = post(b'["x.o/.x./...", "b2 a1"]')
-        assert answered == 200 and [d["value"] for d in data] == ["draw", "draw"]  # type: ignore[index]
-    finally:
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0 and "Traceback" not in err, err
