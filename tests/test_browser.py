@@ -83,25 +83,50 @@ def server(db: str) -> Iterator[Server]:
     assert s.proc.returncode == 0  # Ctrl-C stops cleanly
 
 
-_LAUNCHED: dict[str, Any] = {}  # the one Chromium of this pytest process, once launched
+_LAUNCHED: dict[str, Any] = {}  # the one Chromium of this pytest process, while it is open
+
+
+def _close_chromium() -> None:
+    if "browser" in _LAUNCHED:
+        _LAUNCHED.pop("browser").close()
+        _LAUNCHED.pop("driver").stop()
+
+
+class _CloseWhenDone:
+    """Closes the shared Chromium before the first test of another file that does not use it:
+    Playwright's event loop counts as running on this thread while it is open, and another
+    test's loop (tests/loop_client.py's, asyncio.run's) could not run beside it."""
+
+    def __init__(self) -> None:
+        self.file: Path | None = None  # the file of the last test that used it
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if "browser" in getattr(item, "fixturenames", ()):
+            self.file = item.path
+        elif item.path != self.file:
+            _close_chromium()
 
 
 def shared_browser(config: pytest.Config) -> Iterator[Any]:
-    """The Chromium of every browser file a pytest process runs: launched by the first (some
-    3 s of CPU each time), closed when the session ends. Tests share nothing through it: each
-    opens its own context, and a file's contexts left open are closed when the file ends."""
+    """The Chromium of the browser files a pytest process runs one after another: launched by
+    the first (some 3 s of CPU each time), closed before another file's test that does not use
+    it or at the session's end. Tests share nothing through it: each opens its own context, and a
+    file's contexts left open are closed when the file ends."""
     if "browser" not in _LAUNCHED:
-        driver = playwright.sync_playwright().start()
-        _LAUNCHED["browser"] = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-
-        def close() -> None:
-            _LAUNCHED.pop("browser").close()
-            driver.stop()
-        config.add_cleanup(close)
+        _LAUNCHED["driver"] = playwright.sync_playwright().start()
+        _LAUNCHED["browser"] = _LAUNCHED["driver"].chromium.launch(executable_path=CHROMIUM,
+                                                                  args=FLAGS)
+        if not config.pluginmanager.is_registered(_CLOSER):
+            config.pluginmanager.register(_CLOSER)
+            config.add_cleanup(_close_chromium)
     launched = _LAUNCHED["browser"]
     yield launched
     for context in launched.contexts:
         context.close()
+
+
+_CLOSER = _CloseWhenDone()
 
 
 @pytest.fixture(scope="module")
