@@ -74,14 +74,19 @@ KILL_POINTS = [
 
 
 # Each build to kill runs in a child forked by one helper process that has imported what CHILD
-# imports (a fresh interpreter a build paid most of a second for them). The helper runs no
-# build itself, so it has no threads when it forks; it kills a child after a delay itself (the
-# pid is its own until it waits) and answers with the child's exit status, -9 when killed.
+# imports and loaded 4x3k3's compiled kernels (a fresh interpreter a build paid most of a second
+# for the imports, and each child about half a second more for the kernels: the stages killed
+# come after both). The helper runs no build itself, only the kernels on tiny inputs, so it has
+# no threads when it forks; it kills a child after a delay itself (the pid is its own until it
+# waits) and answers with the child's exit status, -9 when killed.
 HELPER = textwrap.dedent("""
     import json, os, signal, sys, time, traceback
     import tablebase.builder.enumerator, tablebase.builder.retrograde, tablebase.builder.workdir
     import tablebase.builder.pipeline, tablebase.db.writer, sqlalchemy
+    from tablebase.builder.games.registry import table_root
+    from tablebase.builder.kernels import warm_up
     child = sys.argv[1]
+    warm_up(table_root("4x3k3"))  # threadless: runs the kernels on tiny inputs here
     print("ready", flush=True)
     for line in sys.stdin:
         delay, *args = json.loads(line)
@@ -131,12 +136,23 @@ def truth(table_db: Callable[[str], str]) -> dict[int, tuple[int, int, int]]:
     return stored_rows(table_db("4x3k3"), "4x3k3")
 
 
+@pytest.fixture(scope="module")
+def built_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Files built once for the module, each test killing builds in a copy of its own: "two"
+    holds 3x3k3 and 3x3k3+misere, "three" those and a complete 4x3k3 too."""
+    folder = tmp_path_factory.mktemp("crash")
+    two, three = folder / "two.db", folder / "three.db"
+    build(parse_spec("3x3k3"), str(two))
+    build(parse_spec("3x3k3+misere"), str(two))
+    shutil.copy(two, three)
+    build(parse_spec("4x3k3"), str(three))
+    return {"two": two, "three": three}
+
+
 @pytest.fixture
-def two_games(tmp_path: Path) -> Path:
-    path = tmp_path / "t.db"
-    build(parse_spec("3x3k3"), str(path))
-    build(parse_spec("3x3k3+misere"), str(path))
-    return path
+def two_games(tmp_path: Path, built_files: dict[str, Path]) -> Path:
+    """A fresh file holding 3x3k3 and 3x3k3+misere (a copy of the module's)."""
+    return Path(shutil.copy(built_files["two"], tmp_path / "t.db"))
 
 
 def _others_unchanged(path: Path, before: dict[str, object]) -> None:
@@ -170,9 +186,11 @@ def test_killed_first_build(helper: subprocess.Popen[str], two_games: Path,
 
 @pytest.mark.slow
 @pytest.mark.parametrize("target, n", KILL_POINTS[::3] + [("final-commit", 1)])
-def test_killed_forced_rebuild_keeps_the_old_table(helper: subprocess.Popen[str], two_games: Path,
-                                                  target: str, n: int) -> None:
-    build(parse_spec("4x3k3"), str(two_games))
+def test_killed_forced_rebuild_keeps_the_old_table(helper: subprocess.Popen[str], tmp_path: Path,
+                                                  built_files: dict[str, Path], target: str,
+                                                  n: int) -> None:
+    # A fresh copy of the two games with 4x3k3 built beside them (the table to keep).
+    two_games = Path(shutil.copy(built_files["three"], tmp_path / "t.db"))
     old_rows, old_row = stored_rows(two_games, "4x3k3"), game_row(two_games, "4x3k3")
     before = _snapshot(two_games)
     assert _kill_build(helper, two_games, target, n, "--force") == -signal.SIGKILL
