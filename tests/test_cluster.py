@@ -29,10 +29,19 @@ ENDGAME = ("7x6k4+gravity",
            "c1 e1 d1 d2 c2 d3 e2 e3 d4 d5 b1 a1 e4 c3 d6 c4 e5 e6 f1 f2 f3 c5 c6 f4 f5 g1")
 
 
+# Dask's own diagnostics, which no test here reads: each worker's stack sampler (every 10 ms)
+# and each event loop's watch on its ticks (every 20 ms). Together ~0.09 CPU seconds a second
+# of a two-worker cluster even idle (0.135 -> 0.045 measured), paid over the module's minutes
+# and more under load; the workers (restarted ones too) take the config from their nannies.
+QUIET_DASK = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s"}
+
+
 @pytest.fixture(scope="module")
 def executor() -> Iterator[DaskExecutor]:
     """One local cluster of two worker processes for the whole module."""
-    with open_cluster(workers=2, memory_limit="1GiB") as ex:
+    import dask
+
+    with dask.config.set(QUIET_DASK), open_cluster(workers=2, memory_limit="1GiB") as ex:
         yield ex
 
 
@@ -100,8 +109,11 @@ def test_a_worker_of_two_threads_builds_the_same_table(table_db: Callable[[str],
                                                        tmp_path: Path) -> None:
     # One worker given both cores: its kernels split their rows over two threads, and it packs
     # its blocks on two.
+    import dask
+
     name, db = "4x4k4+gravity", str(tmp_path / "cluster.db")
-    with open_cluster(workers=1, threads=2, memory_limit="2GiB") as one:
+    with dask.config.set(QUIET_DASK), open_cluster(workers=1, threads=2,
+                                                   memory_limit="2GiB") as one:
         build(parse_spec(name), db, executor=one)
     _same_table(table_db(name), db, name)
 
@@ -263,10 +275,24 @@ def test_workers_on_two_machines_share_a_table_each(table_db: Callable[[str], st
 
 
 @pytest.mark.slow
-def test_cli_workers(table_db: Callable[[str], str], tmp_path: Path,
-                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_workers(table_db: Callable[[str], str], tmp_path: Path, executor: DaskExecutor,
+                     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # --workers 2 asks open_cluster for a local cluster of two workers; the module's cluster,
+    # which the fixture above starts through that same open_cluster, stands in for it (a
+    # cluster of its own cost two more worker processes started and stopped, ~8 CPU seconds).
+    # What the CLI prints of it comes from the real cluster's two workers.
+    import tablebase.builder.cluster
+
+    asked: list[dict[str, object]] = []
+
+    @contextmanager
+    def module_cluster(**kwargs: object) -> Iterator[DaskExecutor]:
+        asked.append(kwargs)
+        yield executor
+    monkeypatch.setattr(tablebase.builder.cluster, "open_cluster", module_cluster)
     db = str(tmp_path / "cli.db")
     assert main(["build", "3x3k3", "--workers", "2", "--db", db, "--quiet"]) == 0
+    assert asked == [{"workers": 2, "scheduler": None}]
     out = capsys.readouterr().out
     assert "5,478 reachable" in out and "on a Dask cluster of 2 workers" in out
     _same_table(table_db("3x3k3"), db, "3x3k3")
