@@ -23,6 +23,11 @@ from tests.conftest import game_row, stored_rows  # noqa: E402
 DASK = [str(Path(sys.executable).parent / "dask"), "scheduler"]
 WORKER = [str(Path(sys.executable).parent / "dask"), "worker"]
 ROOT = Path(__file__).resolve().parents[1]
+# Dask's own diagnostics, which this test does not read, off in every process of the cluster
+# and the client (as tests/test_cluster.py's QUIET_DASK): each worker's stack sampler (every
+# 10 ms) and each event loop's watch on its ticks (every 20 ms), ~0.09 CPU seconds a second.
+QUIET_DASK = {**os.environ, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+              "DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s"}
 
 
 @pytest.fixture
@@ -32,7 +37,7 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
     logs = open(tmp_path / "dask.log", "w")
     procs = [subprocess.Popen([*DASK, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                "--scheduler-file", str(info)],
-                              stdout=logs, stderr=logs, start_new_session=True)]
+                              stdout=logs, stderr=logs, start_new_session=True, env=QUIET_DASK)]
     try:
         deadline = time.monotonic() + 60
         while not info.exists() or not info.read_text().strip():
@@ -42,7 +47,7 @@ def scheduler(tmp_path: Path) -> Iterator[str]:
         procs.append(subprocess.Popen(
             [*WORKER, address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
              "--memory-limit", "2GiB", "--local-directory", str(tmp_path / "workers")],
-            stdout=logs, stderr=logs, cwd=ROOT, start_new_session=True))
+            stdout=logs, stderr=logs, cwd=ROOT, start_new_session=True, env=QUIET_DASK))
         from distributed import Client
 
         with Client(address, timeout="30s") as client:
@@ -69,7 +74,8 @@ def test_hand_started_workers_build_the_same_table(table_db: Callable[[str], str
     shared.mkdir()
     done = subprocess.run([sys.executable, "-m", "tablebase", "build", "4x4k4+gravity",
                            "--scheduler", scheduler, "--work-dir", str(shared), "--db", db,
-                           "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+                           "--quiet"], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=QUIET_DASK)
     assert done.returncode == 0, done.stderr
     assert "on a Dask cluster of 2 workers" in done.stdout
     single = table_db("4x4k4+gravity")
