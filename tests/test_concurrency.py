@@ -98,6 +98,7 @@ SWAPPER = textwrap.dedent("""
         depth = depth.astype(np.int64)
         plies = store.plies(game)
         params = GameParams("4x3k3", 4, 3, 3, False, False)
+        print("ready", flush=True)  # the reader starts now: before, it had no write to meet
         for i in range(rounds):
             shifted = np.where(depth > 0, depth + (40 if i % 2 == 0 else 0), 0)
             scores = np.where(value == 1, 64 - shifted, np.where(value == -1, shifted - 64, 0))
@@ -120,7 +121,11 @@ def test_a_rebuilt_game_is_seen_whole(tmp_path: Path) -> None:
     spec, game = parse_spec("4x3k3"), Game("4x3k3")
     codes = [c for c in random.Random(2).sample(sorted(truth), 300) if truth[c][2] > 2]
     rival = subprocess.Popen([sys.executable, "-c", SWAPPER, str(path), "12"], cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its imports and its read of the table take a second or more, with no write to read
+    # beside: the reader waits for them (its table stays the true one until the first swap).
+    assert rival.stdout is not None and rival.stdout.readline() == "ready\n", (
+        rival.stderr.read() if rival.stderr else "")
     shifted = plain = 0
     with open_tablebase(str(path)) as tb:
         deadline = time.monotonic() + 120
