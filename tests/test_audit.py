@@ -430,8 +430,9 @@ def test_exit_statuses(db: str, capsys: pytest.CaptureFixture[str],
                                    " of its orbit (chosen: at most 100,000 boards in all)")
     assert "  answers: 4,520 as (value, move, depth)" in out
     assert out.endswith("all 4,520 answers agree with the table\n")
+    # The forgotten diagonal shows with 2 stones already (every image of those: 56 boards).
     status, out, _ = run(capsys, "audit", "tictactoe", "--solver", "user_negamax:solve",
-                         "--db", db, "--max-examples", "2")
+                         "--db", db, "--max-examples", "2", "--positions", "ply:2")
     assert status == 1
     assert "    wrong-value " in out and "smallest counterexamples (2 of " in out
     assert "   refuted:  " in out and "3 | " in out

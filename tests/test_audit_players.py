@@ -16,6 +16,7 @@ import pytest
 from tablebase.builder.games.grid import Value, parse_spec
 from tablebase.query.audit import FunctionCandidate, Selection, audit, open_gtp_engine, read_return
 from tablebase.query.audit.by_play import Opponent, parse_opponent, play_audit
+from tablebase.query.audit.selection import select_positions
 from tablebase.query.cli import main
 from tablebase.query.errors import AuditInputError
 from tablebase.query.tablebase import Tablebase, open_tablebase
@@ -154,11 +155,14 @@ def test_check_depth_refuses_answers_without_a_depth(db: str, tb: Tablebase,
     def value_move(board: str, to_move: str) -> tuple[int, str | None]:
         return REF.solve(cells(board))[0], perfect_player(board, to_move)
 
+    # The refusal is said once the answers are in, whatever the positions: those with 2 stones
+    # are enough to show it.
     with pytest.raises(AuditInputError, match=r"needs answers that give a depth.*\(value, move\)"):
-        audit(tb, "3x3k3", FunctionCandidate(value_move), check="depth")
+        audit(tb, "3x3k3", FunctionCandidate(value_move), check="depth",
+              selection=Selection("ply", 2))
     monkeypatch.chdir(SAMPLES)
     status = main(["audit", "3x3k3", "--db", db, "--solver", "user_negamax:solve",
-                   "--check", "depth", "--quiet"])
+                   "--check", "depth", "--quiet", "--positions", "ply:2"])
     out, err = capsys.readouterr()
     # One error line; a slow machine may also get the note of how long the audit would take.
     errors = [line for line in err.splitlines() if not line.startswith("tablebase: note:")]
@@ -192,14 +196,23 @@ def test_exceptions_fold_into_one_line_and_failures_print_no_refutation(
 # --- GTP engines asked genmove ----------------------------------------------------------------
 
 def test_a_genmove_engine_is_audited_by_its_moves(tb: Tablebase) -> None:
+    """On 40 positions drawn over every ply and value, terminal ones included (an engine's `pass`
+    where the game is over is the right answer), each in every image: every board costs GTP
+    round trips, and the right player's agreement on every image of every position is
+    test_a_right_player_passes_on_every_image_and_finished_games's."""
     spec = parse_spec("3x3k3")
+    some = Selection("sample", 40, within=(Selection("all"),))
+    codes = select_positions(tb, spec, some).codes.tolist()
+    assert any(REF.terminal_value(REF.board(code)) is not None for code in codes)
     with open_gtp_engine(PLAYER, spec) as engine:
         assert engine.engine.asks == "genmove"
-        report = audit(tb, spec, engine, selection=Selection("all"), every_orientation=None)
+        report = audit(tb, spec, engine, selection=some, every_orientation=None)
     assert report.ok and report.every_orientation and report.shapes == {"move": report.boards}
+    assert report.positions == 40 and report.boards > 40
     assert report.asked is not None and "genmove x" in report.asked
     with open_gtp_engine(f"{PLAYER} --blunder", spec) as engine:
-        report = audit(tb, spec, engine, max_examples=20)
+        report = audit(tb, spec, engine, selection=Selection("sample", 40), every_orientation=None,
+                       max_examples=20)
     assert set(report.mismatches) == {"non-optimal-move"}
     for e in report.examples:
         assert e.after is not None
