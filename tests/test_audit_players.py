@@ -301,12 +301,19 @@ def test_easyai_negamax_9_agrees_on_every_position_and_image(tb: Tablebase) -> N
 
 
 def test_easyai_negamax_4_is_caught_and_the_reference_confirms(tb: Tablebase) -> None:
-    report = audit(tb, "3x3k3", FunctionCandidate(easyai_negamax.solve4), check="move",
-                   every_orientation=True, max_examples=1000)
-    assert not report.ok and report.mismatches.get("wrong-value", 0) > 0
-    assert set(report.mismatches) <= {"wrong-value", "non-optimal-move"}
-    assert len(report.examples) == report.mismatched_positions
-    for e in report.examples:
+    """Every image of the positions with 0 to 4 stones: only there (5 or more empty cells) can a
+    4-ply horizon fall short. With 4 or fewer empty cells Negamax(4) searches to the end of
+    the game, the very search of Negamax(9), which the test above audits on every board."""
+    reports = [audit(tb, "3x3k3", FunctionCandidate(easyai_negamax.solve4), check="move",
+                     selection=Selection("ply", ply), every_orientation=True, max_examples=1000)
+               for ply in range(5)]
+    assert sum(r.mismatches.get("wrong-value", 0) for r in reports) > 0
+    for report in reports[1:]:  # the empty board's move is found within 4 plies
+        assert not report.ok
+    for report in reports:
+        assert set(report.mismatches) <= {"wrong-value", "non-optimal-move"}
+        assert len(report.examples) == report.mismatched_positions
+    for e in (e for report in reports for e in report.examples):
         value, _ = REF.solve(e.board)
         said = read_return(eval(e.said))  # the solver's own (value, move), as it returned it
         if e.kind == "wrong-value":

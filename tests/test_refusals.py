@@ -12,6 +12,7 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import redirect_stderr, redirect_stdout
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -133,13 +134,21 @@ def test_a_small_build_prints_nothing_extra(tmp_path: Path) -> None:
     assert status == 0 and err == "" and out.startswith("built 4x3k3 into")
 
 
+@cache
+def _reached(spec: str, moves: str) -> tuple[tuple[int, ...], int]:
+    """(the root `moves` reach, the boards the plain search reaches from it): the two estimate
+    tests share the slow ones (4x3k3's 111,973 boards: a second of tests/reference.py)."""
+    game = Game(spec)
+    root = play(game, moves)
+    return root, len(reachable_from(game, root))
+
+
 def test_the_estimate_bounds_what_is_built() -> None:
     """The bound counts boards without wins: never below what the plain search reaches."""
     for spec, moves in [("3x3k3", ""), ("4x3k3", ""), ("3x3k3+gravity", ""),
                         ("4x4k4+gravity", "b1 c1 b2")]:
-        game = Game(spec)
-        root = play(game, moves)
-        assert reachable_bound(parse_spec(spec), root) >= len(reachable_from(game, root))
+        root, found = _reached(spec, moves)
+        assert reachable_bound(parse_spec(spec), root) >= found
 
 
 def test_the_estimate_is_near_what_is_built() -> None:
@@ -150,9 +159,7 @@ def test_the_estimate_is_near_what_is_built() -> None:
                                 ("3x3k3+gravity", "", 0.03), ("4x4k4", "a1 b2 c3 d4 a4", 0.03),
                                 ("4x4k4+gravity", "b1 c1 b2", 0.1),
                                 ("5x4k4+gravity", "a1 b1 c1 d1 e1 a2 b2", 0.1)]:
-        game = Game(spec)
-        root = play(game, moves)
-        found = len(reachable_from(game, root))
+        root, found = _reached(spec, moves)
         estimate = reachable_estimate(parse_spec(spec), root)
         assert abs(estimate - found) <= within * found, (spec, moves, estimate, found)
 
