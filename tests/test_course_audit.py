@@ -4,8 +4,10 @@ tests/audit_samples/course_engine.py, which logs what reaches it. The truths are
 plain negamax and the short-win search of tests/reference.py."""
 from __future__ import annotations
 
+import io
 import json
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -64,24 +66,32 @@ boardsize 9
 """
 
 
-def _audit(tmp_path: Path, capsys: pytest.CaptureFixture[str], *extra: str
-           ) -> tuple[int, str, str, list[str]]:
+def _audit(tmp_path: Path, *extra: str) -> tuple[int, str, str, list[str]]:
+    """(exit status, stdout, stderr, the commands the engine got) of the file's audit."""
     course, log = tmp_path / "course.gtp", tmp_path / "engine.log"
     course.write_text(FILE)
-    status = main(["audit", "7x7k5", "--engine", f"{ENGINE} --log {log}", "--positions",
-                   f"file:{course}", "--db", str(tmp_path / "none.db"), "--search", "1",
-                   "--quiet", *extra])
-    out, err = capsys.readouterr()
-    return status, out, err, log.read_text().splitlines()
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        status = main(["audit", "7x7k5", "--engine", f"{ENGINE} --log {log}", "--positions",
+                       f"file:{course}", "--db", str(tmp_path / "none.db"), "--search", "1",
+                       "--quiet", *extra])
+    return status, out.getvalue(), err.getvalue(), log.read_text().splitlines()
+
+
+@pytest.fixture(scope="module")
+def json_audit(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, str, list[str]]:
+    """The file's audit with --json, run once for the two tests that read it (each costs an
+    engine and a second's search on each of its unsettled boards)."""
+    return _audit(tmp_path_factory.mktemp("course"), "--json")
 
 
 def _board(spec: str, moves: str) -> tuple[int, ...]:
     return play(Game(spec), moves.lower())
 
 
-def test_every_case_is_judged_against_the_truth(tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, err, _ = _audit(tmp_path, capsys, "--json")
+def test_every_case_is_judged_against_the_truth(
+        json_audit: tuple[int, str, str, list[str]]) -> None:
+    status, out, err, _ = json_audit
     assert status == 1  # the file's G4, Z9 and A4 are wrong
     cases = {c["id"] or c["text"]: c for c in json.loads(out)["cases"]}
     assert list(cases) == ["00", "play B B4", "10", "20", "25", "30", "40", "50", "60"]
@@ -115,9 +125,9 @@ def test_every_case_is_judged_against_the_truth(tmp_path: Path,
     assert "this course file may take up to about" in err  # the estimate, before the audit
 
 
-def test_the_truths_are_the_reference_values(tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _, _ = _audit(tmp_path, capsys, "--json")
+def test_the_truths_are_the_reference_values(
+        json_audit: tuple[int, str, str, list[str]]) -> None:
+    _, out, _, _ = json_audit
     truth = {c["id"]: c["truth"] for c in json.loads(out)["cases"] if c["truth"]}
     seven = Game("7x7k5")
     board = _board("7x7k5", SEVEN)
@@ -132,10 +142,8 @@ def test_the_truths_are_the_reference_values(tmp_path: Path,
     assert five.solve(a4)[0] != -1  # A4 does not win: the opponent is not lost after it
 
 
-def test_the_engine_gets_the_files_boards_and_timelimits(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]
-                                                         ) -> None:
-    _, out, _, log = _audit(tmp_path, capsys)
+def test_the_engine_gets_the_files_boards_and_timelimits(tmp_path: Path) -> None:
+    _, out, _, log = _audit(tmp_path)
     told, game, before = 0, "", {}
     for line in log:
         words = line.split()
