@@ -136,15 +136,18 @@ def test_an_engine_out_of_step_is_reported_as_such(tb: Tablebase, command: str) 
 
 def test_unknown_is_counted_apart(tb: Tablebase) -> None:
     """`= unknown` claims nothing: counted apart, never a mismatch or a refuted line, and the
-    audit passes when every other answer agrees; strict counts them as failures."""
+    audit passes when every other answer agrees; strict counts them as failures. On 60
+    positions drawn over every ply and value, terminal ones included: the engine gives up on
+    those of 0 to 2 stones (7 or more empty cells) and answers the others."""
     spec = parse_spec("3x3k3")
     engine_command = f"{COURSE} --k 3 --unknown-from 7"
-    selection = Selection("all")
+    selection = Selection("sample", 60, within=(Selection("all"),))
     with open_gtp_engine(engine_command, spec, dialect="course") as engine:
         report = audit(tb, spec, engine, selection=selection)
     early = sum(1 for b in Game("3x3k3").reachable() if sum(1 for v in b if v == 0) >= 7)
     assert report.ok and report.mismatches == {} and report.examples == ()
     assert report.gave_up > 0 and report.agreed + report.gave_up == report.boards
+    assert report.agreed > report.gave_up and report.positions == 60
     assert report.gave_up_positions == report.gave_up <= early
     with open_gtp_engine(engine_command, spec, dialect="course") as engine:
         strict = audit(tb, spec, engine, selection=selection, strict=True)
