@@ -215,7 +215,10 @@ def test_a_solver_right_on_one_image_and_wrong_on_another(tb: Tablebase, broken:
     def biased(board: str, to_move: str) -> object:
         return (1, "b2") if board == "..x/.../..." else broken.correct(board, to_move)
 
-    every = audit(tb, "3x3k3", FunctionCandidate(biased), every_orientation=True)
+    # Every image of the openings (elsewhere `biased` is `correct`, which agrees on every image
+    # of every position in test_exit_statuses).
+    every = audit(tb, "3x3k3", FunctionCandidate(biased), selection=Selection("ply", 1),
+                  every_orientation=True)
     assert every.mismatches == {"wrong-value": 1} and every.examples[0].board == (0, 0, 1) + (0,) * 6
     caught = [audit(tb, "3x3k3", FunctionCandidate(biased), selection=Selection("ply", 1),
                     seed=seed).mismatched for seed in range(16)]
@@ -266,7 +269,8 @@ def test_checks_follow_the_shape_and_the_option(tb: Tablebase, broken: ModuleTyp
     assert not audit(tb, "3x3k3", first, check="move").ok
     # A (value, move) answer cannot be checked for depth: asking for it is refused.
     with pytest.raises(AuditInputError, match="--check depth needs answers that give a depth"):
-        audit(tb, "3x3k3", FunctionCandidate(broken.forgets_negation), check="depth")
+        audit(tb, "3x3k3", FunctionCandidate(broken.forgets_negation), check="depth",
+              selection=Selection("ply", 2))  # said once the answers are in, whatever they are
     correct = audit(tb, "3x3k3", FunctionCandidate(broken.correct), check="depth")
     assert correct.ok and correct.checked == dict.fromkeys(CHECKS, NON_TERMINAL)
 
