@@ -13,6 +13,7 @@ reachability (builder/games/grid/orders.py), and each ply's count is scaled by t
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -69,6 +70,13 @@ def reachable_estimate(spec: Spec, board: Sequence[int], samples: int = 1000,
     """About how many positions are reachable from `board`: each ply's share of the bound
     (`reachable_bound`), scaled by the share of `samples` boards drawn evenly from it that
     can arise in play (within a few per cent where that share is not tiny)."""
+    return _reachable_estimate(spec, tuple(board), samples, seed)
+
+
+# Remembered: `tablebase build` asks before it starts (to refuse or say it) and the pipeline
+# asks again, a second each time on the larger boards; the draws are seeded, so the same.
+@lru_cache(maxsize=8)
+def _reachable_estimate(spec: Spec, board: tuple[int, ...], samples: int, seed: int) -> int:
     if spec.moving:  # the bound, whose movement phase is nearly all reachable
         return reachable_bound(spec, board)
     from tablebase.builder.games.grid.orders import reachable  # compiled: imported when asked
