@@ -3,7 +3,7 @@ searches than cores run (a search beyond its slots is refused at once with 503 a
 Retry-After, a client that goes away frees its slot), and `probe`, `moves`, `solve` and the
 HTTP API return within their wall-clock budget however many moves a position has.
 
-The bounds asserted are generous (budget + 1 s, table answers under 0.5 s): they catch a
+The bounds asserted are generous (budget + 1 s or more, table answers under 0.5 s): they catch a
 search that ignores its budget or a server that waits behind one, not a slow machine."""
 from __future__ import annotations
 
@@ -80,7 +80,8 @@ def test_cli_budgets_hold(table_db: Callable[[str], str], warm: None,
         took = time.monotonic() - start
         out = capsys.readouterr().out
         assert status == 0 and "(by search)" in out, out
-        assert took < 2.0, f"{argv[0]}: {took:.2f} s for a 1 s budget"
+        # 2 s of slack, as the server's below: at load 7 on two cores `moves` took 2.19 s.
+        assert took < 1.0 + 2.0, f"{argv[0]}: {took:.2f} s for a 1 s budget"
         if argv[0] == "moves":  # every move listed, each proved or shown as not proved
             rows = [line for line in out.splitlines() if re.match(r"[* ] [a-h][1-8] ", line)]
             assert len(rows) == 63
@@ -104,9 +105,11 @@ def _serve(db: str, seconds: float) -> Iterator[tuple[str, int]]:
         proc.wait(timeout=20)
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def server(table_db: Callable[[str], str]) -> Iterator[tuple[str, int]]:
-    """The server on tic-tac-toe, searching for 1.5 s."""
+    """The server on tic-tac-toe, searching for 1.5 s: one process for the module (its start,
+    some 2 s of CPU, was paid twice); the tests on it only ask, and each search it runs ends
+    with its budget, before its answer."""
     yield from _serve(table_db("3x3k3"), 1.5)
 
 
