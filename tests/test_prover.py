@@ -1,4 +1,4 @@
-"""The prover (query/search/prover.py, proving.py) against tests/reference.py's plain negamax:
+"""The prover (query/search/prover.py, proving.py) against tests/reference.py's plain search:
 every claim that a side cannot win, and every zone such a proof returns, on random positions of
 small boards; the proof files it writes checked by query/proof_check.py, and damaged ones
 refused."""
@@ -19,7 +19,7 @@ from tablebase.query.proof_check import ProofCheckError, check_proof
 from tablebase.query.search import proof_writer, prover
 from tablebase.query.search.proof_writer import ProofWriteError, write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
-from tests.reference import WIN, Game, parse, random_positions
+from tests.reference import Game, can_force_line, parse, random_positions
 
 _GAMES: dict[str, Game] = {}
 
@@ -33,17 +33,28 @@ def _positions(text: str, stones: range, count: int, seed: int) -> list[tuple[in
     return random_positions(_game(text), stones, count, seed)
 
 
+# The plain search's memo a game, for the module: (board, player, to move) -> a forced line.
+_MEMOS: dict[str, dict] = {}
+
+
 def _cannot_win(game: Game, board: tuple[int, ...], attacker: int) -> bool:
-    """The plain negamax: player index `attacker` cannot win from `board`."""
-    value, _ = game.solve(board)
-    to_move = game.stones(board) % 2
-    return value != WIN if to_move == attacker else value != -WIN
+    """The plain search: player index `attacker` cannot win from `board`, the side to move as
+    the stones say (tests/reference.py's can_force_line: the negamax's value without its
+    depths, which the prover does not claim; a quarter of the negamax's time or less)."""
+    to_move = game.stones(board) % 2 + 1
+    return not can_force_line(game, board, attacker + 1, to_move,
+                              _MEMOS.setdefault(game.spec, {}))
+
+
+def _wins(game: Game, board: tuple[int, ...]) -> bool:
+    """The plain search: the side to move wins `board`."""
+    return not _cannot_win(game, board, game.stones(board) % 2)
 
 
 @pytest.mark.parametrize("text, stones", [("4x4k3", range(6, 10)), ("4x4k4", range(7, 12)),
                                           ("4x3k3", range(2, 7))])
 def test_every_claim_agrees_with_the_plain_negamax(text: str, stones: range) -> None:
-    """Proved (the side cannot win) and disproved (it wins) as the negamax says, for the side
+    """Proved (the side cannot win) and disproved (it wins) as the plain search says, for the side
     to move and for the other side, each run on a fresh table and on one kept between runs."""
     game, spec = _game(text), parse_spec(text)
     kept = ProofTable(spec, 1 << 20)
@@ -73,7 +84,7 @@ def test_every_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None
 
 def _zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
                 rng: random.Random) -> int:
-    """If the prover proves `attacker` cannot win on `board`: the negamax's check of its zone
+    """If the prover proves `attacker` cannot win on `board`: the plain search's check of its zone
     on up to six changed positions (how many were checked)."""
     table = ProofTable(spec, 1 << 16)
     if table.run(board, attacker) != 1:
@@ -106,7 +117,7 @@ def _changed_outside(game: Game, board: tuple[int, ...], zone: int, side: int,
 
 def _zone_checked(game: Game, board: tuple[int, ...], attacker: int, zone: int,
                   rng: random.Random) -> int:
-    """The negamax's check of a proof's zone (the attacker's stones outside it moved or given
+    """The plain search's check of a proof's zone (the attacker's stones outside it moved or given
     to the defender) on up to six changed positions (how many)."""
     checked = 0
     for after in _changed_outside(game, board, zone, attacker + 1, rng):
@@ -138,7 +149,7 @@ def test_a_reply_that_leaves_a_pairing_holds_in_the_plain_negamax() -> None:
 
 def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # type: ignore[no-untyped-def]
                     rng: random.Random) -> int:
-    """If the prover finds that `attacker` wins on `board`: the negamax's check of the win's
+    """If the prover finds that `attacker` wins on `board`: the plain search's check of the win's
     zone (the defender's stones outside it moved elsewhere outside it, or turned into the
     attacker's) on up to six changed positions (how many were checked)."""
     table = ProofTable(spec, 1 << 16)
@@ -155,7 +166,7 @@ def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # 
 @pytest.mark.parametrize("text, stones", [("4x4k3", range(6, 9)), ("5x4k4", range(10, 13))])
 def test_every_win_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None:
     """The zone of a win the prover finds (by which it drops the defender's replies outside a
-    refuted reply's zone) holds for the plain negamax."""
+    refuted reply's zone) holds for the plain search."""
     game, spec = _game(text), parse_spec(text)
     rng, checked = random.Random(5), 0
     for board in _positions(text, stones, 15, seed=8):
@@ -312,7 +323,7 @@ def test_the_prover_refuses_what_it_cannot_prove() -> None:
     #   o . . .
     #   . . . .
     board = parse(game, "xo../.x../o.../....")
-    assert game.solve(board)[0] == WIN
+    assert _wins(game, board)
     assert prove_no_win(parse_spec("4x4k3"), board).outcome == "disproved"
 
 
@@ -320,7 +331,7 @@ def test_the_prover_refuses_what_it_cannot_prove() -> None:
                                                  ("4x4k3", range(6, 9), 1)])
 def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None:
     """Where threats.py finds the attacker (to move, neither side completing a line at once) a
-    win by continuous fours, the plain negamax finds a win too; and it finds some."""
+    win by continuous fours, the plain search finds a win too; and it finds some."""
     from tablebase.query.search.board import Board
     from tablebase.query.search.threats import count_fours, vcf
 
@@ -335,7 +346,7 @@ def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None
         before = arrays.board.copy()
         if vcf(arrays.par, arrays.lines, arrays.cl_off, arrays.cl_idx, arrays.ends, arrays.perms,
                arrays.board, arrays.cnt, arrays.st, arrays.bx, arrays.bo, a, 8, 200):
-            assert game.solve(board)[0] == WIN, board
+            assert _wins(game, board), board
             found += 1
         assert (arrays.board == before).all()  # the board is left as it was
     assert found >= least
