@@ -21,7 +21,6 @@ from tablebase.builder.games.grid import (
     play,
     transform,
 )
-from tablebase.builder.pipeline import build
 from tablebase.query.audit.solvers import (
     SOLVERS,
     SearchTooLargeError,
@@ -68,17 +67,16 @@ class Reference:
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Reference]:
-    """Returns a function spec -> its table, each built once per module into one database."""
-    path = str(tmp_path_factory.mktemp("solvers") / "t.db")
+def reference(table_db: Callable[[str], str]) -> Callable[[str], Reference]:
+    """Returns a function spec -> its table, each read once per module from the session's
+    tables (conftest.py: built once a session, shared with the other files that read them)."""
     built: dict[str, Reference] = {}
 
     def get(name: str) -> Reference:
         if name not in built:
             spec = parse_spec(name)
-            build(spec, path)
             rows: dict[int, tuple[Value, int]] = {}
-            with open_tablebase(path) as tb:
+            with open_tablebase(table_db(name)) as tb:
                 for codes, _, values, depths in tb.table(spec).positions():
                     for code, value, depth_ in zip(codes, values, depths):
                         rows[int(code)] = (Value(int(value)), int(depth_))
