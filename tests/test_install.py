@@ -42,14 +42,16 @@ def test_pip_install_gives_one_package(tmp_path: Path) -> None:
     venv.EnvBuilder(with_pip=False).create(env_dir)  # this environment's pip installs into it
     python = env_dir / "bin" / "python"
     # The dependencies come from this environment (no network needed); the package itself
-    # is built and installed from the checkout, not in editable mode.
+    # is built and installed from the checkout, not in editable mode. --no-compile: pip's
+    # byte-compiling of every installed module (~2 s CPU of the ~7) checks nothing here; the
+    # runs below import what they use from source.
     purelib = next(Path(p) for p in site.getsitepackages() if p.endswith("site-packages"))
     target = Path(subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True).stdout.strip())
     (target / "deps.pth").write_text(f"{purelib}\n")
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                              "--quiet", "--no-deps", str(ROOT)],
+                              "--quiet", "--no-deps", "--no-compile", str(ROOT)],
                              cwd=tmp_path, capture_output=True, text=True)
     assert install.returncode == 0, install.stderr
     code = ("import importlib.util, json, tablebase; "
