@@ -44,26 +44,32 @@ def _reachable(name: str) -> list[tuple[int, ...]]:
 @pytest.mark.parametrize("name", TINY)
 def test_maps_keep_outcome_and_moves(name: str) -> None:
     spec = parse_spec(name)
+    maps = range(len(permutations(spec)))
     for board in _reachable(name):
-        moves = legal_moves(spec, board)
-        for s in range(len(permutations(spec))):
+        moves, result = legal_moves(spec, board), outcome(spec, board)  # once a board
+        for s in maps:
             image = transform(spec, board, s)
-            assert outcome(spec, image) == outcome(spec, board)
+            assert outcome(spec, image) == result
             assert sorted(legal_moves(spec, image)) == sorted(transform_cell(spec, m, s) for m in moves)
 
 
-@pytest.mark.parametrize("name", TINY)
+# Canonical codes read the board's shape and gravity, never the win rule: 3x3k3+misere has
+# 3x3k3's very boards and maps, so it is left out here (it stays in the outcome test above).
+@pytest.mark.parametrize("name", [name for name in TINY if name != "3x3k3+misere"])
 def test_canonical_matches_independent_orbits(name: str) -> None:
     spec, game = parse_spec(name), Game(name)
     boards = _reachable(name)
     codes = np.array([game.code(b) for b in boards], dtype=np.int64)
     canon = canonical_many(spec, codes)
-    assert [int(c) for c in canon] == [game.canonical(b) for b in boards]
+    independent = {b: game.canonical(b) for b in boards}
+    assert [int(c) for c in canon] == list(independent.values())
     assert np.array_equal(canonical_many(spec, canon), canon)  # idempotent
     assert all(canonical(spec, int(c)) == int(k) for c, k in zip(codes[:300], canon[:300]))
-    # every member of an orbit has the same canonical code
+    # every member of an orbit has the same canonical code (the images of a reachable board
+    # are reachable: their independent codes are looked up, not computed again)
     for board, k in zip(boards, canon):
-        assert {game.canonical(img) for img in game.images(board)} == {int(k)}
+        assert {independent[img] if img in independent else game.canonical(img)
+                for img in game.images(board)} == {int(k)}
 
 
 def test_orbit_sizes_count_distinct_images() -> None:
