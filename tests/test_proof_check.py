@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import random
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,30 @@ def proof_lines(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return path.read_text().splitlines()
 
 
+# The checker's tables of one game and attacker, built once for the module: check_proof builds
+# them anew for every file (~10 ms of pure Python each, most of the tests below that check
+# hundreds of files), and only reads them. The tables themselves are tested above.
+_tables = cache(BoardTables)
+
+
+@pytest.fixture
+def tables_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """check_proof's checkers take their tables from `_tables`."""
+    monkeypatch.setattr(proof_check, "BoardTables", _tables)
+
+
+@pytest.fixture(scope="module")
+def wide_proofs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One 7x7k5 proof from the empty board (over a thousand positions), written plainly and
+    gzipped, both from the one search (the tests only read the files)."""
+    folder = tmp_path_factory.mktemp("wide")
+    proved = prove_no_win(parse_spec("7x7k5"), (0,) * 49, ProofBudget(memory=1 << 24))
+    paths = {name: folder / name for name in ("p.proof", "p.proof.gz")}
+    for path in paths.values():
+        write_proof(proved, path)
+    return paths
+
+
 def _check(tmp_path, lines: list[str]) -> bool:  # type: ignore[no-untyped-def]
     path = tmp_path / "p.proof"
     path.write_text("\n".join(lines) + "\n")
@@ -80,7 +105,7 @@ def _edited(lines: list[str], kind: str, edit) -> list[str]:  # type: ignore[no-
     return lines[:i] + [" ".join(edit(lines[i].split()))] + lines[i + 1:]
 
 
-def test_pairs_are_read_as_int_reads_them(tmp_path, proof_lines) -> None:  # type: ignore[no-untyped-def]
+def test_pairs_are_read_as_int_reads_them(tmp_path, proof_lines, tables_once) -> None:  # type: ignore[no-untyped-def]
     """Pairs spelled otherwise ("+5-09") are read as the numbers they spell; a pair of one
     cell twice, off the board, negative, overlapping another or missing is refused."""
     assert _check(tmp_path, proof_lines)
@@ -98,7 +123,7 @@ def test_pairs_are_read_as_int_reads_them(tmp_path, proof_lines) -> None:  # typ
         assert not _check(tmp_path, _edited(proof_lines, "pairing", bad))
 
 
-def test_codes_and_zones_are_read_through_the_symmetries(tmp_path, proof_lines) -> None:  # type: ignore[no-untyped-def]
+def test_codes_and_zones_are_read_through_the_symmetries(tmp_path, proof_lines, tables_once) -> None:  # type: ignore[no-untyped-def]
     """A position written by a code that is not the smallest of its images, a child named by
     such a code, or a zone missing a cell its child's zone (turned back) uses, is refused."""
     spec = parse_spec("4x4k4")
@@ -155,13 +180,13 @@ def test_zone_and_line_checks_by_flags_equal_the_plain_rule(text: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["p.proof", "p.proof.gz"])
-def test_the_check_reports_the_bytes_it_has_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def test_the_check_reports_the_bytes_it_has_read(wide_proofs: dict[str, Path],
+                                                 monkeypatch: pytest.MonkeyPatch,
                                                  name: str) -> None:
     """check_proof's callback gets the stored file's bytes read so far, growing, within its
     size."""
     monkeypatch.setattr(proof_check, "READ_EVERY", 200)
-    path = tmp_path / name
-    write_proof(prove_no_win(parse_spec("7x7k5"), (0,) * 49, ProofBudget(memory=1 << 24)), path)
+    path = wide_proofs[name]
     seen: list[int] = []
     assert check_proof(path, seen.append).positions > 1000
     assert len(seen) >= 3 and seen == sorted(seen) and 0 < seen[-1] <= path.stat().st_size
@@ -246,7 +271,8 @@ def test_a_root_proved_earlier_in_the_file_is_found(
 
 
 def test_a_zone_with_cells_past_the_board_is_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str],
+        tables_once: None) -> None:
     """A zone is a set of the board's cells: a zone holding bit 16 or higher on 4x4k4 (or
     written negative, all bits above set) is malformed, on a position of any kind, and refused
     in one line, exit status 2."""
@@ -266,7 +292,8 @@ def test_a_zone_with_cells_past_the_board_is_refused(
 
 
 def test_a_damaged_or_cut_gzip_file_is_refused_in_one_line(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], proof_lines: list[str],
+        tables_once: None) -> None:
     """A .gz proof damaged inside its compressed stream (here its first block given the
     reserved block type, which zlib refuses), cut anywhere, or with any one byte changed, is
     refused in one line with exit status 2, or (a byte the check does not read, such as the
