@@ -41,7 +41,9 @@ def reference_size(game: Game, side: int, goal: int) -> Callable[[tuple[int, ...
         mover = 1 if game.stones(board) % 2 == 0 else 2
         children = [game.child(board, m) for m in moves]
         if mover == side:
-            return 1 + min(size(c) for c in children if _value_for(game, c, side) >= goal)
+            # The other side moves at each child: the child's value for `side` is minus the
+            # value the negamax gives its mover (what _value_for says, without recounting).
+            return 1 + min(size(c) for c in children if -game.solve(c)[0] >= goal)
         return 1 + sum(size(c) for c in children)
     return size
 
