@@ -189,6 +189,7 @@ class MovingGame:
         whose last undecided child is decided a win at depth d loses at d + 1 (every child a
         win, this one the deepest). What no round decides is a draw."""
         open_children, parents = self._graph()  # children not yet known to be wins
+        _REACHABLE.setdefault(self.spec, frozenset(open_children))  # reachable() needs no walk
         result: dict[Position, Outcome] = {}
         frontier = []
         for pos, count in open_children.items():

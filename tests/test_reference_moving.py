@@ -166,33 +166,31 @@ def test_terminal_positions_by_hand() -> None:
 
 def children_by_boards(game: MovingGame, board: Board, side: int) -> set[Position]:
     """The children found another way: of all boards differing from `board` in one or two cells,
-    those where one stone of `side` appeared on an empty cell while it had fewer than N, or
-    where one of its stones went to an empty cell a king's step away (any, with +jump). None
-    once the other side has a line."""
+    each changed cell now empty or the mover's, those where one stone of `side` appeared on an
+    empty cell while it had fewer than N, or where one of its stones went to an empty cell a
+    king's step away (any, with +jump). None once the other side has a line."""
     if game.has_line(board, 3 - side):
         return set()
     placing = board.count(side) < game.stones
-    near: set[Board] = set()
-    for a in range(game.cells):
-        for b in range(a, game.cells):
-            for va in (0, side):  # a cell the move changes becomes empty or the mover's
-                for vb in (0, side):
-                    cells = list(board)
-                    cells[a], cells[b] = va, vb
-                    near.add(tuple(cells))
+    # Every change of one cell to empty or to the mover's; a board differs in one or two.
+    changes = [(c, v) for c in range(game.cells) for v in (0, side) if board[c] != v]
+    boards = [(x,) for x in changes] + [(x, y) for i, x in enumerate(changes)
+                                        for y in changes[i + 1:] if x[0] != y[0]]
     out: set[Position] = set()
-    for other in near:
-        diff = [c for c in range(game.cells) if board[c] != other[c]]
-        new = [c for c in diff if board[c] == 0 and other[c] == side]
-        gone = [c for c in diff if board[c] == side and other[c] == 0]
+    for diff in boards:
+        new = [c for c, v in diff if board[c] == 0 and v == side]
+        gone = [c for c, v in diff if board[c] == side and v == 0]
         if len(new) != 1 or len(diff) != 1 + len(gone):
             continue
+        cells = list(board)
+        for c, v in diff:
+            cells[c] = v
         if placing and not gone:
-            out.add((other, 3 - side))
+            out.add((tuple(cells), 3 - side))
         elif not placing and len(gone) == 1:
             (r1, c1), (r2, c2) = divmod(gone[0], game.w), divmod(new[0], game.w)
             if game.jump or max(abs(r1 - r2), abs(c1 - c2)) == 1:
-                out.add((other, 3 - side))
+                out.add((tuple(cells), 3 - side))
     return out
 
 
@@ -349,39 +347,57 @@ def test_every_position_meets_the_retrograde_conditions(spec: str) -> None:
 
 class Bounded:
     """Whether the side to move can force a win (or must lose) within t plies: a plain recursion
-    over the rules, remembered on (position, t), that stores no depth and knows no retrograde."""
+    over the rules, remembered on (position, t), that stores no depth and knows no retrograde.
+    Positions are numbered as they are met (their boards hashed once, not at every visit)."""
 
     def __init__(self, game: MovingGame) -> None:
         self.game = game
-        self.kids: dict[Position, tuple[int | None, list[Position]]] = {}
-        self.memo: dict[tuple[bool, Position, int], bool] = {}
+        self.numbers: dict[Position, int] = {}
+        self.positions: list[Position] = []
+        self.kids: list[tuple[int | None, list[int]] | None] = []  # None: not expanded yet
+        self.memo: dict[tuple[bool, int, int], bool] = {}
 
-    def children(self, pos: Position) -> tuple[int | None, list[Position]]:
-        """The terminal value of `pos` (None if it goes on) and its children."""
-        if pos not in self.kids:
-            self.kids[pos] = (self.game.terminal_value(*pos),
-                              [self.game.child(*pos, m) for m in self.game.moves(*pos)])
-        return self.kids[pos]
+    def number(self, pos: Position) -> int:
+        if pos not in self.numbers:
+            self.numbers[pos] = len(self.positions)
+            self.positions.append(pos)
+            self.kids.append(None)
+        return self.numbers[pos]
+
+    def children(self, i: int) -> tuple[int | None, list[int]]:
+        """The terminal value of position `i` (None if it goes on) and its children's numbers."""
+        found = self.kids[i]
+        if found is None:
+            pos = self.positions[i]
+            found = self.kids[i] = (self.game.terminal_value(*pos),
+                                    [self.number(self.game.child(*pos, m))
+                                     for m in self.game.moves(*pos)])
+        return found
 
     def wins(self, pos: Position, t: int) -> bool:
-        return self.decide(True, pos, t)
+        return self.decide(True, self.number(pos), t)
 
     def loses(self, pos: Position, t: int) -> bool:
-        return self.decide(False, pos, t)
+        return self.decide(False, self.number(pos), t)
 
-    def decide(self, win: bool, pos: Position, t: int) -> bool:
-        key = (win, pos, t)
-        if key not in self.memo:
-            end, kids = self.children(pos)
-            if end is not None:
-                self.memo[key] = end == (WIN if win else LOSS)
-            elif t == 0:
-                self.memo[key] = False
-            elif win:
-                self.memo[key] = any(self.loses(kid, t - 1) for kid in kids)
-            else:
-                self.memo[key] = all(self.wins(kid, t - 1) for kid in kids)
-        return self.memo[key]
+    def decide(self, win: bool, i: int, t: int) -> bool:
+        key = (win, i, t)
+        known = self.memo.get(key)
+        if known is not None:
+            return known
+        end, kids = self.children(i)
+        if end is not None:
+            known = end == (WIN if win else LOSS)
+        elif t == 0:
+            known = False
+        else:  # a win: some child lost within t - 1; a loss: every child won within t - 1
+            known = not win
+            for kid in kids:
+                if self.decide(not win, kid, t - 1) == win:
+                    known = win
+                    break
+        self.memo[key] = known
+        return known
 
 
 def agrees_with_bounded(search: Bounded, pos: Position, outcome: Outcome, bound: int) -> bool:
