@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import closing
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,7 @@ from tablebase.query.tablebase import open_tablebase
 from tablebase.query.verify.checks import VerifyReport, verify_table
 from tests.conftest import stored_rows
 from tests.reference import Game
-from tests.reference_moving import DRAW, LOSS, WIN, MovingGame
+from tests.reference_moving import DRAW, LOSS, WIN, MovingGame, solved_game
 
 SPEC = "3x3k3+stones3"
 CELLS = 9
@@ -57,10 +58,10 @@ def _verify(path: Path | str, spec: str, root: str | None = None) -> VerifyRepor
 
 
 def _canonical(game: Game, board: tuple[int, ...], side: int, stones: int) -> int:
-    """The stored code by the reference's own symmetry and codec (tests/test_moving.py's)."""
+    """The stored code by the reference's own symmetry and codec (tests/test_moving.py's):
+    Game.canonical, the smallest code of its naive images."""
     moving_phase = sum(1 for v in board if v) == 2 * stones
-    return min(game.code(image) for image in game.images(board)) + \
-        (SIDE if moving_phase and side == 2 else 0)
+    return game.canonical(board) + (SIDE if moving_phase and side == 2 else 0)
 
 
 @pytest.mark.parametrize("spec", ["3x3k3+stones3", "3x3k3+stones4", "3x3k3+stones3+jump",
@@ -136,12 +137,13 @@ def _rescore(path: Path, ply: int, code: int, score: int) -> None:
     _edit(path, ply, code, change)
 
 
+@cache
 def _solved() -> dict[int, tuple[int, int | None]]:
-    """The plain solver's value and depth of every stored code."""
-    reference = MovingGame(SPEC)
+    """The plain solver's value and depth of every stored code (worked out once a process:
+    read it, never change it)."""
     plain = Game("3x3k3")
     return {_canonical(plain, board, side, 3): outcome
-            for (board, side), outcome in reference.solve_all().items()}
+            for (board, side), outcome in solved_game(SPEC)[1].items()}
 
 
 def _pick(path: Path, ply: int, value: int, over: bool = False) -> tuple[int, int]:
@@ -292,7 +294,7 @@ def test_the_roots_record_is_checked(table_db: Callable[[str], str], tmp_path: P
                  "UPDATE games SET root_value = 1, root_depth = 5 WHERE spec = ?")
     _resign(path)
     report = _verify(path, SPEC)
-    assert MovingGame(SPEC).solve_all()[MovingGame(SPEC).root()] == (DRAW, None)
+    assert solved_game(SPEC)[1][MovingGame(SPEC).root()] == (DRAW, None)
     assert report.by_kind == {"root": 1}, report.first
     assert report.first[0].message == "the game record says the root is win in 5, the table" \
         " has draw (endless play)"
