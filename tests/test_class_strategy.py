@@ -137,7 +137,8 @@ def answers_of(db: str, spec: str) -> Iterator[GameAnswers]:
         yield tb.game(spec)
 
 
-# Tic-tac-toe positions (x moves first) and each side's smallest strategy, by plain recursion.
+# Tic-tac-toe positions (x moves first; the start first) and each side's smallest strategy,
+# by plain recursion.
 POSITIONS = [".../.../... x", "x../.../... o", "x../.o./... x", "xx./oo./... x", ".o./.x./... x",
              "x.o/.x./... o", "xo./.../... x"]
 
@@ -156,6 +157,10 @@ def test_tictactoe_sizes_equal_plain_recursion(db: str, spec: str) -> None:
 
     truth = solve(game)
     with answers_of(db, spec) as answers:
+        # The start, a draw, with no position and no side given: a strategy for each side,
+        # x first (the default sides), checked as every other one below.
+        start = find_game_strategy(answers)
+        assert [(s.side, s.goal.word) for s in start] == [("x", "draw"), ("o", "draw")]
         for text in POSITIONS:
             position = game.read(text)
             for side, ours in (("x", True), ("o", False)):
@@ -164,7 +169,10 @@ def test_tictactoe_sizes_equal_plain_recursion(db: str, spec: str) -> None:
                     with pytest.raises(NoStrategyError, match="is a loss for"):
                         find_game_strategy(answers, text, side)
                     continue
-                [s] = find_game_strategy(answers, text, side)
+                if text == POSITIONS[0]:
+                    s = start[0 if ours else 1]
+                else:
+                    [s] = find_game_strategy(answers, text, side)
                 assert (s.goal, s.is_tree) == (Value(value), True)
                 assert s.nodes == smallest(position, ours, value), (text, side)
                 check_walk(answers.game, s)
@@ -172,9 +180,9 @@ def test_tictactoe_sizes_equal_plain_recursion(db: str, spec: str) -> None:
 
 
 def test_the_default_sides(db: str) -> None:
+    # At the start, a draw: both sides, x first (test_tictactoe_sizes_equal_plain_recursion,
+    # which checks those two strategies too). Here a win: the winner's alone.
     with answers_of(db, PLAIN) as answers:
-        assert [(s.side, s.goal.word) for s in find_game_strategy(answers)] == \
-            [("x", "draw"), ("o", "draw")]
         assert [s.side for s in find_game_strategy(answers, "xx./oo./x.. o")] == ["x"]
         assert [s.side for s in find_game_strategy(answers, "xx./oo./... x")] == ["x"]
         with pytest.raises(NoStrategyError, match="a side is x"):
@@ -266,7 +274,7 @@ def test_strategy_command(db: str, tmp_path: Path, capsys: pytest.CaptureFixture
      " 'xx./oo./... x' (class-tictactoe-plain): the position is a loss for o"),
     (["xx/oo x"], "class-tictactoe-plain: cannot read 'xx/oo x'"),
     (["--moves", "b2 z9"], "class-tictactoe-plain: 'z9' at '.../.x./... o': the moves here are"),
-    (["--dot", "x.dot"], "--dot writes one strategy and the position is a draw"),
+    (["x.o/.x./... o", "--dot", "x.dot"], "--dot writes one strategy and the position is a draw"),
 ])
 def test_strategy_errors_are_one_line(db: str, args: list[str], message: str,
                                       capsys: pytest.CaptureFixture[str]) -> None:
