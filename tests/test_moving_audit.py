@@ -57,6 +57,13 @@ def test_a_horizon_is_caught_exactly_beyond_it(tb: Tablebase, name: str, horizon
     if every:
         assert report.positions == int(unfinished.sum())
         assert report.mismatched_positions == beyond > 0
+    else:  # exactly the sample's decided positions beyond the horizon
+        from tablebase.query.audit.selection import select_positions
+
+        sample = select_positions(tb, parse_spec(name), selection)
+        assert report.positions == len(sample.codes) == 150
+        assert report.mismatched_positions == int(((sample.value != 0)
+                                                   & (sample.depth > horizon)).sum())
     assert set(report.mismatches) <= {"wrong-value"} and report.mismatched_positions > 0
     for e in report.examples:
         assert e.value != Value.DRAW and e.depth is not None and e.depth > horizon

@@ -80,6 +80,8 @@ def _search(rules: Rules, cells: str, me: str, depth: int) -> tuple[int, str | N
             name = _name(width, height, b)
             best = value
             best_move = name if a is None else f"{_name(width, height, a)}-{name}"
+            if best == 1:
+                break  # a win: no later move can do better (nor replace it: only a better one does)
     return best, best_move
 
 
