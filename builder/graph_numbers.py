@@ -261,18 +261,45 @@ class _Workers:
                 return None
 
     def close(self) -> None:
+        """The workers stopped once every batch is answered (idle, they wait for the pool's
+        word to stop)."""
         self.pool.terminate()
         self.pool.join()
+
+    def kill(self) -> None:
+        """The workers killed mid-walk (Ctrl-C, a fault): Pool.terminate could wait for ever
+        there. A worker killed while it writes its answer keeps the answers' lock (a semaphore
+        shared by the processes), which the pool's task thread then waits on to say it is done,
+        and terminate waits on that thread: under load `build` hung after Ctrl-C. So the
+        pool's threads are told to stop (the worker thread must not fork new workers), the
+        workers are killed and reaped, and the pool's own finalizer is dropped; a thread still
+        blocked is a daemon, gone with the process."""
+        from multiprocessing import pool as pools
+
+        pool: Any = self.pool  # its private parts: Pool has no way to stop without waiting
+        for thread in (pool._worker_handler, pool._task_handler, pool._result_handler):
+            thread._state = pools.TERMINATE
+        pool._change_notifier.put(None)
+        pool._worker_handler.join(timeout=5)
+        for process in pool._pool:
+            process.kill()
+        for process in pool._pool:
+            process.join(timeout=5)
+        pool._terminate.cancel()
+        pool._state = pools.TERMINATE
 
 
 @contextmanager
 def _pool(calls: Calls, workers: int) -> Iterator[_Workers | None]:
-    """The workers (None for fewer than 2), stopped at the end."""
+    """The workers (None for fewer than 2), stopped at the end: killed where the walk did not
+    finish."""
     if workers < 2:
         yield None
         return
     pool = _Workers(calls, workers)
     try:
         yield pool
-    finally:
-        pool.close()
+    except BaseException:
+        pool.kill()
+        raise
+    pool.close()

@@ -322,6 +322,8 @@ def test_cli_workers(table_db: Callable[[str], str], tmp_path: Path, executor: D
         asked.append(kwargs)
         yield executor
     monkeypatch.setattr(tablebase.builder.cluster, "open_cluster", module_cluster)
+    # A test before this one kills a worker: its nanny's new one may still be starting.
+    executor.client.wait_for_workers(2, timeout=HUNG_SECONDS)
     db = str(tmp_path / "cli.db")
     assert main(["build", "3x3k3", "--workers", "2", "--db", db, "--quiet"]) == 0
     assert asked == [{"workers": 2, "scheduler": None}]
