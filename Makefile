@@ -34,9 +34,10 @@ lint: $(TEST_STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
-# Lint before the suite; the types are one test of it (tests/test_types.py), on both cores. (A third
-# worker filled the waits on servers and browsers, 511 -> 458 s once, but in a slow spell left
-# wall-clock checks of the server and the page short of time: two it is.)
+# Lint before the suite; the types are one test of it (tests/test_types.py). Three workers on the
+# two cores: the third fills the waits on servers, browsers, engines and killed processes
+# (pytest 393 s with two, 302 s with three, minutes apart, every test passing; an earlier
+# suite with more wall-clock checks short of time under three was why it had two).
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again; and
 # the kernels compiled once, in three groups side by side (tests/compile_kernels.py), rather
@@ -50,7 +51,7 @@ test: $(STAMP)
 	    $(PY) tests/compile_kernels.py search & search=$$!; \
 	    $(MAKE) --no-print-directory install-test && $(PY) -m ruff check builder db query tests \
 	    && wait $$tables && wait $$gravity && wait $$search
-	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
 
 # Byte-compiled first, as installing does (see test): the benches time whole processes.
 bench: $(TEST_STAMP)
