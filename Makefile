@@ -34,10 +34,11 @@ lint: $(TEST_STAMP)
 	$(PY) -m ruff check builder db query tests
 	$(PY) tests/typecheck.py
 
-# Lint before the suite; the types are one test of it (tests/test_types.py). Three workers on the
-# two cores: the third fills the waits on servers, browsers, engines and killed processes
-# (pytest 393 s with two, 302 s with three, minutes apart, every test passing; an earlier
-# suite with more wall-clock checks short of time under three was why it had two).
+# Lint before the suite; the types are one test of it (tests/test_types.py), on both cores. A third
+# worker was tried twice: it filled the waits on servers and browsers (511 -> 458 s once; 393 ->
+# 302 s in a warm checkout) but made no gain on a clean clone (pytest 393 s with two, 410 s with
+# three, minutes apart: each worker pays the session's builds, imports and kernel loads again),
+# and in a slow spell it once left wall-clock checks short of time: two it is.
 # Byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on these machines), each of
 # the suite's hundreds of processes would otherwise compile the package's modules again; and
 # the kernels compiled once, in three groups side by side (tests/compile_kernels.py), rather
@@ -51,7 +52,7 @@ test: $(STAMP)
 	    $(PY) tests/compile_kernels.py search & search=$$!; \
 	    $(MAKE) --no-print-directory install-test && $(PY) -m ruff check builder db query tests \
 	    && wait $$tables && wait $$gravity && wait $$search
-	$(PY) -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # Byte-compiled first, as installing does (see test): the benches time whole processes.
 bench: $(TEST_STAMP)
