@@ -173,6 +173,14 @@ class Game:
         return set(_REACHABLE[self.spec])
 
 
+@lru_cache(maxsize=None)
+def shared_game(spec: str) -> Game:
+    """One Game a spec for the process, its negamax memo with it: a board past SHARED_CELLS
+    keeps its memo in its Game, and tests that solve the same positions of it again (the
+    gravity search's parts, the prover's zones, graded play) share this one."""
+    return Game(spec)
+
+
 def better(a: tuple[int, int], b: tuple[int, int]) -> bool:
     """Whether outcome a is better than b for the side choosing."""
     if a[0] != b[0]:

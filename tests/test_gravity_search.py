@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -21,18 +20,10 @@ from tablebase.query.search import bitsolver, gravity
 from tablebase.query.search.bitboard_arrays import Bitboards, bit_of, fits
 from tablebase.query.search.searcher import Budget, Searcher
 from tablebase.query.search.solving import leaves
-from tests.reference import Game, reachable_from
+from tests.reference import Game, reachable_from, shared_game
 from tests.search_sets import read_set
 
 WORDS = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}
-
-
-@cache
-def _game(spec: str) -> Game:
-    """One reference game a spec for the module, its negamax memo with it: on boards of 16 and
-    20 squares the memo is each Game's own, and tests here solve the same positions again
-    (the three small-part sizes below the same 40 boards; 4x4k3+gravity whole, then parts)."""
-    return Game(spec)
 
 
 def drop(game: Game, moves: str) -> tuple[int, ...]:
@@ -67,7 +58,7 @@ def test_which_games_take_bitboards() -> None:
 
 @pytest.mark.parametrize("spec", ["4x4k3+gravity", "3x4k3+gravity", "4x3k2+gravity"])
 def test_every_position_against_plain_negamax(spec: str) -> None:
-    game = _game(spec)
+    game = shared_game(spec)
     searcher = Searcher(parse_spec(spec), slots_log2=12)  # a small table: entries replaced
     for board in sorted(game.reachable()):
         check(game, searcher, board)
@@ -79,7 +70,7 @@ def test_five_by_four_sample_against_plain_negamax(small: int, monkeypatch: pyte
     """Positions of 6 to 12 empty squares, whose nodes keep their entries in the table's small
     part (of two slots: each entry replaced by the next; of more slots than keys)."""
     monkeypatch.setattr(bitboard, "SMALL_SLOTS_LOG2", small)
-    spec, game = parse_spec("5x4k4+gravity"), _game("5x4k4+gravity")
+    spec, game = parse_spec("5x4k4+gravity"), shared_game("5x4k4+gravity")
     searcher, rng = Searcher(spec, slots_log2=16), random.Random(54)
     for _ in range(40):  # random games stopped at 8 to 14 stones, the game not over
         board = tuple([0] * game.n)
@@ -120,7 +111,7 @@ def test_each_part_of_the_table_gives_back_the_key_from_bucket_and_tag(spec: str
 def test_winning_squares_by_bit_tricks_against_the_lines(spec: str) -> None:
     """gravity.wins: the empty squares where a stone completes a line, on random stacked
     boards (any heights and colours, reachable or not) against the reference's line check."""
-    game, bits, rng = _game(spec), Bitboards(parse_spec(spec), slots_log2=8), random.Random(3)
+    game, bits, rng = shared_game(spec), Bitboards(parse_spec(spec), slots_log2=8), random.Random(3)
     for _ in range(300):
         board = [0] * game.n
         for col in range(game.w):
@@ -165,7 +156,7 @@ PRUNED = {
 
 @pytest.mark.parametrize("name", sorted(PRUNED))
 def test_each_pruning_rule_against_plain_negamax(name: str) -> None:
-    game = _game("5x4k4+gravity")
+    game = shared_game("5x4k4+gravity")
     board = drop(game, PRUNED[name])
     check(game, Searcher(parse_spec("5x4k4+gravity"), slots_log2=16), board)
     s = Searcher(parse_spec("5x4k4+gravity"), slots_log2=16).solve(board)
@@ -200,7 +191,7 @@ def test_connect_four_in_pons_notation_scored_by_the_plain_negamax(
     if threads == 2:
         monkeypatch.setattr(bitsolver, "INLINE_NODES", 0)
         monkeypatch.setattr(bitsolver, "idle_cores", lambda: 1)  # a helper however busy the machine
-    game, searcher = _game("7x6k4+gravity"), Searcher(parse_spec("7x6k4+gravity"), threads=threads)
+    game, searcher = shared_game("7x6k4+gravity"), Searcher(parse_spec("7x6k4+gravity"), threads=threads)
     rows = _pons_set()
     assert len(rows) >= 30 and {np.sign(score) for _, score in rows} == {-1, 0, 1}
     for moves, score in rows:
@@ -220,7 +211,7 @@ def test_many_positions_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
     scores, with a batch of few nodes a board so that some go on after it; a node budget
     stops a board as `solve` would."""
     monkeypatch.setattr(bitsolver, "INLINE_NODES", 64)
-    small = _game("4x4k3+gravity")
+    small = shared_game("4x4k3+gravity")
     boards = sorted(small.reachable())[::7]
     for board, s in zip(boards, Searcher(parse_spec("4x4k3+gravity"), slots_log2=10)
                         .solve_many(boards)):
@@ -228,7 +219,7 @@ def test_many_positions_in_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
         assert (s.value, s.depth) == (WORDS[value], depth), board
         assert s.move is None if depth == 0 else \
             small.solve(small.child(board, s.move)) == (-value, depth - 1)
-    spec, game, rows = parse_spec("7x6k4+gravity"), _game("7x6k4+gravity"), _pons_set()
+    spec, game, rows = parse_spec("7x6k4+gravity"), shared_game("7x6k4+gravity"), _pons_set()
     searcher = Searcher(spec)
     found = searcher.solve_many([drop(game, moves) for moves, _ in rows])
     assert any(s.nodes > 64 + 1024 for s in found)  # went on after the batch
@@ -249,7 +240,7 @@ def test_near_the_end_a_known_root_still_gives_a_move_that_keeps_its_score() -> 
     the table holds every root and its children: 4x4 boards of 11 to 14 empty squares, where
     nodes use the table; some 80 of each), each answer and its move against the plain negamax."""
     for name, stones in (("4x4k3+gravity", (2, 3, 4, 5)), ("4x4k4+gravity", (2, 3, 4, 5))):
-        game = _game(name)
+        game = shared_game(name)
         near = reachable_from(game, (0,) * game.n, plies=max(stones))
         boards = [b for b in sorted(near) if sum(1 for v in b if v) in stones]
         boards = boards[::max(1, len(boards) // 80)]
@@ -271,7 +262,7 @@ def test_batches_of_any_size_one_after_another(monkeypatch: pytest.MonkeyPatch,
     from tablebase.query.search import bitboard_arrays as bitboard
     if not entry:
         monkeypatch.setattr(bitboard, "_entry_point", lambda kernel, args: None)
-    small = _game("4x4k3+gravity")
+    small = shared_game("4x4k3+gravity")
     boards = sorted(small.reachable())[::11]
     searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10)
     at = 0
@@ -288,11 +279,11 @@ def test_two_threads_give_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> N
     under both) against the plain negamax, and middle-game 7x6 positions of many nodes."""
     monkeypatch.setattr(bitsolver, "INLINE_NODES", 0)
     monkeypatch.setattr(bitsolver, "idle_cores", lambda: 1)  # a helper however busy the machine
-    game = _game("4x4k3+gravity")
+    game = shared_game("4x4k3+gravity")
     searcher = Searcher(parse_spec("4x4k3+gravity"), slots_log2=10, threads=2)
     for board in sorted(game.reachable())[::23]:
         check(game, searcher, board)
-    spec, c4 = parse_spec("7x6k4+gravity"), _game("7x6k4+gravity")
+    spec, c4 = parse_spec("7x6k4+gravity"), shared_game("7x6k4+gravity")
     one, two = Searcher(spec, threads=1), Searcher(spec, threads=2)
     for moves in read_set("connect4.txt")[::4]:
         board = drop(c4, "".join(str("abcdefg".index(m[0]) + 1) for m in moves.split()))
@@ -320,14 +311,14 @@ def test_budgets_stop_it_with_only_what_was_proved(idle: int,
     assert s.value is None and time.monotonic() - start < 0.2 + 0.2
     # Still sound after being stopped: a position of the Pons set, exactly.
     moves, score = _pons_set()[0]
-    again = searcher.solve(drop(_game("7x6k4+gravity"), moves))
+    again = searcher.solve(drop(shared_game("7x6k4+gravity"), moves))
     assert (again.value, again.depth) == pons_outcome(42, len(moves), score)
 
 
 def test_stored_tables_at_the_leaves(tmp_path: Path) -> None:
     """5x4k4+gravity with an endgame table of an 8-stone position at the leaves: the answers of
     its ancestors are the plain negamax's, and the table is used."""
-    spec, game = parse_spec("5x4k4+gravity"), _game("5x4k4+gravity")
+    spec, game = parse_spec("5x4k4+gravity"), shared_game("5x4k4+gravity")
     db = str(tmp_path / "g.db")
     root = drop(game, "33424153")
     build(spec, db, root=root)
@@ -348,7 +339,7 @@ def test_stored_tables_at_the_leaves(tmp_path: Path) -> None:
 
 
 def test_a_spent_budget_still_says_a_game_is_over() -> None:
-    spec, game = parse_spec("7x6k4+gravity"), _game("7x6k4+gravity")
+    spec, game = parse_spec("7x6k4+gravity"), shared_game("7x6k4+gravity")
     searcher, spent = Searcher(spec), Budget(seconds=0.0)
     over = searcher.solve(drop(game, "1212121"), spent)  # x's four in column 1
     assert (over.value, over.depth, over.move) == (Value.LOSS, 0, None)

@@ -17,7 +17,7 @@ from tablebase.query.cli import main
 from tablebase.query.play.levels import LevelError, choose_move, move_odds, pick
 from tablebase.query.play.terminal import play_game
 from tests.bench_levels import level_scores, play_out
-from tests.reference import DRAW, Game, better
+from tests.reference import DRAW, Game, better, shared_game
 
 
 @pytest.fixture(scope="module")
@@ -25,11 +25,6 @@ def tb(table_db: Callable[[str], str]) -> Iterator[Tablebase]:
     table_db("3x3k3")
     with open_tablebase(table_db("4x3k3")) as opened:
         yield opened
-
-
-@lru_cache(maxsize=None)
-def _game(spec: str) -> Game:
-    return Game(spec)
 
 
 @lru_cache(maxsize=None)
@@ -45,7 +40,7 @@ def best_cells(game: Game, board: tuple[int, ...]) -> frozenset[int]:
 
 
 def test_level_10_only_plays_best_moves_on_every_tictactoe_position(tb: Tablebase) -> None:
-    game = _game("3x3k3")
+    game = shared_game("3x3k3")
     rng = random.Random(5)
     boards = [b for b in game.reachable() if game.moves(b)]
     assert len(boards) == 5478 - 958
@@ -68,7 +63,7 @@ def test_level_0_loses_to_level_10_in_most_games(tb: Tablebase) -> None:
 
 
 def test_odds_are_the_documented_mixture(tb: Tablebase) -> None:
-    game = _game("3x3k3")
+    game = shared_game("3x3k3")
     board = (1, 2, 0, 0, 0, 0, 0, 0, 0)  # x a3, o b3: x wins, with some of its 7 moves
     moves = tb.moves("3x3k3", board)
     best = best_cells(game, board)
@@ -122,7 +117,7 @@ def expected_score(game: Game, level: int, side: int) -> float:
 
 
 def test_expected_score_rises_strictly_with_the_level() -> None:
-    game = _game("3x3k3")
+    game = shared_game("3x3k3")
     for side in (1, 2):
         curve = [expected_score(game, level, side) for level in range(11)]
         assert curve[10] == pytest.approx(0.5)  # perfect against perfect: a draw
@@ -147,7 +142,7 @@ def test_bad_levels_and_finished_games(tb: Tablebase) -> None:
 def test_genmove_and_play_level_on_the_command_line(
         tb: Tablebase, capsys: pytest.CaptureFixture[str]) -> None:
     db = tb.db
-    game = _game("3x3k3")
+    game = shared_game("3x3k3")
     board = (1, 0, 0, 0, 2, 0, 0, 0, 0)
     names = {c: f"{'abc'[c % 3]}{3 - c // 3}" for c in range(9)}
     for seed in range(5):

@@ -4,7 +4,6 @@ boards, the moves one of each symmetric set, and on the command line a line a mo
 position's proof written and checked where the moves settle it."""
 from __future__ import annotations
 
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -16,23 +15,18 @@ from tablebase.query.proof_check import check_proof
 from tablebase.query.search import openings
 from tablebase.query.search.openings import NO_WIN, OPEN, WINS, canonical_moves, settle_moves
 from tablebase.query.search.proving import ProofRefusedError, first_moves
-from tests.reference import Game, can_force_line, random_positions
+from tests.reference import can_force_line, random_positions, shared_game
 
 # The plain search's memo a game, kept for the module: both parametrizations below ask about
 # the same positions.
 _MEMO: dict[str, dict] = {}
 
 
-@cache
-def _game(text: str) -> Game:
-    return Game(text)
-
-
 def _forces_line(text: str, board: tuple[int, ...], player: int) -> bool:
     """Whether `player`, who just moved to `board`, wins it: tests/reference.py's plain search
     of a forced line (the sign of the negamax's value without its depths, a quarter of its
     time)."""
-    return can_force_line(_game(text), board, player, 3 - player, _MEMO.setdefault(text, {}))
+    return can_force_line(shared_game(text), board, player, 3 - player, _MEMO.setdefault(text, {}))
 
 
 @pytest.mark.parametrize("by", ["prover", "search"])
@@ -46,7 +40,7 @@ def test_each_moves_result_is_the_plain_negamaxs(by: str, monkeypatch: pytest.Mo
         monkeypatch.setattr(openings, "check_provable", refused)
     seen = set()
     for text, stones in (("4x4k3", range(4, 8)), ("4x4k4", range(6, 11))):
-        game, spec = _game(text), parse_spec(text)
+        game, spec = shared_game(text), parse_spec(text)
         for board in random_positions(game, stones, 10, seed=len(text) + stones.start):
             mover = game.stones(board) % 2 + 1
             for found in settle_moves(spec, board, 20.0):

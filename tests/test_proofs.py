@@ -15,21 +15,13 @@ from tablebase.query.search.board import Board
 from tablebase.query.search.masks import as_int
 from tablebase.query.search.proofs import PAIRING_STEPS, cannot_win
 from tablebase.query.search.searcher import Searcher
-from tests.reference import FewEmpty, Game, can_force_line, parse
+from tests.reference import FewEmpty, Game, can_force_line, parse, shared_game
 
 WORDS = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}
-_GAMES: dict[str, Game] = {}
-
-
-def _game(spec_text: str) -> Game:
-    """One reference game a spec, shared by the tests (its negamax memo with it)."""
-    return _GAMES.setdefault(spec_text, Game(spec_text))
-
-
 def _positions(spec_text: str, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
     """`count` distinct positions of random games, not over, with a number of stones in
     `stones` (seeded)."""
-    game, rng, found = _game(spec_text), random.Random(seed), set()
+    game, rng, found = shared_game(spec_text), random.Random(seed), set()
     while len(found) < count:
         board, target = tuple([0] * game.n), rng.choice(stones)
         for _ in range(target):
@@ -66,7 +58,7 @@ def test_pairings_of_the_empty_boards() -> None:
 def test_every_pairing_claim_holds_in_the_plain_search(spec_text: str, stones: range) -> None:
     """Where the search claims a side cannot complete a line, with either side to move, the
     plain search agrees: no forced line, even with extra stones on cells outside the pairs."""
-    game, spec = _game(spec_text), parse_spec(spec_text)
+    game, spec = shared_game(spec_text), parse_spec(spec_text)
     arrays, rng, memo = Board(spec, slots_log2=8), random.Random(5), {}
     claims = 0
     for board in _positions(spec_text, stones, 100, seed=len(spec_text) + stones.start):
@@ -124,7 +116,7 @@ def test_every_zone_holds_in_the_plain_search(spec_text: str, stones: range,
     that proof: extra stones, on any cells outside it, of the side the proof is against must
     leave the proof true (the rule the search prunes by). Checked with the plain search on
     random extra stones."""
-    game, spec = _game(spec_text), parse_spec(spec_text)
+    game, spec = shared_game(spec_text), parse_spec(spec_text)
     arrays, rng, memo = Board(spec, slots_log2=16), random.Random(11), {}
     arrays.ctl[control.LIMIT] = 1 << 60
     kinds: set[tuple[tuple[int, int], bool]] = set()
@@ -162,7 +154,7 @@ def test_solve_equals_plain_negamax_where_the_proofs_trigger(spec_text: str, sto
     searcher for all (its table shared between positions), on positions where pairings and
     zones trigger. The negamax is tests/reference.py's over the empty cells (FewEmpty: the
     same plain negamax, keyed by those cells alone, in half its time or less)."""
-    game, spec = _game(spec_text), parse_spec(spec_text)
+    game, spec = shared_game(spec_text), parse_spec(spec_text)
     searcher = Searcher(spec, slots_log2=18)
     for board in _positions(spec_text, stones, count, seed=7):
         few = FewEmpty(game, board)

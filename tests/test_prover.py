@@ -19,18 +19,12 @@ from tablebase.query.proof_check import ProofCheckError, check_proof
 from tablebase.query.search import proof_writer, prover
 from tablebase.query.search.proof_writer import ProofWriteError, write_proof
 from tablebase.query.search.proving import ProofBudget, ProofRefusedError, ProofTable, prove_no_win
-from tests.reference import Game, can_force_line, parse, random_positions
-
-_GAMES: dict[str, Game] = {}
-
-
-def _game(text: str) -> Game:
-    return _GAMES.setdefault(text, Game(text))
+from tests.reference import Game, can_force_line, parse, random_positions, shared_game
 
 
 def _positions(text: str, stones: range, count: int, seed: int) -> list[tuple[int, ...]]:
     """`count` distinct positions of random games of `text`, not over, stones in `stones`."""
-    return random_positions(_game(text), stones, count, seed)
+    return random_positions(shared_game(text), stones, count, seed)
 
 
 # The plain search's memo a game, for the module: (board, player, to move) -> a forced line.
@@ -56,7 +50,7 @@ def _wins(game: Game, board: tuple[int, ...]) -> bool:
 def test_every_claim_agrees_with_the_plain_negamax(text: str, stones: range) -> None:
     """Proved (the side cannot win) and disproved (it wins) as the plain search says, for the side
     to move and for the other side, each run on a fresh table and on one kept between runs."""
-    game, spec = _game(text), parse_spec(text)
+    game, spec = shared_game(text), parse_spec(text)
     kept = ProofTable(spec, 1 << 20)
     seen = {1: 0, -1: 0}
     for board in _positions(text, stones, 25, seed=len(text) + stones.start):
@@ -74,7 +68,7 @@ def test_every_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None
     """A proof's zone Z: the attacker still cannot win when its stones outside Z move to other
     cells outside Z, or turn into the defender's while an empty cell outside Z takes one of
     the attacker's (same stones, same side to move) -- the rule the prover prunes by."""
-    game, spec = _game(text), parse_spec(text)
+    game, spec = shared_game(text), parse_spec(text)
     rng, checked = random.Random(7), 0
     for board in _positions(text, stones, 15, seed=3):
         for attacker in (0, 1):
@@ -130,7 +124,7 @@ def _zone_checked(game: Game, board: tuple[int, ...], attacker: int, zone: int,
 def test_a_reply_that_leaves_a_pairing_holds_in_the_plain_negamax() -> None:
     """The defender's leaf that finds a reply after which a pairing holds: the reply is empty
     and in the zone, the attacker cannot win, and the zone holds (as above)."""
-    game, spec = _game("4x4k4"), parse_spec("4x4k4")
+    game, spec = shared_game("4x4k4"), parse_spec("4x4k4")
     table = ProofTable(spec, 1 << 16)
     b, rng, found = table.board, random.Random(2), 0
     for board in _positions("4x4k4", range(8, 12), 30, seed=6):
@@ -167,7 +161,7 @@ def _win_zone_holds(game: Game, spec, board: tuple[int, ...], attacker: int,  # 
 def test_every_win_zone_holds_in_the_plain_negamax(text: str, stones: range) -> None:
     """The zone of a win the prover finds (by which it drops the defender's replies outside a
     refuted reply's zone) holds for the plain search."""
-    game, spec = _game(text), parse_spec(text)
+    game, spec = shared_game(text), parse_spec(text)
     rng, checked = random.Random(5), 0
     for board in _positions(text, stones, 15, seed=8):
         for attacker in (0, 1):
@@ -178,7 +172,7 @@ def test_every_win_zone_holds_in_the_plain_negamax(text: str, stones: range) -> 
 def test_zones_of_symmetric_positions_hold() -> None:
     """Positions their mirror keeps (one move of each mirrored pair searched): the zone of
     each proof holds for positions that break the symmetry."""
-    game, spec = _game("4x4k4"), parse_spec("4x4k4")
+    game, spec = shared_game("4x4k4"), parse_spec("4x4k4")
     rng, checked = random.Random(4), 0
     for _ in range(12):
         board = [0] * 16
@@ -206,7 +200,7 @@ def test_small_proofs_are_written_and_checked(tmp_path) -> None:  # type: ignore
         assert checked.claim == "x cannot win" and checked.positions == written
         assert checked.root == 0  # the empty board's code
         assert checked.positions >= proved.moves and checked.kinds["moves"] >= 1
-    game, spec, done = _game("5x4k4"), parse_spec("5x4k4"), 0
+    game, spec, done = shared_game("5x4k4"), parse_spec("5x4k4"), 0
     for board in _positions("5x4k4", range(10, 13, 2), 12, seed=1):
         if not _cannot_win(game, board, 0):
             assert prove_no_win(spec, board).outcome == "disproved"
@@ -317,7 +311,7 @@ def test_the_prover_refuses_what_it_cannot_prove() -> None:
     for text in ("4x4k4+gravity", "3x3k3+misere", "5x5k4+exact", "12x11k5"):
         with pytest.raises(ProofRefusedError):
             prove_no_win(parse_spec(text), (0,) * parse_spec(text).cells)
-    game = _game("4x4k3")
+    game = shared_game("4x4k3")
     #   x o . .
     #   . x . .     x to move wins: c2 makes the diagonal
     #   o . . .
@@ -335,7 +329,7 @@ def test_continuous_fours_are_wins(text: str, stones: range, least: int) -> None
     from tablebase.query.search.board import Board
     from tablebase.query.search.threats import count_fours, vcf
 
-    game, spec = _game(text), parse_spec(text)
+    game, spec = shared_game(text), parse_spec(text)
     arrays, found = Board(spec, slots_log2=4), 0
     for board in _positions(text, stones, 40, seed=9):
         arrays.load(board)
