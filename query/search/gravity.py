@@ -15,8 +15,8 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
+from tablebase.builder.games.bits import popcount as _popcount
 from tablebase.builder.games.grid.bitboard import G_H, G_K, G_STEPS, G_W, GEOMETRY, wins
-from tablebase.builder.games.grid.bitboard import popcount as _popcount
 from tablebase.compiled import njit
 
 STOP, LIMIT = 0, 1

@@ -21,8 +21,6 @@ line wraps. A column's lowest empty square is the bit `(mask + bottom) & column`
 from __future__ import annotations
 
 import numpy as np
-from numba.core import types
-from numba.extending import intrinsic
 
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.compiled import njit
@@ -52,15 +50,6 @@ def bit_of(spec: Spec, cell: int) -> int:
     """The bit of a cell (row-major, row 0 on top): column * (H + 1) + rows from the bottom."""
     row, col = divmod(cell, spec.width)
     return col * (spec.height + 1) + spec.height - 1 - row
-
-
-@intrinsic
-def popcount(typingctx, x):  # type: ignore[no-untyped-def]
-    """Set bits of a uint64 (one machine instruction)."""
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [args[0].type])
-        return builder.call(fn, args)
-    return types.uint64(types.uint64), codegen
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
