@@ -256,12 +256,14 @@ class MorrisGame:
         return self._successors(*position)
 
     # -- the graph and its retrograde analysis --------------------------------------------------
-    def _graph(self) -> tuple[list[str], dict[int, int], array, array]:
-        """Every position reachable from the start, breadth first (terminal ones reached, not
-        expanded): the texts (a position's number is its place here), the terminal positions'
-        values, and the children of each as one flat array with each position's first entry."""
-        texts = [self.start()]
-        number = {texts[0]: 0}
+    def _graph(self, starts: list[str] | None = None
+               ) -> tuple[list[str], dict[int, int], array, array]:
+        """Every position reachable from the start (or from each of `starts`), breadth first
+        (terminal ones reached, not expanded): the texts (a position's number is its place
+        here), the terminal positions' values, and the children of each as one flat array with
+        each position's first entry."""
+        texts = list(dict.fromkeys(starts)) if starts else [self.start()]
+        number = {text: i for i, text in enumerate(texts)}
         terminal: dict[int, int] = {}
         first_child = array("q", [0])
         children = array("i")
@@ -282,8 +284,9 @@ class MorrisGame:
             i += 1
         return texts, terminal, first_child, children
 
-    def solve(self) -> dict[str, Outcome]:
-        """(value, depth) of every position reachable from the start, keyed by its text, for its
+    def solve(self, starts: list[str] | None = None) -> dict[str, Outcome]:
+        """(value, depth) of every position reachable from the start (or from each of
+        `starts`), keyed by its text, for its
         side to move: +1 win, 0 draw, -1 loss, and the plies to the end under perfect play (the
         winner takes its shortest win, the loser its longest loss; terminal positions 0); a draw
         by endless play has depth None.
@@ -293,7 +296,7 @@ class MorrisGame:
         shallower lost child, or it would be decided already); an undecided parent whose last
         undecided child is a win at depth d loses at d + 1 (every child a win, this the
         deepest). What no round decides is a draw."""
-        texts, terminal, first_child, children = self._graph()
+        texts, terminal, first_child, children = self._graph(starts)
         n = len(texts)
         # Parents, one flat array in the children's order inverted: a counting sort by child.
         first_parent = array("q", [0]) * (n + 1)

@@ -1,0 +1,291 @@
+"""The compiled rules of the morris games' movement phase over sectors (sectors.py): a position
+of sector (a, b) is the side to move's `a` stones and the other side's `b`, nothing left to
+place, one an orbit of the board's symmetries, ranked: the index of its own stones' orbit
+among the orbits of `a` points, times the ways to set `b` stones on the points left, plus the
+colex rank (the combinatorial number system) of the other side's stones among those points.
+
+A position's index is that of its image whose own stones are their orbit's representative
+(the least mask) and, where several symmetries give it, whose other stones rank least. Every
+index is a position; where the representative's own symmetries map it to a lower index, it is
+a copy (scored HOLE, read by no one).
+
+A tier is one sector (a, a) or a pair (a, b) and (b, a): a step goes from (a, b) to (b, a), a
+capture leaves it for sector (b - 1, a), solved before. Scores and exit states are
+ranked_tiers.py's.
+
+`sec` (int64) says which sectors a tier holds:
+    0 a    1 b    2 size of (a, b)    3 where (b, a) starts (0: the tier is (a, a))
+The symmetry tables (sectors.py's Orbits), by the colex rank r of a set of `a` points at
+`at = rank_off[a] + r`: sym_tab[at] the symmetries (bits) that map it to its orbit's
+representative, rep_of[at] that representative's index; reps[rep_off[a] + i] the i-th
+representative's mask; perm[g, k, byte] the image under symmetry g of byte k's points.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from tablebase.builder.games.bits import popcount
+from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
+from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
+from tablebase.compiled import njit
+
+NO_WIN = 1 << 20
+KIDS = 1024  # room for one position's moves (at most 3 stones x 21 flights x 9 captures)
+
+@njit(cache=True, nogil=True, inline="always")
+def colex_rank(mask, binom):  # type: ignore[no-untyped-def]
+    """The rank of a set of points among the sets of its size (colex order)."""
+    r = 0
+    i = 1
+    while mask:
+        r += binom[trailing_zeros(mask), i]
+        i += 1
+        mask &= mask - 1
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def colex_unrank(r, k, n, binom):  # type: ignore[no-untyped-def]
+    """The set of k points of range(n) whose colex rank is r."""
+    mask = 0
+    c = n - 1
+    for i in range(k, 0, -1):
+        while binom[c, i] > r:
+            c -= 1
+        r -= binom[c, i]
+        mask |= 1 << c
+        c -= 1
+    return mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def packed_rank(you, me, binom):  # type: ignore[no-untyped-def]
+    """The colex rank of `you` among the points `me` leaves free."""
+    r = 0
+    i = 1
+    while you:
+        p = trailing_zeros(you)
+        r += binom[p - popcount(me & ((1 << p) - 1)), i]
+        i += 1
+        you &= you - 1
+    return r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def image(perm, g, mask):  # type: ignore[no-untyped-def]
+    """The points of `mask` under symmetry g."""
+    out = 0
+    k = 0
+    while mask:
+        out |= perm[g, k, mask & 255]
+        mask >>= 8
+        k += 1
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off):  # type: ignore[no-untyped-def]
+    """The index in sector (a, b) of the position (me, you): its image whose own stones are
+    their orbit's representative and, of those, whose other stones rank least."""
+    at = rank_off[a] + colex_rank(me, binom)
+    gs = np.int64(sym_tab[at])
+    mine = image(perm, trailing_zeros(gs), me)
+    best = np.int64(1) << 62
+    while gs:
+        r = packed_rank(image(perm, trailing_zeros(gs), you), mine, binom)
+        best = min(best, r)
+        gs &= gs - 1
+    return rep_of[at] * binom[points - a, b] + best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def position_of(index, a, b, points, binom, reps, rep_off):  # type: ignore[no-untyped-def]
+    """(me, you) of the index in sector (a, b)."""
+    radix = binom[points - a, b]
+    me = reps[rep_off[a] + index // radix]
+    packed = colex_unrank(index % radix, b, points - a, binom)
+    you = 0
+    q = 0
+    for p in range(points):
+        if me >> p & 1:
+            continue
+        if packed >> q & 1:
+            you |= 1 << p
+        q += 1
+    return me, you
+
+
+@njit(cache=True, nogil=True, inline="always")
+def closes(stones, to, mills_at):  # type: ignore[no-untyped-def]
+    """Whether a mill through point `to` is full of `stones`."""
+    for j in range(mills_at.shape[1]):
+        m = mills_at[to, j]
+        if m != 0 and stones & m == m:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True, inline="always")
+def in_mills(stones, mills):  # type: ignore[no-untyped-def]
+    """The points of `stones` standing in a mill of theirs."""
+    covered = 0
+    for j in range(mills.shape[0]):
+        if stones & mills[j] == mills[j]:
+            covered |= mills[j]
+    return covered
+
+
+@njit(cache=True, nogil=True, inline="always")
+def add_new(kids, n, x):  # type: ignore[no-untyped-def]
+    """Append x to kids[:n] unless it is there; return the new length."""
+    for j in range(n):
+        if kids[j] == x:
+            return n
+    kids[n] = x
+    return n + 1
+
+
+@njit(cache=True, nogil=True)
+def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
+          rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, counts, scores, exits):
+    """For the tier's indices lo..hi-1 (outputs indexed from 0): counts, the distinct
+    positions the moves that stay in the tier reach; scores, a finished position's score, HOLE
+    for a copy, else 0; exits, the exit state of the moves that leave it. `exit_a` holds the
+    scores of sector (b - 1, a), where (a, b)'s captures go, `exit_b` those of (a - 1, b);
+    empty where that side would be left with two stones (lost at once). `rules`: captures,
+    flying, misère (0/1 each)."""
+    captures, flying, misere = rules[0], rules[1], rules[2]
+    full = (np.int64(1) << points) - 1
+    kids = np.empty(KIDS, dtype=np.int64)
+    for g in range(lo, hi):
+        if g < sec[2]:
+            a, b, index, exit_scores, offset = sec[0], sec[1], g, exit_a, sec[3]
+        else:
+            a, b, index, exit_scores, offset = sec[1], sec[0], g - sec[3], exit_b, 0
+        me, you = position_of(index, a, b, points, binom, reps, rep_off)
+        o = g - lo
+        counts[o] = 0
+        exits[o] = 0
+        if index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != index:
+            scores[o] = HOLE
+            exits[o] = DRAW_EXIT
+            continue
+        if not captures and in_mills(you, mills) != 0:
+            scores[o] = WIN if misere else -WIN  # the other side has just made a line
+            continue
+        empty = full & ~(me | you)
+        fly = flying and a == 3
+        takeable = 0
+        if captures:
+            takeable = you & ~in_mills(you, mills)
+            if takeable == 0:
+                takeable = you
+        inside = 0
+        win_at = NO_WIN
+        lose_at = 0
+        drawn = False
+        moved = False
+        mine = me
+        while mine:
+            s = trailing_zeros(mine)
+            mine &= mine - 1
+            targets = empty if fly else joins[s] & empty
+            while targets:
+                d = trailing_zeros(targets)
+                targets &= targets - 1
+                moved = True
+                after = (me ^ (np.int64(1) << s)) | (np.int64(1) << d)
+                if not (captures and closes(after, d, mills_at)):
+                    inside = add_new(kids, inside, offset + index_of(
+                        you, after, b, a, points, binom, perm, sym_tab, rep_of, rank_off))
+                    continue
+                victims = takeable
+                while victims:
+                    v = victims & -victims
+                    victims ^= v
+                    if b - 1 < 3:
+                        win_at = 1
+                        continue
+                    score = exit_scores[index_of(you ^ v, after, b - 1, a, points, binom, perm,
+                                                 sym_tab, rep_of, rank_off)]
+                    if score < 0:
+                        win_at = min(win_at, WIN + score + 1)
+                    elif score > 0:
+                        lose_at = max(lose_at, WIN - score + 1)
+                    else:
+                        drawn = True
+        counts[o] = inside
+        if not moved:
+            scores[o] = -WIN  # no move: lost
+            continue
+        scores[o] = 0
+        if win_at < NO_WIN:
+            exits[o] = win_at
+        elif drawn:
+            exits[o] = DRAW_EXIT
+        else:
+            exits[o] = -lose_at
+
+
+@njit(cache=True, nogil=True)
+def parents(level, sec, joins, mills, mills_at, binom, points, rules,  # type: ignore[no-untyped-def]
+            perm, sym_tab, rep_of, rank_off, reps, rep_off, out):
+    """For each tier index level[i], the distinct tier indices of its parents in the tier
+    (positions one step or flight before it that captured nothing) into out[0], i into out[1];
+    return how many. Where the other side has just closed a mill it would have captured: no
+    parent in the tier; in the 3x3 games, a parent where the side to move had a line was over
+    already."""
+    captures, flying = rules[0], rules[1]
+    full = (np.int64(1) << points) - 1
+    kids = np.empty(KIDS, dtype=np.int64)
+    n = 0
+    for i in range(level.shape[0]):
+        g = level[i]
+        if g < sec[2]:
+            a, b, index, offset = sec[0], sec[1], g, sec[3]
+        else:
+            a, b, index, offset = sec[1], sec[0], g - sec[3], 0
+        me, you = position_of(index, a, b, points, binom, reps, rep_off)
+        if not captures and in_mills(me, mills) != 0:
+            continue
+        empty = full & ~(me | you)
+        fly = flying and b == 3
+        k = 0
+        theirs = you
+        while theirs:
+            d = trailing_zeros(theirs)
+            theirs &= theirs - 1
+            if captures and closes(you, d, mills_at):
+                continue
+            sources = empty if fly else joins[d] & empty
+            while sources:
+                s = sources & -sources
+                sources ^= s
+                before = (you ^ (np.int64(1) << d)) | s
+                k = add_new(kids, k, offset + index_of(before, me, b, a, points, binom, perm,
+                                                       sym_tab, rep_of, rank_off))
+        for j in range(k):
+            out[0, n] = kids[j]
+            out[1, n] = i
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def orbit_tables(a, points, binom, perm, sym_tab, least):  # type: ignore[no-untyped-def]
+    """For every set of `a` points, by colex rank: least[r], the least mask of its orbit;
+    sym_tab[r], the symmetries (bits) that map it there."""
+    for r in range(binom[points, a]):
+        mask = colex_unrank(r, a, points, binom)
+        low = np.int64(1) << 62
+        gs = 0
+        for g in range(perm.shape[0]):
+            m = image(perm, g, mask)
+            if m < low:
+                low = m
+                gs = 0
+            if m == low:
+                gs |= 1 << g
+        least[r] = low
+        sym_tab[r] = gs

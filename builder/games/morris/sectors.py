@@ -1,0 +1,185 @@
+"""A morris game's movement phase as ranked tiers (builder/games/ranked_tiers.py): the sectors
+of Gasser's databases, a sector being the stones the side to move has on the board and the
+stones the other side has, nothing left to place; a tier one sector (a, a) or a pair (a, b),
+(b, a) between which steps go back and forth. A capture goes to a tier of fewer stones,
+solved first; a side left with two stones has lost. The 3x3 games (a line wins) have one tier.
+Positions are ranked one an orbit of the board's symmetries (sector_kernels.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from math import comb
+
+import numpy as np
+
+from tablebase.builder.games.morris import sector_kernels as k
+from tablebase.builder.games.morris.boards import Board
+from tablebase.builder.games.morris.rules import Rules
+
+
+class Orbits:
+    """The tables that rank a board's sets of points up to its symmetries (sector_kernels.py's
+    sym_tab, rep_of, reps and perm), for sets of the sizes asked, made once."""
+
+    def __init__(self, board: Board, sizes: Iterable[int]) -> None:
+        p = self.points = board.points
+        self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
+                              dtype=np.int64)
+        self.perm = np.zeros((len(board.symmetries), (p + 7) // 8, 256), dtype=np.int64)
+        for g, image in enumerate(board.symmetries):
+            for byte in range(self.perm.shape[1]):
+                for value in range(256):
+                    self.perm[g, byte, value] = sum(
+                        1 << image[8 * byte + j] for j in range(8)
+                        if value >> j & 1 and 8 * byte + j < p)
+        wanted = sorted(set(sizes))
+        self.rank_off = np.zeros(p + 2, dtype=np.int64)
+        self.rep_off = np.zeros(p + 2, dtype=np.int64)
+        sym_tabs, rep_ofs, reps = [], [], []
+        for a in range(p + 1):
+            self.rank_off[a + 1] = self.rank_off[a]
+            self.rep_off[a + 1] = self.rep_off[a]
+            if a not in wanted:
+                continue
+            n = comb(p, a)
+            sym_tab = np.empty(n, dtype=np.int32)
+            least = np.empty(n, dtype=np.int64)
+            k.orbit_tables(a, p, self.binom, self.perm, sym_tab, least)
+            # Colex order is the masks' order: the representatives sorted are in rank order.
+            mine = np.unique(least)
+            sym_tabs.append(sym_tab)
+            rep_ofs.append(np.searchsorted(mine, least).astype(np.int32))
+            reps.append(mine)
+            self.rank_off[a + 1] += n
+            self.rep_off[a + 1] += len(mine)
+        self.sym_tab = np.concatenate(sym_tabs) if sym_tabs else np.zeros(0, np.int32)
+        self.rep_of = np.concatenate(rep_ofs) if rep_ofs else np.zeros(0, np.int32)
+        self.reps = np.concatenate(reps) if reps else np.zeros(0, np.int64)
+
+    def representatives(self, a: int) -> int:
+        """How many orbits the sets of `a` points form."""
+        return int(self.rep_off[a + 1] - self.rep_off[a])
+
+    def sector_size(self, a: int, b: int) -> int:
+        """The indices of sector (a, b): an orbit of a points times the ways to set b."""
+        return self.representatives(a) * comb(self.points - a, b)
+
+
+def tier_name(a: int, b: int) -> str:
+    """The tier holding sector (a, b): `5-4` holds (5, 4) and (4, 5)."""
+    return f"{max(a, b)}-{min(a, b)}"
+
+
+class SectorTier:
+    """The tier of sectors (a, b) and (b, a), a >= b (one sector where a == b), with its
+    kernels bound to the board and the rules."""
+
+    def __init__(self, rules: Rules, orbits: Orbits, a: int, b: int) -> None:
+        board: Board = rules.board
+        p = board.points
+        self.a, self.b, self.points, self.orbits = a, b, p, orbits
+        self.name = tier_name(a, b)
+        self.size_ab = orbits.sector_size(a, b)
+        self.size = self.size_ab + (0 if a == b else orbits.sector_size(b, a))
+        self.sec = np.array([a, b, self.size_ab, 0 if a == b else self.size_ab],
+                            dtype=np.int64)
+        self.captures = not rules.lines_win
+        self.rules = np.array([int(self.captures), int(rules.flying), int(rules.misere)],
+                              dtype=np.int64)
+        self.joins = np.array(board.joins, dtype=np.int64)
+        self.mills = np.array(board.mills, dtype=np.int64)
+        widest = max(len(m) for m in board.mills_at)
+        self.mills_at = np.zeros((p, widest), dtype=np.int64)
+        for i, through in enumerate(board.mills_at):
+            self.mills_at[i, :len(through)] = through
+        self.binom = orbits.binom
+        degree = max(j.bit_count() for j in board.joins)
+        self.room = max(max(a, b) * (p if rules.flying else degree), 1)
+        # Where each sector's captures go: (b - 1, a) from (a, b), (a - 1, b) from (b, a); none
+        # (the side left with two stones has lost) below three stones.
+        self._exits = [self._exit(b - 1, a), self._exit(a - 1, b)]
+        self.reads = tuple(sorted({e[0] for e in self._exits if e is not None}))
+
+    def _exit(self, a: int, b: int) -> tuple[str, int, int] | None:
+        """(tier, first index, size) of sector (a, b) where a capture goes, or None."""
+        if not self.captures or a < 3:
+            return None
+        return (tier_name(a, b), 0 if a >= b else self.orbits.sector_size(b, a),
+                self.orbits.sector_size(a, b))
+
+    def _exit_scores(self, earlier: Mapping[str, np.ndarray], which: int) -> np.ndarray:
+        where = self._exits[which]
+        if where is None:
+            return np.zeros(0, dtype=np.int16)
+        name, start, size = where
+        return earlier[name][start:start + size]
+
+    def first(self, lo: int, hi: int, earlier: Mapping[str, np.ndarray], counts: np.ndarray,
+              scores: np.ndarray, exits: np.ndarray) -> None:
+        """Counts, finished scores and exit states of indices lo..hi-1 (RankedTier.first)."""
+        o = self.orbits
+        k.first(lo, hi, self.sec, self._exit_scores(earlier, 0), self._exit_scores(earlier, 1),
+                self.joins, self.mills, self.mills_at, self.binom, self.points, self.rules,
+                o.perm, o.sym_tab, o.rep_of, o.rank_off, o.reps, o.rep_off, counts, scores, exits)
+
+    def parents(self, level: np.ndarray, out: np.ndarray) -> int:
+        """Parents in the tier of each index of `level` (RankedTier.parents)."""
+        o = self.orbits
+        return int(k.parents(level, self.sec, self.joins, self.mills, self.mills_at,
+                             self.binom, self.points, self.rules, o.perm, o.sym_tab, o.rep_of,
+                             o.rank_off, o.reps, o.rep_off, out))
+
+    def position(self, index: int) -> tuple[int, int]:
+        """(the side to move's stones, the other's) at a tier index."""
+        second = index >= self.size_ab
+        a, b = (self.b, self.a) if second else (self.a, self.b)
+        o = self.orbits
+        me, you = k.position_of(index - self.size_ab * second, a, b, self.points, o.binom,
+                                o.reps, o.rep_off)
+        return int(me), int(you)
+
+    def index(self, me: int, you: int) -> int:
+        """The tier index of the position where the side to move has `me`, the other `you`
+        (of its orbit's, the one stored)."""
+        a, b = me.bit_count(), you.bit_count()
+        if {a, b} != {self.a, self.b} or me & you:
+            raise ValueError(f"stones {a} and {b}: not in tier {self.name}")
+        offset = self.size_ab if (a, b) != (self.a, self.b) else 0
+        o = self.orbits
+        return offset + int(k.index_of(me, you, a, b, self.points, o.binom, o.perm, o.sym_tab,
+                                       o.rep_of, o.rank_off))
+
+
+class MovementSectors:
+    """A morris game's movement phase (every stone placed) as ranked tiers, the fewest stones
+    first."""
+
+    def __init__(self, rules: Rules, name: str) -> None:
+        self.rules = rules
+        self.name = name
+        n, p = rules.stones, rules.board.points
+        if rules.lines_win:
+            self.pairs = [(n, n)]
+        else:
+            self.pairs = [(a, b) for a in range(3, n + 1) for b in range(3, a + 1) if a + b <= p]
+            self.pairs.sort(key=lambda ab: (ab[0] + ab[1], ab[0]))
+        self._orbits: Orbits | None = None
+
+    @property
+    def orbits(self) -> Orbits:
+        """The board's orbit tables for every count of stones a sector has (made once)."""
+        if self._orbits is None:
+            self._orbits = Orbits(self.rules.board, {c for ab in self.pairs for c in ab})
+        return self._orbits
+
+    def ranked_tiers(self) -> list[SectorTier]:
+        """Every tier, the fewest stones first: (3, 3), (4, 3), (4, 4), (5, 3), ..."""
+        return [SectorTier(self.rules, self.orbits, a, b) for a, b in self.pairs]
+
+    def tier_of(self, me: int, you: int) -> SectorTier:
+        """The tier holding the position where the side to move has `me` and the other `you`."""
+        name = tier_name(me.bit_count(), you.bit_count())
+        for tier in self.ranked_tiers():
+            if tier.name == name:
+                return tier
+        raise ValueError(f"{self.name}: no movement tier of {name} stones")
