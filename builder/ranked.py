@@ -43,6 +43,9 @@ def solve_tier(tier: RankedTier, earlier: dict[str, np.ndarray],
                 tier.first(lo, hi, earlier, counts[lo:hi], scores[lo:hi], exits[lo:hi])
                 bar.update(hi - lo)
         split_rows(n, first)
+    if tier.room == 0:  # loop-free: each position is its exits' (or finished)
+        split_rows(n, lambda _, a, b: _settle(scores, exits, a, b))
+        return scores
     level = np.flatnonzero((scores != 0) & (scores != HOLE)).astype(np.int64)  # finished
     # Exits decide positions at their own depth: a win at w where no lost child in the tier
     # decided it earlier, a loss at l where every child in the tier was told by then. Found by
@@ -66,6 +69,17 @@ def solve_tier(tier: RankedTier, earlier: dict[str, np.ndarray],
             level = np.concatenate(nxt) if nxt else np.empty(0, np.int64)
             depth += 1
     return scores
+
+
+@njit(cache=True, nogil=True)
+def _settle(scores, exits, lo, hi):  # type: ignore[no-untyped-def]
+    """Score lo..hi-1 of a tier no move stays in by their exits: a lost child's depth + 1 a
+    win, a drawn child a draw, else the deepest won child's depth + 1 a loss."""
+    for i in range(lo, hi):
+        e = exits[i]
+        if scores[i] != 0 or e == DRAW_EXIT:
+            continue
+        scores[i] = RANKED_WIN - e if e > 0 else -e - RANKED_WIN
 
 
 @njit(cache=True, nogil=True)

@@ -14,7 +14,8 @@ from tablebase.builder.games.errors import BuildTooLargeError
 from tablebase.builder.games.morris.boards import board
 from tablebase.builder.games.morris.game import MorrisGame
 from tablebase.builder.games.morris.rules import Rules
-from tablebase.builder.games.morris.sectors import MovementSectors
+from tablebase.builder.games.morris.sectors import tier_name
+from tablebase.builder.games.morris.tiers import MorrisTiers
 from tablebase.builder.games.ranked_tiers import HOLE, RANKED_WIN
 from tablebase.builder.ranked import solve_tier
 from tablebase.builder.ranked_build import (
@@ -48,13 +49,16 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ranked, "_CHUNK", 256)
 
 
-def sectors_of(name: str) -> tuple[MovementSectors, reference_morris.MorrisGame]:
-    """The ranked tiers of a variant and the plain solver's game under the same rules."""
+def sectors_of(name: str, placement: bool = False
+               ) -> tuple[MorrisTiers, reference_morris.MorrisGame]:
+    """The ranked tiers of a variant (its movement phase, or the whole game) and the plain
+    solver's game under the same rules."""
     board_name, stones, lines_win, captures, flying, misere = VARIANTS[name]
     rules = Rules(board(board_name), stones, lines_win=lines_win, flying=flying, misere=misere)
-    plain = reference_morris.MorrisGame(board_name + ("+misere" if misere else ""))
+    plain = reference_morris.MorrisGame(f"{board_name}+stones{stones}"
+                                        + ("+misere" if misere else ""))
     plain.captures, plain.flying = captures, flying
-    return MovementSectors(rules, name), plain
+    return MorrisTiers(rules, name, placement), plain
 
 
 def text(points: int, rows: tuple[int, ...], x: int, o: int, side: str) -> str:
@@ -82,7 +86,7 @@ def outcome(score: int) -> tuple[int, int | None]:
     return (1, RANKED_WIN - score) if score > 0 else (-1, RANKED_WIN + score)
 
 
-def check_against_plain(sectors: MovementSectors, plain: reference_morris.MorrisGame,
+def check_against_plain(sectors: MorrisTiers, plain: reference_morris.MorrisGame,
                         solved: dict[str, np.ndarray], sample: int | None = None) -> int:
     """Every position the plain solver reaches from every stored position (both sides to
     move), or `sample` of them at random, equal to its score through the ranking; how many
@@ -104,7 +108,7 @@ def check_against_plain(sectors: MovementSectors, plain: reference_morris.Morris
         me, you = masks(position)
         if me.bit_count() < least or you.bit_count() < least:
             continue  # a side left with two stones: lost, stored in no tier
-        tier = sectors.tier_of(me, you)
+        tier = sectors.tier(tier_name(me.bit_count(), you.bit_count()))
         score = int(solved[tier.name][tier.index(me, you)])
         assert score != HOLE, position
         assert outcome(score) == expected, position
@@ -126,7 +130,7 @@ def test_six_mens_morris_three_stones_equals_the_plain_solver() -> None:
     """A real board and game: six men's morris's sector of three stones a side (mills that
     capture, no flying; some 20,000 positions stored, 312,000 in their orbits, all solved
     plainly; 20,000 of those looked up)."""
-    sectors = MorrisGame("six-mens-morris+stones3").ranked()
+    sectors = MorrisGame("six-mens-morris+stones3").ranked(placement=False)
     solved = {t.name: solve_tier(t, {}) for t in sectors.ranked_tiers()}
     assert check_against_plain(sectors, reference_morris.MorrisGame("six-mens-morris+stones3"),
                                solved, sample=20_000) > 19_000
@@ -201,7 +205,7 @@ def test_a_folder_of_another_game_or_a_bad_manifest_is_refused(tmp_path: Path) -
     tapatan, _ = sectors_of("tapatan, captures, flying")
     three, _ = sectors_of("3x3, captures, no flying")
     build_tiers(tapatan, tmp_path, 1 << 40, until="3-3")
-    with pytest.raises(TierFileError, match="not of '3x3, captures, no flying'"):
+    with pytest.raises(TierFileError, match=r"not of '3x3, captures, no flying \(movement\)'"):
         build_tiers(three, tmp_path, 1 << 40)
     (tmp_path / "manifest.json").write_text("{ not json")
     with pytest.raises(TierFileError, match="not a manifest"):
@@ -214,3 +218,41 @@ def test_a_build_past_the_memory_budget_is_refused_before_it_starts(tmp_path: Pa
                                                  r" memory budget of 4.0 GiB: nothing built"):
         build_tiers(nine, tmp_path / "nine", 4 << 30)
     assert not (tmp_path / "nine" / "manifest.json").exists()
+
+
+def check_whole_game(sectors: MorrisTiers, plain: reference_morris.MorrisGame,
+                     solved: dict[str, np.ndarray], sample: int | None = None) -> int:
+    """Every position the plain solver reaches from the start (or `sample` of them) equal
+    to its score where the tiers store it; how many were compared."""
+    truth = plain.solve()
+    keys = list(truth)
+    if sample is not None:
+        keys = [keys[i] for i in np.random.default_rng(59).choice(len(keys), sample,
+                                                                   replace=False).tolist()]
+    rules = sectors.rules
+    compared = 0
+    for position in keys:
+        board_part, side, *left = position.split()
+        x_left, o_left = (int(left[0]), int(left[1])) if left else (0, 0)
+        cells = board_part.replace("/", "")
+        x = sum(1 << i for i, c in enumerate(cells) if c == "x")
+        o = sum(1 << i for i, c in enumerate(cells) if c == "o")
+        mine = (o.bit_count() + o_left) if side == "o" else (x.bit_count() + x_left)
+        if plain.captures and mine < 3:
+            continue  # lost by the count of stones: stored nowhere
+        name, index = sectors.locate(rules.pack(x, o, int(side == "o"), x_left, o_left))
+        score = int(solved[name][index])
+        assert score != HOLE, position
+        assert outcome(score) == truth[position], position
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_the_whole_game_equals_the_plain_solver(name: str) -> None:
+    """Placing, then moving: every position reachable from the start."""
+    sectors, plain = sectors_of(name, placement=True)
+    solved: dict[str, np.ndarray] = {}
+    for tier in sectors.ranked_tiers():
+        solved[tier.name] = solve_tier(tier, solved)
+    assert check_whole_game(sectors, plain, solved) > 500

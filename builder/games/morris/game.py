@@ -12,7 +12,7 @@ from tablebase.builder.games.errors import InvalidSpecError
 from tablebase.builder.games.morris import GAMES, LINE_GAMES, TITLES, notation
 from tablebase.builder.games.morris.boards import board
 from tablebase.builder.games.morris.rules import Rules
-from tablebase.builder.games.morris.sectors import MovementSectors
+from tablebase.builder.games.morris.tiers import MorrisTiers
 
 
 class MorrisGame:
@@ -100,10 +100,10 @@ class MorrisGame:
         least = n if self.rules.lines_win else 2  # with captures: down to the losing 2
         return placing + 2 * boards(least, n, n)
 
-    def ranked(self) -> MovementSectors:
-        """The movement phase (every stone placed) as ranked tiers: the sectors of stones on
-        the board, solved the fewest first (builder/ranked_build.py)."""
-        return MovementSectors(self.rules, self.name)
+    def ranked(self, placement: bool = True) -> MorrisTiers:
+        """The game as ranked tiers (builder/ranked_build.py solves them): the sectors of
+        stones on the board and to place, or the movement phase's alone."""
+        return MorrisTiers(self.rules, self.name, placement)
 
     def layout(self) -> dict[str, Any]:
         """What the page draws: the points (name, column from the left, row from the top) and

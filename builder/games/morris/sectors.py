@@ -148,38 +148,3 @@ class SectorTier:
         o = self.orbits
         return offset + int(k.index_of(me, you, a, b, self.points, o.binom, o.perm, o.sym_tab,
                                        o.rep_of, o.rank_off))
-
-
-class MovementSectors:
-    """A morris game's movement phase (every stone placed) as ranked tiers, the fewest stones
-    first."""
-
-    def __init__(self, rules: Rules, name: str) -> None:
-        self.rules = rules
-        self.name = name
-        n, p = rules.stones, rules.board.points
-        if rules.lines_win:
-            self.pairs = [(n, n)]
-        else:
-            self.pairs = [(a, b) for a in range(3, n + 1) for b in range(3, a + 1) if a + b <= p]
-            self.pairs.sort(key=lambda ab: (ab[0] + ab[1], ab[0]))
-        self._orbits: Orbits | None = None
-
-    @property
-    def orbits(self) -> Orbits:
-        """The board's orbit tables for every count of stones a sector has (made once)."""
-        if self._orbits is None:
-            self._orbits = Orbits(self.rules.board, {c for ab in self.pairs for c in ab})
-        return self._orbits
-
-    def ranked_tiers(self) -> list[SectorTier]:
-        """Every tier, the fewest stones first: (3, 3), (4, 3), (4, 4), (5, 3), ..."""
-        return [SectorTier(self.rules, self.orbits, a, b) for a, b in self.pairs]
-
-    def tier_of(self, me: int, you: int) -> SectorTier:
-        """The tier holding the position where the side to move has `me` and the other `you`."""
-        name = tier_name(me.bit_count(), you.bit_count())
-        for tier in self.ranked_tiers():
-            if tier.name == name:
-                return tier
-        raise ValueError(f"{self.name}: no movement tier of {name} stones")

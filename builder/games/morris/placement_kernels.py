@@ -1,0 +1,101 @@
+"""The compiled rules of the morris games' placement phase over sectors: a position of sector
+(a, b, A, B) is the side to move's `a` stones on the board with `A` still to place and the
+other side's `b` with `B`, ranked as the movement phase's (sector_kernels.py: one index an
+orbit). Every move places a stone, so it leaves the sector: for sector (b, a + 1, B, A - 1),
+or (b - 1, a + 1, B, A - 1) where it closes a mill and takes a stone; the movement phase's
+sector (b, a + 1) or (b - 1, a + 1) once both have placed every stone. Such a tier is loop-free:
+each position's score is its exits' (builder/ranked.py settles it in one pass).
+
+`sec` (int64): 0 a, 1 b, 2 where the plain child's sector starts in its tier's scores, 3 where
+the capture's starts, 4 1 where a capture leaves the other side fewer than three stones (it
+has lost).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from tablebase.builder.games.morris.sector_kernels import (
+    NO_WIN,
+    closes,
+    in_mills,
+    index_of,
+    position_of,
+)
+from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
+from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
+from tablebase.compiled import njit
+
+
+@njit(cache=True, nogil=True)
+def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
+                rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, counts, scores, exits):
+    """For the tier's indices lo..hi-1 (outputs indexed from 0): counts 0 (no move stays);
+    scores, a finished position's score (in the 3x3 games, a line the other side has just
+    made), HOLE for a copy, else 0; exits, the exit state of its placements, read in `plain`
+    (the scores of the sector a placement that takes nothing reaches) and `taken` (a capture's,
+    unless `sec[4]`)."""
+    captures, misere = rules[0], rules[2]
+    a, b = sec[0], sec[1]
+    full = (np.int64(1) << points) - 1
+    for g in range(lo, hi):
+        me, you = position_of(g, a, b, points, binom, reps, rep_off)
+        o = g - lo
+        counts[o] = 0
+        exits[o] = 0
+        if index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != g:
+            scores[o] = HOLE
+            exits[o] = DRAW_EXIT
+            continue
+        scores[o] = 0
+        if not captures and in_mills(you, mills) != 0:
+            scores[o] = WIN if misere else -WIN  # the other side has just made a line
+            continue
+        empty = full & ~(me | you)
+        if empty == 0:
+            scores[o] = -WIN  # nowhere to place: lost
+            continue
+        takeable = you & ~in_mills(you, mills)
+        if takeable == 0:
+            takeable = you
+        win_at = NO_WIN
+        lose_at = 0
+        drawn = False
+        while empty:
+            d = trailing_zeros(empty)
+            empty &= empty - 1
+            after = me | (np.int64(1) << d)
+            if captures and you != 0 and closes(after, d, mills_at):
+                victims = takeable
+                while victims:
+                    v = victims & -victims
+                    victims ^= v
+                    if sec[4]:
+                        win_at = 1
+                        continue
+                    score = taken[sec[3] + index_of(you ^ v, after, b - 1, a + 1, points, binom,
+                                                    perm, sym_tab, rep_of, rank_off)]
+                    win_at, lose_at, drawn = _fold(score, win_at, lose_at, drawn)
+            else:
+                score = plain[sec[2] + index_of(you, after, b, a + 1, points, binom, perm,
+                                                sym_tab, rep_of, rank_off)]
+                win_at, lose_at, drawn = _fold(score, win_at, lose_at, drawn)
+        if win_at < NO_WIN:
+            exits[o] = win_at
+        elif drawn:
+            exits[o] = DRAW_EXIT
+        else:
+            exits[o] = -lose_at
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fold(score, win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
+    """A child's score folded into the exit state's parts (a lost child wins at its depth + 1;
+    a won one loses at its depth + 1 at the latest; a draw draws)."""
+    if score < 0:
+        win_at = min(win_at, WIN + score + 1)
+    elif score > 0:
+        lose_at = max(lose_at, WIN - score + 1)
+    else:
+        drawn = True
+    return win_at, lose_at, drawn
