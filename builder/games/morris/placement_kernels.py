@@ -18,6 +18,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
     closes,
+    copy,
     in_mills,
     index_of,
     position_of,
@@ -43,7 +44,7 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
         o = g - lo
         counts[o] = 0
         exits[o] = 0
-        if index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != g:
+        if copy(g, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps, rep_off):
             scores[o] = HOLE
             exits[o] = DRAW_EXIT
             continue

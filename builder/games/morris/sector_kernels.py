@@ -18,7 +18,8 @@ ranked_tiers.py's.
 The symmetry tables (sectors.py's Orbits), by the colex rank r of a set of `a` points at
 `at = rank_off[a] + r`: sym_tab[at] the symmetries (bits) that map it to its orbit's
 representative, rep_of[at] that representative's index; reps[rep_off[a] + i] the i-th
-representative's mask; perm[g, k, byte] the image under symmetry g of byte k's points.
+representative's mask (and above it the symmetries that keep it: REP_MASK); perm[g, k,
+byte] the image under symmetry g of byte k's points.
 """
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
 from tablebase.compiled import njit
 
 NO_WIN = 1 << 20
+# A representative in `reps`: its mask in the low 32 bits, the symmetries that keep it (bits)
+# above them, so that a position whose own stones nothing but the identity keeps is known
+# to be no copy without ranking it.
+REP_MASK = (1 << 32) - 1
 KIDS = 1024  # room for one position's moves (at most 3 stones x 21 flights x 9 captures)
 
 @njit(cache=True, nogil=True, inline="always")
@@ -85,12 +90,19 @@ def image(perm, g, mask):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off):  # type: ignore[no-untyped-def]
-    """The index in sector (a, b) of the position (me, you): its image whose own stones are
-    their orbit's representative and, of those, whose other stones rank least."""
+def orbit(me, a, binom, perm, sym_tab, rank_off):  # type: ignore[no-untyped-def]
+    """(where `me`, a set of `a` points, is in the tables; the symmetries that map it to its
+    orbit's representative, as bits; that representative)."""
     at = rank_off[a] + colex_rank(me, binom)
     gs = np.int64(sym_tab[at])
-    mine = image(perm, trailing_zeros(gs), me)
+    return at, gs, image(perm, trailing_zeros(gs), me)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def index_in(at, gs, mine, you, a, b, points, binom, perm, rep_of):  # type: ignore[no-untyped-def]
+    """The index in sector (a, b) of the position whose own stones' orbit is `at`, `gs`,
+    `mine` (`orbit`) and whose other stones are `you`: of the images that map its own stones
+    to the representative, the one whose other stones rank least."""
     best = np.int64(1) << 62
     while gs:
         r = packed_rank(image(perm, trailing_zeros(gs), you), mine, binom)
@@ -100,10 +112,17 @@ def index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off):  # 
 
 
 @njit(cache=True, nogil=True, inline="always")
+def index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off):  # type: ignore[no-untyped-def]
+    """The index in sector (a, b) of the position (me, you)."""
+    at, gs, mine = orbit(me, a, binom, perm, sym_tab, rank_off)
+    return index_in(at, gs, mine, you, a, b, points, binom, perm, rep_of)
+
+
+@njit(cache=True, nogil=True, inline="always")
 def position_of(index, a, b, points, binom, reps, rep_off):  # type: ignore[no-untyped-def]
     """(me, you) of the index in sector (a, b)."""
     radix = binom[points - a, b]
-    me = reps[rep_off[a] + index // radix]
+    me = reps[rep_off[a] + index // radix] & REP_MASK
     packed = colex_unrank(index % radix, b, points - a, binom)
     you = 0
     q = 0
@@ -114,6 +133,17 @@ def position_of(index, a, b, points, binom, reps, rep_off):  # type: ignore[no-u
             you |= 1 << p
         q += 1
     return me, you
+
+
+@njit(cache=True, nogil=True, inline="always")
+def copy(index, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps,  # type: ignore[no-untyped-def]
+         rep_off):
+    """Whether the position (me, you) at `index` of sector (a, b) is a copy: its own stones
+    (a representative) are kept by a symmetry besides the identity that ranks its other
+    stones lower."""
+    if reps[rep_off[a] + index // binom[points - a, b]] >> 32 == 1:
+        return False
+    return index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != index
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -167,7 +197,8 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
         o = g - lo
         counts[o] = 0
         exits[o] = 0
-        if index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != index:
+        if copy(index, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps,
+                rep_off):
             scores[o] = HOLE
             exits[o] = DRAW_EXIT
             continue
@@ -181,6 +212,11 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
             takeable = you & ~in_mills(you, mills)
             if takeable == 0:
                 takeable = you
+        # Each step reaches (you, after): distinct moves reach distinct positions, and two of
+        # them are one orbit only by a symmetry that keeps `you`, the child's own stones. Where
+        # none but the identity does, the steps are counted, not ranked.
+        c_at, c_gs, c_mine = orbit(you, b, binom, perm, sym_tab, rank_off)
+        plain = popcount(c_gs) == 1
         inside = 0
         win_at = NO_WIN
         lose_at = 0
@@ -197,8 +233,11 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
                 moved = True
                 after = (me ^ (np.int64(1) << s)) | (np.int64(1) << d)
                 if not (captures and closes(after, d, mills_at)):
-                    inside = add_new(kids, inside, offset + index_of(
-                        you, after, b, a, points, binom, perm, sym_tab, rep_of, rank_off))
+                    if plain:
+                        inside += 1
+                    else:
+                        inside = add_new(kids, inside, offset + index_in(
+                            c_at, c_gs, c_mine, after, b, a, points, binom, perm, rep_of))
                     continue
                 victims = takeable
                 while victims:
@@ -251,6 +290,8 @@ def parents(level, sec, joins, mills, mills_at, binom, points, rules,  # type: i
             continue
         empty = full & ~(me | you)
         fly = flying and b == 3
+        # Parents (before, me): two are one orbit only by a symmetry that keeps `me`.
+        plain = popcount(np.int64(sym_tab[rank_off[a] + colex_rank(me, binom)])) == 1
         k = 0
         theirs = you
         while theirs:
@@ -263,8 +304,14 @@ def parents(level, sec, joins, mills, mills_at, binom, points, rules,  # type: i
                 s = sources & -sources
                 sources ^= s
                 before = (you ^ (np.int64(1) << d)) | s
-                k = add_new(kids, k, offset + index_of(before, me, b, a, points, binom, perm,
-                                                       sym_tab, rep_of, rank_off))
+                at = offset + index_of(before, me, b, a, points, binom, perm, sym_tab, rep_of,
+                                       rank_off)
+                if plain:
+                    out[0, n] = at
+                    out[1, n] = i
+                    n += 1
+                else:
+                    k = add_new(kids, k, at)
         for j in range(k):
             out[0, n] = kids[j]
             out[1, n] = i
@@ -273,9 +320,10 @@ def parents(level, sec, joins, mills, mills_at, binom, points, rules,  # type: i
 
 
 @njit(cache=True, nogil=True)
-def orbit_tables(a, points, binom, perm, sym_tab, least):  # type: ignore[no-untyped-def]
+def orbit_tables(a, points, binom, perm, sym_tab, least, own):  # type: ignore[no-untyped-def]
     """For every set of `a` points, by colex rank: least[r], the least mask of its orbit;
-    sym_tab[r], the symmetries (bits) that map it there."""
+    sym_tab[r], the symmetries (bits) that map it there; own[r], whether it is that least
+    (its orbit's representative)."""
     for r in range(binom[points, a]):
         mask = colex_unrank(r, a, points, binom)
         low = np.int64(1) << 62
@@ -289,3 +337,4 @@ def orbit_tables(a, points, binom, perm, sym_tab, least):  # type: ignore[no-unt
                 gs |= 1 << g
         least[r] = low
         sym_tab[r] = gs
+        own[r] = low == mask

@@ -23,6 +23,7 @@ class Orbits:
 
     def __init__(self, board: Board, sizes: Iterable[int]) -> None:
         p = self.points = board.points
+        assert p <= 32, "a representative's mask and its symmetries share one int64"
         self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
                               dtype=np.int64)
         self.perm = np.zeros((len(board.symmetries), (p + 7) // 8, 256), dtype=np.int64)
@@ -44,12 +45,14 @@ class Orbits:
             n = comb(p, a)
             sym_tab = np.empty(n, dtype=np.int32)
             least = np.empty(n, dtype=np.int64)
-            k.orbit_tables(a, p, self.binom, self.perm, sym_tab, least)
-            # Colex order is the masks' order: the representatives sorted are in rank order.
-            mine = np.unique(least)
+            own = np.empty(n, dtype=np.bool_)
+            k.orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own)
+            # Colex order is the masks' order: the representatives, in rank order, are sorted.
+            mine = least[own]
             sym_tabs.append(sym_tab)
             rep_ofs.append(np.searchsorted(mine, least).astype(np.int32))
-            reps.append(mine)
+            # Beside each, the symmetries that keep it (those that map it to itself).
+            reps.append(mine | sym_tab[own].astype(np.int64) << 32)
             self.rank_off[a + 1] += n
             self.rep_off[a + 1] += len(mine)
         self.sym_tab = np.concatenate(sym_tabs) if sym_tabs else np.zeros(0, np.int32)
