@@ -31,6 +31,7 @@ from tests.bench_moving import bench_moving  # noqa: E402
 from tests.bench_postgres import bench_postgres  # noqa: E402
 from tests.bench_probe import bench_probe  # noqa: E402
 from tests.bench_prover import bench_prover  # noqa: E402
+from tests.bench_ranked import bench_ranked  # noqa: E402
 from tests.bench_search import bench_search  # noqa: E402
 from tests.bench_serve import bench_serve  # noqa: E402
 from tests.bench_strips import bench_strips  # noqa: E402
@@ -195,7 +196,7 @@ def main() -> None:
     parser.add_argument("--section", choices=["build", "probe", "budget", "endgame", "serve",
                                               "audit", "levels", "cluster", "postgres", "search",
                                               "strips", "gomoku", "peer", "verify", "moving",
-                                              "morris", "all"],
+                                              "morris", "ranked", "all"],
                         default="all")
     parser.add_argument("--gamesman", metavar="PATH", help="GamesmanOne's binary, built by hand,"
                         " for --section moving (default: $TABLEBASE_GAMESMAN)")
@@ -243,6 +244,8 @@ def main() -> None:
         bench_moving(args.gamesman)
     if args.section in ("morris", "all"):
         bench_morris()
+    if args.section in ("ranked", "all"):
+        bench_ranked()
     if args.section in ("peer", "all"):
         bench_bock(lambda name: _in_child(name, "--one", name), args.bock)
 
