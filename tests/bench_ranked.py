@@ -5,7 +5,8 @@ random games answered by both (value and depth); then the tiers of nine men's mo
 a folder kept between runs (--nine DIR): each finished tier's figures, and the build resumed
 for --minutes more (0: only the figures).
 
-Run: python tests/bench_ranked.py [--nine DIR] [--minutes M]
+Run: python tests/bench_ranked.py [--games SPEC ...] [--nine DIR] [--minutes M]
+(nine-mens-morris+stones4 as a game: its keyed build takes some ten minutes and 12 GiB)
 """
 from __future__ import annotations
 
@@ -106,11 +107,12 @@ def _nine(folder: Path, minutes: float) -> None:
     print(f"    total {sum(f.positions for f in done.values()):,} positions in {total:,.0f} s")
 
 
-def bench_ranked(nine: str | None = None, minutes: float = 0) -> None:
+def bench_ranked(nine: str | None = None, minutes: float = 0,
+                 games: tuple[str, ...] = GAMES) -> None:
     """The ranked section of `make bench`."""
     print("ranked: morris games as ranked tiers beside their keyed tables")
     with tempfile.TemporaryDirectory() as tmp:
-        for spec in GAMES:
+        for spec in games:
             _beside(spec, tmp)
     if nine is not None:
         _nine(Path(nine), minutes)
@@ -118,7 +120,8 @@ def bench_ranked(nine: str | None = None, minutes: float = 0) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--nine", metavar="DIR", help="nine men's morris's tiers, kept here")
     parser.add_argument("--minutes", type=float, default=0, help="resume its build this long")
     options = parser.parse_args()
-    bench_ranked(options.nine, options.minutes)
+    bench_ranked(options.nine, options.minutes, tuple(options.games))

@@ -19,6 +19,8 @@ from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
     closes,
     copy,
+    exit_state,
+    fold,
     in_mills,
     index_of,
     position_of,
@@ -76,27 +78,9 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
                         continue
                     score = taken[sec[3] + index_of(you ^ v, after, b - 1, a + 1, points, binom,
                                                     perm, sym_tab, rep_of, rank_off)]
-                    win_at, lose_at, drawn = _fold(score, win_at, lose_at, drawn)
+                    win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
             else:
                 score = plain[sec[2] + index_of(you, after, b, a + 1, points, binom, perm,
                                                 sym_tab, rep_of, rank_off)]
-                win_at, lose_at, drawn = _fold(score, win_at, lose_at, drawn)
-        if win_at < NO_WIN:
-            exits[o] = win_at
-        elif drawn:
-            exits[o] = DRAW_EXIT
-        else:
-            exits[o] = -lose_at
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _fold(score, win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
-    """A child's score folded into the exit state's parts (a lost child wins at its depth + 1;
-    a won one loses at its depth + 1 at the latest; a draw draws)."""
-    if score < 0:
-        win_at = min(win_at, WIN + score + 1)
-    elif score > 0:
-        lose_at = max(lose_at, WIN - score + 1)
-    else:
-        drawn = True
-    return win_at, lose_at, drawn
+                win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+        exits[o] = exit_state(win_at, lose_at, drawn)

@@ -176,6 +176,31 @@ def add_new(kids, n, x):  # type: ignore[no-untyped-def]
     return n + 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def fold(score, win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
+    """A child's score outside the tier folded into its parent's exit: a lost child wins at
+    its depth + 1 (the least such), a won one loses at its depth + 1 at the latest (the
+    greatest), a drawn one draws."""
+    if score < 0:
+        win_at = min(win_at, WIN + score + 1)
+    elif score > 0:
+        lose_at = max(lose_at, WIN - score + 1)
+    else:
+        drawn = True
+    return win_at, lose_at, drawn
+
+
+@njit(cache=True, nogil=True, inline="always")
+def exit_state(win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
+    """The exit state (ranked_tiers.py) of what `fold` gathered: a win, else a draw, else
+    the deepest loss (0: no move left the tier)."""
+    if win_at < NO_WIN:
+        return win_at
+    if drawn:
+        return DRAW_EXIT
+    return -lose_at
+
+
 @njit(cache=True, nogil=True)
 def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
           rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, counts, scores, exits):
@@ -248,23 +273,13 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
                         continue
                     score = exit_scores[index_of(you ^ v, after, b - 1, a, points, binom, perm,
                                                  sym_tab, rep_of, rank_off)]
-                    if score < 0:
-                        win_at = min(win_at, WIN + score + 1)
-                    elif score > 0:
-                        lose_at = max(lose_at, WIN - score + 1)
-                    else:
-                        drawn = True
+                    win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
         counts[o] = inside
         if not moved:
             scores[o] = -WIN  # no move: lost
             continue
         scores[o] = 0
-        if win_at < NO_WIN:
-            exits[o] = win_at
-        elif drawn:
-            exits[o] = DRAW_EXIT
-        else:
-            exits[o] = -lose_at
+        exits[o] = exit_state(win_at, lose_at, drawn)
 
 
 @njit(cache=True, nogil=True)
