@@ -256,3 +256,33 @@ def test_the_whole_game_equals_the_plain_solver(name: str) -> None:
     for tier in sectors.ranked_tiers():
         solved[tier.name] = solve_tier(tier, solved)
     assert check_whole_game(sectors, plain, solved) > 500
+
+
+def test_a_build_past_the_free_disk_is_refused_before_it_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+    sectors, _ = sectors_of("tapatan, captures, flying")
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage._replace(free=1000))
+    with pytest.raises(BuildTooLargeError, match=r"GiB free: nothing built"):
+        build_tiers(sectors, tmp_path, 1 << 40)
+    assert not (tmp_path / "manifest.json").exists()
+
+
+def test_an_interrupted_build_lists_only_the_tiers_it_finished(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablebase.builder import ranked_build
+    sectors, _ = sectors_of("tapatan, captures, flying")
+    real = ranked_build.solve_tier
+
+    def stopped(tier: object, *args: object) -> np.ndarray:
+        if getattr(tier, "name") == "4-3":
+            raise KeyboardInterrupt
+        return real(tier, *args)  # type: ignore[arg-type]
+    monkeypatch.setattr(ranked_build, "solve_tier", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        build_tiers(sectors, tmp_path, 1 << 40)
+    assert list(read_manifest(tmp_path, sectors.name)) == ["3-3"]
+    assert not tier_path(tmp_path, "4-3").exists()
+    monkeypatch.setattr(ranked_build, "solve_tier", real)
+    assert list(build_tiers(sectors, tmp_path, 1 << 40)) == ["3-3", "4-3", "4-4"]
