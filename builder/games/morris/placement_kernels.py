@@ -17,13 +17,14 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
+    can_take,
     closes,
     copy,
     exit_state,
     fold,
     in_mills,
     index_of,
-    position_of,
+    walk,
 )
 from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
 from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
@@ -41,8 +42,9 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
     captures, misere = rules[0], rules[2]
     a, b = sec[0], sec[1]
     full = (np.int64(1) << points) - 1
+    state = np.full(points + 3, -2, dtype=np.int64)
     for g in range(lo, hi):
-        me, you = position_of(g, a, b, points, binom, reps, rep_off)
+        me, you = walk(g, a, b, points, binom, reps, rep_off, state)
         o = g - lo
         counts[o] = 0
         exits[o] = 0
@@ -58,9 +60,7 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
         if empty == 0:
             scores[o] = -WIN  # nowhere to place: lost
             continue
-        takeable = you & ~in_mills(you, mills)
-        if takeable == 0:
-            takeable = you
+        takeable = -1  # found at the first mill closed
         win_at = NO_WIN
         lose_at = 0
         drawn = False
@@ -69,6 +69,8 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
             empty &= empty - 1
             after = me | (np.int64(1) << d)
             if captures and you != 0 and closes(after, d, mills_at):
+                if takeable < 0:
+                    takeable = can_take(you, mills)
                 victims = takeable
                 while victims:
                     v = victims & -victims

@@ -147,6 +147,38 @@ def copy(index, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, r
 
 
 @njit(cache=True, nogil=True, inline="always")
+def walk(index, a, b, points, binom, reps, rep_off, state):  # type: ignore[no-untyped-def]
+    """(me, you) of the index in sector (a, b), where a kernel visits the indices of a
+    sector in order: from the index before (state[0] its packed other stones, state[1] its
+    own, state[2:] the points they leave free, state[-1] the index) the next set of the
+    other's in colex order, which is the masks' order (Gosper's step); from scratch where
+    the own stones change or the walk jumps."""
+    radix = binom[points - a, b]
+    if index % radix == 0 or state[-1] != index - 1:
+        me, you = position_of(index, a, b, points, binom, reps, rep_off)
+        state[0] = colex_unrank(index % radix, b, points - a, binom)
+        state[1] = me
+        q = 0
+        for p in range(points):
+            if not me >> p & 1:
+                state[2 + q] = p
+                q += 1
+        state[-1] = index
+        return me, you
+    x = state[0]
+    low = x & -x
+    up = x + low
+    x = (((up ^ x) >> 2) >> trailing_zeros(low)) | up
+    state[0] = x
+    state[-1] = index
+    you = 0
+    while x:
+        you |= np.int64(1) << state[2 + trailing_zeros(x)]
+        x &= x - 1
+    return state[1], you
+
+
+@njit(cache=True, nogil=True, inline="always")
 def closes(stones, to, mills_at):  # type: ignore[no-untyped-def]
     """Whether a mill through point `to` is full of `stones`."""
     for j in range(mills_at.shape[1]):
@@ -164,6 +196,13 @@ def in_mills(stones, mills):  # type: ignore[no-untyped-def]
         if stones & mills[j] == mills[j]:
             covered |= mills[j]
     return covered
+
+
+@njit(cache=True, nogil=True, inline="always")
+def can_take(you, mills):  # type: ignore[no-untyped-def]
+    """The stones of `you` a mill takes: those in no mill of theirs, or any where all are."""
+    free = you & ~in_mills(you, mills)
+    return free if free != 0 else you
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -213,12 +252,13 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
     captures, flying, misere = rules[0], rules[1], rules[2]
     full = (np.int64(1) << points) - 1
     kids = np.empty(KIDS, dtype=np.int64)
+    state = np.full(points + 3, -2, dtype=np.int64)
     for g in range(lo, hi):
         if g < sec[2]:
             a, b, index, exit_scores, offset = sec[0], sec[1], g, exit_a, sec[3]
         else:
             a, b, index, exit_scores, offset = sec[1], sec[0], g - sec[3], exit_b, 0
-        me, you = position_of(index, a, b, points, binom, reps, rep_off)
+        me, you = walk(index, a, b, points, binom, reps, rep_off, state)
         o = g - lo
         counts[o] = 0
         exits[o] = 0
@@ -232,11 +272,7 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
             continue
         empty = full & ~(me | you)
         fly = flying and a == 3
-        takeable = 0
-        if captures:
-            takeable = you & ~in_mills(you, mills)
-            if takeable == 0:
-                takeable = you
+        takeable = -1  # found at the first mill closed (most positions close none)
         # Each step reaches (you, after): distinct moves reach distinct positions, and two of
         # them are one orbit only by a symmetry that keeps `you`, the child's own stones. Where
         # none but the identity does, the steps are counted, not ranked.
@@ -264,6 +300,8 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
                         inside = add_new(kids, inside, offset + index_in(
                             c_at, c_gs, c_mine, after, b, a, points, binom, perm, rep_of))
                     continue
+                if takeable < 0:
+                    takeable = can_take(you, mills)
                 victims = takeable
                 while victims:
                     v = victims & -victims
