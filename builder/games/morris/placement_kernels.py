@@ -19,9 +19,9 @@ from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
     can_take,
     closes,
-    copy,
     exit_state,
     fold,
+    fresh,
     in_mills,
     index_of,
     walk,
@@ -42,13 +42,14 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
     captures, misere = rules[0], rules[2]
     a, b = sec[0], sec[1]
     full = (np.int64(1) << points) - 1
-    state = np.full(points + 3, -2, dtype=np.int64)
+    state = fresh(points)
     for g in range(lo, hi):
         me, you = walk(g, a, b, points, binom, reps, rep_off, state)
         o = g - lo
         counts[o] = 0
         exits[o] = 0
-        if copy(g, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps, rep_off):
+        if state[-2] != 1 and index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of,
+                                       rank_off) != g:
             scores[o] = HOLE
             exits[o] = DRAW_EXIT
             continue

@@ -136,28 +136,28 @@ def position_of(index, a, b, points, binom, reps, rep_off):  # type: ignore[no-u
 
 
 @njit(cache=True, nogil=True, inline="always")
-def copy(index, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps,  # type: ignore[no-untyped-def]
-         rep_off):
-    """Whether the position (me, you) at `index` of sector (a, b) is a copy: its own stones
-    (a representative) are kept by a symmetry besides the identity that ranks its other
-    stones lower."""
-    if reps[rep_off[a] + index // binom[points - a, b]] >> 32 == 1:
-        return False
-    return index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off) != index
+def fresh(points):  # type: ignore[no-untyped-def]
+    """The state of a walk (`walk`) not yet begun."""
+    state = np.full(points + 5, -2, dtype=np.int64)
+    state[-3] = -1
+    return state
 
 
 @njit(cache=True, nogil=True, inline="always")
 def walk(index, a, b, points, binom, reps, rep_off, state):  # type: ignore[no-untyped-def]
     """(me, you) of the index in sector (a, b), where a kernel visits the indices of a
     sector in order: from the index before (state[0] its packed other stones, state[1] its
-    own, state[2:] the points they leave free, state[-1] the index) the next set of the
-    other's in colex order, which is the masks' order (Gosper's step); from scratch where
-    the own stones change or the walk jumps."""
-    radix = binom[points - a, b]
-    if index % radix == 0 or state[-1] != index - 1:
+    own, state[2:] the points they leave free, state[-3] the index where its own change,
+    state[-2] the symmetries that keep its own (REP_MASK), state[-1] the index: `fresh`
+    makes one) the next set of the other's in colex order, which is the masks' order
+    (Gosper's step); from scratch where the own stones change or the walk jumps."""
+    if index >= state[-3] or state[-1] != index - 1:
+        radix = binom[points - a, b]
         me, you = position_of(index, a, b, points, binom, reps, rep_off)
         state[0] = colex_unrank(index % radix, b, points - a, binom)
         state[1] = me
+        state[-2] = reps[rep_off[a] + index // radix] >> 32
+        state[-3] = (index // radix + 1) * radix
         q = 0
         for p in range(points):
             if not me >> p & 1:
@@ -252,7 +252,7 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
     captures, flying, misere = rules[0], rules[1], rules[2]
     full = (np.int64(1) << points) - 1
     kids = np.empty(KIDS, dtype=np.int64)
-    state = np.full(points + 3, -2, dtype=np.int64)
+    state = fresh(points)
     for g in range(lo, hi):
         if g < sec[2]:
             a, b, index, exit_scores, offset = sec[0], sec[1], g, exit_a, sec[3]
@@ -262,8 +262,8 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
         o = g - lo
         counts[o] = 0
         exits[o] = 0
-        if copy(index, me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off, reps,
-                rep_off):
+        if state[-2] != 1 and index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of,
+                                       rank_off) != index:  # a copy
             scores[o] = HOLE
             exits[o] = DRAW_EXIT
             continue
