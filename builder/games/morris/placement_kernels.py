@@ -23,7 +23,9 @@ from tablebase.builder.games.morris.sector_kernels import (
     fold,
     fresh,
     in_mills,
+    index_in,
     index_of,
+    orbit,
     walk,
 )
 from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
@@ -62,6 +64,9 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
             scores[o] = -WIN  # nowhere to place: lost
             continue
         takeable = -1  # found at the first mill closed
+        # A placement that takes nothing reaches (you, after): the child's own stones are
+        # `you` whatever the point, so their orbit is found once.
+        c_at, c_gs, c_mine = orbit(you, b, binom, perm, sym_tab, rank_off)
         win_at = NO_WIN
         lose_at = 0
         drawn = False
@@ -83,7 +88,7 @@ def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # ty
                                                     perm, sym_tab, rep_of, rank_off)]
                     win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
             else:
-                score = plain[sec[2] + index_of(you, after, b, a + 1, points, binom, perm,
-                                                sym_tab, rep_of, rank_off)]
+                score = plain[sec[2] + index_in(c_at, c_gs, c_mine, after, b, a + 1, points,
+                                                binom, perm, rep_of)]
                 win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
         exits[o] = exit_state(win_at, lose_at, drawn)
