@@ -13,9 +13,17 @@ decides is a draw by endless play.
 """
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
-from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE, RANKED_WIN, RankedTier
+from tablebase.builder.games.ranked_tiers import (
+    DRAW_EXIT,
+    HOLE,
+    RANKED_WIN,
+    LoopFreeTier,
+    RankedTier,
+)
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.threads import split_rows
 from tablebase.compiled import njit
@@ -27,10 +35,33 @@ _CHUNK = 1 << 18
 BYTES_A_POSITION = 6
 
 
-def solve_tier(tier: RankedTier, earlier: dict[str, np.ndarray],
+def solve_tier(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndarray],
                progress: ProgressFactory = NO_PROGRESS) -> np.ndarray:
     """The int16 scores of every position of `tier` (ranked_tiers.py's scale), reading the
     scores of the tiers it exits to in `earlier` (name -> scores)."""
+    if tier.room == 0:
+        return _settle(cast(LoopFreeTier, tier), earlier, progress)
+    return _solve(cast(RankedTier, tier), earlier, progress)
+
+
+def _settle(tier: LoopFreeTier, earlier: dict[str, np.ndarray],
+            progress: ProgressFactory) -> np.ndarray:
+    """A loop-free tier's scores, a piece at a time on each core."""
+    scores = np.full(tier.size, HOLE, dtype=np.int16)
+    step = max(1, tier.pieces // 64)
+    with progress(desc=f"  settle tier {tier.name}", total=tier.pieces, unit="piece") as bar:
+        def work(_: int, a: int, b: int) -> None:
+            for lo in range(a, b, step):
+                hi = min(b, lo + step)
+                tier.settle(lo, hi, earlier, scores)
+                bar.update(hi - lo)
+        split_rows(tier.pieces, work, size=tier.size)
+    return scores
+
+
+def _solve(tier: RankedTier, earlier: dict[str, np.ndarray],
+           progress: ProgressFactory) -> np.ndarray:
+    """A tier's scores by rounds of depth (the module's docstring)."""
     n = tier.size
     counts = np.empty(n, dtype=np.int16)
     scores = np.empty(n, dtype=np.int16)
@@ -43,9 +74,6 @@ def solve_tier(tier: RankedTier, earlier: dict[str, np.ndarray],
                 tier.first(lo, hi, earlier, counts[lo:hi], scores[lo:hi], exits[lo:hi])
                 bar.update(hi - lo)
         split_rows(n, first)
-    if tier.room == 0:  # loop-free: each position is its exits' (or finished)
-        split_rows(n, lambda _, a, b: _settle(scores, exits, a, b))
-        return scores
     level = np.flatnonzero((scores != 0) & (scores != HOLE)).astype(np.int64)  # finished
     # Exits decide positions at their own depth: a win at w where no lost child in the tier
     # decided it earlier, a loss at l where every child in the tier was told by then. Found by
@@ -69,17 +97,6 @@ def solve_tier(tier: RankedTier, earlier: dict[str, np.ndarray],
             level = np.concatenate(nxt) if nxt else np.empty(0, np.int64)
             depth += 1
     return scores
-
-
-@njit(cache=True, nogil=True)
-def _settle(scores, exits, lo, hi):  # type: ignore[no-untyped-def]
-    """Score lo..hi-1 of a tier no move stays in by their exits: a lost child's depth + 1 a
-    win, a drawn child a draw, else the deepest won child's depth + 1 a loss."""
-    for i in range(lo, hi):
-        e = exits[i]
-        if scores[i] != 0 or e == DRAW_EXIT:
-            continue
-        scores[i] = RANKED_WIN - e if e > 0 else -e - RANKED_WIN
 
 
 @njit(cache=True, nogil=True)

@@ -21,7 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.builder.games.errors import BuildTooLargeError
-from tablebase.builder.games.ranked_tiers import HOLE, RANKED_WIN, RankedGame, RankedTier
+from tablebase.builder.games.ranked_tiers import (
+    HOLE,
+    RANKED_WIN,
+    LoopFreeTier,
+    RankedGame,
+    RankedTier,
+)
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.ranked import BYTES_A_POSITION, solve_tier
 from tablebase.compiled import njit
@@ -169,8 +175,8 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
     return done
 
 
-def _solve_and_write(tier: RankedTier, earlier: dict[str, np.ndarray], folder: Path,
-                     progress: ProgressFactory) -> TierFigures:
+def _solve_and_write(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndarray],
+                     folder: Path, progress: ProgressFactory) -> TierFigures:
     start = time.perf_counter()
     scores = solve_tier(tier, earlier, progress)
     path = tier_path(folder, tier.name)

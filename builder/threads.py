@@ -39,11 +39,13 @@ def in_parallel(rows: int) -> bool:
     return THREADS > 1 and rows >= PARALLEL_ROWS and not getattr(_local, "alone", False)
 
 
-def split_rows(rows: int, work: Callable[[int, int, int], T]) -> list[T]:
+def split_rows(rows: int, work: Callable[[int, int, int], T], size: int | None = None
+               ) -> list[T]:
     """Run work(piece, start, stop) over [0, rows) in one piece per core when `rows` is
-    large (pieces 0, 1, ... at the same time), else work(0, 0, rows) here."""
+    large (or `size`, where each row is much work: a row for each of many positions), else
+    work(0, 0, rows) here."""
     global _pool
-    if not in_parallel(rows):
+    if rows < THREADS or not in_parallel(rows if size is None else size):
         return [work(0, 0, rows)]
     if _pool is None:
         _pool = ThreadPoolExecutor(THREADS, thread_name_prefix="tablebase-kernel")

@@ -51,11 +51,29 @@ class RankedTier(Protocol):
         ...
 
 
+class LoopFreeTier(Protocol):
+    """A tier no move stays in (room 0): each position's score is its children's, all in
+    tiers solved before. It is scored in pieces the family chooses (in an order that reads
+    its children from cache), each on one core."""
+
+    name: str
+    size: int
+    room: int  # 0
+    reads: tuple[str, ...]
+    pieces: int  # how many pieces `settle` takes
+
+    def settle(self, lo: int, hi: int, earlier: Mapping[str, np.ndarray],
+               scores: np.ndarray) -> None:
+        """Score the positions of pieces lo..hi-1, each at its own index in `scores` (int16,
+        the whole tier's, HOLE where no piece scores an index: a copy)."""
+        ...
+
+
 class RankedGame(Protocol):
     """A game (or the part of one) solved as ranked tiers."""
 
     name: str
 
-    def ranked_tiers(self) -> list[RankedTier]:
+    def ranked_tiers(self) -> list[RankedTier | LoopFreeTier]:
         """Every tier, in an order where each reads only tiers before it."""
         ...

@@ -33,6 +33,7 @@ class PlacementTier:
         self.orbits, self.points = orbits, rules.board.points
         self.name = placement_name(a, b, to_place, theirs)
         self.size = orbits.sector_size(a, b)
+        self.pieces = orbits.representatives(b)  # settled by the other side's orbits
         self.captures = not rules.lines_win
         self.rules = np.array([int(self.captures), int(rules.flying), int(rules.misere)],
                               dtype=np.int64)
@@ -61,20 +62,17 @@ class PlacementTier:
             return tier_name(a, b), start
         return placement_name(a, b, self.theirs, self.to_place - 1), 0
 
-    def first(self, lo: int, hi: int, earlier: Mapping[str, np.ndarray], counts: np.ndarray,
-              scores: np.ndarray, exits: np.ndarray) -> None:
-        """Finished scores and exit states of indices lo..hi-1 (RankedTier.first)."""
+    def settle(self, lo: int, hi: int, earlier: Mapping[str, np.ndarray],
+               scores: np.ndarray) -> None:
+        """Score the positions whose other side's stones are in orbits lo..hi-1
+        (LoopFreeTier.settle)."""
         o = self.orbits
         none = np.zeros(0, dtype=np.int16)
         plain = earlier[self._plain[0]] if self._plain is not None else none
         taken = earlier[self._taken[0]] if self._taken is not None else none
-        k.place_first(lo, hi, self.sec, plain, taken, self.mills, self.mills_at, o.binom,
-                      self.points, self.rules, o.perm, o.sym_tab, o.rep_of, o.rank_off, o.reps,
-                      o.rep_off, counts, scores, exits)
-
-    def parents(self, level: np.ndarray, out: np.ndarray) -> int:
-        """None: no move stays in the tier."""
-        return 0
+        k.place_settle(lo, hi, self.sec, plain, taken, self.mills, self.mills_at, o.binom,
+                       self.points, self.rules, o.perm, o.sym_tab, o.rep_of, o.rank_off,
+                       o.reps, o.rep_off, scores)
 
     def index(self, me: int, you: int) -> int:
         """The tier index of the position where the side to move has `me`, the other `you`."""

@@ -4,7 +4,8 @@ other side's `b` with `B`, ranked as the movement phase's (sector_kernels.py: on
 orbit). Every move places a stone, so it leaves the sector: for sector (b, a + 1, B, A - 1),
 or (b - 1, a + 1, B, A - 1) where it closes a mill and takes a stone; the movement phase's
 sector (b, a + 1) or (b - 1, a + 1) once both have placed every stone. Such a tier is loop-free:
-each position's score is its exits' (builder/ranked.py settles it in one pass).
+each position's score is its children's, scored in pieces of the other side's orbits
+(builder/ranked.py runs them on both cores), so that the children are read from cache.
 
 `sec` (int64): 0 a, 1 b, 2 where the plain child's sector starts in its tier's scores, 3 where
 the capture's starts, 4 1 where a capture leaves the other side fewer than three stones (it
@@ -17,78 +18,106 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
+    REP_MASK,
     can_take,
     closes,
+    colex_rank,
     exit_state,
     fold,
-    fresh,
+    image,
     in_mills,
-    index_in,
     index_of,
-    orbit,
-    walk,
+    packed_rank,
 )
-from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
+from tablebase.builder.games.ranked_tiers import DRAW_EXIT
 from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
 from tablebase.compiled import njit
 
 
 @njit(cache=True, nogil=True)
-def place_first(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
-                rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, counts, scores, exits):
-    """For the tier's indices lo..hi-1 (outputs indexed from 0): counts 0 (no move stays);
-    scores, a finished position's score (in the 3x3 games, a line the other side has just
-    made), HOLE for a copy, else 0; exits, the exit state of its placements, read in `plain`
-    (the scores of the sector a placement that takes nothing reaches) and `taken` (a capture's,
-    unless `sec[4]`)."""
+def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
+                 rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, scores):
+    """Score every position of the tier whose other side's stones are the representatives
+    lo..hi-1 of their orbits (every orbit of positions has one: its other side's stones
+    mapped to their representative), each at its own index in `scores`, from its placements'
+    children: in `plain` (the sector a placement that takes nothing reaches) and `taken` (a
+    capture's, unless `sec[4]`). Visited so, a position's plain children have the same own
+    stones, the representative, and fall in one block of `plain`, read from cache. A
+    position met twice (its other side's stones kept by a symmetry) is scored twice alike;
+    an index no visit scores is a copy (HOLE, as the caller fills it first)."""
     captures, misere = rules[0], rules[2]
     a, b = sec[0], sec[1]
     full = (np.int64(1) << points) - 1
-    state = fresh(points)
-    for g in range(lo, hi):
-        me, you = walk(g, a, b, points, binom, reps, rep_off, state)
-        o = g - lo
-        counts[o] = 0
-        exits[o] = 0
-        if state[-2] != 1 and index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of,
-                                       rank_off) != g:
-            scores[o] = HOLE
-            exits[o] = DRAW_EXIT
-            continue
-        scores[o] = 0
-        if not captures and in_mills(you, mills) != 0:
-            scores[o] = WIN if misere else -WIN  # the other side has just made a line
-            continue
-        empty = full & ~(me | you)
-        if empty == 0:
-            scores[o] = -WIN  # nowhere to place: lost
-            continue
+    free = np.empty(points, dtype=np.int64)
+    c_radix = binom[points - b, a + 1]  # the plain children's sector (b, a + 1)
+    for y in range(lo, hi):
+        entry = reps[rep_off[b] + y]
+        you = entry & REP_MASK
+        stab = entry >> 32  # the symmetries that keep `you`: the child's orbit is itself
+        c_at = rank_off[b] + colex_rank(you, binom)
+        block = rep_of[c_at] * c_radix
+        q = 0
+        for p in range(points):
+            if not you >> p & 1:
+                free[q] = p
+                q += 1
+        over = not captures and in_mills(you, mills) != 0  # the other side has made a line
         takeable = -1  # found at the first mill closed
-        # A placement that takes nothing reaches (you, after): the child's own stones are
-        # `you` whatever the point, so their orbit is found once.
-        c_at, c_gs, c_mine = orbit(you, b, binom, perm, sym_tab, rank_off)
-        win_at = NO_WIN
-        lose_at = 0
-        drawn = False
-        while empty:
-            d = trailing_zeros(empty)
-            empty &= empty - 1
-            after = me | (np.int64(1) << d)
-            if captures and you != 0 and closes(after, d, mills_at):
-                if takeable < 0:
-                    takeable = can_take(you, mills)
-                victims = takeable
-                while victims:
-                    v = victims & -victims
-                    victims ^= v
-                    if sec[4]:
-                        win_at = 1
-                        continue
-                    score = taken[sec[3] + index_of(you ^ v, after, b - 1, a + 1, points, binom,
-                                                    perm, sym_tab, rep_of, rank_off)]
+        packed = 0
+        for r in range(binom[points - b, a]):
+            packed = _next_set(packed, r, a)
+            me = 0
+            x = packed
+            while x:
+                me |= np.int64(1) << free[trailing_zeros(x)]
+                x &= x - 1
+            at = index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off)
+            if over:
+                scores[at] = WIN if misere else -WIN
+                continue
+            empty = full & ~(me | you)
+            if empty == 0:
+                scores[at] = -WIN  # nowhere to place: lost
+                continue
+            win_at = NO_WIN
+            lose_at = 0
+            drawn = False
+            while empty:
+                d = trailing_zeros(empty)
+                empty &= empty - 1
+                after = me | (np.int64(1) << d)
+                if captures and you != 0 and closes(after, d, mills_at):
+                    if takeable < 0:
+                        takeable = can_take(you, mills)
+                    victims = takeable
+                    while victims:
+                        v = victims & -victims
+                        victims ^= v
+                        if sec[4]:
+                            win_at = 1
+                            continue
+                        score = taken[sec[3] + index_of(you ^ v, after, b - 1, a + 1, points,
+                                                        binom, perm, sym_tab, rep_of, rank_off)]
+                        win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+                else:
+                    least = np.int64(1) << 62
+                    gs = stab
+                    while gs:
+                        least = min(least, packed_rank(image(perm, trailing_zeros(gs), after),
+                                                       you, binom))
+                        gs &= gs - 1
+                    score = plain[sec[2] + block + least]
                     win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
-            else:
-                score = plain[sec[2] + index_in(c_at, c_gs, c_mine, after, b, a + 1, points,
-                                                binom, perm, rep_of)]
-                win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
-        exits[o] = exit_state(win_at, lose_at, drawn)
+            e = exit_state(win_at, lose_at, drawn)
+            scores[at] = 0 if e == DRAW_EXIT else (WIN - e if e > 0 else -e - WIN)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_set(x, r, k):  # type: ignore[no-untyped-def]
+    """The k-set of colex rank r given the one of rank r - 1 (Gosper's step; the first when
+    r is 0)."""
+    if r == 0:
+        return (np.int64(1) << k) - 1
+    low = x & -x
+    up = x + low
+    return (((up ^ x) >> 2) >> trailing_zeros(low)) | up
