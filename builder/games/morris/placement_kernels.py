@@ -24,6 +24,7 @@ from tablebase.builder.games.morris.sector_kernels import (
     colex_rank,
     exit_state,
     fold,
+    fold_captures,
     image,
     in_mills,
     index_of,
@@ -89,16 +90,9 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
                 if captures and you != 0 and closes(after, d, mills_at):
                     if takeable < 0:
                         takeable = can_take(you, mills)
-                    victims = takeable
-                    while victims:
-                        v = victims & -victims
-                        victims ^= v
-                        if sec[4]:
-                            win_at = 1
-                            continue
-                        score = taken[sec[3] + index_of(you ^ v, after, b - 1, a + 1, points,
-                                                        binom, perm, sym_tab, rep_of, rank_off)]
-                        win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+                    win_at, lose_at, drawn = fold_captures(
+                        takeable, you, after, sec[4] != 0, taken, sec[3], b - 1, a + 1, points,
+                        binom, perm, sym_tab, rep_of, rank_off, win_at, lose_at, drawn)
                 else:
                     least = np.int64(1) << 62
                     gs = stab

@@ -230,6 +230,23 @@ def fold(score, win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
+def fold_captures(victims, you, after, lost, scores, start, a, b, points, binom, perm,  # type: ignore[no-untyped-def]
+                  sym_tab, rep_of, rank_off, win_at, lose_at, drawn):
+    """`fold` over a mill's captures, one of `victims` each: the child (you less it, after)
+    of sector (a, b), whose scores start at scores[start]; `lost`: a capture leaves the other
+    side fewer than three stones (its child lost at once)."""
+    if lost:
+        return 1, lose_at, drawn
+    while victims:
+        v = victims & -victims
+        victims ^= v
+        score = scores[start + index_of(you ^ v, after, a, b, points, binom, perm, sym_tab,
+                                        rep_of, rank_off)]
+        win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+    return win_at, lose_at, drawn
+
+
+@njit(cache=True, nogil=True, inline="always")
 def exit_state(win_at, lose_at, drawn):  # type: ignore[no-untyped-def]
     """The exit state (ranked_tiers.py) of what `fold` gathered: a win, else a draw, else
     the deepest loss (0: no move left the tier)."""
@@ -302,16 +319,9 @@ def first(lo, hi, sec, exit_a, exit_b, joins, mills, mills_at, binom, points,  #
                     continue
                 if takeable < 0:
                     takeable = can_take(you, mills)
-                victims = takeable
-                while victims:
-                    v = victims & -victims
-                    victims ^= v
-                    if b - 1 < 3:
-                        win_at = 1
-                        continue
-                    score = exit_scores[index_of(you ^ v, after, b - 1, a, points, binom, perm,
-                                                 sym_tab, rep_of, rank_off)]
-                    win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+                win_at, lose_at, drawn = fold_captures(
+                    takeable, you, after, b - 1 < 3, exit_scores, 0, b - 1, a, points, binom,
+                    perm, sym_tab, rep_of, rank_off, win_at, lose_at, drawn)
         counts[o] = inside
         if not moved:
             scores[o] = -WIN  # no move: lost
