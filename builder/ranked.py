@@ -93,8 +93,11 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray],
                 part = level[start:start + _CHUNK]
                 pieces = split_rows(len(part), lambda _, a, b: _parents(tier, part, a, b))
                 for found, m in pieces:
-                    out = np.empty(m, dtype=np.int64)
-                    nxt.append(out[:_tell(found, m, part, scores, counts, exits, depth, out)])
+                    # Each core tells the parents of one parity: their counts and scores are
+                    # its own, and the children's scores, decided before, are only read.
+                    nxt += split_rows(2, lambda _, a, b: np.concatenate([
+                        _told(found, m, part, scores, counts, exits, depth, parity)
+                        for parity in range(a, b)]), size=m)
             level = np.concatenate(nxt) if nxt else np.empty(0, np.int64)
             depth += 1
     return scores
@@ -143,17 +146,26 @@ def _parents(tier: RankedTier, part: np.ndarray, a: int, b: int) -> tuple[np.nda
     return found, m
 
 
+def _told(found: np.ndarray, n: int, level: np.ndarray, scores: np.ndarray,
+          counts: np.ndarray, exits: np.ndarray, depth: int, parity: int) -> np.ndarray:
+    """The parents of `parity` that `_tell` decides now."""
+    out = np.empty(n, dtype=np.int64)
+    return out[:_tell(found, n, level, scores, counts, exits, depth, out, parity)]
+
+
 @njit(cache=True, nogil=True)
-def _tell(found, n, level, scores, counts, exits, depth, nxt):  # type: ignore[no-untyped-def]
+def _tell(found, n, level, scores, counts, exits, depth, nxt, parity):  # type: ignore[no-untyped-def]
     """Tell the parents found[0, :n] that their children (level[found[1]]) are decided at
     `depth`: a lost child wins an undecided parent at depth + 1 (into nxt); a won one takes one
     from its count, and the last makes it lost at depth + 1 unless a move that leaves the tier
     wins (its exit decides it), draws (never decided: a draw) or is won deeper (its exit's
-    depth decides it: `_due`). Return how many went into nxt."""
+    depth decides it: `_due`). Only the parents p with p % 2 == parity (in any order: a
+    parent's count reaches 0 only once all its children are won). Return how many went into
+    nxt."""
     m = 0
     for t in range(n):
         p = found[0, t]
-        if scores[p] != 0 or counts[p] == 0:
+        if p & 1 != parity or scores[p] != 0 or counts[p] == 0:
             continue  # decided already, or waiting for its exit (every child told)
         if scores[level[found[1, t]]] < 0:
             scores[p] = RANKED_WIN - depth - 1
