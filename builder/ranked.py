@@ -79,12 +79,15 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray],
     # Exits decide positions at their own depth: a win at w where no lost child in the tier
     # decided it earlier, a loss at l where every child in the tier was told by then. Found by
     # a scan a round (no list of them held: they may be most of a tier), up to the deepest.
-    last = max(split_rows(n, lambda _, a, b: _deepest(exits, a, b)))
+    # A scan a round only where an exit decides something at that depth (the deep ones are
+    # few: most rounds have none).
+    due_at = sum(split_rows(n, lambda _, a, b: _exit_depths(exits, a, b)))
+    last = int(np.flatnonzero(due_at).max(initial=0))
     depth = 0
     with progress(desc=f"  solve tier {tier.name}", total=n, unit="pos",
                   unit_scale=True) as bar:
         while len(level) or depth <= last:
-            if 0 < depth <= last:
+            if 0 < depth <= last and due_at[depth]:
                 due = split_rows(n, lambda _, a, b: _due(scores, counts, exits, depth, a, b))
                 level = np.concatenate([level, *due])
             bar.update(len(level))
@@ -104,12 +107,14 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray],
 
 
 @njit(cache=True, nogil=True)
-def _deepest(exits, lo, hi):  # type: ignore[no-untyped-def]
-    """The greatest depth at which an exit of lo..hi-1 decides its position."""
-    out = 0
+def _exit_depths(exits, lo, hi):  # type: ignore[no-untyped-def]
+    """How many exits of lo..hi-1 decide their position at each depth (a win at w, a loss at
+    l at the earliest), by depth."""
+    out = np.zeros(1 << 15, dtype=np.int64)
     for i in range(lo, hi):
-        if exits[i] != DRAW_EXIT:
-            out = max(out, abs(np.int32(exits[i])))
+        e = exits[i]
+        if e != DRAW_EXIT:
+            out[abs(np.int32(e))] += 1
     return out
 
 
