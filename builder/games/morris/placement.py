@@ -35,13 +35,7 @@ class PlacementTier:
         self.size = orbits.sector_size(a, b)
         self.pieces = orbits.representatives(b)  # settled by the other side's orbits
         self.captures = not rules.lines_win
-        self.rules = np.array([int(self.captures), int(rules.flying), int(rules.misere)],
-                              dtype=np.int64)
-        self.mills = np.array(rules.board.mills, dtype=np.int64)
-        widest = max(len(m) for m in rules.board.mills_at)
-        self.mills_at = np.zeros((self.points, widest), dtype=np.int64)
-        for i, through in enumerate(rules.board.mills_at):
-            self.mills_at[i, :len(through)] = through
+        self.rules, self.mills, self.mills_at = orbits.rules, orbits.mills, orbits.mills_at
         # The child sectors: (b, a + 1) placing, (b - 1, a + 1) taking, with B and A - 1 left
         # (none where the board is full; a capture only where a placement can close a mill
         # and does not leave the other side fewer than three).

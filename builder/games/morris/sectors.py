@@ -18,11 +18,21 @@ from tablebase.builder.games.morris.rules import Rules
 
 
 class Orbits:
-    """The tables that rank a board's sets of points up to its symmetries (sector_kernels.py's
-    sym_tab, rep_of, reps and perm), for sets of the sizes asked, made once."""
+    """A game's board and rules as the kernels read them, made once: the tables that rank
+    its sets of points up to its symmetries (sector_kernels.py's sym_tab, rep_of, reps and
+    perm) for sets of the sizes asked; `joins`, `mills`, `mills_at` (the mills through each
+    point, padded with 0) as arrays; `rules`: captures, flying, misère (0/1 each)."""
 
-    def __init__(self, board: Board, sizes: Iterable[int]) -> None:
+    def __init__(self, rules: Rules, sizes: Iterable[int]) -> None:
+        board = rules.board
         p = self.points = board.points
+        self.rules = np.array([int(not rules.lines_win), int(rules.flying), int(rules.misere)],
+                              dtype=np.int64)
+        self.joins = np.array(board.joins, dtype=np.int64)
+        self.mills = np.array(board.mills, dtype=np.int64)
+        self.mills_at = np.zeros((p, max(len(m) for m in board.mills_at)), dtype=np.int64)
+        for i, through in enumerate(board.mills_at):
+            self.mills_at[i, :len(through)] = through
         assert p <= 32, "a representative's mask and its symmetries share one int64"
         self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
                               dtype=np.int64)
@@ -87,14 +97,8 @@ class SectorTier:
         self.sec = np.array([a, b, self.size_ab, 0 if a == b else self.size_ab],
                             dtype=np.int64)
         self.captures = not rules.lines_win
-        self.rules = np.array([int(self.captures), int(rules.flying), int(rules.misere)],
-                              dtype=np.int64)
-        self.joins = np.array(board.joins, dtype=np.int64)
-        self.mills = np.array(board.mills, dtype=np.int64)
-        widest = max(len(m) for m in board.mills_at)
-        self.mills_at = np.zeros((p, widest), dtype=np.int64)
-        for i, through in enumerate(board.mills_at):
-            self.mills_at[i, :len(through)] = through
+        self.rules = orbits.rules
+        self.joins, self.mills, self.mills_at = orbits.joins, orbits.mills, orbits.mills_at
         self.binom = orbits.binom
         degree = max(j.bit_count() for j in board.joins)
         self.room = max(max(a, b) * (p if rules.flying else degree), 1)

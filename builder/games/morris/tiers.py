@@ -37,7 +37,7 @@ class MorrisTiers:
         if self._orbits is None:
             sizes = {c for ab in self.pairs for c in ab}
             sizes |= {c for a, b, _, _ in self.places for c in (a, b)}
-            self._orbits = Orbits(self.rules.board, sizes)
+            self._orbits = Orbits(self.rules, sizes)
         return self._orbits
 
     def ranked_tiers(self) -> list[SectorTier | PlacementTier]:
