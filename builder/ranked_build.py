@@ -122,12 +122,10 @@ def load_tier(folder: Path, figures: TierFigures) -> np.ndarray:
     return scores
 
 
-def check_room(game: RankedGame, folder: Path, memory_budget: int) -> None:
-    """BuildTooLargeError before anything is solved where a tier would not fit the memory
-    budget or the tiers left would not fit the folder's disk."""
-    tiers = game.ranked_tiers()
-    done = read_manifest(folder, game.name)
-    left = [t for t in tiers if t.name not in done]
+def _check_room(game: RankedGame, left: list[RankedTier | LoopFreeTier], folder: Path,
+                memory_budget: int) -> None:
+    """BuildTooLargeError before anything is solved where a tier `left` to solve would not
+    fit the memory budget or they would not fit the folder's disk."""
     if not left:
         return
     widest = max(left, key=lambda t: t.size)
@@ -153,9 +151,9 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
     return the figures of every finished tier. `report`, where given, is called with each
     tier's figures as it finishes."""
     folder.mkdir(parents=True, exist_ok=True)
-    check_room(game, folder, memory_budget)
     done = read_manifest(folder, game.name)
     tiers = game.ranked_tiers()
+    _check_room(game, [t for t in tiers if t.name not in done], folder, memory_budget)
     if until is not None and until not in {t.name for t in tiers}:
         raise ValueError(f"{game.name}: no tier {until!r} ({', '.join(t.name for t in tiers)})")
     loaded: dict[str, np.ndarray] = {}
