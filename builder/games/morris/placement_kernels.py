@@ -28,6 +28,7 @@ from tablebase.builder.games.morris.sector_kernels import (
     image,
     in_mills,
     index_of,
+    next_set,
     packed_rank,
 )
 from tablebase.builder.games.ranked_tiers import DRAW_EXIT
@@ -66,7 +67,7 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
         takeable = -1  # found at the first mill closed
         packed = 0
         for r in range(binom[points - b, a]):
-            packed = _next_set(packed, r, a)
+            packed = (np.int64(1) << a) - 1 if r == 0 else next_set(packed)
             me = 0
             x = packed
             while x:
@@ -104,14 +105,3 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
                     win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
             e = exit_state(win_at, lose_at, drawn)
             scores[at] = 0 if e == DRAW_EXIT else (WIN - e if e > 0 else -e - WIN)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _next_set(x, r, k):  # type: ignore[no-untyped-def]
-    """The k-set of colex rank r given the one of rank r - 1 (Gosper's step; the first when
-    r is 0)."""
-    if r == 0:
-        return (np.int64(1) << k) - 1
-    low = x & -x
-    up = x + low
-    return (((up ^ x) >> 2) >> trailing_zeros(low)) | up

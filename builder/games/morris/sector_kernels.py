@@ -136,6 +136,15 @@ def position_of(index, a, b, points, binom, reps, rep_off):  # type: ignore[no-u
 
 
 @njit(cache=True, nogil=True, inline="always")
+def next_set(x):  # type: ignore[no-untyped-def]
+    """The set after x, of as many points, in colex order, which is the masks' order
+    (Gosper's step)."""
+    low = x & -x
+    up = x + low
+    return (((up ^ x) >> 2) >> trailing_zeros(low)) | up
+
+
+@njit(cache=True, nogil=True, inline="always")
 def fresh(points):  # type: ignore[no-untyped-def]
     """The state of a walk (`walk`) not yet begun."""
     state = np.full(points + 5, -2, dtype=np.int64)
@@ -149,8 +158,8 @@ def walk(index, a, b, points, binom, reps, rep_off, state):  # type: ignore[no-u
     sector in order: from the index before (state[0] its packed other stones, state[1] its
     own, state[2:] the points they leave free, state[-3] the index where its own change,
     state[-2] the symmetries that keep its own (REP_MASK), state[-1] the index: `fresh`
-    makes one) the next set of the other's in colex order, which is the masks' order
-    (Gosper's step); from scratch where the own stones change or the walk jumps."""
+    makes one) the next set of the other's (`next_set`); from scratch where the own stones
+    change or the walk jumps."""
     if index >= state[-3] or state[-1] != index - 1:
         radix = binom[points - a, b]
         me, you = position_of(index, a, b, points, binom, reps, rep_off)
@@ -165,10 +174,7 @@ def walk(index, a, b, points, binom, reps, rep_off, state):  # type: ignore[no-u
                 q += 1
         state[-1] = index
         return me, you
-    x = state[0]
-    low = x & -x
-    up = x + low
-    x = (((up ^ x) >> 2) >> trailing_zeros(low)) | up
+    x = next_set(state[0])
     state[0] = x
     state[-1] = index
     you = 0
