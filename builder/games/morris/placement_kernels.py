@@ -25,11 +25,13 @@ from tablebase.builder.games.morris.sector_kernels import (
     exit_state,
     fold,
     fold_captures,
+    free_points,
     image,
     in_mills,
     index_of,
     next_set,
     packed_rank,
+    spread,
 )
 from tablebase.builder.games.ranked_tiers import DRAW_EXIT
 from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
@@ -58,21 +60,13 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
         stab = entry >> 32  # the symmetries that keep `you`: the child's orbit is itself
         c_at = rank_off[b] + colex_rank(you, binom)
         block = rep_of[c_at] * c_radix
-        q = 0
-        for p in range(points):
-            if not you >> p & 1:
-                free[q] = p
-                q += 1
+        free_points(you, points, free, 0)
         over = not captures and in_mills(you, mills) != 0  # the other side has made a line
         takeable = -1  # found at the first mill closed
         packed = 0
         for r in range(binom[points - b, a]):
             packed = (np.int64(1) << a) - 1 if r == 0 else next_set(packed)
-            me = 0
-            x = packed
-            while x:
-                me |= np.int64(1) << free[trailing_zeros(x)]
-                x &= x - 1
+            me = spread(packed, free, 0)
             at = index_of(me, you, a, b, points, binom, perm, sym_tab, rep_of, rank_off)
             if over:
                 scores[at] = WIN if misere else -WIN

@@ -167,21 +167,33 @@ def walk(index, a, b, points, binom, reps, rep_off, state):  # type: ignore[no-u
         state[1] = me
         state[-2] = reps[rep_off[a] + index // radix] >> 32
         state[-3] = (index // radix + 1) * radix
-        q = 0
-        for p in range(points):
-            if not me >> p & 1:
-                state[2 + q] = p
-                q += 1
+        free_points(me, points, state, 2)
         state[-1] = index
         return me, you
-    x = next_set(state[0])
-    state[0] = x
+    state[0] = next_set(state[0])
     state[-1] = index
-    you = 0
-    while x:
-        you |= np.int64(1) << state[2 + trailing_zeros(x)]
-        x &= x - 1
-    return state[1], you
+    return state[1], spread(state[0], state, 2)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def free_points(mask, points, out, at):  # type: ignore[no-untyped-def]
+    """The points not in `mask`, lowest first, into out[at:]."""
+    q = at
+    for p in range(points):
+        if not mask >> p & 1:
+            out[q] = p
+            q += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def spread(packed, free, at):  # type: ignore[no-untyped-def]
+    """The points free[at + i] for each bit i of `packed`: a set of the free points from
+    its rank among them."""
+    out = 0
+    while packed:
+        out |= np.int64(1) << free[at + trailing_zeros(packed)]
+        packed &= packed - 1
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
