@@ -398,24 +398,3 @@ def parents(level, sec, joins, mills, mills_at, binom, points, rules,  # type: i
             out[1, n] = i
             n += 1
     return n
-
-
-@njit(cache=True, nogil=True)
-def orbit_tables(a, points, binom, perm, sym_tab, least, own):  # type: ignore[no-untyped-def]
-    """For every set of `a` points, by colex rank: least[r], the least mask of its orbit;
-    sym_tab[r], the symmetries (bits) that map it there; own[r], whether it is that least
-    (its orbit's representative)."""
-    for r in range(binom[points, a]):
-        mask = colex_unrank(r, a, points, binom)
-        low = np.int64(1) << 62
-        gs = 0
-        for g in range(perm.shape[0]):
-            m = image(perm, g, mask)
-            if m < low:
-                low = m
-                gs = 0
-            if m == low:
-                gs |= 1 << g
-        least[r] = low
-        sym_tab[r] = gs
-        own[r] = low == mask

@@ -15,6 +15,8 @@ import numpy as np
 from tablebase.builder.games.morris import sector_kernels as k
 from tablebase.builder.games.morris.boards import Board
 from tablebase.builder.games.morris.rules import Rules
+from tablebase.builder.games.morris.sector_kernels import colex_unrank, image
+from tablebase.compiled import njit
 
 
 class Orbits:
@@ -37,11 +39,11 @@ class Orbits:
         self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
                               dtype=np.int64)
         self.perm = np.zeros((len(board.symmetries), (p + 7) // 8, 256), dtype=np.int64)
-        for g, image in enumerate(board.symmetries):
+        for g, symmetry in enumerate(board.symmetries):
             for byte in range(self.perm.shape[1]):
                 for value in range(256):
                     self.perm[g, byte, value] = sum(
-                        1 << image[8 * byte + j] for j in range(8)
+                        1 << symmetry[8 * byte + j] for j in range(8)
                         if value >> j & 1 and 8 * byte + j < p)
         wanted = sorted(set(sizes))
         self.rank_off = np.zeros(p + 2, dtype=np.int64)
@@ -56,7 +58,7 @@ class Orbits:
             sym_tab = np.empty(n, dtype=np.int32)
             least = np.empty(n, dtype=np.int64)
             own = np.empty(n, dtype=np.bool_)
-            k.orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own)
+            orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own)
             # Colex order is the masks' order: the representatives, in rank order, are sorted.
             mine = least[own]
             sym_tabs.append(sym_tab)
@@ -155,3 +157,24 @@ class SectorTier:
         o = self.orbits
         return offset + int(k.index_of(me, you, a, b, self.points, o.binom, o.perm, o.sym_tab,
                                        o.rep_of, o.rank_off))
+
+
+@njit(cache=True, nogil=True)
+def orbit_tables(a, points, binom, perm, sym_tab, least, own):  # type: ignore[no-untyped-def]
+    """For every set of `a` points, by colex rank: least[r], the least mask of its orbit;
+    sym_tab[r], the symmetries (bits) that map it there; own[r], whether it is that least
+    (its orbit's representative)."""
+    for r in range(binom[points, a]):
+        mask = colex_unrank(r, a, points, binom)
+        low = np.int64(1) << 62
+        gs = 0
+        for g in range(perm.shape[0]):
+            m = image(perm, g, mask)
+            if m < low:
+                low = m
+                gs = 0
+            if m == low:
+                gs |= 1 << g
+        least[r] = low
+        sym_tab[r] = gs
+        own[r] = low == mask
