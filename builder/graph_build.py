@@ -8,25 +8,22 @@ was.
 from __future__ import annotations
 
 import hashlib
-import os
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 import numpy as np
 
+from tablebase.builder.game_report import GameBuildReport, complete_table, stage
 from tablebase.builder.games.errors import InvalidPositionError
 from tablebase.builder.games.protocol import Game
 from tablebase.builder.graph import OPEN, Graph, check_walk_fits, walk
 from tablebase.builder.graph_solve import NO_DEPTH, solve_graph
 from tablebase.builder.manifest import StageFigures
-from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak
+from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.errors import GameExistsError, NotATablebaseError
+from tablebase.db.errors import GameExistsError
 from tablebase.db.keyed import KeyedRows
 from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
 from tablebase.db.records import GameParams, GameSummary, PlyCounts, table_label
-from tablebase.db.store import open_store
 from tablebase.version import tool_version
 
 STAGES = ("walk", "solve", "write")
@@ -36,30 +33,9 @@ _WRITE_CHUNK = 1 << 16
 _SORT_ALONGSIDE = 1 << 15
 
 
-@dataclass
-class GameBuildReport:
-    """What a finished build of a game given as a class found, and how long each stage took."""
-
-    name: str
-    root: str  # '' for the game from its start, else the start's key (an endgame table)
-    reachable: int  # positions, every image of an orbit counted
-    canonical: int  # positions stored: one an orbit
-    terminal: int
-    root_value: int  # +1, 0, -1 for the side to move at the start
-    root_depth: int | None  # None: a draw by endless play
-    plies: list[PlyCounts]
-    stages: dict[str, StageFigures] = field(default_factory=dict)
-    memory_budget: int = 0
-
-    @property
-    def seconds(self) -> float:
-        """Total wall seconds over all stages."""
-        return sum(s.seconds for s in self.stages.values())
-
-
 def build_game(game: Game, database: str, *, start: str | None = None, force: bool = False,
                progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
-               workers: int | None = None) -> GameBuildReport:
+               workers: int | None = None, work_dir: str | None = None) -> GameBuildReport:
     """Strongly solve `game` from its start (or from the position `start` names: an endgame
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
@@ -68,7 +44,15 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     read or is already over, BuildTooLargeError once the walk passes `memory_budget` bytes
     (default: half the machine's memory): in every case with nothing written. `workers`:
     the processes that call the class in a large walk of small ints (builder/graph.py's
-    `walk`; default one a core)."""
+    `walk`; default one a core). A game that comes as ranked tiers (`Game.tiers()`) is built
+    from its start tier by tier (builder/ranked_table.py), in a folder beside the database
+    (inside `work_dir` where given) that an interrupted build resumes."""
+    if start is None:
+        tiers = game.tiers()
+        if tiers is not None:
+            from tablebase.builder.ranked_table import build_tiered
+            return build_tiered(game, tiers, database, force=force, progress=progress,
+                                memory_budget=memory_budget, work_dir=work_dir)
     position = game.start() if start is None else game.read(start)
     # A table from another start is named by its position's smallest text (as users see it).
     root = "" if start is None else game.root_key(position)
@@ -76,15 +60,15 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
         raise InvalidPositionError(f"{game.name}: the game is already over at {start!r:.80};"
                                    " there is nothing to solve from it")
     label = table_label(game.name, root, keyed=True)
-    if not force and _complete(database, game.name, root):
+    if not force and complete_table(database, game.name, root):
         raise GameExistsError(f"{label} is already built; add --force to rebuild it")
     plan = MemoryPlan.for_budget(memory_budget)
     if start is None:  # a game's bound is of the positions its start reaches
         check_walk_fits(game, plan.budget)
     stages: dict[str, StageFigures] = {}
-    with _stage(stages, "walk"):
+    with stage(stages, "walk"):
         graph = walk(game, position, plan.budget, progress, workers=workers)
-    with _stage(stages, "solve"):
+    with stage(stages, "solve"):
         if graph.ranked is None and graph.size > _SORT_ALONGSIDE:
             from concurrent.futures import ThreadPoolExecutor
 
@@ -106,7 +90,7 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
                              int(value[0]), None if root_depth == NO_DEPTH else root_depth,
                              plies, stages, plan.budget)
     params = GameParams(game.name, 0, 0, 0, False, False, root, keyed=True)
-    with _stage(stages, "write"), open_keyed_build(database, params, force=force) as build:
+    with stage(stages, "write"), open_keyed_build(database, params, force=force) as build:
         checksum = _write(build, game, graph, value, depth, progress)
         build.finish(GameSummary(
             reachable=report.reachable, canonical=report.canonical, terminal=report.terminal,
@@ -117,34 +101,6 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
             stages={name: {"seconds": f.seconds, "peak_bytes": f.peak_bytes}
                     for name, f in stages.items()}, checksum=checksum), plies)
     return report
-
-
-def _complete(database: str, name: str, root: str) -> bool:
-    """Whether `database` already holds a complete table of `name` from `root`."""
-    if "://" not in database and not os.path.exists(database):
-        return False
-    try:
-        store = open_store(database)
-    except NotATablebaseError:  # an empty database, say: the write stage makes the schema
-        return False
-    try:
-        return any(g.complete and g.root == root for g in store.games(name))
-    finally:
-        store.close()
-
-
-class _stage:
-    """Times a stage and records its peak memory in `stages`."""
-
-    def __init__(self, stages: dict[str, StageFigures], name: str) -> None:
-        self.stages, self.name = stages, name
-
-    def __enter__(self) -> None:
-        reset_peak()
-        self.start = time.perf_counter()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stages[self.name] = StageFigures(time.perf_counter() - self.start, peak_bytes())
 
 
 def _ply_counts(graph: Graph, value: np.ndarray, ended: np.ndarray) -> list[PlyCounts]:

@@ -23,6 +23,7 @@ from tablebase.builder import cyclic
 from tablebase.builder.codetable import SPARSE, CodeTable, bitmap_bytes, hash_bytes
 from tablebase.builder.estimate import estimate_build
 from tablebase.builder.executor import LOCAL, Executor, SolvedTier
+from tablebase.builder.game_report import GameBuildReport
 from tablebase.builder.games.errors import (
     BuildTooLargeError,
     InvalidPositionError,
@@ -31,7 +32,7 @@ from tablebase.builder.games.errors import (
 from tablebase.builder.games.registry import keyed_game, table_root
 from tablebase.builder.games.tier_kernels import TableRoot
 from tablebase.builder.games.values import Value
-from tablebase.builder.graph_build import GameBuildReport, build_game
+from tablebase.builder.graph_build import build_game
 from tablebase.builder.kernels import warm_up
 from tablebase.builder.manifest import MANIFEST_VERSION, Manifest, StageFigures, TierCounts
 from tablebase.builder.memory import MemoryPlan, peak_bytes, reset_peak, steady_malloc
@@ -173,7 +174,7 @@ def build(spec: object, database: str, *, root: Sequence[int] | str | None = Non
         if root is not None and not isinstance(root, str):
             raise InvalidPositionError(f"{game.name}: a start is given as the game's text")
         return build_game(game, database, start=root, force=force, progress=progress,
-                          memory_budget=memory_budget)
+                          memory_budget=memory_budget, work_dir=work_dir)
     assert not isinstance(root, str), "a grid game's root is given as cell values"
     table = table_root(spec, root)
     _check_cyclic(table, layout, executor)

@@ -17,8 +17,12 @@ LAYOUT_ROWS = "rows"
 LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
 # A game whose positions are Python values: one row a position under its text (db/keyed.py).
 LAYOUT_KEYED = "keyed"
+# Such a game solved as ranked tiers: each tier's scores by index (db/tiered.py).
+LAYOUT_TIERED = "tiered"
+# The layouts of a game given as a class (its tables' roots are positions' texts).
+GAME_LAYOUTS = (LAYOUT_KEYED, LAYOUT_TIERED)
 # Every layout a table may be stored in.
-STORED_LAYOUTS = (*LAYOUTS, LAYOUT_KEYED)
+STORED_LAYOUTS = (*LAYOUTS, *GAME_LAYOUTS)
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.
 CHUNK = 1 << 16
 # Codes bound in one `IN (...)` list by a lookup (SQLite accepts 32,766 parameters).

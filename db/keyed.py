@@ -128,14 +128,20 @@ def pack(rows: KeyedRows) -> list[tuple[KeyedBlock, bytes]]:
     return _blocks(firsts, _pack_all(raws), raws)
 
 
+# A chunk's raw blocks and each block's first key and size (`_raws`; db/tiered.py's tier_raws).
+Raws = Callable[[Any], tuple[list[bytes], list[tuple[str, int]]]]
+
+
 class Packer:
     """Packs a build's chunks of rows, on PACK_THREADS threads from the first chunk of more
-    than THREADED_BLOCKS blocks (zstd and CRC-32 let go of the GIL); `close` stops them."""
+    than THREADED_BLOCKS blocks (zstd and CRC-32 let go of the GIL); `close` stops them.
+    `raws` cuts a chunk into raw blocks: keyed rows by default."""
 
-    def __init__(self) -> None:
+    def __init__(self, raws: Raws | None = None) -> None:
         self._pool: ThreadPoolExecutor | None = None
+        self._raws: Raws = _raws if raws is None else raws
 
-    def stream(self, chunks: Iterable[KeyedRows], digest: Any) -> Iterator[list[KeyedBlock]]:
+    def stream(self, chunks: Iterable[Any], digest: Any) -> Iterator[list[KeyedBlock]]:
         """Each chunk's blocks (`pack`), in order, their raw bytes given to `digest` (a hashlib
         object: the table's checksum) as each is yielded, once a chunk (a call a block cost
         the writer's thread a wait on the GIL each). Where threads pack, a chunk's blocks are
@@ -146,17 +152,17 @@ class Packer:
             digest.update(b"".join(raw for _, raw in blocks))
             yield [block for block, _ in blocks]
 
-    def _packed(self, chunks: Iterable[KeyedRows]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
+    def _packed(self, chunks: Iterable[Any]) -> Iterator[list[tuple[KeyedBlock, bytes]]]:
         pending: tuple[list[Future[list[tuple[bytes, int]]]], list[bytes],
                        list[tuple[str, int]]] | None = None
         for rows in chunks:
-            if self._pool is None and len(rows.keys) > THREADED_BLOCKS * BLOCK:
+            raws, firsts = self._raws(rows)
+            if self._pool is None and len(raws) > THREADED_BLOCKS:
                 from concurrent.futures import ThreadPoolExecutor
                 self._pool = ThreadPoolExecutor(PACK_THREADS)
             if self._pool is None:
-                yield pack(rows)
+                yield _blocks(firsts, _pack_all(raws), raws)
                 continue
-            raws, firsts = _raws(rows)
             step = -(-len(raws) // PACK_THREADS)
             started = ([self._pool.submit(_pack_all, raws[a:a + step])
                         for a in range(0, len(raws), step)], raws, firsts)

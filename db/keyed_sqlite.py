@@ -28,7 +28,7 @@ from tablebase.db.facts import (
     SCHEMA_VERSION,
     SQLITE_PAGE_SIZE,
 )
-from tablebase.db.keyed import KeyedRows, Packer
+from tablebase.db.keyed import Packer
 from tablebase.db.records import (
     STATUS_BUILDING,
     STATUS_COMPLETE,
@@ -37,6 +37,7 @@ from tablebase.db.records import (
     GameSummary,
     PlyCounts,
 )
+from tablebase.db.tiered import packing
 
 # db/schema.py's catalogue as SQLAlchemy creates it on SQLite (metadata.create_all, in the
 # order schema.py defines the tables), and a keyed table (schema.keyed_table) named {name}.
@@ -75,14 +76,16 @@ class SqliteKeyedBuild:
     (publish) or `abandon`; `close` in every case."""
 
     def __init__(self, conn: sqlite3.Connection, params: GameParams, game_id: int,
-                 table: str) -> None:
+                 table: str, layout: str = LAYOUT_KEYED) -> None:
         self._conn, self._params = conn, params
         self.game_id, self.table_name = game_id, table
         self.rows = 0
-        self._packer = Packer()
+        self.layout = layout
+        self._packer = Packer(packing(layout))
 
     @classmethod
-    def open(cls, target: str, params: GameParams, *, force: bool) -> SqliteKeyedBuild | None:
+    def open(cls, target: str, params: GameParams, *, force: bool, layout: str = LAYOUT_KEYED
+             ) -> SqliteKeyedBuild | None:
         """Begin a build of `params` in the file `target` (made if missing), or None unless it
         is a file path this module serves (the caller then builds through db/writer.py).
         GameExistsError if the table is complete and `force` is false; DatabaseError naming
@@ -105,14 +108,14 @@ class SqliteKeyedBuild:
                 conn.close()
             return None
         try:
-            return cls._begin(conn, params, force)
+            return cls._begin(conn, params, force, layout)
         except BaseException:
             _leave_wal(conn)
             raise
 
     @classmethod
-    def _begin(cls, conn: sqlite3.Connection, params: GameParams, force: bool
-               ) -> SqliteKeyedBuild:
+    def _begin(cls, conn: sqlite3.Connection, params: GameParams, force: bool,
+               layout: str) -> SqliteKeyedBuild:
         """db/writer.py's begin_build for the keyed layout: the game's row, the build's table."""
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -147,9 +150,9 @@ class SqliteKeyedBuild:
                 raise
         except sqlite3.Error as e:
             raise DatabaseError(f"cannot start the build of {params.label}: {_reason(e)}") from e
-        return cls(conn, params, game_id, table)
+        return cls(conn, params, game_id, table, layout)
 
-    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
+    def write(self, chunks: Iterable[Any], digest: Any) -> None:
         """Append every chunk's positions (ascending keys throughout) as blocks, a transaction
         a chunk (compressed on two threads where chunks are large, the next while this one is
         stored); `digest` (a hashlib object) takes each block's raw bytes, in order: the
@@ -188,7 +191,7 @@ class SqliteKeyedBuild:
                     "built_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                     "build_seconds": float(summary.build_seconds),
                     "stages": json.dumps(summary.stages), "checksum": summary.checksum,
-                    "layout": LAYOUT_KEYED, "stored_bytes": self._stored_bytes()}
+                    "layout": self.layout, "stored_bytes": self._stored_bytes()}
                 conn.execute(f"UPDATE games SET {', '.join(f'{k} = ?' for k in values)}"
                              " WHERE id = ?", [*values.values(), game_id])
                 conn.execute("DELETE FROM game_plies WHERE game_id = ?", (game_id,))

@@ -12,8 +12,9 @@ from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tablebase.db.facts import LAYOUT_KEYED
-from tablebase.db.keyed import KeyedRows, Packer
+from tablebase.db.keyed import Packer
 from tablebase.db.records import GameParams, GameSummary, PlyCounts
+from tablebase.db.tiered import packing
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 class KeyedBuild(Protocol):
     """A build of a keyed table under way."""
 
-    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
-        """Append every chunk's positions (ascending keys throughout) as blocks, a transaction
+    def write(self, chunks: Iterable[Any], digest: Any) -> None:
+        """Append every chunk's positions (KeyedRows, or TierRows in the tiered layout;
+        ascending keys throughout) as blocks, a transaction
         a chunk, the next chunk packed meanwhile; `digest` (a hashlib object) takes each
         block's raw bytes, in order."""
 
@@ -32,14 +34,16 @@ class KeyedBuild(Protocol):
 
 
 @contextmanager
-def open_keyed_build(database: str, params: GameParams, *, force: bool) -> Iterator[KeyedBuild]:
+def open_keyed_build(database: str, params: GameParams, *, force: bool,
+                     layout: str = LAYOUT_KEYED) -> Iterator[KeyedBuild]:
     """A build of the keyed table `params` names in `database` (a SQLite file path, made if
     missing, or a SQLAlchemy URL); a build left unfinished (an exception inside the block) has
-    its table dropped. GameExistsError if the table is complete and `force` is false,
+    its table dropped. `layout`: LAYOUT_TIERED for a table of tiers' scores (db/tiered.py),
+    whose `write` takes TierRows. GameExistsError if the table is complete and `force` is false,
     DatabaseError (naming the database or the table) where it cannot be written."""
     if "://" not in database:
         from tablebase.db.keyed_sqlite import SqliteKeyedBuild
-        local = SqliteKeyedBuild.open(database, params, force=force)
+        local = SqliteKeyedBuild.open(database, params, force=force, layout=layout)
         if local is not None:
             try:
                 yield local
@@ -50,7 +54,7 @@ def open_keyed_build(database: str, params: GameParams, *, force: bool) -> Itera
                 local.close()
             return
     with ExitStack() as stack:
-        url = _UrlKeyedBuild(stack, database, params, force)
+        url = _UrlKeyedBuild(stack, database, params, force, layout)
         try:
             yield url
         except BaseException:
@@ -61,16 +65,17 @@ def open_keyed_build(database: str, params: GameParams, *, force: bool) -> Itera
 class _UrlKeyedBuild:
     """A keyed build through SQLAlchemy (db/writer.py), on an engine `stack` closes."""
 
-    def __init__(self, stack: ExitStack, database: str, params: GameParams, force: bool) -> None:
+    def __init__(self, stack: ExitStack, database: str, params: GameParams, force: bool,
+                 layout: str) -> None:
         from tablebase.db.engine import open_database
         from tablebase.db.writer import begin_build
 
         self._engine = stack.enter_context(open_database(database, writable=True))
-        self._handle = begin_build(self._engine, params, force=force, layout=LAYOUT_KEYED)
-        self._packer = Packer()
+        self._handle = begin_build(self._engine, params, force=force, layout=layout)
+        self._packer = Packer(packing(layout))
         stack.callback(self._packer.close)
 
-    def write(self, chunks: Iterable[KeyedRows], digest: Any) -> None:
+    def write(self, chunks: Iterable[Any], digest: Any) -> None:
         from tablebase.db.writer import write_with
 
         handle = self._handle

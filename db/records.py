@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.db.errors import DamagedTableError, DatabaseError, GameNotBuiltError
-from tablebase.db.facts import LAYOUT_KEYED, LAYOUT_ROWS, STORED_LAYOUTS
+from tablebase.db.facts import GAME_LAYOUTS, LAYOUT_ROWS, STORED_LAYOUTS
 
 STATUS_BUILDING = "building"
 STATUS_COMPLETE = "complete"
@@ -118,7 +118,7 @@ class GameRecord:
     @property
     def label(self) -> str:
         """The table in messages (see `table_label`)."""
-        return table_label(self.spec, self.root, self.layout == LAYOUT_KEYED)
+        return table_label(self.spec, self.root, self.layout in GAME_LAYOUTS)
 
     @property
     def bits_per_position(self) -> float | None:

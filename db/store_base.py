@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tablebase.db.errors import DatabaseError
-from tablebase.db.facts import CHUNK, LAYOUT_KEYED, LAYOUT_PACKED
+from tablebase.db.facts import CHUNK, GAME_LAYOUTS, LAYOUT_PACKED, LAYOUT_TIERED
 from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, TableCodes
 
@@ -141,17 +141,21 @@ class CheckedStore:
         if game.layout == LAYOUT_PACKED:
             return PackedReader(self._blocks(game), game, {p.ply: p.canonical for p in counts},
                                 codes)
-        if game.layout == LAYOUT_KEYED:
+        if game.layout in GAME_LAYOUTS:
             raise DatabaseError(f"{game.label} is a table of positions by their text: read it"
                                 " with `keyed`")
         return self._rows(game, codes)
 
     def keyed(self, game: GameRecord) -> KeyedReader:
-        """A reader of a complete table of the keyed layout (db/keyed.py)."""
+        """A reader of a complete table of a game given as a class: of the keyed layout
+        (db/keyed.py), or a TieredReader of the tiered one (db/tiered.py)."""
         self.check(game)
-        if game.layout != LAYOUT_KEYED:
+        if game.layout not in GAME_LAYOUTS:
             raise DatabaseError(f"{game.label} is stored {game.layout}, not by its positions' text")
         from tablebase.db.keyed import KeyedReader
 
         run, quoted, mark, source = self._run(game)
+        if game.layout == LAYOUT_TIERED:
+            from tablebase.db.tiered import TieredReader
+            return TieredReader(run, quoted, game.label, int(game.canonical or 0), mark, source)
         return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, source)

@@ -17,7 +17,7 @@ from tablebase.db.blocks import BlockRow, pack_tier
 from tablebase.db.engine import error_reason
 from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import (
-    LAYOUT_KEYED,
+    GAME_LAYOUTS,
     LAYOUT_PACKED,
     LAYOUT_ROWS,
     PACK_THREADS,
@@ -123,7 +123,7 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
             elif layout == LAYOUT_PACKED:
                 blocks_table(handle.table_name).create(conn)
                 store_blobs_as_is(conn, handle.table_name)
-            elif layout == LAYOUT_KEYED:
+            elif layout in GAME_LAYOUTS:  # the blocks table of both (db/keyed.py)
                 keyed_table(handle.table_name).create(conn)
             else:
                 # A COPY load appends faster to a bare heap; finish_build adds the key.
@@ -316,10 +316,11 @@ def finish_build(engine: Engine, handle: BuildHandle, summary: GameSummary,
                 checksum=summary.checksum, layout=handle.layout,
                 stored_bytes=_stored_bytes(conn, handle)))
             conn.execute(delete(game_plies).where(game_plies.c.game_id == handle.game_id))
-            conn.execute(insert(game_plies), [
-                {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,
-                 "canonical": p.canonical, "terminal": p.terminal, "wins": p.wins,
-                 "draws": p.draws, "losses": p.losses} for p in plies])
+            if plies:  # (a table of ranked tiers keeps none)
+                conn.execute(insert(game_plies), [
+                    {"game_id": handle.game_id, "ply": p.ply, "reachable": p.reachable,
+                     "canonical": p.canonical, "terminal": p.terminal, "wins": p.wins,
+                     "draws": p.draws, "losses": p.losses} for p in plies])
             # The row's check, over the row as stored (read back: the digest sees what a
             # reader will see).
             row = conn.execute(select(games).where(games.c.id == handle.game_id)).one()

@@ -112,7 +112,7 @@ class GameProbe:
     value: Value
     depth: int | None
     terminal: bool
-    ply: int
+    ply: int | None  # None: a table of ranked tiers keeps no ply
 
     def __str__(self) -> str:
         if self.terminal:

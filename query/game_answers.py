@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Hashable
-from typing import TextIO
+from collections.abc import Callable, Hashable, Iterator
+from typing import NamedTuple, TextIO
+
+import numpy as np
 
 from tablebase.builder.games.protocol import Game
+from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
 from tablebase.builder.games.values import Value
+from tablebase.db.errors import DatabaseError
 from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
+from tablebase.db.tiered import TieredReader
 from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.errors import MissingPositionError, MissingTableError
 from tablebase.query.swaps import read_following_swaps
@@ -70,13 +75,21 @@ class GameAnswers:
         raise MissingTableError(f"{self.game.name} has no table from {where} (`tablebase info"
                                 " SPEC` lists its tables)")
 
-    def _lookup(self, keys: list[str]) -> list[tuple[int, int, int] | None]:
-        """(value, depth, ply) of each key from the first table that holds it, or None: read
+    def _lookup(self, positions: list[Hashable]) -> list[tuple[int, int, int] | None]:
+        """(value, depth, ply) of each position from the first table that holds it, or None
+        (depth -1: a draw by endless play; ply -1: a table that keeps none): read
         in one snapshot of the game's tables, following a table that a `build --force`
         swapped in since they were opened (a reader sees the old table or the new one, never
         what it kept of an old one after it was replaced)."""
         return read_following_swaps(self._tables, _readers, self._swapped,
-                                    lambda opened: _first_hits(_readers(opened), keys))
+                                    lambda opened: _first_hits(self.game, _readers(opened),
+                                                               positions))
+
+    def lookup_positions(self, positions: list[Hashable]) -> list[tuple[int, int, int] | None]:
+        """(value, depth, ply) of each position (the class's own) from the first table that
+        holds it, or None (depth -1: a draw by endless play; ply -1: a table that keeps
+        none)."""
+        return self._lookup(positions)
 
     def _swapped(self, opened: list[tuple[GameRecord, KeyedReader]]) -> bool:
         """Forget the opened tables; whether the game now has different ones (raises
@@ -96,12 +109,12 @@ class GameAnswers:
 
     def probe_position(self, position: Hashable) -> GameProbe:
         """`probe` of a position as the class holds it."""
-        found = self._lookup([self.game.key(position)])[0]
+        found = self._lookup([position])[0]
         if found is None:
             raise self._missing(position)
         value, depth, ply = found
         return GameProbe(self.game.text(position), _VALUES[value],
-                         None if depth < 0 else depth, depth == 0, ply)
+                         None if depth < 0 else depth, depth == 0, None if ply < 0 else ply)
 
     def moves(self, text: str | None) -> tuple[GameProbe, list[GameMove]]:
         """The probe of the position `text` names and every move, best first (wins fastest
@@ -121,7 +134,7 @@ class GameAnswers:
         if probe.terminal:
             return probe, []
         pairs = self.game.moves(position)
-        found = self._lookup([self.game.key(child) for _, child in pairs])
+        found = self._lookup([child for _, child in pairs])
         scored = []
         for i, ((name, child), hit) in enumerate(zip(pairs, found)):
             if hit is None:
@@ -168,11 +181,11 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
     if rows is not None:
         rows.writerow(("position", "ply", "value", "depth"))
     written = 0
-    for block in reader.chunks():
-        texts = [game.text(game.position_of(key)) for key in block.keys]
+    for block in stored_rows(game, reader):
+        texts = block.texts(game)
         words = [_VALUES[v].word for v in block.value.tolist()]
         depths = [None if d < 0 else d for d in block.depth.tolist()]
-        plies = block.ply.tolist()
+        plies = [None if p < 0 else p for p in block.ply.tolist()]
         if rows is not None:
             rows.writerows(zip(texts, plies, words, ["" if d is None else d for d in depths]))
         else:
@@ -184,22 +197,93 @@ def export_game(answers: GameAnswers, out: TextIO, fmt: str = "csv",
     return written
 
 
+class StoredRows(NamedTuple):
+    """A block of a table's stored positions: by key (a keyed table) or as positions (a
+    tiered one); ply -1 where the table keeps none, depth -1 a draw by endless play."""
+
+    keys: list[str]
+    positions: list[Hashable] | None
+    ply: np.ndarray
+    value: np.ndarray
+    depth: np.ndarray
+
+    def texts(self, game: Game) -> list[str]:
+        """The positions' texts, as the game writes them."""
+        if self.positions is None:
+            return [game.text(game.position_of(key)) for key in self.keys]
+        return [game.text(p) for p in self.positions]
+
+
+def tiers_of(game: Game) -> RankedGame:
+    """The ranked tiers a tiered table of `game` is stored by: DatabaseError where the game
+    gives none (a class other than the one that built the table)."""
+    tiers = game.tiers()
+    if tiers is None:
+        raise DatabaseError(f"{game.name}: its table is stored by ranked tiers, which this game"
+                            " does not give (its class has no ranked())")
+    return tiers
+
+
+def stored_rows(game: Game, reader: KeyedReader) -> Iterator[StoredRows]:
+    """Every stored position of a table, a block at a time: a keyed table's in key order, a
+    tiered table's tier by tier in index order (copies left out; no ply: -1)."""
+    if not isinstance(reader, TieredReader):
+        for block in reader.chunks():
+            yield StoredRows(block.keys, None, block.ply, block.value, block.depth)
+        return
+    tiers = tiers_of(game)
+    for rows in reader.tier_chunks():
+        found = [(i, tiers.position(rows.tier, rows.first + i))
+                 for i in np.flatnonzero(rows.scores != HOLE).tolist()]
+        kept = [i for i, p in found if p is not None]
+        outcomes = [score_outcome(s) for s in rows.scores[kept].tolist()]
+        yield StoredRows([], [p for _, p in found if p is not None],
+                    np.full(len(kept), -1), np.array([v for v, _ in outcomes], np.int8),
+                    np.array([-1 if d is None else d for _, d in outcomes], np.int64))
+
+
 def _readers(opened: list[tuple[GameRecord, KeyedReader]]) -> list[KeyedReader]:
     return [reader for _, reader in opened]
 
 
-def _first_hits(readers: list[KeyedReader], keys: list[str]
+def _first_hits(game: Game, readers: list[KeyedReader], positions: list[Hashable]
                 ) -> list[tuple[int, int, int] | None]:
-    """(value, depth, ply) of each key from the first of `readers` that holds it, or None."""
-    out: list[tuple[int, int, int] | None] = [None] * len(keys)
+    """(value, depth, ply) of each position from the first of `readers` that holds it, or
+    None."""
+    out: list[tuple[int, int, int] | None] = [None] * len(positions)
     for reader in readers:
         left = [i for i, hit in enumerate(out) if hit is None]
         if not left:
             break
-        found = reader.lookup([keys[i] for i in left])
+        if isinstance(reader, TieredReader):
+            for i, hit in zip(left, _tiered_hits(game, reader, [positions[i] for i in left])):
+                out[i] = hit
+            continue
+        found = reader.lookup([game.key(positions[i]) for i in left])
         for j, i in enumerate(left):
             if found.found[j]:
                 out[i] = (int(found.value[j]), int(found.depth[j]), int(found.ply[j]))
+    return out
+
+
+def _tiered_hits(game: Game, reader: TieredReader, positions: list[Hashable]
+                 ) -> list[tuple[int, int, int] | None]:
+    """`_first_hits` from a table of ranked tiers (db/tiered.py): each position where its
+    game's tiers place it; one no tier holds is over by the game's outcome (depth 0)."""
+    tiers = tiers_of(game)
+    out: list[tuple[int, int, int] | None] = [None] * len(positions)
+    placed: list[tuple[int, str, int]] = []
+    for i, position in enumerate(positions):
+        try:
+            placed.append((i, *tiers.locate(position)))
+        except ValueError:
+            over = game.outcome(position)
+            if over is not None:
+                out[i] = (over, 0, -1)
+    scores = reader.scores([t for _, t, _ in placed], [x for _, _, x in placed])
+    for (i, _, _), score in zip(placed, scores.tolist()):
+        value, depth = score_outcome(score)
+        out[i] = (value, -1 if depth is None else depth, -1)
     return out
 
 

@@ -12,7 +12,7 @@ from tablebase.builder.games.grid import Spec, Value, parse_spec
 from tablebase.builder.games.grid.notation import board_text, to_move_name
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.registry import grid_game
-from tablebase.db.facts import LAYOUT_KEYED
+from tablebase.db.facts import GAME_LAYOUTS
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.query import turns
 from tablebase.query.answer_records import MoveInfo, Probe, Step
@@ -134,7 +134,7 @@ def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
 def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
     endgame table's root as board text, None for the whole-board table."""
-    if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
+    if game.layout in GAME_LAYOUTS:  # a game class's: its root is a position's text
         return {**_catalogue_json(game, game.root or None, None),
                 "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins,
                              "draw": p.draws, "loss": p.losses} for p in plies]}

@@ -59,10 +59,17 @@ def test_an_endgame_table_from_a_position(tmp_path: Path,
 def test_verify_export_and_a_damaged_table(db: str, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", "achi", "--db", db]) == 0
+    # Its tiers hold every arrangement of 4 stones a side, one an orbit of the board's 8
+    # symmetries (those where the side to move has a line are no position of the game).
     assert "all 750 positions verified" in capsys.readouterr().out
     assert main(["export", "achi", "--db", db, "--format", "jsonl"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(rows) == 750 and {r["value"] for r in rows} == {"win", "loss"}
+    assert {r["ply"] for r in rows} == {None}  # tiers keep no ply
+    with open_tablebase(db) as tb:
+        for r in rows[::50]:  # the export says what a probe says
+            probe = tb.game("achi").probe(r["position"])
+            assert (probe.value.word, probe.depth) == (r["value"], r["depth"])
     damaged = str(tmp_path / "d.db")
     assert main(["build", "tapatan", "--db", damaged, "--quiet"]) == 0
     with closing(sqlite3.connect(damaged)) as conn:
@@ -99,29 +106,41 @@ def test_bad_specs_and_positions_are_one_line(db: str,
                        (["probe", "achi", "xxxx/.../... o"], "the board is 3 rows"),
                        (["probe", "six-mens-morris+misere"], "misere is for the 3x3 boards"),
                        (["build", "nine-mens-morris", "--memory", "1"],
-                        "up to 571,956,830,491 positions")):
+                        "tier 8-7 holds 1,075,686,040 positions while it is solved")):
         assert main([*args, "--db", db]) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_verify_with_other_symmetries_finds_problems(db: str) -> None:
+def test_verify_with_other_symmetries_finds_problems(db: str, tmp_path: Path) -> None:
     """verify keys every image of each stored position up front: a game whose symmetries
-    differ from the table's (here, the board's without the colours swapped) is caught."""
+    differ from the table's (here, the board's without the colours swapped) is caught. The
+    table is walked (a class with no ranked tiers); the tiered one of the same game cannot be
+    read by a class that gives none: one error."""
     from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.games.user.adapter import ClassGame
+    from tablebase.builder.graph_build import build_game
+    from tablebase.db.errors import DatabaseError
     from tablebase.query.game_answers import GameAnswers
     from tablebase.query.verify.game_tables import verify_game
 
-    class Uncoloured(MorrisGame):
+    class Walked(MorrisGame):
+        ranked = None  # built by a walk of the positions play reaches
+
+    class Uncoloured(Walked):
         def symmetries(self, position: int) -> list[int]:
             return [q for q in super().symmetries(position)
                     if (q >> self.rules.x_place_at) or (q ^ position) & self.rules.side_bit == 0]
 
-    with open_tablebase(db) as tb:
-        good = verify_game(tb.game("achi"))
+    walked = str(tmp_path / "walked.db")
+    build_game(ClassGame(Walked("achi"), "Walked", "achi"), walked)
+    with open_tablebase(walked) as tb:
+        good = verify_game(GameAnswers(ClassGame(Walked("achi"), "Walked", "achi"), tb._store))
         assert good.ok and good.positions == 750
         other = GameAnswers(ClassGame(Uncoloured("achi"), "Uncoloured", "achi"), tb._store)
         report = verify_game(other)
         assert not report.ok and any("not stored" in p or "orbit's key" in p
                                      for p in report.problems)
+    with open_tablebase(db) as tb:
+        with pytest.raises(DatabaseError, match="stored by ranked tiers"):
+            GameAnswers(ClassGame(Walked("achi"), "Walked", "achi"), tb._store).probe(None)

@@ -15,6 +15,8 @@ from tablebase.builder.games.errors import GameError
 if TYPE_CHECKING:
     import numpy as np
 
+    from tablebase.builder.games.ranked_tiers import RankedGame
+
 Position = Hashable
 # `plain_numbers` gives positions below this: builder/graph.py's `rank_numbers` packs one,
 # its digits padded to 17, and its count of digits into 64 bits.
@@ -105,6 +107,11 @@ class Game(Protocol):
     def refusal(self, position: Position, said: str, names: list[str]) -> str:
         """Why `said` is not one of the moves `names` at `position`, in a few words: the
         game's own where it gives them, else `the moves here are ...`."""
+        ...
+
+    def tiers(self) -> RankedGame | None:
+        """The game as ranked tiers (builder/games/ranked_tiers.py) where it has them: built
+        tier by tier and stored by tier and index; else None (built by a walk)."""
         ...
 
     def drawing(self) -> dict[str, Any] | None:

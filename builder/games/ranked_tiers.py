@@ -77,3 +77,22 @@ class RankedGame(Protocol):
     def ranked_tiers(self) -> list[RankedTier | LoopFreeTier]:
         """Every tier, in an order where each reads only tiers before it."""
         ...
+
+    def locate(self, position: object) -> tuple[str, int]:
+        """(tier, index) where a position of the game is stored; ValueError where no tier
+        holds it (the game is over there, say, by a rule no tier keeps)."""
+        ...
+
+    def position(self, tier: str, index: int) -> object | None:
+        """The position of the game stored at `index` of `tier` (one of its orbit; at an
+        index whose score is HOLE, a copy of one stored elsewhere), or None where the index
+        holds none the game can write (a side to move that has already won, say)."""
+        ...
+
+
+def score_outcome(score: int) -> tuple[int, int | None]:
+    """A score's value for the side to move (+1, 0, -1) and depth (None: a draw by endless
+    play)."""
+    if score == 0:
+        return 0, None
+    return (1, RANKED_WIN - score) if score > 0 else (-1, RANKED_WIN + score)

@@ -15,7 +15,7 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.query.audit.candidates import read_return
 from tablebase.query.audit.processes import describe_exception
 from tablebase.query.audit.worker import takes_spec
-from tablebase.query.game_answers import GameAnswers
+from tablebase.query.game_answers import GameAnswers, stored_rows
 
 
 @dataclass
@@ -23,7 +23,7 @@ class ClassMismatch:
     """One position a solver answered wrongly: its text, ply, what was wrong and a perfect line."""
 
     position: str
-    ply: int
+    ply: int  # -1: a table that keeps no ply (ranked tiers)
     problem: str
     line: list[str] = field(default_factory=list)
 
@@ -56,13 +56,12 @@ def audit_class_game(answers: GameAnswers, function: Callable[..., Any], *,
     found: list[ClassMismatch] = []
     with progress(desc=f"audit {game.name}", total=reader.count, unit="pos",
                   unit_scale=True) as bar:
-        for block in reader.chunks():
-            for key, ply, value, depth in zip(block.keys, block.ply.tolist(),
-                                              block.value.tolist(), block.depth.tolist()):
+        for block in stored_rows(game, reader):
+            for text, ply, value, depth in zip(block.texts(game), block.ply.tolist(),
+                                               block.value.tolist(), block.depth.tolist()):
                 bar.update(1)
                 if depth == 0:
                     continue  # the game is over: nothing to ask
-                text = game.text(game.position_of(key))
                 report.positions += 1
                 kind = _judge(answers, function, named, text, value, depth)
                 if kind is None:

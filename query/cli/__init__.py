@@ -79,11 +79,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = error_text(e, getattr(args, "spec", None), getattr(args, "db", DEFAULT_DATABASE))
         print(f"tablebase: error: {message}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         building = getattr(args, "command", None) == "build"
         if building and is_keyed_spec(getattr(args, "spec", "")):
-            # a class's build writes nothing until its walk and solve are done
-            print("tablebase: interrupted; nothing was written", file=sys.stderr)
+            # a class's build writes nothing until its walk and solve are done (a build of
+            # ranked tiers says where the tiers it finished are kept)
+            print(f"tablebase: interrupted; nothing was written{f'; {e}' if str(e) else ''}",
+                  file=sys.stderr)
         elif building:
             again = " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:])
                              if a != "--resume")

@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.errors import IllegalMoveError
+from tablebase.db.facts import LAYOUT_TIERED
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -65,11 +66,15 @@ def build(args: argparse.Namespace) -> int:
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     report = build_game(game, args.db, start=_start(args, game), force=args.force,
                         progress=progress(args.quiet), memory_budget=budget,
-                        workers=args.workers)
+                        workers=args.workers, work_dir=args.work_dir)
     where = "" if not report.root else f" from {report.root!r}"
     print(f"built {report.name}{where} into {describe(args.db)}")
-    print(f"  positions: {_positions(report.reachable, report.canonical)},"
-          f" {report.terminal:,} terminal")
+    if report.tiers:
+        print(f"  positions: {report.reachable:,} in {report.tiers} tiers (one an orbit;"
+              f" every arrangement of each tier's stones), {report.terminal:,} lost at once")
+    else:
+        print(f"  positions: {_positions(report.reachable, report.canonical)},"
+              f" {report.terminal:,} terminal")
     print(f"  start: side to move, {outcome_text(report.root_value, report.root_depth)}")
     print(f"  memory budget {size(report.memory_budget)}")
     print(f"  {'stage':<10}{'seconds':>9}{'peak memory':>14}")
@@ -90,11 +95,18 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         return EXIT_OK
     for g in tables:
         where = "its start" if not g.root else repr(g.root)
-        print(f"{name}, from {where}: {_positions(g.reachable or 0, g.canonical or 0)},"
-              f" {g.terminal:,} terminal")
+        if g.layout == LAYOUT_TIERED:
+            print(f"{name}, from {where}: {g.reachable or 0:,} positions in ranked tiers (one an"
+                  f" orbit; every arrangement of each tier's stones), {g.terminal:,} lost at once")
+        else:
+            print(f"{name}, from {where}: {_positions(g.reachable or 0, g.canonical or 0)},"
+                  f" {g.terminal:,} terminal")
         print(f"  start: side to move, {outcome_text(g.root_value or 0, g.root_plies)}")
-        print(f"  stored by their text: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
+        stored = "by tier and index" if g.layout == LAYOUT_TIERED else "by their text"
+        print(f"  stored {stored}: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
               f" checksum {g.checksum}")
+        if g.layout == LAYOUT_TIERED:
+            continue  # its tiers keep no plies
         print(f"  {'ply':>4}{'reachable' if g.reachable == g.canonical else 'in orbits':>14}"
               f"{'stored':>12}{'terminal':>12}{'win':>11}"
               f"{'draw':>11}{'loss':>11}")
@@ -123,8 +135,7 @@ def verify(args: argparse.Namespace) -> int:
     elif report.ok:
         print(f"{report.name} in {db_name}: all {report.positions:,} positions verified in"
               f" {seconds:.1f} s")
-        print("  every value and depth re-derived from its moves; every move's position stored;"
-              " every stored position reached from the start; checksum matches")
+        print(f"  every value and depth re-derived from its moves; {report.checked}")
     else:
         print(f"{report.name} in {db_name}: {len(report.problems)} problems in"
               f" {report.positions:,} positions")
@@ -179,7 +190,7 @@ def audit(args: argparse.Namespace) -> int:
     for kind, n in sorted(report.by_kind.items()):
         print(f"  {kind:<14} {n:>9,}")
     for m in report.examples:
-        print(f"  {m.position} (ply {m.ply}): {m.problem}; perfect line:"
+        print(f"  {m.position}{f' (ply {m.ply})' if m.ply >= 0 else ''}: {m.problem}; perfect line:"
               f" {' '.join(m.line) or '(none)'}")
     return EXIT_OK if report.ok else EXIT_MISMATCH
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from tablebase.builder.games.grid import PLAYER_NAMES, Spec, parse_spec
 from tablebase.builder.games.grid.notation import board_text
 from tablebase.builder.games.registry import grid_game, is_keyed_spec
-from tablebase.db.facts import LAYOUT_KEYED
+from tablebase.db.facts import GAME_LAYOUTS
 from tablebase.db.records import GameRecord
 from tablebase.query.cli.common import EXIT_OK, count, db_option, open_db, root_facts, root_option, size
 from tablebase.query.shapes import game_json
@@ -59,8 +59,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 def _root_text(game: GameRecord) -> str:
     if not game.root:
-        return "(whole board)" if game.layout != LAYOUT_KEYED else "(its start)"
-    if game.layout == LAYOUT_KEYED:  # a game class's: its root is a position's text
+        return "(whole board)" if game.layout not in GAME_LAYOUTS else "(its start)"
+    if game.layout in GAME_LAYOUTS:  # a game class's: its root is a position's text
         return game.root
     spec = parse_spec(game.spec)
     return board_text(spec, grid_game(spec).table_root(game.root).position)

@@ -11,43 +11,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
 
 from tablebase.builder.games.protocol import Game
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.keyed import raw_block
+from tablebase.db.tiered import TieredReader
 from tablebase.query.game_answers import GameAnswers
-
-
-@dataclass
-class GameVerifyReport:
-    """The outcome of verifying one table of a game class."""
-
-    name: str
-    positions: int = 0
-    problems: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """Whether the table passed every check."""
-        return not self.problems
-
-
-def derive(value_of_moves: list[tuple[int, int | None]], outcome: int | None
-           ) -> tuple[int, int | None]:
-    """A position's (value, depth) for the side to move from its outcome, or from its moves'
-    stored answers (value for the side to move after the move, depth or None)."""
-    if outcome is not None:
-        return outcome, 0
-    if not value_of_moves:
-        return -1, 0
-    losses = [d for v, d in value_of_moves if v == -1]
-    if losses:
-        return 1, 1 + min(d or 0 for d in losses)
-    if all(v == 1 for v, _ in value_of_moves):
-        return -1, 1 + max(d or 0 for _, d in value_of_moves)
-    drawn = [d for v, d in value_of_moves if v == 0 and d is not None]
-    return 0, (1 + min(drawn)) if drawn else None
+from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
 
 
 def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
@@ -56,6 +26,9 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
     at most `limit` problems are described."""
     game = answers.game
     record, reader = answers.table_from(root)
+    if isinstance(reader, TieredReader):
+        from tablebase.query.verify.tiered_tables import verify_tiered
+        return verify_tiered(answers, record, reader, limit, progress)
     report = GameVerifyReport(game.name)
     stored: dict[str, tuple[int, int | None, int]] = {}
     digest = hashlib.blake2b(digest_size=8)
@@ -103,8 +76,8 @@ def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
             if len(answers_of_moves) == len(moves):
                 value, depth = derive(answers_of_moves, outcome)
                 if (value, depth) != stored[key][:2]:
-                    problem(f"{game.text(position)!r}: stored {_words(*stored[key][:2])}, its"
-                            f" moves say {_words(value, depth)}")
+                    problem(f"{game.text(position)!r}: stored {words(*stored[key][:2])}, its"
+                            f" moves say {words(value, depth)}")
             bar.update(1)
     unreached = len(stored) - len(reached & stored.keys())
     if unreached:
@@ -136,8 +109,3 @@ def _keys_of_images(game: Game, stored: dict[str, tuple[int, int | None, int]],
         found = images.get(position)
         return game.key(position) if found is None else found
     return key_of
-
-
-def _words(value: int, depth: int | None) -> str:
-    word = {1: "win", 0: "draw", -1: "loss"}[value]
-    return f"{word} (endless play)" if depth is None else f"{word} in {depth}"

@@ -68,6 +68,12 @@ class PlacementTier:
                        self.points, self.rules, o.perm, o.sym_tab, o.rep_of, o.rank_off,
                        o.reps, o.rep_off, scores)
 
+    def position(self, index: int) -> tuple[int, int]:
+        """(the side to move's stones, the other's) at a tier index."""
+        o = self.orbits
+        me, you = sk.position_of(index, self.a, self.b, self.points, o.binom, o.reps, o.rep_off)
+        return int(me), int(you)
+
     def index(self, me: int, you: int) -> int:
         """The tier index of the position where the side to move has `me`, the other `you`."""
         if (me.bit_count(), you.bit_count()) != (self.a, self.b) or me & you:

@@ -71,3 +71,20 @@ class MorrisTiers:
         else:
             name = placement_name(me.bit_count(), you.bit_count(), mine, theirs)
         return name, self.tier(name).index(me, you)
+
+    def position(self, name: str, index: int) -> int | None:
+        """The position of the game (rules.py's int) at `index` of tier `name`, as `locate`
+        places it: in the movement phase with x to move (the colours play alike there);
+        while placing, o to move where it has one stone more to place than x. None where
+        the side to move has a line in a game a line ends (the game ended before its move:
+        a tier holds it, play never reaches it)."""
+        tier = self.tier(name)
+        me, you = tier.position(index)
+        if self.rules.lines_win and self.rules.has_line(me):
+            return None
+        if isinstance(tier, SectorTier):
+            return self.rules.pack(me, you, 0, 0, 0)
+        mine, theirs = tier.to_place, tier.theirs
+        if mine > theirs:
+            return self.rules.pack(you, me, 1, theirs, mine)
+        return self.rules.pack(me, you, 0, mine, theirs)

@@ -17,12 +17,15 @@ import os
 import sys
 from collections.abc import Callable, Hashable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tablebase.builder.games.errors import InvalidPositionError, InvalidSpecError
 from tablebase.builder.games.protocol import NUMBER_KEYS_BELOW, GameFault, Position
+
+if TYPE_CHECKING:
+    from tablebase.builder.games.ranked_tiers import RankedGame
 
 # The catalogue's spec column holds a game's name: at most this many characters.
 MAX_NAME = 64
@@ -126,6 +129,7 @@ class ClassGame:
         self._symmetries: Callable[[Any], Iterable[Any]] | None = \
             symmetries if callable(symmetries) else None
         self._drawing: object = _UNASKED
+        self._tiers: object = _UNASKED
 
     # --- faults --------------------------------------------------------------------
 
@@ -264,6 +268,28 @@ class ClassGame:
         if type(found) is not int or found < 1:
             raise self.fault("positions_at_most", None, f"returned {found!r:.40}; a bound is a"
                                                         " positive int")
+        return found
+
+    def tiers(self) -> RankedGame | None:
+        """The game as ranked tiers where the class gives them (`ranked()`: compiled kernels
+        of each tier, builder/games/ranked_tiers.py; a build solves them tier by tier rather
+        than walking the positions), else None. Asked of the class once: its tables are
+        made once."""
+        if self._tiers is _UNASKED:
+            self._tiers = self._checked_tiers()
+        return self._tiers  # type: ignore[return-value]
+
+    def _checked_tiers(self) -> RankedGame | None:
+        ranked = getattr(self.instance, "ranked", None)
+        if not callable(ranked):
+            return None
+        try:
+            found = ranked()
+        except Exception as e:
+            raise self.raised("ranked", None, e) from e
+        if not (callable(getattr(found, "ranked_tiers", None))
+                and callable(getattr(found, "locate", None))):
+            raise self.fault("ranked", None, "returned no ranked tiers (ranked_tiers, locate)")
         return found
 
     def drawing(self) -> dict[str, Any] | None:

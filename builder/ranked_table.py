@@ -1,0 +1,94 @@
+"""The build of a game that comes as ranked tiers (`Game.tiers()`: a morris game, say): its tiers
+solved one by one into a work folder (builder/ranked_build.py: each finished tier a file, so
+an interrupted build resumes at the first tier it had not finished), then stored in the tiered
+layout (db/tiered.py) and published atomically. Nothing touches the database before every
+tier is solved; the folder is removed once the table is published.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterator
+
+import numpy as np
+
+from tablebase.builder.game_report import GameBuildReport, complete_table, stage
+from tablebase.builder.games.protocol import Game
+from tablebase.builder.games.ranked_tiers import RANKED_WIN, RankedGame, score_outcome
+from tablebase.builder.manifest import StageFigures
+from tablebase.builder.memory import MemoryPlan
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.builder.ranked_build import build_tiers, load_tier, read_manifest
+from tablebase.builder.workdir import work_path
+from tablebase.db.errors import GameExistsError
+from tablebase.db.facts import LAYOUT_TIERED
+from tablebase.db.keyed_writer import open_keyed_build
+from tablebase.db.records import GameParams, GameSummary, table_label
+from tablebase.db.tiered import TIER_BLOCK, TierRows
+from tablebase.version import tool_version
+
+# Indices a chunk written at once (a transaction): whole blocks.
+_WRITE_CHUNK = 256 * TIER_BLOCK
+
+
+class TiersKept(KeyboardInterrupt):
+    """A build of ranked tiers interrupted: where the tiers it finished are kept."""
+
+
+def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = False,
+                 progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
+                 work_dir: str | None = None) -> GameBuildReport:
+    """Strongly solve `game` from its start as the ranked tiers `tiers` and store the table in
+    `database`. The tiers are solved in a folder beside the database (inside `work_dir` where
+    given) that a build run again resumes. GameExistsError if the table is complete and
+    `force` is false, BuildTooLargeError where a tier would not fit the memory budget or the
+    tiers the disk (each before any work), TierFileError for a damaged tier file."""
+    label = table_label(game.name, "", keyed=True)
+    if not force and complete_table(database, game.name, ""):
+        raise GameExistsError(f"{label} is already built; add --force to rebuild it")
+    plan = MemoryPlan.for_budget(memory_budget)
+    folder = work_path(database, game.name, work_dir)
+    stages: dict[str, StageFigures] = {}
+    with stage(stages, "solve"):
+        try:
+            done = build_tiers(tiers, folder, plan.budget, progress)
+        except KeyboardInterrupt as e:
+            kept = len(read_manifest(folder, tiers.name))
+            raise TiersKept(f"the {kept} tiers finished are kept in {folder}: the same command"
+                            " resumes there") from e
+    root_tier, root_index = tiers.locate(game.start())
+    root_value, root_depth = score_outcome(int(load_tier(folder, done[root_tier])[root_index]))
+    figures = list(done.values())
+    positions = sum(f.positions for f in figures)
+    report = GameBuildReport(game.name, "", positions, sum(f.size for f in figures), 0,
+                             root_value, root_depth, [], stages, plan.budget,
+                             len(figures))
+    params = GameParams(game.name, 0, 0, 0, False, False, "", keyed=True)
+    with stage(stages, "write"), open_keyed_build(database, params, force=force,
+                                                   layout=LAYOUT_TIERED) as build:
+        checksum = hashlib.blake2b(digest_size=8)
+        lost_at_once = [0]
+        total = report.canonical
+        with progress(desc="write", total=total, unit="pos", unit_scale=True) as bar:
+            def chunks() -> Iterator[TierRows]:
+                # Tiers in the order their blocks' keys sort in (the name, then a colon).
+                for f in sorted(figures, key=lambda f: f.name + ":"):
+                    scores = load_tier(folder, f)
+                    for start in range(0, f.size, _WRITE_CHUNK):
+                        part = np.asarray(scores[start:start + _WRITE_CHUNK])
+                        lost_at_once[0] += int(np.count_nonzero(part == -RANKED_WIN))
+                        yield TierRows(f.name, start, part)
+                        bar.update(len(part))
+            build.write(chunks(), checksum)
+        report.terminal = lost_at_once[0]
+        build.finish(GameSummary(
+            reachable=positions, canonical=total, terminal=report.terminal,
+            terminal_canonical=report.terminal, wins=sum(f.wins for f in figures),
+            draws=sum(f.draws for f in figures), losses=sum(f.losses for f in figures),
+            root_value=root_value, root_depth=-1 if root_depth is None else root_depth,
+            tool_version=tool_version(), build_seconds=report.seconds,
+            stages={name: {"seconds": s.seconds, "peak_bytes": s.peak_bytes}
+                    for name, s in stages.items()}, checksum=checksum.hexdigest()), [])
+    shutil.rmtree(folder, ignore_errors=True)
+    return report
+

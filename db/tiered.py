@@ -1,0 +1,140 @@
+"""The tiered layout: a table of a game solved as ranked tiers (builder/ranked_build.py: each
+tier's positions numbered 0 to its size less one), stored as each tier's int16 scores in blocks
+of TIER_BLOCK indices, in the blocks table of the keyed layout (db/keyed.py):
+
+    first_key TEXT (the primary key: the tier's name, a colon and the block's first index,
+                    twelve digits), count, data BLOB, check
+
+`data` is zstd over the block's scores (little-endian int16); `check` is CRC-32 of those raw
+bytes, tested on every read: a damaged block is an error naming it, never another answer. The
+table's checksum is a digest of every block's raw bytes in key order. What a score means is
+the builder's (builder/games/ranked_tiers.py); db/ stores numbers under names.
+"""
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import zstandard
+
+from tablebase.db.errors import DamagedTableError
+from tablebase.db.facts import LAYOUT_TIERED
+from tablebase.db.keyed import _FETCHED, CACHED_BLOCKS, KeyedBlock, KeyedReader, Raws
+
+# Indices a block: 8 KiB of scores, decoded in some microseconds; zstd at level 3 kept nine
+# men's morris's tiers near 2 bits a position (1.9-2.5 in blocks of 4096; 1.8-2.3 in blocks
+# of 16384, whose probes would decode four times the bytes).
+TIER_BLOCK = 4096
+_DIGITS = 12
+
+
+class TierRows(NamedTuple):
+    """Scores of one tier from index `first` on (a multiple of TIER_BLOCK)."""
+
+    tier: str
+    first: int
+    scores: np.ndarray
+
+
+def block_key(tier: str, index: int) -> str:
+    """The key of the block that holds `index` of `tier`."""
+    return f"{tier}:{index - index % TIER_BLOCK:0{_DIGITS}d}"
+
+
+def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
+    """The raw bytes of each block of `rows`, and each block's key and size (db/keyed.py's
+    Packer packs them as it packs keyed rows)."""
+    if ":" in rows.tier or rows.first % TIER_BLOCK:
+        raise ValueError(f"tier {rows.tier!r} from index {rows.first}: not a tier's blocks")
+    scores = np.asarray(rows.scores, "<i2")
+    raws, firsts = [], []
+    for start in range(0, len(scores), TIER_BLOCK):
+        part = scores[start:start + TIER_BLOCK]
+        raws.append(part.tobytes())
+        firsts.append((block_key(rows.tier, rows.first + start), len(part)))
+    return raws, firsts
+
+
+def packing(layout: str) -> Raws | None:
+    """How a layout's chunks are cut into blocks: tiers' scores, or keyed rows (None)."""
+    if layout == LAYOUT_TIERED:
+        return tier_raws
+    return None
+
+
+def decode_scores(block: KeyedBlock, where: str) -> np.ndarray:
+    """A stored block's scores: DamagedTableError naming `where` if it fails its check or its
+    contents disagree with its row."""
+    first, count, data, check = block
+    try:
+        if not (isinstance(first, str) and type(count) is int and 0 < count <= TIER_BLOCK
+                and isinstance(data, bytes | bytearray | memoryview) and type(check) is int):
+            raise ValueError("a column of the wrong type")
+        tier, _, index = first.rpartition(":")
+        if not tier or len(index) != _DIGITS or not index.isdigit() or int(index) % TIER_BLOCK:
+            raise ValueError("its key is not a tier's block")
+        raw = zstandard.ZstdDecompressor().decompress(bytes(data))
+        if zlib.crc32(raw) != check:
+            raise ValueError("its check does not match")
+        if len(raw) != 2 * count:
+            raise ValueError("its contents disagree with its row")
+    except (ValueError, zstandard.ZstdError) as e:
+        raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"
+                                " run `tablebase verify`, then rebuild the table with --force",
+                                "a block that fails its check") from e
+    return np.frombuffer(raw, "<i2")
+
+
+class TieredReader(KeyedReader):
+    """One complete table of the tiered layout: its snapshots and block cache are the keyed
+    reader's; a block is found by its key alone (a tier's name and an index name it)."""
+
+    def scores(self, tiers: Sequence[str], indices: Sequence[int]) -> np.ndarray:
+        """The score at each (tier, index), in the order asked (int16). DamagedTableError
+        where a block is missing or damaged, or an index lies past its tier's last block."""
+        keys = [block_key(t, i) for t, i in zip(tiers, indices)]
+        found: dict[str, np.ndarray] = {}
+        missing = []
+        for key in dict.fromkeys(keys):
+            cached = self._cache.get(key)
+            if cached is None:
+                missing.append(key)
+            else:
+                self._cache.move_to_end(key)
+                found[key] = cached  # type: ignore[assignment]
+        for start in range(0, len(missing), _FETCHED):
+            asked = missing[start:start + _FETCHED]
+            marks = ", ".join([self._mark] * len(asked))
+            for row in self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
+                                 f" WHERE first_key IN ({marks})", asked):
+                block = decode_scores(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
+                found[str(row[0])] = self._cache[str(row[0])] = block  # type: ignore[assignment]
+                if len(self._cache) > CACHED_BLOCKS:
+                    self._cache.popitem(last=False)
+        out = np.empty(len(keys), np.int16)
+        for i, (key, index) in enumerate(zip(keys, indices)):
+            held = found.get(key)
+            if held is None or index % TIER_BLOCK >= len(held):
+                raise DamagedTableError(f"{self._label}: the block of tier {key.split(':')[0]}"
+                                        f" that holds index {index} is missing; rebuild the"
+                                        " table with --force", "a block that is missing")
+            out[i] = held[index % TIER_BLOCK]
+        return out
+
+    def tier_chunks(self) -> Iterator[TierRows]:
+        """Every stored block in key order (tiers by name, each by index), each checked."""
+        after: str | None = None
+        while True:
+            where = "" if after is None else f" WHERE first_key > {self._mark}"
+            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}{where}"
+                             " ORDER BY first_key LIMIT 64", [] if after is None else [after])
+            if not rows:
+                return
+            for row in rows:
+                scores = decode_scores(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
+                tier, _, index = str(row[0]).rpartition(":")
+                yield TierRows(tier, int(index), scores)
+            after = str(rows[-1][0])
+

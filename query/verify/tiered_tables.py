@@ -1,0 +1,80 @@
+"""Verify a table of ranked tiers (db/tiered.py) from scratch: every block read and checked, the
+build-time checksum recomputed, and every stored position (copies aside) turned back into the
+game's own position, its value and depth re-derived from its moves' stored answers by the
+definitions (game_tables.py's `derive`), not by the builder's kernels: the moves are the
+game's own `moves`, its children found where the game's `locate` puts them.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+import numpy as np
+
+from tablebase.builder.games.ranked_tiers import HOLE, score_outcome
+from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.db.records import GameRecord
+from tablebase.db.tiered import TieredReader
+from tablebase.query.game_answers import GameAnswers, tiers_of
+from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
+
+
+def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader,
+                  limit: int = 10, progress: ProgressFactory = NO_PROGRESS
+                  ) -> GameVerifyReport:
+    """Check the tiered table `record` of `answers`' game; at most `limit` problems are
+    described."""
+    game = answers.game
+    tiers = tiers_of(game)
+    report = GameVerifyReport(game.name, checked="every block's check; every move's position"
+                              " stored; checksum matches")
+    more = 0
+
+    def problem(text: str) -> None:
+        nonlocal more
+        if len(report.problems) < limit:
+            report.problems.append(text)
+        else:
+            more += 1
+    digest = hashlib.blake2b(digest_size=8)
+    indices = 0
+    with progress(desc=f"verify {game.name}", total=int(record.canonical or 0), unit="pos",
+                  unit_scale=True) as bar:
+        for rows in reader.tier_chunks():
+            digest.update(np.asarray(rows.scores, "<i2").tobytes())
+            for offset, score in enumerate(rows.scores.tolist()):
+                position = None if score == HOLE else tiers.position(rows.tier,
+                                                                      rows.first + offset)
+                if position is not None:  # a copy, or no position of the game
+                    report.positions += 1
+                    _check(answers, position, score, problem)
+            bar.update(len(rows.scores))
+            indices += len(rows.scores)
+    if indices != record.canonical:
+        problem(f"{indices:,} indices are stored, the build recorded {record.canonical:,}")
+    if digest.hexdigest() != record.checksum:
+        problem(f"the checksum is {digest.hexdigest()}, the build recorded {record.checksum}")
+    if more:
+        report.problems.append(f"... and {more:,} more")
+    return report
+
+
+def _check(answers: GameAnswers, position: object, score: int,
+           problem: Callable[[str], None]) -> None:
+    """Whether the stored score of `position` is what its moves' stored answers say."""
+    game = answers.game
+    stored = score_outcome(score)
+    outcome = game.outcome(position)
+    moves = [] if outcome is not None else game.moves(position)
+    hits = answers.lookup_positions([child for _, child in moves])
+    found = []
+    for (_, child), hit in zip(moves, hits):
+        if hit is None:
+            problem(f"{game.text(child)!r}, a move's position from {game.text(position)!r},"
+                    " is not stored")
+            return
+        found.append((hit[0], None if hit[1] < 0 else hit[1]))
+    derived = derive(found, outcome)
+    if derived != stored:
+        problem(f"{game.text(position)!r}: stored {words(*stored)}, its moves say"
+                f" {words(*derived)}")

@@ -1,0 +1,122 @@
+"""Tables of ranked tiers (db/tiered.py, builder/ranked_table.py): a morris game built by
+`tablebase build` is solved tier by tier and stored by tier and index; its answers are the
+plain solver's (tests/test_morris_tables.py holds every reachable position of the 3x3 games
+to it); here the layout's own promises: an interrupted build leaves no table and resumes, two
+builds store the same bytes, and a damaged, cut or missing block is one error, never another
+answer."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tablebase.builder import ranked_table
+from tablebase.builder.workdir import work_path
+from tablebase.db.keyed import KeyedBlock
+from tablebase.db.tiered import TIER_BLOCK, block_key, decode_scores
+from tablebase.query.cli import main
+from tablebase.query.tablebase import open_tablebase
+from tests.reference_morris import MorrisGame as PlainMorris
+
+GAME = "six-mens-morris+stones3"
+
+
+def _table(db: str) -> tuple[str, str, str]:
+    with closing(sqlite3.connect(db)) as conn:
+        layout, table, checksum = conn.execute(
+            "SELECT layout, positions_table, checksum FROM games").fetchone()
+    return layout, table, checksum
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("tiered") / "t.db")
+    assert main(["build", GAME, "--db", path, "--quiet"]) == 0
+    return path
+
+
+def test_a_sample_of_positions_equals_the_plain_solver(db: str) -> None:
+    truth = PlainMorris(GAME).solve()
+    words = {1: "win", 0: "draw", -1: "loss"}
+    with open_tablebase(db) as tb:
+        answers = tb.game(GAME)
+        for text in list(truth)[::7]:
+            probe = answers.probe(text)
+            assert (probe.value.word, probe.depth) == (words[truth[text][0]], truth[text][1])
+            assert probe.ply is None  # tiers keep no ply
+
+
+def test_info_and_json_say_how_it_is_stored(db: str, capsys: pytest.CaptureFixture[str]
+                                            ) -> None:
+    assert _table(db)[0] == "tiered"
+    assert main(["info", GAME, "--db", db]) == 0
+    out = capsys.readouterr().out
+    assert "positions in ranked tiers" in out and "stored by tier and index" in out
+    assert main(["info", GAME, "--db", db, "--json"]) == 0
+    (found,) = json.loads(capsys.readouterr().out)
+    assert found["layout"] == "tiered" and found["reachable"] > 0
+
+
+def test_two_builds_store_the_same_bytes(db: str, tmp_path: Path) -> None:
+    again = str(tmp_path / "again.db")
+    assert main(["build", GAME, "--db", again, "--quiet"]) == 0
+    assert _table(again)[2] == _table(db)[2]
+
+
+def test_an_interrupted_build_leaves_no_table_and_resumes(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "i.db")
+    real = ranked_table.build_tiers
+    finished: list[str] = []
+
+    def stopped(*args: object, **kwargs: object) -> object:
+        def report(figures: object) -> None:
+            finished.append(figures.name)  # type: ignore[attr-defined]
+            if len(finished) == 3:
+                raise KeyboardInterrupt
+        return real(*args, report=report, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(ranked_table, "build_tiers", stopped)
+    capsys.readouterr()
+    assert main(["build", GAME, "--db", path, "--quiet"]) == 130
+    folder = work_path(path, GAME)
+    assert capsys.readouterr().err == ("tablebase: interrupted; nothing was written; the 3 tiers"
+                                       f" finished are kept in {folder}: the same command"
+                                       " resumes there\n")
+    assert not Path(path).exists() or main(["probe", GAME, "--db", path]) == 2
+    assert len(json.loads((folder / "manifest.json").read_text())["tiers"]) == 3
+    monkeypatch.setattr(ranked_table, "build_tiers", real)
+    assert main(["build", GAME, "--db", path, "--quiet"]) == 0
+    assert _table(path)[2] == _table(db)[2] and not folder.exists()
+
+
+def test_a_damaged_cut_or_missing_block_is_one_error(db: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    start = ".../.../..../.../... x 3 3"
+    for change in ("UPDATE \"{t}\" SET data = substr(data, 1, length(data) - 3)",
+                   "UPDATE \"{t}\" SET chk = chk + 1",
+                   "UPDATE \"{t}\" SET count = count - 1",
+                   "DELETE FROM \"{t}\""):
+        damaged = str(tmp_path / "d.db")
+        Path(damaged).write_bytes(Path(db).read_bytes())
+        with closing(sqlite3.connect(damaged)) as conn:
+            conn.execute(change.format(t=_table(damaged)[1]))
+            conn.commit()
+        capsys.readouterr()
+        assert main(["probe", GAME, start, "--db", damaged]) == 2, change
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and ("damaged" in err or "missing" in err), err
+        # A block that reads but is gone: verify counts what is stored (exit 1, problems).
+        assert main(["verify", GAME, "--db", damaged]) == (1 if "DELETE" in change else 2)
+        if "DELETE" in change:
+            assert "indices are stored, the build recorded" in capsys.readouterr().out
+
+
+def test_a_block_names_its_tier_and_index() -> None:
+    assert block_key("5-4+2-1", TIER_BLOCK + 5) == f"5-4+2-1:{TIER_BLOCK:012d}"
+    with pytest.raises(Exception, match="not a tier's block"):
+        decode_scores(KeyedBlock("5-4", 1, b"", 0), "t")
