@@ -8,7 +8,7 @@ was.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -35,7 +35,8 @@ _SORT_ALONGSIDE = 1 << 15
 
 def build_game(game: Game, database: str, *, start: str | None = None, force: bool = False,
                progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
-               workers: int | None = None, work_dir: str | None = None) -> GameBuildReport:
+               workers: int | None = None, work_dir: str | None = None,
+               announce: Callable[[str], None] | None = None) -> GameBuildReport:
     """Strongly solve `game` from its start (or from the position `start` names: an endgame
     table) and store the table in `database` (a path or SQLAlchemy URL).
 
@@ -46,13 +47,15 @@ def build_game(game: Game, database: str, *, start: str | None = None, force: bo
     the processes that call the class in a large walk of small ints (builder/graph.py's
     `walk`; default one a core). A game that comes as ranked tiers (`Game.tiers()`) is built
     from its start tier by tier (builder/ranked_table.py), in a folder beside the database
-    (inside `work_dir` where given) that an interrupted build resumes."""
+    (inside `work_dir` where given) that an interrupted build resumes; `announce` is told
+    what a large one has to do before it starts."""
     if start is None:
         tiers = game.tiers()
         if tiers is not None:
             from tablebase.builder.ranked_table import build_tiered
             return build_tiered(game, tiers, database, force=force, progress=progress,
-                                memory_budget=memory_budget, work_dir=work_dir)
+                                memory_budget=memory_budget, work_dir=work_dir,
+                                announce=announce)
     position = game.start() if start is None else game.read(start)
     # A table from another start is named by its position's smallest text (as users see it).
     root = "" if start is None else game.root_key(position)

@@ -122,10 +122,12 @@ def load_tier(folder: Path, figures: TierFigures) -> np.ndarray:
     return scores
 
 
-def _check_room(game: RankedGame, left: list[RankedTier | LoopFreeTier], folder: Path,
-                memory_budget: int) -> None:
-    """BuildTooLargeError before anything is solved where a tier `left` to solve would not
-    fit the memory budget or they would not fit the folder's disk."""
+def check_room(game: RankedGame, folder: Path, memory_budget: int) -> None:
+    """BuildTooLargeError before anything is solved where a tier left to solve (one the
+    folder's manifest does not list) would not fit the memory budget or they would not fit
+    the folder's disk (or, before it is made, its parent's)."""
+    done = read_manifest(folder, game.name) if folder.exists() else {}
+    left = [t for t in game.ranked_tiers() if t.name not in done]
     if not left:
         return
     widest = max(left, key=lambda t: t.size)
@@ -136,10 +138,11 @@ def _check_room(game: RankedGame, left: list[RankedTier | LoopFreeTier], folder:
             f" solved (about {need / 2**30:.1f} GiB), past the memory budget of"
             f" {memory_budget / 2**30:.1f} GiB: nothing built")
     disk = sum(2 * t.size + 128 for t in left)
-    free = shutil.disk_usage(folder).free
+    where = folder if folder.exists() else folder.parent
+    free = shutil.disk_usage(where).free
     if disk > free:
         raise BuildTooLargeError(f"{game.name}: the tiers left take {disk / 2**30:.1f} GiB,"
-                                 f" {folder} has {free / 2**30:.1f} GiB free: nothing built")
+                                 f" {where} has {free / 2**30:.1f} GiB free: nothing built")
 
 
 def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
@@ -153,7 +156,7 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
     folder.mkdir(parents=True, exist_ok=True)
     done = read_manifest(folder, game.name)
     tiers = game.ranked_tiers()
-    _check_room(game, [t for t in tiers if t.name not in done], folder, memory_budget)
+    check_room(game, folder, memory_budget)
     if until is not None and until not in {t.name for t in tiers}:
         raise ValueError(f"{game.name}: no tier {until!r} ({', '.join(t.name for t in tiers)})")
     loaded: dict[str, np.ndarray] = {}

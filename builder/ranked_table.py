@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import numpy as np
 
@@ -18,7 +19,14 @@ from tablebase.builder.games.ranked_tiers import RANKED_WIN, RankedGame, score_o
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.builder.ranked_build import build_tiers, load_tier, read_manifest
+from tablebase.builder.ranked import BYTES_A_POSITION
+from tablebase.builder.ranked_build import (
+    FIXED_BYTES,
+    build_tiers,
+    check_room,
+    load_tier,
+    read_manifest,
+)
 from tablebase.builder.workdir import work_path
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED
@@ -31,23 +39,54 @@ from tablebase.version import tool_version
 _WRITE_CHUNK = 256 * TIER_BLOCK
 
 
+# Indices a second on two cores, measured solving nine men's morris (docs/benchmarks.md): the
+# movement phase's cyclic tiers at about 1 to 1.7 million, its placement tiers (loop-free, one
+# read of the tier below a move) some 3 million. What an estimate assumes; not a promise.
+_CYCLIC_RATE = 1.2e6
+_LOOP_FREE_RATE = 3.0e6
+# Builds smaller than this many indices go unannounced (seconds).
+_WORTH_SAYING = 10 ** 8
+
+
+def estimate_text(tiers: RankedGame, folder: Path) -> str | None:
+    """What a build of `tiers` still has to do (the tiers `folder` has not finished): indices,
+    disk, the memory of its widest tier and hours, in words; None where it is small."""
+    done = read_manifest(folder, tiers.name) if folder.exists() else {}
+    left = [t for t in tiers.ranked_tiers() if t.name not in done]
+    indices = sum(t.size for t in left)
+    if indices < _WORTH_SAYING:
+        return None
+    seconds = sum(t.size / (_CYCLIC_RATE if t.room else _LOOP_FREE_RATE) for t in left)
+    memory = max(t.size for t in left) * BYTES_A_POSITION + FIXED_BYTES
+    resumed = f" ({len(done)} finished before: resumed)" if done else ""
+    return (f"{indices:,} positions in {len(left)} tiers{resumed}; {2 * indices / 2**30:.1f} GiB"
+            f" of tier files beside the database, {memory / 2**30:.1f} GiB of memory at most;"
+            f" about {seconds / 3600:.1f} hours on two cores")
+
+
 class TiersKept(KeyboardInterrupt):
     """A build of ranked tiers interrupted: where the tiers it finished are kept."""
 
 
 def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = False,
                  progress: ProgressFactory = NO_PROGRESS, memory_budget: int | None = None,
-                 work_dir: str | None = None) -> GameBuildReport:
+                 work_dir: str | None = None,
+                 announce: Callable[[str], None] | None = None) -> GameBuildReport:
     """Strongly solve `game` from its start as the ranked tiers `tiers` and store the table in
     `database`. The tiers are solved in a folder beside the database (inside `work_dir` where
     given) that a build run again resumes. GameExistsError if the table is complete and
     `force` is false, BuildTooLargeError where a tier would not fit the memory budget or the
-    tiers the disk (each before any work), TierFileError for a damaged tier file."""
+    tiers the disk (each before any work), TierFileError for a damaged tier file.
+    `announce`, where given, is told what a large build has still to do before it starts."""
     label = table_label(game.name, "", keyed=True)
     if not force and complete_table(database, game.name, ""):
         raise GameExistsError(f"{label} is already built; add --force to rebuild it")
     plan = MemoryPlan.for_budget(memory_budget)
     folder = work_path(database, game.name, work_dir)
+    check_room(tiers, folder, plan.budget)  # a build that cannot finish says so first
+    said = estimate_text(tiers, folder)
+    if said is not None and announce is not None:
+        announce(said)
     stages: dict[str, StageFigures] = {}
     with stage(stages, "solve"):
         try:

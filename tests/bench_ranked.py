@@ -1,18 +1,20 @@
-"""`make bench SECTION=ranked`: morris games solved as ranked tiers (builder/ranked_build.py
-over builder/games/morris/tiers.py) beside the keyed tables a user builds today, in the same
-run: each build's wall seconds, the start's value and depth from both, and positions of
-random games answered by both (value and depth); then the tiers of nine men's morris whole in
+"""`make bench SECTION=ranked`: morris games built by `tablebase build` (ranked tiers,
+builder/ranked_table.py, stored by tier and index) beside the same games walked and stored by
+their positions' text, in the same run: each build's wall seconds, the start's value and depth
+from both, positions of random games answered by both (value and depth), each file's size and
+its probe and moves p50; then the tiers of nine men's morris whole in
 a folder kept between runs (--nine DIR): each finished tier's figures, and the build resumed
 for --minutes more (0: only the figures).
 
 Run: python tests/bench_ranked.py [--games SPEC ...] [--nine DIR] [--minutes M]
-(nine-mens-morris+stones4 as a game: its keyed build takes some ten minutes and 12 GiB)
+(nine-mens-morris+stones4 as a game: its walk takes some ten minutes and 12 GiB)
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,54 +29,63 @@ GAMES = ("six-mens-morris", "nine-mens-morris+stones3")
 SAMPLE = 20_000
 
 
-def _outcome(score: int) -> tuple[str, int | None]:
-    from tablebase.builder.games.ranked_tiers import RANKED_WIN
-    if score == 0:
-        return "draw", None
-    return ("win", RANKED_WIN - score) if score > 0 else ("loss", RANKED_WIN + score)
+def _walked(spec: str, db: str) -> float:
+    """Seconds to build `spec` the other way, walked and stored by its positions' text (a
+    class with no ranked tiers: builder/graph_build.py), in a child process as a user would."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", (
+        "import sys; from tablebase.builder.games.morris.game import MorrisGame;"
+        " from tablebase.builder.games.user.adapter import ClassGame;"
+        " from tablebase.builder.graph_build import build_game\n"
+        "class Walked(MorrisGame):\n    ranked = None\n"
+        "build_game(ClassGame(Walked(sys.argv[1]), 'Walked', sys.argv[1]), sys.argv[2],"
+        " memory_budget=20 << 30)"), spec, db], check=True)
+    return time.perf_counter() - start
+
+
+def _p50(answers: object, texts: list[str], what: str) -> float:
+    ask = getattr(answers, what)
+    times = []
+    for text in texts:
+        start = time.perf_counter()
+        ask(text)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e6
 
 
 def _beside(spec: str, tmp: str) -> None:
-    """`spec` built both ways one after the other; their answers compared."""
+    """`tablebase build SPEC` (ranked tiers, stored by tier and index) beside the same game
+    walked and stored by its positions' text: build times, the start, random positions'
+    answers compared, probe and moves p50 from each."""
     from tablebase import open_tablebase
-    from tablebase.builder.games.morris.game import MorrisGame
-    from tablebase.builder.ranked_build import build_tiers, load_tier
-    db = os.path.join(tmp, f"{spec}.db")
+    tiered, keyed = os.path.join(tmp, f"{spec}.tiered.db"), os.path.join(tmp, f"{spec}.keyed.db")
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "tablebase", "build", spec, "--db", db, "--quiet",
-                    "--memory", "20"], check=True, capture_output=True)
-    keyed = time.perf_counter() - start
-    game = MorrisGame(spec)
-    tiers = game.ranked()
-    start = time.perf_counter()
-    done = build_tiers(tiers, Path(tmp, spec), 20 << 30)
+    subprocess.run([sys.executable, "-m", "tablebase", "build", spec, "--db", tiered, "--quiet"],
+                   check=True, capture_output=True)
     ranked = time.perf_counter() - start
-    scores = {name: load_tier(Path(tmp, spec), figures) for name, figures in done.items()}
-
-    def ours(position: int) -> tuple[str, int | None]:
-        name, index = tiers.locate(position)
-        return _outcome(int(scores[name][index]))
-
-    rng, text, differing, compared, over = random.Random(3), None, 0, 0, 0
-    with open_tablebase(db) as tb:
-        answers = tb.game(spec)
-        first = answers.probe(None)
-        both_starts = f"start: keyed {first.value.word} {first.depth}, ranked" \
-                      f" {' '.join(map(str, ours(game.start())))}"
-        while compared + over < SAMPLE:
-            probe, moves = answers.moves(text)
-            try:
-                mine = ours(game.read(probe.position))
-                compared += 1
-                differing += mine != (probe.value.word, probe.depth)
-            except ValueError:
-                over += 1  # a side left with two stones: the game is over, stored nowhere
+    walked = _walked(spec, keyed)
+    rng, text, differing, texts = random.Random(3), None, 0, []
+    with open_tablebase(tiered) as a, open_tablebase(keyed) as b:
+        ours, theirs = a.game(spec), b.game(spec)
+        starts = [(p.value.word, p.depth) for p in (ours.probe(None), theirs.probe(None))]
+        while len(texts) < SAMPLE:
+            probe, moves = ours.moves(text)
+            other = theirs.probe(probe.position)
+            differing += (probe.value, probe.depth) != (other.value, other.depth)
+            texts.append(probe.position)
             text = rng.choice(moves).position if moves and rng.random() > 0.02 else None
-    positions = sum(f.positions for f in done.values())
-    print(f"  {spec}: keyed build {keyed:.1f} s, ranked {ranked:.1f} s ({keyed / ranked:.1f}x);"
-          f" {positions:,} positions in {len(done)} tiers; {both_starts}")
-    print(f"    {compared:,} positions of random games answered by both: differing {differing}"
-          f" ({over:,} over by the count of stones)")
+        rng.shuffle(texts)
+        asked = texts[:2000]
+        speeds = {name: (_p50(x, asked, "probe"), _p50(x, asked, "moves"))
+                  for name, x in (("tiered", ours), ("keyed", theirs))}
+    sizes = {name: os.path.getsize(db) for name, db in (("tiered", tiered), ("keyed", keyed))}
+    print(f"  {spec}: tablebase build (ranked tiers) {ranked:.1f} s, walked {walked:.1f} s"
+          f" ({walked / ranked:.1f}x); start {starts[0]} and {starts[1]}")
+    print(f"    {len(texts):,} positions of random games answered by both: differing"
+          f" {differing}")
+    for name in ("tiered", "keyed"):
+        print(f"    {name}: file {sizes[name]:,} bytes, probe p50 {speeds[name][0]:.0f} us,"
+              f" moves p50 {speeds[name][1]:.0f} us")
 
 
 def _nine(folder: Path, minutes: float) -> None:
@@ -110,7 +121,7 @@ def _nine(folder: Path, minutes: float) -> None:
 def bench_ranked(nine: str | None = None, minutes: float = 0,
                  games: tuple[str, ...] = GAMES) -> None:
     """The ranked section of `make bench`."""
-    print("ranked: morris games as ranked tiers beside their keyed tables")
+    print("ranked: morris games as ranked tiers beside the same games walked")
     with tempfile.TemporaryDirectory() as tmp:
         for spec in games:
             _beside(spec, tmp)

@@ -120,3 +120,15 @@ def test_a_block_names_its_tier_and_index() -> None:
     assert block_key("5-4+2-1", TIER_BLOCK + 5) == f"5-4+2-1:{TIER_BLOCK:012d}"
     with pytest.raises(Exception, match="not a tier's block"):
         decode_scores(KeyedBlock("5-4", 1, b"", 0), "t")
+
+
+def test_a_large_build_says_what_it_will_take_before_it_starts(tmp_path: Path) -> None:
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.builder.ranked_table import estimate_text
+
+    tiers = MorrisGame("nine-mens-morris").ranked()
+    sizes = [t.size for t in tiers.ranked_tiers()]
+    said = estimate_text(tiers, tmp_path / "none")
+    assert said is not None and said.startswith(f"{sum(sizes):,} positions in {len(sizes)} tiers;")
+    assert f"{2 * sum(sizes) / 2**30:.1f} GiB of tier files" in said and "hours" in said
+    assert estimate_text(MorrisGame("six-mens-morris").ranked(), tmp_path / "none") is None

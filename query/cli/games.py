@@ -55,6 +55,8 @@ def _positions(covered: int, stored: int) -> str:
 
 def build(args: argparse.Namespace) -> int:
     """`tablebase build PATH.py:Class [--from TEXT]`."""
+    import sys
+
     from tablebase.builder.games.registry import keyed_game
     from tablebase.builder.graph_build import build_game
     from tablebase.db.errors import describe
@@ -66,7 +68,9 @@ def build(args: argparse.Namespace) -> int:
     budget = None if args.memory is None else int(args.memory * (1 << 30))
     report = build_game(game, args.db, start=_start(args, game), force=args.force,
                         progress=progress(args.quiet), memory_budget=budget,
-                        workers=args.workers, work_dir=args.work_dir)
+                        workers=args.workers, work_dir=args.work_dir,
+                        announce=lambda said: print(f"estimate: {said}", file=sys.stderr,
+                                                    flush=True))
     where = "" if not report.root else f" from {report.root!r}"
     print(f"built {report.name}{where} into {describe(args.db)}")
     if report.tiers:

@@ -284,10 +284,14 @@ function searchedOption(spec) {
   group.appendChild(option);
 }
 
+// A game given as a class (stored by its positions' text, or by ranked tiers) has a page of
+// its own (game.js); the rest are grid games.
+const isClassGame = (g) => g.layout === "keyed" || g.layout === "tiered";
+
 function fillMenu(games) {
   const menu = $("game"), groups = new Map();
   for (const g of games) {
-    if (g.layout === "keyed") continue;  // a game class has a page of its own (game.js)
+    if (isClassGame(g)) continue;
     if (!groups.has(g.spec)) {
       const group = document.createElement("optgroup");
       group.label = g.spec;
@@ -346,10 +350,10 @@ async function main() {
   const health = await api("/health");
   searchMs = health.search ? health.search.seconds * 1000 : 0;
   const games = state.games = await api("/api/games");
-  const specs = new Set(games.filter((g) => g.layout !== "keyed").map((g) => g.spec));
+  const specs = new Set(games.filter((g) => !isClassGame(g)).map((g) => g.spec));
   await Promise.all([...specs].map(layoutOf));  // the menu names each game by its title
   fillMenu(games);
-  const classes = games.filter((t) => t.layout === "keyed" && !t.root);
+  const classes = games.filter((t) => isClassGame(t) && !t.root);
   for (const g of classes) {  // a game class's page: a link in the header
     const a = document.querySelector("header").appendChild(document.createElement("a"));
     a.href = `/game/${enc(g.spec)}`;
@@ -366,7 +370,7 @@ async function main() {
   $("undo").addEventListener("click", () => step(-1));
   $("redo").addEventListener("click", () => step(1));
   $("line-button").addEventListener("click", () => { clearError(); showLine(); });
-  const grids = games.filter((g) => g.layout !== "keyed");
+  const grids = games.filter((g) => !isClassGame(g));
   const fallback = grids.find((g) => g.spec === "3x3k3" && !g.root) || grids[0];
   if (!fallback && classes.length) {
     location.href = `/game/${enc(classes[0].spec)}`;
