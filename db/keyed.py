@@ -252,7 +252,7 @@ class KeyedReader:
         self._source = source
         self.table = source.table
         self.close = source.close
-        self._cache: OrderedDict[str, FoundBlock] = OrderedDict()
+        self._cache: OrderedDict[str, Any] = OrderedDict()  # decoded blocks by first key
         self._firsts: list[str] | None = None
 
     @contextmanager
@@ -280,10 +280,21 @@ class KeyedReader:
                 f"SELECT first_key FROM {self._quoted}", []))
         firsts = [self._firsts[at] if at >= 0 else None
                   for at in (bisect_right(self._firsts, key) - 1 for key in keys)]
-        # Held here too: more blocks than the cache keeps may be asked at once.
-        found: dict[str, FoundBlock] = {}
+        found = self._held([f for f in firsts if f is not None], decode)
+        for first in firsts:
+            if first is not None and first not in found:  # the table changed under its reader
+                raise DamagedTableError(f"{self._label}: a block is missing (first key"
+                                        f" {first!r:.40}); rebuild the table")
+        return [None if first is None else found[first] for first in firsts]
+
+    def _held(self, firsts: Sequence[str], decoder: Callable[[KeyedBlock, str], Any]
+              ) -> dict[str, Any]:
+        """The blocks whose first keys are `firsts`, decoded by `decoder`: from the cache, or
+        fetched in one query a run of _FETCHED and cached; a key no row has is left out.
+        (Held here too: more blocks than the cache keeps may be asked at once.)"""
+        found: dict[str, Any] = {}
         missing = []
-        for first in dict.fromkeys(f for f in firsts if f is not None):
+        for first in dict.fromkeys(firsts):
             cached = self._cache.get(first)
             if cached is None:
                 missing.append(first)
@@ -295,15 +306,24 @@ class KeyedReader:
             marks = ", ".join([self._mark] * len(asked))
             for row in self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
                                  f" WHERE first_key IN ({marks})", asked):
-                block = decode(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
+                block = decoder(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
                 found[str(row[0])] = self._cache[str(row[0])] = block
                 if len(self._cache) > CACHED_BLOCKS:
                     self._cache.popitem(last=False)
-            for first in asked:
-                if first not in found:  # the table changed under its reader: read as damaged
-                    raise DamagedTableError(f"{self._label}: a block is missing (first key"
-                                            f" {first!r:.40}); rebuild the table")
-        return [None if first is None else found[first] for first in firsts]
+        return found
+
+    def _in_order(self, batch: int) -> Iterator[KeyedBlock]:
+        """Every stored block in key order, `batch` rows a query, undecoded."""
+        after: str | None = None
+        while True:
+            where = "" if after is None else f" WHERE first_key > {self._mark}"
+            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}{where}"
+                             f" ORDER BY first_key LIMIT {batch}", [] if after is None else [after])
+            if not rows:
+                return
+            for row in rows:
+                yield KeyedBlock(*row)  # type: ignore[arg-type]
+            after = str(rows[-1][0])
 
     def lookup(self, keys: Sequence[str]) -> KeyedLookup:
         """Value (for the side to move), depth and ply of each key, in the order asked."""
@@ -325,13 +345,5 @@ class KeyedReader:
 
     def chunks(self) -> Iterator[KeyedRows]:
         """Every stored position in key order, a block at a time, each block checked."""
-        after: str | None = None
-        while True:
-            where = "" if after is None else f" WHERE first_key > {self._mark}"
-            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}{where}"
-                             " ORDER BY first_key LIMIT 16", [] if after is None else [after])
-            if not rows:
-                return
-            for row in rows:
-                yield unpack(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
-            after = str(rows[-1][0])
+        for block in self._in_order(16):
+            yield unpack(block, self._label)

@@ -21,7 +21,7 @@ import zstandard
 
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.facts import LAYOUT_TIERED
-from tablebase.db.keyed import _FETCHED, CACHED_BLOCKS, KeyedBlock, KeyedReader, Raws
+from tablebase.db.keyed import KeyedBlock, KeyedReader, Raws
 
 # Indices a block: 8 KiB of scores, decoded in some microseconds; zstd at level 3 kept nine
 # men's morris's tiers near 2 bits a position (1.9-2.5 in blocks of 4096; 1.8-2.3 in blocks
@@ -95,24 +95,7 @@ class TieredReader(KeyedReader):
         """The score at each (tier, index), in the order asked (int16). DamagedTableError
         where a block is missing or damaged, or an index lies past its tier's last block."""
         keys = [block_key(t, i) for t, i in zip(tiers, indices)]
-        found: dict[str, np.ndarray] = {}
-        missing = []
-        for key in dict.fromkeys(keys):
-            cached = self._cache.get(key)
-            if cached is None:
-                missing.append(key)
-            else:
-                self._cache.move_to_end(key)
-                found[key] = cached  # type: ignore[assignment]
-        for start in range(0, len(missing), _FETCHED):
-            asked = missing[start:start + _FETCHED]
-            marks = ", ".join([self._mark] * len(asked))
-            for row in self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
-                                 f" WHERE first_key IN ({marks})", asked):
-                block = decode_scores(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
-                found[str(row[0])] = self._cache[str(row[0])] = block  # type: ignore[assignment]
-                if len(self._cache) > CACHED_BLOCKS:
-                    self._cache.popitem(last=False)
+        found = self._held(keys, decode_scores)
         out = np.empty(len(keys), np.int16)
         for i, (key, index) in enumerate(zip(keys, indices)):
             held = found.get(key)
@@ -125,16 +108,8 @@ class TieredReader(KeyedReader):
 
     def tier_chunks(self) -> Iterator[TierRows]:
         """Every stored block in key order (tiers by name, each by index), each checked."""
-        after: str | None = None
-        while True:
-            where = "" if after is None else f" WHERE first_key > {self._mark}"
-            rows = self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}{where}"
-                             " ORDER BY first_key LIMIT 64", [] if after is None else [after])
-            if not rows:
-                return
-            for row in rows:
-                scores = decode_scores(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
-                tier, _, index = str(row[0]).rpartition(":")
-                yield TierRows(tier, int(index), scores)
-            after = str(rows[-1][0])
+        for block in self._in_order(64):
+            scores = decode_scores(block, self._label)  # its key checked too
+            tier, _, index = block.first_key.rpartition(":")
+            yield TierRows(tier, int(index), scores)
 
