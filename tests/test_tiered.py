@@ -149,3 +149,21 @@ def test_a_block_codes_every_score_and_reads_it_back() -> None:
     assert len(encode_block(blocks[2].astype(np.int16))) == 5 + 777
     with pytest.raises(ValueError, match="disagree"):
         decode_block(encode_block(blocks[2].astype(np.int16))[:-1], 777)
+
+
+def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["verify", GAME, "--db", db, "--sample", "40"]) == 0
+    assert " sampled positions verified" in capsys.readouterr().out
+    damaged = str(tmp_path / "d.db")
+    Path(damaged).write_bytes(Path(db).read_bytes())
+    with closing(sqlite3.connect(damaged)) as conn:  # a block no sample need re-derive
+        conn.execute(f'UPDATE "{_table(damaged)[1]}" SET chk = chk + 1 WHERE first_key ='
+                     " (SELECT MAX(first_key) FROM \"" + _table(damaged)[1] + "\")")
+        conn.commit()
+    assert main(["verify", GAME, "--db", damaged, "--sample", "1"]) == 2
+    assert "damaged" in capsys.readouterr().err
+    for args in (["verify", "3x3k3", "--sample", "3"], ["verify", GAME, "--sample", "0"]):
+        assert main([*args, "--db", db]) == 2
+        assert capsys.readouterr().err.count("\n") == 1

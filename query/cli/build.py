@@ -124,6 +124,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         from tablebase.query.cli import games  # on use: its modules load then
         return games.verify(args)
     spec = parse_spec(args.spec)
+    if args.sample is not None:
+        raise UsageError("--sample is for a table of ranked tiers (the morris games); a grid"
+                         " game's table is verified whole")
     start = time.perf_counter()
     with open_db(args.db) as tb:
         db_name = tb.name
@@ -223,5 +226,9 @@ def register(commands: Any) -> None:
     p.add_argument("--memory", type=gib, metavar="GIB",
                    help="peak memory budget in GiB, as for build (default: half of this"
                         " machine's memory); the two largest adjacent tiers must fit")
+    p.add_argument("--sample", type=int, metavar="N",
+                   help="a table of ranked tiers (the morris games): re-derive N positions of"
+                        " each tier, drawn at random, rather than all (every block is still read"
+                        " and checked, and the checksum recomputed)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=_cmd_verify)

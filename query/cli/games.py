@@ -129,16 +129,23 @@ def verify(args: argparse.Namespace) -> int:
     begun = time.perf_counter()
     with open_db(args.db) as tb:
         answers = tb.game(args.spec)
-        report = verify_game(answers, args.root, args.max_problems,
-                             progress(args.quiet or args.json))
+        if args.sample is not None and args.sample < 1:
+            raise UsageError(f"--sample {args.sample}: give at least 1 position a tier")
+        try:
+            report = verify_game(answers, args.root, args.max_problems,
+                                 progress(args.quiet or args.json), sample=args.sample)
+        except ValueError as e:  # a sample of a table verified whole
+            if args.sample is None:
+                raise
+            raise UsageError(str(e)) from e
         db_name = tb.name
     seconds = time.perf_counter() - begun
     if args.json:
         print(json.dumps({"spec": report.name, "positions": report.positions, "ok": report.ok,
                           "problems": report.problems, "seconds": round(seconds, 3)}, indent=2))
     elif report.ok:
-        print(f"{report.name} in {db_name}: all {report.positions:,} positions verified in"
-              f" {seconds:.1f} s")
+        print(f"{report.name} in {db_name}: all {report.positions:,}{report.which} positions"
+              f" verified in {seconds:.1f} s")
         print(f"  every value and depth re-derived from its moves; {report.checked}")
     else:
         print(f"{report.name} in {db_name}: {len(report.problems)} problems in"

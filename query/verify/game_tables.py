@@ -21,14 +21,19 @@ from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
 
 
 def verify_game(answers: GameAnswers, root: str | None = None, limit: int = 10,
-                progress: ProgressFactory = NO_PROGRESS) -> GameVerifyReport:
+                progress: ProgressFactory = NO_PROGRESS, sample: int | None = None
+                ) -> GameVerifyReport:
     """Check the table of `answers`' game from its start (or from the position `root` names);
-    at most `limit` problems are described."""
+    at most `limit` problems are described. `sample`: in a table of ranked tiers, re-derive
+    that many positions of each tier, drawn at random (ValueError for another table)."""
     game = answers.game
     record, reader = answers.table_from(root)
     if isinstance(reader, TieredReader):
         from tablebase.query.verify.tiered_tables import verify_tiered
-        return verify_tiered(answers, record, reader, limit, progress)
+        return verify_tiered(answers, record, reader, limit, progress, sample)
+    if sample is not None:
+        raise ValueError(f"{record.label} is stored by its positions' text and verified whole:"
+                         " a sample is for a table of ranked tiers")
     report = GameVerifyReport(game.name)
     stored: dict[str, tuple[int, int | None, int]] = {}
     digest = hashlib.blake2b(digest_size=8)

@@ -7,9 +7,12 @@ game's own `moves`, its children found where the game's `locate` puts them.
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Callable
 
-from tablebase.builder.games.ranked_tiers import HOLE, score_outcome
+import numpy as np
+
+from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.records import GameRecord
 from tablebase.db.tiered import TieredReader, encode_block
@@ -18,14 +21,17 @@ from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
 
 
 def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader,
-                  limit: int = 10, progress: ProgressFactory = NO_PROGRESS
-                  ) -> GameVerifyReport:
+                  limit: int = 10, progress: ProgressFactory = NO_PROGRESS,
+                  sample: int | None = None) -> GameVerifyReport:
     """Check the tiered table `record` of `answers`' game; at most `limit` problems are
-    described."""
+    described. `sample`: re-derive that many positions of each tier, drawn at random (seed
+    0), rather than all; every block is still read and checked."""
     game = answers.game
     tiers = tiers_of(game)
     report = GameVerifyReport(game.name, checked="every block's check; every move's position"
-                              " stored; checksum matches")
+                              " stored; checksum matches",
+                              which="" if sample is None else " sampled")
+    chosen = None if sample is None else _drawn(tiers, sample)
     more = 0
 
     def problem(text: str) -> None:
@@ -40,7 +46,15 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
                   unit_scale=True) as bar:
         for rows in reader.tier_chunks():
             digest.update(encode_block(rows.scores))
-            for offset, score in enumerate(rows.scores.tolist()):
+            n = len(rows.scores)
+            if chosen is None:
+                picks: list[int] = list(range(n))
+            else:
+                drawn = chosen.get(rows.tier, _NONE)
+                picks = (drawn[(drawn >= rows.first) & (drawn < rows.first + n)]
+                         - rows.first).tolist()
+            for offset in picks:
+                score = int(rows.scores[offset])
                 position = None if score == HOLE else tiers.position(rows.tier,
                                                                       rows.first + offset)
                 if position is not None:  # a copy, or no position of the game
@@ -55,6 +69,17 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
     if more:
         report.problems.append(f"... and {more:,} more")
     return report
+
+
+_NONE = np.zeros(0, np.int64)
+
+
+def _drawn(tiers: RankedGame, sample: int) -> dict[str, np.ndarray]:
+    """`sample` indices of each tier, drawn at random (seed 0), sorted: all of a smaller
+    tier."""
+    rng = random.Random(0)
+    return {t.name: np.array(sorted(rng.sample(range(t.size), min(sample, t.size))), np.int64)
+            for t in tiers.ranked_tiers()}
 
 
 def _check(answers: GameAnswers, position: object, score: int,

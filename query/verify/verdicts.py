@@ -17,6 +17,7 @@ class GameVerifyReport:
     # What was checked besides each value and depth, in words.
     checked: str = ("every move's position stored; every stored position reached from the"
                     " start; checksum matches")
+    which: str = ""  # which positions, where not all: " sampled"
 
     @property
     def ok(self) -> bool:
