@@ -22,6 +22,7 @@ from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.builder.ranked import BYTES_A_POSITION
 from tablebase.builder.ranked_build import (
     FIXED_BYTES,
+    TierFigures,
     build_tiers,
     check_room,
     load_tier,
@@ -30,7 +31,7 @@ from tablebase.builder.ranked_build import (
 from tablebase.builder.workdir import work_path
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED
-from tablebase.db.keyed_writer import open_keyed_build
+from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
 from tablebase.db.records import GameParams, GameSummary, table_label
 from tablebase.db.tiered import TIER_BLOCK, TierRows
 from tablebase.version import tool_version
@@ -105,29 +106,37 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
     params = GameParams(game.name, 0, 0, 0, False, False, "", keyed=True)
     with stage(stages, "write"), open_keyed_build(database, params, force=force,
                                                    layout=LAYOUT_TIERED) as build:
-        checksum = hashlib.blake2b(digest_size=8)
-        lost_at_once = [0]
-        total = report.canonical
-        with progress(desc="write", total=total, unit="pos", unit_scale=True) as bar:
-            def chunks() -> Iterator[TierRows]:
-                # Tiers in the order their blocks' keys sort in (the name, then a colon).
-                for f in sorted(figures, key=lambda f: f.name + ":"):
-                    scores = load_tier(folder, f)
-                    for start in range(0, f.size, _WRITE_CHUNK):
-                        part = np.asarray(scores[start:start + _WRITE_CHUNK])
-                        lost_at_once[0] += int(np.count_nonzero(part == -RANKED_WIN))
-                        yield TierRows(f.name, start, part)
-                        bar.update(len(part))
-            build.write(chunks(), checksum)
-        report.terminal = lost_at_once[0]
+        checksum, report.terminal = write_tiers(build, folder, figures, progress)
         build.finish(GameSummary(
-            reachable=positions, canonical=total, terminal=report.terminal,
+            reachable=positions, canonical=report.canonical, terminal=report.terminal,
             terminal_canonical=report.terminal, wins=sum(f.wins for f in figures),
             draws=sum(f.draws for f in figures), losses=sum(f.losses for f in figures),
             root_value=root_value, root_depth=-1 if root_depth is None else root_depth,
             tool_version=tool_version(), build_seconds=report.seconds,
             stages={name: {"seconds": s.seconds, "peak_bytes": s.peak_bytes}
-                    for name, s in stages.items()}, checksum=checksum.hexdigest()), [])
+                    for name, s in stages.items()}, checksum=checksum), [])
     shutil.rmtree(folder, ignore_errors=True)
     return report
+
+
+def write_tiers(build: KeyedBuild, folder: Path, figures: list[TierFigures],
+                progress: ProgressFactory = NO_PROGRESS) -> tuple[str, int]:
+    """Write the finished tiers `figures` of `folder` into a build of the tiered layout, in
+    the order their blocks' keys sort in (the name, then a colon); return the table's checksum
+    and how many positions are lost at once (no move)."""
+    checksum = hashlib.blake2b(digest_size=8)
+    lost_at_once = 0
+    with progress(desc="write", total=sum(f.size for f in figures), unit="pos",
+                  unit_scale=True) as bar:
+        def chunks() -> Iterator[TierRows]:
+            nonlocal lost_at_once
+            for f in sorted(figures, key=lambda f: f.name + ":"):
+                scores = load_tier(folder, f)
+                for start in range(0, f.size, _WRITE_CHUNK):
+                    part = np.asarray(scores[start:start + _WRITE_CHUNK])
+                    lost_at_once += int(np.count_nonzero(part == -RANKED_WIN))
+                    yield TierRows(f.name, start, part)
+                    bar.update(len(part))
+        build.write(chunks(), checksum)
+    return checksum.hexdigest(), lost_at_once
 

@@ -13,6 +13,7 @@ the builder's (builder/games/ranked_tiers.py); db/ stores numbers under names.
 """
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple
@@ -65,22 +66,48 @@ def encode_block(scores: np.ndarray) -> bytes:
     return header + code.astype("u1" if width == 1 else "<u2").tobytes()
 
 
+class ScoreBlock:
+    """A block's scores as stored (`encode_block`), read one at a time (`at`: a probe decodes
+    the one it needs, where decoding the block whole cost some 40 us) or all at once."""
+
+    __slots__ = ("codes", "top", "bottom")
+
+    def __init__(self, raw: bytes, count: int) -> None:
+        """ValueError where `raw` is not `count` scores."""
+        if len(raw) < _HEADER.itemsize:
+            raise ValueError("its contents are cut")
+        width, self.top, self.bottom = np.frombuffer(raw, _HEADER, 1)[0].tolist()
+        if width not in (1, 2) or len(raw) != _HEADER.itemsize + width * count:
+            raise ValueError("its contents disagree with its row")
+        self.codes = np.frombuffer(raw, "u1" if width == 1 else "<u2", count, _HEADER.itemsize)
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def at(self, i: int) -> int:
+        """The score at offset i: ValueError where its code names no int16."""
+        code = int(self.codes[i])
+        score = (0 if code == 0 else -32768 if code == 1 else
+                 self.bottom + (code >> 1) - 1 if code & 1 else self.top - (code >> 1) + 1)
+        if not -32768 <= score <= 32767:
+            raise ValueError("its contents disagree with its row")
+        return score
+
+    def scores(self) -> np.ndarray:
+        """Every score, int16: ValueError where a code names no int16."""
+        code = self.codes.astype(np.int32)
+        half = code >> 1
+        scores = np.where(code == 0, 0, np.where(code == 1, -32768, np.where(
+            code & 1, self.bottom + half - 1, self.top - half + 1)))
+        if bool(((scores < -32768) | (scores > 32767)).any()):
+            raise ValueError("its contents disagree with its row")
+        return scores.astype(np.int16)
+
+
 def decode_block(raw: bytes, count: int) -> np.ndarray:
     """The int16 scores of a block's raw bytes (`encode_block`'s inverse): ValueError where
     they are not `count` scores."""
-    if len(raw) < _HEADER.itemsize:
-        raise ValueError("its contents are cut")
-    width, top, bottom = np.frombuffer(raw, _HEADER, 1)[0].tolist()
-    if width not in (1, 2) or len(raw) != _HEADER.itemsize + width * count:
-        raise ValueError("its contents disagree with its row")
-    code = np.frombuffer(raw, "u1" if width == 1 else "<u2", count, _HEADER.itemsize
-                         ).astype(np.int32)
-    half = code >> 1
-    scores = np.where(code == 0, 0, np.where(code == 1, -32768, np.where(
-        code & 1, bottom + half - 1, top - half + 1)))
-    if bool(((scores < -32768) | (scores > 32767)).any()):
-        raise ValueError("its contents disagree with its row")
-    return scores.astype(np.int16)
+    return ScoreBlock(raw, count).scores()
 
 
 def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
@@ -104,9 +131,9 @@ def packing(layout: str) -> Raws | None:
     return None
 
 
-def decode_scores(block: KeyedBlock, where: str) -> np.ndarray:
+def decode_scores(block: KeyedBlock, where: str) -> ScoreBlock:
     """A stored block's scores: DamagedTableError naming `where` if it fails its check or its
-    contents disagree with its row."""
+    contents disagree with its row (a score that names no int16 is found where it is read)."""
     first, count, data, check = block
     try:
         if not (isinstance(first, str) and type(count) is int and 0 < count <= TIER_BLOCK
@@ -115,15 +142,30 @@ def decode_scores(block: KeyedBlock, where: str) -> np.ndarray:
         tier, _, index = first.rpartition(":")
         if not tier or len(index) != _DIGITS or not index.isdigit() or int(index) % TIER_BLOCK:
             raise ValueError("its key is not a tier's block")
-        raw = zstandard.ZstdDecompressor().decompress(bytes(data))
+        raw = _decompressor().decompress(bytes(data))
         if zlib.crc32(raw) != check:
             raise ValueError("its check does not match")
-        scores = decode_block(raw, count)
+        return ScoreBlock(raw, count)
     except (ValueError, zstandard.ZstdError) as e:
-        raise DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({e});"
-                                " run `tablebase verify`, then rebuild the table with --force",
-                                "a block that fails its check") from e
-    return scores
+        raise _damaged(where, first, e) from e
+
+
+def _damaged(where: str, first: object, error: Exception) -> DamagedTableError:
+    return DamagedTableError(f"{where}: the block at key {str(first)!r:.40} is damaged ({error});"
+                             " run `tablebase verify`, then rebuild the table with --force",
+                             "a block that fails its check")
+
+
+_local = threading.local()
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    """This thread's zstd decompressor (one is not to be shared between threads; making one
+    a block cost half a block's decompression)."""
+    found = getattr(_local, "decompressor", None)
+    if found is None:
+        found = _local.decompressor = zstandard.ZstdDecompressor()
+    return found
 
 
 class TieredReader(KeyedReader):
@@ -142,13 +184,19 @@ class TieredReader(KeyedReader):
                 raise DamagedTableError(f"{self._label}: the block of tier {key.split(':')[0]}"
                                         f" that holds index {index} is missing; rebuild the"
                                         " table with --force", "a block that is missing")
-            out[i] = held[index % TIER_BLOCK]
+            try:
+                out[i] = held.at(index % TIER_BLOCK)
+            except ValueError as e:
+                raise _damaged(self._label, key, e) from e
         return out
 
     def tier_chunks(self) -> Iterator[TierRows]:
         """Every stored block in key order (tiers by name, each by index), each checked."""
         for block in self._in_order(64):
-            scores = decode_scores(block, self._label)  # its key checked too
+            try:
+                scores = decode_scores(block, self._label).scores()  # its key checked too
+            except ValueError as e:
+                raise _damaged(self._label, block.first_key, e) from e
             tier, _, index = block.first_key.rpartition(":")
             yield TierRows(tier, int(index), scores)
 

@@ -118,6 +118,50 @@ def _nine(folder: Path, minutes: float) -> None:
     print(f"    total {sum(f.positions for f in done.values()):,} positions in {total:,.0f} s")
 
 
+def _nine_table(folder: Path, tmp: str) -> None:
+    """The tiers of nine men's morris finished in `folder`, stored as the tiered table a
+    build makes (a file here, for this bench alone: the game is not whole), and 2,000
+    positions drawn at random from them probed and their moves listed through the public
+    answers; the file's bits a position."""
+    from tablebase import open_tablebase
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.builder.ranked_build import read_manifest
+    from tablebase.builder.ranked_table import write_tiers
+    from tablebase.db.facts import LAYOUT_TIERED
+    from tablebase.db.keyed_writer import open_keyed_build
+    from tablebase.db.records import GameParams, GameSummary
+    game = MorrisGame("nine-mens-morris")
+    tiers = game.ranked()
+    done = read_manifest(folder, tiers.name)
+    # Movement tiers alone: a position's moves stay among them (placement tiers read these).
+    figures = [f for f in done.values() if "+" not in f.name]
+    db = os.path.join(tmp, "nine.db")
+    start = time.perf_counter()
+    with open_keyed_build(db, GameParams(game.name, 0, 0, 0, False, False, "", keyed=True),
+                          force=True, layout=LAYOUT_TIERED) as build:
+        checksum, lost = write_tiers(build, folder, figures)
+        build.finish(GameSummary(sum(f.positions for f in figures), sum(f.size for f in figures),
+                                 lost, lost, sum(f.wins for f in figures),
+                                 sum(f.draws for f in figures), sum(f.losses for f in figures),
+                                 0, -1, "bench", 0.0, {}, checksum), [])
+    written = time.perf_counter() - start
+    rng = random.Random(7)
+    texts = []
+    while len(texts) < 2000:
+        f = rng.choice(figures)
+        position = tiers.position(f.name, rng.randrange(f.size))
+        if position is not None:
+            texts.append(game.text(position))
+    with open_tablebase(db) as tb:
+        answers = tb.game(game.name)
+        probe, moves = _p50(answers, texts, "probe"), _p50(answers, texts, "moves")
+    indices = sum(f.size for f in figures)
+    print(f"  nine-mens-morris: {len(figures)} movement tiers ({indices:,} indices) stored in"
+          f" {written:.0f} s: file {os.path.getsize(db):,} bytes,"
+          f" {8 * os.path.getsize(db) / indices:.2f} bits an index; random positions of them:"
+          f" probe p50 {probe:.0f} us, moves p50 {moves:.0f} us")
+
+
 def bench_ranked(nine: str | None = None, minutes: float = 0,
                  games: tuple[str, ...] = GAMES) -> None:
     """The ranked section of `make bench`."""
@@ -127,6 +171,8 @@ def bench_ranked(nine: str | None = None, minutes: float = 0,
             _beside(spec, tmp)
     if nine is not None:
         _nine(Path(nine), minutes)
+        with tempfile.TemporaryDirectory(dir=nine) as tmp:  # beside the tiers: room for them
+            _nine_table(Path(nine), tmp)
 
 
 if __name__ == "__main__":
