@@ -15,8 +15,10 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +30,7 @@ from tablebase.builder.games.ranked_tiers import (
     RankedGame,
     RankedTier,
 )
-from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
+from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
 from tablebase.builder.ranked import BYTES_A_POSITION, solve_tier
 from tablebase.compiled import njit
 
@@ -160,13 +162,13 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
     if until is not None and until not in {t.name for t in tiers}:
         raise ValueError(f"{game.name}: no tier {until!r} ({', '.join(t.name for t in tiers)})")
     loaded: dict[str, np.ndarray] = {}
-    for tier in tiers:
+    for k, tier in enumerate(tiers, 1):
         if tier.name not in done:
             for name in tier.reads:
                 if name not in loaded:
                     loaded[name] = load_tier(folder, done[name])
             earlier = {name: loaded[name] for name in tier.reads}
-            figures = _solve_and_write(tier, earlier, folder, progress)
+            figures = _solve_and_write(tier, earlier, folder, _numbered(progress, k, len(tiers)))
             done[tier.name] = figures
             _write_manifest(folder, game.name, done)
             if report is not None:
@@ -174,6 +176,14 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
         if tier.name == until:
             break
     return done
+
+
+def _numbered(progress: ProgressFactory, k: int, n: int) -> ProgressFactory:
+    """`progress` with each bar's description led by the tier's place among all (a build of
+    hours shows how far it is)."""
+    def bar(**kwargs: Any) -> AbstractContextManager[ProgressBar]:
+        return progress(**{**kwargs, "desc": f"[{k}/{n}] {str(kwargs.get('desc', '')).strip()}"})
+    return bar
 
 
 def _solve_and_write(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndarray],

@@ -167,3 +167,24 @@ def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
     for args in (["verify", "3x3k3", "--sample", "3"], ["verify", GAME, "--sample", "0"]):
         assert main([*args, "--db", db]) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_each_tier_s_progress_bar_says_how_far_the_build_is(tmp_path: Path) -> None:
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.builder.progress import NO_PROGRESS
+    from tablebase.builder.ranked_build import build_tiers
+
+    said: list[str] = []
+
+    @contextmanager
+    def bars(**kwargs: object) -> Iterator[object]:
+        said.append(str(kwargs["desc"]))
+        with NO_PROGRESS() as bar:
+            yield bar
+    tiers = MorrisGame("nine-mens-morris+stones3").ranked()
+    build_tiers(tiers, tmp_path, 1 << 32, bars)  # type: ignore[arg-type]
+    n = len(tiers.ranked_tiers())
+    assert said[0] == f"[1/{n}] moves of tier 3-3" and said[-1].startswith(f"[{n}/{n}] ")
