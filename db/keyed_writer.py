@@ -25,9 +25,8 @@ class KeyedBuild(Protocol):
 
     def write(self, chunks: Iterable[Any], digest: Any) -> None:
         """Append every chunk's positions (KeyedRows, or TierRows in the tiered layout;
-        ascending keys throughout) as blocks, a transaction
-        a chunk, the next chunk packed meanwhile; `digest` (a hashlib object) takes each
-        block's raw bytes, in order."""
+        ascending keys throughout) as blocks, a transaction a chunk, the next chunk packed
+        meanwhile; `digest` (a hashlib object) takes each block's raw bytes, in order."""
 
     def finish(self, summary: GameSummary, plies: list[PlyCounts]) -> None:
         """Publish the table: the game points at it, complete, atomically."""

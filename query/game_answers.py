@@ -75,21 +75,15 @@ class GameAnswers:
         raise MissingTableError(f"{self.game.name} has no table from {where} (`tablebase info"
                                 " SPEC` lists its tables)")
 
-    def _lookup(self, positions: list[Hashable]) -> list[tuple[int, int, int] | None]:
-        """(value, depth, ply) of each position from the first table that holds it, or None
-        (depth -1: a draw by endless play; ply -1: a table that keeps none): read
-        in one snapshot of the game's tables, following a table that a `build --force`
-        swapped in since they were opened (a reader sees the old table or the new one, never
-        what it kept of an old one after it was replaced)."""
-        return read_following_swaps(self._tables, _readers, self._swapped,
-                                    lambda opened: _first_hits(self.game, _readers(opened),
-                                                               positions))
-
     def lookup_positions(self, positions: list[Hashable]) -> list[tuple[int, int, int] | None]:
         """(value, depth, ply) of each position (the class's own) from the first table that
         holds it, or None (depth -1: a draw by endless play; ply -1: a table that keeps
-        none)."""
-        return self._lookup(positions)
+        none): read in one snapshot of the game's tables, following a table that a `build
+        --force` swapped in since they were opened (a reader sees the old table or the new
+        one, never what it kept of an old one after it was replaced)."""
+        return read_following_swaps(self._tables, _readers, self._swapped,
+                                    lambda opened: _first_hits(self.game, _readers(opened),
+                                                               positions))
 
     def _swapped(self, opened: list[tuple[GameRecord, KeyedReader]]) -> bool:
         """Forget the opened tables; whether the game now has different ones (raises
@@ -109,7 +103,7 @@ class GameAnswers:
 
     def probe_position(self, position: Hashable) -> GameProbe:
         """`probe` of a position as the class holds it."""
-        found = self._lookup([position])[0]
+        found = self.lookup_positions([position])[0]
         if found is None:
             raise self._missing(position)
         value, depth, ply = found
@@ -134,7 +128,7 @@ class GameAnswers:
         if probe.terminal:
             return probe, []
         pairs = self.game.moves(position)
-        found = self._lookup([child for _, child in pairs])
+        found = self.lookup_positions([child for _, child in pairs])
         scored = []
         for i, ((name, child), hit) in enumerate(zip(pairs, found)):
             if hit is None:
