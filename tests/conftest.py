@@ -12,23 +12,27 @@ from tablebase.builder.games.grid import parse_spec
 from tablebase.builder.pipeline import build
 from tests.stored import decode_blocks
 
-# The files of the suite that take longest, longest first (seconds of test time under `make
-# test` on the 2-core machine in December 2026, the processes they start included: the docs'
-# ~70 (audit.md's users' solvers ~35), the cluster's ~48, mypy's ~24 on a fresh clone, ... down
-# to ~11). `make test` gives whole files to its workers in this order (--dist loadfile
-# --no-loadscope-reorder), so the long ones start first and the last to start are short: no
-# worker is left idle at the end while another runs one long file. The other files follow in
-# name order.
+# The files of the suite that take longest, longest first (seconds of test time, the processes
+# they start included, the whole suite in one process on the 2-core machine shared with a
+# build, 2026-12-04: the docs' ~24 and the cluster's ~29, mypy's ~12 on a fresh clone, the
+# search's budgets ~14, ... down to ~3). `make test` gives whole files to its workers in this
+# order (--dist loadfile --no-loadscope-reorder), so the long ones start first and the last to
+# start are short: no worker is left idle at the end while another runs one long file. The
+# other files follow in name order.
 LONGEST_FIRST = [
-    "test_docs.py", "test_cluster.py", "test_types.py", "test_search.py", "test_solvers.py",
-    "test_endgame.py", "test_reference_moving.py", "test_audit.py", "test_proofs.py",
-    "test_audit_players.py", "test_gravity_search.py", "test_packed.py", "test_moving.py",
-    "test_class_strategy.py", "test_moving_audit.py", "test_browser_tables.py",
-    "test_moving_strategy.py", "test_crash.py", "test_tablebase.py", "test_search_budgets.py",
-    "test_damage.py", "test_course_dialect.py", "test_browser.py", "test_verify_moving.py",
-    "test_settling.py", "test_browser_morris.py", "test_scale.py", "test_verify.py",
-    "test_cluster_by_hand.py", "test_levels.py", "test_build.py", "test_class_game_rules.py",
-    "test_postgres.py", "test_class_numbers.py",
+    "test_docs.py", "test_cluster.py", "test_types.py", "test_search_budgets.py", "test_search.py",
+    "test_endgame.py", "test_win_proofs.py", "test_browser_tables.py", "test_packed.py",
+    "test_damage.py", "test_gravity_search.py", "test_crash.py", "test_audit.py", "test_tiered.py",
+    "test_solvers.py", "test_class_strategy.py", "test_reference_moving.py", "test_scale.py",
+    "test_settling.py", "test_browser.py", "test_keyed_sqlite.py", "test_audit_players.py",
+    "test_moving.py", "test_postgres.py", "test_concurrency.py", "test_class_numbers.py",
+    "test_ranked.py", "test_proofs.py", "test_install.py", "test_verify_moving.py",
+    "test_moving_audit.py", "test_cluster_by_hand.py", "test_storage.py", "test_verify.py",
+    "test_course_audit.py", "test_course_dialect.py", "test_moving_strategy.py",
+    "test_serve_cli.py", "test_browser_moving.py", "test_browser_games.py",
+    "test_browser_morris.py", "test_kernels.py", "test_refusals.py", "test_compiled.py",
+    "test_levels.py", "test_openings.py", "test_strategy.py", "test_tablebase.py",
+    "test_class_game_rules.py", "test_build.py", "test_search_faces.py",
 ]
 
 
