@@ -14,7 +14,7 @@ has lost).
 from __future__ import annotations
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 from tablebase.builder.games.morris.sector_kernels import (
     NO_WIN,
@@ -38,6 +38,30 @@ from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
 from tablebase.compiled import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def insertion_sums(packed, a, binom, low, high):  # type: ignore[no-untyped-def]
+    """For the `a` points of `packed` (s_1 < ... < s_a), the colex rank of `packed` with a
+    point x inserted after its k lowest, less x's own term binom[x, k + 1]: low[k] + high[k],
+    low[k] the sum of binom[s_j, j] for j <= k (ranks unmoved), high[k] of binom[s_j, j + 1]
+    for j > k (each one place higher). A child's rank by one lookup a placement, not a loop."""
+    rest = packed
+    j = 0
+    low[0] = 0
+    while rest:
+        s = trailing_zeros(rest)
+        rest &= rest - 1
+        j += 1
+        low[j] = low[j - 1] + binom[s, j]
+    high[a] = 0
+    j = a
+    rest = packed
+    while j > 0:  # the points from the highest down
+        s = 63 - leading_zeros(rest)
+        rest ^= np.int64(1) << s
+        high[j - 1] = high[j] + binom[s, j + 1]
+        j -= 1
+
+
 @njit(cache=True, nogil=True)
 def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
                  rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, scores):
@@ -53,6 +77,8 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
     a, b = sec[0], sec[1]
     full = (np.int64(1) << points) - 1
     free = np.empty(points, dtype=np.int64)
+    low = np.empty(a + 1, dtype=np.int64)
+    high = np.empty(a + 1, dtype=np.int64)
     c_radix = binom[points - b, a + 1]  # the plain children's sector (b, a + 1)
     for y in range(lo, hi):
         entry = reps[rep_off[b] + y]
@@ -75,12 +101,17 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
             if empty == 0:
                 scores[at] = -WIN  # nowhere to place: lost
                 continue
+            if stab == 1:
+                insertion_sums(packed, a, binom, low, high)
             win_at = NO_WIN
             lose_at = 0
             drawn = False
-            while empty:
-                d = trailing_zeros(empty)
-                empty &= empty - 1
+            k = 0  # the stones of `me` below the point placed on
+            for x in range(points - b):  # the points `you` leaves free, in order
+                if packed >> x & 1:
+                    k += 1
+                    continue
+                d = free[x]
                 after = me | (np.int64(1) << d)
                 if captures and you != 0 and closes(after, d, mills_at):
                     if takeable < 0:
@@ -88,6 +119,9 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
                     win_at, lose_at, drawn = fold_captures(
                         takeable, you, after, sec[4] != 0, taken, sec[3], b - 1, a + 1, points,
                         binom, perm, sym_tab, rep_of, rank_off, win_at, lose_at, drawn)
+                    continue
+                if stab == 1:  # packed_rank(after, you): `packed` with x inserted
+                    least = low[k] + binom[x, k + 1] + high[k]
                 else:
                     least = np.int64(1) << 62
                     gs = stab
@@ -95,7 +129,7 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
                         least = min(least, packed_rank(image(perm, trailing_zeros(gs), after),
                                                        you, binom))
                         gs &= gs - 1
-                    score = plain[sec[2] + block + least]
-                    win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
+                score = plain[sec[2] + block + least]
+                win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
             e = exit_state(win_at, lose_at, drawn)
             scores[at] = 0 if e == DRAW_EXIT else (WIN - e if e > 0 else -e - WIN)
