@@ -286,3 +286,23 @@ def test_an_interrupted_build_lists_only_the_tiers_it_finished(
     assert not tier_path(tmp_path, "4-3").exists()
     monkeypatch.setattr(ranked_build, "solve_tier", real)
     assert list(build_tiers(sectors, tmp_path, 1 << 40)) == ["3-3", "4-3", "4-4"]
+
+
+def test_a_placement_s_rank_by_insertion_sums_is_the_colex_rank() -> None:
+    """placement_kernels.insertion_sums: a set with one point inserted ranks, by one lookup,
+    as the combinatorial number system ranks it counted plainly (a sum over its points)."""
+    from math import comb
+
+    from tablebase.builder.games.morris.placement_kernels import insertion_sums
+    binom = np.array([[comb(n, k) for k in range(26)] for n in range(26)], dtype=np.int64)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        a = int(rng.integers(0, 10))
+        points = [int(p) for p in rng.choice(24, a, replace=False)]
+        packed = sum(1 << p for p in points)
+        low, high = np.empty(a + 1, np.int64), np.empty(a + 1, np.int64)
+        insertion_sums(np.int64(packed), a, binom, low, high)
+        for x in set(range(24)) - set(points):
+            k = sum(p < x for p in points)
+            plain = sum(comb(p, j) for j, p in enumerate(sorted([*points, x]), 1))
+            assert low[k] + comb(x, k + 1) + high[k] == plain
