@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.builder import ranked, threads
+from tablebase.builder import ranked, ranked_build, threads
 from tablebase.builder.games.errors import BuildTooLargeError
 from tablebase.builder.games.morris.boards import board
 from tablebase.builder.games.morris.game import MorrisGame
@@ -19,6 +19,7 @@ from tablebase.builder.games.morris.tiers import MorrisTiers
 from tablebase.builder.games.ranked_tiers import HOLE, RANKED_WIN
 from tablebase.builder.ranked import solve_tier
 from tablebase.builder.ranked_build import (
+    TierFigures,
     TierFileError,
     build_tiers,
     load_tier,
@@ -306,3 +307,32 @@ def test_a_placement_s_rank_by_insertion_sums_is_the_colex_rank() -> None:
             k = sum(p < x for p in points)
             plain = sum(comb(p, j) for j, p in enumerate(sorted([*points, x]), 1))
             assert low[k] + comb(x, k + 1) + high[k] == plain
+
+
+def test_a_build_lets_go_of_a_tier_once_no_tier_left_reads_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tiers a build maps to read stay mapped only until the last tier that reads them is
+    solved (nine men's morris's resident set otherwise grows by every tier it has read)."""
+    import gc
+    import weakref
+
+    tiers = MorrisGame("nine-mens-morris+stones3").ranked()
+    order = [t.name for t in tiers.ranked_tiers()]
+    last = {name: order.index(t.name) for t in tiers.ranked_tiers() for name in t.reads}
+    alive: dict[str, weakref.ref[np.ndarray]] = {}
+    real = ranked_build.load_tier
+
+    def load(folder: Path, figures: TierFigures) -> np.ndarray:
+        scores = real(folder, figures)
+        alive[figures.name] = weakref.ref(scores)
+        return scores
+    monkeypatch.setattr(ranked_build, "load_tier", load)
+    held_late: list[str] = []
+
+    def report(figures: TierFigures) -> None:
+        gc.collect()
+        now = order.index(figures.name)
+        held_late.extend(name for name, ref in alive.items()
+                         if last[name] < now and ref() is not None)
+    ranked_build.build_tiers(tiers, tmp_path, 1 << 32, report=report)
+    assert len(alive) >= 3 and held_late == []
