@@ -70,10 +70,11 @@ class ScoreBlock:
     """A block's scores as stored (`encode_block`), read one at a time (`at`: a probe decodes
     the one it needs, where decoding the block whole cost some 40 us) or all at once."""
 
-    __slots__ = ("codes", "top", "bottom")
+    __slots__ = ("codes", "top", "bottom", "raw")
 
     def __init__(self, raw: bytes, count: int) -> None:
         """ValueError where `raw` is not `count` scores."""
+        self.raw = raw  # what the table's checksum digests
         if len(raw) < _HEADER.itemsize:
             raise ValueError("its contents are cut")
         width, self.top, self.bottom = np.frombuffer(raw, _HEADER, 1)[0].tolist()
@@ -192,11 +193,18 @@ class TieredReader(KeyedReader):
 
     def tier_chunks(self) -> Iterator[TierRows]:
         """Every stored block in key order (tiers by name, each by index), each checked."""
-        for block in self._in_order(64):
+        for tier, first, block in self.tier_blocks():
             try:
-                scores = decode_scores(block, self._label).scores()  # its key checked too
+                scores = block.scores()
             except ValueError as e:
-                raise _damaged(self._label, block.first_key, e) from e
+                raise _damaged(self._label, block_key(tier, first), e) from e
+            yield TierRows(tier, first, scores)
+
+    def tier_blocks(self) -> Iterator[tuple[str, int, ScoreBlock]]:
+        """(tier, first index, its scores undecoded) of every stored block in key order, each
+        checked (its key too): a reader of a few of a block's scores decodes those alone."""
+        for block in self._in_order(64):
+            scores = decode_scores(block, self._label)
             tier, _, index = block.first_key.rpartition(":")
-            yield TierRows(tier, int(index), scores)
+            yield tier, int(index), scores
 

@@ -15,7 +15,7 @@ import numpy as np
 from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
 from tablebase.db.records import GameRecord
-from tablebase.db.tiered import TieredReader, encode_block
+from tablebase.db.tiered import TieredReader
 from tablebase.query.game_answers import GameAnswers, tiers_of
 from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
 
@@ -44,24 +44,26 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
     indices = 0
     with progress(desc=f"verify {game.name}", total=int(record.canonical or 0), unit="pos",
                   unit_scale=True) as bar:
-        for rows in reader.tier_chunks():
-            digest.update(encode_block(rows.scores))
-            n = len(rows.scores)
+        for tier, first, block in reader.tier_blocks():
+            digest.update(block.raw)  # checked against its CRC as it was read
+            n = len(block)
             if chosen is None:
                 picks: list[int] = list(range(n))
             else:
-                drawn = chosen.get(rows.tier, _NONE)
-                picks = (drawn[(drawn >= rows.first) & (drawn < rows.first + n)]
-                         - rows.first).tolist()
+                drawn = chosen.get(tier, _NONE)
+                picks = (drawn[(drawn >= first) & (drawn < first + n)] - first).tolist()
             for offset in picks:
-                score = int(rows.scores[offset])
-                position = None if score == HOLE else tiers.position(rows.tier,
-                                                                      rows.first + offset)
+                try:
+                    score = block.at(offset)
+                except ValueError as e:
+                    problem(f"tier {tier}, index {first + offset}: {e}")
+                    continue
+                position = None if score == HOLE else tiers.position(tier, first + offset)
                 if position is not None:  # a copy, or no position of the game
                     report.positions += 1
                     _check(answers, position, score, problem)
-            bar.update(len(rows.scores))
-            indices += len(rows.scores)
+            bar.update(n)
+            indices += n
     if indices != record.canonical:
         problem(f"{indices:,} indices are stored, the build recorded {record.canonical:,}")
     if digest.hexdigest() != record.checksum:
