@@ -194,6 +194,10 @@ class SqliteReader(_Table):
         return []
 
 
+# How much of a file a reader maps (SQLite maps up to the file's size): 64 GiB.
+_MAPPED = 1 << 36
+
+
 class SqliteStore(CheckedStore):
     """A read-only sqlite3 connection to a tablebase file: its catalogue and its tables."""
 
@@ -212,6 +216,11 @@ class SqliteStore(CheckedStore):
         conn = None
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=30.0)
+            # Pages read through a mapping of the file rather than a read call each: a probe
+            # of nine men's morris's 13 GB table spent 35 us in SQLite with reads, 19-21 mapped
+            # (one block's row in a transaction, warm pages). A file cut while it is mapped
+            # would fault; builds never shorten a file (SQLite frees pages within it).
+            conn.execute(f"PRAGMA mmap_size = {_MAPPED}")
             row = conn.execute(
                 "SELECT value FROM tablebase_meta WHERE key = 'schema_version'").fetchone()
             if row is None or str(row[0]) not in map(str, READABLE_VERSIONS):
