@@ -43,8 +43,8 @@ _WRITE_CHUNK = 256 * TIER_BLOCK
 # Indices a second on two cores, measured solving nine men's morris (docs/benchmarks.md): its
 # movement phase's cyclic tiers 9.2e9 indices in 2 h 11 min (0.55 to 1.7 million a second),
 # its placement tiers (loop-free, one read of the tier below a move) 18.7e9 in 2 h: 2.1 million
-# a second on the tiers of one stone to place, 3.3 million on the rest. The whole game's 4.2
-# hours of tiers are estimated at 4.2. What an estimate assumes; not a promise.
+# a second on the tiers of one stone to place, 3.3 million on the rest: at these rates the whole
+# game's tiers are estimated at 4.2 hours, as they took. What an estimate assumes; not a promise.
 _CYCLIC_RATE = 1.2e6
 _LOOP_FREE_RATE = 2.5e6
 # Builds smaller than this many indices go unannounced (seconds).
