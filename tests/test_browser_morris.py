@@ -108,4 +108,8 @@ def test_the_main_page_opens_a_morris_table(served: tuple[Server, str], browser:
     name = page.inner_text("#name")  # the game's title, then its name
     assert name in shown
     assert page.eval_on_selector_all("#drawn-board g.point", "els => els.length") == shown[name]
+    # A table of ranked tiers keeps no counts by ply: no empty chart, and the note says why.
+    page.wait_for_function("document.getElementById('counts-note').textContent"
+                           ".includes('tiers of stones')")
+    assert page.eval_on_selector("#counts", "e => getComputedStyle(e).display") == "none"
     context.close()

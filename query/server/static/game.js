@@ -122,8 +122,10 @@ function drawCounts(table) {
   const svg = $("counts"), w = 400, h = 200, plies = table.per_ply;
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.replaceChildren();
-  if (!plies.length) {  // a table of ranked tiers keeps no counts by ply
-    node(svg, "text", { x: 2, y: 14 }, "stored by tiers of stones: no counts by ply");
+  svg.style.display = plies.length ? "" : "none";
+  if (!plies.length) {  // a table of ranked tiers keeps no counts by ply: the note says so
+    $("counts-note").textContent = "This table is stored by tiers of stones (the stones each side"
+      + " has on the board and still to place), not by ply: it keeps no counts by ply.";
     return;
   }
   const most = Math.max(1, ...plies.map((p) => p.win + p.draw + p.loss));
