@@ -78,7 +78,11 @@ class ScoreBlock:
         if len(raw) < _HEADER.itemsize:
             raise ValueError("its contents are cut")
         width, self.top, self.bottom = np.frombuffer(raw, _HEADER, 1)[0].tolist()
-        if width not in (1, 2) or len(raw) != _HEADER.itemsize + width * count:
+        # encode_block writes top >= 0 >= bottom; with them every code names an int16 (a win
+        # top - c/2 + 1 >= -32766, a loss bottom + c/2 - 1 <= 32766), so a block that reads
+        # here has no score out of range, whichever of its scores a reader decodes.
+        if (width not in (1, 2) or len(raw) != _HEADER.itemsize + width * count
+                or self.top < 0 or self.bottom > 0):
             raise ValueError("its contents disagree with its row")
         self.codes = np.frombuffer(raw, "u1" if width == 1 else "<u2", count, _HEADER.itemsize)
 

@@ -16,7 +16,7 @@ import pytest
 from tablebase.builder import ranked_table
 from tablebase.builder.workdir import work_path
 from tablebase.db.keyed import KeyedBlock
-from tablebase.db.tiered import TIER_BLOCK, block_key, decode_scores
+from tablebase.db.tiered import TIER_BLOCK, ScoreBlock, block_key, decode_scores
 from tablebase.query.cli import main
 from tablebase.query.tablebase import open_tablebase
 from tests.reference_morris import MorrisGame as PlainMorris
@@ -149,6 +149,12 @@ def test_a_block_codes_every_score_and_reads_it_back() -> None:
     assert len(encode_block(blocks[2].astype(np.int16))) == 5 + 777
     with pytest.raises(ValueError, match="disagree"):
         decode_block(encode_block(blocks[2].astype(np.int16))[:-1], 777)
+    # A header no writer makes (a negative top: codes that would name no int16) is refused
+    # as the block is read, not only where a score is decoded.
+    raw = bytearray(encode_block(np.array([5, 4, -3], np.int16)))
+    raw[1:3] = (-30000).to_bytes(2, "little", signed=True)
+    with pytest.raises(ValueError, match="disagree"):
+        ScoreBlock(bytes(raw), 3)
 
 
 def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
