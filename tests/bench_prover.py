@@ -1,9 +1,11 @@
 """`make bench SECTION=gomoku`: proofs that the first player cannot win on the empty five-in-a-row
 boards, by the prover (query/search/prover.py, proving.py), each written to a proof file and
-checked by query/proof_check.py: 5x5k5, 6x6k5 and 7x7k5, then 8x8k5 within PROOF_SECONDS (the
-target of issue 51: proved within 3,600 s on a 2-core machine). For each: what was proved, the
-first moves proved of how many, nodes, seconds, the proof file's positions and bytes, the
-check's seconds; and the machine's load average beside each figure (the machine is shared).
+checked by query/proof_check.py: 5x5k5, 6x6k5, 7x7k5 and 7x8k5, then 8x8k5 within PROOF_SECONDS
+(the target of issue 51: proved within 3,600 s on a 2-core machine). The nodes grow some
+30-fold with each row of eight cells from 7x7 on, which the board between shows. For each: what
+was proved, the first moves proved of how many, nodes, seconds, the proof file's positions and
+bytes, the check's seconds; and the machine's load average beside each figure (the machine is
+shared).
 
     python tests/bench_prover.py [--specs 8x8k5 ...] [--seconds S] [--memory GIB]
     python tests/bench_prover.py --probes [--nodes N]
@@ -25,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SPECS = ("5x5k5", "6x6k5", "7x7k5", "8x8k5")
+SPECS = ("5x5k5", "6x6k5", "7x7k5", "7x8k5", "8x8k5")
 PROBES = ("d4 e4 d5 d3 d6", "d4 e5 e4 c4 f4", "d4 e5 f6 c3 e6", "c3 d4 d3 c4 e3", "d4 c5 e5 f6 e3",
           "a1 b2 c3 d4 b4", "d4 e4 d5", "a1", "b2", "d4")
 # `--near-top`: positions of three stones (o to move, one reply from x's second move), all
