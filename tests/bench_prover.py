@@ -2,10 +2,10 @@
 boards, by the prover (query/search/prover.py, proving.py), each written to a proof file and
 checked by query/proof_check.py: 5x5k5, 6x6k5, 7x7k5 and 7x8k5, then 8x8k5 within PROOF_SECONDS
 (the target of issue 51: proved within 3,600 s on a 2-core machine). The nodes grow some
-30-fold with each row of eight cells from 7x7 on, which the board between shows. For each: what
-was proved, the first moves proved of how many, nodes, seconds, the proof file's positions and
-bytes, the check's seconds; and the machine's load average beside each figure (the machine is
-shared).
+30-fold with each row of seven or eight cells from 7x7 to 8x8, which the board between shows.
+For each: what was proved, the first moves proved of how many, nodes, seconds, the proof file's
+positions and bytes, the check's seconds; and the machine's load average beside each figure
+(the machine is shared).
 
     python tests/bench_prover.py [--specs 8x8k5 ...] [--seconds S] [--memory GIB]
     python tests/bench_prover.py --probes [--nodes N]
