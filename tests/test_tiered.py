@@ -155,6 +155,19 @@ def test_a_block_codes_every_score_and_reads_it_back() -> None:
     raw[1:3] = (-30000).to_bytes(2, "little", signed=True)
     with pytest.raises(ValueError, match="disagree"):
         ScoreBlock(bytes(raw), 3)
+    # So any header read names an int16 with every code: at the extremes, each of the 65,536
+    # codes decodes (whole and one at a time) to the score the formula gives, none wrapped.
+    codes = np.arange(1 << 16, dtype="<u2").tobytes()
+    for top, bottom in ((0, 0), (32767, -32768), (0, -32768), (32767, 0)):
+        head = np.array([(2, top, bottom)], [("w", "u1"), ("t", "<i2"), ("b", "<i2")]).tobytes()
+        block = ScoreBlock(head + codes, 1 << 16)
+        c = np.arange(1 << 16, dtype=np.int64)
+        want = np.where(c == 0, 0, np.where(c == 1, -32768, np.where(
+            c & 1, bottom + (c >> 1) - 1, top - (c >> 1) + 1)))
+        assert want.min() >= -32768 and want.max() <= 32767
+        assert np.array_equal(block.scores(), want)
+        some = [0, 1, 2, 3, 65534, 65535]
+        assert [block.at(i) for i in some] == want[some].tolist()
 
 
 def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
