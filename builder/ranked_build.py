@@ -31,14 +31,20 @@ from tablebase.builder.games.ranked_tiers import (
     RankedTier,
 )
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
-from tablebase.builder.ranked import BYTES_A_POSITION, solve_tier
+from tablebase.builder.ranked import solve_tier
+from tablebase.builder.ranked_work import least_room, remove_spill, slices_for
 from tablebase.compiled import njit
 
 MANIFEST = "manifest.json"
 FORMAT = 1
+SPILL = "spill"  # the folder of the out-of-core files of the tier being solved
 # Besides a tier's own arrays: the decided positions of a round, a chunk's parents, the
 # orbit tables (measured on nine men's morris: under 2 GiB at its largest tiers).
 FIXED_BYTES = 2 << 30
+# Out of core, a round's told parents wait in files (8 bytes each) beside the working files (4
+# bytes a position): on disk at most this many bytes a position of the tier, measured on
+# nine men's morris's largest tiers with some room to spare.
+SPILL_BYTES_A_POSITION = 12
 
 
 class TierFileError(ValueError):
@@ -124,22 +130,42 @@ def load_tier(folder: Path, figures: TierFigures) -> np.ndarray:
     return scores
 
 
-def check_room(game: RankedGame, folder: Path, memory_budget: int) -> None:
+def working_room(memory_budget: int) -> int:
+    """The bytes a tier's working arrays may take under `memory_budget` (what is left besides
+    FIXED_BYTES)."""
+    return memory_budget - FIXED_BYTES
+
+
+def least_memory(tier: RankedTier | LoopFreeTier) -> int:
+    """The fewest bytes `tier` is solved in: a loop-free tier's scores whole; a tier with
+    rounds out of core, its slices the least it allows."""
+    return 2 * tier.size if tier.room == 0 else least_room(tier.size)
+
+
+def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | None = None
+               ) -> None:
     """BuildTooLargeError before anything is solved where a tier left to solve (one the
-    folder's manifest does not list) would not fit the memory budget or they would not fit
-    the folder's disk (or, before it is made, its parent's)."""
+    folder's manifest does not list, up to and with tier `until` where given) would not fit
+    the memory budget even out of core, or they would not fit the folder's disk (or, before
+    it is made, its parent's)."""
     done = read_manifest(folder, game.name) if folder.exists() else {}
-    left = [t for t in game.ranked_tiers() if t.name not in done]
+    tiers = game.ranked_tiers()
+    names = [t.name for t in tiers]
+    stop = names.index(until) + 1 if until in names else len(names)
+    left = [t for t in tiers[:stop] if t.name not in done]
     if not left:
         return
-    widest = max(left, key=lambda t: t.size)
-    need = widest.size * BYTES_A_POSITION + FIXED_BYTES
+    widest = max(left, key=least_memory)
+    need = least_memory(widest) + FIXED_BYTES
     if need > memory_budget:
         raise BuildTooLargeError(
             f"{game.name}: tier {widest.name} holds {widest.size:,} positions while it is"
-            f" solved (about {need / 2**30:.1f} GiB), past the memory budget of"
+            f" solved (about {need / 2**30:.1f} GiB at the least), past the memory budget of"
             f" {memory_budget / 2**30:.1f} GiB: nothing built")
-    disk = sum(2 * t.size + 128 for t in left)
+    room = working_room(memory_budget)
+    disk = sum(2 * t.size + 128 for t in left) + max(
+        (SPILL_BYTES_A_POSITION * t.size for t in left
+         if t.room and slices_for(t.size, room) > 1), default=0)
     where = folder if folder.exists() else folder.parent
     free = shutil.disk_usage(where).free
     if disk > free:
@@ -158,9 +184,9 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
     folder.mkdir(parents=True, exist_ok=True)
     done = read_manifest(folder, game.name)
     tiers = game.ranked_tiers()
-    check_room(game, folder, memory_budget)
     if until is not None and until not in {t.name for t in tiers}:
         raise ValueError(f"{game.name}: no tier {until!r} ({', '.join(t.name for t in tiers)})")
+    check_room(game, folder, memory_budget, until)
     # A tier read is kept mapped until the last tier that reads it is solved, then let go: the
     # pages of every tier read would otherwise stay in the process's resident set to the end
     # (nine men's morris: some 18 GiB of file pages by the placement phase's middle).
@@ -172,7 +198,8 @@ def build_tiers(game: RankedGame, folder: Path, memory_budget: int,
                 if name not in loaded:
                     loaded[name] = load_tier(folder, done[name])
             earlier = {name: loaded[name] for name in tier.reads}
-            figures = _solve_and_write(tier, earlier, folder, _numbered(progress, k, len(tiers)))
+            figures = _solve_and_write(tier, earlier, folder, working_room(memory_budget),
+                                       _numbered(progress, k, len(tiers)))
             del earlier
             done[tier.name] = figures
             _write_manifest(folder, game.name, done)
@@ -195,17 +222,27 @@ def _numbered(progress: ProgressFactory, k: int, n: int) -> ProgressFactory:
 
 
 def _solve_and_write(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndarray],
-                     folder: Path, progress: ProgressFactory) -> TierFigures:
+                     folder: Path, room: int, progress: ProgressFactory) -> TierFigures:
     start = time.perf_counter()
-    scores = solve_tier(tier, earlier, progress)
+    spill = folder / SPILL
+    remove_spill(spill)  # what a build killed out of core left
+    scores = solve_tier(tier, earlier, progress, room=room, spill=spill)
     path = tier_path(folder, tier.name)
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as f:
-        np.save(f, scores)
-        f.flush()
-        os.fsync(f.fileno())
+    if isinstance(scores, np.memmap) and Path(str(scores.filename)).parent == spill:
+        # Solved out of core: its scores are a .npy file already (np.save's bytes).
+        os.replace(str(scores.filename), partial)
+        with open(partial, "rb+") as f:
+            os.fsync(f.fileno())
+    else:
+        with open(partial, "wb") as f:
+            np.save(f, scores)
+            f.flush()
+            os.fsync(f.fileno())
     os.replace(partial, path)
     wins, draws, losses, copies, deepest_win, deepest_loss = (int(v) for v in _summary(scores))
+    del scores
+    remove_spill(spill)
     return TierFigures(tier.name, tier.size, round(time.perf_counter() - start, 3), wins, draws,
                        losses, copies, deepest_win, deepest_loss, _digest(path))
 

@@ -19,7 +19,6 @@ from tablebase.builder.games.ranked_tiers import RANKED_WIN, RankedGame, score_o
 from tablebase.builder.manifest import StageFigures
 from tablebase.builder.memory import MemoryPlan
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.builder.ranked import BYTES_A_POSITION
 from tablebase.builder.ranked_build import (
     FIXED_BYTES,
     TierFigures,
@@ -27,7 +26,9 @@ from tablebase.builder.ranked_build import (
     check_room,
     load_tier,
     read_manifest,
+    working_room,
 )
+from tablebase.builder.ranked_work import BYTES_A_POSITION, slices_for
 from tablebase.builder.workdir import work_path
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED
@@ -47,24 +48,34 @@ _WRITE_CHUNK = 256 * TIER_BLOCK
 # game's tiers are estimated at 4.2 hours, as they took. What an estimate assumes; not a promise.
 _CYCLIC_RATE = 1.2e6
 _LOOP_FREE_RATE = 2.5e6
+# A tier solved out of core, against the same tier in memory (measured on nine men's morris).
+_OUT_OF_CORE_SLOWER = 1.0
 # Builds smaller than this many indices go unannounced (seconds).
 _WORTH_SAYING = 10 ** 8
 
 
-def estimate_text(tiers: RankedGame, folder: Path) -> str | None:
-    """What a build of `tiers` still has to do (the tiers `folder` has not finished): indices,
-    disk, the memory of its widest tier and hours, in words; None where it is small."""
+def estimate_text(tiers: RankedGame, folder: Path, memory_budget: int) -> str | None:
+    """What a build of `tiers` still has to do (the tiers `folder` has not finished) within
+    `memory_budget`: indices, disk, memory, the tiers solved out of core and hours, in words;
+    None where it is small."""
     done = read_manifest(folder, tiers.name) if folder.exists() else {}
     left = [t for t in tiers.ranked_tiers() if t.name not in done]
     indices = sum(t.size for t in left)
     if indices < _WORTH_SAYING:
         return None
-    seconds = sum(t.size / (_CYCLIC_RATE if t.room else _LOOP_FREE_RATE) for t in left)
-    memory = max(t.size for t in left) * BYTES_A_POSITION + FIXED_BYTES
+    room = working_room(memory_budget)
+    out = [t for t in left if t.room and slices_for(t.size, room) > 1]
+    seconds = sum(t.size / (_LOOP_FREE_RATE if not t.room else _CYCLIC_RATE
+                            / (_OUT_OF_CORE_SLOWER if t in out else 1)) for t in left)
+    memory = min(max(t.size * (BYTES_A_POSITION if t.room else 2) for t in left) + FIXED_BYTES,
+                 memory_budget)
     resumed = f" ({len(done)} finished before: resumed)" if done else ""
-    return (f"{indices:,} positions in {len(left)} tiers{resumed}; {2 * indices / 2**30:.1f} GiB"
-            f" of tier files beside the database, {memory / 2**30:.1f} GiB of memory at most;"
-            f" about {seconds / 3600:.1f} hours on two cores")
+    beyond = (f", {len(out)} of them out of core ({', '.join(t.name for t in out[:4])}"
+              f"{', ...' if len(out) > 4 else ''})" if out else "")
+    return (f"{indices:,} positions in {len(left)} tiers{resumed}{beyond};"
+            f" {2 * indices / 2**30:.1f} GiB of tier files beside the database,"
+            f" {memory / 2**30:.1f} GiB of memory at most; about {seconds / 3600:.1f} hours on"
+            " two cores")
 
 
 class TiersKept(KeyboardInterrupt):
@@ -87,7 +98,7 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
     plan = MemoryPlan.for_budget(memory_budget)
     folder = work_path(database, game.name, work_dir)
     check_room(tiers, folder, plan.budget)  # a build that cannot finish says so first
-    said = estimate_text(tiers, folder)
+    said = estimate_text(tiers, folder, plan.budget)
     if said is not None and announce is not None:
         announce(said)
     stages: dict[str, StageFigures] = {}

@@ -128,10 +128,11 @@ def test_a_large_build_says_what_it_will_take_before_it_starts(tmp_path: Path) -
 
     tiers = MorrisGame("nine-mens-morris").ranked()
     sizes = [t.size for t in tiers.ranked_tiers()]
-    said = estimate_text(tiers, tmp_path / "none")
+    said = estimate_text(tiers, tmp_path / "none", 64 << 30)
     assert said is not None and said.startswith(f"{sum(sizes):,} positions in {len(sizes)} tiers;")
     assert f"{2 * sum(sizes) / 2**30:.1f} GiB of tier files" in said and "hours" in said
-    assert estimate_text(MorrisGame("six-mens-morris").ranked(), tmp_path / "none") is None
+    assert estimate_text(MorrisGame("six-mens-morris").ranked(), tmp_path / "none",
+                         64 << 30) is None
 
 
 def test_a_block_codes_every_score_and_reads_it_back() -> None:
