@@ -4,9 +4,12 @@ their positions' text, in the same run: each build's wall seconds, the start's v
 from both, positions of random games answered by both (value and depth), each file's size and
 its probe and moves p50; then the tiers of nine men's morris whole in
 a folder kept between runs (--nine DIR): each finished tier's figures, and the build resumed
-for --minutes more (0: only the figures).
+for --minutes more (0: only the figures). With --out-of-core TIER, only that tier of --nine,
+solved in memory and out of core under --memory GiB (in the memory cgroup --cgroup DIR where
+given).
 
 Run: python tests/bench_ranked.py [--games SPEC ...] [--nine DIR] [--minutes M]
+     [--out-of-core TIER [--memory GIB] [--cgroup DIR]]
 (nine-mens-morris+stones4 as a game: its walk takes some ten minutes and 12 GiB)
 """
 from __future__ import annotations
@@ -162,9 +165,58 @@ def _nine_table(folder: Path, tmp: str) -> None:
           f" probe p50 {probe:.0f} us, moves p50 {moves:.0f} us")
 
 
+def _out_of_core(folder: Path, name: str, memory: float, cgroup: str | None) -> None:
+    """Tier `name` of nine men's morris solved by build_tiers, in a child process as a build
+    runs it (a folder of hard links to `folder`'s tiers before it, so that it alone is left),
+    in memory (a budget of 20 GiB) then out of core (`memory` GiB; the child in the memory
+    cgroup `cgroup` where given, whose limit holds it to that): wall seconds, positions a
+    second, the child's peak resident memory, and whether both wrote the same file."""
+    from tablebase.builder import ranked_build
+    from tablebase.builder.games.morris.game import MorrisGame
+    tiers = MorrisGame("nine-mens-morris").ranked()
+    done = ranked_build.read_manifest(folder, tiers.name)
+    order = [t.name for t in tiers.ranked_tiers()]
+    before = order[:order.index(name)]
+    if any(n not in done for n in before):
+        print(f"  out of core: tier {name} needs the tiers before it finished in {folder}")
+        return
+    digests = []
+    for label, budget, join in (("in memory", 20 << 30, None),
+                                (f"out of core, {memory:g} GiB", int(memory * 2**30), cgroup)):
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            for n in before:
+                os.link(ranked_build.tier_path(folder, n), ranked_build.tier_path(Path(tmp), n))
+            ranked_build._write_manifest(Path(tmp), tiers.name, {n: done[n] for n in before})
+            start = time.perf_counter()
+            child = subprocess.Popen([sys.executable, "-c", (
+                "import sys; from pathlib import Path;"
+                " from tablebase.builder.games.morris.game import MorrisGame;"
+                " from tablebase.builder.ranked_build import build_tiers;"
+                " build_tiers(MorrisGame('nine-mens-morris').ranked(), Path(sys.argv[1]),"
+                " int(sys.argv[2]), until=sys.argv[3])"), tmp, str(budget), name],
+                preexec_fn=None if join is None else (
+                    lambda: Path(join, "cgroup.procs").write_text(str(os.getpid()))))
+            _, status, usage = os.wait4(child.pid, 0)
+            wall = time.perf_counter() - start
+            if status != 0:
+                print(f"  {name} {label}: the build failed ({status})")
+                return
+            f = ranked_build.read_manifest(Path(tmp), tiers.name)[name]
+            digests.append(f.digest)
+            print(f"  {name} {label}: {f.size:,} positions in {wall:.0f} s wall"
+                  f" ({f.seconds:.0f} s solving and writing, {f.size / f.seconds:,.0f} a"
+                  f" second), peak resident {usage.ru_maxrss / 2**20:.2f} GiB")
+    print(f"  the same tier file both ways: {digests[0] == digests[1]}")
+
+
 def bench_ranked(nine: str | None = None, minutes: float = 0,
-                 games: tuple[str, ...] = GAMES) -> None:
+                 games: tuple[str, ...] = GAMES, out_of_core: str | None = None,
+                 memory: float = 4, cgroup: str | None = None) -> None:
     """The ranked section of `make bench`."""
+    if nine is not None and out_of_core is not None:
+        print("ranked: a tier of nine men's morris in memory and out of core")
+        _out_of_core(Path(nine), out_of_core, memory, cgroup)
+        return
     print("ranked: morris games as ranked tiers beside the same games walked")
     with tempfile.TemporaryDirectory() as tmp:
         for spec in games:
@@ -180,5 +232,10 @@ if __name__ == "__main__":
     parser.add_argument("--games", nargs="*", default=list(GAMES))
     parser.add_argument("--nine", metavar="DIR", help="nine men's morris's tiers, kept here")
     parser.add_argument("--minutes", type=float, default=0, help="resume its build this long")
+    parser.add_argument("--out-of-core", metavar="TIER",
+                        help="solve this tier of --nine in memory, then out of core")
+    parser.add_argument("--memory", type=float, default=4, help="out of core: GiB of budget")
+    parser.add_argument("--cgroup", metavar="DIR", help="out of core: a memory cgroup to join")
     options = parser.parse_args()
-    bench_ranked(options.nine, options.minutes, tuple(options.games))
+    bench_ranked(options.nine, options.minutes, tuple(options.games), options.out_of_core,
+                 options.memory, options.cgroup)
