@@ -120,11 +120,10 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray], work: TierWork,
                             nxt += _tell_all(told, held, depth)
                     else:
                         work.buckets.add(*told)
-            for s in range(work.slices if work.slices > 1 else 0):
-                if work.buckets.any(s):
-                    with work.slice(s) as held:
-                        for told in work.buckets.take(s, _CHUNK * 16):
-                            nxt += _tell_all(told, held, depth)
+                if work.slices > 1 and work.buckets.full():
+                    nxt += _tell_slices(work, depth)
+            if work.slices > 1:
+                nxt += _tell_slices(work, depth)
             level = np.concatenate(nxt) if nxt else np.empty(0, np.int64)
             depth += 1
     return work.scores()
@@ -195,6 +194,18 @@ def _with_child(found, m, part, a):  # type: ignore[no-untyped-def]
     return out
 
 
+def _tell_slices(work: TierWork, depth: int) -> list[np.ndarray]:
+    """Out of core: tell each slice the parents waiting in its bucket, one slice held at a
+    time; the parents decided now."""
+    decided: list[np.ndarray] = []
+    for s in range(work.slices):
+        if work.buckets.any(s):
+            with work.slice(s) as held:
+                for told in work.buckets.take(s, _CHUNK * 16):
+                    decided += _tell_all(told, held, depth)
+    return decided
+
+
 def _tell_all(told: np.ndarray, held: tuple[int, np.ndarray, np.ndarray, np.ndarray],
               depth: int) -> list[np.ndarray]:
     """Tell the parents `told` (all in the slice `held`) on both cores, each core the parents
@@ -210,19 +221,20 @@ def _tell_all(told: np.ndarray, held: tuple[int, np.ndarray, np.ndarray, np.ndar
 
 @njit(cache=True, nogil=True)
 def _tell(told, scores, counts, exits, lo, depth, nxt, parity):  # type: ignore[no-untyped-def]
-    """Tell the parents in `told` (index * 2 + 1 where the child told is lost, every one
-    within the slice from lo) that their children are decided at `depth`: a lost child wins
-    an undecided parent at depth + 1 (into nxt); a won one takes one from its count, and the
-    last makes it lost at depth + 1 unless a move that leaves the tier wins (its exit decides
-    it), draws (never decided: a draw) or is won deeper (its exit's depth decides it: `_due`).
-    Only the parents p with p % 2 == parity (in any order: a parent's count reaches 0 only
-    once all its children are won). Return how many went into nxt."""
+    """Tell the parents in `told` (each its index less lo, times 2, + 1 where the child told is
+    lost; lo the first index of the slice they are in) that their children are decided at
+    `depth`: a lost child wins an undecided parent at depth + 1 (into nxt, by its index in the
+    tier); a won one takes one from its count, and the last makes it lost at depth + 1 unless a
+    move that leaves the tier wins (its exit decides it), draws (never decided: a draw) or is
+    won deeper (its exit's depth decides it: `_due`). Only the parents p with p % 2 == parity
+    (in any order: a parent's count reaches 0 only once all its children are won). Return how
+    many went into nxt."""
     m = 0
     for t in range(told.shape[0]):
-        q = told[t] >> 1
+        p = np.int64(told[t] >> 1)
+        q = lo + p
         if q & 1 != parity:
             continue
-        p = q - lo
         if scores[p] != 0 or counts[p] == 0:
             continue  # decided already, or waiting for its exit (every child told)
         if told[t] & 1:

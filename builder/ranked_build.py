@@ -32,7 +32,12 @@ from tablebase.builder.games.ranked_tiers import (
 )
 from tablebase.builder.progress import NO_PROGRESS, ProgressBar, ProgressFactory
 from tablebase.builder.ranked import solve_tier
-from tablebase.builder.ranked_work import least_room, remove_spill, slices_for
+from tablebase.builder.ranked_work import (
+    FILE_BYTES_A_POSITION,
+    least_room,
+    remove_spill,
+    slices_for,
+)
 from tablebase.compiled import njit
 
 MANIFEST = "manifest.json"
@@ -41,10 +46,9 @@ SPILL = "spill"  # the folder of the out-of-core files of the tier being solved
 # Besides a tier's own arrays: the decided positions of a round, a chunk's parents, the
 # orbit tables (measured on nine men's morris: under 2 GiB at its largest tiers).
 FIXED_BYTES = 2 << 30
-# Out of core, a round's told parents wait in files (8 bytes each) beside the working files (4
-# bytes a position): on disk at most this many bytes a position of the tier, measured on
-# nine men's morris's largest tiers with some room to spare.
-SPILL_BYTES_A_POSITION = 12
+# Out of core, a tier's counts and exit states (4 bytes a position) and a round's told parents
+# (at most FILE_BYTES_A_POSITION) are files beside the tier files (its scores are its file).
+SPILL_BYTES_A_POSITION = 4 + FILE_BYTES_A_POSITION
 
 
 class TierFileError(ValueError):

@@ -29,6 +29,12 @@ BYTES_A_POSITION = 6
 # file traffic).
 BUCKET_SHARE = 8
 LEAST_SLICE = 1 << 22
+# The told parents of a round wait in files up to 4 bytes each and this many bytes a position
+# of the tier: a round that tells more (a morris tier's first rounds tell some 18 parents a
+# position) tells them in several passes over the slices.
+FILE_BYTES_A_POSITION = 8
+# A slice's told parents are uint32s within it (index * 2 + 1 where lost).
+LARGEST_SLICE = (1 << 31) - 1
 
 
 def slices_for(size: int, room: int | None) -> int:
@@ -56,7 +62,7 @@ class TierWork:
 
     def __init__(self, name: str, size: int, slices: int, spill: Path | None) -> None:
         self.size = size
-        self.step = -(-max(size, 1) // slices) if slices > 1 else size
+        self.step = min(-(-max(size, 1) // slices), LARGEST_SLICE) if slices > 1 else size
         self.slices = -(-size // self.step) if slices > 1 and size else 1
         self.edges = [min(s * self.step, size) for s in range(self.slices + 1)]
         self.bucket_cap = self.step * BYTES_A_POSITION // (BUCKET_SHARE - 1)
@@ -130,9 +136,10 @@ def let_go(view: np.ndarray) -> None:
 
 
 class Buckets:
-    """The told parents of a round (each an int64: index * 2 + 1 where the child told is lost)
-    by the slice they fall in: in memory up to the work's cap, then appended to a file a
-    slice."""
+    """The told parents of a round by the slice they fall in, each a uint32 within its slice
+    (index * 2 + 1 where the child told is lost): in memory up to the work's cap, then
+    appended to a file a slice; `full` once the files hold FILE_BYTES_A_POSITION a position of
+    the tier (the round then tells what it has and goes on: a pass over the slices more)."""
 
     def __init__(self, work: TierWork, stem: Path) -> None:
         self.work = work
@@ -140,6 +147,7 @@ class Buckets:
         self.held: list[list[np.ndarray]] = [[] for _ in range(work.slices)]
         self.held_bytes = 0
         self.spilled = [0] * work.slices
+        self.file_cap = FILE_BYTES_A_POSITION * work.size
 
     def add(self, order: np.ndarray, starts: np.ndarray) -> None:
         """Put told parents into their slices' buckets: `order` as `by_slice` sorts them,
@@ -158,6 +166,10 @@ class Buckets:
                     self.held[s] = []
             self.held_bytes = 0
 
+    def full(self) -> bool:
+        """Whether the files hold as many told parents as they may."""
+        return 4 * sum(self.spilled) >= self.file_cap
+
     def any(self, s: int) -> bool:
         """Whether slice s has parents to tell."""
         return bool(self.held[s]) or self.spilled[s] > 0
@@ -167,7 +179,7 @@ class Buckets:
         if self.spilled[s]:
             with open(self._path(s), "rb") as f:
                 for _ in range(0, self.spilled[s], piece):
-                    yield np.fromfile(f, dtype=np.int64, count=piece)
+                    yield np.fromfile(f, dtype=np.uint32, count=piece)
             self._path(s).unlink()
             self.spilled[s] = 0
         parts, self.held[s] = self.held[s], []
@@ -185,17 +197,18 @@ def remove_spill(spill: Path) -> None:
 
 @njit(cache=True, nogil=True)
 def by_slice(told, step, slices):  # type: ignore[no-untyped-def]
-    """`told` ordered by the slice its parents fall in (index // step), and where each slice's
-    run starts (a counting sort)."""
+    """`told` (int64s, index * 2 + 1 where lost) ordered by the slice its parents fall in
+    (index // step), each a uint32 within its slice, and where each slice's run starts (a
+    counting sort)."""
     starts = np.zeros(slices + 1, dtype=np.int64)
     for t in range(told.shape[0]):
         starts[min((told[t] >> 1) // step, slices - 1) + 1] += 1
     for s in range(slices):
         starts[s + 1] += starts[s]
     at = starts[:-1].copy()
-    out = np.empty_like(told)
+    out = np.empty(told.shape[0], dtype=np.uint32)
     for t in range(told.shape[0]):
         s = min((told[t] >> 1) // step, slices - 1)
-        out[at[s]] = told[t]
+        out[at[s]] = told[t] - 2 * s * step
         at[s] += 1
     return out, starts

@@ -34,12 +34,15 @@ def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 class Spy:
-    """Counts the slices a solve held and the told parents it read back from files."""
+    """Counts the slices a solve held, the told parents it read back from files and the
+    rounds told in more than one pass."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.slices = 0
         self.from_files = 0
-        take, held = ranked_work.Buckets.take, ranked_work.TierWork.slice
+        self.passes = 0
+        take, held, full = (ranked_work.Buckets.take, ranked_work.TierWork.slice,
+                            ranked_work.Buckets.full)
 
         def counted_take(buckets: ranked_work.Buckets, s: int, piece: int):  # type: ignore
             self.from_files += buckets.spilled[s]
@@ -48,19 +51,29 @@ class Spy:
         def counted_slice(work: ranked_work.TierWork, s: int):  # type: ignore
             self.slices = max(self.slices, work.slices)
             return held(work, s)
+
+        def counted_full(buckets: ranked_work.Buckets) -> bool:
+            answer = full(buckets)
+            self.passes += answer
+            return answer
         monkeypatch.setattr(ranked_work.Buckets, "take", counted_take)
         monkeypatch.setattr(ranked_work.TierWork, "slice", counted_slice)
+        monkeypatch.setattr(ranked_work.Buckets, "full", counted_full)
 
 
-# The buckets' cap is the slice's bytes / (share - 1): no end, or none.
-@pytest.mark.parametrize("share", [1 + 1e-12, 10 ** 12],
-                         ids=["told in memory", "told through files"])
+# Where a round's told parents wait: the buckets' cap in memory is a slice's bytes / (share -
+# 1) (no end, or none), the files' a position's bytes (no end, or a few: rounds told in passes).
+@pytest.mark.parametrize("share, files", [(1 + 1e-12, 1 << 20), (10 ** 12, 1 << 20),
+                                          (10 ** 12, 0.01)],
+                         ids=["told in memory", "told through files", "rounds in passes"])
 @pytest.mark.parametrize("name", ["tapatan, captures, flying", "3x3, captures, no flying",
                                   "achi", "three-mens-morris+misere"])
 def test_out_of_core_gives_the_scores_in_memory_gives(
-        name: str, share: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        name: str, share: float, files: float, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """Every tier of the whole game, its slices a fifth of it or less."""
     monkeypatch.setattr(ranked_work, "BUCKET_SHARE", share)
+    monkeypatch.setattr(ranked_work, "FILE_BYTES_A_POSITION", files)
     spy = Spy(monkeypatch)
     sectors, _ = sectors_of(name, placement=True)
     whole: dict[str, np.ndarray] = {}
@@ -73,6 +86,7 @@ def test_out_of_core_gives_the_scores_in_memory_gives(
         assert np.array_equal(sliced[tier.name], whole[tier.name]), tier.name
     assert spy.slices >= 5
     assert (spy.from_files > 0) == (share > 2)  # where the told parents waited
+    assert (spy.passes > 0) == (files < 1)
 
 
 def test_out_of_core_equals_the_plain_solver(tmp_path: Path) -> None:
