@@ -35,6 +35,12 @@ from tablebase.compiled import njit
 
 # Decided positions whose parents are generated at a time (each core a half).
 _CHUNK = 1 << 18
+# Out of core, a slice told fewer parents than its positions / _SPARSE is not read ahead.
+_SPARSE = 64
+# The exits listed by depth (_DeepExits) are at most a 64th of a tier, or this many.
+_LISTED_SHARE = 64
+_LISTED_LEAST = 1 << 16
+_NONE = np.empty(0, dtype=np.int64)
 
 
 def solve_tier(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndarray],
@@ -98,17 +104,20 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray], work: TierWork,
             let_go(read)
     level = np.concatenate(level_parts)
     last = int(np.flatnonzero(due_at).max(initial=0))
+    deep = _DeepExits(work, due_at)
     depth = 0
     with progress(desc=f"  solve tier {tier.name}", total=n, unit="pos",
                   unit_scale=True) as bar:
         while len(level) or depth <= last:
-            if 0 < depth <= last and due_at[depth]:
+            if 0 < depth <= deep.deep and due_at[depth]:
                 due = []
                 for s in range(work.slices):
                     with work.slice(s) as (lo, counts, scores, exits):
                         due += split_rows(len(scores), lambda _, a, b: _due(
-                            scores, counts, exits, depth, lo, a, b))
+                            scores, counts, exits, depth, lo, a, b, _NONE))
                 level = np.concatenate([level, *due])
+            elif depth > deep.deep and due_at[depth]:
+                level = np.concatenate([level, *deep.due(work, depth)])
             bar.update(len(level))
             nxt: list[np.ndarray] = []
             for start in range(0, len(level), _CHUNK):
@@ -151,14 +160,60 @@ def _finished_and_exits(scores, exits, lo, a, b):  # type: ignore[no-untyped-def
     return out[:n], at_depth
 
 
+class _DeepExits:
+    """The positions whose exits decide them past depth `deep`, listed by that depth: a deep
+    round finds its due positions among them, not by a scan of the tier (out of core, a read
+    of it). `deep` is the least depth (from 0: an exit of depth 0 is no exit) past which at
+    most a 64th of the tier is listed (a morris tier's exits are mostly shallow)."""
+
+    def __init__(self, work: TierWork, due_at: np.ndarray) -> None:
+        beyond = np.cumsum(due_at[::-1])[::-1]  # beyond[d]: the exits at depth d or deeper
+        most = max(work.size // _LISTED_SHARE, _LISTED_LEAST)
+        self.deep = max(int(np.argmax(beyond <= most)) - 1, 0)
+        self.starts = np.concatenate([[0], np.cumsum(due_at[self.deep + 1:])])
+        self.listed = np.empty(int(self.starts[-1]), dtype=np.int64)
+        at = self.starts[:-1].copy()
+        for s in range(work.slices):
+            with work.slice(s) as (lo, _, _, exits):
+                _list_deep(exits, lo, self.deep, self.listed, at)
+
+    def due(self, work: TierWork, depth: int) -> list[np.ndarray]:
+        """The positions whose exits decide them at `depth` (past `deep`), decided now."""
+        k = depth - self.deep - 1
+        listed = self.listed[self.starts[k]:self.starts[k + 1]]  # by index: listed in order
+        cuts = np.searchsorted(listed, work.edges)
+        decided = []
+        for s in range(work.slices):
+            if cuts[s] < cuts[s + 1]:
+                with work.slice(s, dense=False) as (lo, counts, scores, exits):
+                    part = listed[cuts[s]:cuts[s + 1]] - lo
+                    decided.append(_due(scores, counts, exits, depth, lo, 0, len(part), part))
+        return decided
+
+
 @njit(cache=True, nogil=True)
-def _due(scores, counts, exits, depth, lo, a, b):  # type: ignore[no-untyped-def]
-    """The undecided positions of a..b-1 (lo + each) that their exits decide at `depth` (a
-    win where a lost child outside the tier is that deep; a loss where every child in the
-    tier is told and the deepest won child outside it is), decided now."""
+def _list_deep(exits, lo, deep, listed, at):  # type: ignore[no-untyped-def]
+    """List the positions of a slice (from lo) whose exits decide them past `deep`, each at
+    its depth's next place (at[d - deep - 1])."""
+    for i in range(exits.shape[0]):
+        e = exits[i]
+        if e != DRAW_EXIT and abs(np.int32(e)) > deep:
+            k = abs(np.int32(e)) - deep - 1
+            listed[at[k]] = lo + i
+            at[k] += 1
+
+
+@njit(cache=True, nogil=True)
+def _due(scores, counts, exits, depth, lo, a, b, listed):  # type: ignore[no-untyped-def]
+    """The undecided positions of a..b-1 (lo + each; or of listed[a:b] where `listed` is not
+    empty) that their exits decide at `depth` (a win where a lost child outside the tier is
+    that deep; a loss where every child in the tier is told and the deepest won child outside
+    it is), decided now."""
     out = np.empty(1024, dtype=np.int64)
     n = 0
-    for i in range(a, b):
+    chosen = listed.shape[0] > 0
+    for j in range(a, b):
+        i = listed[j] if chosen else j
         if scores[i] != 0:
             continue
         e = exits[i]
@@ -199,8 +254,10 @@ def _tell_slices(work: TierWork, depth: int) -> list[np.ndarray]:
     time; the parents decided now."""
     decided: list[np.ndarray] = []
     for s in range(work.slices):
-        if work.buckets.any(s):
-            with work.slice(s) as held:
+        waiting = work.buckets.count(s)
+        if waiting:
+            # A few parents told touch a few pages: read alone, not the whole slice ahead.
+            with work.slice(s, dense=waiting * _SPARSE > work.step) as held:
                 for told in work.buckets.take(s, _CHUNK * 16):
                     decided += _tell_all(told, held, depth)
     return decided

@@ -90,11 +90,20 @@ class TierWork:
         self.buckets = Buckets(self, spill / f"{name}.bucket")
 
     @contextmanager
-    def slice(self, s: int) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-        """Slice s as (its first index, counts, scores, exits); out of core, its pages let
-        go after the block."""
+    def slice(self, s: int, dense: bool = True
+              ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """Slice s as (its first index, counts, scores, exits); out of core, read ahead
+        whole where the block touches much of it (`dense`: a few pages touched are read
+        alone), and its pages let go after the block."""
         lo, hi = self.edges[s], self.edges[s + 1]
         counts, scores, exits = views = tuple(a[lo:hi] for a in self._arrays)
+        if self.slices > 1:
+            # Dense: read the slice ahead whole; sparse: fault in the pages touched alone (a
+            # fault's readahead would read some 32 pages for each).
+            for view in views:
+                _advise(view, 0 if dense else getattr(mmap, "MADV_RANDOM", 0))  # 0: normal
+                if dense:
+                    _advise(view, getattr(mmap, "MADV_WILLNEED", 0))
         try:
             yield lo, counts, scores, exits
         finally:
@@ -126,13 +135,17 @@ def let_go(view: np.ndarray) -> None:
     """Unmap the whole pages of `view` from this process, which must be a view of a shared
     file mapping (its data stays in the page cache and the file; of memory of the process's
     own, it would be lost): they leave the process's resident set until read again."""
+    _advise(view, getattr(mmap, "MADV_DONTNEED", 0))
+
+
+def _advise(view: np.ndarray, advice: int) -> None:
+    """madvise the whole pages of a view of a mapping (nothing where there is no madvise)."""
     if _libc is None or view.nbytes == 0:
         return
     start = -(-view.ctypes.data // _PAGE) * _PAGE
     end = (view.ctypes.data + view.nbytes) // _PAGE * _PAGE
     if end > start:
-        _libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start),
-                      mmap.MADV_DONTNEED)
+        _libc.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), advice)
 
 
 class Buckets:
@@ -170,9 +183,9 @@ class Buckets:
         """Whether the files hold as many told parents as they may."""
         return 4 * sum(self.spilled) >= self.file_cap
 
-    def any(self, s: int) -> bool:
-        """Whether slice s has parents to tell."""
-        return bool(self.held[s]) or self.spilled[s] > 0
+    def count(self, s: int) -> int:
+        """How many told parents wait for slice s."""
+        return self.spilled[s] + sum(len(part) for part in self.held[s])
 
     def take(self, s: int, piece: int) -> Iterator[np.ndarray]:
         """Slice s's told parents, at most `piece` at a time; then its bucket is empty."""

@@ -48,6 +48,7 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     rounds are what a large tier runs."""
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 64)
     monkeypatch.setattr(ranked, "_CHUNK", 256)
+    monkeypatch.setattr(ranked, "_LISTED_LEAST", 0)  # shallow exits found by scans, deep listed
 
 
 def sectors_of(name: str, placement: bool = False

@@ -25,6 +25,7 @@ def small_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
     """Both cores and many chunks on a few thousand positions, as a large tier runs."""
     monkeypatch.setattr(threads, "PARALLEL_ROWS", 64)
     monkeypatch.setattr(ranked, "_CHUNK", 256)
+    monkeypatch.setattr(ranked, "_LISTED_LEAST", 0)  # shallow exits found by scans, deep listed
 
 
 def small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,9 +49,9 @@ class Spy:
             self.from_files += buckets.spilled[s]
             return take(buckets, s, piece)
 
-        def counted_slice(work: ranked_work.TierWork, s: int):  # type: ignore
+        def counted_slice(work: ranked_work.TierWork, s: int, dense: bool = True):  # type: ignore
             self.slices = max(self.slices, work.slices)
-            return held(work, s)
+            return held(work, s, dense)
 
         def counted_full(buckets: ranked_work.Buckets) -> bool:
             answer = full(buckets)
@@ -89,9 +90,15 @@ def test_out_of_core_gives_the_scores_in_memory_gives(
     assert (spy.passes > 0) == (files < 1)
 
 
-def test_out_of_core_equals_the_plain_solver(tmp_path: Path) -> None:
+# Which exits are found by a scan of the tier and which listed by depth (ranked._DeepExits).
+@pytest.mark.parametrize("least, share", [(0, 64), (0, 4), (1 << 40, 64)],
+                         ids=["exits by scans", "shallow by scans, deep listed", "all listed"])
+def test_out_of_core_equals_the_plain_solver(least: int, share: int, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """Placing, then moving, each tier in seven slices: every position reachable from the start
     equal to the plain solver's value and depth."""
+    monkeypatch.setattr(ranked, "_LISTED_LEAST", least)
+    monkeypatch.setattr(ranked, "_LISTED_SHARE", share)
     sectors, plain = sectors_of("tapatan, captures, flying", placement=True)
     solved: dict[str, np.ndarray] = {}
     for tier in sectors.ranked_tiers():
