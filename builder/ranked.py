@@ -35,8 +35,9 @@ from tablebase.compiled import njit
 
 # Decided positions whose parents are generated at a time (each core a half).
 _CHUNK = 1 << 18
-# Out of core, a slice told fewer parents than its positions / _SPARSE is not read ahead.
-_SPARSE = 64
+# Out of core, a slice told fewer parents than its positions / _SPARSE (an eighth of its pages)
+# is not read ahead: a fault a page reads them alone, 4 KiB at a time.
+_SPARSE = 8 * 2048
 # The exits listed by depth (_DeepExits) are at most a 64th of a tier, or this many.
 _LISTED_SHARE = 64
 _LISTED_LEAST = 1 << 16
@@ -92,9 +93,8 @@ def _solve(tier: RankedTier, earlier: dict[str, np.ndarray], work: TierWork,
                 split_rows(len(scores), first)
                 # Exits decide positions at their own depth: a win at w where no lost child in
                 # the tier decided it earlier, a loss at l where every child in the tier was
-                # told by then. Found by a scan a round (no list of them held: they may be most
-                # of a tier), only where an exit decides something at that depth (the deep
-                # ones are few: most rounds have none).
+                # told by then. The shallow ones (they may be most of a tier) are found by a
+                # scan a round, the deep ones (few, over many rounds) from a list by depth.
                 for part in split_rows(len(scores), lambda _, a, b: _finished_and_exits(
                         scores, exits, lo, a, b)):
                     level_parts.append(part[0])
