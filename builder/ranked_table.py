@@ -48,8 +48,9 @@ _WRITE_CHUNK = 256 * TIER_BLOCK
 # game's tiers are estimated at 4.2 hours, as they took. What an estimate assumes; not a promise.
 _CYCLIC_RATE = 1.2e6
 _LOOP_FREE_RATE = 2.5e6
-# A tier solved out of core, against the same tier in memory (measured on nine men's morris).
-_OUT_OF_CORE_SLOWER = 1.0
+# A tier solved out of core, against the same tier in memory: nine men's morris's 8-7 under
+# --memory 4 in 622 s against 586 (docs/benchmarks.md); 6-5 in 4 slices 1.25 times.
+_OUT_OF_CORE_SLOWER = 1.2
 # Builds smaller than this many indices go unannounced (seconds).
 _WORTH_SAYING = 10 ** 8
 
