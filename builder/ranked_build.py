@@ -146,6 +146,12 @@ def least_memory(tier: RankedTier | LoopFreeTier) -> int:
     return 2 * tier.size if tier.room == 0 else least_room(tier.size)
 
 
+def out_of_core(tier: RankedTier | LoopFreeTier, memory_budget: int) -> bool:
+    """Whether `tier` is solved out of core under `memory_budget` (a tier with rounds whose
+    working arrays are past the room the budget leaves)."""
+    return tier.room > 0 and slices_for(tier.size, working_room(memory_budget)) > 1
+
+
 def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | None = None
                ) -> None:
     """BuildTooLargeError before anything is solved where a tier left to solve (one the
@@ -166,10 +172,9 @@ def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | 
             f"{game.name}: tier {widest.name} holds {widest.size:,} positions while it is"
             f" solved (about {need / 2**30:.1f} GiB at the least), past the memory budget of"
             f" {memory_budget / 2**30:.1f} GiB: nothing built")
-    room = working_room(memory_budget)
     disk = sum(2 * t.size + 128 for t in left) + max(
-        (SPILL_BYTES_A_POSITION * t.size for t in left
-         if t.room and slices_for(t.size, room) > 1), default=0)
+        (SPILL_BYTES_A_POSITION * t.size for t in left if out_of_core(t, memory_budget)),
+        default=0)
     where = folder if folder.exists() else folder.parent
     free = shutil.disk_usage(where).free
     if disk > free:

@@ -25,10 +25,10 @@ from tablebase.builder.ranked_build import (
     build_tiers,
     check_room,
     load_tier,
+    out_of_core,
     read_manifest,
-    working_room,
 )
-from tablebase.builder.ranked_work import BYTES_A_POSITION, slices_for
+from tablebase.builder.ranked_work import BYTES_A_POSITION
 from tablebase.builder.workdir import work_path
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED
@@ -64,8 +64,7 @@ def estimate_text(tiers: RankedGame, folder: Path, memory_budget: int) -> str | 
     indices = sum(t.size for t in left)
     if indices < _WORTH_SAYING:
         return None
-    room = working_room(memory_budget)
-    out = [t for t in left if t.room and slices_for(t.size, room) > 1]
+    out = [t for t in left if out_of_core(t, memory_budget)]
     seconds = sum(t.size / (_LOOP_FREE_RATE if not t.room else _CYCLIC_RATE
                             / (_OUT_OF_CORE_SLOWER if t in out else 1)) for t in left)
     memory = min(max(t.size * (BYTES_A_POSITION if t.room else 2) for t in left) + FIXED_BYTES,
