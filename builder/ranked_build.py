@@ -35,6 +35,7 @@ from tablebase.builder.ranked import solve_tier
 from tablebase.builder.ranked_work import (
     FILE_BYTES_A_POSITION,
     least_room,
+    let_go,
     remove_spill,
     slices_for,
 )
@@ -249,11 +250,32 @@ def _solve_and_write(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndar
             f.flush()
             os.fsync(f.fileno())
     os.replace(partial, path)
-    wins, draws, losses, copies, deepest_win, deepest_loss = (int(v) for v in _summary(scores))
+    wins, draws, losses, copies, deepest_win, deepest_loss = _figures(scores)
     del scores
     remove_spill(spill)
     return TierFigures(tier.name, tier.size, round(time.perf_counter() - start, 3), wins, draws,
                        losses, copies, deepest_win, deepest_loss, _digest(path))
+
+
+# Positions summed at a time from a tier's file mapped (out of core): their pages are let go
+# after each piece, so the summary adds 128 MiB to the process, not the tier's 2 bytes a position.
+_SUMMED = 1 << 26
+
+
+def _figures(scores: np.ndarray) -> tuple[int, int, int, int, int, int]:
+    """`_summary` of a tier's scores; a piece at a time where they are a file mapped."""
+    if not isinstance(scores, np.memmap):
+        wins, draws, losses, copies, win, loss = (int(v) for v in _summary(scores))
+        return wins, draws, losses, copies, win, loss
+    total = np.zeros(6, np.int64)
+    for start in range(0, len(scores), _SUMMED):
+        piece = scores[start:start + _SUMMED]
+        found = _summary(piece)
+        let_go(piece)
+        total[:4] += found[:4]
+        total[4:] = np.maximum(total[4:], found[4:])
+    wins, draws, losses, copies, win, loss = (int(v) for v in total)
+    return wins, draws, losses, copies, win, loss
 
 
 @njit(cache=True, nogil=True)

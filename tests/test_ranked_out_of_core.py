@@ -6,6 +6,7 @@ allows and refuses."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -108,17 +109,21 @@ def test_out_of_core_equals_the_plain_solver(least: int, share: int, tmp_path: P
 
 def test_a_build_out_of_core_writes_the_files_of_one_in_memory(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A budget below the widest tier's arrays: the same tier files (digests) as a build with
-    room for all, and no out-of-core file left."""
+    """A budget below the widest tier's arrays: the same tier files (digests) and figures (its
+    wins, draws, ... summed a piece of the file at a time) as a build with room for all, and no
+    out-of-core file left."""
     spy = Spy(monkeypatch)
     tiers = MorrisGame("nine-mens-morris+stones3").ranked()
     whole = build_tiers(tiers, tmp_path / "whole", 1 << 40)
     assert spy.slices == 1
     small_budget(monkeypatch)
+    monkeypatch.setattr(ranked_build, "_SUMMED", 1000)
     widest = max(t.size for t in tiers.ranked_tiers())
     sliced = build_tiers(tiers, tmp_path / "sliced", widest * 2)
     assert spy.slices >= 3
     assert [f.digest for f in sliced.values()] == [f.digest for f in whole.values()]
+    assert [replace(f, seconds=0) for f in sliced.values()] == \
+        [replace(f, seconds=0) for f in whole.values()]
     assert not (tmp_path / "sliced" / ranked_build.SPILL).exists()
 
 
