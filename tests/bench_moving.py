@@ -95,8 +95,8 @@ def _answers(db: str) -> Answers:
     decoded blocks empty at first: db/block_cache.py); the table's positions (stored, all
     images), the start's answer."""
     from tablebase import open_tablebase
+    from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.notation import board_text
-    from tablebase.builder.games.stones import parse_spec
     from tablebase.builder.games.stones import rules as moving
     from tablebase.db.block_cache import blocks
     spec = parse_spec("teeko")

@@ -281,3 +281,27 @@ def test_the_family_checks_see_a_flag_and_an_import() -> None:
     assert not _FAMILY_FLAG.search("game.drops and game.positions_repeat")
     assert _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.grid.root import Root")
     assert not _ANY_FAMILY_IMPORT.search("from tablebase.builder.games.tier_kernels import OPEN")
+
+
+def test_every_name_the_tests_and_benches_import_exists() -> None:
+    """`make bench` is not run by the suite, and its modules import most names inside their
+    functions: a name moved or renamed by a refactor would surface only when a bench section
+    runs (bench_moving's `parse_spec` once did). Every `from tablebase... import name` and
+    `from tests... import name` in tests/, at any depth, must resolve."""
+    import importlib
+
+    missing = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                    and node.module.split(".")[0] in ("tablebase", "tests")):
+                continue
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                if alias.name == "*" or hasattr(module, alias.name):
+                    continue
+                try:
+                    importlib.import_module(f"{node.module}.{alias.name}")
+                except ImportError:
+                    missing.append(f"{path.name}:{node.lineno}: {node.module}.{alias.name}")
+    assert not missing, missing
