@@ -61,3 +61,12 @@ def test_refuses_non_string() -> None:
 
 def test_largest_board_fits_int64() -> None:
     assert 3 ** parse_spec("13x3k3").cells - 1 < 2 ** 63
+
+
+def test_equal_specs_parse_to_one_object() -> None:
+    """The caches a Spec keys find it by identity (a probe looks its game up a few times):
+    equal specs, however spelled, are one object; a Spec made directly still equals it."""
+    assert parse_spec("3x3k3") is parse_spec(" tictactoe ") is parse_spec("3X3K3")
+    assert parse_spec("teeko") is parse_spec("5x5k4+square+stones4")
+    assert parse_spec("3x3k3") is not parse_spec("3x3k3+misere")
+    assert Spec(3, 3, 3) == parse_spec("3x3k3") and hash(Spec(3, 3, 3)) == hash(parse_spec("3x3k3"))

@@ -84,7 +84,10 @@ class GridGame:
 
     def on_board(self, position: Sequence[int]) -> int:
         """The stones on the board."""
-        return sum(1 for v in position[:self.spec.cells] if v)
+        cells = position[:self.spec.cells]
+        if type(cells) is tuple or type(cells) is list:  # counted in C
+            return len(cells) - cells.count(0)
+        return sum(1 for v in cells if v)
 
     def board(self, position: Sequence[int]) -> tuple[int, ...]:
         """The cells of a position (without the side to move, where one follows them)."""

@@ -32,6 +32,8 @@ def mover_at(ply: int) -> int:
 
 def side_to_move(board: Sequence[int]) -> int:
     """The player to move, from the stone counts (X moves first)."""
+    if type(board) is tuple or type(board) is list:  # counted in C (a probe's commonest case)
+        return mover_at(len(board) - board.count(EMPTY))
     return mover_at(sum(1 for v in board if v != EMPTY))
 
 

@@ -140,7 +140,13 @@ def parse_spec(text: str) -> Spec:
         if name in seen:
             raise InvalidSpecError(f"flag +{name} appears twice in spec {shown!r}")
         seen[name] = int(numbered.group(2)) if numbered else True
-    return Spec(width, height, k, **seen)  # type: ignore[arg-type]
+    spec = Spec(width, height, k, **seen)  # type: ignore[arg-type]
+    # One object for equal specs: the caches a Spec keys (its game, geometry, tables) then
+    # find it by identity, where two equal objects cost a dataclass comparison each look-up.
+    return _PARSED.setdefault(spec, spec)
+
+
+_PARSED: dict[Spec, Spec] = {}
 
 
 _NUMBERED_RE = re.compile(r"([a-z]+)(\d{1,3})")
