@@ -7,13 +7,16 @@ kernels again until one had saved them. `make test` runs the three groups side b
 """
 from __future__ import annotations
 
+import io
 import sys
 import tempfile
+from contextlib import redirect_stdout
 from pathlib import Path
 
 
 def tables() -> None:
-    """The builder's kernels (both layouts' storage, endgames, stones that move) and verify's."""
+    """The builder's kernels (both layouts' storage, endgames, stones that move, ranked tiers)
+    and verify's."""
     from tablebase.builder.games.grid import parse_spec
     from tablebase.builder.games.grid.boards import play_moves
     from tablebase.builder.pipeline import build
@@ -32,6 +35,7 @@ def tables() -> None:
                 assert verify_table(tb, spec).ok
         build(parse_spec("4x3k3"), db, layout="rows")
     numbers_walk()
+    morris()
 
 
 def numbers_walk() -> None:
@@ -60,6 +64,28 @@ def numbers_walk() -> None:
     graph.NUMBERS_FROM = 4096
     game = ClassGame(Ints(), "Ints", "Ints")
     assert graph.walk(game, game.start(), 1 << 33).numbers is not None
+
+
+def morris() -> None:
+    """Games solved as ranked tiers (morris): builds in memory and one out of core, moves and
+    verify of their tables."""
+    from tablebase.builder import ranked_build, ranked_work
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.query.cli import main
+    from tablebase.query.tablebase import open_tablebase
+    with tempfile.TemporaryDirectory() as tmp:
+        db = str(Path(tmp) / "t.db")
+        with redirect_stdout(io.StringIO()):  # their reports: not for `make test`'s output
+            for spec in ("six-mens-morris+stones3", "tapatan"):
+                assert main(["build", spec, "--db", db, "--quiet"]) == 0
+                assert main(["verify", spec, "--db", db]) == 0
+        with open_tablebase(db) as tb:
+            tb.game("six-mens-morris+stones3").moves(None)
+        # Out of core: nothing set aside, a budget below the widest tier's arrays.
+        ranked_build.FIXED_BYTES, ranked_work.LEAST_SLICE = 0, 16
+        tiers = MorrisGame("tapatan").ranked()
+        widest = max(t.size for t in tiers.ranked_tiers())
+        ranked_build.build_tiers(tiers, Path(tmp) / "parts", widest * 2)
 
 
 def search() -> None:
