@@ -143,10 +143,14 @@ def parse_spec(text: str) -> Spec:
     spec = Spec(width, height, k, **seen)  # type: ignore[arg-type]
     # One object for equal specs: the caches a Spec keys (its game, geometry, tables) then
     # find it by identity, where two equal objects cost a dataclass comparison each look-up.
+    # Bounded: a server parses whatever specs its clients name.
+    if len(_PARSED) >= _PARSED_AT_MOST:
+        return _PARSED.get(spec, spec)
     return _PARSED.setdefault(spec, spec)
 
 
 _PARSED: dict[Spec, Spec] = {}
+_PARSED_AT_MOST = 4096
 
 
 _NUMBERED_RE = re.compile(r"([a-z]+)(\d{1,3})")
