@@ -262,20 +262,19 @@ def _solve_and_write(tier: RankedTier | LoopFreeTier, earlier: dict[str, np.ndar
 _SUMMED = 1 << 26
 
 
-def _figures(scores: np.ndarray) -> tuple[int, int, int, int, int, int]:
-    """`_summary` of a tier's scores; a piece at a time where they are a file mapped."""
-    if not isinstance(scores, np.memmap):
-        wins, draws, losses, copies, win, loss = (int(v) for v in _summary(scores))
-        return wins, draws, losses, copies, win, loss
+def _figures(scores: np.ndarray) -> tuple[int, ...]:
+    """`_summary` of a tier's scores, a piece at a time (a file mapped: each piece's pages let
+    go after it; never memory of the process's own, which letting go would zero)."""
+    mapped = isinstance(scores, np.memmap)
     total = np.zeros(6, np.int64)
     for start in range(0, len(scores), _SUMMED):
         piece = scores[start:start + _SUMMED]
         found = _summary(piece)
-        let_go(piece)
+        if mapped:
+            let_go(piece)
         total[:4] += found[:4]
         total[4:] = np.maximum(total[4:], found[4:])
-    wins, draws, losses, copies, win, loss = (int(v) for v in total)
-    return wins, draws, losses, copies, win, loss
+    return tuple(int(v) for v in total)
 
 
 @njit(cache=True, nogil=True)

@@ -35,7 +35,7 @@ from tablebase.builder.games.grid.notation import (
     player_name,
     shown,
 )
-from tablebase.builder.games.grid.rules import lines_at, made_through
+from tablebase.builder.games.grid.rules import lines_at, made_through, stones_on
 
 _CELL_CHARS = {".": EMPTY, "x": X, "o": O}
 _CELL_BYTES = bytes(_CELL_CHARS.get(chr(b).lower(), 3) for b in range(256))
@@ -129,7 +129,7 @@ def _over_reason(spec: Spec, board: Sequence[int]) -> str | None:
     done = outcome(spec, board)
     if done is None:
         return None
-    return _reason(spec, done, sum(1 for v in board if v))
+    return _reason(spec, done, stones_on(board))
 
 
 def _reason(spec: Spec, done: Value, stones: int) -> str:
@@ -211,7 +211,7 @@ def place(board: Sequence[int], cell: int, mover: int | None = None) -> tuple[in
     """The board after the side to move (`mover`, if the caller has counted it) puts a stone on
     `cell` (no legality check)."""
     out = list(board)
-    out[cell] = mover_at(sum(1 for v in board if v)) if mover is None else mover
+    out[cell] = mover_at(stones_on(board)) if mover is None else mover
     return tuple(out)
 
 
@@ -223,7 +223,7 @@ def play_tokens(spec: Spec, board: Sequence[int], tokens: Sequence[str], text: s
     ended), so only the lines through each move's cell are looked at; from board text, which
     may hold anything, every line each time, as `outcome` does."""
     current = list(board)
-    stones = sum(1 for v in current if v)
+    stones = stones_on(current)
     fresh = stones == 0
     made = {X: False, O: False}  # fresh: whether each side has made a line
 

@@ -38,7 +38,13 @@ from tablebase.builder.games.grid.orders import move_orders, stone_order
 from tablebase.builder.games.grid.position_text import read_position
 from tablebase.builder.games.grid.root import Root
 from tablebase.builder.games.grid.root_check import root_of
-from tablebase.builder.games.grid.rules import legal_moves, open_cells, outcome, side_to_move
+from tablebase.builder.games.grid.rules import (
+    legal_moves,
+    open_cells,
+    outcome,
+    side_to_move,
+    stones_on,
+)
 from tablebase.builder.games.grid.spec import Spec
 from tablebase.builder.games.grid.symmetry import canonical_board, transform
 from tablebase.builder.games.move import Move, placements
@@ -84,10 +90,7 @@ class GridGame:
 
     def on_board(self, position: Sequence[int]) -> int:
         """The stones on the board."""
-        cells = position[:self.spec.cells]
-        if type(cells) is tuple or type(cells) is list:  # counted in C
-            return len(cells) - cells.count(0)
-        return sum(1 for v in cells if v)
+        return stones_on(position[:self.spec.cells])
 
     def board(self, position: Sequence[int]) -> tuple[int, ...]:
         """The cells of a position (without the side to move, where one follows them)."""

@@ -30,11 +30,16 @@ def mover_at(ply: int) -> int:
     return X if ply % 2 == 0 else O
 
 
+def stones_on(board: Sequence[int]) -> int:
+    """The stones on `board` (its cells that are not EMPTY)."""
+    if type(board) is tuple or type(board) is list:  # counted in C (a probe's commonest case)
+        return len(board) - board.count(EMPTY)
+    return sum(1 for v in board if v != EMPTY)
+
+
 def side_to_move(board: Sequence[int]) -> int:
     """The player to move, from the stone counts (X moves first)."""
-    if type(board) is tuple or type(board) is list:  # counted in C (a probe's commonest case)
-        return mover_at(len(board) - board.count(EMPTY))
-    return mover_at(sum(1 for v in board if v != EMPTY))
+    return mover_at(stones_on(board))
 
 
 @lru_cache(maxsize=None)
