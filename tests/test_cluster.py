@@ -360,3 +360,20 @@ def test_cuts_weigh_a_child_by_its_parents(spec: str) -> None:
         expected = sum(1 for c, v in enumerate(board) if v == last and (
             not game.gravity or c < game.w or board[c - game.w] == 0))
         assert n == expected, board
+
+
+def test_a_task_carries_the_root_without_the_kernels_bound_here() -> None:
+    """A root goes to a worker pickled, once a task: the compiled kernels it bound in this
+    process stay here (each process binds its own), and the copy binds and codes as it does."""
+    import pickle
+
+    from tablebase.builder.games.registry import table_root
+
+    root = table_root(parse_spec("5x4k4+gravity"))
+    bound = [root.tier_kernels(ply) for ply in range(1, 8)]
+    buffers: list[pickle.PickleBuffer] = []
+    copy = pickle.loads(pickle.dumps(root, protocol=5, buffer_callback=buffers.append),
+                        buffers=buffers)
+    assert "_tiers" in vars(root) and "_tiers" not in vars(copy)
+    assert copy == root and copy.symmetries.tolist() == root.symmetries.tolist()
+    assert copy.tier_kernels(3) is not bound[2] and root.tier_kernels(3) is bound[2]

@@ -134,6 +134,15 @@ class RootTiers:
     def _tiers(self) -> dict[int, TierKernels]:
         return {}
 
+    def __getstate__(self) -> dict[str, object]:
+        """The root as a copy for another process carries it (a cluster's task, pickled once a
+        task): without the kernels bound to this process's tiers, which that process binds
+        anew where it needs them (a tier's, a few arrays: with them, some 120 buffers a task)."""
+        state = dict(self.__dict__)
+        state.pop("_tiers", None)
+        state.pop("_cyclic", None)
+        return state
+
     def load_kernels(self) -> None:
         """Load the loop-free tiers' compiled kernels (tier.py), before a build's timings."""
         from tablebase.builder.games.grid.tier import warm_up
