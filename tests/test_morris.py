@@ -119,6 +119,37 @@ def test_symmetries_form_orbits_of_equal_texts() -> None:
     assert len(game.symmetries(placing)) == 15 and len(set(game.symmetries(placing))) == 8
 
 
+@pytest.mark.parametrize(("name", "sizes"), [
+    ("three-mens-morris", range(10)), ("tapatan", range(10)),
+    ("six-mens-morris", [*range(6), *range(11, 17)]), ("nine-mens-morris", [0, 1, 2, 22, 23, 24]),
+])
+def test_the_orbit_tables_agree_with_the_symmetries_applied_plainly(name: str,
+                                                                    sizes: range) -> None:
+    """sectors.Orbits, against every set of each size's images under the board's symmetries:
+    the symmetries that map a set to its least image, and that image's place among the
+    orbits' least sets, in colex (masks') order."""
+    from itertools import combinations
+
+    from tablebase.builder.games.morris.sectors import Orbits
+
+    symmetries = board(name).symmetries
+    points = len(symmetries[0])
+    tables = Orbits(MorrisGame(name).ranked().rules, sizes)
+    for a in sizes:
+        masks = sorted(sum(1 << i for i in c) for c in combinations(range(points), a))
+        images = [[sum(1 << g[i] for i in range(points) if m >> i & 1) for g in symmetries]
+                  for m in masks]
+        least = [min(found) for found in images]
+        reps = sorted(set(least))
+        assert tables.representatives(a) == len(reps)
+        at, first = int(tables.rank_off[a]), int(tables.rep_off[a])
+        for r, found in enumerate(images):
+            keep = sum(1 << g for g, m in enumerate(found) if m == least[r])
+            assert int(tables.sym_tab[at + r]) == keep, (a, r)
+            assert int(tables.rep_of[at + r]) == reps.index(least[r]), (a, r)
+        assert [int(x) & 0xFFFFFFFF for x in tables.reps[first:first + len(reps)]] == reps
+
+
 @pytest.mark.parametrize(("text", "error"), [
     (".../.../... x 3 3 1", "a position is"),
     ("..../.../... x 3 3", "3 rows of 3, 3, 3 points"),

@@ -15,7 +15,7 @@ import numpy as np
 from tablebase.builder.games.morris import sector_kernels as k
 from tablebase.builder.games.morris.boards import Board
 from tablebase.builder.games.morris.rules import Rules
-from tablebase.builder.games.morris.sector_kernels import colex_unrank, image
+from tablebase.builder.games.morris.sector_kernels import colex_rank, image
 from tablebase.compiled import njit
 
 
@@ -58,11 +58,12 @@ class Orbits:
             sym_tab = np.empty(n, dtype=np.int32)
             least = np.empty(n, dtype=np.int64)
             own = np.empty(n, dtype=np.bool_)
-            orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own)
+            rep_of = np.empty(n, dtype=np.int32)
+            orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own, rep_of)
             # Colex order is the masks' order: the representatives, in rank order, are sorted.
             mine = least[own]
             sym_tabs.append(sym_tab)
-            rep_ofs.append(np.searchsorted(mine, least).astype(np.int32))
+            rep_ofs.append(rep_of)
             # Beside each, the symmetries that keep it (those that map it to itself).
             reps.append(mine | sym_tab[own].astype(np.int64) << 32)
             self.rank_off[a + 1] += n
@@ -160,12 +161,16 @@ class SectorTier:
 
 
 @njit(cache=True, nogil=True)
-def orbit_tables(a, points, binom, perm, sym_tab, least, own):  # type: ignore[no-untyped-def]
+def orbit_tables(a, points, binom, perm, sym_tab, least, own, rep_of):  # type: ignore[no-untyped-def]
     """For every set of `a` points, by colex rank: least[r], the least mask of its orbit;
     sym_tab[r], the symmetries (bits) that map it there; own[r], whether it is that least
-    (its orbit's representative)."""
-    for r in range(binom[points, a]):
-        mask = colex_unrank(r, a, points, binom)
+    (its orbit's representative); rep_of[r], that representative's place among them all,
+    in rank order. The sets go in colex order, which is their masks' order: a least mask
+    below a set's own comes before it, its place known by then."""
+    count = 0
+    n = binom[points, a]
+    mask = (np.int64(1) << a) - 1  # the set of colex rank 0
+    for r in range(n):
         low = np.int64(1) << 62
         gs = 0
         for g in range(perm.shape[0]):
@@ -178,3 +183,12 @@ def orbit_tables(a, points, binom, perm, sym_tab, least, own):  # type: ignore[n
         least[r] = low
         sym_tab[r] = gs
         own[r] = low == mask
+        if low == mask:
+            rep_of[r] = count
+            count += 1
+        else:
+            rep_of[r] = rep_of[colex_rank(low, binom)]
+        if r + 1 < n:  # the next set in colex order: the next larger mask of `a` points
+            low_bit = mask & -mask
+            carried = mask + low_bit
+            mask = ((carried ^ mask) >> 2) // low_bit | carried
