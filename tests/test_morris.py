@@ -120,11 +120,11 @@ def test_symmetries_form_orbits_of_equal_texts() -> None:
 
 
 @pytest.mark.parametrize(("name", "sizes"), [
-    ("three-mens-morris", range(10)), ("tapatan", range(10)),
+    ("three-mens-morris", [*range(10)]), ("tapatan", [*range(10)]),
     ("six-mens-morris", [*range(6), *range(11, 17)]), ("nine-mens-morris", [0, 1, 2, 22, 23, 24]),
 ])
 def test_the_orbit_tables_agree_with_the_symmetries_applied_plainly(name: str,
-                                                                    sizes: range) -> None:
+                                                                    sizes: list[int]) -> None:
     """sectors.Orbits, against every set of each size's images under the board's symmetries:
     the symmetries that map a set to its least image, and that image's place among the
     orbits' least sets, in colex (masks') order."""
