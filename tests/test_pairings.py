@@ -135,3 +135,53 @@ def test_a_refuting_reply_is_the_first_reply_after_which_a_pairing_holds(spec_te
             assert (int(reply), as_int(zone)) == expected, (board, moves, limit)
             found += reply >= 0
     assert found >= 3
+
+
+def test_a_run_past_the_windows_listed_leaves_pairings_out() -> None:
+    """A run's choices are listed for each set of its open windows (2**W of them): up to
+    MAX_WINDOWS (a strip of 12 with k = 4), not past it (14x4k4's 11 would take seconds, a row
+    of 26 with k = 3 some 10 GiB): that board is searched without pairings."""
+    from tablebase.query.search import pairings
+
+    assert pairings.MAX_WINDOWS == 9
+    for text, listed in (("12x4k4", 1), ("14x4k4", 0), ("26x3k3", 0), ("11x11k5", 1)):
+        spec = parse_spec(text)
+        pt = Board(spec, slots_log2=8).pairing
+        assert int(pt.size[2]) == listed, text
+        assert listed or (len(pt.run_off) == 1 and pt.ch_off.size <= 2 and pt.ch_hit.size <= 2)
+
+
+@pytest.mark.parametrize("spec_text", ["4x4k4", "5x4k4"])
+def test_without_pairings_no_side_is_claimed_shut_out_but_by_dead_lines(
+        spec_text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no run's choices listed (MAX_WINDOWS 0), cannot_win claims only a side without an
+    open line (where the listed pairings claim more, on the same positions), and whole solves
+    still equal the plain negamax there."""
+    from tablebase.builder.games.grid import Value
+    from tablebase.query.search import pairings
+    from tablebase.query.search.searcher import Searcher
+    from tests.reference import FewEmpty, shared_game
+    from tests.test_proofs import _positions
+
+    spec, game = parse_spec(spec_text), shared_game(spec_text)
+    listed = Board(spec, slots_log2=8)
+    monkeypatch.setattr(pairings, "MAX_WINDOWS", 0)
+    arrays = Board(spec, slots_log2=8)
+    assert int(listed.pairing.size[2]) == 1 and int(arrays.pairing.size[2]) == 0
+    searcher = Searcher(spec, slots_log2=16)
+    words = {1: Value.WIN, 0: Value.DRAW, -1: Value.LOSS}
+    stones = range(6, 11) if spec_text == "4x4k4" else range(9, 14)
+    paired = 0
+    for board in _positions(spec_text, stones, 8, seed=11):
+        for tables in (listed, arrays):
+            tables.load(board)
+        for p in (0, 1):
+            open_lines = int(arrays.st[1 + p]) > 0
+            done, _ = cannot_win(p, arrays.st, arrays.cnt, arrays.occupied, arrays.pairing, 512)
+            assert bool(done) == (not open_lines), board
+            done, _ = cannot_win(p, listed.st, listed.cnt, listed.occupied, listed.pairing, 512)
+            paired += bool(done) and open_lines
+        value, depth = FewEmpty(game, board).solve(board)
+        s = searcher.solve(board)
+        assert (s.value, s.depth) == (words[value], depth), board
+    assert paired > 0  # the positions are ones where pairings would prove something

@@ -23,6 +23,11 @@ from tablebase.query.search import masks
 # At most this many choices are kept for one run and one set of open windows (the smallest
 # first): fewer choices only make the search miss pairings, never claim a false one.
 MAX_CHOICES = 32
+# A run's choices are listed for each of its 2**W sets of open windows: past this many windows
+# (a row of 13 with k = 4, of 12 with k = 3) the lists take seconds to minutes and gigabytes
+# (16x4k4: 55 s; 26x3k3: 9.6 GiB for one array), so a board with a longer run is searched
+# without pairings (`listed` 0: dead lines and the rest of the search as before).
+MAX_WINDOWS = 9
 _DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 
@@ -46,7 +51,8 @@ class PairingTables(NamedTuple):
                            # most three) other runs through it; past them, the last entry,
                            # which names run R, a column of live always marked
     run_mask: np.ndarray   # R cell sets: the cells of each run
-    size: np.ndarray       # int64[2]: the board's cells and k
+    size: np.ndarray       # int64[3]: the board's cells, k and whether pairings are listed
+                           # (0: a run past MAX_WINDOWS, or k < 2: none is ever claimed)
     win: np.ndarray        # scratch int64[R]: each run's open-window set (0: none open)
     live: np.ndarray       # scratch uint64[R + 1, R + 1]: row l: each run's choices left at
                            # level l (column R: a run marked taken, for cross's padding)
@@ -119,6 +125,9 @@ def pairing_tables(spec: Spec, lines: np.ndarray, words: int | None = None) -> P
     of `words` words (None: masks.words of the board's cells)."""
     index = {tuple(int(c) for c in line): i for i, line in enumerate(lines)}
     runs = _runs(spec) if spec.k >= 2 else []
+    listed = bool(runs) and max(len(r) for r in runs) - spec.k + 1 <= MAX_WINDOWS
+    if not listed:
+        runs = []
     n = max(len(runs), 1)
     assert n < 256 and MAX_CHOICES <= 32  # the search's keys and choice sets
     width = max((len(r) - spec.k + 1 for r in runs), default=1)
@@ -162,7 +171,7 @@ def pairing_tables(spec: Spec, lines: np.ndarray, words: int | None = None) -> P
         run_cells, at.astype(np.int64), np.array([r for r, _ in flat] + [len(runs)], dtype=np.int64),
         np.array([i for _, i in flat] + [0], dtype=np.int64), run_slot, cross,
         masks.pack([sum(1 << c for c in cells) for cells in runs] or [0], words),
-        np.array([spec.cells, spec.k], np.int64), np.zeros(n, np.int64),
+        np.array([spec.cells, spec.k, int(listed)], np.int64), np.zeros(n, np.int64),
         np.zeros((n + 1, n + 1), np.uint64), np.zeros(len(flat) + 1, np.uint32),
         np.zeros(n + 1, np.int64), np.zeros(n + 1, np.int64), masks.zeros(n + 1, words),
         np.zeros(n, np.int64), np.zeros(n, np.uint64), np.zeros(n, np.int64))

@@ -141,6 +141,8 @@ def _pairing_after(p, cnt, occupied, moves, m, pt, limit):  # type: ignore[no-un
     base_win, base_live, base_need, kill = pt.base_win, pt.base_live, pt.base_need, pt.kill
     runs = run_off.shape[0] - 1
     nothing = none_like(occupied)
+    if pt.size[2] == 0:  # no pairings listed for this board (pairings.py): none claimed
+        return -1, nothing
     # A run with windows open but no choice gets one only from a stone on it (closing some of
     # its windows): a move must lie on every such run.
     allowed = all_like(occupied)
