@@ -84,6 +84,26 @@ def test_errors_are_one_line_with_status_2(tmp_path: Path, capsys: pytest.Captur
     assert "Traceback" not in err
 
 
+def test_out_of_memory_is_one_line_and_leaves_no_complete_table(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablebase.builder import executor
+
+    def no_room(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Unable to allocate 3.90 GiB for an array")
+    monkeypatch.setattr(executor, "enumerate_tiers", no_room)
+    db = str(tmp_path / "t.db")
+    status, out, err = run(capsys, "build", "4x3k3", "--db", db, "--quiet")
+    assert status == 2 and out == "" and "Traceback" not in err
+    assert err == ("tablebase: error: out of memory; the table is not complete (a smaller"
+                   " --memory budget works in smaller pieces where the build can)\n")
+    monkeypatch.undo()
+    status, out, err = run(capsys, "info", "--db", db)
+    assert "unfinished" in out.split("4x3k3")[1].split("\n")[0]
+    status, out, err = run(capsys, "probe", "4x3k3", "a1", "--db", db)
+    assert status == 0 and "(by search)" in out  # no table answers it
+
+
 def test_rebuild_without_force_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "t.db")
     assert run(capsys, "build", "3x3k3", "--db", db, "--quiet")[0] == 0

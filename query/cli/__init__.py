@@ -94,6 +94,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print("tablebase: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError:
+        # numpy's, where an array could not be had (a limit on the process's address space,
+        # or no overcommit): a build publishes only a finished table, so none is left looking
+        # complete.
+        building = getattr(args, "command", None) == "build"
+        print("tablebase: error: out of memory" + ("; the table is not complete (a smaller"
+              " --memory budget works in smaller pieces where the build can)" if building
+              else ""), file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except OSError as e:
