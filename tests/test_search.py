@@ -210,6 +210,8 @@ def test_solve_probe_and_moves_on_the_command_line(tmp_path: Path,
     (["solve", "12x12k5"], "12x12k5 has 144 cells; the search takes boards of at most 128"),
     (["solve", "7x7k5", "--time", "0"], "expected a positive number of seconds"),
     (["probe", "7x7k5", "--search", "-1"], "expected a positive number of seconds"),
+    (["solve", "nine-mens-morris"], "solve searches m,n,k boards; this game is answered by its"
+                                    " table: tablebase build nine-mens-morris"),
 ])
 def test_bad_input_is_one_line(argv: list[str], fragment: str, tmp_path: Path,
                                capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from tablebase.builder.games.grid import Spec, parse_spec
 from tablebase.builder.games.grid.notation import board_text
+from tablebase.builder.games.registry import is_keyed_spec
 from tablebase.query.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -63,6 +64,10 @@ def search_options(p: argparse.ArgumentParser) -> None:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
+    if is_keyed_spec(args.spec):  # a morris game or a class: positions that repeat, no search
+        raise UsageError(f"{args.spec.strip()}: solve searches m,n,k boards; this game is"
+                         f" answered by its table: tablebase build {args.spec.strip()}, then"
+                         " probe, moves or line")
     spec = parse_spec(args.spec)
     if args.positions is not None:
         if args.position is not None or args.moves:
