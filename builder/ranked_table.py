@@ -31,7 +31,7 @@ from tablebase.builder.ranked_build import (
 from tablebase.builder.ranked_work import BYTES_A_POSITION
 from tablebase.builder.workdir import work_path
 from tablebase.db.errors import GameExistsError
-from tablebase.db.facts import LAYOUT_TIERED
+from tablebase.db.facts import LAYOUT_TIERED_IDS
 from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
 from tablebase.db.records import GameParams, GameSummary, table_label
 from tablebase.db.tiered import TIER_BLOCK, TierRows
@@ -41,6 +41,8 @@ from tablebase.version import tool_version
 _WRITE_CHUNK = 256 * TIER_BLOCK
 
 
+# How a build stores its tiers (db/tiered.py): blocks found by an integer id.
+TABLE_LAYOUT = LAYOUT_TIERED_IDS
 # Indices a second on two cores, measured solving nine men's morris (docs/benchmarks.md): its
 # movement phase's cyclic tiers 9.2e9 indices in 2 h 11 min (0.55 to 1.7 million a second),
 # its placement tiers (loop-free, one read of the tier below a move) 18.7e9 in 2 h: 2.1 million
@@ -118,7 +120,7 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
                              len(figures))
     params = GameParams(game.name, 0, 0, 0, False, False, "", keyed=True)
     with stage(stages, "write"), open_keyed_build(database, params, force=force,
-                                                   layout=LAYOUT_TIERED) as build:
+                                                   layout=TABLE_LAYOUT) as build:
         checksum, report.terminal = write_tiers(build, folder, figures, progress)
         build.finish(GameSummary(
             reachable=positions, canonical=report.canonical, terminal=report.terminal,

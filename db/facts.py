@@ -17,10 +17,14 @@ LAYOUT_ROWS = "rows"
 LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
 # A game whose positions are Python values: one row a position under its text (db/keyed.py).
 LAYOUT_KEYED = "keyed"
-# Such a game solved as ranked tiers: each tier's scores by index (db/tiered.py).
+# Such a game solved as ranked tiers: each tier's scores by index (db/tiered.py), its blocks
+# found by an integer id (a rowid: the tree's inner pages hold ids, not rows) or, in tables
+# built before, by their text key.
+LAYOUT_TIERED_IDS = "tiered-ids"
 LAYOUT_TIERED = "tiered"
+TIERED_LAYOUTS = (LAYOUT_TIERED_IDS, LAYOUT_TIERED)
 # The layouts of a game given as a class (its tables' roots are positions' texts).
-GAME_LAYOUTS = (LAYOUT_KEYED, LAYOUT_TIERED)
+GAME_LAYOUTS = (LAYOUT_KEYED, *TIERED_LAYOUTS)
 # Every layout a table may be stored in.
 STORED_LAYOUTS = (*LAYOUTS, *GAME_LAYOUTS)
 # How many positions a chunk of `TableReader.chunks` holds unless asked otherwise.

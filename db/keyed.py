@@ -262,12 +262,20 @@ class KeyedReader:
         it, this forgets them and raises DatabaseError, as a read of a dropped table would
         (its reader then looks the game's tables up again)."""
         with self._source.snapshot():
-            if (self._firsts is not None or self._cache) and not self._source.current():
-                self._firsts = None
-                self._cache.clear()
+            if self._keeps() and not self._source.current():
+                self._forget()
                 raise DatabaseError(f"{self._label} (table {self.table}) was replaced by a"
                                     " rebuild")
             yield
+
+    def _keeps(self) -> bool:
+        """Whether the reader keeps anything of its table between snapshots."""
+        return self._firsts is not None or bool(self._cache)
+
+    def _forget(self) -> None:
+        """Forget what the reader kept of a table a rebuild has replaced."""
+        self._firsts = None
+        self._cache.clear()
 
     def _blocks_of(self, keys: Sequence[str]) -> list[FoundBlock | None]:
         """The decoded block that would hold each key, None before the first block. The
@@ -302,15 +310,19 @@ class KeyedReader:
                 self._cache.move_to_end(first)
                 found[first] = cached
         for start in range(0, len(missing), _FETCHED):
-            asked = missing[start:start + _FETCHED]
-            marks = ", ".join([self._mark] * len(asked))
-            for row in self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
-                                 f" WHERE first_key IN ({marks})", asked):
+            for row in self._fetch(missing[start:start + _FETCHED]):
                 block = decoder(KeyedBlock(*row), self._label)  # type: ignore[arg-type]
                 found[str(row[0])] = self._cache[str(row[0])] = block
                 if len(self._cache) > CACHED_BLOCKS:
                     self._cache.popitem(last=False)
         return found
+
+    def _fetch(self, firsts: list[str]) -> list[tuple[object, ...]]:
+        """The rows (first key, count, data, check) of the blocks whose first keys are
+        `firsts`, in one query; a key no row has is left out."""
+        marks = ", ".join([self._mark] * len(firsts))
+        return self._run(f"SELECT first_key, count, data, chk FROM {self._quoted}"
+                         f" WHERE first_key IN ({marks})", firsts)
 
     def _in_order(self, batch: int) -> Iterator[KeyedBlock]:
         """Every stored block in key order, `batch` rows a query, undecoded."""

@@ -24,6 +24,7 @@ from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import (
     DEFAULT_CACHE_BYTES,
     LAYOUT_KEYED,
+    LAYOUT_TIERED_IDS,
     POSITIONS_PREFIX,
     SCHEMA_VERSION,
     SQLITE_PAGE_SIZE,
@@ -37,7 +38,7 @@ from tablebase.db.records import (
     GameSummary,
     PlyCounts,
 )
-from tablebase.db.tiered import packing
+from tablebase.db.tiered import block_rows, packing
 
 # db/schema.py's catalogue as SQLAlchemy creates it on SQLite (metadata.create_all, in the
 # order schema.py defines the tables), and a keyed table (schema.keyed_table) named {name}.
@@ -63,6 +64,10 @@ SCHEMA_DDL = (
 KEYED_DDL = ("\nCREATE TABLE {name} (\n\tfirst_key TEXT NOT NULL, \n\tcount INTEGER NOT NULL,"
              " \n\tdata BLOB NOT NULL, \n\tchk BIGINT NOT NULL, \n\tPRIMARY KEY (first_key)\n)"
              "\n WITHOUT ROWID\n\n")
+# The tiered-ids layout's table (schema.tiered_table) named {name}.
+TIERED_DDL = ("\nCREATE TABLE {name} (\n\tid INTEGER NOT NULL, \n\tfirst_key TEXT NOT NULL,"
+              " \n\tcount INTEGER NOT NULL, \n\tdata BLOB NOT NULL, \n\tchk BIGINT NOT NULL,"
+              " \n\tPRIMARY KEY (id)\n)\n\n")
 _PLY_COLUMNS = ", ".join(f.name for f in fields(PlyCounts))
 
 
@@ -82,6 +87,7 @@ class SqliteKeyedBuild:
         self.rows = 0
         self.layout = layout
         self._packer = Packer(packing(layout))
+        self._columns, self._rows = block_rows(layout)
 
     @classmethod
     def open(cls, target: str, params: GameParams, *, force: bool, layout: str = LAYOUT_KEYED
@@ -143,7 +149,8 @@ class SqliteKeyedBuild:
                     if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name != keep:
                         conn.execute(f'DROP TABLE "{name}"')
                 table = f"{POSITIONS_PREFIX}{game_id}_{os.urandom(4).hex()}"
-                conn.execute(KEYED_DDL.format(name=table))
+                conn.execute((TIERED_DDL if layout == LAYOUT_TIERED_IDS else KEYED_DDL)
+                             .format(name=table))
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -160,8 +167,9 @@ class SqliteKeyedBuild:
         for blocks in self._packer.stream(chunks, digest):
             try:
                 with _transaction(self._conn):
-                    self._conn.executemany(f'INSERT INTO "{self.table_name}" (first_key, count,'
-                                           " data, chk) VALUES (?, ?, ?, ?)", blocks)
+                    marks = ", ".join("?" * (self._columns.count(",") + 1))
+                    self._conn.executemany(f'INSERT INTO "{self.table_name}" ({self._columns})'
+                                           f" VALUES ({marks})", self._rows(blocks))
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot write positions of {self._params.label}:"
                                     f" {_reason(e)}") from e

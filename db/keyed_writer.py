@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tablebase.db.facts import LAYOUT_KEYED
 from tablebase.db.keyed import Packer
 from tablebase.db.records import GameParams, GameSummary, PlyCounts
-from tablebase.db.tiered import packing
+from tablebase.db.tiered import block_rows, packing
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -37,7 +37,7 @@ def open_keyed_build(database: str, params: GameParams, *, force: bool,
                      layout: str = LAYOUT_KEYED) -> Iterator[KeyedBuild]:
     """A build of the keyed table `params` names in `database` (a SQLite file path, made if
     missing, or a SQLAlchemy URL); a build left unfinished (an exception inside the block) has
-    its table dropped. `layout`: LAYOUT_TIERED for a table of tiers' scores (db/tiered.py),
+    its table dropped. `layout`: LAYOUT_TIERED_IDS for a table of tiers' scores (db/tiered.py),
     whose `write` takes TierRows. GameExistsError if the table is complete and `force` is false,
     DatabaseError (naming the database or the table) where it cannot be written."""
     if "://" not in database:
@@ -72,20 +72,22 @@ class _UrlKeyedBuild:
         self._engine = stack.enter_context(open_database(database, writable=True))
         self._handle = begin_build(self._engine, params, force=force, layout=layout)
         self._packer = Packer(packing(layout))
+        self._columns, self._rows = block_rows(layout)
         stack.callback(self._packer.close)
 
     def write(self, chunks: Iterable[Any], digest: Any) -> None:
         from tablebase.db.writer import write_with
 
         handle = self._handle
+        columns = self._columns
         for blocks in self._packer.stream(chunks, digest):
             # Python ints, strs and bytes: what every driver binds as is.
-            data = [tuple(b) for b in blocks]
+            data = [tuple(b) for b in self._rows(blocks)]
 
             def write(conn: Connection, data: list[tuple[object, ...]] = data) -> None:
                 mark = "?" if conn.dialect.name == "sqlite" else "%s"
-                conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" (first_key, count,'
-                                     f" data, chk) VALUES ({', '.join([mark] * 4)})", data)
+                conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" ({columns}) VALUES'
+                                     f" ({', '.join([mark] * (columns.count(',') + 1))})", data)
             write_with(self._engine, handle, write)
             handle.rows += sum(b.size for b in blocks)
 

@@ -127,6 +127,22 @@ def keyed_table(name: str) -> Table:
     )
 
 
+def tiered_table(name: str) -> Table:
+    """The blocks table `name` of the tiered layout (db/tiered.py): each block's id (its tier's
+    number in key order, shifted, plus the block's number in the tier: the rowid on SQLite,
+    whose inner pages then hold ids of a few bytes, where rows of a kilobyte or more kept a
+    text-keyed tree some eight pages deep), its key (checked on every read), its count of
+    positions, its data and its check."""
+    return Table(
+        name, MetaData(),
+        Column("id", _CODE_TYPE, primary_key=True, autoincrement=False),
+        Column("first_key", Text, nullable=False),
+        Column("count", Integer, nullable=False),
+        Column("data", LargeBinary, nullable=False),
+        Column("chk", BigInteger, nullable=False),
+    )
+
+
 def positions_table(name: str, *, keyed: bool = True) -> Table:
     """The positions table `name` of the rows layout: canonical code, ply, value (-1/0/1 for
     the side to move), depth.

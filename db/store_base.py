@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from tablebase.db.errors import DatabaseError
-from tablebase.db.facts import CHUNK, GAME_LAYOUTS, LAYOUT_PACKED, LAYOUT_TIERED
+from tablebase.db.facts import (
+    CHUNK,
+    GAME_LAYOUTS,
+    LAYOUT_PACKED,
+    LAYOUT_TIERED,
+    LAYOUT_TIERED_IDS,
+)
 from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, TableCodes
 
@@ -155,6 +161,9 @@ class CheckedStore:
         from tablebase.db.keyed import KeyedReader
 
         run, quoted, mark, source = self._run(game)
+        if game.layout == LAYOUT_TIERED_IDS:
+            from tablebase.db.tiered import TieredIdReader
+            return TieredIdReader(run, quoted, game.label, int(game.canonical or 0), mark, source)
         if game.layout == LAYOUT_TIERED:
             from tablebase.db.tiered import TieredReader
             return TieredReader(run, quoted, game.label, int(game.canonical or 0), mark, source)

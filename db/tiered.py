@@ -1,9 +1,15 @@
 """The tiered layout: a table of a game solved as ranked tiers (builder/ranked_build.py: each
 tier's positions numbered 0 to its size less one), stored as each tier's int16 scores in blocks
-of TIER_BLOCK indices, in the blocks table of the keyed layout (db/keyed.py):
+of TIER_BLOCK indices:
 
-    first_key TEXT (the primary key: the tier's name, a colon and the block's first index,
-                    twelve digits), count, data BLOB, check
+    id INTEGER (the primary key: the tier's number, its place among the table's tiers in key
+                order, times 2**32, plus the block's number in the tier),
+    first_key TEXT (the tier's name, a colon and the block's first index, twelve digits),
+    count, data BLOB, check
+
+A block is fetched by its id and its key checked against the one asked (a row under another
+block's id is an error). Tables built before the ids (LAYOUT_TIERED) keep their blocks in the
+keyed layout's table (db/keyed.py), the key its primary key; they read as they did.
 
 `data` is zstd over the block's scores, coded a byte each where they fit (`encode_block`);
 `check` is CRC-32 of those raw bytes, tested on every read: a damaged block is an error
@@ -15,14 +21,14 @@ from __future__ import annotations
 
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
 import zstandard
 
 from tablebase.db.errors import DamagedTableError
-from tablebase.db.facts import LAYOUT_TIERED
+from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
 from tablebase.db.keyed import KeyedBlock, KeyedReader, Raws
 
 # Indices a block: 8 KiB of scores, decoded in some microseconds; zstd at level 3 kept nine
@@ -127,9 +133,49 @@ def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
 
 def packing(layout: str) -> Raws | None:
     """How a layout's chunks are cut into blocks: tiers' scores, or keyed rows (None)."""
-    if layout == LAYOUT_TIERED:
+    if layout in TIERED_LAYOUTS:
         return tier_raws
     return None
+
+
+# A tier's number is shifted past any block number (2**32 blocks: 1.7e13 indices a tier).
+_ID_SHIFT = 32
+
+
+def block_id(number: int, index: int) -> int:
+    """The id of the block holding `index` of the tier numbered `number`."""
+    return (number << _ID_SHIFT) | (index // TIER_BLOCK)
+
+
+class TierIds:
+    """Numbers a build's blocks as they come, in key order: a tier's number is its place
+    among the tiers met so far (so ids ascend as keys do, and a table read in id order is read
+    in key order)."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._last = ""
+
+    def rows(self, blocks: Sequence[KeyedBlock]) -> list[tuple[object, ...]]:
+        """Each block's row: its id, then the block. ValueError where keys do not ascend."""
+        out: list[tuple[object, ...]] = []
+        for block in blocks:
+            if block.first_key <= self._last:
+                raise ValueError(f"block {block.first_key!r} written after {self._last!r}")
+            self._last = tier_key = block.first_key
+            tier, _, index = tier_key.rpartition(":")
+            number = self._numbers.setdefault(tier, len(self._numbers))
+            out.append((block_id(number, int(index)), *block))
+        return out
+
+
+def block_rows(layout: str) -> tuple[str, Callable[[Sequence[KeyedBlock]],
+                                                   Sequence[tuple[object, ...]]]]:
+    """The columns a build of `layout` inserts its blocks under, and its blocks' rows: with an
+    id before each in the tiered-ids layout (TierIds), the blocks as they are otherwise."""
+    if layout == LAYOUT_TIERED_IDS:
+        return "id, first_key, count, data, chk", TierIds().rows
+    return "first_key, count, data, chk", lambda blocks: blocks
 
 
 def decode_scores(block: KeyedBlock, where: str) -> ScoreBlock:
@@ -208,3 +254,71 @@ class TieredReader(KeyedReader):
             tier, _, index = block.first_key.rpartition(":")
             yield tier, int(index), scores
 
+
+
+class TieredIdReader(TieredReader):
+    """One complete table of the tiered-ids layout: a block is fetched by its id (the tiers'
+    numbers read once, a query a tier) and its key checked against the one asked."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*args)  # type: ignore[arg-type]
+        self._numbers: dict[str, int] | None = None
+
+    def _keeps(self) -> bool:
+        return self._numbers is not None or super()._keeps()
+
+    def _forget(self) -> None:
+        self._numbers = None
+        super()._forget()
+
+    def _tier_numbers(self) -> dict[str, int]:
+        """Each stored tier's number: the first row from each number on (some hundreds of
+        queries of a row, once; the tiers' keys ascending with their numbers, or the table is
+        damaged)."""
+        if self._numbers is None:
+            numbers: dict[str, int] = {}
+            last, number = "", 0
+            while rows := self._run(f"SELECT id, first_key FROM {self._quoted} WHERE id >="
+                                    f" {self._mark} ORDER BY id LIMIT 1", [number << _ID_SHIFT]):
+                found, key = rows[0]
+                tier = str(key).rpartition(":")[0]
+                if type(found) is not int or tier + ":" <= last:
+                    raise _damaged(self._label, key, ValueError("its id is out of order"))
+                number = found >> _ID_SHIFT
+                numbers[tier], last = number, tier + ":"
+                number += 1
+            self._numbers = numbers
+        return self._numbers
+
+    def _checked(self, row: Sequence[object], numbers: dict[str, int]) -> KeyedBlock:
+        """A row (id, first key, count, data, check) as a block, its id checked against its
+        key: a row under another block's id is damage, never another block's scores."""
+        found, key = row[0], str(row[1])
+        tier, _, index = key.rpartition(":")
+        number = numbers.get(tier)
+        if number is None or not index.isdigit() or block_id(number, int(index)) != found:
+            raise _damaged(self._label, key, ValueError(f"it is stored under id {found}"))
+        return KeyedBlock(*row[1:])  # type: ignore[arg-type]
+
+    def _fetch(self, firsts: list[str]) -> list[tuple[object, ...]]:
+        numbers = self._tier_numbers()
+        ids = []
+        for key in firsts:
+            tier, _, index = key.rpartition(":")
+            if tier in numbers and index.isdigit():
+                ids.append(block_id(numbers[tier], int(index)))
+        if not ids:
+            return []
+        rows = self._run(f"SELECT id, first_key, count, data, chk FROM {self._quoted} WHERE id"
+                         f" IN ({', '.join([self._mark] * len(ids))})", ids)
+        return [tuple(self._checked(row, numbers)) for row in rows]
+
+    def _in_order(self, batch: int) -> Iterator[KeyedBlock]:
+        """Every stored block in id order, which is key order, `batch` rows a query."""
+        numbers = self._tier_numbers()
+        after = -1
+        while rows := self._run(f"SELECT id, first_key, count, data, chk FROM {self._quoted}"
+                                f" WHERE id > {self._mark} ORDER BY id LIMIT {batch}", [after]):
+            for row in rows:
+                yield self._checked(row, numbers)
+            after = int(rows[-1][0])  # type: ignore[call-overload]

@@ -20,6 +20,7 @@ from tablebase.db.facts import (
     GAME_LAYOUTS,
     LAYOUT_PACKED,
     LAYOUT_ROWS,
+    LAYOUT_TIERED_IDS,
     PACK_THREADS,
     POSITIONS_PREFIX,
     SCHEMA_VERSION,
@@ -49,6 +50,7 @@ from tablebase.db.schema import (
     keyed_table,
     positions_table,
     positions_table_name,
+    tiered_table,
 )
 
 
@@ -123,7 +125,9 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
             elif layout == LAYOUT_PACKED:
                 blocks_table(handle.table_name).create(conn)
                 store_blobs_as_is(conn, handle.table_name)
-            elif layout in GAME_LAYOUTS:  # the blocks table of both (db/keyed.py)
+            elif layout == LAYOUT_TIERED_IDS:
+                tiered_table(handle.table_name).create(conn)
+            elif layout in GAME_LAYOUTS:  # the keyed layout's blocks table (db/keyed.py)
                 keyed_table(handle.table_name).create(conn)
             else:
                 # A COPY load appends faster to a bare heap; finish_build adds the key.

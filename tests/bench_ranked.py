@@ -129,8 +129,7 @@ def _nine_table(folder: Path, tmp: str) -> None:
     from tablebase import open_tablebase
     from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.ranked_build import read_manifest
-    from tablebase.builder.ranked_table import write_tiers
-    from tablebase.db.facts import LAYOUT_TIERED
+    from tablebase.builder.ranked_table import TABLE_LAYOUT, write_tiers
     from tablebase.db.keyed_writer import open_keyed_build
     from tablebase.db.records import GameParams, GameSummary
     game = MorrisGame("nine-mens-morris")
@@ -141,7 +140,7 @@ def _nine_table(folder: Path, tmp: str) -> None:
     db = os.path.join(tmp, "nine.db")
     start = time.perf_counter()
     with open_keyed_build(db, GameParams(game.name, 0, 0, 0, False, False, "", keyed=True),
-                          force=True, layout=LAYOUT_TIERED) as build:
+                          force=True, layout=TABLE_LAYOUT) as build:
         checksum, lost = write_tiers(build, folder, figures)
         build.finish(GameSummary(sum(f.positions for f in figures), sum(f.size for f in figures),
                                  lost, lost, sum(f.wins for f in figures),

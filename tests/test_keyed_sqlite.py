@@ -21,10 +21,10 @@ from sqlalchemy.schema import CreateTable
 
 from tablebase.db.errors import GameExistsError, NotATablebaseError
 from tablebase.db.keyed import KeyedRows
-from tablebase.db.keyed_sqlite import KEYED_DDL, SCHEMA_DDL
+from tablebase.db.keyed_sqlite import KEYED_DDL, SCHEMA_DDL, TIERED_DDL
 from tablebase.db.keyed_writer import open_keyed_build
 from tablebase.db.records import GameParams, GameRecord, GameSummary, PlyCounts
-from tablebase.db.schema import keyed_table, metadata
+from tablebase.db.schema import keyed_table, metadata, tiered_table
 from tablebase.query.cli import main
 
 HERE = Path(__file__).resolve().parent
@@ -45,6 +45,8 @@ def test_the_ddl_is_sqlalchemys() -> None:
                                for name in ("tablebase_meta", "games", "game_plies"))
     assert KEYED_DDL.format(name="positions_1_abcd0123") == _compiled(
         keyed_table("positions_1_abcd0123"))
+    assert TIERED_DDL.format(name="positions_1_abcd0123") == _compiled(
+        tiered_table("positions_1_abcd0123"))
 
 
 def _contents(db: Path) -> dict[str, object]:

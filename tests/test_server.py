@@ -11,6 +11,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -347,6 +348,16 @@ def test_the_page_and_its_files_are_served(client: Client) -> None:
     # Nothing fetched from elsewhere: no CDN, no internet at run time.
     for path in ("/", "/static/app.js", "/static/style.css"):
         assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", client.get(path).text)
+
+
+def test_the_page_knows_every_layout_of_a_game_given_as_a_class() -> None:
+    """The page opens a class's own page for exactly the layouts db/facts.py lists."""
+    from tablebase.db.facts import GAME_LAYOUTS
+    text = (Path(__file__).resolve().parents[1] / "query" / "server" / "static"
+            / "app.js").read_text()
+    found = re.search(r"const CLASS_LAYOUTS = \[([^\]]*)\]", text)
+    assert found is not None
+    assert sorted(re.findall(r'"([^"]+)"', found.group(1))) == sorted(GAME_LAYOUTS)
 
 
 def test_endgame_tables_are_served_the_same_way(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -51,13 +51,13 @@ def test_a_sample_of_positions_equals_the_plain_solver(db: str) -> None:
 
 def test_info_and_json_say_how_it_is_stored(db: str, capsys: pytest.CaptureFixture[str]
                                             ) -> None:
-    assert _table(db)[0] == "tiered"
+    assert _table(db)[0] == "tiered-ids"
     assert main(["info", GAME, "--db", db]) == 0
     out = capsys.readouterr().out
     assert "positions in ranked tiers" in out and "stored by tier and index" in out
     assert main(["info", GAME, "--db", db, "--json"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
-    assert found["layout"] == "tiered" and found["reachable"] > 0
+    assert found["layout"] == "tiered-ids" and found["reachable"] > 0
 
 
 def test_two_builds_store_the_same_bytes(db: str, tmp_path: Path) -> None:
@@ -100,7 +100,10 @@ def test_a_damaged_cut_or_missing_block_is_one_error(db: str, tmp_path: Path,
     for change in ("UPDATE \"{t}\" SET data = substr(data, 1, length(data) - 3)",
                    "UPDATE \"{t}\" SET chk = chk + 1",
                    "UPDATE \"{t}\" SET count = count - 1",
-                   "DELETE FROM \"{t}\""):
+                   "DELETE FROM \"{t}\"",
+                   # Every block under another's id, or naming another block: never its scores.
+                   "UPDATE \"{t}\" SET id = id + 1000",
+                   "UPDATE \"{t}\" SET first_key = replace(first_key, ':0', ':1')"):
         damaged = str(tmp_path / "d.db")
         Path(damaged).write_bytes(Path(db).read_bytes())
         with closing(sqlite3.connect(damaged)) as conn:
@@ -114,6 +117,27 @@ def test_a_damaged_cut_or_missing_block_is_one_error(db: str, tmp_path: Path,
         assert main(["verify", GAME, "--db", damaged]) == (1 if "DELETE" in change else 2)
         if "DELETE" in change:
             assert "indices are stored, the build recorded" in capsys.readouterr().out
+
+
+def test_a_table_stored_by_text_key_before_the_ids_reads_the_same(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Tables built before blocks had ids (their text key the primary key) answer as they
+    did: the same bytes stored, the same answers, verified whole."""
+    old = str(tmp_path / "old.db")
+    monkeypatch.setattr(ranked_table, "TABLE_LAYOUT", "tiered")
+    assert main(["build", GAME, "--db", old, "--quiet"]) == 0
+    assert _table(old)[0] == "tiered" and _table(old)[2] == _table(db)[2]
+    with closing(sqlite3.connect(old)) as conn:
+        (ddl,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?",
+                              (_table(old)[1],)).fetchone()
+    assert "WITHOUT ROWID" in ddl and " id " not in ddl
+    with open_tablebase(old) as was, open_tablebase(db) as now:
+        for text in list(PlainMorris(GAME).solve())[::23]:
+            assert was.game(GAME).probe(text) == now.game(GAME).probe(text)
+            assert was.game(GAME).moves(text) == now.game(GAME).moves(text)
+    capsys.readouterr()
+    assert main(["verify", GAME, "--db", old, "--sample", "5"]) == 0
 
 
 def test_a_block_names_its_tier_and_index() -> None:
@@ -184,6 +208,14 @@ def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
         conn.commit()
     assert main(["verify", GAME, "--db", damaged, "--sample", "1"]) == 2
     assert "damaged" in capsys.readouterr().err
+    # A block moved under another id (its bytes whole, still last in order) is found too.
+    Path(damaged).write_bytes(Path(db).read_bytes())
+    with closing(sqlite3.connect(damaged)) as conn:
+        conn.execute(f'UPDATE "{_table(damaged)[1]}" SET id = id + 1000 WHERE id ='
+                     f' (SELECT MAX(id) FROM "{_table(damaged)[1]}")')
+        conn.commit()
+    assert main(["verify", GAME, "--db", damaged, "--sample", "1"]) == 2
+    assert "stored under id" in capsys.readouterr().err
     for args in (["verify", "3x3k3", "--sample", "3"], ["verify", GAME, "--sample", "0"]):
         assert main([*args, "--db", db]) == 2
         assert capsys.readouterr().err.count("\n") == 1

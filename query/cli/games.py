@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING
 
 from tablebase.builder.games.errors import IllegalMoveError
-from tablebase.db.facts import LAYOUT_TIERED
+from tablebase.db.facts import TIERED_LAYOUTS
 from tablebase.query.cli.common import (
     EXIT_MISMATCH,
     EXIT_OK,
@@ -99,17 +99,17 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         return EXIT_OK
     for g in tables:
         where = "its start" if not g.root else repr(g.root)
-        if g.layout == LAYOUT_TIERED:
+        if g.layout in TIERED_LAYOUTS:
             print(f"{name}, from {where}: {g.reachable or 0:,} positions in ranked tiers (one an"
                   f" orbit; every arrangement of each tier's stones), {g.terminal:,} lost at once")
         else:
             print(f"{name}, from {where}: {_positions(g.reachable or 0, g.canonical or 0)},"
                   f" {g.terminal:,} terminal")
         print(f"  start: side to move, {outcome_text(g.root_value or 0, g.root_plies)}")
-        stored = "by tier and index" if g.layout == LAYOUT_TIERED else "by their text"
+        stored = "by tier and index" if g.layout in TIERED_LAYOUTS else "by their text"
         print(f"  stored {stored}: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
               f" checksum {g.checksum}")
-        if g.layout == LAYOUT_TIERED:
+        if g.layout in TIERED_LAYOUTS:
             continue  # its tiers keep no plies
         print(f"  {'ply':>4}{'reachable' if g.reachable == g.canonical else 'in orbits':>14}"
               f"{'stored':>12}{'terminal':>12}{'win':>11}"

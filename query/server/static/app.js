@@ -284,9 +284,10 @@ function searchedOption(spec) {
   group.appendChild(option);
 }
 
-// A game given as a class (stored by its positions' text, or by ranked tiers) has a page of
-// its own (game.js); the rest are grid games.
-const isClassGame = (g) => g.layout === "keyed" || g.layout === "tiered";
+// A game given as a class (stored by its positions' text, or by ranked tiers: the layouts
+// db/facts.py calls GAME_LAYOUTS) has a page of its own (game.js); the rest are grid games.
+const CLASS_LAYOUTS = ["keyed", "tiered-ids", "tiered"];
+const isClassGame = (g) => CLASS_LAYOUTS.includes(g.layout);
 
 function fillMenu(games) {
   const menu = $("game"), groups = new Map();
