@@ -115,10 +115,10 @@ def _blocks(firsts: list[tuple[str, int]], packed: Iterable[tuple[bytes, int]],
             for (first, size), (data, check), raw in zip(firsts, packed, raws)]
 
 
-def _pack_all(raws: list[bytes]) -> list[tuple[bytes, int]]:
-    """zstd and CRC-32 of each raw block, in order (one compressor for them all, on one
-    thread: a compressor is not to be shared between threads)."""
-    compressor = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+def _pack_all(raws: list[bytes], level: int = ZSTD_LEVEL) -> list[tuple[bytes, int]]:
+    """zstd at `level` and CRC-32 of each raw block, in order (one compressor for them all, on
+    one thread: a compressor is not to be shared between threads)."""
+    compressor = zstandard.ZstdCompressor(level=level)
     return [(compressor.compress(raw), zlib.crc32(raw)) for raw in raws]
 
 
@@ -135,11 +135,12 @@ Raws = Callable[[Any], tuple[list[bytes], list[tuple[str, int]]]]
 class Packer:
     """Packs a build's chunks of rows, on PACK_THREADS threads from the first chunk of more
     than THREADED_BLOCKS blocks (zstd and CRC-32 let go of the GIL); `close` stops them.
-    `raws` cuts a chunk into raw blocks: keyed rows by default."""
+    `raws` cuts a chunk into raw blocks: keyed rows by default; `level`: zstd's."""
 
-    def __init__(self, raws: Raws | None = None) -> None:
+    def __init__(self, raws: Raws | None = None, level: int = ZSTD_LEVEL) -> None:
         self._pool: ThreadPoolExecutor | None = None
         self._raws: Raws = _raws if raws is None else raws
+        self._level = level
 
     def stream(self, chunks: Iterable[Any], digest: Any) -> Iterator[list[KeyedBlock]]:
         """Each chunk's blocks (`pack`), in order, their raw bytes given to `digest` (a hashlib
@@ -161,10 +162,10 @@ class Packer:
                 from concurrent.futures import ThreadPoolExecutor
                 self._pool = ThreadPoolExecutor(PACK_THREADS)
             if self._pool is None:
-                yield _blocks(firsts, _pack_all(raws), raws)
+                yield _blocks(firsts, _pack_all(raws, self._level), raws)
                 continue
             step = -(-len(raws) // PACK_THREADS)
-            started = ([self._pool.submit(_pack_all, raws[a:a + step])
+            started = ([self._pool.submit(_pack_all, raws[a:a + step], self._level)
                         for a in range(0, len(raws), step)], raws, firsts)
             if pending is not None:
                 yield _done(*pending)

@@ -86,7 +86,7 @@ class SqliteKeyedBuild:
         self.game_id, self.table_name = game_id, table
         self.rows = 0
         self.layout = layout
-        self._packer = Packer(packing(layout))
+        self._packer = Packer(*packing(layout))
         self._columns, self._rows = block_rows(layout)
 
     @classmethod

@@ -71,7 +71,7 @@ class _UrlKeyedBuild:
 
         self._engine = stack.enter_context(open_database(database, writable=True))
         self._handle = begin_build(self._engine, params, force=force, layout=layout)
-        self._packer = Packer(packing(layout))
+        self._packer = Packer(*packing(layout))
         self._columns, self._rows = block_rows(layout)
         stack.callback(self._packer.close)
 

@@ -8,6 +8,8 @@ is complete, so a reader sees either the previous complete table or none at all.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -120,26 +122,30 @@ def keyed_table(name: str) -> Table:
         # locale's; SQLite compares UTF-8 bytes, the same order).
         Column("first_key", Text().with_variant(Text(collation="C"), "postgresql"),
                primary_key=True),
-        Column("count", Integer, nullable=False),
-        Column("data", LargeBinary, nullable=False),
-        Column("chk", BigInteger, nullable=False),
+        *_block_columns(),
         sqlite_with_rowid=False,
     )
+
+
+def _block_columns() -> list[Column[Any]]:
+    """What a block of a game class's table holds beside its key: its count of positions, its
+    data and its check."""
+    return [Column("count", Integer, nullable=False),
+            Column("data", LargeBinary, nullable=False),
+            Column("chk", BigInteger, nullable=False)]
 
 
 def tiered_table(name: str) -> Table:
     """The blocks table `name` of the tiered layout (db/tiered.py): each block's id (its tier's
     number in key order, shifted, plus the block's number in the tier: the rowid on SQLite,
     whose inner pages then hold ids of a few bytes, where rows of a kilobyte or more kept a
-    text-keyed tree some eight pages deep), its key (checked on every read), its count of
-    positions, its data and its check."""
+    text-keyed tree nine pages deep on nine men's morris, against six), its key (checked on
+    every read), its count of positions, its data and its check."""
     return Table(
         name, MetaData(),
         Column("id", _CODE_TYPE, primary_key=True, autoincrement=False),
         Column("first_key", Text, nullable=False),
-        Column("count", Integer, nullable=False),
-        Column("data", LargeBinary, nullable=False),
-        Column("chk", BigInteger, nullable=False),
+        *_block_columns(),
     )
 
 

@@ -29,7 +29,7 @@ import zstandard
 
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
-from tablebase.db.keyed import KeyedBlock, KeyedReader, Raws
+from tablebase.db.keyed import ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
 
 # Indices a block: 8 KiB of scores, decoded in some microseconds; zstd at level 3 kept nine
 # men's morris's tiers near 2 bits a position (1.9-2.5 in blocks of 4096; 1.8-2.3 in blocks
@@ -131,11 +131,26 @@ def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
     return raws, firsts
 
 
-def packing(layout: str) -> Raws | None:
-    """How a layout's chunks are cut into blocks: tiers' scores, or keyed rows (None)."""
+# zstd's level for a tier's blocks: 11, where zstd takes up its optimal parser, stores nine men's
+# morris's blocks in 3.00 bits an index against 3.29 at 3 and 3.14 at 6 (6,000 blocks drawn
+# over the whole table), at 226 us a block against 27 and 75 (some ten minutes more on the two
+# cores of that four-hour build), and decodes them as fast (docs/benchmarks.md).
+TIER_ZSTD_LEVEL = 11
+
+
+class Packing(NamedTuple):
+    """How a layout's chunks are packed: cut into raw blocks by `raws` (None: keyed rows), each
+    compressed at zstd's `level`."""
+
+    raws: Raws | None
+    level: int
+
+
+def packing(layout: str) -> Packing:
+    """How a layout's chunks are packed: tiers' scores, or keyed rows."""
     if layout in TIERED_LAYOUTS:
-        return tier_raws
-    return None
+        return Packing(tier_raws, TIER_ZSTD_LEVEL)
+    return Packing(None, ZSTD_LEVEL)
 
 
 # A tier's number is shifted past any block number (2**32 blocks: 1.7e13 indices a tier).

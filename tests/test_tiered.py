@@ -140,6 +140,19 @@ def test_a_table_stored_by_text_key_before_the_ids_reads_the_same(
     assert main(["verify", GAME, "--db", old, "--sample", "5"]) == 0
 
 
+def test_blocks_are_stored_at_the_tiers_zstd_level(db: str) -> None:
+    import zstandard
+
+    from tablebase.db.tiered import TIER_ZSTD_LEVEL
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(f'SELECT data FROM "{_table(db)[1]}" ORDER BY length(data) DESC'
+                            " LIMIT 3").fetchall()
+    for (data,) in rows:
+        raw = zstandard.ZstdDecompressor().decompress(data)
+        assert zstandard.ZstdCompressor(level=TIER_ZSTD_LEVEL).compress(raw) == data
+        assert zstandard.ZstdCompressor(level=3).compress(raw) != data
+
+
 def test_a_block_names_its_tier_and_index() -> None:
     assert block_key("5-4+2-1", TIER_BLOCK + 5) == f"5-4+2-1:{TIER_BLOCK:012d}"
     with pytest.raises(Exception, match="not a tier's block"):
