@@ -153,6 +153,25 @@ def test_blocks_are_stored_at_the_tiers_zstd_level(db: str) -> None:
         assert zstandard.ZstdCompressor(level=3).compress(raw) != data
 
 
+def test_a_reader_follows_a_rebuild_to_the_new_table(db: str, tmp_path: Path) -> None:
+    """A reader that has read the tiers' numbers and kept blocks answers from the table a
+    `build --force` of another process puts in its place."""
+    import subprocess
+    import sys
+    copy = str(tmp_path / "r.db")
+    Path(copy).write_bytes(Path(db).read_bytes())
+    start = ".../.../..../.../... x 3 3"
+    with open_tablebase(copy) as tb:
+        answers = tb.game(GAME)
+        first = answers.probe(start)
+        table = answers.tables()[0].positions_table
+        done = subprocess.run([sys.executable, "-m", "tablebase", "build", GAME, "--db", copy,
+                               "--force", "--quiet"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert answers.probe(start) == first
+        assert answers.tables()[0].positions_table != table
+
+
 def test_a_block_names_its_tier_and_index() -> None:
     assert block_key("5-4+2-1", TIER_BLOCK + 5) == f"5-4+2-1:{TIER_BLOCK:012d}"
     with pytest.raises(Exception, match="not a tier's block"):
