@@ -55,6 +55,9 @@ def test_info_and_json_say_how_it_is_stored(db: str, capsys: pytest.CaptureFixtu
     assert main(["info", GAME, "--db", db]) == 0
     out = capsys.readouterr().out
     assert "positions in ranked tiers" in out and "stored by tier and index" in out
+    assert main(["info", "--db", db]) == 0  # the list of tables: the layout its own column
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if GAME in line]
+    assert row.split()[4:6] == ["tiered-ids", "draw"], row
     assert main(["info", GAME, "--db", db, "--json"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
     assert found["layout"] == "tiered-ids" and found["reachable"] > 0

@@ -72,16 +72,17 @@ def _print_games(db: str, games: list[GameRecord]) -> None:
         return
     print(f"{db} holds {count(len(games), 'table')}:")
     w = max(22, 1 + max(len(g.spec) for g in games))  # a long name keeps a space
-    print(f"  {'spec':<{w}}{'status':<11}{'canonical':>13}{'reachable':>15}  {'layout':<8}"
+    lw = max(8, 1 + max(len(g.layout) for g in games))  # and a long layout ("tiered-ids")
+    print(f"  {'spec':<{w}}{'status':<11}{'canonical':>13}{'reachable':>15}  {'layout':<{lw}}"
           f"{'root value':<18}root")
     for g in games:
         root = _root_text(g)
         if g.complete:
             value = outcome_text(g.root_value or 0, g.root_plies)
             print(f"  {g.spec:<{w}}{g.status:<11}{g.canonical:>13,}{g.reachable:>15,}  "
-                  f"{g.layout:<8}{value:<17} {root}")  # a long value keeps a space
+                  f"{g.layout:<{lw}}{value:<17} {root}")  # a long value keeps a space
         else:
-            print(f"  {g.spec:<{w}}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<8}{'-':<18}{root}"
+            print(f"  {g.spec:<{w}}{'unfinished':<11}{'-':>13}{'-':>15}  {'-':<{lw}}{'-':<18}{root}"
                   " (build did not finish; run the build again)")
 
 
