@@ -31,9 +31,10 @@ from tablebase.db.errors import DamagedTableError
 from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
 from tablebase.db.keyed import ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
 
-# Indices a block: 8 KiB of scores, decoded in some microseconds; zstd at level 3 kept nine
-# men's morris's tiers near 2 bits a position (1.9-2.5 in blocks of 4096; 1.8-2.3 in blocks
-# of 16384, whose probes would decode four times the bytes).
+# Indices a block: 8 KiB of scores at most, decompressed in some 7 us. Larger blocks are no
+# smaller at TIER_ZSTD_LEVEL: nine men's morris's in 2.96 bits an index in blocks of 4096, 2.95
+# of 8192, 3.02 of 16384 (1,000 runs of blocks drawn over the whole table), decompressed in 12
+# and 21 us.
 TIER_BLOCK = 4096
 _DIGITS = 12
 
@@ -133,8 +134,8 @@ def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
 
 # zstd's level for a tier's blocks: 11, where zstd takes up its optimal parser, stores nine men's
 # morris's blocks in 3.00 bits an index against 3.29 at 3 and 3.14 at 6 (6,000 blocks drawn
-# over the whole table), at 226 us a block against 27 and 75 (some ten minutes more on the two
-# cores of that four-hour build), and decodes them as fast (docs/benchmarks.md).
+# over the whole table), at 226 us a block against 27 and 75 (its write some eight minutes
+# longer, of a four-hour build), and decodes them as fast (docs/benchmarks.md).
 TIER_ZSTD_LEVEL = 11
 
 
@@ -177,8 +178,8 @@ class TierIds:
         for block in blocks:
             if block.first_key <= self._last:
                 raise ValueError(f"block {block.first_key!r} written after {self._last!r}")
-            self._last = tier_key = block.first_key
-            tier, _, index = tier_key.rpartition(":")
+            self._last = block.first_key
+            tier, _, index = block.first_key.rpartition(":")
             number = self._numbers.setdefault(tier, len(self._numbers))
             out.append((block_id(number, int(index)), *block))
         return out
@@ -268,7 +269,6 @@ class TieredReader(KeyedReader):
             scores = decode_scores(block, self._label)
             tier, _, index = block.first_key.rpartition(":")
             yield tier, int(index), scores
-
 
 
 class TieredIdReader(TieredReader):
