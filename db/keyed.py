@@ -92,6 +92,10 @@ class KeyedBlock(NamedTuple):
     check: int
 
 
+# A KeyedBlock's columns, in its order, as a blocks table stores them.
+BLOCK_COLUMNS = ("first_key", "count", "data", "chk")
+
+
 def raw_block(rows: KeyedRows) -> bytes:
     """The raw bytes of a block of rows (see the module's picture)."""
     return b"".join((np.asarray(rows.ply, "<i4").tobytes(), np.asarray(rows.value, "i1").tobytes(),

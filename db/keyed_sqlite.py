@@ -167,9 +167,9 @@ class SqliteKeyedBuild:
         for blocks in self._packer.stream(chunks, digest):
             try:
                 with _transaction(self._conn):
-                    marks = ", ".join("?" * (self._columns.count(",") + 1))
-                    self._conn.executemany(f'INSERT INTO "{self.table_name}" ({self._columns})'
-                                           f" VALUES ({marks})", self._rows(blocks))
+                    self._conn.executemany(
+                        f'INSERT INTO "{self.table_name}" ({", ".join(self._columns)}) VALUES'
+                        f' ({", ".join("?" * len(self._columns))})', self._rows(blocks))
             except sqlite3.Error as e:
                 raise DatabaseError(f"cannot write positions of {self._params.label}:"
                                     f" {_reason(e)}") from e

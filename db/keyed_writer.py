@@ -86,8 +86,8 @@ class _UrlKeyedBuild:
 
             def write(conn: Connection, data: list[tuple[object, ...]] = data) -> None:
                 mark = "?" if conn.dialect.name == "sqlite" else "%s"
-                conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" ({columns}) VALUES'
-                                     f" ({', '.join([mark] * (columns.count(',') + 1))})", data)
+                conn.exec_driver_sql(f'INSERT INTO "{handle.table_name}" ({", ".join(columns)})'
+                                     f" VALUES ({', '.join([mark] * len(columns))})", data)
             write_with(self._engine, handle, write)
             handle.rows += sum(b.size for b in blocks)
 

@@ -17,8 +17,8 @@ from tablebase.db.facts import (
     CHUNK,
     GAME_LAYOUTS,
     LAYOUT_PACKED,
-    LAYOUT_TIERED,
     LAYOUT_TIERED_IDS,
+    TIERED_LAYOUTS,
 )
 from tablebase.db.packed import BlockSource, PackedReader
 from tablebase.db.records import Damage, GameRecord, Lookup, PlyCounts, PositionArrays, TableCodes
@@ -161,10 +161,8 @@ class CheckedStore:
         from tablebase.db.keyed import KeyedReader
 
         run, quoted, mark, source = self._run(game)
-        if game.layout == LAYOUT_TIERED_IDS:
-            from tablebase.db.tiered import TieredIdReader
-            return TieredIdReader(run, quoted, game.label, int(game.canonical or 0), mark, source)
-        if game.layout == LAYOUT_TIERED:
-            from tablebase.db.tiered import TieredReader
-            return TieredReader(run, quoted, game.label, int(game.canonical or 0), mark, source)
-        return KeyedReader(run, quoted, game.label, int(game.canonical or 0), mark, source)
+        reader: type[KeyedReader] = KeyedReader
+        if game.layout in TIERED_LAYOUTS:
+            from tablebase.db.tiered import TieredIdReader, TieredReader
+            reader = TieredIdReader if game.layout == LAYOUT_TIERED_IDS else TieredReader
+        return reader(run, quoted, game.label, int(game.canonical or 0), mark, source)

@@ -29,7 +29,7 @@ import zstandard
 
 from tablebase.db.errors import DamagedTableError
 from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
-from tablebase.db.keyed import ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
+from tablebase.db.keyed import BLOCK_COLUMNS, ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
 
 # Indices a block: 8 KiB of scores at most, decompressed in some 7 us. Larger blocks are no
 # smaller at TIER_ZSTD_LEVEL: nine men's morris's in 2.96 bits an index in blocks of 4096, 2.95
@@ -185,13 +185,13 @@ class TierIds:
         return out
 
 
-def block_rows(layout: str) -> tuple[str, Callable[[Sequence[KeyedBlock]],
-                                                   Sequence[tuple[object, ...]]]]:
+def block_rows(layout: str) -> tuple[tuple[str, ...], Callable[[Sequence[KeyedBlock]],
+                                                              Sequence[tuple[object, ...]]]]:
     """The columns a build of `layout` inserts its blocks under, and its blocks' rows: with an
     id before each in the tiered-ids layout (TierIds), the blocks as they are otherwise."""
     if layout == LAYOUT_TIERED_IDS:
-        return "id, first_key, count, data, chk", TierIds().rows
-    return "first_key, count, data, chk", lambda blocks: blocks
+        return ("id", *BLOCK_COLUMNS), TierIds().rows
+    return BLOCK_COLUMNS, lambda blocks: blocks
 
 
 def decode_scores(block: KeyedBlock, where: str) -> ScoreBlock:
@@ -275,9 +275,7 @@ class TieredIdReader(TieredReader):
     """One complete table of the tiered-ids layout: a block is fetched by its id (the tiers'
     numbers read once, a query a tier) and its key checked against the one asked."""
 
-    def __init__(self, *args: object) -> None:
-        super().__init__(*args)  # type: ignore[arg-type]
-        self._numbers: dict[str, int] | None = None
+    _numbers: dict[str, int] | None = None  # each tier's number, once read
 
     def _keeps(self) -> bool:
         return self._numbers is not None or super()._keeps()
