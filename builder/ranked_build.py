@@ -153,34 +153,49 @@ def out_of_core(tier: RankedTier | LoopFreeTier, memory_budget: int) -> bool:
     return tier.room > 0 and slices_for(tier.size, working_room(memory_budget)) > 1
 
 
-def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | None = None
-               ) -> None:
+def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | None = None,
+               table: tuple[Path, int] | None = None) -> None:
     """BuildTooLargeError before anything is solved where a tier left to solve (one the
     folder's manifest does not list, up to and with tier `until` where given) would not fit
     the memory budget even out of core, or they would not fit the folder's disk (or, before
-    it is made, its parent's)."""
+    it is made, its parent's). `table`, where given, is a file of about so many bytes to be
+    written after the tiers (and beside them: the table they are stored in): it must fit its
+    disk too, with the tiers where they share one."""
     done = read_manifest(folder, game.name) if folder.exists() else {}
     tiers = game.ranked_tiers()
     names = [t.name for t in tiers]
     stop = names.index(until) + 1 if until in names else len(names)
     left = [t for t in tiers[:stop] if t.name not in done]
-    if not left:
-        return
-    widest = max(left, key=least_memory)
-    need = least_memory(widest) + FIXED_BYTES
-    if need > memory_budget:
-        raise BuildTooLargeError(
-            f"{game.name}: tier {widest.name} holds {widest.size:,} positions while it is"
-            f" solved (about {need / 2**30:.1f} GiB at the least), past the memory budget of"
-            f" {memory_budget / 2**30:.1f} GiB: nothing built")
+    if left:
+        widest = max(left, key=least_memory)
+        need = least_memory(widest) + FIXED_BYTES
+        if need > memory_budget:
+            raise BuildTooLargeError(
+                f"{game.name}: tier {widest.name} holds {widest.size:,} positions while it is"
+                f" solved (about {need / 2**30:.1f} GiB at the least), past the memory budget"
+                f" of {memory_budget / 2**30:.1f} GiB: nothing built")
     disk = sum(2 * t.size + 128 for t in left) + max(
         (SPILL_BYTES_A_POSITION * t.size for t in left if out_of_core(t, memory_budget)),
         default=0)
-    where = folder if folder.exists() else folder.parent
-    free = shutil.disk_usage(where).free
-    if disk > free:
-        raise BuildTooLargeError(f"{game.name}: the tiers left take {disk / 2**30:.1f} GiB,"
-                                 f" {where} has {free / 2**30:.1f} GiB free: nothing built")
+    # What each file system must hold: the tiers', and the table's (the same one by default).
+    wants = {"the tiers left take": (_existing(folder), disk)}
+    if table is not None:
+        wants["the table takes about"] = (_existing(table[0]), table[1])
+        if os.stat(wants["the table takes about"][0]).st_dev == os.stat(_existing(folder)).st_dev:
+            wants = {"the tiers left and the table take about": (_existing(folder),
+                                                                  disk + table[1])}
+    for what, (where, nbytes) in wants.items():
+        free = shutil.disk_usage(where).free
+        if nbytes > free:
+            raise BuildTooLargeError(f"{game.name}: {what} {nbytes / 2**30:.1f} GiB, {where} has"
+                                     f" {free / 2**30:.1f} GiB free: nothing built")
+
+
+def _existing(path: Path) -> Path:
+    """`path`, or the nearest folder above it that exists: where it would be made."""
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
 
 
 def build_tiers(game: RankedGame, folder: Path, memory_budget: int,

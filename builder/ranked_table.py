@@ -30,6 +30,7 @@ from tablebase.builder.ranked_build import (
 )
 from tablebase.builder.ranked_work import BYTES_A_POSITION
 from tablebase.builder.workdir import work_path
+from tablebase.db.engine import database_file
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED_IDS
 from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
@@ -53,8 +54,22 @@ _LOOP_FREE_RATE = 2.5e6
 # A tier solved out of core, against the same tier in memory: nine men's morris's 8-7 under
 # --memory 4 in 622 s against 586 (docs/benchmarks.md); 6-5 in 4 slices 1.25 times.
 _OUT_OF_CORE_SLOWER = 1.2
+# The table's bytes an index, to check the disk holds it before anything is solved: nine men's
+# morris's blocks take 3.3 bits an index, six men's morris's 3.05 a stored position
+# (docs/benchmarks.md); half a byte is above both. What an estimate assumes; a table that takes
+# more fails in its write stage, its tiers kept.
+_TABLE_BYTES_AN_INDEX = 0.5
+# Indices a second the write stage reads, packs and stores: nine men's morris's 2.8e10 at zstd
+# 11 in 1,393 s, written again from its table (docs/benchmarks.md).
+_WRITE_RATE = 2.0e7
 # Builds smaller than this many indices go unannounced (seconds).
 _WORTH_SAYING = 10 ** 8
+
+
+def table_bytes(tiers: RankedGame) -> int:
+    """About how many bytes the table of `tiers` takes in the database (an estimate made
+    before they are solved)."""
+    return int(_TABLE_BYTES_AN_INDEX * sum(t.size for t in tiers.ranked_tiers()))
 
 
 def estimate_text(tiers: RankedGame, folder: Path, memory_budget: int) -> str | None:
@@ -69,13 +84,15 @@ def estimate_text(tiers: RankedGame, folder: Path, memory_budget: int) -> str | 
     out = [t for t in left if out_of_core(t, memory_budget)]
     seconds = sum(t.size / (_LOOP_FREE_RATE if not t.room else _CYCLIC_RATE
                             / (_OUT_OF_CORE_SLOWER if t in out else 1)) for t in left)
+    seconds += sum(t.size for t in tiers.ranked_tiers()) / _WRITE_RATE
     memory = min(max(t.size * (BYTES_A_POSITION if t.room else 2) for t in left) + FIXED_BYTES,
                  memory_budget)
     resumed = f" ({len(done)} finished before: resumed)" if done else ""
     beyond = (f", {len(out)} of them out of core ({', '.join(t.name for t in out[:4])}"
               f"{', ...' if len(out) > 4 else ''})" if out else "")
     return (f"{indices:,} positions in {len(left)} tiers{resumed}{beyond};"
-            f" {2 * indices / 2**30:.1f} GiB of tier files beside the database,"
+            f" {2 * indices / 2**30:.1f} GiB of tier files beside the database and about"
+            f" {table_bytes(tiers) / 2**30:.1f} GiB for the table,"
             f" {memory / 2**30:.1f} GiB of memory at most; about {seconds / 3600:.1f} hours on"
             " two cores")
 
@@ -99,7 +116,9 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
         raise GameExistsError(f"{label} is already built; add --force to rebuild it")
     plan = MemoryPlan.for_budget(memory_budget)
     folder = work_path(database, game.name, work_dir)
-    check_room(tiers, folder, plan.budget)  # a build that cannot finish says so first
+    file = database_file(database)  # a build that cannot finish says so first
+    check_room(tiers, folder, plan.budget,
+               table=None if file is None else (Path(file).parent, table_bytes(tiers)))
     said = estimate_text(tiers, folder, plan.budget)
     if said is not None and announce is not None:
         announce(said)

@@ -45,6 +45,13 @@ def _sqlite_path(url: str) -> str | None:
 
 
 
+def database_file(target: str) -> str | None:
+    """The file a SQLite database `target` (a path or a URL) lives in; None for a server's
+    database or one in memory."""
+    path = _sqlite_path(database_url(target))
+    return None if path in (None, ":memory:", "") else path
+
+
 def _install_sqlite_pragmas(engine: Engine, writable: bool, cache_bytes: int) -> None:
     # pysqlite opens transactions lazily and not before DDL; take control so that
     # "create table + update game row + drop old table" commits as one unit.

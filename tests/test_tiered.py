@@ -181,6 +181,62 @@ def test_a_block_names_its_tier_and_index() -> None:
         decode_scores(KeyedBlock("5-4", 1, b"", 0), "t")
 
 
+def test_a_build_whose_table_would_not_fit_beside_its_tiers_is_refused_before_it_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """The tiers alone fit, the table after them would not: one line, nothing solved, no
+    database; with room for both the same build goes through."""
+    import shutil
+
+    from tablebase.builder.games.morris.game import MorrisGame
+
+    tiers = MorrisGame(GAME).ranked()
+    need = sum(2 * t.size + 128 for t in tiers.ranked_tiers()) + ranked_table.table_bytes(tiers)
+    usage = shutil.disk_usage(tmp_path)
+    path = str(tmp_path / "t.db")
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage._replace(free=need - 1))
+    capsys.readouterr()
+    assert main(["build", GAME, "--db", path, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tablebase: error: {GAME}: the tiers left and the table take about")
+    assert err.endswith("GiB free: nothing built\n") and err.count("\n") == 1
+    assert not Path(path).exists() and not work_path(path, GAME).exists()
+    monkeypatch.setattr(shutil, "disk_usage", lambda _: usage._replace(free=need))
+    assert main(["build", GAME, "--db", path, "--quiet"]) == 0
+
+
+def test_the_table_is_counted_on_its_own_disk_where_the_tiers_are_elsewhere(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--work-dir on another file system: each disk holds its own share."""
+    import os
+    import shutil
+
+    from tablebase.builder.games.errors import BuildTooLargeError
+    from tablebase.builder.games.morris.game import MorrisGame
+    from tablebase.builder.ranked_build import check_room
+
+    other = Path("/dev/shm")
+    assert os.stat(other).st_dev != os.stat(tmp_path).st_dev, "a second file system to use"
+    tiers = MorrisGame(GAME).ranked()
+    disk = sum(2 * t.size + 128 for t in tiers.ranked_tiers())
+    table = ranked_table.table_bytes(tiers)
+    usage = shutil.disk_usage(tmp_path)
+
+    def free(tiers_free: int, table_free: int) -> None:
+        monkeypatch.setattr(shutil, "disk_usage", lambda where: usage._replace(
+            free=tiers_free if str(where).startswith(str(tmp_path)) else table_free))
+
+    free(disk, table)  # neither holds both, each holds its own
+    check_room(tiers, tmp_path / "work", 1 << 40, table=(other / "new" / "t.db", table))
+    free(disk + table, table - 1)
+    with pytest.raises(BuildTooLargeError, match=r": the table takes about [\d.]+ GiB, /dev/shm"
+                                                 r" has [\d.]+ GiB free: nothing built"):
+        check_room(tiers, tmp_path / "work", 1 << 40, table=(other / "new" / "t.db", table))
+    free(disk - 1, table)
+    with pytest.raises(BuildTooLargeError, match=r": the tiers left take [\d.]+ GiB"):
+        check_room(tiers, tmp_path / "work", 1 << 40, table=(other / "new" / "t.db", table))
+
+
 def test_a_large_build_says_what_it_will_take_before_it_starts(tmp_path: Path) -> None:
     from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.ranked_table import estimate_text
@@ -190,6 +246,7 @@ def test_a_large_build_says_what_it_will_take_before_it_starts(tmp_path: Path) -
     said = estimate_text(tiers, tmp_path / "none", 64 << 30)
     assert said is not None and said.startswith(f"{sum(sizes):,} positions in {len(sizes)} tiers;")
     assert f"{2 * sum(sizes) / 2**30:.1f} GiB of tier files" in said and "hours" in said
+    assert f"about {ranked_table.table_bytes(tiers) / 2**30:.1f} GiB for the table" in said
     assert estimate_text(MorrisGame("six-mens-morris").ranked(), tmp_path / "none",
                          64 << 30) is None
 
