@@ -24,12 +24,13 @@ from tablebase.builder.games.morris.sector_kernels import (
     colex_rank,
     exit_state,
     fold,
-    fold_captures,
     free_points,
     image,
     in_mills,
+    index_in,
     index_of,
     next_set,
+    orbit,
     packed_rank,
     spread,
 )
@@ -62,6 +63,21 @@ def insertion_sums(packed, a, binom, low, high):  # type: ignore[no-untyped-def]
         j -= 1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def victims_of(you, b, mills, binom, perm, sym_tab, rank_off, at, gs, mine):  # type: ignore[no-untyped-def]
+    """For each stone of `you` (b stones) a mill may take: the orbit (`orbit`) of what is
+    left, into at[i], gs[i], mine[i]; return how many. Found once for every position that
+    shares `you`, not once a capture."""
+    n = 0
+    left = can_take(you, mills)
+    while left:
+        v = left & -left
+        left ^= v
+        at[n], gs[n], mine[n] = orbit(you ^ v, b - 1, binom, perm, sym_tab, rank_off)
+        n += 1
+    return n
+
+
 @njit(cache=True, nogil=True)
 def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # type: ignore[no-untyped-def]
                  rules, perm, sym_tab, rep_of, rank_off, reps, rep_off, scores):
@@ -80,6 +96,9 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
     low = np.empty(a + 1, dtype=np.int64)
     high = np.empty(a + 1, dtype=np.int64)
     c_radix = binom[points - b, a + 1]  # the plain children's sector (b, a + 1)
+    v_at = np.empty(points, dtype=np.int64)  # `victims_of`: the captures' own stones
+    v_gs = np.empty(points, dtype=np.int64)
+    v_mine = np.empty(points, dtype=np.int64)
     for y in range(lo, hi):
         entry = reps[rep_off[b] + y]
         you = entry & REP_MASK
@@ -88,7 +107,13 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
         block = rep_of[c_at] * c_radix
         free_points(you, points, free, 0)
         over = not captures and in_mills(you, mills) != 0  # the other side has made a line
-        takeable = -1  # found at the first mill closed
+        # A capture's child has the other side's stones less one as its own: the same few
+        # orbits for every position of this y, found here rather than once a capture (nine
+        # men's morris's tiers of one stone to place in 0.57-0.72 of the time).
+        victims = 0
+        if captures and you != 0 and sec[4] == 0:
+            victims = victims_of(you, b, mills, binom, perm, sym_tab, rank_off, v_at, v_gs,
+                                 v_mine)
         packed = 0
         for r in range(binom[points - b, a]):
             packed = (np.int64(1) << a) - 1 if r == 0 else next_set(packed)
@@ -114,11 +139,13 @@ def place_settle(lo, hi, sec, plain, taken, mills, mills_at, binom, points,  # t
                 d = free[x]
                 after = me | (np.int64(1) << d)
                 if captures and you != 0 and closes(after, d, mills_at):
-                    if takeable < 0:
-                        takeable = can_take(you, mills)
-                    win_at, lose_at, drawn = fold_captures(
-                        takeable, you, after, sec[4] != 0, taken, sec[3], b - 1, a + 1, points,
-                        binom, perm, sym_tab, rep_of, rank_off, win_at, lose_at, drawn)
+                    if sec[4] != 0:  # the other side left with two stones: lost at once
+                        win_at = 1
+                    for j in range(victims):
+                        score = taken[sec[3] + index_in(v_at[j], v_gs[j], v_mine[j], after,
+                                                        b - 1, a + 1, points, binom, perm,
+                                                        rep_of)]
+                        win_at, lose_at, drawn = fold(score, win_at, lose_at, drawn)
                     continue
                 if stab == 1:  # packed_rank(after, you): `packed` with x inserted
                     least = low[k] + binom[x, k + 1] + high[k]
