@@ -44,13 +44,13 @@ _WRITE_CHUNK = 256 * TIER_BLOCK
 
 # How a build stores its tiers (db/tiered.py): blocks found by an integer id.
 TABLE_LAYOUT = LAYOUT_TIERED_IDS
-# Indices a second on two cores, measured solving nine men's morris (docs/benchmarks.md): its
-# movement phase's cyclic tiers 9.2e9 indices in 2 h 11 min (0.55 to 1.7 million a second),
-# its placement tiers (loop-free, one read of the tier below a move) 18.7e9 in 2 h: 2.1 million
-# a second on the tiers of one stone to place, 3.3 million on the rest: at these rates the whole
-# game's tiers are estimated at 4.2 hours, as they took. What an estimate assumes; not a promise.
-_CYCLIC_RATE = 1.2e6
-_LOOP_FREE_RATE = 2.5e6
+# Indices a second on two cores, measured building nine men's morris again (docs/benchmarks.md,
+# 2026-12-05): its movement phase's cyclic tiers 9.2e9 indices in 4,553 s of their own (1.7 to
+# 2.7 million a second on the large ones), its placement tiers (loop-free, one read of the tier
+# below a move) 6.3 to 6.6 million a second by the number of stones left to place. What an
+# estimate assumes; not a promise.
+_CYCLIC_RATE = 2.0e6
+_LOOP_FREE_RATE = 6.0e6
 # A tier solved out of core, against the same tier in memory: nine men's morris's 8-7 under
 # --memory 4 in 622 s against 586 (docs/benchmarks.md); 6-5 in 4 slices 1.25 times.
 _OUT_OF_CORE_SLOWER = 1.2
