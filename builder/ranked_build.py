@@ -178,13 +178,15 @@ def check_room(game: RankedGame, folder: Path, memory_budget: int, until: str | 
         (SPILL_BYTES_A_POSITION * t.size for t in left if out_of_core(t, memory_budget)),
         default=0)
     # What each file system must hold: the tiers', and the table's (the same one by default).
-    wants = {"the tiers left take": (_existing(folder), disk)}
+    tiers_at = _existing(folder)
+    wants = [("the tiers left take", tiers_at, disk)]
     if table is not None:
-        wants["the table takes about"] = (_existing(table[0]), table[1])
-        if os.stat(wants["the table takes about"][0]).st_dev == os.stat(_existing(folder)).st_dev:
-            wants = {"the tiers left and the table take about": (_existing(folder),
-                                                                  disk + table[1])}
-    for what, (where, nbytes) in wants.items():
+        table_at = _existing(table[0])
+        if os.stat(table_at).st_dev == os.stat(tiers_at).st_dev:
+            wants = [("the tiers left and the table take about", tiers_at, disk + table[1])]
+        else:
+            wants.append(("the table takes about", table_at, table[1]))
+    for what, where, nbytes in wants:
         free = shutil.disk_usage(where).free
         if nbytes > free:
             raise BuildTooLargeError(f"{game.name}: {what} {nbytes / 2**30:.1f} GiB, {where} has"
