@@ -60,7 +60,7 @@ _OUT_OF_CORE_SLOWER = 1.2
 # more fails in its write stage, its tiers kept.
 _TABLE_BYTES_AN_INDEX = 0.5
 # Indices a second the write stage reads, packs and stores: nine men's morris's 2.8e10 at zstd
-# 11 in 1,393 s, written again from its table (docs/benchmarks.md).
+# 11 in 1,249 s in its build (2.2e7 a second; docs/benchmarks.md), a little kept in hand.
 _WRITE_RATE = 2.0e7
 # Builds smaller than this many indices go unannounced (seconds).
 _WORTH_SAYING = 10 ** 8
