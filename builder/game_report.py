@@ -29,6 +29,7 @@ class GameBuildReport:
     stages: dict[str, StageFigures] = field(default_factory=dict)
     memory_budget: int = 0
     tiers: int = 0  # a game built as ranked tiers: how many (0: built by a walk)
+    resumed_tiers: int = 0  # of them, finished by earlier commands (their seconds in "solve")
 
     @property
     def seconds(self) -> float:

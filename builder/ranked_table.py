@@ -122,6 +122,7 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
     said = estimate_text(tiers, folder, plan.budget)
     if said is not None and announce is not None:
         announce(said)
+    earlier = read_manifest(folder, tiers.name) if folder.exists() else {}
     stages: dict[str, StageFigures] = {}
     with stage(stages, "solve"):
         try:
@@ -130,13 +131,18 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
             kept = len(read_manifest(folder, tiers.name))
             raise TiersKept(f"the {kept} tiers finished are kept in {folder}: the same command"
                             " resumes there") from e
+    # A resumed build's solve stage counts the tiers earlier commands finished, at the seconds
+    # each took, so the table records what its whole build cost (its peak: this command's).
+    solved = stages["solve"]
+    stages["solve"] = StageFigures(solved.seconds + sum(f.seconds for f in earlier.values()),
+                                   solved.peak_bytes)
     root_tier, root_index = tiers.locate(game.start())
     root_value, root_depth = score_outcome(int(load_tier(folder, done[root_tier])[root_index]))
     figures = list(done.values())
     positions = sum(f.positions for f in figures)
     report = GameBuildReport(game.name, "", positions, sum(f.size for f in figures), 0,
                              root_value, root_depth, [], stages, plan.budget,
-                             len(figures))
+                             len(figures), resumed_tiers=len(earlier))
     params = GameParams(game.name, 0, 0, 0, False, False, "", keyed=True)
     with stage(stages, "write"), open_keyed_build(database, params, force=force,
                                                    layout=TABLE_LAYOUT) as build:

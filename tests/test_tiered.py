@@ -90,10 +90,21 @@ def test_an_interrupted_build_leaves_no_table_and_resumes(
                                        f" finished are kept in {folder}: the same command"
                                        " resumes there\n")
     assert not Path(path).exists() or main(["probe", GAME, "--db", path]) == 2
-    assert len(json.loads((folder / "manifest.json").read_text())["tiers"]) == 3
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert len(manifest["tiers"]) == 3
+    for tier in manifest["tiers"]:  # what the earlier command's tiers cost, made unmistakable
+        tier["seconds"] = 500.0
+    (folder / "manifest.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(ranked_table, "build_tiers", real)
-    assert main(["build", GAME, "--db", path, "--quiet"]) == 0
+    assert main(["build", GAME, "--db", path]) == 0
     assert _table(path)[2] == _table(db)[2] and not folder.exists()
+    out = capsys.readouterr().out
+    assert "resumed: 3 of the " in out, out
+    (solve,) = [line.split() for line in out.splitlines() if line.split()[:1] == ["solve"]]
+    assert 1500 <= float(solve[1]) < 1500 + 60, out  # the earlier tiers' and this command's
+    with closing(sqlite3.connect(path)) as conn:
+        (seconds,) = conn.execute("SELECT build_seconds FROM games").fetchone()
+    assert seconds >= 1500
 
 
 def test_a_damaged_cut_or_missing_block_is_one_error(db: str, tmp_path: Path,

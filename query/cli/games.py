@@ -80,6 +80,9 @@ def build(args: argparse.Namespace) -> int:
         print(f"  positions: {_positions(report.reachable, report.canonical)},"
               f" {report.terminal:,} terminal")
     print(f"  start: side to move, {outcome_text(report.root_value, report.root_depth)}")
+    if report.resumed_tiers:
+        print(f"  resumed: {report.resumed_tiers} of the {report.tiers} tiers were finished by"
+              " earlier commands (their seconds counted in solve, its peak memory this one's)")
     print(f"  memory budget {size(report.memory_budget)}")
     print(f"  {'stage':<10}{'seconds':>9}{'peak memory':>14}")
     for name, figures in report.stages.items():
