@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeAlias, overload
 import numpy as np
 
 from tablebase.builder.manifest import Manifest
+from tablebase.db.engine import database_file
 
 # Every array kind has one dtype; files are raw little-endian arrays named KIND_PLY.bin.
 DTYPES: dict[str, np.dtype[Any]] = {"codes": np.dtype("<i8"), "term": np.dtype("i1"),
@@ -32,13 +33,11 @@ def work_path(database: str, spec_name: str, under: str | None = None) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.-]", "_", spec_name)
     if under is not None:
         return Path(under).resolve() / f"tablebase.{slug}.work"
-    if "://" not in database:
-        db = Path(database).resolve()
-        return db.parent / f".{db.name}.{slug}.work"
-    if database.startswith("sqlite:///") and not database.startswith("sqlite:///:memory:"):
-        db = Path(database[len("sqlite:///"):].split("?")[0]).resolve()
-        return db.parent / f".{db.name}.{slug}.work"
-    return Path.cwd() / f".tablebase.{slug}.work"
+    file = database_file(database)
+    if file is None:  # a server's database, or one in memory
+        return Path.cwd() / f".tablebase.{slug}.work"
+    db = Path(file).resolve()
+    return db.parent / f".{db.name}.{slug}.work"
 
 
 # Arrays up to this size are kept in memory once written, so that reading them back opens no

@@ -43,8 +43,6 @@ def _sqlite_path(url: str) -> str | None:
     return parsed.database or ":memory:"
 
 
-
-
 def database_file(target: str) -> str | None:
     """The file a SQLite database `target` (a path or a URL) lives in; None for a server's
     database or one in memory."""

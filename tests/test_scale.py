@@ -260,3 +260,19 @@ def test_a_joined_array_reads_rows_as_one_array_does(tmp_path: Path) -> None:
     for rows in (np.array([5, 6, 400, 401, 999]), np.arange(300, 700), np.array([], np.int64)):
         assert np.array_equal(np.asarray(joined[rows]), whole[rows])
     assert joined[334] == whole[334] and np.array_equal(joined[330:340], whole[330:340])
+
+
+def test_the_work_directory_is_beside_the_database_file_however_it_is_named(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    beside = tmp_path / "sub" / ".t.db.4x3k3.work"
+    for target in ("sub/t.db", str(tmp_path / "sub" / "t.db"), "sqlite:///sub/t.db",
+                   f"sqlite:///{tmp_path}/sub/t.db?mode=rwc"):
+        assert work_path(target, "4x3k3") == beside, target
+    assert work_path("link/t.db", "a b") == tmp_path / "real" / ".t.db.a_b.work"  # resolved
+    for target in ("sqlite://", "sqlite:///:memory:", "postgresql://u@h/d"):
+        assert work_path(target, "4x3k3") == tmp_path / ".tablebase.4x3k3.work", target
+    assert work_path("sub/t.db", "4x3k3", "link") == tmp_path / "real" / "tablebase.4x3k3.work"
