@@ -135,6 +135,11 @@ def test_the_orbit_tables_agree_with_the_symmetries_applied_plainly(name: str,
     symmetries = board(name).symmetries
     points = len(symmetries[0])
     tables = Orbits(MorrisGame(name).ranked().rules, sizes)
+    assert not tables.sym_tab.any()  # nothing made before it is asked for
+    end = int(tables.rank_off[sizes[0] + 1])
+    tables.made(sizes[:1])  # that size's tables alone (a set's own symmetries are never none)
+    assert tables.sym_tab[:end].all() and not tables.sym_tab[end:].any()
+    tables.made()
     for a in sizes:
         masks = sorted(sum(1 << i for i in c) for c in combinations(range(points), a))
         images = [[sum(1 << g[i] for i in range(points) if m >> i & 1) for g in symmetries]

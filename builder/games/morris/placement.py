@@ -60,7 +60,7 @@ class PlacementTier:
                scores: np.ndarray) -> None:
         """Score the positions whose other side's stones are in orbits lo..hi-1
         (LoopFreeTier.settle)."""
-        o = self.orbits
+        o = self.orbits.made()
         none = np.zeros(0, dtype=np.int16)
         plain = earlier[self._plain[0]] if self._plain is not None else none
         taken = earlier[self._taken[0]] if self._taken is not None else none
@@ -70,7 +70,7 @@ class PlacementTier:
 
     def position(self, index: int) -> tuple[int, int]:
         """(the side to move's stones, the other's) at a tier index."""
-        o = self.orbits
+        o = self.orbits.made((self.a,))
         me, you = sk.position_of(index, self.a, self.b, self.points, o.binom, o.reps, o.rep_off)
         return int(me), int(you)
 
@@ -79,7 +79,7 @@ class PlacementTier:
         if (me.bit_count(), you.bit_count()) != (self.a, self.b) or me & you:
             raise ValueError(f"stones {me.bit_count()} and {you.bit_count()}: not in tier"
                              f" {self.name}")
-        o = self.orbits
+        o = self.orbits.made((self.a,))
         return int(sk.index_of(me, you, self.a, self.b, self.points, o.binom, o.perm,
                               o.sym_tab, o.rep_of, o.rank_off))
 

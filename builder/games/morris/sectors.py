@@ -7,7 +7,8 @@ Positions are ranked one an orbit of the board's symmetries (sector_kernels.py).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Iterable, Mapping, Sequence
 from math import comb
 
 import numpy as np
@@ -45,32 +46,46 @@ class Orbits:
                     self.perm[g, byte, value] = sum(
                         1 << symmetry[8 * byte + j] for j in range(8)
                         if value >> j & 1 and 8 * byte + j < p)
-        wanted = sorted(set(sizes))
+        # Each size's tables are made the first time something reads them (`made`): a probe
+        # needs one size, where making all of nine men's morris's took a shell's probe some
+        # 0.3 s. Their places are known beforehand: the orbits are counted by Burnside's lemma.
+        self.wanted = frozenset(sizes)
+        orbits = orbit_counts(board.symmetries)
         self.rank_off = np.zeros(p + 2, dtype=np.int64)
         self.rep_off = np.zeros(p + 2, dtype=np.int64)
-        sym_tabs, rep_ofs, reps = [], [], []
         for a in range(p + 1):
-            self.rank_off[a + 1] = self.rank_off[a]
-            self.rep_off[a + 1] = self.rep_off[a]
-            if a not in wanted:
-                continue
-            n = comb(p, a)
-            sym_tab = np.empty(n, dtype=np.int32)
-            least = np.empty(n, dtype=np.int64)
-            own = np.empty(n, dtype=np.bool_)
-            rep_of = np.empty(n, dtype=np.int32)
-            orbit_tables(a, p, self.binom, self.perm, sym_tab, least, own, rep_of)
-            # Colex order is the masks' order: the representatives, in rank order, are sorted.
-            mine = least[own]
-            sym_tabs.append(sym_tab)
-            rep_ofs.append(rep_of)
-            # Beside each, the symmetries that keep it (those that map it to itself).
-            reps.append(mine | sym_tab[own].astype(np.int64) << 32)
-            self.rank_off[a + 1] += n
-            self.rep_off[a + 1] += len(mine)
-        self.sym_tab = np.concatenate(sym_tabs) if sym_tabs else np.zeros(0, np.int32)
-        self.rep_of = np.concatenate(rep_ofs) if rep_ofs else np.zeros(0, np.int32)
-        self.reps = np.concatenate(reps) if reps else np.zeros(0, np.int64)
+            self.rank_off[a + 1] = self.rank_off[a] + (comb(p, a) if a in self.wanted else 0)
+            self.rep_off[a + 1] = self.rep_off[a] + (orbits[a] if a in self.wanted else 0)
+        # Zeroed by the allocator: a size's pages are touched only when it is made.
+        self.sym_tab = np.zeros(int(self.rank_off[-1]), dtype=np.int32)
+        self.rep_of = np.zeros(int(self.rank_off[-1]), dtype=np.int32)
+        # Beside each representative, the symmetries that keep it (those that map it to itself).
+        self.reps = np.zeros(int(self.rep_off[-1]), dtype=np.int64)
+        self._made: set[int] = set()
+        self._making = threading.Lock()  # a server's threads may ask at once
+
+    def made(self, sizes: Iterable[int] | None = None) -> Orbits:
+        """Itself, with the tables of `sizes` (every size asked for at the start: None) made;
+        the kernels read only sizes made."""
+        with self._making:
+            for a in sorted(self.wanted if sizes is None else set(sizes) & self.wanted):
+                if a not in self._made:
+                    self._make(a)
+                    self._made.add(a)
+        return self
+
+    def _make(self, a: int) -> None:
+        lo, hi = int(self.rank_off[a]), int(self.rank_off[a + 1])
+        least = np.empty(hi - lo, dtype=np.int64)
+        own = np.empty(hi - lo, dtype=np.bool_)
+        sym_tab, rep_of = self.sym_tab[lo:hi], self.rep_of[lo:hi]
+        orbit_tables(a, self.points, self.binom, self.perm, sym_tab, least, own, rep_of)
+        # Colex order is the masks' order: the representatives, in rank order, are sorted.
+        mine = least[own]
+        if len(mine) != self.representatives(a):
+            raise AssertionError(f"{len(mine)} orbits of {a} points found, Burnside's count"
+                                 f" {self.representatives(a)}")
+        self.reps[self.rep_off[a]:self.rep_off[a + 1]] = mine | sym_tab[own].astype(np.int64) << 32
 
     def representatives(self, a: int) -> int:
         """How many orbits the sets of `a` points form."""
@@ -79,6 +94,25 @@ class Orbits:
     def sector_size(self, a: int, b: int) -> int:
         """The indices of sector (a, b): an orbit of a points times the ways to set b."""
         return self.representatives(a) * comb(self.points - a, b)
+
+
+def orbit_counts(symmetries: Sequence[Sequence[int]]) -> list[int]:
+    """How many orbits the sets of each size (0 to the points) form under `symmetries` (a
+    group of point permutations): Burnside's lemma, each permutation fixing the sets that are
+    unions of its cycles."""
+    points = len(symmetries[0])
+    total = [0] * (points + 1)
+    for g in symmetries:
+        fixed, seen = [1] + [0] * points, [False] * points
+        for start in range(points):
+            length, i = 0, start
+            while not seen[i]:
+                seen[i], i, length = True, g[i], length + 1
+            if length:  # a cycle: in the set whole or not at all
+                fixed = [f + (fixed[n - length] if n >= length else 0)
+                         for n, f in enumerate(fixed)]
+        total = [t + f for t, f in zip(total, fixed)]
+    return [t // len(symmetries) for t in total]
 
 
 def tier_name(a: int, b: int) -> str:
@@ -127,14 +161,14 @@ class SectorTier:
     def first(self, lo: int, hi: int, earlier: Mapping[str, np.ndarray], counts: np.ndarray,
               scores: np.ndarray, exits: np.ndarray) -> None:
         """Counts, finished scores and exit states of indices lo..hi-1 (RankedTier.first)."""
-        o = self.orbits
+        o = self.orbits.made()
         k.first(lo, hi, self.sec, self._exit_scores(earlier, 0), self._exit_scores(earlier, 1),
                 self.joins, self.mills, self.mills_at, self.binom, self.points, self.rules,
                 o.perm, o.sym_tab, o.rep_of, o.rank_off, o.reps, o.rep_off, counts, scores, exits)
 
     def parents(self, level: np.ndarray, out: np.ndarray) -> int:
         """Parents in the tier of each index of `level` (RankedTier.parents)."""
-        o = self.orbits
+        o = self.orbits.made()
         return int(k.parents(level, self.sec, self.joins, self.mills, self.mills_at,
                              self.binom, self.points, self.rules, o.perm, o.sym_tab, o.rep_of,
                              o.rank_off, o.reps, o.rep_off, out))
@@ -143,7 +177,7 @@ class SectorTier:
         """(the side to move's stones, the other's) at a tier index."""
         second = index >= self.size_ab
         a, b = (self.b, self.a) if second else (self.a, self.b)
-        o = self.orbits
+        o = self.orbits.made((a,))
         me, you = k.position_of(index - self.size_ab * second, a, b, self.points, o.binom,
                                 o.reps, o.rep_off)
         return int(me), int(you)
@@ -155,7 +189,7 @@ class SectorTier:
         if {a, b} != {self.a, self.b} or me & you:
             raise ValueError(f"stones {a} and {b}: not in tier {self.name}")
         offset = self.size_ab if (a, b) != (self.a, self.b) else 0
-        o = self.orbits
+        o = self.orbits.made((a,))
         return offset + int(k.index_of(me, you, a, b, self.points, o.binom, o.perm, o.sym_tab,
                                        o.rep_of, o.rank_off))
 
