@@ -34,8 +34,8 @@ from tablebase.db.engine import database_file
 from tablebase.db.errors import GameExistsError
 from tablebase.db.facts import LAYOUT_TIERED_IDS
 from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
-from tablebase.db.records import GameParams, GameSummary, table_label
-from tablebase.db.tiered import TIER_BLOCK, TierRows
+from tablebase.db.records import GameParams, GameSummary, PlyCounts, table_label
+from tablebase.db.tiered import TIER_BLOCK, TierRows, tier_order
 from tablebase.version import tool_version
 
 # Indices a chunk written at once (a transaction): whole blocks.
@@ -146,7 +146,9 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
     params = GameParams(game.name, 0, 0, 0, False, False, "", keyed=True)
     with stage(stages, "write"), open_keyed_build(database, params, force=force,
                                                    layout=TABLE_LAYOUT) as build:
-        checksum, report.terminal = write_tiers(build, folder, figures, progress)
+        checksum, lost = write_tiers(build, folder, figures, progress)
+        report.terminal = sum(lost)
+        report.plies = tier_counts(figures, lost)
         build.finish(GameSummary(
             reachable=positions, canonical=report.canonical, terminal=report.terminal,
             terminal_canonical=report.terminal, wins=sum(f.wins for f in figures),
@@ -154,29 +156,41 @@ def build_tiered(game: Game, tiers: RankedGame, database: str, *, force: bool = 
             root_value=root_value, root_depth=-1 if root_depth is None else root_depth,
             tool_version=tool_version(), build_seconds=report.seconds,
             stages={name: {"seconds": s.seconds, "peak_bytes": s.peak_bytes}
-                    for name, s in stages.items()}, checksum=checksum), [])
+                    for name, s in stages.items()}, checksum=checksum), report.plies)
     shutil.rmtree(folder, ignore_errors=True)
     return report
 
 
+def in_key_order(figures: list[TierFigures]) -> list[TierFigures]:
+    """The tiers in the order the layout numbers them in (db/tiered.py's tier_order)."""
+    return sorted(figures, key=lambda f: tier_order(f.name))
+
+
+def tier_counts(figures: list[TierFigures], lost: list[int]) -> list[PlyCounts]:
+    """The table's counts, a row a tier, numbered as the layout numbers its tiers (the `ply`
+    of a row: in_key_order's); `lost`, each tier's positions lost at once, in that order."""
+    return [PlyCounts(k, f.positions, f.positions, lost_at_once, f.wins, f.draws, f.losses)
+            for k, (f, lost_at_once) in enumerate(zip(in_key_order(figures), lost))]
+
+
 def write_tiers(build: KeyedBuild, folder: Path, figures: list[TierFigures],
-                progress: ProgressFactory = NO_PROGRESS) -> tuple[str, int]:
-    """Write the finished tiers `figures` of `folder` into a build of the tiered layout, in
-    the order their blocks' keys sort in (the name, then a colon); return the table's checksum
-    and how many positions are lost at once (no move)."""
+                progress: ProgressFactory = NO_PROGRESS) -> tuple[str, list[int]]:
+    """Write the finished tiers `figures` of `folder` into a build of the tiered layout,
+    in_key_order; return the table's checksum and how many positions of each tier, in that
+    order, are lost at once (no move)."""
     checksum = hashlib.blake2b(digest_size=8)
-    lost_at_once = 0
+    lost: list[int] = []
     with progress(desc="write", total=sum(f.size for f in figures), unit="pos",
                   unit_scale=True) as bar:
         def chunks() -> Iterator[TierRows]:
-            nonlocal lost_at_once
-            for f in sorted(figures, key=lambda f: f.name + ":"):
+            for f in in_key_order(figures):
                 scores = load_tier(folder, f)
+                lost.append(0)
                 for start in range(0, f.size, _WRITE_CHUNK):
                     part = np.asarray(scores[start:start + _WRITE_CHUNK])
-                    lost_at_once += int(np.count_nonzero(part == -RANKED_WIN))
+                    lost[-1] += int(np.count_nonzero(part == -RANKED_WIN))
                     yield TierRows(f.name, start, part)
                     bar.update(len(part))
         build.write(chunks(), checksum)
-    return checksum.hexdigest(), lost_at_once
+    return checksum.hexdigest(), lost
 

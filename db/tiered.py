@@ -47,6 +47,13 @@ class TierRows(NamedTuple):
     scores: np.ndarray
 
 
+def tier_order(tier: str) -> str:
+    """The sort key of a tier's name: the order its blocks' keys sort in (the name, then a
+    colon), which is the order the layout numbers a table's tiers in (ids, and the rows of its
+    counts)."""
+    return f"{tier}:"
+
+
 def block_key(tier: str, index: int) -> str:
     """The key of the block that holds `index` of `tier`."""
     return f"{tier}:{index - index % TIER_BLOCK:0{_DIGITS}d}"
@@ -102,6 +109,17 @@ class ScoreBlock:
         code = int(self.codes[i])
         return (0 if code == 0 else -32768 if code == 1 else
                 self.bottom + (code >> 1) - 1 if code & 1 else self.top - (code >> 1) + 1)
+
+    def tally(self, score: int) -> tuple[int, int, int, int, int]:
+        """How many of its scores are below zero (-32768 aside), zero, above zero, -32768, and
+        equal to `score` (a negative one above -32768), counted from the codes undecoded."""
+        codes = self.codes
+        # A code a score: 0 zero, 1 -32768, odd past it negative, even past it positive.
+        odd = int(np.count_nonzero(codes & 1))
+        zero, least = int(np.count_nonzero(codes == 0)), int(np.count_nonzero(codes == 1))
+        found = int(np.count_nonzero(codes == 3 + 2 * (score - self.bottom))) \
+            if self.bottom <= score < 0 else 0
+        return odd - least, zero, len(codes) - odd - zero, least, found
 
     def scores(self) -> np.ndarray:
         """Every score, int16 (in range, as `at` says)."""
@@ -295,10 +313,10 @@ class TieredIdReader(TieredReader):
                                     f" {self._mark} ORDER BY id LIMIT 1", [number << _ID_SHIFT]):
                 found, key = rows[0]
                 tier = str(key).rpartition(":")[0]
-                if type(found) is not int or tier + ":" <= last:
+                if type(found) is not int or tier_order(tier) <= last:
                     raise _damaged(self._label, key, ValueError("its id is out of order"))
                 number = found >> _ID_SHIFT
-                numbers[tier], last = number, tier + ":"
+                numbers[tier], last = number, tier_order(tier)
                 number += 1
             self._numbers = numbers
         return self._numbers

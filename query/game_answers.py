@@ -18,10 +18,10 @@ from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
 from tablebase.builder.games.values import Value
 from tablebase.db.errors import DatabaseError
 from tablebase.db.keyed import KeyedReader
-from tablebase.db.records import GameRecord
+from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import complete_tables
 from tablebase.db.store_base import Store
-from tablebase.db.tiered import TieredReader
+from tablebase.db.tiered import TieredReader, tier_order
 from tablebase.query.answer_records import GameMove, GameProbe
 from tablebase.query.errors import MissingPositionError, MissingTableError
 from tablebase.query.swaps import read_following_swaps
@@ -53,6 +53,22 @@ class GameAnswers:
     def readers(self) -> list[KeyedReader]:
         """The readers of the game's complete tables, in the order of `tables`."""
         return _readers(self._tables())
+
+    def tier_counts(self, record: GameRecord) -> list[tuple[str, PlyCounts]]:
+        """The counts of a tiered table (`record`, one of `tables`), a row a tier named by the
+        game's tiers, in the order the game solves them (the fewest stones first); none where
+        the table keeps none (built before they were kept). DatabaseError where its rows and
+        the game's tiers disagree in number."""
+        rows = self._store.plies(record)
+        if not rows:
+            return []
+        tiers = tiers_of(self.game).ranked_tiers()
+        names = sorted((t.name for t in tiers), key=tier_order)
+        if [p.ply for p in rows] != list(range(len(names))):
+            raise DatabaseError(f"{self.game.name}: its table counts {len(rows)} tiers, the"
+                                f" game has {len(names)}; rebuild the table with --force")
+        by_name = dict(zip(names, rows))
+        return [(t.name, by_name[t.name]) for t in tiers]
 
     def close(self) -> None:
         """Release the tables' readers."""

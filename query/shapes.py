@@ -131,9 +131,16 @@ def _ply_json(spec: Spec, ply: int) -> dict[str, Any]:
     return dict(grid_game(spec).ply_fields(ply))
 
 
-def game_json(game: GameRecord, plies: Sequence[PlyCounts]) -> dict[str, Any]:
+def game_json(game: GameRecord, plies: Sequence[PlyCounts],
+              tiers: Sequence[tuple[str, PlyCounts]] | None = None) -> dict[str, Any]:
     """The `info --json` object of one stored table and its counts per ply: `root` is the
-    endgame table's root as board text, None for the whole-board table."""
+    endgame table's root as board text, None for the whole-board table. A table of ranked
+    tiers counts by tier instead (`tiers`, GameAnswers.tier_counts: `per_tier`)."""
+    if tiers is not None:
+        return {**_catalogue_json(game, game.root or None, None), "per_ply": [],
+                "per_tier": [{"tier": name, "positions": p.canonical, "win": p.wins,
+                              "draw": p.draws, "loss": p.losses, "lost_at_once": p.terminal}
+                             for name, p in tiers]}
     if game.layout in GAME_LAYOUTS:  # a game class's: its root is a position's text
         return {**_catalogue_json(game, game.root or None, None),
                 "per_ply": [{"ply": p.ply, "canonical": p.canonical, "win": p.wins,

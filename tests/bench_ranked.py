@@ -129,7 +129,7 @@ def _nine_table(folder: Path, tmp: str) -> None:
     from tablebase import open_tablebase
     from tablebase.builder.games.morris.game import MorrisGame
     from tablebase.builder.ranked_build import read_manifest
-    from tablebase.builder.ranked_table import TABLE_LAYOUT, write_tiers
+    from tablebase.builder.ranked_table import TABLE_LAYOUT, tier_counts, write_tiers
     from tablebase.db.keyed_writer import open_keyed_build
     from tablebase.db.records import GameParams, GameSummary
     game = MorrisGame("nine-mens-morris")
@@ -143,9 +143,9 @@ def _nine_table(folder: Path, tmp: str) -> None:
                           force=True, layout=TABLE_LAYOUT) as build:
         checksum, lost = write_tiers(build, folder, figures)
         build.finish(GameSummary(sum(f.positions for f in figures), sum(f.size for f in figures),
-                                 lost, lost, sum(f.wins for f in figures),
+                                 sum(lost), sum(lost), sum(f.wins for f in figures),
                                  sum(f.draws for f in figures), sum(f.losses for f in figures),
-                                 0, -1, "bench", 0.0, {}, checksum), [])
+                                 0, -1, "bench", 0.0, {}, checksum), tier_counts(figures, lost))
     written = time.perf_counter() - start
     rng = random.Random(7)
     texts = []

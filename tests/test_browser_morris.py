@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tablebase.builder.games.morris.game import MorrisGame
 from tablebase.query.cli import main
 from tablebase.query.tablebase import open_tablebase
 from tests.test_browser import Server, browser  # noqa: F401 (a fixture, used by name)
@@ -108,8 +109,11 @@ def test_the_main_page_opens_a_morris_table(served: tuple[Server, str], browser:
     name = page.inner_text("#name")  # the game's title, then its name
     assert name in shown
     assert page.eval_on_selector_all("#drawn-board g.point", "els => els.length") == shown[name]
-    # A table of ranked tiers keeps no counts by ply: no empty chart, and the note says why.
-    page.wait_for_function("document.getElementById('counts-note').textContent"
-                           ".includes('tiers of stones')")
-    assert page.eval_on_selector("#counts", "e => getComputedStyle(e).display") == "none"
+    # A table of ranked tiers counts by tier: a stacked bar a tier, each part named.
+    page.wait_for_function("document.getElementById('counts-title').textContent"
+                           ".includes('by tier')")
+    titles = page.eval_on_selector_all("#counts rect title", "els => els.map(e => e.textContent)")
+    tiers = [t.name for t in MorrisGame(name.split("(")[-1][:-1]).ranked().ranked_tiers()]
+    assert sorted({t.split(":")[0] for t in titles}) == sorted(f"tier {n}" for n in tiers)
+    assert len(titles) == 3 * len(tiers)
     context.close()

@@ -21,6 +21,7 @@ from tablebase.query.wording import outcome_text
 
 if TYPE_CHECKING:
     from tablebase.builder.games.protocol import Game
+    from tablebase.db.records import PlyCounts
     from tablebase.query.tablebase import Tablebase
 
 
@@ -98,7 +99,9 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
     answers = tb.game(args.spec)
     name, tables = answers.game.name, answers.tables()
     if args.json:
-        print(json.dumps([game_json(g, tb.plies(g)) for g in tables], indent=2))
+        print(json.dumps([game_json(g, tb.plies(g), answers.tier_counts(g)
+                                    if g.layout in TIERED_LAYOUTS else None)
+                          for g in tables], indent=2))
         return EXIT_OK
     for g in tables:
         where = "its start" if not g.root else repr(g.root)
@@ -113,7 +116,8 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         print(f"  stored {stored}: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
               f" checksum {g.checksum}")
         if g.layout in TIERED_LAYOUTS:
-            continue  # its tiers keep no plies
+            _tier_table(answers.tier_counts(g))
+            continue
         print(f"  {'ply':>4}{'reachable' if g.reachable == g.canonical else 'in orbits':>14}"
               f"{'stored':>12}{'terminal':>12}{'win':>11}"
               f"{'draw':>11}{'loss':>11}")
@@ -121,6 +125,21 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
             print(f"  {p.ply:>4}{p.reachable:>14,}{p.canonical:>12,}{p.terminal:>12,}"
                   f"{p.wins:>11,}{p.draws:>11,}{p.losses:>11,}")
     return EXIT_OK
+
+
+def _tier_table(tiers: list[tuple[str, PlyCounts]]) -> None:
+    """A tiered table's counts, a line a tier (the stones each side has on the board, and
+    after a + those each has still to place; the side to move's first)."""
+    if not tiers:
+        print("  (no counts by tier: the table was built before they were kept)")
+        return
+    print("  by tier (the stones each side has on the board, the side to move's first; after the"
+          " +, those still to place):")
+    print(f"  {'tier':<9}{'positions':>15}{'lost at once':>13}{'win':>15}{'draw':>15}"
+          f"{'loss':>15}")
+    for name, p in tiers:
+        print(f"  {name:<9}{p.canonical:>15,}{p.terminal:>13,}{p.wins:>15,}{p.draws:>15,}"
+              f"{p.losses:>15,}")
 
 
 def verify(args: argparse.Namespace) -> int:

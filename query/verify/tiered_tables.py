@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
+from tablebase.builder.games.ranked_tiers import HOLE, RANKED_WIN, RankedGame, score_outcome
 from tablebase.builder.progress import NO_PROGRESS, ProgressFactory
-from tablebase.db.records import GameRecord
+from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.tiered import TieredReader
 from tablebase.query.game_answers import GameAnswers, tiers_of
 from tablebase.query.verify.verdicts import GameVerifyReport, derive, words
@@ -42,11 +42,14 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
             more += 1
     digest = hashlib.blake2b(digest_size=8)
     indices = 0
+    # Each tier's loss, draw, win, copy and lost-at-once count, as its blocks hold them.
+    held: dict[str, np.ndarray] = {}
     with progress(desc=f"verify {game.name}", total=int(record.canonical or 0), unit="pos",
                   unit_scale=True) as bar:
         for tier, first, block in reader.tier_blocks():
             digest.update(block.raw)  # checked against its CRC as it was read
             n = len(block)
+            held.setdefault(tier, np.zeros(5, np.int64))[:] += block.tally(-RANKED_WIN)
             if chosen is None:
                 picks: list[int] = list(range(n))
             else:
@@ -60,6 +63,7 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
                     _check(answers, position, score, problem)
             bar.update(n)
             indices += n
+    _check_counts(answers.tier_counts(record), held, problem)
     if indices != record.canonical:
         problem(f"{indices:,} indices are stored, the build recorded {record.canonical:,}")
     if digest.hexdigest() != record.checksum:
@@ -70,6 +74,21 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
 
 
 _NONE = np.zeros(0, np.int64)
+
+
+def _check_counts(counts: list[tuple[str, PlyCounts]], held: dict[str, np.ndarray],
+                  problem: Callable[[str], None]) -> None:
+    """Whether the table's counts by tier (none: a table built before they were kept) are
+    what its blocks hold."""
+    for name, p in counts:
+        losses, draws, wins, _, lost = held.pop(name, np.zeros(5, np.int64)).tolist()
+        if (p.canonical, p.wins, p.draws, p.losses, p.terminal) != (
+                wins + draws + losses, wins, draws, losses, lost):
+            problem(f"tier {name}: its blocks hold {wins:,} win, {draws:,} draw, {losses:,}"
+                    f" loss, {lost:,} lost at once; the table's counts say {p.wins:,},"
+                    f" {p.draws:,}, {p.losses:,}, {p.terminal:,}")
+    if counts and held:
+        problem(f"blocks of tiers the game does not have: {', '.join(sorted(held))}")
 
 
 def _drawn(tiers: RankedGame, sample: int) -> dict[str, np.ndarray]:

@@ -118,29 +118,37 @@ async function drawHistory() {
   node(svg, "text", { x: 2, y: h - 4 }, "first mover loses");
 }
 
+// Counts by ply, or for a table of ranked tiers by tier (the stones each side has on the
+// board and still to place, in the order the game solves them): a stacked bar each.
 function drawCounts(table) {
-  const svg = $("counts"), w = 400, h = 200, plies = table.per_ply;
+  const svg = $("counts"), w = 400, h = 200, tiered = Array.isArray(table.per_tier);
+  const rows = tiered ? table.per_tier : table.per_ply;
+  const label = (r) => (tiered ? `tier ${r.tier}` : `ply ${r.ply}`);
   svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
   svg.replaceChildren();
-  svg.style.display = plies.length ? "" : "none";
-  if (!plies.length) {  // a table of ranked tiers keeps no counts by ply: the note says so
-    $("counts-note").textContent = "This table is stored by tiers of stones (the stones each side"
-      + " has on the board and still to place), not by ply: it keeps no counts by ply.";
-    return;
+  svg.style.display = rows.length ? "" : "none";
+  if (tiered) {
+    $("counts-title").textContent = "positions by tier and value";
+    $("counts-note").textContent = rows.length ? "Positions of each tier (the stones each side"
+      + " has on the board, then + those still to place; the side to move's first), by their"
+      + " value for the side to move." : "This table keeps no counts by tier: it was built"
+      + " before tables kept them.";
   }
-  const most = Math.max(1, ...plies.map((p) => p.win + p.draw + p.loss));
-  const width = (w - 40) / Math.max(1, plies.length);
-  plies.forEach((p, i) => {
+  if (!rows.length) return;
+  const most = Math.max(1, ...rows.map((r) => r.win + r.draw + r.loss));
+  const width = (w - 40) / Math.max(1, rows.length);
+  rows.forEach((r, i) => {
     let y = h - 20;
     for (const kind of ["loss", "draw", "win"]) {
-      const tall = (p[kind] / most) * (h - 40);
+      const tall = (r[kind] / most) * (h - 40);
       y -= tall;
       node(svg, "rect", { x: 30 + i * width, y, width: Math.max(1, width - 1), height: tall,
-                          fill: COLOURS[kind] });
+                          fill: COLOURS[kind] }, "").appendChild(document.createElementNS(SVG,
+        "title")).textContent = `${label(r)}: ${r[kind].toLocaleString()} ${kind}`;
     }
   });
   node(svg, "text", { x: 2, y: 14 }, `${most.toLocaleString()} positions`);
-  node(svg, "text", { x: 30, y: h - 4 }, `ply 0 … ${plies.length - 1}`);
+  node(svg, "text", { x: 30, y: h - 4 }, `${label(rows[0])} … ${label(rows.at(-1)).split(" ")[1]}`);
 }
 
 async function showLine() {
