@@ -111,7 +111,10 @@ from none while its file does not exist: every position is then searched)."""
 
     def games(self) -> list[dict[str, Any]]:
         """The `info --json` objects of every complete table, by spec."""
-        records, tb = self._records(), self.tablebase()
+        records = self._records()
+        if not records:  # no database file, say: searches answer
+            return []
+        tb = self.tablebase()
         return [game_json(g, tb.plies(g), tb.game(g.spec).tier_counts(g)
                           if g.layout in TIERED_LAYOUTS else None) for g in records]
 

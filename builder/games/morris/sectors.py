@@ -67,6 +67,8 @@ class Orbits:
     def made(self, sizes: Iterable[int] | None = None) -> Orbits:
         """Itself, with the tables of `sizes` (every size asked for at the start: None) made;
         the kernels read only sizes made."""
+        if self._made.issuperset(self.wanted if sizes is None else sizes):
+            return self  # a probe's path: no lock once made
         with self._making:
             for a in sorted(self.wanted if sizes is None else set(sizes) & self.wanted):
                 if a not in self._made:
