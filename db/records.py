@@ -170,7 +170,9 @@ class TableCodes(NamedTuple):
 
 @dataclass(frozen=True)
 class PlyCounts:
-    """Counts for one ply: positions with all images, canonical ones, terminal, and by value."""
+    """Counts for one ply: positions with all images, canonical ones, terminal, and by value.
+    A table of ranked tiers keeps a row a tier instead, `ply` its number in the layout's
+    order (db/tiered.py's tier_order)."""
 
     ply: int
     reachable: int
