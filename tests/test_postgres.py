@@ -5,6 +5,7 @@ the middle of a COPY leaves no partial chunk and resumes to the same table; a mi
 or an unreachable server is one line and exit 2."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 import warnings
@@ -374,7 +375,8 @@ def test_a_game_class_through_postgres(pg: Server, tmp_path: Path) -> None:
             assert (int(probe.value), probe.depth) == (value, depth)
 
 
-def test_a_morris_game_through_postgres(pg: Server, tmp_path: Path) -> None:
+def test_a_morris_game_through_postgres(pg: Server, tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
     """A morris game (builder/games/morris/) builds into PostgreSQL with the checksum of its
     build into SQLite, and answers the same from both."""
     url, sqlite = pg.new_database(), str(tmp_path / "morris.db")
@@ -392,3 +394,9 @@ def test_a_morris_game_through_postgres(pg: Server, tmp_path: Path) -> None:
     assert answers[0] == answers[1] and len(answers[0][1]) == 7
     # Stored by ranked tiers: verify reads every block in key order, as the build wrote them.
     assert main(["verify", spec, "--db", url, "--quiet"]) == 0
+    tiers = []  # its counts by tier, kept alike
+    for db in (url, sqlite):
+        capsys.readouterr()
+        assert main(["info", spec, "--db", db, "--json"]) == 0
+        tiers.append(json.loads(capsys.readouterr().out)[0]["per_tier"])
+    assert tiers[0] == tiers[1] and len(tiers[0]) == 9
