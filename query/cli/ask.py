@@ -35,6 +35,9 @@ from tablebase.query.wording import outcome_text
 
 
 def _cmd_probe(args: argparse.Namespace) -> int:
+    if args.position == "-":
+        from tablebase.query.cli.probe_lines import probe_lines
+        return probe_lines(args, sys.stdin)
     if is_keyed_spec(args.spec):
         from tablebase.query.cli import games  # on use: its modules load then
         return games.probe(args)
@@ -167,7 +170,9 @@ def register(commands: Any) -> None:
     p = commands.add_parser("probe", help="value and depth of a position",
                             description="The value (win/draw/loss for the side to move) and"
                                         " depth (plies to the end under perfect play) of a"
-                                        " position; where no table holds it, by search.")
+                                        " position; where no table holds it, by search."
+                                        " POSITION - reads positions from standard input, one"
+                                        " a line, and answers each on a line as it is read.")
     position_args(p)
     search_options(p)
     p.set_defaults(run=_cmd_probe)
