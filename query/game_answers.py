@@ -17,6 +17,7 @@ from tablebase.builder.games.protocol import Game
 from tablebase.builder.games.ranked_tiers import HOLE, RankedGame, score_outcome
 from tablebase.builder.games.values import Value
 from tablebase.db.errors import DatabaseError
+from tablebase.db.facts import TIERED_LAYOUTS
 from tablebase.db.keyed import KeyedReader
 from tablebase.db.records import GameRecord, PlyCounts
 from tablebase.db.store import complete_tables
@@ -54,11 +55,14 @@ class GameAnswers:
         """The readers of the game's complete tables, in the order of `tables`."""
         return _readers(self._tables())
 
-    def tier_counts(self, record: GameRecord) -> list[tuple[str, PlyCounts]]:
+    def tier_counts(self, record: GameRecord) -> list[tuple[str, PlyCounts]] | None:
         """The counts of a tiered table (`record`, one of `tables`), a row a tier named by the
         game's tiers, in the order the game solves them (the fewest stones first); none where
-        the table keeps none (built before they were kept). DatabaseError where its rows and
-        the game's tiers disagree in number."""
+        the table keeps none (built before they were kept); None where it is not tiered (its
+        counts are by ply). DatabaseError where its rows and the game's tiers disagree in
+        number."""
+        if record.layout not in TIERED_LAYOUTS:
+            return None
         rows = self._store.plies(record)
         if not rows:
             return []

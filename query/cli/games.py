@@ -99,9 +99,8 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
     answers = tb.game(args.spec)
     name, tables = answers.game.name, answers.tables()
     if args.json:
-        print(json.dumps([game_json(g, tb.plies(g), answers.tier_counts(g)
-                                    if g.layout in TIERED_LAYOUTS else None)
-                          for g in tables], indent=2))
+        print(json.dumps([game_json(g, tb.plies(g), answers.tier_counts(g)) for g in tables],
+                         indent=2))
         return EXIT_OK
     for g in tables:
         where = "its start" if not g.root else repr(g.root)
@@ -115,8 +114,9 @@ def info(tb: Tablebase, args: argparse.Namespace) -> int:
         stored = "by tier and index" if g.layout in TIERED_LAYOUTS else "by their text"
         print(f"  stored {stored}: {g.wins:,} win, {g.draws:,} draw, {g.losses:,} loss;"
               f" checksum {g.checksum}")
-        if g.layout in TIERED_LAYOUTS:
-            _tier_table(answers.tier_counts(g))
+        counts = answers.tier_counts(g)
+        if counts is not None:
+            _tier_table(counts)
             continue
         print(f"  {'ply':>4}{'reachable' if g.reachable == g.canonical else 'in orbits':>14}"
               f"{'stored':>12}{'terminal':>12}{'win':>11}"

@@ -63,7 +63,7 @@ def verify_tiered(answers: GameAnswers, record: GameRecord, reader: TieredReader
                     _check(answers, position, score, problem)
             bar.update(n)
             indices += n
-    _check_counts(answers.tier_counts(record), held, problem)
+    _check_counts(answers.tier_counts(record) or [], held, problem)
     if indices != record.canonical:
         problem(f"{indices:,} indices are stored, the build recorded {record.canonical:,}")
     if digest.hexdigest() != record.checksum:

@@ -148,7 +148,8 @@ function drawCounts(table) {
     }
   });
   node(svg, "text", { x: 2, y: 14 }, `${most.toLocaleString()} positions`);
-  node(svg, "text", { x: 30, y: h - 4 }, `${label(rows[0])} … ${label(rows.at(-1)).split(" ")[1]}`);
+  const last = rows.at(-1);
+  node(svg, "text", { x: 30, y: h - 4 }, `${label(rows[0])} … ${tiered ? last.tier : last.ply}`);
 }
 
 async function showLine() {
