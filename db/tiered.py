@@ -56,7 +56,7 @@ def tier_order(tier: str) -> str:
 
 def block_key(tier: str, index: int) -> str:
     """The key of the block that holds `index` of `tier`."""
-    return f"{tier}:{index - index % TIER_BLOCK:0{_DIGITS}d}"
+    return f"{tier_order(tier)}{index - index % TIER_BLOCK:0{_DIGITS}d}"
 
 
 # A block's raw bytes: a header (its codes' width, 1 or 2 bytes, then the greatest positive
