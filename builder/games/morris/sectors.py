@@ -36,7 +36,7 @@ class Orbits:
         self.mills_at = np.zeros((p, max(len(m) for m in board.mills_at)), dtype=np.int64)
         for i, through in enumerate(board.mills_at):
             self.mills_at[i, :len(through)] = through
-        assert p <= 32, "a representative's mask and its symmetries share one int64"
+        assert p <= k.BOARD_POINTS, "a set's rank is read a byte of its mask at a time"
         self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
                               dtype=np.int64)
         self.perm = np.zeros((len(board.symmetries), (p + 7) // 8, 256), dtype=np.int64)
