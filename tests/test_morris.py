@@ -210,3 +210,39 @@ def test_names_are_one_per_game() -> None:
     assert MorrisGame("achi+stones3").name == "tapatan"
     assert MorrisGame("nine-mens-morris+stones3").name == "nine-mens-morris+stones3"
     assert MorrisGame("nine-mens-morris+stones9").name == "nine-mens-morris"
+
+
+def test_sets_are_ranked_a_byte_at_a_time_as_point_by_point() -> None:
+    """set_ranks' tables and kernels against the combinatorial number system written plainly:
+    every entry of both tables, and the ranks of random sets of the largest board's points."""
+    import random
+    from math import comb
+
+    import numpy as np
+
+    from tablebase.builder.games.morris import set_ranks as r
+
+    for j in range(3):
+        for c in range(r.BOARD_POINTS + 1):
+            for v in range(256):
+                points = [8 * j + q for q in range(8) if v >> q & 1]
+                assert r.RANK_BYTES[j, c, v] == sum(comb(p, c + t) for t, p in
+                                                    enumerate(points, 1)), (j, c, v)
+    for f in range(256):
+        free = [q for q in range(8) if f >> q & 1]
+        for v in range(256):
+            assert r.PRESS[f, v] == sum(1 << k for k, q in enumerate(free) if v >> q & 1)
+    binom = np.array([[comb(n, k) for k in range(r.BOARD_POINTS + 2)]
+                      for n in range(r.BOARD_POINTS + 1)], dtype=np.int64)
+    rng = random.Random(5)
+    for _ in range(2000):
+        cells = rng.sample(range(r.BOARD_POINTS), rng.randrange(0, 13))
+        me = sum(1 << p for p in cells[:len(cells) // 2])
+        you = sum(1 << p for p in cells[len(cells) // 2:])
+        points = sorted(cells[len(cells) // 2:])
+        assert r.colex_rank(you, binom) == sum(comb(p, i) for i, p in enumerate(points, 1))
+        free = [p for p in range(r.BOARD_POINTS) if not me >> p & 1]
+        assert r.packed_rank(you, me, binom) == sum(comb(free.index(p), i)
+                                                    for i, p in enumerate(points, 1))
+        assert r.colex_unrank(r.colex_rank(you, binom), len(points), r.BOARD_POINTS,
+                              binom) == you

@@ -21,7 +21,7 @@ from tablebase.builder.games.grid.position_text import read_position
 from tablebase.builder.games.grid.position_texts import read_positions
 from tablebase.builder.games.registry import grid_game
 from tablebase.db.errors import GameNotBuiltError, MissingDatabaseError
-from tablebase.db.facts import GAME_LAYOUTS
+from tablebase.db.facts import TIERED_LAYOUTS
 from tablebase.db.records import GameRecord
 from tablebase.query.errors import QueryError
 from tablebase.query.search.fallback import (
@@ -115,8 +115,10 @@ from none while its file does not exist: every position is then searched)."""
         if not records:  # no database file, say: searches answer
             return []
         tb = self.tablebase()
+        # Only a tiered table's game is asked (by its registry name): a class served with
+        # --game is stored under its name, which names no class to load here.
         return [game_json(g, tb.plies(g), tb.game(g.spec).tier_counts(g)
-                          if g.layout in GAME_LAYOUTS else None) for g in records]
+                          if g.layout in TIERED_LAYOUTS else None) for g in records]
 
     def games_tag(self) -> str:
         """A tag that changes whenever the list of complete games or any of their tables does."""

@@ -23,12 +23,11 @@ byte] the image under symmetry g of byte k's points.
 """
 from __future__ import annotations
 
-from math import comb
-
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablebase.builder.games.bits import popcount
+from tablebase.builder.games.morris.set_ranks import colex_rank, colex_unrank, packed_rank
 from tablebase.builder.games.ranked_tiers import DRAW_EXIT, HOLE
 from tablebase.builder.games.ranked_tiers import RANKED_WIN as WIN
 from tablebase.compiled import njit
@@ -39,67 +38,6 @@ NO_WIN = 1 << 20
 # to be no copy without ranking it.
 REP_MASK = (1 << 32) - 1
 KIDS = 1024  # room for one position's moves (at most 3 stones x 21 flights x 9 captures)
-
-def _rank_tables() -> tuple[np.ndarray, np.ndarray]:
-    """RANK_BYTES[j, c, v]: the part of a set's colex rank that byte j of its mask (value v)
-    gives when c of the set's points lie below that byte; PRESS[f, v]: the points of byte v
-    among those of byte f, pressed together (bit k: the k-th point of f)."""
-    ranks = np.zeros((3, BOARD_POINTS + 1, 256), dtype=np.int64)
-    for j in range(3):
-        for c in range(BOARD_POINTS + 1):
-            for v in range(256):
-                points = [8 * j + q for q in range(8) if v >> q & 1]
-                ranks[j, c, v] = sum(comb(p, c + t) for t, p in enumerate(points, 1))
-    press = np.zeros((256, 256), dtype=np.uint8)
-    for f in range(256):
-        free = [q for q in range(8) if f >> q & 1]
-        for v in range(256):
-            press[f, v] = sum(1 << k for k, q in enumerate(free) if v >> q & 1)
-    return ranks, press
-
-
-# The boards' most points: a set's mask is three bytes, ranked a byte at a time by table (nine
-# men's morris's first pass over a tier's positions in 0.85-0.91 of the time of a point at a
-# time; docs/benchmarks.md).
-BOARD_POINTS = 24
-RANK_BYTES, PRESS = _rank_tables()
-
-
-@njit(cache=True, nogil=True, inline="always")
-def colex_rank(mask, binom):  # type: ignore[no-untyped-def]
-    """The rank of a set of points among the sets of its size (colex order), a byte of its
-    mask at a time (`binom` aside: the tables hold its sums)."""
-    low, mid = mask & 255, (mask >> 8) & 255
-    below = popcount(low)
-    return (RANK_BYTES[0, 0, low] + RANK_BYTES[1, below, mid]
-            + RANK_BYTES[2, below + popcount(mid), (mask >> 16) & 255])
-
-
-@njit(cache=True, nogil=True, inline="always")
-def colex_unrank(r, k, n, binom):  # type: ignore[no-untyped-def]
-    """The set of k points of range(n) whose colex rank is r."""
-    mask = 0
-    c = n - 1
-    for i in range(k, 0, -1):
-        while binom[c, i] > r:
-            c -= 1
-        r -= binom[c, i]
-        mask |= 1 << c
-        c -= 1
-    return mask
-
-
-@njit(cache=True, nogil=True, inline="always")
-def packed_rank(you, me, binom):  # type: ignore[no-untyped-def]
-    """The colex rank of `you` among the points `me` leaves free: `you` pressed onto those
-    points a byte at a time, then ranked."""
-    free = ~me
-    f0, f1, f2 = free & 255, (free >> 8) & 255, (free >> 16) & 255
-    shift = popcount(f0)
-    packed = (np.int64(PRESS[f0, you & 255]) | np.int64(PRESS[f1, (you >> 8) & 255]) << shift
-              | np.int64(PRESS[f2, (you >> 16) & 255]) << (shift + popcount(f1)))
-    return colex_rank(packed, binom)
-
 
 @njit(cache=True, nogil=True, inline="always")
 def image(perm, g, mask):  # type: ignore[no-untyped-def]

@@ -16,7 +16,8 @@ import numpy as np
 from tablebase.builder.games.morris import sector_kernels as k
 from tablebase.builder.games.morris.boards import Board
 from tablebase.builder.games.morris.rules import Rules
-from tablebase.builder.games.morris.sector_kernels import colex_rank, image
+from tablebase.builder.games.morris.sector_kernels import image
+from tablebase.builder.games.morris.set_ranks import BOARD_POINTS, colex_rank
 from tablebase.compiled import njit
 
 
@@ -36,7 +37,7 @@ class Orbits:
         self.mills_at = np.zeros((p, max(len(m) for m in board.mills_at)), dtype=np.int64)
         for i, through in enumerate(board.mills_at):
             self.mills_at[i, :len(through)] = through
-        assert p <= k.BOARD_POINTS, "a set's rank is read a byte of its mask at a time"
+        assert p <= BOARD_POINTS, "a set's rank is read a byte of its mask at a time"
         self.binom = np.array([[comb(n, r) for r in range(p + 1)] for n in range(p + 1)],
                               dtype=np.int64)
         self.perm = np.zeros((len(board.symmetries), (p + 7) // 8, 256), dtype=np.int64)
