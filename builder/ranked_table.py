@@ -45,11 +45,11 @@ _WRITE_CHUNK = 256 * TIER_BLOCK
 # How a build stores its tiers (db/tiered.py): blocks found by an integer id.
 TABLE_LAYOUT = LAYOUT_TIERED_IDS
 # Indices a second on two cores, measured building nine men's morris again (docs/benchmarks.md,
-# 2026-12-05): its movement phase's cyclic tiers 9.2e9 indices in 4,553 s of their own (1.7 to
-# 2.7 million a second on the large ones), its placement tiers (loop-free, one read of the tier
-# below a move) 6.3 to 6.6 million a second by the number of stones left to place. What an
-# estimate assumes; not a promise.
-_CYCLIC_RATE = 2.0e6
+# 2026-12-05): its movement phase's cyclic tiers 9.2e9 indices in 3,817 s of their own with the
+# sets ranked by byte tables (2.4 million a second; 4,553 s before them), its placement tiers
+# (loop-free, one read of the tier below a move) 6.3 to 6.6 million a second by the number of
+# stones left to place before them. What an estimate assumes; not a promise.
+_CYCLIC_RATE = 2.4e6
 _LOOP_FREE_RATE = 6.0e6
 # A tier solved out of core, against the same tier in memory: nine men's morris's 8-7 under
 # --memory 4 in 622 s against 586 (docs/benchmarks.md); 6-5 in 4 slices 1.25 times.
