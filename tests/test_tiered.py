@@ -298,6 +298,57 @@ def test_a_block_codes_every_score_and_reads_it_back() -> None:
         assert [block.at(i) for i in some] == want[some].tolist()
 
 
+def test_a_block_whose_gaps_share_a_step_takes_a_byte_a_score() -> None:
+    import numpy as np
+
+    from tablebase.db.tiered import STEPPED, decode_block, encode_block
+
+    rng = np.random.default_rng(2)
+    # Wins in odd plies, losses in even ones, 200 plies apart: two bytes a code plainly.
+    wins = 30000 - (2 * rng.integers(0, 100, 4096) + 1)
+    losses = 2 * rng.integers(0, 100, 4096) - 30000
+    scores = np.where(rng.random(4096) < 0.5, wins, losses)
+    scores[::7] = 0
+    scores[::11] = -32768
+    raw = encode_block(scores.astype(np.int16))
+    assert raw[0] == STEPPED and len(raw) == 6 + 4096
+    assert (decode_block(raw, 4096) == scores).all()
+    block = ScoreBlock(raw, 4096)
+    assert [block.at(i) for i in range(0, 4096, 37)] == scores[::37].tolist()
+    for score in (int(losses.min()), int(losses.max()), int(losses.min()) + 1):
+        assert block.tally(score)[4] == int(np.count_nonzero(scores == score))
+    assert block.tally(-1)[:4] == (int(np.count_nonzero((scores < 0) & (scores > -32768))),
+                                   int(np.count_nonzero(scores == 0)),
+                                   int(np.count_nonzero(scores > 0)),
+                                   int(np.count_nonzero(scores == -32768)))
+    # Gaps with no common step, or too wide a range for a byte even stepped: two bytes.
+    plain = scores.copy()
+    plain[5] = int(wins.max()) - 1
+    assert encode_block(plain.astype(np.int16))[0] == 2
+    wide = np.array([32767, 32765, 32767 - 2 * 300, -3], np.int16)
+    assert encode_block(wide)[0] == 2 and (decode_block(encode_block(wide), 4) == wide).all()
+    # A stepped header whose bytes could name a score past int16 is refused as it is read;
+    # one that fits decodes every byte (whole and one at a time) in range.
+    head = np.dtype([("w", "u1"), ("t", "<i2"), ("b", "<i2"), ("s", "u1")])
+    codes = np.arange(256, dtype="u1").tobytes()
+    for top, bottom, shift, fits in ((0, 0, 8, True), (32767, -32768, 8, True),
+                                     (0, 0, 9, False), (100, -2, 14, False),
+                                     (32767, 0, 0, False)):
+        raw = np.array([(STEPPED, top, bottom, shift)], head).tobytes() + codes
+        if not fits:
+            with pytest.raises(ValueError, match="disagree"):
+                ScoreBlock(raw, 256)
+            continue
+        block = ScoreBlock(raw, 256)
+        c = np.arange(256, dtype=np.int64)
+        gap = ((c >> 1) - 1) << shift
+        want = np.where(c == 0, 0, np.where(c == 1, -32768, np.where(
+            c & 1, bottom + gap, top - gap)))
+        assert want.min() >= -32768 and want.max() <= 32767
+        assert np.array_equal(block.scores(), want)
+        assert [block.at(i) for i in range(256)] == want.tolist()
+
+
 def test_verify_a_sample_reads_every_block(db: str, tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
