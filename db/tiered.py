@@ -31,10 +31,10 @@ from tablebase.db.errors import DamagedTableError
 from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
 from tablebase.db.keyed import BLOCK_COLUMNS, ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
 
-# Indices a block: 8 KiB of scores at most, decompressed in some 7 us. Larger blocks are no
-# smaller at TIER_ZSTD_LEVEL: nine men's morris's in 2.96 bits an index in blocks of 4096, 2.95
-# of 8192, 3.02 of 16384 (1,000 runs of blocks drawn over the whole table), decompressed in 12
-# and 21 us.
+# Indices a block: 8 KiB of scores at most, decompressed in some 7 us. With stepped blocks
+# (below), larger ones would be smaller: nine men's morris's whole table 11.07 GB in blocks of
+# 4096, 10.24 GB in blocks of 8192 (half the rows, zstd's data 3% less), each decompressed in
+# some 12 us (docs/benchmarks.md). The size is the layout's: tables keep it in their keys and ids.
 TIER_BLOCK = 4096
 _DIGITS = 12
 
