@@ -32,18 +32,18 @@ from tablebase.builder.ranked_work import BYTES_A_POSITION
 from tablebase.builder.workdir import work_path
 from tablebase.db.engine import database_file
 from tablebase.db.errors import GameExistsError
-from tablebase.db.facts import LAYOUT_TIERED_IDS
+from tablebase.db.facts import LAYOUT_TIERED_8192
 from tablebase.db.keyed_writer import KeyedBuild, open_keyed_build
 from tablebase.db.records import GameParams, GameSummary, PlyCounts, table_label
-from tablebase.db.tiered import TIER_BLOCK, TierRows, tier_order
+from tablebase.db.tiered import TIER_BLOCKS, TierRows, tier_order
 from tablebase.version import tool_version
 
-# Indices a chunk written at once (a transaction): whole blocks.
-_WRITE_CHUNK = 256 * TIER_BLOCK
+# Indices a chunk written at once (a transaction): whole blocks, of any tiered layout.
+_WRITE_CHUNK = 128 * max(TIER_BLOCKS.values())
 
 
-# How a build stores its tiers (db/tiered.py): blocks found by an integer id.
-TABLE_LAYOUT = LAYOUT_TIERED_IDS
+# How a build stores its tiers (db/tiered.py): blocks of 8,192 found by an integer id.
+TABLE_LAYOUT = LAYOUT_TIERED_8192
 # Indices a second on two cores, measured building nine men's morris again (docs/benchmarks.md,
 # 2026-12-05): its movement phase's cyclic tiers 9.2e9 indices in 3,817 s of their own with the
 # sets ranked by byte tables (2.4 million a second; 4,553 s before them), its placement tiers

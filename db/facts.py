@@ -17,12 +17,15 @@ LAYOUT_ROWS = "rows"
 LAYOUTS = (LAYOUT_PACKED, LAYOUT_ROWS)
 # A game whose positions are Python values: one row a position under its text (db/keyed.py).
 LAYOUT_KEYED = "keyed"
-# Such a game solved as ranked tiers: each tier's scores by index (db/tiered.py), its blocks
-# found by an integer id (a rowid: the tree's inner pages hold ids, not rows) or, in tables
-# built before, by their text key.
+# Such a game solved as ranked tiers: each tier's scores by index (db/tiered.py), blocks of
+# 8,192 indices found by an integer id (a rowid: the tree's inner pages hold ids, not rows);
+# tables built before, blocks of 4,096 by id or, earlier still, by their text key.
+LAYOUT_TIERED_8192 = "tiered-8192"
 LAYOUT_TIERED_IDS = "tiered-ids"
 LAYOUT_TIERED = "tiered"
-TIERED_LAYOUTS = (LAYOUT_TIERED_IDS, LAYOUT_TIERED)
+TIERED_LAYOUTS = (LAYOUT_TIERED_8192, LAYOUT_TIERED_IDS, LAYOUT_TIERED)
+# The tiered layouts whose blocks have ids.
+TIERED_ID_LAYOUTS = (LAYOUT_TIERED_8192, LAYOUT_TIERED_IDS)
 # The layouts of a game given as a class (its tables' roots are positions' texts).
 GAME_LAYOUTS = (LAYOUT_KEYED, *TIERED_LAYOUTS)
 # Every layout a table may be stored in.

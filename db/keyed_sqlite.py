@@ -24,10 +24,10 @@ from tablebase.db.errors import DatabaseError, GameExistsError
 from tablebase.db.facts import (
     DEFAULT_CACHE_BYTES,
     LAYOUT_KEYED,
-    LAYOUT_TIERED_IDS,
     POSITIONS_PREFIX,
     SCHEMA_VERSION,
     SQLITE_PAGE_SIZE,
+    TIERED_ID_LAYOUTS,
 )
 from tablebase.db.keyed import Packer
 from tablebase.db.records import (
@@ -149,7 +149,7 @@ class SqliteKeyedBuild:
                     if name.startswith(f"{POSITIONS_PREFIX}{game_id}_") and name != keep:
                         conn.execute(f'DROP TABLE "{name}"')
                 table = f"{POSITIONS_PREFIX}{game_id}_{os.urandom(4).hex()}"
-                conn.execute((TIERED_DDL if layout == LAYOUT_TIERED_IDS else KEYED_DDL)
+                conn.execute((TIERED_DDL if layout in TIERED_ID_LAYOUTS else KEYED_DDL)
                              .format(name=table))
                 conn.execute("COMMIT")
             except BaseException:

@@ -17,7 +17,6 @@ from tablebase.db.facts import (
     CHUNK,
     GAME_LAYOUTS,
     LAYOUT_PACKED,
-    LAYOUT_TIERED_IDS,
     TIERED_LAYOUTS,
 )
 from tablebase.db.packed import BlockSource, PackedReader
@@ -163,6 +162,6 @@ class CheckedStore:
         run, quoted, mark, source = self._run(game)
         reader: type[KeyedReader] = KeyedReader
         if game.layout in TIERED_LAYOUTS:
-            from tablebase.db.tiered import TieredIdReader, TieredReader
-            reader = TieredIdReader if game.layout == LAYOUT_TIERED_IDS else TieredReader
+            from tablebase.db.tiered import tiered_reader
+            reader = tiered_reader(game.layout)
         return reader(run, quoted, game.label, int(game.canonical or 0), mark, source)

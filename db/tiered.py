@@ -1,6 +1,6 @@
 """The tiered layout: a table of a game solved as ranked tiers (builder/ranked_build.py: each
 tier's positions numbered 0 to its size less one), stored as each tier's int16 scores in blocks
-of TIER_BLOCK indices:
+of the layout's `tier_block` indices:
 
     id INTEGER (the primary key: the tier's number, its place among the table's tiers in key
                 order, times 2**32, plus the block's number in the tier),
@@ -22,25 +22,32 @@ from __future__ import annotations
 import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
 import zstandard
 
 from tablebase.db.errors import DamagedTableError
-from tablebase.db.facts import LAYOUT_TIERED_IDS, TIERED_LAYOUTS
+from tablebase.db.facts import (
+    LAYOUT_TIERED,
+    LAYOUT_TIERED_8192,
+    LAYOUT_TIERED_IDS,
+    TIERED_ID_LAYOUTS,
+    TIERED_LAYOUTS,
+)
 from tablebase.db.keyed import BLOCK_COLUMNS, ZSTD_LEVEL, KeyedBlock, KeyedReader, Raws
 
-# Indices a block: 8 KiB of scores at most, decompressed in some 7 us. With stepped blocks
-# (below), larger ones would be smaller: nine men's morris's whole table 11.07 GB in blocks of
-# 4096, 10.24 GB in blocks of 8192 (half the rows, zstd's data 3% less), each decompressed in
-# some 12 us (docs/benchmarks.md). The size is the layout's: tables keep it in their keys and ids.
-TIER_BLOCK = 4096
+# Indices a block, by layout. A build writes blocks of 8,192: nine men's morris's whole table
+# 10.24 GB against 11.07 in blocks of 4,096 (half the rows, and so half the slack of their
+# last pages; zstd's data 3% less), a block decompressed in some 12 us against 7
+# (docs/benchmarks.md). Tables built before read with their 4,096: the size is the layout's.
+TIER_BLOCKS = {LAYOUT_TIERED_8192: 8192, LAYOUT_TIERED_IDS: 4096, LAYOUT_TIERED: 4096}
 _DIGITS = 12
 
 
 class TierRows(NamedTuple):
-    """Scores of one tier from index `first` on (a multiple of TIER_BLOCK)."""
+    """Scores of one tier from index `first` on (a multiple of the layout's block)."""
 
     tier: str
     first: int
@@ -54,9 +61,14 @@ def tier_order(tier: str) -> str:
     return f"{tier}:"
 
 
-def block_key(tier: str, index: int) -> str:
-    """The key of the block that holds `index` of `tier`."""
-    return f"{tier_order(tier)}{index - index % TIER_BLOCK:0{_DIGITS}d}"
+def tier_block(layout: str) -> int:
+    """Indices a block of the tiered `layout`."""
+    return TIER_BLOCKS[layout]
+
+
+def block_key(tier: str, index: int, span: int) -> str:
+    """The key of the block of `span` indices that holds `index` of `tier`."""
+    return f"{tier_order(tier)}{index - index % span:0{_DIGITS}d}"
 
 
 # A block's raw bytes: a header (its codes' width, 1 or 2 bytes, then the greatest positive
@@ -166,17 +178,17 @@ def decode_block(raw: bytes, count: int) -> np.ndarray:
     return ScoreBlock(raw, count).scores()
 
 
-def tier_raws(rows: TierRows) -> tuple[list[bytes], list[tuple[str, int]]]:
-    """The raw bytes of each block of `rows`, and each block's key and size (db/keyed.py's
-    Packer packs them as it packs keyed rows)."""
-    if ":" in rows.tier or rows.first % TIER_BLOCK:
+def tier_raws(rows: TierRows, span: int) -> tuple[list[bytes], list[tuple[str, int]]]:
+    """The raw bytes of each block of `span` indices of `rows`, and each block's key and size
+    (db/keyed.py's Packer packs them as it packs keyed rows)."""
+    if ":" in rows.tier or rows.first % span:
         raise ValueError(f"tier {rows.tier!r} from index {rows.first}: not a tier's blocks")
     scores = np.asarray(rows.scores, "<i2")
     raws, firsts = [], []
-    for start in range(0, len(scores), TIER_BLOCK):
-        part = scores[start:start + TIER_BLOCK]
+    for start in range(0, len(scores), span):
+        part = scores[start:start + span]
         raws.append(encode_block(part))
-        firsts.append((block_key(rows.tier, rows.first + start), len(part)))
+        firsts.append((block_key(rows.tier, rows.first + start, span), len(part)))
     return raws, firsts
 
 
@@ -198,7 +210,7 @@ class Packing(NamedTuple):
 def packing(layout: str) -> Packing:
     """How a layout's chunks are packed: tiers' scores, or keyed rows."""
     if layout in TIERED_LAYOUTS:
-        return Packing(tier_raws, TIER_ZSTD_LEVEL)
+        return Packing(partial(tier_raws, span=tier_block(layout)), TIER_ZSTD_LEVEL)
     return Packing(None, ZSTD_LEVEL)
 
 
@@ -206,9 +218,9 @@ def packing(layout: str) -> Packing:
 _ID_SHIFT = 32
 
 
-def block_id(number: int, index: int) -> int:
-    """The id of the block holding `index` of the tier numbered `number`."""
-    return (number << _ID_SHIFT) | (index // TIER_BLOCK)
+def block_id(number: int, index: int, span: int) -> int:
+    """The id of the block of `span` indices holding `index` of the tier numbered `number`."""
+    return (number << _ID_SHIFT) | (index // span)
 
 
 class TierIds:
@@ -216,7 +228,8 @@ class TierIds:
     among the tiers met so far (so ids ascend as keys do, and a table read in id order is read
     in key order)."""
 
-    def __init__(self) -> None:
+    def __init__(self, span: int) -> None:
+        self._span = span
         self._numbers: dict[str, int] = {}
         self._last = ""
 
@@ -229,29 +242,30 @@ class TierIds:
             self._last = block.first_key
             tier, _, index = block.first_key.rpartition(":")
             number = self._numbers.setdefault(tier, len(self._numbers))
-            out.append((block_id(number, int(index)), *block))
+            out.append((block_id(number, int(index), self._span), *block))
         return out
 
 
 def block_rows(layout: str) -> tuple[tuple[str, ...], Callable[[Sequence[KeyedBlock]],
                                                               Sequence[tuple[object, ...]]]]:
     """The columns a build of `layout` inserts its blocks under, and its blocks' rows: with an
-    id before each in the tiered-ids layout (TierIds), the blocks as they are otherwise."""
-    if layout == LAYOUT_TIERED_IDS:
-        return ("id", *BLOCK_COLUMNS), TierIds().rows
+    id before each in a tiered layout with ids (TierIds), the blocks as they are otherwise."""
+    if layout in TIERED_ID_LAYOUTS:
+        return ("id", *BLOCK_COLUMNS), TierIds(tier_block(layout)).rows
     return BLOCK_COLUMNS, lambda blocks: blocks
 
 
-def decode_scores(block: KeyedBlock, where: str) -> ScoreBlock:
-    """A stored block's scores: DamagedTableError naming `where` if it fails its check or its
-    contents disagree with its row (a score that names no int16 is found where it is read)."""
+def decode_scores(block: KeyedBlock, where: str, span: int) -> ScoreBlock:
+    """A stored block's scores (blocks of `span` indices): DamagedTableError naming `where` if
+    it fails its check or its contents disagree with its row (a score that names no int16 is
+    found where it is read)."""
     first, count, data, check = block
     try:
-        if not (isinstance(first, str) and type(count) is int and 0 < count <= TIER_BLOCK
+        if not (isinstance(first, str) and type(count) is int and 0 < count <= span
                 and isinstance(data, bytes | bytearray | memoryview) and type(check) is int):
             raise ValueError("a column of the wrong type")
         tier, _, index = first.rpartition(":")
-        if not tier or len(index) != _DIGITS or not index.isdigit() or int(index) % TIER_BLOCK:
+        if not tier or len(index) != _DIGITS or not index.isdigit() or int(index) % span:
             raise ValueError("its key is not a tier's block")
         raw = _decompressor().decompress(bytes(data))
         if zlib.crc32(raw) != check:
@@ -283,20 +297,23 @@ class TieredReader(KeyedReader):
     """One complete table of the tiered layout: its snapshots and block cache are the keyed
     reader's; a block is found by its key alone (a tier's name and an index name it)."""
 
+    span = TIER_BLOCKS[LAYOUT_TIERED]  # indices a block
+
     def scores(self, tiers: Sequence[str], indices: Sequence[int]) -> np.ndarray:
         """The score at each (tier, index), in the order asked (int16). DamagedTableError
         where a block is missing or damaged, or an index lies past its tier's last block."""
-        keys = [block_key(t, i) for t, i in zip(tiers, indices)]
-        found = self._held(keys, decode_scores)
+        span = self.span
+        keys = [block_key(t, i, span) for t, i in zip(tiers, indices)]
+        found = self._held(keys, partial(decode_scores, span=span))
         out = np.empty(len(keys), np.int16)
         for i, (key, index) in enumerate(zip(keys, indices)):
             held = found.get(key)
-            if held is None or index % TIER_BLOCK >= len(held):
+            if held is None or index % span >= len(held):
                 raise DamagedTableError(f"{self._label}: the block of tier {key.split(':')[0]}"
                                         f" that holds index {index} is missing; rebuild the"
                                         " table with --force", "a block that is missing")
             try:
-                out[i] = held.at(index % TIER_BLOCK)
+                out[i] = held.at(index % span)
             except ValueError as e:
                 raise _damaged(self._label, key, e) from e
         return out
@@ -307,14 +324,14 @@ class TieredReader(KeyedReader):
             try:
                 scores = block.scores()
             except ValueError as e:
-                raise _damaged(self._label, block_key(tier, first), e) from e
+                raise _damaged(self._label, block_key(tier, first, self.span), e) from e
             yield TierRows(tier, first, scores)
 
     def tier_blocks(self) -> Iterator[tuple[str, int, ScoreBlock]]:
         """(tier, first index, its scores undecoded) of every stored block in key order, each
         checked (its key too): a reader of a few of a block's scores decodes those alone."""
         for block in self._in_order(64):
-            scores = decode_scores(block, self._label)
+            scores = decode_scores(block, self._label, self.span)
             tier, _, index = block.first_key.rpartition(":")
             yield tier, int(index), scores
 
@@ -323,6 +340,7 @@ class TieredIdReader(TieredReader):
     """One complete table of the tiered-ids layout: a block is fetched by its id (the tiers'
     numbers read once, a query a tier) and its key checked against the one asked."""
 
+    span = TIER_BLOCKS[LAYOUT_TIERED_IDS]
     _numbers: dict[str, int] | None = None  # each tier's number, once read
 
     def _keeps(self) -> bool:
@@ -357,7 +375,8 @@ class TieredIdReader(TieredReader):
         found, key = row[0], str(row[1])
         tier, _, index = key.rpartition(":")
         number = numbers.get(tier)
-        if number is None or not index.isdigit() or block_id(number, int(index)) != found:
+        if number is None or not index.isdigit() or \
+                block_id(number, int(index), self.span) != found:
             raise _damaged(self._label, key, ValueError(f"it is stored under id {found}"))
         return KeyedBlock(*row[1:])  # type: ignore[arg-type]
 
@@ -367,7 +386,7 @@ class TieredIdReader(TieredReader):
         for key in firsts:
             tier, _, index = key.rpartition(":")
             if tier in numbers and index.isdigit():
-                ids.append(block_id(numbers[tier], int(index)))
+                ids.append(block_id(numbers[tier], int(index), self.span))
         if not ids:
             return []
         rows = self._run(f"SELECT id, first_key, count, data, chk FROM {self._quoted} WHERE id"
@@ -383,3 +402,15 @@ class TieredIdReader(TieredReader):
             for row in rows:
                 yield self._checked(row, numbers)
             after = int(rows[-1][0])  # type: ignore[call-overload]
+
+
+class Tiered8192Reader(TieredIdReader):
+    """One complete table of the tiered-8192 layout: the tiered-ids layout's, blocks of 8,192."""
+
+    span = TIER_BLOCKS[LAYOUT_TIERED_8192]
+
+
+def tiered_reader(layout: str) -> type[TieredReader]:
+    """The reader of a table of the tiered `layout`."""
+    return {LAYOUT_TIERED: TieredReader, LAYOUT_TIERED_IDS: TieredIdReader,
+            LAYOUT_TIERED_8192: Tiered8192Reader}[layout]

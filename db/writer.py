@@ -20,11 +20,11 @@ from tablebase.db.facts import (
     GAME_LAYOUTS,
     LAYOUT_PACKED,
     LAYOUT_ROWS,
-    LAYOUT_TIERED_IDS,
     PACK_THREADS,
     POSITIONS_PREFIX,
     SCHEMA_VERSION,
     STORED_LAYOUTS,
+    TIERED_ID_LAYOUTS,
 )
 from tablebase.db.postgres import (
     add_primary_key,
@@ -125,7 +125,7 @@ def begin_build(engine: Engine, params: GameParams, *, force: bool, layout: str 
             elif layout == LAYOUT_PACKED:
                 blocks_table(handle.table_name).create(conn)
                 store_blobs_as_is(conn, handle.table_name)
-            elif layout == LAYOUT_TIERED_IDS:
+            elif layout in TIERED_ID_LAYOUTS:
                 tiered_table(handle.table_name).create(conn)
             elif layout in GAME_LAYOUTS:  # the keyed layout's blocks table (db/keyed.py)
                 keyed_table(handle.table_name).create(conn)

@@ -47,7 +47,7 @@ def test_every_position_equals_the_plain_solver(db: str, spec: str) -> None:
                 located.add(tiers.locate(game.read(text)))
             except ValueError:  # over by a count of stones: no tier holds it
                 assert game.outcome(game.read(text)) is not None
-    assert table.layout == "tiered-ids" and table.reachable >= len(located) > 0
+    assert table.layout == "tiered-8192" and table.reachable >= len(located) > 0
 
 
 @pytest.mark.parametrize("spec", ["achi"])

@@ -16,7 +16,7 @@ import pytest
 from tablebase.builder import ranked_table
 from tablebase.builder.workdir import work_path
 from tablebase.db.keyed import KeyedBlock
-from tablebase.db.tiered import TIER_BLOCK, ScoreBlock, block_key, decode_scores
+from tablebase.db.tiered import ScoreBlock, block_key, decode_scores
 from tablebase.query.cli import main
 from tablebase.query.tablebase import open_tablebase
 from tests.reference_morris import MorrisGame as PlainMorris
@@ -51,16 +51,16 @@ def test_a_sample_of_positions_equals_the_plain_solver(db: str) -> None:
 
 def test_info_and_json_say_how_it_is_stored(db: str, capsys: pytest.CaptureFixture[str]
                                             ) -> None:
-    assert _table(db)[0] == "tiered-ids"
+    assert _table(db)[0] == "tiered-8192"
     assert main(["info", GAME, "--db", db]) == 0
     out = capsys.readouterr().out
     assert "positions in ranked tiers" in out and "stored by tier and index" in out
     assert main(["info", "--db", db]) == 0  # the list of tables: the layout its own column
     (row,) = [line for line in capsys.readouterr().out.splitlines() if GAME in line]
-    assert row.split()[4:6] == ["tiered-ids", "draw"], row
+    assert row.split()[4:6] == ["tiered-8192", "draw"], row
     assert main(["info", GAME, "--db", db, "--json"]) == 0
     (found,) = json.loads(capsys.readouterr().out)
-    assert found["layout"] == "tiered-ids" and found["reachable"] > 0
+    assert found["layout"] == "tiered-8192" and found["reachable"] > 0
 
 
 def test_two_builds_store_the_same_bytes(db: str, tmp_path: Path) -> None:
@@ -133,19 +133,33 @@ def test_a_damaged_cut_or_missing_block_is_one_error(db: str, tmp_path: Path,
             assert "indices are stored, the build recorded" in capsys.readouterr().out
 
 
-def test_a_table_stored_by_text_key_before_the_ids_reads_the_same(
+def _blocks(db: str) -> list[tuple[str, int]]:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(f'SELECT first_key, count FROM "{_table(db)[1]}"').fetchall()
+
+
+def test_a_build_stores_blocks_of_8192(db: str) -> None:
+    blocks = _blocks(db)
+    assert max(count for _, count in blocks) == 8192
+    assert {int(key.rpartition(":")[2]) % 8192 for key, _ in blocks} == {0}
+    assert any(key.endswith(":000000008192") for key, _ in blocks)
+
+
+@pytest.mark.parametrize("layout", ["tiered-ids", "tiered"])
+def test_a_table_stored_before_in_blocks_of_4096_reads_the_same(
         db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """Tables built before blocks had ids (their text key the primary key) answer as they
-    did: the same bytes stored, the same answers, verified whole."""
+        capsys: pytest.CaptureFixture[str], layout: str) -> None:
+    """Tables built before, in blocks of 4,096 under an id or (earlier still) under their text
+    key alone, answer as they did: the same answers, verified whole."""
     old = str(tmp_path / "old.db")
-    monkeypatch.setattr(ranked_table, "TABLE_LAYOUT", "tiered")
+    monkeypatch.setattr(ranked_table, "TABLE_LAYOUT", layout)
     assert main(["build", GAME, "--db", old, "--quiet"]) == 0
-    assert _table(old)[0] == "tiered" and _table(old)[2] == _table(db)[2]
+    assert _table(old)[0] == layout and _table(old)[2] != _table(db)[2]
+    assert max(count for _, count in _blocks(old)) == 4096
     with closing(sqlite3.connect(old)) as conn:
         (ddl,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?",
                               (_table(old)[1],)).fetchone()
-    assert "WITHOUT ROWID" in ddl and " id " not in ddl
+    assert ("WITHOUT ROWID" in ddl and " id " not in ddl) == (layout == "tiered")
     with open_tablebase(old) as was, open_tablebase(db) as now:
         for text in list(PlainMorris(GAME).solve())[::23]:
             assert was.game(GAME).probe(text) == now.game(GAME).probe(text)
@@ -187,9 +201,12 @@ def test_a_reader_follows_a_rebuild_to_the_new_table(db: str, tmp_path: Path) ->
 
 
 def test_a_block_names_its_tier_and_index() -> None:
-    assert block_key("5-4+2-1", TIER_BLOCK + 5) == f"5-4+2-1:{TIER_BLOCK:012d}"
-    with pytest.raises(Exception, match="not a tier's block"):
-        decode_scores(KeyedBlock("5-4", 1, b"", 0), "t")
+    assert block_key("5-4+2-1", 8192 + 5, 8192) == "5-4+2-1:000000008192"
+    assert block_key("5-4+2-1", 8192 + 5, 4096) == "5-4+2-1:000000008192"
+    assert block_key("5-4+2-1", 4096 + 5, 8192) == "5-4+2-1:000000000000"
+    for key in ("5-4", "5-4:000000004096"):  # no index; not the first of a block of 8,192
+        with pytest.raises(Exception, match="not a tier's block"):
+            decode_scores(KeyedBlock(key, 1, b"", 0), "t", 8192)
 
 
 def test_a_build_whose_table_would_not_fit_beside_its_tiers_is_refused_before_it_starts(

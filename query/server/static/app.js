@@ -286,7 +286,7 @@ function searchedOption(spec) {
 
 // A game given as a class (stored by its positions' text, or by ranked tiers: the layouts
 // db/facts.py calls GAME_LAYOUTS) has a page of its own (game.js); the rest are grid games.
-const CLASS_LAYOUTS = ["keyed", "tiered-ids", "tiered"];
+const CLASS_LAYOUTS = ["keyed", "tiered-8192", "tiered-ids", "tiered"];
 const isClassGame = (g) => CLASS_LAYOUTS.includes(g.layout);
 
 function fillMenu(games) {
