@@ -56,7 +56,7 @@ _LOOP_FREE_RATE = 7.5e6
 # --memory 4 in 622 s against 586 (docs/benchmarks.md); 6-5 in 4 slices 1.25 times.
 _OUT_OF_CORE_SLOWER = 1.2
 # The table's bytes an index, to check the disk holds it before anything is solved: nine men's
-# morris's blocks take 3.3 bits an index, six men's morris's 3.05 a stored position
+# morris's blocks take 3.1 bits an index, six men's morris's 2.8
 # (docs/benchmarks.md); half a byte is above both. What an estimate assumes; a table that takes
 # more fails in its write stage, its tiers kept.
 _TABLE_BYTES_AN_INDEX = 0.5
